@@ -1,0 +1,78 @@
+/**
+ * buildApp: plugins, then routes. No listen: tests build it and listen on a random port.
+ * Order of a /v1 request: request id -> auth + rate limit + scopes (onRequest) -> body
+ * parsing -> validation -> idempotency (preHandler) -> handler -> response schema.
+ */
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { AppContext } from './context.js';
+import { registerAdminAuth } from './http/plugins/admin-auth.js';
+import { registerCaller } from './http/plugins/caller.js';
+import { registerErrorHandling } from './http/plugins/errors.js';
+import { registerHealth } from './http/plugins/health.js';
+import { registerIdempotency } from './http/plugins/idempotency.js';
+import { createMetrics, registerMetrics, type HttpMetrics } from './http/plugins/metrics.js';
+import { registerOpenApi } from './http/plugins/openapi.js';
+import { MemoryCounterStore, RateLimiter, SPEC_RATE_LIMITS, type RateLimits } from './http/rate-limit/limiter.js';
+import { registerAdminRoutes } from './http/routes/admin/index.js';
+import { registerV1Routes } from './http/routes/v1/index.js';
+import type { App } from './http/types.js';
+import { validatorCompiler } from './http/validation.js';
+
+export interface AppOptions {
+  ctx: AppContext;
+  /** Shared counters (Redis) when scaled out; memory by default. */
+  limiter?: RateLimiter;
+  /** Spec 8 unless a test needs room for bulk set-up. */
+  rateLimits?: RateLimits;
+  metrics?: HttpMetrics;
+  logger?: FastifyServerOptions['logger'];
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { ctx } = options;
+  const limiter = options.limiter ?? new RateLimiter(new MemoryCounterStore());
+  const metrics = options.metrics ?? createMetrics();
+
+  const app = Fastify({
+    logger: options.logger ?? { level: ctx.config.logLevel, redact: ['req.headers.authorization'] },
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
+    // Accept a caller's request id when it is a safe token, so traces join up; otherwise make one.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
+    },
+    ajv: { customOptions: { allErrors: true } },
+    routerOptions: { maxParamLength: 500 },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Only JSON bodies: anything else is refused with a clear 400, not parsed as text.
+  app.removeContentTypeParser(['text/plain']);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onClose', async () => limiter.close());
+
+  registerErrorHandling(app, ctx.config.bodyLimitBytes);
+  registerMetrics(app, metrics);
+  registerHealth(app, ctx);
+  registerCaller(app, {
+    authenticator: ctx.authenticator,
+    limiter,
+    limits: options.rateLimits ?? SPEC_RATE_LIMITS,
+    onRateLimited: () => metrics.rateLimited.inc(),
+  });
+  registerAdminAuth(app, ctx.config.adminToken);
+  registerIdempotency(app, ctx.db);
+  await registerOpenApi(app);
+
+  await app.register(async (v1) => registerV1Routes(v1 as unknown as App, ctx));
+  await app.register(async (admin) => registerAdminRoutes(admin as unknown as App, ctx));
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,32 @@
+/** Opens the database, applies migrations and assembles what services need. */
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { openDatabase } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { serverSecret } from './lib/server-secret.js';
+import { Authenticator } from './modules/auth/authenticate.js';
+
+export interface ContextOptions {
+  /** Keep the embedded database in memory instead of DATA_DIR (tests). */
+  inMemory?: boolean;
+  pgliteSnapshot?: Blob;
+  /** Skip migrations (the snapshot already has them). */
+  skipMigrations?: boolean;
+}
+
+export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: options.inMemory ? null : config.dataDir,
+    poolMax: config.dbPoolMax,
+    pgliteSnapshot: options.pgliteSnapshot,
+  });
+  try {
+    if (!options.skipMigrations) await migrate(database);
+    const cursorSecret = await serverSecret(database.db, 'cursor_secret');
+    return { config, database, db: database.db, authenticator: new Authenticator(database.db), cursorSecret };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

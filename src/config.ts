@@ -1,0 +1,123 @@
+/**
+ * Configuration from environment variables, parsed once at start.
+ * A bad value stops the start with an error that names the variable.
+ */
+import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
+
+export type ProcessRole = 'all' | 'api' | 'worker';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL connection string; when absent the embedded database (PGlite) is used. */
+  databaseUrl: string | null;
+  /** Folder of the embedded database. */
+  dataDir: string;
+  dbPoolMax: number;
+  redisUrl: string | null;
+  /** Bearer token of the back-office API; when absent the back-office API answers 401 to everyone. */
+  adminToken: string | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  defaultPhoneRegion: CountryCode;
+  /** Creates the demo clinic on first start (npm start). */
+  seedDemo: boolean;
+  /** Development only: lets webhooks target http:// and loopback addresses. */
+  webhookAllowInsecure: boolean;
+  /** Multiplies every webhook retry wait (1 = the spec's schedule); tests set it small. */
+  webhookRetryScale: number;
+  /** How long a request may take to finish after SIGTERM before the process exits anyway. */
+  shutdownGraceMs: number;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function readNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(name, `must be a number between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function readBool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must start with ${protocols.map((p) => p + '//').join(' or ')}`);
+  }
+  return raw;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const region = (env.DEFAULT_PHONE_REGION || 'IT').toUpperCase();
+  if (!isSupportedCountry(region)) throw new ConfigError('DEFAULT_PHONE_REGION', `is not a known country code: "${region}"`);
+
+  const adminToken = env.ADMIN_TOKEN || null;
+  if (adminToken !== null && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters long');
+  }
+
+  return {
+    port: readInt(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: env.DATA_DIR || './data',
+    dbPoolMax: readInt(env, 'DB_POOL_MAX', 10, 2, 500),
+    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    adminToken,
+    logLevel,
+    defaultPhoneRegion: region as CountryCode,
+    seedDemo: readBool(env, 'SEED_DEMO', true),
+    webhookAllowInsecure: readBool(env, 'WEBHOOK_ALLOW_INSECURE', false),
+    webhookRetryScale: readNumber(env, 'WEBHOOK_RETRY_SCALE', 1, 0, 1),
+    shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+    trustProxy: readBool(env, 'TRUST_PROXY', false),
+  };
+}
+
+/** A configuration for tests and tools: defaults, overridden field by field. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ LOG_LEVEL: 'silent', SEED_DEMO: 'false' }), ...overrides };
+}

@@ -1,0 +1,17 @@
+/** What services need from the running process: the database, the configuration, a clock. */
+import type { Kysely } from 'kysely';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { DB } from './db/schema.js';
+import type { Authenticator } from './modules/auth/authenticate.js';
+
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Kysely<DB>;
+  authenticator: Authenticator;
+  /** Secret for signing cursors; the same in every process (stored in the database). */
+  cursorSecret: string;
+}
+
+export type Tx = Kysely<DB>;

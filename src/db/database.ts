@@ -1,0 +1,200 @@
+/**
+ * The database factory: PostgreSQL through `pg` when DATABASE_URL is set, PGlite otherwise.
+ * Both speak the same SQL; this module hides the few places where they differ
+ * (multi-statement scripts, LISTEN, closing, the data-folder lock).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import { fuzzystrmatch } from '@electric-sql/pglite/contrib/fuzzystrmatch';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { DB } from './schema.js';
+import { Mutex } from './mutex.js';
+import { PGliteDialect } from './pglite-dialect.js';
+
+export type Engine = 'postgres' | 'pglite';
+
+export interface Database {
+  readonly engine: Engine;
+  readonly db: Kysely<DB>;
+  /** Runs a script of several statements (migrations). */
+  runScript(sql: string): Promise<void>;
+  /** Calls `onMessage` for every NOTIFY on `channel`; returns a function that stops listening. */
+  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+  /** Embedded database only: its data folder as a tarball (backups, test snapshots). */
+  dumpDataDir?(): Promise<Blob>;
+}
+
+// Numbers come back as numbers and dates as 'YYYY-MM-DD' strings on both engines.
+const INT8 = 20;
+const NUMERIC = 1700;
+const DATE = 1082;
+const toNumber = (value: string) => Number(value);
+const asIs = (value: string) => value;
+
+let pgTypesConfigured = false;
+function configurePgTypes(): void {
+  if (pgTypesConfigured) return;
+  pg.types.setTypeParser(INT8, toNumber);
+  pg.types.setTypeParser(NUMERIC, toNumber);
+  pg.types.setTypeParser(DATE, asIs);
+  pgTypesConfigured = true;
+}
+
+export interface OpenOptions {
+  databaseUrl: string | null;
+  /** Folder of the embedded database; `null` keeps it in memory (tests). */
+  dataDir: string | null;
+  poolMax?: number;
+  /** A tarball from `dumpDataDir`, to start an in-memory database from a snapshot (tests). */
+  pgliteSnapshot?: Blob;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolMax ?? 10);
+  return openPGlite(options.dataDir, options.pgliteSnapshot);
+}
+
+async function openPostgres(connectionString: string, poolMax: number): Promise<Database> {
+  configurePgTypes();
+  const pool = new pg.Pool({ connectionString, max: poolMax });
+  pool.on('error', () => {
+    // An idle client lost its connection; the pool replaces it on next use.
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const listeners: pg.Client[] = [];
+  return {
+    engine: 'postgres',
+    db,
+    async runScript(sql) {
+      const client = await pool.connect();
+      try {
+        await client.query(sql);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async listen(channel, onMessage) {
+      const client = new pg.Client({ connectionString });
+      client.on('error', () => {});
+      await client.connect();
+      client.on('notification', (msg) => {
+        if (msg.channel === channel) onMessage(msg.payload ?? '');
+      });
+      await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+      listeners.push(client);
+      return async () => {
+        listeners.splice(listeners.indexOf(client), 1);
+        await client.end().catch(() => {});
+      };
+    },
+    async close() {
+      await Promise.all(listeners.map((c) => c.end().catch(() => {})));
+      await db.destroy();
+    },
+  };
+}
+
+const EXTENSIONS = { pg_trgm, unaccent, fuzzystrmatch, btree_gist };
+
+async function openPGlite(dataDir: string | null, snapshot?: Blob): Promise<Database> {
+  const releaseLock = dataDir ? lockDataFolder(dataDir) : () => {};
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      dataDir: dataDir ? path.join(dataDir, 'pgdata') : undefined,
+      extensions: EXTENSIONS,
+      loadDataDir: snapshot,
+      parsers: { [INT8]: toNumber, [NUMERIC]: toNumber, [DATE]: asIs },
+    });
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+  const mutex = new Mutex();
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, mutex) });
+  return {
+    engine: 'pglite',
+    db,
+    runScript: (sql) =>
+      mutex.run(async () => {
+        try {
+          await pglite.exec(sql);
+        } catch (error) {
+          await pglite.exec('ROLLBACK').catch(() => {});
+          throw error;
+        }
+      }),
+    async listen(channel, onMessage) {
+      const unlisten = await pglite.listen(channel, onMessage);
+      return async () => unlisten();
+    },
+    dumpDataDir: () => mutex.run(async () => (await pglite.dumpDataDir('none')) as Blob),
+    async close() {
+      // Wait for the transaction in progress, then close so the data folder is left clean.
+      await mutex.lock();
+      try {
+        await pglite.close();
+      } finally {
+        releaseLock();
+      }
+    },
+  };
+}
+
+export class DataFolderLockedError extends Error {
+  constructor(dataDir: string, pid: number) {
+    super(
+      `The data folder ${path.resolve(dataDir)} is in use by process ${pid}. ` +
+        'Only one process can open the embedded database; stop that process, or use PostgreSQL (DATABASE_URL) to run several.',
+    );
+  }
+}
+
+/**
+ * The embedded database is one process's alone: a lock file with our pid.
+ * A lock left by a process that no longer runs (killed) is taken over.
+ */
+export function lockDataFolder(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const lockPath = path.join(dataDir, 'dcm.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = fs.openSync(lockPath, 'wx');
+      fs.writeSync(fd, String(process.pid));
+      fs.closeSync(fd);
+      return () => {
+        try {
+          if (fs.readFileSync(lockPath, 'utf8') === String(process.pid)) fs.unlinkSync(lockPath);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(fs.readFileSync(lockPath, 'utf8'));
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+        throw new DataFolderLockedError(dataDir, holder);
+      }
+      fs.unlinkSync(lockPath); // stale: its process is gone
+    }
+  }
+  throw new Error(`Could not lock the data folder ${dataDir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

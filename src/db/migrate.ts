@@ -1,0 +1,60 @@
+/**
+ * Forward-only SQL migrations: src/db/migrations/NNNN_name.sql, applied in order, each in
+ * its own transaction together with its row in schema_migrations. On PostgreSQL an
+ * advisory lock makes concurrent starts of several processes apply each migration once.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import type { Database } from './database.js';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const LOCK_ID = 7_302_115_001;
+
+export interface Migration {
+  version: string;
+  file: string;
+}
+
+export function listMigrations(): Migration[] {
+  return fs
+    .readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((file) => ({ version: file.slice(0, 4), file }));
+}
+
+export async function migrate(database: Database): Promise<string[]> {
+  const { db } = database;
+  await database.runScript(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
+  const applied: string[] = [];
+  const apply = async () => {
+    const done = new Set(
+      (await sql<{ version: string }>`SELECT version FROM schema_migrations`.execute(db)).rows.map((r) => r.version),
+    );
+    for (const m of listMigrations()) {
+      if (done.has(m.version)) continue;
+      const body = fs.readFileSync(path.join(MIGRATIONS_DIR, m.file), 'utf8');
+      const record = `INSERT INTO schema_migrations (version, name) VALUES ('${m.version}', '${m.file}');`;
+      await database.runScript(`BEGIN;\n${body}\n;${record}\nCOMMIT;`);
+      applied.push(m.file);
+    }
+  };
+  if (database.engine === 'postgres') {
+    // The lock is held on one pooled session for the whole run; migrations use others.
+    await db.connection().execute(async (conn) => {
+      await sql`SELECT pg_advisory_lock(${LOCK_ID})`.execute(conn);
+      try {
+        await apply();
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${LOCK_ID})`.execute(conn);
+      }
+    });
+  } else {
+    await apply();
+  }
+  return applied;
+}

@@ -1,0 +1,7 @@
+/** The database as Kysely sees it: one interface per module, joined here. */
+import type { AgendaTables } from './tables/agenda.js';
+import type { CoreTables } from './tables/core.js';
+import type { PeopleTables } from './tables/people.js';
+import type { WebhooksTables } from './tables/webhooks.js';
+
+export interface DB extends CoreTables, PeopleTables, AgendaTables, WebhooksTables {}

@@ -1,0 +1,58 @@
+/**
+ * One envelope for every error on every route (spec 7): thrown ApiErrors, validation
+ * failures, body parser failures, unknown routes and uncaught exceptions. Nothing internal
+ * ever reaches the client; a 5xx is logged with the request id.
+ */
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, errorEnvelope } from '../errors.js';
+import { toIssues } from '../validation.js';
+
+const PARTS: Record<string, 'path' | 'query' | 'body' | 'header'> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
+
+function toApiError(error: FastifyError & { validation?: any[]; validationContext?: string }, request: FastifyRequest, bodyLimit: number): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) {
+    const where = PARTS[error.validationContext ?? 'body'] ?? 'body';
+    const issues = toIssues(error.validation);
+    if (where === 'header') for (const issue of issues) issue.path = issue.path.replace(/^(idempotency-key|if-match)$/, (h) => h.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('-'));
+    return ApiError.invalid(where, issues);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return ApiError.invalid('header', [{ path: 'Content-Type', message: 'deve essere application/json' }]);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return ApiError.invalid('body', [{ path: '', message: `il corpo della richiesta supera ${bodyLimit} byte` }]);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return ApiError.invalid('body', [{ path: '', message: 'il corpo JSON è vuoto' }]);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return ApiError.invalid('body', [{ path: '', message: 'il corpo non è JSON valido' }]);
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    // JSON parse errors (including prototype poisoning) and malformed URLs.
+    const where = error.code === 'FST_ERR_BAD_URL' ? 'path' : 'body';
+    return ApiError.invalid(where, [{ path: '', message: where === 'path' ? 'indirizzo non valido' : 'il corpo non è JSON valido' }]);
+  }
+  if (error.statusCode === 404) return ApiError.notFound();
+  if (error.statusCode === 415) return ApiError.invalid('header', [{ path: 'Content-Type', message: 'deve essere application/json' }]);
+  if (error.statusCode === 413) return ApiError.invalid('body', [{ path: '', message: `il corpo della richiesta supera ${bodyLimit} byte` }]);
+  if (error.statusCode === 503) return new ApiError('unavailable');
+  request.log.error({ err: error }, 'unhandled error');
+  return new ApiError('internal_error');
+}
+
+export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request, bodyLimit);
+    if (apiError.status >= 500 && apiError.code !== 'internal_error') request.log.warn({ err: error }, apiError.code);
+    return reply.status(apiError.status).type('application/json; charset=utf-8').send(errorEnvelope(apiError, request.id));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).type('application/json; charset=utf-8').send(errorEnvelope(ApiError.notFound(), request.id));
+  });
+}

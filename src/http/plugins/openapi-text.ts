@@ -1,0 +1,22 @@
+/** The long descriptions of the OpenAPI documents: the rules an integrator reads first. */
+export const V1_DESCRIPTION = `
+JSON API for a dental clinic: patients, agenda, leads, calls, chat, tasks, payments, and signed webhooks.
+
+**Authentication.** Every request carries \`Authorization: Bearer <API_KEY>\`. Keys start with \`dcm_live_\` (live clinic) or \`dcm_test_\` (test clinic: nothing is sent outside). A key sees only its clinic, and only its facilities when limited to some; anything else is \`404 not_found\`.
+
+**Errors.** Every error has the shape \`{ "error": { "code", "message", "details", "requestId" } }\`. \`code\` is stable; \`message\` is Italian and may change. For \`invalid_request\`, \`details.in\` is \`path\`, \`query\`, \`body\` or \`header\` and \`details.issues\` lists every wrong field as \`{ path, message }\` (\`path\` is dotted: \`address.zip\`, \`allergies.3\`). Unknown body or query fields are refused, and values are never coerced: \`"12"\` is not a number.
+
+**Rate limits.** Per clinic 100 requests per 10 s and 20,000 per UTC day; per key 60 per 10 s and 12,000 per UTC day. Windows are fixed and aligned (10-second windows start on multiples of 10 s, days at 00:00 UTC). Every response has \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (epoch seconds) for the tightest window (the one with the fewest requests left); a \`429\` adds \`Retry-After\` and consumes nothing. Failed authentications are limited to 30 per minute per client address.
+
+**Idempotency.** Creations accept \`Idempotency-Key\` (1-255 characters). The same key within 24 hours replays the first 2xx response (status, body, \`ETag\`) with \`Idempotent-Replayed: true\` and does no work. While the first request runs, the same key gets \`409 idempotency_in_progress\`; with another operation, body or API key, \`422 idempotency_key_reused\`. A response that held a secret shown once is not stored: its replay is \`409 conflict\`, reason \`response_not_stored\`. An error response is not stored: retry with the same key after fixing the request.
+
+**Versions.** Versioned resources carry an \`ETag\`; send it back as \`If-Match\` on a modification: if the resource changed meanwhile, \`409 conflict\`, reason \`version_mismatch\`.
+
+**Pages.** Lists answer \`{ data, nextCursor }\`; pass \`nextCursor\` unchanged as \`cursor\` (max 500 characters). A cursor is bound to its list and filters; a tampered or foreign one is \`400\`. Each operation states its order.
+
+**Formats.** Ids are UUIDs in any letter case. Input timestamps are ISO 8601 with \`T\`, optional seconds and fraction, and \`Z\` or \`±hh:mm\`; output timestamps are UTC. Phones are accepted in any format (without a country prefix they are read as Italian numbers) and returned in E.164 (\`+39…\`).
+`.trim();
+
+export const ADMIN_DESCRIPTION = `
+The back office of the service: organizations, clinics, facilities, staff, API keys and the access log, and the clinic's own operations on its records. Authenticated by the deployment's \`ADMIN_TOKEN\` as a bearer token. Not for integrations: they use the /v1 API with an API key.
+`.trim();

@@ -1,0 +1,30 @@
+/** The public API under /v1: one file per resource. */
+import type { AppContext } from '../../../context.js';
+import type { App } from '../../types.js';
+import { registerAppointmentRoutes } from './appointments.js';
+import { registerCalendarRoutes } from './calendars.js';
+import { registerCallRoutes } from './calls.js';
+import { registerConversationRoutes } from './conversations.js';
+import { registerEventRoutes } from './events.js';
+import { registerFacilityRoutes } from './facilities.js';
+import { registerLeadRoutes } from './leads.js';
+import { registerPatientRoutes } from './patients.js';
+import { registerPaymentPlanRoutes } from './payment-plans.js';
+import { registerTaskRoutes } from './tasks.js';
+import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
+import { registerWebhookEndpointRoutes } from './webhook-endpoints.js';
+
+export function registerV1Routes(app: App, ctx: AppContext): void {
+  registerPatientRoutes(app, ctx);
+  registerLeadRoutes(app, ctx);
+  registerCallRoutes(app, ctx);
+  registerAppointmentRoutes(app, ctx);
+  registerCalendarRoutes(app, ctx);
+  registerFacilityRoutes(app, ctx);
+  registerConversationRoutes(app, ctx);
+  registerTaskRoutes(app, ctx);
+  registerPaymentPlanRoutes(app, ctx);
+  registerWebhookEndpointRoutes(app, ctx);
+  registerEventRoutes(app, ctx);
+  registerWebhookDeliveryRoutes(app, ctx);
+}

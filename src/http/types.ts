@@ -1,0 +1,41 @@
+/** Fastify typing shared by every route file. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { AuthContext } from '../modules/auth/authenticate.js';
+import type { Scope } from '../modules/auth/scopes.js';
+import type { IdempotencyRecord } from './plugins/idempotency.js';
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Scopes the key needs for this route (403 insufficient_scope lists the missing ones). */
+    scopes?: Scope[];
+    /** No API key needed (the OpenAPI document). */
+    public?: boolean;
+    /**
+     * A creation that honours `Idempotency-Key`. `'secret'`: its response holds a secret shown
+     * once, so it is not stored and a replay answers 409 response_not_stored.
+     */
+    idempotent?: true | 'secret';
+    /** Extra error statuses this route can answer, for its OpenAPI responses. */
+    errorStatuses?: number[];
+  }
+  interface FastifyRequest {
+    /** The caller, set by the auth hook on every authenticated /v1 route. */
+    auth: AuthContext;
+    idempotency: IdempotencyRecord | null;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Request validation. Two ajv instances: bodies are checked strictly (a "12" is not a
+ * number: type-confused input is refused, never silently corrected), while path, query
+ * and headers, which are text on the wire, are coerced to the schema's types.
+ * allErrors: every wrong field is reported, not only the first.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { FastifySchemaCompiler } from 'fastify';
+import { isDate, isEmail, isTimestamp, isUuid } from '../lib/formats.js';
+import type { ValidationIssue } from './errors.js';
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+    allowUnionTypes: true,
+  });
+  ajv.addFormat('uuid', { type: 'string', validate: isUuid });
+  ajv.addFormat('date-time', { type: 'string', validate: isTimestamp });
+  ajv.addFormat('date', { type: 'string', validate: isDate });
+  ajv.addFormat('email', { type: 'string', validate: isEmail });
+  ajv.addFormat('uri', { type: 'string', validate: (s: string) => URL.canParse(s) });
+  ajv.addKeyword({ keyword: 'example' });
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv(true);
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+  return ajv.compile(schema as object) as ValidateFunction;
+};
+
+const FORMAT_NAMES: Record<string, string> = {
+  uuid: 'un UUID',
+  'date-time': 'una data e ora ISO 8601 (es. 2026-03-02T09:30:00Z)',
+  date: 'una data valida AAAA-MM-GG',
+  email: 'un indirizzo email valido',
+  uri: 'un URL valido',
+};
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'un testo',
+  number: 'un numero',
+  integer: 'un numero intero',
+  boolean: 'true o false',
+  object: 'un oggetto',
+  array: 'una lista',
+  null: 'null',
+};
+
+function describeType(type: unknown): string {
+  const types = Array.isArray(type) ? type : String(type).split(',');
+  return types.map((t) => TYPE_NAMES[t] ?? t).join(' o ');
+}
+
+function issueMessage(error: ErrorObject): string {
+  const p = error.params as Record<string, any>;
+  switch (error.keyword) {
+    case 'required':
+      return 'campo obbligatorio';
+    case 'additionalProperties':
+      return 'campo non previsto';
+    case 'type':
+      return `deve essere ${describeType(p.type)}`;
+    case 'minLength':
+      return `deve contenere almeno ${p.limit} caratteri`;
+    case 'maxLength':
+      return `deve contenere al massimo ${p.limit} caratteri`;
+    case 'minItems':
+      return `deve contenere almeno ${p.limit} elementi`;
+    case 'maxItems':
+      return `deve contenere al massimo ${p.limit} elementi`;
+    case 'minimum':
+      return `deve essere maggiore o uguale a ${p.limit}`;
+    case 'maximum':
+      return `deve essere minore o uguale a ${p.limit}`;
+    case 'exclusiveMinimum':
+      return `deve essere maggiore di ${p.limit}`;
+    case 'exclusiveMaximum':
+      return `deve essere minore di ${p.limit}`;
+    case 'enum':
+      return `deve essere uno tra: ${(p.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}`;
+    case 'const':
+      return `deve essere ${JSON.stringify(p.allowedValue)}`;
+    case 'format':
+      return `deve essere ${FORMAT_NAMES[p.format] ?? p.format}`;
+    case 'pattern':
+      return 'formato non valido';
+    case 'uniqueItems':
+      return 'non deve contenere elementi ripetuti';
+    case 'minProperties':
+      return `deve contenere almeno ${p.limit} campi`;
+    default:
+      return 'valore non valido';
+  }
+}
+
+function issuePath(error: ErrorObject): string {
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const p = error.params as Record<string, any>;
+  if (error.keyword === 'required') segments.push(p.missingProperty);
+  if (error.keyword === 'additionalProperties') segments.push(p.additionalProperty);
+  return segments.join('.');
+}
+
+/** ajv errors to `details.issues`: one issue per wrong field, branch noise of unions removed. */
+export function toIssues(errors: ErrorObject[]): ValidationIssue[] {
+  const byPath = new Map<string, ValidationIssue>();
+  for (const error of errors) {
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
+    const path = issuePath(error);
+    if (!byPath.has(path)) byPath.set(path, { path, message: issueMessage(error) });
+  }
+  if (byPath.size === 0 && errors.length > 0) {
+    const first = errors[0]!;
+    byPath.set(issuePath(first), { path: issuePath(first), message: issueMessage(first) });
+  }
+  return [...byPath.values()];
+}

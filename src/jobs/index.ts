@@ -1,0 +1,13 @@
+/** Every periodic job of the service, each owned by its module. */
+import { purgeIdempotencyKeys } from '../http/plugins/idempotency.js';
+import { billingJobs } from '../modules/billing/jobs.js';
+import { webhookJobs } from '../webhooks/jobs.js';
+import type { Job } from './scheduler.js';
+
+export function allJobs(): Job[] {
+  return [
+    { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: (ctx) => purgeIdempotencyKeys(ctx.db) },
+    ...billingJobs(),
+    ...webhookJobs(),
+  ];
+}

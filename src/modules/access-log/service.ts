@@ -1,0 +1,62 @@
+/**
+ * The access log (spec 1.6, 2.1): every read of free text or clinical data is recorded
+ * before the response is sent. One row per read request, naming every resource returned.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { AuthContext } from '../auth/authenticate.js';
+
+export interface AccessRecord {
+  resourceType: string;
+  resourceIds: string[];
+  fields: string[];
+  requestId?: string;
+}
+
+export async function recordAccess(db: Kysely<DB>, auth: AuthContext, record: AccessRecord): Promise<void> {
+  if (record.resourceIds.length === 0 || record.fields.length === 0) return;
+  await db
+    .insertInto('access_log')
+    .values({
+      id: randomUUID(),
+      clinic_id: auth.clinicId,
+      api_key_id: auth.keyId,
+      request_id: record.requestId ?? null,
+      resource_type: record.resourceType,
+      resource_ids: record.resourceIds,
+      fields: record.fields,
+    })
+    .execute();
+}
+
+export interface AccessLogEntry {
+  id: string;
+  apiKeyId: string | null;
+  requestId: string | null;
+  resourceType: string;
+  resourceIds: string[];
+  fields: string[];
+  at: string;
+}
+
+/** The clinic's access log, newest first; optionally only the reads of one resource. */
+export async function listAccessLog(
+  db: Kysely<DB>,
+  clinicId: string,
+  filter: { resourceId?: string; limit: number; before?: { at: string; id: string } },
+): Promise<AccessLogEntry[]> {
+  let q = db.selectFrom('access_log').selectAll().where('clinic_id', '=', clinicId);
+  if (filter.resourceId) q = q.where(sql<boolean>`resource_ids @> ARRAY[${filter.resourceId}]::uuid[]`);
+  if (filter.before) q = q.where(sql<boolean>`(at, id) < (${filter.before.at}::timestamptz, ${filter.before.id}::uuid)`);
+  const rows = await q.orderBy('at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  return rows.map((r) => ({
+    id: r.id,
+    apiKeyId: r.api_key_id,
+    requestId: r.request_id,
+    resourceType: r.resource_type,
+    resourceIds: r.resource_ids,
+    fields: r.fields,
+    at: r.at.toISOString(),
+  }));
+}

@@ -1,0 +1,141 @@
+/**
+ * Turns a bearer token into the caller's identity, or the error of spec 5.5.
+ * Lookups are cached for at most one second, so revoking a key, switching a plan off or
+ * suspending an organization takes effect within a second in every process.
+ */
+import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import { hashToken, tokenKind, type KeyKind } from './tokens.js';
+
+export interface AuthContext {
+  keyId: string;
+  kind: KeyKind;
+  clinicId: string;
+  organizationId: string;
+  /** A test clinic: nothing is sent outside (spec 1.4). */
+  testMode: boolean;
+  scopes: ReadonlySet<string>;
+  /** null: every facility of the clinic. Lower-case ids. */
+  facilityIds: readonly string[] | null;
+  aiEnabled: boolean;
+}
+
+interface KeyRecord {
+  context: AuthContext;
+  revoked: boolean;
+  expiresAt: Date | null;
+  planActive: boolean;
+  suspended: boolean;
+}
+
+const CACHE_TTL_MS = 1000;
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+export class Authenticator {
+  readonly #cache = new Map<string, { record: KeyRecord | null; at: number }>();
+  readonly #lastUsedWrites = new Map<string, number>();
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /** Forgets cached lookups (after a revocation in this process). */
+  invalidate(): void {
+    this.#cache.clear();
+  }
+
+  async authenticate(authorization: string | undefined, now = new Date()): Promise<AuthContext> {
+    if (authorization === undefined || authorization.trim() === '') throw new ApiError('unauthenticated');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw new ApiError('api_key_invalid');
+    const token = match[1]!;
+    if (!tokenKind(token)) throw new ApiError('api_key_invalid');
+
+    const record = await this.#lookup(hashToken(token), now.getTime());
+    if (!record) throw new ApiError('api_key_invalid');
+    if (record.revoked || (record.expiresAt && record.expiresAt.getTime() <= now.getTime())) {
+      throw new ApiError('api_key_revoked');
+    }
+    if (record.suspended) throw new ApiError('organization_suspended');
+    if (!record.planActive) throw new ApiError('plan_required');
+    this.#touch(record.context.keyId, now.getTime());
+    return record.context;
+  }
+
+  async #lookup(tokenHash: string, nowMs: number): Promise<KeyRecord | null> {
+    const cached = this.#cache.get(tokenHash);
+    if (cached && nowMs - cached.at < CACHE_TTL_MS) return cached.record;
+
+    const row = await this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('clinics as c', 'c.id', 'k.clinic_id')
+      .innerJoin('organizations as o', 'o.id', 'c.organization_id')
+      .select([
+        'k.id',
+        'k.kind',
+        'k.clinic_id',
+        'k.scopes',
+        'k.facility_ids',
+        'k.expires_at',
+        'k.revoked_at',
+        'c.organization_id',
+        'c.mode',
+        'c.plan_active',
+        'c.ai_enabled',
+        'o.suspended_at',
+      ])
+      .where('k.token_hash', '=', tokenHash)
+      .executeTakeFirst();
+
+    const record: KeyRecord | null = row
+      ? {
+          context: {
+            keyId: row.id,
+            kind: row.kind,
+            clinicId: row.clinic_id,
+            organizationId: row.organization_id,
+            testMode: row.mode === 'test',
+            scopes: new Set(row.scopes),
+            facilityIds: row.facility_ids ? row.facility_ids.map((id) => id.toLowerCase()) : null,
+            aiEnabled: row.ai_enabled,
+          },
+          revoked: row.revoked_at !== null,
+          expiresAt: row.expires_at,
+          planActive: row.plan_active,
+          suspended: row.suspended_at !== null,
+        }
+      : null;
+    if (this.#cache.size > 10_000) this.#cache.clear();
+    this.#cache.set(tokenHash, { record, at: nowMs });
+    return record;
+  }
+
+  /** Records when a key was last used, at most once a minute per key and off the request path. */
+  #touch(keyId: string, nowMs: number): void {
+    const last = this.#lastUsedWrites.get(keyId) ?? 0;
+    if (nowMs - last < LAST_USED_WRITE_INTERVAL_MS) return;
+    this.#lastUsedWrites.set(keyId, nowMs);
+    this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: sql`now()` })
+      .where('id', '=', keyId)
+      .execute()
+      .catch(() => {});
+  }
+}
+
+/** 403 insufficient_scope listing exactly the scopes the key lacks. */
+export function requireScopes(auth: AuthContext, scopes: readonly string[]): void {
+  const missing = scopes.filter((s) => !auth.scopes.has(s));
+  if (missing.length > 0) throw new ApiError('insufficient_scope', { requiredScopes: missing });
+}
+
+export function hasScope(auth: AuthContext, scope: string): boolean {
+  return auth.scopes.has(scope);
+}
+
+/** Whether the key sees a row of this facility. Rows without a facility are seen only by unrestricted keys. */
+export function seesFacility(auth: AuthContext, facilityId: string | null): boolean {
+  if (auth.facilityIds === null) return true;
+  return facilityId !== null && auth.facilityIds.includes(facilityId.toLowerCase());
+}

@@ -1,0 +1,138 @@
+/**
+ * API keys: issued with a kind (the clinic's: live or test), scopes, an optional facility
+ * set and an optional expiry. The token is shown once, at creation; only its hash is kept.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { ApiKeysTable } from '../../db/tables/core.js';
+import type { DB } from '../../db/schema.js';
+import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { generateToken, hashToken, tokenPrefix } from './tokens.js';
+import { isScope, type Scope } from './scopes.js';
+
+type Db = Kysely<DB>;
+
+export interface ApiKeyView {
+  id: string;
+  clinicId: string;
+  name: string;
+  kind: 'live' | 'test';
+  prefix: string;
+  scopes: string[];
+  facilityIds: string[] | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  replacedBy: string | null;
+  lastUsedAt: string | null;
+  createdAt: string;
+}
+
+export interface CreatedApiKey extends ApiKeyView {
+  /** The bearer token: shown only now. */
+  token: string;
+}
+
+export interface NewApiKey {
+  name: string;
+  scopes: string[];
+  facilityIds?: string[] | null;
+  expiresAt?: Date | null;
+}
+
+function toView(row: Selectable<ApiKeysTable>): ApiKeyView {
+  return {
+    id: row.id,
+    clinicId: row.clinic_id,
+    name: row.name,
+    kind: row.kind,
+    prefix: row.token_prefix,
+    scopes: row.scopes,
+    facilityIds: row.facility_ids,
+    expiresAt: row.expires_at?.toISOString() ?? null,
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+    replacedBy: row.replaced_by,
+    lastUsedAt: row.last_used_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export async function createApiKey(db: Db, clinicId: string, input: NewApiKey, replaces?: string): Promise<CreatedApiKey> {
+  const clinic = await db.selectFrom('clinics').select(['id', 'mode']).where('id', '=', clinicId).executeTakeFirst();
+  if (!clinic) throw ApiError.notFound();
+
+  const issues: ValidationIssue[] = [];
+  input.scopes.forEach((s, i) => {
+    if (!isScope(s)) issues.push({ path: `scopes.${i}`, message: `permesso sconosciuto: ${s}` });
+  });
+  const facilityIds = input.facilityIds ? [...new Set(input.facilityIds.map((f) => f.toLowerCase()))] : null;
+  if (facilityIds) {
+    const found = await db.selectFrom('facilities').select('id').where('clinic_id', '=', clinicId).where('id', 'in', facilityIds.length ? facilityIds : ['00000000-0000-0000-0000-000000000000']).execute();
+    const known = new Set(found.map((f) => f.id));
+    facilityIds.forEach((f, i) => {
+      if (!known.has(f)) issues.push({ path: `facilityIds.${i}`, message: 'sede inesistente in questo studio' });
+    });
+    if (facilityIds.length === 0) issues.push({ path: 'facilityIds', message: 'deve contenere almeno una sede, oppure essere null' });
+  }
+  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) issues.push({ path: 'expiresAt', message: 'deve essere nel futuro' });
+  if (issues.length) throw ApiError.invalid('body', issues);
+
+  const token = generateToken(clinic.mode);
+  const row = await db
+    .insertInto('api_keys')
+    .values({
+      id: randomUUID(),
+      clinic_id: clinicId,
+      name: input.name,
+      kind: clinic.mode,
+      token_hash: hashToken(token),
+      token_prefix: tokenPrefix(token),
+      scopes: [...new Set(input.scopes as Scope[])],
+      facility_ids: facilityIds,
+      expires_at: input.expiresAt ?? null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (replaces) {
+    await db
+      .updateTable('api_keys')
+      .set({ revoked_at: sql`coalesce(revoked_at, now())`, replaced_by: row.id })
+      .where('id', '=', replaces)
+      .where('clinic_id', '=', clinicId)
+      .execute();
+  }
+  return { ...toView(row), token };
+}
+
+export async function listApiKeys(db: Db, clinicId: string): Promise<ApiKeyView[]> {
+  const rows = await db.selectFrom('api_keys').selectAll().where('clinic_id', '=', clinicId).orderBy('created_at').orderBy('id').execute();
+  return rows.map(toView);
+}
+
+export async function getApiKey(db: Db, keyId: string): Promise<ApiKeyView> {
+  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return toView(row);
+}
+
+export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyView> {
+  const row = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`coalesce(revoked_at, now())` })
+    .where('id', '=', keyId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return toView(row);
+}
+
+/** Issues a new key with the same settings and revokes the old one ("replaced"). */
+export async function replaceApiKey(db: Db, keyId: string): Promise<CreatedApiKey> {
+  const old = await getApiKey(db, keyId);
+  if (old.revokedAt) throw ApiError.conflict('key_revoked', {}, 'La chiave è già revocata.');
+  return createApiKey(
+    db,
+    old.clinicId,
+    { name: old.name, scopes: old.scopes, facilityIds: old.facilityIds, expiresAt: old.expiresAt ? new Date(old.expiresAt) : null },
+    old.id,
+  );
+}

@@ -1,0 +1,28 @@
+/** The scopes of spec 5.3, plus `appointments:write` for booking through the API. */
+export const SCOPES = [
+  'appointments:read',
+  'appointments:write',
+  'patients:read',
+  'patients:write',
+  'clinical:read',
+  'clinical:write',
+  'tasks:read',
+  'tasks:write',
+  'leads:read',
+  'leads:write',
+  'messages:read',
+  'messages:write',
+  'calls:read',
+  'calls:write',
+  'billing:read',
+  'clinic:read',
+  'treatment_plans:read',
+  'webhooks:read',
+  'webhooks:write',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}

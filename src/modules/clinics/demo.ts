@@ -1,0 +1,88 @@
+/**
+ * The demo clinic of `npm start` on a fresh machine: one organization with a live clinic
+ * and its test twin, two facilities each, and a key of each kind with every scope.
+ * Created once (tracked in server_settings); the tokens are printed only then.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { createApiKey } from '../auth/keys-service.js';
+import { SCOPES } from '../auth/scopes.js';
+import { createClinic, createFacility } from './service.js';
+
+const MARK = 'demo_seeded';
+
+export interface DemoOptions {
+  host: string;
+  port: number;
+  print: (line: string) => void;
+}
+
+export interface DemoClinic {
+  liveClinicId: string;
+  testClinicId: string;
+  liveToken: string;
+  testToken: string;
+  facilityIds: string[];
+}
+
+async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]> {
+  const a = await createFacility(db, clinicId, {
+    name: 'Sede di Milano',
+    street: 'Via Torino 12',
+    city: 'Milano',
+    province: 'MI',
+    zipCode: '20123',
+    phone: '+390212345678',
+    email: 'milano@studio-sorriso.example',
+    isMainLocation: true,
+    avgAppointmentMinutes: 30,
+  });
+  const b = await createFacility(db, clinicId, {
+    name: 'Sede di Monza',
+    street: 'Via Italia 3',
+    city: 'Monza',
+    province: 'MB',
+    zipCode: '20900',
+    phone: '+390392345678',
+    email: 'monza@studio-sorriso.example',
+    avgAppointmentMinutes: 45,
+  });
+  return [a.id, b.id];
+}
+
+export async function createDemoClinic(db: Kysely<DB>): Promise<DemoClinic> {
+  const live = await createClinic(db, { name: 'Studio Dentistico Sorriso', mode: 'live' });
+  const test = await createClinic(db, { name: 'Studio Dentistico Sorriso (test)', mode: 'test', organizationId: live.organizationId });
+  const liveFacilities = await facilitiesFor(db, live.id);
+  await facilitiesFor(db, test.id);
+  const liveKey = await createApiKey(db, live.id, { name: 'Demo live key', scopes: [...SCOPES] });
+  const testKey = await createApiKey(db, test.id, { name: 'Demo test key', scopes: [...SCOPES] });
+  return { liveClinicId: live.id, testClinicId: test.id, liveToken: liveKey.token, testToken: testKey.token, facilityIds: liveFacilities };
+}
+
+/** Seeds the demo once per database and prints its keys; later starts print a reminder. */
+export async function seedDemoClinic(db: Kysely<DB>, options: DemoOptions): Promise<void> {
+  const claimed = await db
+    .insertInto('server_settings')
+    .values({ key: MARK, value: new Date().toISOString() })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .returning('key')
+    .executeTakeFirst();
+  const base = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${options.port}`;
+  if (!claimed) {
+    options.print(`Demo clinic already created. Docs: ${base}/docs  (new key: npm run cli -- keys create --help)`);
+    return;
+  }
+  const demo = await createDemoClinic(db);
+  const p = options.print;
+  p('');
+  p('Demo clinic created: "Studio Dentistico Sorriso" (live) and its test twin, two facilities each.');
+  p(`  live key (every scope): ${demo.liveToken}`);
+  p(`  test key (every scope): ${demo.testToken}`);
+  p('  These tokens are shown only now: keep them.');
+  p('');
+  p('Try it:');
+  p(`  curl -s -H "Authorization: Bearer ${demo.liveToken}" ${base}/v1/facilities/${demo.facilityIds[0]}`);
+  p(`Docs: ${base}/docs`);
+  p('');
+}

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let token: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  token = (await server.factories.tenant()).token;
+});
+afterAll(() => server.close());
+
+function expectEnvelope(res: { status: number; headers: Headers; body: any }, code: string, status: number) {
+  expect(res.status).toBe(status);
+  expect(res.body.error.code).toBe(code);
+  expect(typeof res.body.error.message).toBe('string');
+  expect(res.body.error.requestId).toBe(res.headers.get('x-request-id'));
+  expect(Object.keys(res.body)).toEqual(['error']);
+  expect(Object.keys(res.body.error).sort()).toEqual(['code', 'details', 'message', 'requestId']);
+}
+
+describe('error envelope', () => {
+  it('answers unknown routes with 404 not_found and every common header', async () => {
+    const res = await server.call('GET', '/v1/nothing-here', { token });
+    expectEnvelope(res, 'not_found', 404);
+    for (const h of ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+      expect(res.headers.get(h)).toBeTruthy();
+    }
+  });
+
+  it('answers no key with 401 unauthenticated, headers included', async () => {
+    const res = await server.call('GET', '/v1/nothing-here');
+    expectEnvelope(res, 'unauthenticated', 401);
+    expect(res.headers.get('x-ratelimit-limit')).toBeTruthy();
+  });
+
+  it('refuses a malformed key, an unknown key and a non-bearer scheme with api_key_invalid', async () => {
+    for (const authorization of ['Bearer nope', `Bearer dcm_live_${'a'.repeat(43)}`, `Basic ${token}`, 'Bearer']) {
+      const res = await server.call('GET', '/v1/nothing', { headers: { authorization } });
+      expectEnvelope(res, 'api_key_invalid', 401);
+    }
+  });
+
+  it('refuses malformed JSON, wrong content type and an oversized body with 400 invalid_request', async () => {
+    const malformed = await server.call('POST', '/v1/patients', { token, rawBody: '{"firstName": ', headers: { 'content-type': 'application/json' } });
+    expectEnvelope(malformed, 'invalid_request', 400);
+    expect(malformed.body.error.details.in).toBe('body');
+
+    const wrongType = await server.call('POST', '/v1/patients', { token, rawBody: 'firstName=Mario', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expectEnvelope(wrongType, 'invalid_request', 400);
+    expect(wrongType.body.error.details.issues[0].path).toBe('Content-Type');
+
+    const textPlain = await server.call('POST', '/v1/patients', { token, rawBody: 'hello', headers: { 'content-type': 'text/plain' } });
+    expectEnvelope(textPlain, 'invalid_request', 400);
+
+    const huge = await server.call('POST', '/v1/patients', {
+      token,
+      rawBody: JSON.stringify({ notes: 'x'.repeat(2 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expectEnvelope(huge, 'invalid_request', 400);
+  });
+
+  it('keeps a well-formed caller request id and replaces an unsafe one', async () => {
+    const kept = await server.call('GET', '/v1/nothing', { token, headers: { 'x-request-id': 'trace-123' } });
+    expect(kept.headers.get('x-request-id')).toBe('trace-123');
+    expect(kept.body.error.requestId).toBe('trace-123');
+    const replaced = await server.call('GET', '/v1/nothing', { token, headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('serves health, readiness, metrics and the OpenAPI document', async () => {
+    expect((await server.call('GET', '/healthz')).status).toBe(200);
+    const ready = await server.call('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    const metrics = await server.call('GET', '/metrics');
+    expect(metrics.text).toContain('dcm_http_requests_total');
+    const doc = await server.call('GET', '/v1/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toBe('3.1.0');
+    expect(doc.body.info.version).toBe('1.0.0');
+    expect(doc.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * A real server for a test file: its own database (copied from the run's migrated
+ * template), the real app listening on a random loopback port, and helpers to call it.
+ */
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { buildApp, type AppOptions } from '../../src/app.js';
+import { createContext } from '../../src/bootstrap.js';
+import { testConfig, type Config } from '../../src/config.js';
+import type { AppContext } from '../../src/context.js';
+import type { RateLimits } from '../../src/http/rate-limit/limiter.js';
+import type { App } from '../../src/http/types.js';
+import { Factories } from './factories.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ENGINE = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+
+export interface CallOptions {
+  token?: string | null;
+  body?: unknown;
+  /** Sent as is (a Buffer or string), with the given headers only. */
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestServer {
+  url: string;
+  app: App;
+  ctx: AppContext;
+  factories: Factories;
+  call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<CallResult<T>>;
+  close(): Promise<void>;
+}
+
+/** Opens a fresh database for one test file (or one test). */
+export async function openTestContext(config: Config): Promise<{ ctx: AppContext; drop: () => Promise<void> }> {
+  const baseUrl = process.env.DATABASE_URL;
+  if (baseUrl) {
+    const name = `dcm_t_${process.env.DCM_TEST_RUN}_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: baseUrl });
+    await admin.connect();
+    // Concurrent CREATE DATABASE from one template can collide; retry briefly.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${process.env.DCM_TEST_TEMPLATE}`);
+        break;
+      } catch (error) {
+        if (attempt > 20) throw error;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+    await admin.end();
+    const url = new URL(baseUrl);
+    url.pathname = `/${name}`;
+    const ctx = await createContext({ ...config, databaseUrl: url.toString() }, { skipMigrations: true });
+    return {
+      ctx,
+      drop: async () => {
+        await ctx.database.close();
+        const a = new pg.Client({ connectionString: baseUrl });
+        await a.connect();
+        await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await a.end();
+      },
+    };
+  }
+  const snapshot = process.env.DCM_TEST_SNAPSHOT ? new Blob([fs.readFileSync(process.env.DCM_TEST_SNAPSHOT)]) : undefined;
+  const ctx = await createContext({ ...config, databaseUrl: null }, { inMemory: true, pgliteSnapshot: snapshot, skipMigrations: !!snapshot });
+  return { ctx, drop: () => ctx.database.close() };
+}
+
+export interface StartOptions {
+  config?: Partial<Config>;
+  /** Generous limits for files that make many requests with one key; the spec's otherwise. */
+  rateLimits?: RateLimits;
+  appOptions?: Partial<AppOptions>;
+}
+
+/** Limits large enough that set-up traffic is never refused (rate limiting has its own tests). */
+export const ROOMY_LIMITS: RateLimits = {
+  clinicPer10s: 1_000_000,
+  clinicPerDay: 10_000_000,
+  keyPer10s: 1_000_000,
+  keyPerDay: 10_000_000,
+  authFailuresPerMinute: 1_000_000,
+};
+
+export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
+  const config = testConfig({ adminToken: ADMIN_TOKEN, port: 0, ...options.config });
+  const { ctx, drop } = await openTestContext(config);
+  const app = await buildApp({ ctx, rateLimits: options.rateLimits ?? ROOMY_LIMITS, logger: false, ...options.appOptions });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const url = typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : '';
+
+  const call = async (method: string, path: string, opts: CallOptions = {}): Promise<CallResult> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | Buffer | undefined;
+    if (opts.rawBody !== undefined) body = opts.rawBody;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(url + path, { method, headers, body: body as BodyInit | undefined });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+
+  const server: TestServer = {
+    url,
+    app,
+    ctx,
+    factories: undefined as unknown as Factories,
+    call,
+    admin: (method, path, body) => call(method, path, { token: ADMIN_TOKEN, body }),
+    async close() {
+      await app.close();
+      await drop();
+    },
+  };
+  server.factories = new Factories(server);
+  return server;
+}
