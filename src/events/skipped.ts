@@ -1,0 +1,23 @@
+/** `events.skipped` (spec 6.4): recorded instead of events that could not be born. */
+import type { Tx } from '../context.js';
+import { EVENT_SCOPES, type EventType } from './catalogue.js';
+import { insertEvent, type RecordedEvent } from './record.js';
+
+export type SkippedReason =
+  | { reason: 'bulk_import'; count: number }
+  | { reason: 'no_active_key'; from: string; to: string }
+  | { reason: 'error' };
+
+/** Bulk operations record one of these when they create more than this many rows of one type. */
+export const BULK_EVENT_THRESHOLD = 50;
+
+export async function recordSkipped(
+  trx: Tx,
+  clinicId: string,
+  type: EventType,
+  why: SkippedReason,
+  facilityId: string | null = null,
+): Promise<RecordedEvent> {
+  const scope = EVENT_SCOPES[type];
+  return insertEvent(trx, clinicId, 'events.skipped', scope, facilityId, { type, scope, ...why });
+}
