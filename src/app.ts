@@ -28,6 +28,8 @@ export interface AppOptions {
   rateLimits?: RateLimits;
   metrics?: HttpMetrics;
   logger?: FastifyServerOptions['logger'];
+  /** More /v1 routes, registered like the real ones (tests of shared mechanisms). */
+  extraRoutes?: (app: App, ctx: AppContext) => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -71,7 +73,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerIdempotency(app, ctx.db);
   await registerOpenApi(app);
 
-  await app.register(async (v1) => registerV1Routes(v1 as unknown as App, ctx));
+  await app.register(async (v1) => {
+    registerV1Routes(v1 as unknown as App, ctx);
+    options.extraRoutes?.(v1 as unknown as App, ctx);
+  });
   await app.register(async (admin) => registerAdminRoutes(admin as unknown as App, ctx));
   await app.ready();
   return app;

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant } from '../helpers/factories.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { mechanismRoutes } from './mechanisms-routes.js';
+
+let server: TestServer;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer({ appOptions: { extraRoutes: mechanismRoutes } });
+  tenant = await server.factories.tenant();
+});
+afterAll(() => server.close());
+
+async function profilesNamed(name: string): Promise<number> {
+  const rows = await server.ctx.db.selectFrom('staff_profiles').select('id').where('clinic_id', '=', tenant.clinicId).where('first_name', '=', name).execute();
+  return rows.length;
+}
+
+const create = (body: unknown, key: string, token = tenant.token) =>
+  server.call('POST', '/v1/test-profiles', { token, body, headers: { 'idempotency-key': key } });
+
+describe('Idempotency-Key', () => {
+  it('replays the first 2xx response (status, body, ETag) and does no work', async () => {
+    const first = await create({ firstName: 'Anna' }, 'k-replay');
+    expect(first.status).toBe(201);
+    const again = await create({ firstName: 'Anna' }, 'k-replay');
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await profilesNamed('Anna')).toBe(1);
+  });
+
+  it('treats the same body with keys in another order as the same request', async () => {
+    const a = await create({ firstName: 'Ordine', delayMs: 0 }, 'k-order');
+    const b = await create({ delayMs: 0, firstName: 'Ordine' }, 'k-order');
+    expect(b.status).toBe(201);
+    expect(b.body.id).toBe(a.body.id);
+  });
+
+  it('refuses the same key with another body, another operation or another API key (422)', async () => {
+    await create({ firstName: 'Bruno' }, 'k-reuse');
+    const otherBody = await create({ firstName: 'Carla' }, 'k-reuse');
+    expect(otherBody.status).toBe(422);
+    expect(otherBody.body.error.code).toBe('idempotency_key_reused');
+
+    const otherOperation = await server.call('POST', '/v1/test-secrets', { token: tenant.token, headers: { 'idempotency-key': 'k-reuse' } });
+    expect(otherOperation.status).toBe(422);
+
+    const otherKey = await server.factories.key(tenant.clinicId, ['patients:write']);
+    const byOtherKey = await create({ firstName: 'Bruno' }, 'k-reuse', otherKey.token);
+    expect(byOtherKey.status).toBe(422);
+    expect(await profilesNamed('Carla')).toBe(0);
+  });
+
+  it('answers 409 idempotency_in_progress while the first request runs', async () => {
+    const slow = create({ firstName: 'Dario', delayMs: 800 }, 'k-slow');
+    await new Promise((r) => setTimeout(r, 200));
+    const during = await create({ firstName: 'Dario', delayMs: 800 }, 'k-slow');
+    expect(during.status).toBe(409);
+    expect(during.body.error.code).toBe('idempotency_in_progress');
+    expect((await slow).status).toBe(201);
+    expect((await create({ firstName: 'Dario', delayMs: 800 }, 'k-slow')).status).toBe(201);
+    expect(await profilesNamed('Dario')).toBe(1);
+  });
+
+  it('holds under many concurrent identical requests: one creation', async () => {
+    const results = await Promise.all(Array.from({ length: 25 }, () => create({ firstName: 'Elena' }, 'k-burst')));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    expect(statuses).toContain(201);
+    const ids = new Set(results.filter((r) => r.status === 201).map((r) => r.body.id));
+    expect(ids.size).toBe(1);
+    expect(await profilesNamed('Elena')).toBe(1);
+  });
+
+  it('does not store an error: the key can be retried after a failure', async () => {
+    const failed = await create({ firstName: 'Fabio', fail: true }, 'k-fail');
+    expect(failed.status).toBe(409);
+    const invalid = await create({ firstName: '' }, 'k-fail');
+    expect(invalid.status).toBe(400);
+  });
+
+  it('does not keep a response holding a secret: its replay is 409 response_not_stored', async () => {
+    const first = await server.call('POST', '/v1/test-secrets', { token: tenant.token, headers: { 'idempotency-key': 'k-secret' } });
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/^whsec_/);
+    const replay = await server.call('POST', '/v1/test-secrets', { token: tenant.token, headers: { 'idempotency-key': 'k-secret' } });
+    expect(replay.status).toBe(409);
+    expect(replay.body.error.code).toBe('conflict');
+    expect(replay.body.error.details.reason).toBe('response_not_stored');
+    const stored = await server.ctx.db.selectFrom('idempotency_keys').select('response_body').where('idempotency_key', '=', 'k-secret').executeTakeFirstOrThrow();
+    expect(stored.response_body).toBeNull();
+  });
+
+  it('refuses a key longer than 255 characters with 400 naming the header', async () => {
+    const ok = await create({ firstName: 'Gino' }, 'x'.repeat(255));
+    expect(ok.status).toBe(201);
+    const long = await create({ firstName: 'Gino' }, 'x'.repeat(256));
+    expect(long.status).toBe(400);
+    expect(long.body.error.details.in).toBe('header');
+    expect(long.body.error.details.issues[0].path).toBe('Idempotency-Key');
+  });
+
+  it('keeps keys per clinic: another clinic may use the same key', async () => {
+    const other = await server.factories.tenant();
+    await create({ firstName: 'Ivo' }, 'k-shared');
+    const res = await create({ firstName: 'Ivo' }, 'k-shared', other.token);
+    expect(res.status).toBe(201);
+    expect(res.headers.get('idempotent-replayed')).toBeNull();
+  });
+});

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordEvent } from '../../src/events/record.js';
+import type { Tenant } from '../helpers/factories.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.factories.tenant();
+});
+afterAll(() => server.close());
+
+const eventsOf = (clinicId: string) => server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).execute();
+
+describe('the event outbox', () => {
+  it('commits an event with its change, with the envelope fields of spec 6.2', async () => {
+    await server.ctx.db.transaction().execute(async (trx) => {
+      await recordEvent(trx, { clinicId: tenant.clinicId, type: 'task.created', facilityId: tenant.facilityIds[0], data: { id: tenant.staffId } });
+    });
+    const [event] = await eventsOf(tenant.clinicId);
+    expect(event).toMatchObject({ type: 'task.created', scope: 'tasks:read', livemode: true, api_version: 'v1', facility_id: tenant.facilityIds[0], data: { id: tenant.staffId } });
+  });
+
+  it('leaves no event when the change rolls back', async () => {
+    const t = await server.factories.tenant();
+    await expect(
+      server.ctx.db.transaction().execute(async (trx) => {
+        await recordEvent(trx, { clinicId: t.clinicId, type: 'lead.created', facilityId: null, data: {} });
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    expect(await eventsOf(t.clinicId)).toHaveLength(0);
+  });
+
+  it('marks events of a test clinic as not live', async () => {
+    const t = await server.factories.tenant({ mode: 'test' });
+    await server.ctx.db.transaction().execute((trx) => recordEvent(trx, { clinicId: t.clinicId, type: 'lead.created', facilityId: null, data: {} }));
+    expect((await eventsOf(t.clinicId))[0]!.livemode).toBe(false);
+  });
+
+  it('notifies listeners when the event commits', async () => {
+    const payloads: string[] = [];
+    const stop = await server.ctx.database.listen('dcm_events', (p) => payloads.push(p));
+    await server.ctx.db.transaction().execute((trx) => recordEvent(trx, { clinicId: tenant.clinicId, type: 'lead.created', facilityId: null, data: {} }));
+    for (let i = 0; i < 50 && payloads.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await stop();
+    expect(payloads).toContain(tenant.clinicId);
+  });
+});
