@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { mechanismRoutes } from './mechanisms-routes.js';
 
 let server: TestServer;
 let token: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ appOptions: { extraRoutes: mechanismRoutes } });
   token = (await server.factories.tenant()).token;
 });
 afterAll(() => server.close());
+
+const profiles = async () =>
+  (await server.ctx.db.selectFrom('staff_profiles').select('id').where('first_name', 'like', 'x%').execute()).length +
+  (await server.ctx.db.selectFrom('staff_profiles').select('id').where('first_name', '=', 'a').execute()).length;
 
 function expectEnvelope(res: { status: number; headers: Headers; body: any }, code: string, status: number) {
   expect(res.status).toBe(status);
@@ -42,23 +47,50 @@ describe('error envelope', () => {
   });
 
   it('refuses malformed JSON, wrong content type and an oversized body with 400 invalid_request', async () => {
-    const malformed = await server.call('POST', '/v1/patients', { token, rawBody: '{"firstName": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await server.call('POST', '/v1/test-profiles', { token, rawBody: '{"firstName": ', headers: { 'content-type': 'application/json' } });
     expectEnvelope(malformed, 'invalid_request', 400);
     expect(malformed.body.error.details.in).toBe('body');
 
-    const wrongType = await server.call('POST', '/v1/patients', { token, rawBody: 'firstName=Mario', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const wrongType = await server.call('POST', '/v1/test-profiles', { token, rawBody: 'firstName=Mario', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expectEnvelope(wrongType, 'invalid_request', 400);
     expect(wrongType.body.error.details.issues[0].path).toBe('Content-Type');
 
-    const textPlain = await server.call('POST', '/v1/patients', { token, rawBody: 'hello', headers: { 'content-type': 'text/plain' } });
+    const textPlain = await server.call('POST', '/v1/test-profiles', { token, rawBody: 'hello', headers: { 'content-type': 'text/plain' } });
     expectEnvelope(textPlain, 'invalid_request', 400);
 
-    const huge = await server.call('POST', '/v1/patients', {
+    const huge = await server.call('POST', '/v1/test-profiles', {
       token,
-      rawBody: JSON.stringify({ notes: 'x'.repeat(2 * 1024 * 1024) }),
+      rawBody: JSON.stringify({ firstName: 'x'.repeat(2 * 1024 * 1024) }),
       headers: { 'content-type': 'application/json' },
     });
     expectEnvelope(huge, 'invalid_request', 400);
+
+    const noBody = await server.call('POST', '/v1/test-profiles', { token, headers: { 'content-type': 'application/json' } });
+    expectEnvelope(noBody, 'invalid_request', 400);
+    const poisoned = await server.call('POST', '/v1/test-profiles', { token, rawBody: '{"firstName":"a","__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } });
+    expectEnvelope(poisoned, 'invalid_request', 400);
+    const invalidUtf8 = await server.call('POST', '/v1/test-profiles', { token, rawBody: Buffer.from([0x7b, 0x22, 0x66, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), headers: { 'content-type': 'application/json' } });
+    expect(invalidUtf8.status).toBe(400);
+    expect(await profiles()).toBe(0);
+  });
+
+  it('names every wrong field, with details.in, and refuses type-confused values', async () => {
+    const res = await server.call('POST', '/v1/test-profiles', { token, body: { firstName: 12, delayMs: '5', extra: true } });
+    expectEnvelope(res, 'invalid_request', 400);
+    expect(res.body.error.details.in).toBe('body');
+    const paths = res.body.error.details.issues.map((i: { path: string }) => i.path).sort();
+    expect(paths).toEqual(['delayMs', 'extra', 'firstName']);
+    for (const issue of res.body.error.details.issues) expect(issue.message.length).toBeGreaterThan(3);
+    const missing = await server.call('POST', '/v1/test-profiles', { token, body: {} });
+    expect(missing.body.error.details.issues).toEqual([{ path: 'firstName', message: 'campo obbligatorio' }]);
+    expect(await profiles()).toBe(0);
+  });
+
+  it('answers an uncaught exception with 500 internal_error and nothing internal', async () => {
+    const boom = await server.call('GET', '/v1/test-boom', { token });
+    expectEnvelope(boom, 'internal_error', 500);
+    expect(boom.text).not.toContain('secret detail');
+    expect(boom.text).not.toContain('at ');
   });
 
   it('keeps a well-formed caller request id and replaces an unsafe one', async () => {
@@ -80,5 +112,23 @@ describe('error envelope', () => {
     expect(doc.body.openapi).toBe('3.1.0');
     expect(doc.body.info.version).toBe('1.0.0');
     expect(doc.body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+});
+
+describe('documents', () => {
+  it('serves the docs page and the back-office OpenAPI document', async () => {
+    const docs = await fetch(`${server.url}/docs/`, { redirect: 'follow' });
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('<html');
+    const admin = await server.admin('GET', '/admin/v1/openapi.json');
+    expect(admin.status).toBe(200);
+    expect(admin.body.servers).toEqual([{ url: '/admin/v1' }]);
+    expect(Object.keys(admin.body.paths)).toContain('/clinics/{clinicId}/api-keys');
+    const v1 = await server.call('GET', '/v1/openapi.json');
+    expect(v1.body.servers).toEqual([{ url: '/v1' }]);
+    const op = v1.body.paths['/facilities/{id}'].get;
+    expect(op.operationId).toBe('getFacility');
+    expect(op.security).toEqual([{ bearerAuth: [] }]);
+    for (const status of ['400', '401', '403', '404', '429', '500', '503']) expect(op.responses[status], status).toBeTruthy();
   });
 });

@@ -32,6 +32,10 @@ export function mechanismRoutes(app: App, ctx: AppContext): void {
     return reply.status(201).send(row);
   });
 
+  app.get('/v1/test-boom', { schema: { operationId: 'testBoom' }, config: { scopes: ['clinic:read'] } }, async () => {
+    throw new Error('secret detail of a bug');
+  });
+
   app.post('/v1/test-secrets', {
     schema: { operationId: 'testCreateSecret' },
     config: { scopes: ['patients:write'], idempotent: 'secret' },
