@@ -24,6 +24,8 @@ async function events(clinicId: string, type?: string) {
 async function createAppt(t: Tenant, body: Record<string, unknown>) {
   const res = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments`, body);
   expect(res.status, res.text).toBe(201);
+  // Distinct updated_at instants, so the order of creation is the list order.
+  await new Promise((r) => setTimeout(r, 3));
   return res.body;
 }
 
