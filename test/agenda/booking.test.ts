@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { localToUtc } from '../../src/modules/calendars/timezone.js';
 import { at, insertPatient, makeCalendar } from './helpers.js';
 
 let server: TestServer;
@@ -27,8 +28,9 @@ describe('GET /v1/calendars/{id}/availability', () => {
     const { date, weekday } = romeDay(3);
     const cal = await makeCalendar(server, tenant, { workingHours: { [weekday]: [{ open: '09:00', close: '10:30' }, { open: '14:00', close: '15:00' }] }, slotMinutes: 30, chairs: 1 });
     // Window: the whole local day.
-    const from = new Date(`${date}T00:00:00+01:00`).toISOString();
-    const to = new Date(Date.parse(from) + 86_400_000 + 3_600_000).toISOString();
+    const [y, m, d] = date.split('-').map(Number);
+    const from = localToUtc(y!, m!, d!, 0, 'Europe/Rome').toISOString();
+    const to = localToUtc(y!, m!, d!, 24 * 60, 'Europe/Rome').toISOString();
     const res = await server.call('GET', `/v1/calendars/${cal.id}/availability?${q(from, to)}`, { token: tenant.token });
     expect(res.status, res.text).toBe(200);
     const localTimes = res.body.data.map((s: any) => new Intl.DateTimeFormat('it-IT', { timeZone: 'Europe/Rome', hour: '2-digit', minute: '2-digit' }).format(new Date(s.start)));

@@ -1,4 +1,5 @@
 /** /v1/appointments (spec 2.2, 4.1) and booking through a calendar. */
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
@@ -47,7 +48,7 @@ const STATUS_LIST = `^(${APPOINTMENT_STATUSES.join('|')})(,(${APPOINTMENT_STATUS
 
 const ListQuery = Type.Object(
   {
-    limit: Limit(200, 50),
+    limit: Type.Optional(Limit(200, 50)),
     cursor: Type.Optional(Cursor()),
     updatedSince: Type.Optional(InputTimestamp({ description: 'Only rows modified at or after this instant (only with `sort=updated`)' })),
     from: Type.Optional(InputTimestamp({ description: 'Only appointments starting at or after it (inclusive)' })),
@@ -91,6 +92,12 @@ const BookBody = Type.Object(
 );
 
 export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
+  /** A response holding an appointment's title or reason is a read of them: logged. */
+  const logged = async (request: FastifyRequest, view: AppointmentView): Promise<AppointmentView> => {
+    await recordAccess(ctx.db, request.auth, { resourceType: 'appointment', resourceIds: [view.id], fields: loggedFields(view), requestId: request.id });
+    return view;
+  };
+
   app.get(
     '/v1/appointments',
     {
@@ -151,7 +158,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         summary: 'Book a free slot of a calendar',
         description: [
           'For the chat bot and the voice agent: books the slot starting at `start` in the calendar `calendarId` for the patient, with status `scheduled` and the `origin` the caller names (`api`, `bot` or `voice`). The facility is the calendar’s; the doctor is `doctorId` when given (it must be one of the calendar’s) or the first free one; the chair is the first free one of the calendar.',
-          'Answers `201` with the appointment (spec 2.2) and its `ETag`. Honours `Idempotency-Key`.',
+          'Answers `201` with the appointment (spec 2.2) and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.',
           '`409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked it meanwhile), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).',
           'Of parallel bookings of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair).',
           'A `calendarId` or `patientId` the key cannot see, or a `doctorId` not of the calendar, is `400` naming the field.',
@@ -165,7 +172,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const row = await bookAppointment(ctx.db, request.auth, request.body);
       setEtag(reply, row.version);
-      return reply.status(201).send(toView(row));
+      return reply.status(201).send(await logged(request, toView(row)));
     },
   );
 
@@ -191,7 +198,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const row = await rescheduleAppointmentViaApi(ctx.db, request.auth, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, row.version);
-      return toView(row);
+      return logged(request, toView(row));
     },
   );
 
@@ -216,7 +223,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const row = await cancelAppointmentViaApi(ctx.db, request.auth, request.params.id, expectedVersion(request));
       setEtag(reply, row.version);
-      return toView(row);
+      return logged(request, toView(row));
     },
   );
 }

@@ -80,7 +80,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
         ].join('\n\n'),
         params: IdParams,
         querystring: Type.Object(
-          { limit: Limit(200, 50), cursor: Type.Optional(Cursor()), updatedSince: Type.Optional(InputTimestamp({ description: 'Only messages that arrived at or after it' })) },
+          { limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()), updatedSince: Type.Optional(InputTimestamp({ description: 'Only messages that arrived at or after it' })) },
           { additionalProperties: false },
         ),
         response: { 200: Type.Object({ data: Type.Array(MessageSchema), nextCursor: Nullable(Type.String()) }, { additionalProperties: false }) },

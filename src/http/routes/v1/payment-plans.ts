@@ -47,7 +47,7 @@ export function registerPaymentPlanRoutes(app: App, ctx: AppContext): void {
         ].join('\n\n'),
         querystring: Type.Object(
           {
-            limit: Limit(200, 50),
+            limit: Type.Optional(Limit(200, 50)),
             cursor: Type.Optional(Cursor()),
             updatedSince: Type.Optional(InputTimestamp()),
             patientId: Type.Optional(Uuid()),

@@ -36,7 +36,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
           'Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). Filters: `status`, `assigneeId`, `patientId`, `dueBefore` (tasks with a due date strictly before it; tasks without one are left out), `updatedSince` (modified at or after it).',
         querystring: Type.Object(
           {
-            limit: Limit(200, 50),
+            limit: Type.Optional(Limit(200, 50)),
             cursor: Type.Optional(Cursor()),
             updatedSince: Type.Optional(InputTimestamp()),
             status: Type.Optional(StringEnum(TASK_STATUSES)),
