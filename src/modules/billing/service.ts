@@ -161,7 +161,7 @@ export async function createPaymentPlan(db: Db, scope: TenantScope, input: { pat
       .execute();
     return plan;
   });
-  const installments = await db.selectFrom('installments').selectAll().where('payment_plan_id', '=', plan.id).orderBy('seq').execute();
+  const installments = await db.selectFrom('installments').selectAll().where('payment_plan_id', '=', plan.id).orderBy('due_date').orderBy('seq').execute();
   return planView(plan, installments, await clinicToday(db, scope.clinicId));
 }
 
@@ -198,7 +198,7 @@ export async function listPaymentPlans(ctx: AppContext, scope: TenantScope, q: P
   const rows = await query.orderBy('p.updated_at').orderBy('p.id').limit(q.limit + 1).execute();
   const page = pageOf(rows, q.limit, (r) => encodeCursor(ctx.cursorSecret, cursorScope, [r.updated_at.toISOString(), r.id]));
   const ids = page.items.map((p) => p.id);
-  const installments = ids.length ? await ctx.db.selectFrom('installments').selectAll().where('payment_plan_id', 'in', ids).orderBy('seq').execute() : [];
+  const installments = ids.length ? await ctx.db.selectFrom('installments').selectAll().where('payment_plan_id', 'in', ids).orderBy('due_date').orderBy('seq').execute() : [];
   return { data: page.items.map((p) => planView(p, installments.filter((i) => i.payment_plan_id === p.id), today)), nextCursor: page.nextCursor };
 }
 

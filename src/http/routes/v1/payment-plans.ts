@@ -28,7 +28,7 @@ export const PaymentPlanSchema = Type.Object(
     totalAmount: Type.Number({ description: 'Euro: the sum of the installments' }),
     installmentCount: Type.Integer(),
     createdAt: OutputTimestamp(),
-    installments: Type.Array(InstallmentSchema, { description: 'By due order' }),
+    installments: Type.Array(InstallmentSchema, { description: 'By due date, then in the order of the plan' }),
   },
   { additionalProperties: false, title: 'PaymentPlan' },
 );
