@@ -136,6 +136,21 @@ describe('POST /v1/appointments (booking)', () => {
   });
 });
 
+describe('booking visibility', () => {
+  it('refuses a calendar of a facility the key does not see, and an erased patient', async () => {
+    const cal = await makeCalendar(server, tenant);
+    const p = await insertPatient(server, tenant, tenant.facilityIds[1]);
+    const limited = await server.factories.key(tenant.clinicId, ['appointments:write', 'appointments:read'], [tenant.facilityIds[1]]);
+    const res = await server.call('POST', '/v1/appointments', { token: limited.token, body: { calendarId: cal.id, patientId: p, start: at(3, 10) } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.issues.map((i: any) => i.path)).toEqual(['calendarId']);
+    expect((await server.call('GET', `/v1/calendars/${cal.id}/availability`, { token: limited.token })).status).toBe(404);
+    const erased = await insertPatient(server, tenant, tenant.facilityIds[0], { erased_at: new Date() });
+    const gone = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: erased, start: at(3, 10) } });
+    expect(gone.body.error.details.issues.map((i: any) => i.path)).toEqual(['patientId']);
+  });
+});
+
 describe('reschedule and cancel through the API', () => {
   it('moves to a free slot with appointment.rescheduled, and refuses inside the cancellation notice', async () => {
     const cal = await makeCalendar(server, tenant, { cancellationNoticeMinutes: 24 * 60 });
@@ -161,6 +176,8 @@ describe('reschedule and cancel through the API', () => {
     const cancelled = await server.call('POST', `/v1/appointments/${moved.body.id}/cancel`, { token: tenant.token });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
+    const cancelEvents = await server.ctx.db.selectFrom('events').selectAll().where('type', '=', 'appointment.cancelled').where('clinic_id', '=', tenant.clinicId).execute();
+    expect(cancelEvents.map((e) => (e.data as any).id)).toContain(moved.body.id);
     const again = await server.call('POST', `/v1/appointments/${moved.body.id}/cancel`, { token: tenant.token });
     expect(again.status).toBe(409);
     expect(again.body.error.details.reason).toBe('invalid_transition');

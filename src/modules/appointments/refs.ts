@@ -30,7 +30,9 @@ export async function checkRefs(trx: Tx, scope: TenantScope, refs: Ref[]): Promi
   for (const ref of refs) {
     if (ref.id === null || ref.id === undefined) continue;
     const facilityColumn = ref.table === 'facilities' ? sql.ref('id') : ref.table === 'installments' ? sql`null::uuid` : sql.ref('facility_id');
-    const extra = ref.table === 'staff_profiles' || ref.table === 'doctors' || ref.table === 'chairs' ? sql`AND active` : sql``;
+    // Inactive people and chairs, and erased patients, cannot be referenced any more.
+    const extra =
+      ref.table === 'staff_profiles' || ref.table === 'doctors' || ref.table === 'chairs' ? sql`AND active` : ref.table === 'patients' ? sql`AND erased_at IS NULL` : sql``;
     const result = await sql<RefRow>`SELECT id, ${facilityColumn} AS facility_id FROM ${sql.table(ref.table)} WHERE id = ${ref.id} AND clinic_id = ${scope.clinicId} ${extra}`.execute(trx);
     const row = result.rows[0];
     const visible =
