@@ -88,6 +88,17 @@ describe('conversations', () => {
     expect(await has(t.token, bareConv.id)).toBe(false);
     expect(await has((await server.factories.key(t.clinicId, ['messages:read', 'clinical:read'])).token, patientConv.id)).toBe(false);
     expect(await has((await server.factories.key(t.clinicId, ['messages:read', 'patients:read'])).token, patientConv.id)).toBe(false);
+
+    // A voice message transcribed later.
+    const voice = await message(patientConv.id, { direction: 'in', type: 'vocale', mediaMimeType: 'audio/ogg', mediaDurationSeconds: 3, transcriptionStatus: 'in_corso' });
+    expect(voice.body.message).toMatchObject({ transcriptionStatus: 'in_corso', transcription: null, body: null });
+    const done = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/conversations/${patientConv.id}/messages/${voice.body.message.id}`, { transcriptionStatus: 'completata', transcription: 'richiamatemi' });
+    expect(done.body).toMatchObject({ transcriptionStatus: 'completata', transcription: 'richiamatemi' });
+    const list = await server.call('GET', `/v1/conversations/${patientConv.id}/messages`, { token: t.token, headers: { 'x-request-id': 'voice-log' } });
+    expect(list.body.data[1]).toMatchObject({ id: voice.body.message.id, transcription: 'richiamatemi' });
+    const log = await server.ctx.db.selectFrom('access_log').selectAll().where('request_id', '=', 'voice-log').execute();
+    expect(log[0]!.fields).toEqual(['body', 'transcription']);
+    expect(log[0]!.resource_ids).toEqual(list.body.data.map((m: any) => m.id));
   });
 
   it('pauses, resumes and hands off the bot per 3.1', async () => {

@@ -61,6 +61,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
   app.patch('/admin/v1/clinics/:clinicId/conversations/:id/messages/:messageId', {
     schema: {
       operationId: 'adminSetTranscription', tags: [TAG], summary: 'Set a voice message’s transcription',
+      description: 'When the transcriber finishes (or fails): `transcriptionStatus` and, optionally, `transcription`.',
       params: Type.Object({ clinicId: Uuid(), id: Uuid(), messageId: Uuid() }, { additionalProperties: false }),
       body: Type.Object({ transcriptionStatus: StringEnum(TRANSCRIPTION_STATUSES), transcription: Type.Optional(Nullable(Type.String({ maxLength: 200000 }))) }, { additionalProperties: false }),
       response: { 200: MessageSchema },

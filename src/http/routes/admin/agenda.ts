@@ -94,7 +94,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   });
 
   app.get('/admin/v1/clinics/:clinicId/appointments/:id', {
-    schema: { operationId: 'adminGetAppointment', tags: [TAG], summary: 'Read an appointment with its notes', params: ClinicItemParams, response: { 200: AppointmentDetailSchema } },
+    schema: { operationId: 'adminGetAppointment', tags: [TAG], summary: 'Read an appointment with its notes', description: 'The back office sees every field, notes included, with the `ETag` to use as `If-Match`.', params: ClinicItemParams, response: { 200: AppointmentDetailSchema } },
   }, async (request, reply) => {
     const row = await findAppointment(db, backOffice(request.params.clinicId), request.params.id);
     setEtag(reply, row.version);
@@ -165,7 +165,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   });
 
   app.get('/admin/v1/clinics/:clinicId/calendars/:id', {
-    schema: { operationId: 'adminGetCalendar', tags: [TAG], summary: 'Read a calendar', params: ClinicItemParams, response: { 200: CalendarSchema } },
+    schema: { operationId: 'adminGetCalendar', tags: [TAG], summary: 'Read a calendar', description: 'The calendar’s rules with its `ETag`.', params: ClinicItemParams, response: { 200: CalendarSchema } },
   }, async (request, reply) => {
     const row = await findCalendar(db, backOffice(request.params.clinicId), request.params.id);
     setEtag(reply, row.version);
