@@ -160,6 +160,10 @@ describe('back-office appointments', () => {
     expect(e!.data.previous).toEqual({ startTime: at(8, 9), endTime: at(8, 10), doctorId: t.doctorId, chairId: null, facilityId: t.facilityIds[0] });
     expect(e!.data).toMatchObject({ startTime: at(8, 11), facilityId: t.facilityIds[1] });
 
+    // The same doctor in upper case is no move: no event.
+    await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/appointments/${a.id}`, { doctorId: t.doctorId.toUpperCase() });
+    expect(await events(t.clinicId, 'appointment.rescheduled')).toHaveLength(1);
+    expect((await server.call('GET', `/v1/appointments/${a.id.toUpperCase()}`, { token: t.token })).body.id).toBe(a.id);
     // Only notes change: no event.
     await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/appointments/${a.id}`, { notes: 'nuova nota' });
     expect(await events(t.clinicId, 'appointment.rescheduled')).toHaveLength(1);

@@ -197,7 +197,11 @@ const MOVE_FIELDS = ['start', 'end', 'doctorId', 'chairId', 'facilityId'] as con
  * facilityId before the change); only appointments in draft, pending, scheduled, confirmed or
  * postponed can be moved (otherwise `409 conflict`, reason `not_reschedulable`).
  */
-export async function updateAppointment(db: Db, scope: TenantScope, id: string, changes: AppointmentChanges, expected: number | null): Promise<AppointmentRow> {
+export async function updateAppointment(db: Db, scope: TenantScope, id: string, input: AppointmentChanges, expected: number | null): Promise<AppointmentRow> {
+  // Ids are case-insensitive (spec 2.1): compare them in the database's lower-case form.
+  const lower = (v: string | null | undefined) => (typeof v === 'string' ? v.toLowerCase() : v);
+  const changes: AppointmentChanges = { ...input, doctorId: lower(input.doctorId), chairId: lower(input.chairId), facilityId: lower(input.facilityId), treatmentPlanId: lower(input.treatmentPlanId) };
+  for (const key of ['doctorId', 'chairId', 'facilityId', 'treatmentPlanId'] as const) if (input[key] === undefined) delete changes[key];
   return withOverlapCheck(() =>
     db.transaction().execute(async (trx) => {
       const current = await lockAppointment(trx, scope, id);
