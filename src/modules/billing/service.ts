@@ -219,6 +219,16 @@ export function invoiceView(row: InvoiceRow) {
 }
 
 export async function issueInvoice(db: Db, scope: TenantScope, input: { patientId: string; number: string; totalAmount: number; issuedAt?: string }): Promise<InvoiceRow> {
+  try {
+    return await insertInvoice(db, scope, input);
+  } catch (error) {
+    // Two requests issuing the same number at once: the unique index decides.
+    if ((error as { code?: string }).code === '23505') throw ApiError.conflict('duplicate_number');
+    throw error;
+  }
+}
+
+async function insertInvoice(db: Db, scope: TenantScope, input: { patientId: string; number: string; totalAmount: number; issuedAt?: string }): Promise<InvoiceRow> {
   return db.transaction().execute(async (trx) => {
     const { issues, rows } = await checkRefs(trx, scope, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
     issues.push(...amountIssue('totalAmount', input.totalAmount));
