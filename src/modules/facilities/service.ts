@@ -1,8 +1,12 @@
 /** Facilities as the API shows them (spec 2.11). */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { WeekSchedule } from '../../db/tables/agenda.js';
+import { backOffice, type TenantScope } from '../../db/tenant.js';
 import { ApiError } from '../../http/errors.js';
+import { assertVersion } from '../../http/etag.js';
 import { seesFacility, type AuthContext } from '../auth/authenticate.js';
+import { scheduleIssues } from './schedule.js';
 
 export interface FacilityView {
   id: string;
@@ -19,14 +23,14 @@ export interface FacilityView {
   updatedAt: string;
 }
 
-export async function getFacility(db: Kysely<DB>, auth: AuthContext, id: string): Promise<{ view: FacilityView; version: number }> {
+export async function getFacility(db: Kysely<DB>, auth: TenantScope, id: string): Promise<{ view: FacilityView; version: number }> {
   const row = await db
     .selectFrom('facilities')
     .selectAll()
     .where('id', '=', id)
     .where('clinic_id', '=', auth.clinicId)
     .executeTakeFirst();
-  if (!row || !seesFacility(auth, row.id)) throw ApiError.notFound();
+  if (!row || !seesFacility(auth as AuthContext, row.id)) throw ApiError.notFound();
   return {
     version: row.version,
     view: {
@@ -44,4 +48,38 @@ export async function getFacility(db: Kysely<DB>, auth: AuthContext, id: string)
       updatedAt: row.updated_at.toISOString(),
     },
   };
+}
+
+export interface FacilityChanges {
+  name?: string;
+  street?: string | null;
+  city?: string | null;
+  province?: string | null;
+  zipCode?: string | null;
+  phone?: string | null;
+  email?: string | null;
+  isMainLocation?: boolean;
+  avgAppointmentMinutes?: number;
+  workingSchedule?: WeekSchedule | null;
+}
+
+/** Back office: change a facility (only the fields sent), its working schedule included. */
+export async function updateFacility(db: Kysely<DB>, clinicId: string, id: string, changes: FacilityChanges, expected: number | null): Promise<{ view: FacilityView; version: number }> {
+  const issues = changes.workingSchedule ? scheduleIssues(changes.workingSchedule, 'workingSchedule') : [];
+  if (issues.length > 0) throw ApiError.invalid('body', issues);
+  await db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('facilities').select('version').where('id', '=', id).where('clinic_id', '=', clinicId).forUpdate().executeTakeFirst();
+    if (!current) throw ApiError.notFound();
+    assertVersion(expected, current.version);
+    const columns: Record<string, string> = { name: 'name', street: 'street', city: 'city', province: 'province', zipCode: 'zip_code', phone: 'phone', email: 'email', isMainLocation: 'is_main_location', avgAppointmentMinutes: 'avg_appointment_minutes' };
+    const set: Record<string, unknown> = {};
+    for (const [field, column] of Object.entries(columns)) {
+      const value = (changes as Record<string, unknown>)[field];
+      if (value !== undefined) set[column] = value;
+    }
+    if (changes.workingSchedule !== undefined) set.working_schedule = changes.workingSchedule === null ? null : JSON.stringify(changes.workingSchedule);
+    if (Object.keys(set).length === 0) return;
+    await trx.updateTable('facilities').set({ ...set, updated_at: sql`now()`, version: sql`version + 1` }).where('id', '=', id).execute();
+  });
+  return getFacility(db, backOffice(clinicId), id);
 }

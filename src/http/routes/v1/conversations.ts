@@ -1,5 +1,131 @@
-/** /v1/conversations */
+/** /v1/conversations (spec 2.7, 2.8, 3.1, 4.6, 4.7). */
+import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
+import { recordAccess } from '../../../modules/access-log/service.js';
+import { hasScope } from '../../../modules/auth/authenticate.js';
+import { conversationView, findConversation, listMessages, updateBot } from '../../../modules/conversations/service.js';
+import { expectedVersion, setEtag } from '../../etag.js';
+import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
 
-export function registerConversationRoutes(_app: App, _ctx: AppContext): void {}
+const TAG = 'Chat messages';
+
+export const ConversationSchema = Type.Object(
+  {
+    id: Uuid(),
+    patientId: Nullable(Uuid()),
+    leadId: Nullable(Uuid()),
+    phone: Nullable(Type.String({ description: 'E.164' })),
+    botState: StringEnum(['attivo', 'in_pausa', 'allo_studio'] as const, { description: 'attivo = the bot answers; in_pausa = silent until botPausedUntil; allo_studio = switched off by a person' }),
+    botPausedUntil: Nullable(OutputTimestamp()),
+    optedOut: Type.Boolean({ description: 'true = the patient wrote STOP: no automatic messages are sent' }),
+    lastInboundAt: Nullable(OutputTimestamp()),
+    lastOutboundAt: Nullable(OutputTimestamp()),
+    lastActivityAt: Nullable(OutputTimestamp()),
+    createdAt: OutputTimestamp(),
+    updatedAt: OutputTimestamp(),
+  },
+  { additionalProperties: false, title: 'Conversation' },
+);
+
+export const MessageSchema = Type.Object(
+  {
+    id: Uuid(),
+    direction: Type.String({ description: '`in` (from the person) or `out` (to the person)' }),
+    author: Type.String({ description: '`paziente`, `bot` or `operatore`' }),
+    type: Type.String({ description: '`testo`, `vocale`, `immagine` or `documento`' }),
+    body: Nullable(Type.String({ description: 'Text; reading it is logged as access to clinical data' })),
+    occurredAt: OutputTimestamp(),
+    createdAt: OutputTimestamp({ description: 'Arrival at the service: the order of the list' }),
+    mediaMimeType: Nullable(Type.String()),
+    mediaDurationSeconds: Nullable(Type.Integer()),
+    transcriptionStatus: Type.String({ description: '`assente`, `in_corso`, `completata` or `fallita`' }),
+    transcription: Type.Optional(Nullable(Type.String({ description: 'Voice transcript: only with `clinical:read` and `patients:read`, and only in a patient’s conversation' }))),
+  },
+  { additionalProperties: false, title: 'ChatMessage' },
+);
+
+export function registerConversationRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/v1/conversations/:id',
+    {
+      schema: {
+        operationId: 'getConversation',
+        tags: [TAG],
+        summary: 'Read a conversation',
+        description: 'The conversation (spec 2.7) with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.',
+        params: IdParams,
+        response: { 200: ConversationSchema },
+      },
+      config: { scopes: ['messages:read'] },
+    },
+    async (request, reply) => {
+      const row = await findConversation(ctx.db, request.auth, request.params.id);
+      setEtag(reply, row.version);
+      return conversationView(row);
+    },
+  );
+
+  app.get(
+    '/v1/conversations/:id/messages',
+    {
+      schema: {
+        operationId: 'listConversationMessages',
+        tags: [TAG],
+        summary: 'Messages of a conversation',
+        description: [
+          'Order: by arrival at the service (`createdAt`), oldest first, then by id. `updatedSince` filters on the arrival instant (messages are never modified, except a voice message’s transcription).',
+          '`transcription` is present only when the key has `clinical:read` and `patients:read` and the conversation belongs to a patient; otherwise the field is absent.',
+          'Access log: every page that returns message text is logged (one entry naming the messages with a body or a transcription returned).',
+        ].join('\n\n'),
+        params: IdParams,
+        querystring: Type.Object(
+          { limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()), updatedSince: Type.Optional(InputTimestamp({ description: 'Only messages that arrived at or after it' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ data: Type.Array(MessageSchema), nextCursor: Nullable(Type.String()) }, { additionalProperties: false }) },
+      },
+      config: { scopes: ['messages:read'] },
+    },
+    async (request) => {
+      const auth = request.auth;
+      const page = await listMessages(ctx, auth, request.params.id, { ...request.query, limit: request.query.limit ?? 50 }, (c) => c.patient_id !== null && hasScope(auth, 'clinical:read') && hasScope(auth, 'patients:read'));
+      const withText = page.data.filter((m) => m.body !== null || (page.transcription && m.transcription));
+      const fields = page.transcription && withText.some((m) => m.transcription) ? ['body', 'transcription'] : ['body'];
+      await recordAccess(ctx.db, auth, { resourceType: 'chat_message', resourceIds: withText.map((m) => m.id), fields, requestId: request.id });
+      return { data: page.data, nextCursor: page.nextCursor };
+    },
+  );
+
+  app.patch(
+    '/v1/conversations/:id/bot',
+    {
+      schema: {
+        operationId: 'updateConversationBot',
+        tags: [TAG],
+        summary: 'Switch the bot on or pause it',
+        description: [
+          'Body `{ "state": "attivo" }` switches the bot on (from any state); `{ "state": "in_pausa", "pausedUntil": … }` pauses it until a future instant at most 7 days ahead (a past instant, one beyond 7 days, a missing `pausedUntil`, or `pausedUntil` with `attivo` is `400` naming `pausedUntil`).',
+          'A conversation handed to the clinic (`allo_studio`) can only be switched on: a pause is `409 conflict`, reason `handed_to_clinic`. `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.',
+          'Response: the conversation in its new state, with its new `ETag`.',
+        ].join('\n\n'),
+        params: IdParams,
+        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+        body: Type.Object(
+          {
+            state: StringEnum(['attivo', 'in_pausa'] as const),
+            pausedUntil: Type.Optional(InputTimestamp({ description: 'Only with `in_pausa`: a future instant, at most 7 days ahead' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: ConversationSchema },
+      },
+      config: { scopes: ['messages:write'], errorStatuses: [409] },
+    },
+    async (request, reply) => {
+      const row = await updateBot(ctx.db, request.auth, request.params.id, request.body, expectedVersion(request));
+      setEtag(reply, row.version);
+      return conversationView(row);
+    },
+  );
+}

@@ -1,5 +1,101 @@
-/** /v1/tasks */
+/** /v1/tasks (spec 2.9, 3.6, 4.7.1). */
+import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
+import { findTask, listTasks, taskView, TASK_STATUSES, updateTask } from '../../../modules/tasks/service.js';
+import { expectedVersion, setEtag } from '../../etag.js';
+import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
 
-export function registerTaskRoutes(_app: App, _ctx: AppContext): void {}
+const TAG = 'Tasks';
+
+export const TaskSchema = Type.Object(
+  {
+    id: Uuid(),
+    title: Type.String({ minLength: 1, maxLength: 200 }),
+    status: StringEnum(TASK_STATUSES),
+    dueDate: Nullable(OutputTimestamp({ description: 'ISO 8601 instant' })),
+    assigneeId: Nullable(Uuid({ description: 'The staff profile it is assigned to' })),
+    patientId: Nullable(Uuid({ description: 'null for a task about no patient' })),
+    facilityId: Nullable(Uuid({ description: 'null for a task of the whole clinic (seen only by keys not limited to facilities)' })),
+    type: Type.String({ description: '`manual`, `recall`, or a type created by the app' }),
+    createdAt: OutputTimestamp(),
+    updatedAt: OutputTimestamp(),
+  },
+  { additionalProperties: false, title: 'Task' },
+);
+
+export function registerTaskRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/v1/tasks',
+    {
+      schema: {
+        operationId: 'listTasks',
+        tags: [TAG],
+        summary: 'List tasks',
+        description:
+          'Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). Filters: `status`, `assigneeId`, `patientId`, `dueBefore` (tasks with a due date strictly before it; tasks without one are left out), `updatedSince` (modified at or after it).',
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Limit(200, 50)),
+            cursor: Type.Optional(Cursor()),
+            updatedSince: Type.Optional(InputTimestamp()),
+            status: Type.Optional(StringEnum(TASK_STATUSES)),
+            assigneeId: Type.Optional(Uuid()),
+            patientId: Type.Optional(Uuid()),
+            dueBefore: Type.Optional(InputTimestamp()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Page(TaskSchema) },
+      },
+      config: { scopes: ['tasks:read'] },
+    },
+    async (request) => listTasks(ctx, request.auth, { ...request.query, limit: request.query.limit ?? 50 }),
+  );
+
+  app.get(
+    '/v1/tasks/:id',
+    {
+      schema: { operationId: 'getTask', tags: [TAG], summary: 'Read a task', description: 'One task with its `ETag`.', params: IdParams, response: { 200: TaskSchema } },
+      config: { scopes: ['tasks:read'] },
+    },
+    async (request, reply) => {
+      const row = await findTask(ctx.db, request.auth, request.params.id);
+      setEtag(reply, row.version);
+      return taskView(row);
+    },
+  );
+
+  app.patch(
+    '/v1/tasks/:id',
+    {
+      schema: {
+        operationId: 'updateTask',
+        tags: [TAG],
+        summary: 'Update a task',
+        description: [
+          'Only the fields sent change (at least one is needed); `null` removes the due date or the assignee. `status` may move between any of todo, in_progress and done (spec 3.6 sets no restriction); becoming `done` records `task.completed`.',
+          '`assigneeId` must be an active staff profile of the clinic (`400` naming `assigneeId` otherwise). `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.',
+        ].join('\n\n'),
+        params: IdParams,
+        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+        body: Type.Object(
+          {
+            title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            status: Type.Optional(StringEnum(TASK_STATUSES)),
+            dueDate: Type.Optional(Nullable(InputTimestamp())),
+            assigneeId: Type.Optional(Nullable(Uuid())),
+          },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: TaskSchema },
+      },
+      config: { scopes: ['tasks:write'], errorStatuses: [409] },
+    },
+    async (request, reply) => {
+      const row = await updateTask(ctx.db, request.auth, request.params.id, request.body, expectedVersion(request));
+      setEtag(reply, row.version);
+      return taskView(row);
+    },
+  );
+}

@@ -1,0 +1,34 @@
+/** Back office: tasks. */
+import { Type } from 'typebox';
+import type { AppContext } from '../../../context.js';
+import { backOffice } from '../../../db/tenant.js';
+import { createTask, taskView, TASK_STATUSES } from '../../../modules/tasks/service.js';
+import { setEtag } from '../../etag.js';
+import { InputTimestamp, Nullable, StringEnum, Uuid } from '../../schemas/common.js';
+import type { App } from '../../types.js';
+import { TaskSchema } from '../v1/tasks.js';
+const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
+
+export function registerTaskAdminRoutes(app: App, ctx: AppContext): void {
+  app.post('/admin/v1/clinics/:clinicId/tasks', {
+    schema: {
+      operationId: 'adminCreateTask', tags: ['Agenda (back office)'], summary: 'Create a task',
+      description: 'Records `task.created` (and `task.completed` when created done). The facility defaults to the patient’s. The assignee must be an active staff profile of the clinic.',
+      params: ClinicParams,
+      body: Type.Object({
+        title: Type.String({ minLength: 1, maxLength: 200 }),
+        status: Type.Optional(StringEnum(TASK_STATUSES)),
+        dueDate: Type.Optional(Nullable(InputTimestamp())),
+        assigneeId: Type.Optional(Nullable(Uuid())),
+        patientId: Type.Optional(Nullable(Uuid())),
+        facilityId: Type.Optional(Nullable(Uuid())),
+        type: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+      }, { additionalProperties: false }),
+      response: { 201: TaskSchema },
+    },
+  }, async (request, reply) => {
+    const row = await createTask(ctx.db, backOffice(request.params.clinicId), request.body);
+    setEtag(reply, row.version);
+    return reply.status(201).send(taskView(row));
+  });
+}

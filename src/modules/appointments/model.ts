@@ -1,0 +1,122 @@
+/** Appointment values of spec 2.2 and 3.4, the API view and the event data of spec 6.2. */
+import type { Selectable } from 'kysely';
+import type { AppointmentsTable } from '../../db/tables/core.js';
+
+export type AppointmentRow = Selectable<AppointmentsTable>;
+
+export const APPOINTMENT_STATUSES = ['draft', 'scheduled', 'confirmed', 'checked_in', 'in_progress', 'completed', 'cancelled', 'no_show', 'pending', 'postponed'] as const;
+export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
+export const APPOINTMENT_TYPES = ['checkup', 'treatment', 'consultation', 'emergency', 'other'] as const;
+export const APPOINTMENT_CATEGORIES = ['recall', 'treatment_plan', 'first_visit', 'case_study', 'standard'] as const;
+export const APPOINTMENT_ORIGINS = ['manual', 'bot', 'voice', 'api'] as const;
+
+/**
+ * Allowed status transitions (spec 3.4 leaves them open; this is our choice).
+ * A transition not listed here is `409 conflict`, reason `invalid_transition`.
+ * completed, cancelled and no_show are final.
+ */
+export const TRANSITIONS: Record<AppointmentStatus, readonly AppointmentStatus[]> = {
+  draft: ['scheduled', 'pending', 'cancelled'],
+  pending: ['scheduled', 'confirmed', 'cancelled'],
+  scheduled: ['confirmed', 'checked_in', 'cancelled', 'no_show', 'postponed'],
+  confirmed: ['checked_in', 'cancelled', 'no_show', 'postponed'],
+  checked_in: ['in_progress', 'completed'],
+  in_progress: ['completed'],
+  postponed: ['scheduled', 'cancelled'],
+  completed: [],
+  cancelled: [],
+  no_show: [],
+};
+
+/** Statuses whose time can still be moved (reschedule). */
+export const MOVABLE: ReadonlySet<string> = new Set(['draft', 'pending', 'scheduled', 'confirmed', 'postponed']);
+
+/** Statuses that hold the doctor's and chair's time (the overlap constraint of 0020_agenda.sql). */
+export const BLOCKING_EXCLUDED = ['cancelled', 'no_show', 'postponed', 'draft'] as const;
+
+/** The transitions that announce themselves (spec 6.3). */
+export const STATUS_EVENTS = {
+  confirmed: 'appointment.confirmed',
+  checked_in: 'appointment.checked_in',
+  completed: 'appointment.completed',
+  no_show: 'appointment.no_show',
+  cancelled: 'appointment.cancelled',
+} as const;
+
+export interface AppointmentView {
+  id: string;
+  patientId: string;
+  facilityId: string | null;
+  doctorId: string | null;
+  chairId: string | null;
+  calendarId: string | null;
+  start: string;
+  end: string;
+  status: AppointmentStatus;
+  type: (typeof APPOINTMENT_TYPES)[number] | null;
+  category: (typeof APPOINTMENT_CATEGORIES)[number] | null;
+  title: string | null;
+  reason: string | null;
+  origin: (typeof APPOINTMENT_ORIGINS)[number];
+  treatmentPlanId: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  notes?: string | null;
+  clinicalNotes?: string | null;
+  completionNotes?: string | null;
+}
+
+export function toView(row: AppointmentRow, clinical = false): AppointmentView {
+  const view: AppointmentView = {
+    id: row.id,
+    patientId: row.patient_id,
+    facilityId: row.facility_id,
+    doctorId: row.doctor_id,
+    chairId: row.chair_id,
+    calendarId: row.calendar_id,
+    start: row.start_at.toISOString(),
+    end: row.end_at.toISOString(),
+    status: row.status as AppointmentStatus,
+    type: row.type as AppointmentView['type'],
+    category: row.category as AppointmentView['category'],
+    title: row.title,
+    reason: row.reason,
+    origin: row.origin as AppointmentView['origin'],
+    treatmentPlanId: row.treatment_plan_id,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+  if (clinical) {
+    view.notes = row.notes;
+    view.clinicalNotes = row.clinical_notes;
+    view.completionNotes = row.completion_notes;
+  }
+  return view;
+}
+
+/** Event `data` of spec 6.2: exactly these fields, never health data (no title, reason or notes). */
+export function eventData(row: AppointmentRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    status: row.status,
+    startTime: row.start_at.toISOString(),
+    endTime: row.end_at.toISOString(),
+    patientId: row.patient_id,
+    doctorId: row.doctor_id,
+    chairId: row.chair_id,
+    facilityId: row.facility_id,
+    calendarId: row.calendar_id,
+    treatmentPlanId: row.treatment_plan_id,
+    origin: row.origin,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** Maps the overlap constraints' violation to `409 conflict` (doctor_busy / chair_busy), or null. */
+export function overlapReason(error: unknown): 'doctor_busy' | 'chair_busy' | null {
+  const e = error as { code?: string; constraint?: string; message?: string } | null;
+  if (!e || e.code !== '23P01') return null;
+  const text = `${e.constraint ?? ''} ${e.message ?? ''}`;
+  return text.includes('appointments_chair_overlap') ? 'chair_busy' : 'doctor_busy';
+}

@@ -1,0 +1,301 @@
+/**
+ * Appointments (spec 2.2, 3.4, 4.1): the list and the detail of the API, and the back-office
+ * commands (create, reschedule, status changes), each recording its event in its transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { AppContext, Tx } from '../../context.js';
+import { after } from '../../db/keyset.js';
+import type { DB } from '../../db/schema.js';
+import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { decodeCursor, encodeCursor, pageOf } from '../../http/cursor.js';
+import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { assertVersion } from '../../http/etag.js';
+import { recordEvent } from '../../events/record.js';
+import { checkRefs } from './refs.js';
+import {
+  MOVABLE,
+  STATUS_EVENTS,
+  TRANSITIONS,
+  eventData,
+  overlapReason,
+  toView,
+  type AppointmentRow,
+  type AppointmentStatus,
+  type AppointmentView,
+} from './model.js';
+
+type Db = Kysely<DB>;
+
+export interface ListQuery {
+  limit: number;
+  cursor?: string;
+  updatedSince?: string;
+  from?: string;
+  to?: string;
+  facilityId?: string;
+  doctorId?: string;
+  patientId?: string;
+  status?: string;
+  sort: 'updated' | 'start';
+}
+
+export async function listAppointments(ctx: AppContext, scope: TenantScope, q: ListQuery): Promise<{ data: AppointmentView[]; nextCursor: string | null }> {
+  const statuses = q.status ? [...new Set(q.status.split(','))] : null;
+  const filters = JSON.stringify([q.updatedSince ?? null, q.from ?? null, q.to ?? null, q.facilityId?.toLowerCase() ?? null, q.doctorId?.toLowerCase() ?? null, q.patientId?.toLowerCase() ?? null, statuses?.slice().sort() ?? null]);
+  const cursorScope = `appointments:${scope.clinicId}:${q.sort}:${filters}`;
+  const column = q.sort === 'start' ? 'start_at' : 'updated_at';
+
+  let query = ctx.db.selectFrom('appointments').selectAll().where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope));
+  if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
+  if (q.from) query = query.where('start_at', '>=', new Date(q.from));
+  if (q.to) query = query.where('start_at', '<', new Date(q.to));
+  if (q.facilityId) query = query.where('facility_id', '=', q.facilityId);
+  if (q.doctorId) query = query.where('doctor_id', '=', q.doctorId);
+  if (q.patientId) query = query.where('patient_id', '=', q.patientId);
+  if (statuses) query = query.where('status', 'in', statuses);
+  if (q.cursor) {
+    const [at, id] = decodeCursor(ctx.cursorSecret, cursorScope, q.cursor);
+    if (typeof at !== 'string' || typeof id !== 'string') throw ApiError.invalid('query', [{ path: 'cursor', message: 'cursore non valido' }]);
+    query = query.where(after([column, 'id'], [new Date(at), id]));
+  }
+  const rows = await query.orderBy(column).orderBy('id').limit(q.limit + 1).execute();
+  const page = pageOf(rows, q.limit, (r) => encodeCursor(ctx.cursorSecret, cursorScope, [(q.sort === 'start' ? r.start_at : r.updated_at).toISOString(), r.id]));
+  return { data: page.items.map((r) => toView(r)), nextCursor: page.nextCursor };
+}
+
+export async function findAppointment(db: Db, scope: TenantScope, id: string): Promise<AppointmentRow> {
+  const row = await db
+    .selectFrom('appointments')
+    .selectAll()
+    .where('id', '=', id)
+    .where('clinic_id', '=', scope.clinicId)
+    .where(facilityVisible('facility_id', scope))
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row;
+}
+
+/** Row locked for update, in the caller's transaction. */
+export async function lockAppointment(trx: Tx, scope: TenantScope, id: string): Promise<AppointmentRow> {
+  const row = await trx
+    .selectFrom('appointments')
+    .selectAll()
+    .where('id', '=', id)
+    .where('clinic_id', '=', scope.clinicId)
+    .where(facilityVisible('facility_id', scope))
+    .forUpdate()
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row;
+}
+
+/** Runs a command; a violation of the overlap constraints becomes `409 conflict`. */
+export async function withOverlapCheck<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    const reason = overlapReason(error);
+    if (reason) {
+      throw ApiError.conflict(reason, {}, reason === 'doctor_busy' ? 'Il medico ha già un appuntamento in quell’orario.' : 'La poltrona è già occupata in quell’orario.');
+    }
+    throw error;
+  }
+}
+
+export interface NewAppointment {
+  patientId: string;
+  start: string;
+  end: string;
+  facilityId?: string | null;
+  doctorId?: string | null;
+  chairId?: string | null;
+  calendarId?: string | null;
+  treatmentPlanId?: string | null;
+  status?: 'draft' | 'scheduled' | 'confirmed' | 'pending';
+  type?: string | null;
+  category?: string | null;
+  title?: string | null;
+  reason?: string | null;
+  notes?: string | null;
+  clinicalNotes?: string | null;
+  origin?: 'manual' | 'bot' | 'voice' | 'api';
+}
+
+function timeIssues(start: Date, end: Date): ValidationIssue[] {
+  return end.getTime() > start.getTime() ? [] : [{ path: 'end', message: 'deve essere successivo a start' }];
+}
+
+/** Back office: an appointment as the clinic enters it in its agenda (origin `manual` by default). */
+export async function createAppointment(db: Db, scope: TenantScope, input: NewAppointment): Promise<AppointmentRow> {
+  const start = new Date(input.start);
+  const end = new Date(input.end);
+  return withOverlapCheck(() =>
+    db.transaction().execute(async (trx) => {
+      const { issues, rows } = await checkRefs(trx, scope, [
+        { field: 'patientId', table: 'patients', id: input.patientId },
+        { field: 'facilityId', table: 'facilities', id: input.facilityId },
+        { field: 'doctorId', table: 'doctors', id: input.doctorId },
+        { field: 'chairId', table: 'chairs', id: input.chairId },
+        { field: 'calendarId', table: 'calendars', id: input.calendarId },
+        { field: 'treatmentPlanId', table: 'treatment_plans', id: input.treatmentPlanId },
+      ]);
+      issues.push(...timeIssues(start, end));
+      if (issues.length > 0) throw ApiError.invalid('body', issues);
+      const facilityId = input.facilityId ?? rows.get('chairId')?.facility_id ?? rows.get('calendarId')?.facility_id ?? rows.get('patientId')?.facility_id ?? null;
+      const row = await trx
+        .insertInto('appointments')
+        .values({
+          id: randomUUID(),
+          clinic_id: scope.clinicId,
+          patient_id: input.patientId,
+          facility_id: facilityId,
+          doctor_id: input.doctorId ?? null,
+          chair_id: input.chairId ?? null,
+          calendar_id: input.calendarId ?? null,
+          start_at: start,
+          end_at: end,
+          status: input.status ?? 'scheduled',
+          type: input.type ?? null,
+          category: input.category ?? null,
+          title: input.title ?? null,
+          reason: input.reason ?? null,
+          notes: input.notes ?? null,
+          clinical_notes: input.clinicalNotes ?? null,
+          origin: input.origin ?? 'manual',
+          treatment_plan_id: input.treatmentPlanId ?? null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await recordEvent(trx, { clinicId: scope.clinicId, type: 'appointment.created', facilityId: row.facility_id, data: eventData(row) });
+      return row;
+    }),
+  );
+}
+
+export interface AppointmentChanges {
+  start?: string;
+  end?: string;
+  facilityId?: string | null;
+  doctorId?: string | null;
+  chairId?: string | null;
+  treatmentPlanId?: string | null;
+  type?: string | null;
+  category?: string | null;
+  title?: string | null;
+  reason?: string | null;
+  notes?: string | null;
+  clinicalNotes?: string | null;
+  completionNotes?: string | null;
+}
+
+const MOVE_FIELDS = ['start', 'end', 'doctorId', 'chairId', 'facilityId'] as const;
+
+/**
+ * Back office: change an appointment. Moving it (time, doctor, chair or facility) records
+ * `appointment.rescheduled` with `data.previous` (startTime, endTime, doctorId, chairId,
+ * facilityId before the change); only appointments in draft, pending, scheduled, confirmed or
+ * postponed can be moved (otherwise `409 conflict`, reason `not_reschedulable`).
+ */
+export async function updateAppointment(db: Db, scope: TenantScope, id: string, input: AppointmentChanges, expected: number | null): Promise<AppointmentRow> {
+  // Ids are case-insensitive (spec 2.1): compare them in the database's lower-case form.
+  const lower = (v: string | null | undefined) => (typeof v === 'string' ? v.toLowerCase() : v);
+  const changes: AppointmentChanges = { ...input, doctorId: lower(input.doctorId), chairId: lower(input.chairId), facilityId: lower(input.facilityId), treatmentPlanId: lower(input.treatmentPlanId) };
+  for (const key of ['doctorId', 'chairId', 'facilityId', 'treatmentPlanId'] as const) if (input[key] === undefined) delete changes[key];
+  return withOverlapCheck(() =>
+    db.transaction().execute(async (trx) => {
+      const current = await lockAppointment(trx, scope, id);
+      assertVersion(expected, current.version);
+      const { issues } = await checkRefs(trx, scope, [
+        { field: 'facilityId', table: 'facilities', id: changes.facilityId },
+        { field: 'doctorId', table: 'doctors', id: changes.doctorId },
+        { field: 'chairId', table: 'chairs', id: changes.chairId },
+        { field: 'treatmentPlanId', table: 'treatment_plans', id: changes.treatmentPlanId },
+      ]);
+      const start = changes.start !== undefined ? new Date(changes.start) : current.start_at;
+      const end = changes.end !== undefined ? new Date(changes.end) : current.end_at;
+      if (changes.start !== undefined || changes.end !== undefined) {
+        for (const issue of timeIssues(start, end)) issues.push(changes.end !== undefined ? issue : { path: 'start', message: 'deve essere precedente a end' });
+      }
+      if (issues.length > 0) throw ApiError.invalid('body', issues);
+
+      const moved =
+        start.getTime() !== current.start_at.getTime() ||
+        end.getTime() !== current.end_at.getTime() ||
+        (changes.doctorId !== undefined && changes.doctorId !== current.doctor_id) ||
+        (changes.chairId !== undefined && changes.chairId !== current.chair_id) ||
+        (changes.facilityId !== undefined && changes.facilityId !== current.facility_id);
+      if (moved && !MOVABLE.has(current.status)) throw ApiError.conflict('not_reschedulable', { status: current.status });
+
+      const set: Record<string, unknown> = {};
+      if (changes.start !== undefined) set.start_at = start;
+      if (changes.end !== undefined) set.end_at = end;
+      const columns: Record<string, string> = {
+        facilityId: 'facility_id', doctorId: 'doctor_id', chairId: 'chair_id', treatmentPlanId: 'treatment_plan_id', type: 'type', category: 'category',
+        title: 'title', reason: 'reason', notes: 'notes', clinicalNotes: 'clinical_notes', completionNotes: 'completion_notes',
+      };
+      for (const [field, column] of Object.entries(columns)) {
+        const value = (changes as Record<string, unknown>)[field];
+        if (value !== undefined) set[column] = value;
+      }
+      if (Object.keys(set).length === 0 && !MOVE_FIELDS.some((f) => changes[f] !== undefined)) return current;
+      const row = await trx
+        .updateTable('appointments')
+        .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })
+        .where('id', '=', current.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (moved) await recordRescheduled(trx, scope.clinicId, current, row);
+      return row;
+    }),
+  );
+}
+
+export async function recordRescheduled(trx: Tx, clinicId: string, before: AppointmentRow, after: AppointmentRow): Promise<void> {
+  await recordEvent(trx, {
+    clinicId,
+    type: 'appointment.rescheduled',
+    facilityId: after.facility_id,
+    data: {
+      ...eventData(after),
+      previous: {
+        startTime: before.start_at.toISOString(),
+        endTime: before.end_at.toISOString(),
+        doctorId: before.doctor_id,
+        chairId: before.chair_id,
+        facilityId: before.facility_id,
+      },
+    },
+  });
+}
+
+/** Moves an appointment to another status per TRANSITIONS, recording the status's event. */
+export async function setStatusInTx(trx: Tx, clinicId: string, current: AppointmentRow, status: AppointmentStatus, completionNotes?: string | null): Promise<AppointmentRow> {
+  if (!TRANSITIONS[current.status as AppointmentStatus]?.includes(status)) {
+    throw ApiError.conflict('invalid_transition', { from: current.status, to: status, allowed: TRANSITIONS[current.status as AppointmentStatus] ?? [] });
+  }
+  const row = await trx
+    .updateTable('appointments')
+    .set({
+      status,
+      ...(completionNotes !== undefined ? { completion_notes: completionNotes } : {}),
+      updated_at: sql`now()`,
+      version: sql`version + 1`,
+    })
+    .where('id', '=', current.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const type = STATUS_EVENTS[status as keyof typeof STATUS_EVENTS];
+  if (type) await recordEvent(trx, { clinicId, type, facilityId: row.facility_id, data: eventData(row) });
+  return row;
+}
+
+export async function changeStatus(db: Db, scope: TenantScope, id: string, status: AppointmentStatus, completionNotes: string | null | undefined, expected: number | null): Promise<AppointmentRow> {
+  return withOverlapCheck(() =>
+    db.transaction().execute(async (trx) => {
+      const current = await lockAppointment(trx, scope, id);
+      assertVersion(expected, current.version);
+      return setStatusInTx(trx, scope.clinicId, current, status, completionNotes);
+    }),
+  );
+}

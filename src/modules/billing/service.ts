@@ -1,0 +1,332 @@
+/**
+ * Billing (spec 2.10, 4.8): treatment plans (quotes), payment plans with installments,
+ * invoices and payments, each recording its catalogue event in its transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AppContext, Tx } from '../../context.js';
+import { after } from '../../db/keyset.js';
+import type { DB } from '../../db/schema.js';
+import type { InstallmentsTable, InvoicesTable, PaymentPlansTable, TreatmentPlansTable } from '../../db/tables/agenda.js';
+import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { decodeCursor, encodeCursor, pageOf } from '../../http/cursor.js';
+import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { recordEvent } from '../../events/record.js';
+import { checkRefs } from '../appointments/refs.js';
+import { clinicTimezone } from '../calendars/service.js';
+import { localParts } from '../calendars/timezone.js';
+
+type Db = Kysely<DB>;
+type TreatmentPlanRow = Selectable<TreatmentPlansTable>;
+type PaymentPlanRow = Selectable<PaymentPlansTable>;
+type InstallmentRow = Selectable<InstallmentsTable>;
+type InvoiceRow = Selectable<InvoicesTable>;
+
+const cents = (n: number) => Math.round(n * 100);
+const isCents = (n: number) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6;
+const amountIssue = (path: string, n: number): ValidationIssue[] => (isCents(n) ? [] : [{ path, message: 'al massimo due decimali' }]);
+
+// ---- Treatment plans ----
+
+export const TREATMENT_PLAN_TRANSITIONS: Record<string, readonly string[]> = { draft: ['presented'], presented: ['accepted', 'rejected'], accepted: [], rejected: [] };
+
+export function treatmentPlanView(row: TreatmentPlanRow) {
+  return {
+    id: row.id,
+    patientId: row.patient_id,
+    facilityId: row.facility_id,
+    title: row.title,
+    totalAmount: row.total_amount,
+    status: row.status,
+    presentedAt: row.presented_at?.toISOString() ?? null,
+    decidedAt: row.decided_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** Event data: ids, status, amount and dates (the title may describe treatments: left out). */
+function treatmentPlanEvent(row: TreatmentPlanRow): Record<string, unknown> {
+  const { title: _title, ...rest } = treatmentPlanView(row);
+  return rest;
+}
+
+const TP_EVENTS = { presented: 'treatment_plan.presented', accepted: 'treatment_plan.accepted', rejected: 'treatment_plan.rejected' } as const;
+
+export async function createTreatmentPlan(db: Db, scope: TenantScope, input: { patientId: string; title?: string | null; totalAmount: number; status?: 'draft' | 'presented' }): Promise<TreatmentPlanRow> {
+  return db.transaction().execute(async (trx) => {
+    const { issues, rows } = await checkRefs(trx, scope, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
+    issues.push(...amountIssue('totalAmount', input.totalAmount));
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    const status = input.status ?? 'draft';
+    const row = await trx
+      .insertInto('treatment_plans')
+      .values({ id: randomUUID(), clinic_id: scope.clinicId, facility_id: rows.get('patientId')?.facility_id ?? null, patient_id: input.patientId, title: input.title ?? null, total_amount: input.totalAmount, status, presented_at: status === 'presented' ? sql`now()` : null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (status === 'presented') await recordEvent(trx, { clinicId: scope.clinicId, type: TP_EVENTS.presented, facilityId: row.facility_id, data: treatmentPlanEvent(row) });
+    return row;
+  });
+}
+
+export async function setTreatmentPlanStatus(db: Db, scope: TenantScope, id: string, status: 'presented' | 'accepted' | 'rejected'): Promise<TreatmentPlanRow> {
+  return db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('treatment_plans').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).forUpdate().executeTakeFirst();
+    if (!current) throw ApiError.notFound();
+    if (!TREATMENT_PLAN_TRANSITIONS[current.status]?.includes(status)) throw ApiError.conflict('invalid_transition', { from: current.status, to: status });
+    const row = await trx
+      .updateTable('treatment_plans')
+      .set({ status, ...(status === 'presented' ? { presented_at: sql`now()` } : { decided_at: sql`now()` }), updated_at: sql`now()`, version: sql`version + 1` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordEvent(trx, { clinicId: scope.clinicId, type: TP_EVENTS[status], facilityId: row.facility_id, data: treatmentPlanEvent(row) });
+    return row;
+  });
+}
+
+// ---- Payment plans ----
+
+export interface InstallmentView {
+  id: string;
+  amount: number;
+  amountPaid: number;
+  dueDate: string;
+  status: string;
+  paidAt: string | null;
+  paymentMethod: string | null;
+  overdue: boolean;
+}
+
+export interface PaymentPlanView {
+  id: string;
+  patientId: string;
+  treatmentPlanId: string | null;
+  type: string;
+  totalAmount: number;
+  installmentCount: number;
+  createdAt: string;
+  installments: InstallmentView[];
+}
+
+function installmentView(row: InstallmentRow, today: string): InstallmentView {
+  return {
+    id: row.id,
+    amount: row.amount,
+    amountPaid: row.amount_paid,
+    dueDate: row.due_date,
+    status: row.status,
+    paidAt: row.paid_at?.toISOString() ?? null,
+    paymentMethod: row.payment_method,
+    overdue: row.status !== 'paid' && row.due_date < today,
+  };
+}
+
+function planView(plan: PaymentPlanRow, installments: InstallmentRow[], today: string): PaymentPlanView {
+  return {
+    id: plan.id,
+    patientId: plan.patient_id,
+    treatmentPlanId: plan.treatment_plan_id,
+    type: plan.type,
+    totalAmount: plan.total_amount,
+    installmentCount: plan.installment_count,
+    createdAt: plan.created_at.toISOString(),
+    installments: installments.map((i) => installmentView(i, today)),
+  };
+}
+
+/** Today's date in the clinic's timezone: an installment is overdue from the day after its due date. */
+export async function clinicToday(db: Db, clinicId: string): Promise<string> {
+  const p = localParts(new Date(), await clinicTimezone(db, clinicId));
+  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+}
+
+export async function createPaymentPlan(db: Db, scope: TenantScope, input: { patientId: string; treatmentPlanId?: string | null; type?: string; installments: Array<{ amount: number; dueDate: string }> }): Promise<PaymentPlanView> {
+  const plan = await db.transaction().execute(async (trx) => {
+    const { issues, rows } = await checkRefs(trx, scope, [
+      { field: 'patientId', table: 'patients', id: input.patientId },
+      { field: 'treatmentPlanId', table: 'treatment_plans', id: input.treatmentPlanId },
+    ]);
+    input.installments.forEach((i, n) => issues.push(...amountIssue(`installments.${n}.amount`, i.amount)));
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    const total = input.installments.reduce((s, i) => s + cents(i.amount), 0) / 100;
+    const plan = await trx
+      .insertInto('payment_plans')
+      .values({ id: randomUUID(), clinic_id: scope.clinicId, facility_id: rows.get('patientId')?.facility_id ?? null, patient_id: input.patientId, treatment_plan_id: input.treatmentPlanId ?? null, type: input.type ?? 'installments', total_amount: total, installment_count: input.installments.length })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('installments')
+      .values(input.installments.map((i, n) => ({ id: randomUUID(), clinic_id: scope.clinicId, payment_plan_id: plan.id, seq: n + 1, amount: i.amount, due_date: i.dueDate })))
+      .execute();
+    return plan;
+  });
+  const installments = await db.selectFrom('installments').selectAll().where('payment_plan_id', '=', plan.id).orderBy('due_date').orderBy('seq').execute();
+  return planView(plan, installments, await clinicToday(db, scope.clinicId));
+}
+
+export interface PlanListQuery {
+  limit: number;
+  cursor?: string;
+  updatedSince?: string;
+  patientId?: string;
+  state: 'open' | 'overdue' | 'all';
+}
+
+export async function listPaymentPlans(ctx: AppContext, scope: TenantScope, q: PlanListQuery): Promise<{ data: PaymentPlanView[]; nextCursor: string | null }> {
+  const today = await clinicToday(ctx.db, scope.clinicId);
+  const cursorScope = `payment-plans:${scope.clinicId}:${JSON.stringify([q.state, q.updatedSince ?? null, q.patientId?.toLowerCase() ?? null])}`;
+  let query = ctx.db.selectFrom('payment_plans as p').selectAll('p').where('p.clinic_id', '=', scope.clinicId).where(facilityVisible('p.facility_id', scope));
+  if (q.updatedSince) query = query.where('p.updated_at', '>=', new Date(q.updatedSince));
+  if (q.patientId) query = query.where('p.patient_id', '=', q.patientId);
+  if (q.state !== 'all') {
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('installments as i')
+          .select('i.id')
+          .whereRef('i.payment_plan_id', '=', 'p.id')
+          .where('i.status', '<>', 'paid')
+          .$if(q.state === 'overdue', (s) => s.where('i.due_date', '<', today)),
+      ),
+    );
+  }
+  if (q.cursor) {
+    const [at, id] = decodeCursor(ctx.cursorSecret, cursorScope, q.cursor);
+    if (typeof at !== 'string' || typeof id !== 'string') throw ApiError.invalid('query', [{ path: 'cursor', message: 'cursore non valido' }]);
+    query = query.where(after(['p.updated_at', 'p.id'], [new Date(at), id]));
+  }
+  const rows = await query.orderBy('p.updated_at').orderBy('p.id').limit(q.limit + 1).execute();
+  const page = pageOf(rows, q.limit, (r) => encodeCursor(ctx.cursorSecret, cursorScope, [r.updated_at.toISOString(), r.id]));
+  const ids = page.items.map((p) => p.id);
+  const installments = ids.length ? await ctx.db.selectFrom('installments').selectAll().where('payment_plan_id', 'in', ids).orderBy('due_date').orderBy('seq').execute() : [];
+  return { data: page.items.map((p) => planView(p, installments.filter((i) => i.payment_plan_id === p.id), today)), nextCursor: page.nextCursor };
+}
+
+// ---- Invoices and payments ----
+
+export function invoiceView(row: InvoiceRow) {
+  return {
+    id: row.id,
+    patientId: row.patient_id,
+    facilityId: row.facility_id,
+    number: row.number,
+    totalAmount: row.total_amount,
+    amountPaid: row.amount_paid,
+    status: row.status,
+    issuedAt: row.issued_at.toISOString(),
+    paidAt: row.paid_at?.toISOString() ?? null,
+  };
+}
+
+export async function issueInvoice(db: Db, scope: TenantScope, input: { patientId: string; number: string; totalAmount: number; issuedAt?: string }): Promise<InvoiceRow> {
+  try {
+    return await insertInvoice(db, scope, input);
+  } catch (error) {
+    // Two requests issuing the same number at once: the unique index decides.
+    if ((error as { code?: string }).code === '23505') throw ApiError.conflict('duplicate_number');
+    throw error;
+  }
+}
+
+async function insertInvoice(db: Db, scope: TenantScope, input: { patientId: string; number: string; totalAmount: number; issuedAt?: string }): Promise<InvoiceRow> {
+  return db.transaction().execute(async (trx) => {
+    const { issues, rows } = await checkRefs(trx, scope, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
+    issues.push(...amountIssue('totalAmount', input.totalAmount));
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    const taken = await trx.selectFrom('invoices').select('id').where('clinic_id', '=', scope.clinicId).where('number', '=', input.number).executeTakeFirst();
+    if (taken) throw ApiError.conflict('duplicate_number', { invoiceId: taken.id });
+    const row = await trx
+      .insertInto('invoices')
+      .values({ id: randomUUID(), clinic_id: scope.clinicId, facility_id: rows.get('patientId')?.facility_id ?? null, patient_id: input.patientId, number: input.number, total_amount: input.totalAmount, ...(input.issuedAt ? { issued_at: new Date(input.issuedAt) } : {}) })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordEvent(trx, { clinicId: scope.clinicId, type: 'invoice.issued', facilityId: row.facility_id, data: invoiceView(row) });
+    return row;
+  });
+}
+
+export const PAYMENT_METHODS = ['cash', 'card', 'bank_transfer', 'financing', 'other'] as const;
+
+export interface NewPayment {
+  amount: number;
+  method: (typeof PAYMENT_METHODS)[number];
+  invoiceId?: string;
+  installmentId?: string;
+  receivedAt?: string;
+}
+
+/**
+ * A payment toward an installment and/or an invoice: raises `amountPaid`; the installment is
+ * `paid` (with `paidAt`, `paymentMethod`) when covered, `partially_paid` before; the invoice
+ * becomes `paid` (and `invoice.paid` is recorded) when covered. More than the open balance is
+ * `409 conflict`, reason `exceeds_balance`.
+ */
+export async function recordPayment(db: Db, scope: TenantScope, input: NewPayment) {
+  const issues: ValidationIssue[] = amountIssue('amount', input.amount);
+  if (!input.invoiceId && !input.installmentId) issues.push({ path: 'installmentId', message: 'serve installmentId, invoiceId o entrambi' });
+  return db.transaction().execute(async (trx) => {
+    const refs = await checkRefs(trx, scope, [
+      { field: 'invoiceId', table: 'invoices', id: input.invoiceId },
+      { field: 'installmentId', table: 'installments', id: input.installmentId },
+    ]);
+    issues.push(...refs.issues);
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    const receivedAt = input.receivedAt ? new Date(input.receivedAt) : new Date();
+    let patientId: string | null = null;
+    let facilityId: string | null = null;
+    let installment: InstallmentRow | undefined;
+    let invoice: InvoiceRow | undefined;
+    if (input.installmentId) {
+      const current = await trx.selectFrom('installments').selectAll().where('id', '=', input.installmentId).forUpdate().executeTakeFirstOrThrow();
+      const plan = await trx.selectFrom('payment_plans').select(['patient_id', 'facility_id']).where('id', '=', current.payment_plan_id).executeTakeFirstOrThrow();
+      patientId = plan.patient_id;
+      facilityId = plan.facility_id;
+      const paid = cents(current.amount_paid) + cents(input.amount);
+      if (paid > cents(current.amount)) throw ApiError.conflict('exceeds_balance', { field: 'installmentId', balance: (cents(current.amount) - cents(current.amount_paid)) / 100 });
+      const full = paid === cents(current.amount);
+      installment = await trx
+        .updateTable('installments')
+        .set({ amount_paid: paid / 100, status: full ? 'paid' : 'partially_paid', payment_method: input.method, ...(full ? { paid_at: receivedAt } : {}), updated_at: sql`now()` })
+        .where('id', '=', current.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx.updateTable('payment_plans').set({ updated_at: sql`now()` }).where('id', '=', current.payment_plan_id).execute();
+    }
+    if (input.invoiceId) {
+      const current = await trx.selectFrom('invoices').selectAll().where('id', '=', input.invoiceId).forUpdate().executeTakeFirstOrThrow();
+      if (patientId !== null && current.patient_id !== patientId) throw ApiError.invalid('body', [{ path: 'invoiceId', message: 'la fattura è di un altro paziente' }]);
+      patientId = current.patient_id;
+      facilityId = current.facility_id;
+      const paid = cents(current.amount_paid) + cents(input.amount);
+      if (paid > cents(current.total_amount)) throw ApiError.conflict('exceeds_balance', { field: 'invoiceId', balance: (cents(current.total_amount) - cents(current.amount_paid)) / 100 });
+      const full = paid === cents(current.total_amount);
+      invoice = await trx
+        .updateTable('invoices')
+        .set({ amount_paid: paid / 100, ...(full ? { status: 'paid', paid_at: receivedAt } : {}), updated_at: sql`now()` })
+        .where('id', '=', current.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (full) await recordEvent(trx, { clinicId: scope.clinicId, type: 'invoice.paid', facilityId: invoice.facility_id, data: invoiceView(invoice) });
+    }
+    const payment = await trx
+      .insertInto('payments')
+      .values({ id: randomUUID(), clinic_id: scope.clinicId, facility_id: facilityId, patient_id: patientId!, invoice_id: input.invoiceId ?? null, installment_id: input.installmentId ?? null, amount: input.amount, method: input.method, received_at: receivedAt })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const view = {
+      id: payment.id,
+      patientId: payment.patient_id,
+      invoiceId: payment.invoice_id,
+      installmentId: payment.installment_id,
+      amount: payment.amount,
+      method: payment.method,
+      receivedAt: payment.received_at.toISOString(),
+    };
+    await recordEvent(trx, { clinicId: scope.clinicId, type: 'payment.received', facilityId, data: view });
+    return { payment: view, installment: installment ? installmentView(installment, await clinicTodayTx(trx, scope.clinicId)) : null, invoice: invoice ? invoiceView(invoice) : null };
+  });
+}
+
+async function clinicTodayTx(trx: Tx, clinicId: string): Promise<string> {
+  return clinicToday(trx, clinicId);
+}

@@ -1,0 +1,44 @@
+/** Local wall-clock time of an IANA timezone to UTC and back, with Intl only. */
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(tz: string): Intl.DateTimeFormat {
+  let f = formatters.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    formatters.set(tz, f);
+  }
+  return f;
+}
+
+export function isTimeZone(tz: string): boolean {
+  try {
+    formatter(tz);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The local calendar date and time of an instant in `tz`. */
+export function localParts(date: Date, tz: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+  const parts: Record<string, number> = {};
+  for (const p of formatter(tz).formatToParts(date)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+}
+
+function offsetMs(date: Date, tz: string): number {
+  const p = localParts(date, tz);
+  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+  return asUtc - (date.getTime() - date.getUTCMilliseconds());
+}
+
+/** The instant of local date `y-m-d` at `minutes` after local midnight in `tz`. */
+export function localToUtc(year: number, month: number, day: number, minutes: number, tz: string): Date {
+  const guess = Date.UTC(year, month - 1, day, 0, minutes);
+  const first = offsetMs(new Date(guess), tz);
+  let t = guess - first;
+  const second = offsetMs(new Date(t), tz);
+  if (second !== first) t = guess - second;
+  return new Date(t);
+}

@@ -1,0 +1,293 @@
+/**
+ * Chat conversations with the bot (spec 2.7, 2.8, 3.1, 4.6, 4.7) and the back-office
+ * operations that feed them: open, record messages, hand to the clinic, opt out.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { after } from '../../db/keyset.js';
+import type { DB } from '../../db/schema.js';
+import type { ChatMessagesTable, ConversationsTable } from '../../db/tables/agenda.js';
+import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { decodeCursor, encodeCursor, pageOf } from '../../http/cursor.js';
+import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { assertVersion } from '../../http/etag.js';
+import { recordEvent } from '../../events/record.js';
+import { toCanonicalPhone } from '../../lib/phone.js';
+import type { CountryCode } from 'libphonenumber-js';
+import { checkRefs } from '../appointments/refs.js';
+
+type Db = Kysely<DB>;
+type ConversationRow = Selectable<ConversationsTable>;
+type MessageRow = Selectable<ChatMessagesTable>;
+
+export const MAX_PAUSE_MS = 7 * 86_400_000;
+
+export interface ConversationView {
+  id: string;
+  patientId: string | null;
+  leadId: string | null;
+  phone: string | null;
+  botState: 'attivo' | 'in_pausa' | 'allo_studio';
+  botPausedUntil: string | null;
+  optedOut: boolean;
+  lastInboundAt: string | null;
+  lastOutboundAt: string | null;
+  lastActivityAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A pause whose time has passed reads as `attivo` (spec 3.1). */
+export function conversationView(row: ConversationRow, now = new Date()): ConversationView {
+  const expired = row.bot_state === 'in_pausa' && (row.bot_paused_until === null || row.bot_paused_until.getTime() <= now.getTime());
+  return {
+    id: row.id,
+    patientId: row.patient_id,
+    leadId: row.lead_id,
+    phone: row.phone,
+    botState: expired ? 'attivo' : row.bot_state,
+    botPausedUntil: expired || row.bot_state !== 'in_pausa' ? null : row.bot_paused_until!.toISOString(),
+    optedOut: row.opted_out,
+    lastInboundAt: row.last_inbound_at?.toISOString() ?? null,
+    lastOutboundAt: row.last_outbound_at?.toISOString() ?? null,
+    lastActivityAt: row.last_activity_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export interface MessageView {
+  id: string;
+  direction: string;
+  author: string;
+  type: string;
+  body: string | null;
+  occurredAt: string;
+  createdAt: string;
+  mediaMimeType: string | null;
+  mediaDurationSeconds: number | null;
+  transcriptionStatus: string;
+  transcription?: string | null;
+}
+
+export function messageView(row: MessageRow, withTranscription: boolean): MessageView {
+  const view: MessageView = {
+    id: row.id,
+    direction: row.direction,
+    author: row.author,
+    type: row.type,
+    body: row.body,
+    occurredAt: row.occurred_at.toISOString(),
+    createdAt: row.created_at.toISOString(),
+    mediaMimeType: row.media_mime_type,
+    mediaDurationSeconds: row.media_duration_seconds,
+    transcriptionStatus: row.transcription_status,
+  };
+  if (withTranscription) view.transcription = row.transcription;
+  return view;
+}
+
+export async function findConversation(db: Db, scope: TenantScope, id: string): Promise<ConversationRow> {
+  const row = await db.selectFrom('conversations').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope)).executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row;
+}
+
+export async function listMessages(ctx: AppContext, scope: TenantScope, conversationId: string, q: { limit: number; cursor?: string; updatedSince?: string }, withTranscription: (conversation: ConversationRow) => boolean) {
+  const conversation = await findConversation(ctx.db, scope, conversationId);
+  const cursorScope = `messages:${scope.clinicId}:${conversation.id}:${q.updatedSince ?? ''}`;
+  let query = ctx.db.selectFrom('chat_messages').selectAll().where('conversation_id', '=', conversation.id).where('clinic_id', '=', scope.clinicId);
+  if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
+  if (q.cursor) {
+    const [at, id] = decodeCursor(ctx.cursorSecret, cursorScope, q.cursor);
+    if (typeof at !== 'string' || typeof id !== 'string') throw ApiError.invalid('query', [{ path: 'cursor', message: 'cursore non valido' }]);
+    query = query.where(after(['created_at', 'id'], [new Date(at), id]));
+  }
+  const rows = await query.orderBy('created_at').orderBy('id').limit(q.limit + 1).execute();
+  const page = pageOf(rows, q.limit, (r) => encodeCursor(ctx.cursorSecret, cursorScope, [r.created_at.toISOString(), r.id]));
+  const transcription = withTranscription(conversation);
+  return { data: page.items.map((r) => messageView(r, transcription)), nextCursor: page.nextCursor, transcription };
+}
+
+/** PATCH /conversations/{id}/bot per spec 3.1. */
+export async function updateBot(db: Db, scope: TenantScope, id: string, input: { state: 'attivo' | 'in_pausa'; pausedUntil?: string }, expected: number | null): Promise<ConversationRow> {
+  const issues: ValidationIssue[] = [];
+  const now = Date.now();
+  let until: Date | null = null;
+  if (input.state === 'in_pausa') {
+    if (input.pausedUntil === undefined) issues.push({ path: 'pausedUntil', message: 'campo obbligatorio con state in_pausa' });
+    else {
+      until = new Date(input.pausedUntil);
+      if (until.getTime() <= now) issues.push({ path: 'pausedUntil', message: 'deve essere un istante futuro' });
+      else if (until.getTime() > now + MAX_PAUSE_MS) issues.push({ path: 'pausedUntil', message: 'la pausa può durare al massimo 7 giorni' });
+    }
+  } else if (input.pausedUntil !== undefined) issues.push({ path: 'pausedUntil', message: 'campo non previsto con state attivo' });
+  if (issues.length > 0) throw ApiError.invalid('body', issues);
+  return db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('conversations').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope)).forUpdate().executeTakeFirst();
+    if (!current) throw ApiError.notFound();
+    assertVersion(expected, current.version);
+    if (input.state === 'in_pausa' && current.bot_state === 'allo_studio') {
+      throw ApiError.conflict('handed_to_clinic', {}, 'La conversazione è stata passata allo studio: si può solo riattivare il bot.');
+    }
+    return trx
+      .updateTable('conversations')
+      .set({ bot_state: input.state, bot_paused_until: until, updated_at: sql`now()`, version: sql`version + 1` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+// ---- Back office ----
+
+export async function openConversation(db: Db, scope: TenantScope, region: CountryCode, input: { patientId?: string; leadId?: string; phone?: string; facilityId?: string | null }): Promise<ConversationRow> {
+  return db.transaction().execute(async (trx) => {
+    const { issues, rows } = await checkRefs(trx, scope, [
+      { field: 'patientId', table: 'patients', id: input.patientId },
+      { field: 'leadId', table: 'leads', id: input.leadId },
+      { field: 'facilityId', table: 'facilities', id: input.facilityId },
+    ]);
+    if (input.patientId && input.leadId) issues.push({ path: 'leadId', message: 'una conversazione è di un paziente, di un contatto o di un numero: non di entrambi' });
+    let phone: string | null = null;
+    if (input.phone !== undefined) {
+      phone = toCanonicalPhone(input.phone, region);
+      if (!phone) issues.push({ path: 'phone', message: 'numero di telefono non valido' });
+    } else if (!input.patientId && !input.leadId) issues.push({ path: 'phone', message: 'serve patientId, leadId o phone' });
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    if (phone === null) {
+      const owner = input.patientId
+        ? await trx.selectFrom('patients').select('phone').where('id', '=', input.patientId).executeTakeFirst()
+        : await trx.selectFrom('leads').select('phone').where('id', '=', input.leadId!).executeTakeFirst();
+      phone = owner?.phone ? (toCanonicalPhone(owner.phone, region) ?? owner.phone) : null;
+    }
+    const facilityId = input.facilityId ?? rows.get('patientId')?.facility_id ?? rows.get('leadId')?.facility_id ?? null;
+    return trx
+      .insertInto('conversations')
+      .values({ id: randomUUID(), clinic_id: scope.clinicId, facility_id: facilityId, patient_id: input.patientId ?? null, lead_id: input.leadId ?? null, phone })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+export interface NewMessage {
+  direction: 'in' | 'out';
+  author?: string;
+  type?: string;
+  body?: string | null;
+  occurredAt?: string;
+  mediaMimeType?: string | null;
+  mediaDurationSeconds?: number | null;
+  transcriptionStatus?: string;
+  transcription?: string | null;
+}
+
+const STOP = /^\s*stop\s*$/i;
+
+/**
+ * Records a message. Inbound: `conversation.message_received` (ids only), and a text `STOP`
+ * opts the conversation out. Outbound from the bot to an opted-out conversation is refused:
+ * `409 conflict`, reason `opted_out`.
+ */
+export async function recordMessage(db: Db, scope: TenantScope, conversationId: string, input: NewMessage): Promise<{ conversation: ConversationRow; message: MessageRow }> {
+  const author = input.author ?? (input.direction === 'in' ? 'paziente' : 'bot');
+  const type = input.type ?? (input.mediaDurationSeconds != null ? 'vocale' : 'testo');
+  const issues: ValidationIssue[] = [];
+  if (type === 'testo' && !input.body) issues.push({ path: 'body', message: 'un messaggio di testo ha un body' });
+  if (issues.length > 0) throw ApiError.invalid('body', issues);
+  return db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('conversations').selectAll().where('id', '=', conversationId).where('clinic_id', '=', scope.clinicId).forUpdate().executeTakeFirst();
+    if (!current) throw ApiError.notFound();
+    if (input.direction === 'out' && author === 'bot' && current.opted_out) throw ApiError.conflict('opted_out', {}, 'Il paziente ha scritto STOP: nessun messaggio automatico.');
+    const message = await trx
+      .insertInto('chat_messages')
+      .values({
+        id: randomUUID(),
+        clinic_id: scope.clinicId,
+        conversation_id: current.id,
+        direction: input.direction,
+        author,
+        type,
+        body: input.body ?? null,
+        occurred_at: input.occurredAt ? new Date(input.occurredAt) : new Date(),
+        media_mime_type: input.mediaMimeType ?? null,
+        media_duration_seconds: input.mediaDurationSeconds ?? null,
+        transcription_status: input.transcriptionStatus ?? (input.transcription ? 'completata' : 'assente'),
+        transcription: input.transcription ?? null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const optOut = input.direction === 'in' && type === 'testo' && STOP.test(input.body ?? '');
+    const conversation = await trx
+      .updateTable('conversations')
+      .set({
+        ...(input.direction === 'in' ? { last_inbound_at: message.created_at } : { last_outbound_at: message.created_at }),
+        last_activity_at: message.created_at,
+        ...(optOut ? { opted_out: true } : {}),
+        updated_at: sql`now()`,
+        version: sql`version + 1`,
+      })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (input.direction === 'in') {
+      await recordEvent(trx, {
+        clinicId: scope.clinicId,
+        type: 'conversation.message_received',
+        facilityId: current.facility_id,
+        data: { id: message.id, conversationId: current.id, patientId: current.patient_id, leadId: current.lead_id },
+      });
+    }
+    return { conversation, message };
+  });
+}
+
+/** Sets the transcription of a voice message (when the transcriber finishes). */
+export async function setTranscription(db: Db, scope: TenantScope, conversationId: string, messageId: string, input: { transcriptionStatus: string; transcription?: string | null }): Promise<MessageRow> {
+  const row = await db
+    .updateTable('chat_messages')
+    .set({ transcription_status: input.transcriptionStatus, ...(input.transcription !== undefined ? { transcription: input.transcription } : {}) })
+    .where('id', '=', messageId)
+    .where('conversation_id', '=', conversationId)
+    .where('clinic_id', '=', scope.clinicId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row;
+}
+
+/** A person takes the conversation: `allo_studio`, `conversation.handoff_requested`. Already there: unchanged, no event. */
+export async function handOff(db: Db, scope: TenantScope, id: string): Promise<ConversationRow> {
+  return db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('conversations').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).forUpdate().executeTakeFirst();
+    if (!current) throw ApiError.notFound();
+    if (current.bot_state === 'allo_studio') return current;
+    const row = await trx
+      .updateTable('conversations')
+      .set({ bot_state: 'allo_studio', bot_paused_until: null, updated_at: sql`now()`, version: sql`version + 1` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordEvent(trx, {
+      clinicId: scope.clinicId,
+      type: 'conversation.handoff_requested',
+      facilityId: row.facility_id,
+      data: { id: row.id, patientId: row.patient_id, leadId: row.lead_id, botState: row.bot_state, updatedAt: row.updated_at.toISOString() },
+    });
+    return row;
+  });
+}
+
+/** The patient wrote STOP (recorded by hand): no automatic messages from now on. */
+export async function optOut(db: Db, scope: TenantScope, id: string): Promise<ConversationRow> {
+  const row = await db
+    .updateTable('conversations')
+    .set({ opted_out: true, updated_at: sql`now()`, version: sql`version + 1` })
+    .where('id', '=', id)
+    .where('clinic_id', '=', scope.clinicId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row;
+}

@@ -1,0 +1,165 @@
+/** Tasks (spec 2.9, 3.6, 4.7.1): back-office creation, the API list, detail and update. */
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { after } from '../../db/keyset.js';
+import type { DB } from '../../db/schema.js';
+import type { TasksTable } from '../../db/tables/agenda.js';
+import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { decodeCursor, encodeCursor, pageOf } from '../../http/cursor.js';
+import { ApiError } from '../../http/errors.js';
+import { assertVersion } from '../../http/etag.js';
+import { recordEvent } from '../../events/record.js';
+import { checkRefs } from '../appointments/refs.js';
+
+type Db = Kysely<DB>;
+type TaskRow = Selectable<TasksTable>;
+export const TASK_STATUSES = ['todo', 'in_progress', 'done'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export interface TaskView {
+  id: string;
+  title: string;
+  status: TaskStatus;
+  dueDate: string | null;
+  assigneeId: string | null;
+  patientId: string | null;
+  facilityId: string | null;
+  type: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function taskView(row: TaskRow): TaskView {
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    dueDate: row.due_date?.toISOString() ?? null,
+    assigneeId: row.assignee_id,
+    patientId: row.patient_id,
+    facilityId: row.facility_id,
+    type: row.type,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** Event data: ids, status, type and dates; the title is free text and stays out. */
+function eventData(row: TaskRow): Record<string, unknown> {
+  const v = taskView(row);
+  return { id: v.id, status: v.status, type: v.type, dueDate: v.dueDate, assigneeId: v.assigneeId, patientId: v.patientId, facilityId: v.facilityId, createdAt: v.createdAt, updatedAt: v.updatedAt };
+}
+
+export interface NewTask {
+  title: string;
+  status?: TaskStatus;
+  dueDate?: string | null;
+  assigneeId?: string | null;
+  patientId?: string | null;
+  facilityId?: string | null;
+  type?: string;
+}
+
+export async function createTask(db: Db, scope: TenantScope, input: NewTask): Promise<TaskRow> {
+  return db.transaction().execute(async (trx) => {
+    const { issues, rows } = await checkRefs(trx, scope, [
+      { field: 'assigneeId', table: 'staff_profiles', id: input.assigneeId },
+      { field: 'patientId', table: 'patients', id: input.patientId },
+      { field: 'facilityId', table: 'facilities', id: input.facilityId },
+    ]);
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    const status = input.status ?? 'todo';
+    const row = await trx
+      .insertInto('tasks')
+      .values({
+        id: randomUUID(),
+        clinic_id: scope.clinicId,
+        facility_id: input.facilityId ?? rows.get('patientId')?.facility_id ?? null,
+        patient_id: input.patientId ?? null,
+        title: input.title,
+        status,
+        due_date: input.dueDate ?? null,
+        assignee_id: input.assigneeId ?? null,
+        type: input.type ?? 'manual',
+        completed_at: status === 'done' ? sql`now()` : null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordEvent(trx, { clinicId: scope.clinicId, type: 'task.created', facilityId: row.facility_id, data: eventData(row) });
+    if (status === 'done') await recordEvent(trx, { clinicId: scope.clinicId, type: 'task.completed', facilityId: row.facility_id, data: eventData(row) });
+    return row;
+  });
+}
+
+export async function findTask(db: Db, scope: TenantScope, id: string): Promise<TaskRow> {
+  const row = await db.selectFrom('tasks').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope)).executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row;
+}
+
+export interface TaskListQuery {
+  limit: number;
+  cursor?: string;
+  updatedSince?: string;
+  status?: TaskStatus;
+  assigneeId?: string;
+  patientId?: string;
+  dueBefore?: string;
+}
+
+export async function listTasks(ctx: AppContext, scope: TenantScope, q: TaskListQuery): Promise<{ data: TaskView[]; nextCursor: string | null }> {
+  const filters = JSON.stringify([q.updatedSince ?? null, q.status ?? null, q.assigneeId?.toLowerCase() ?? null, q.patientId?.toLowerCase() ?? null, q.dueBefore ?? null]);
+  const cursorScope = `tasks:${scope.clinicId}:${filters}`;
+  let query = ctx.db.selectFrom('tasks').selectAll().where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope));
+  if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
+  if (q.status) query = query.where('status', '=', q.status);
+  if (q.assigneeId) query = query.where('assignee_id', '=', q.assigneeId);
+  if (q.patientId) query = query.where('patient_id', '=', q.patientId);
+  if (q.dueBefore) query = query.where('due_date', '<', new Date(q.dueBefore));
+  if (q.cursor) {
+    const [at, id] = decodeCursor(ctx.cursorSecret, cursorScope, q.cursor);
+    if (typeof at !== 'string' || typeof id !== 'string') throw ApiError.invalid('query', [{ path: 'cursor', message: 'cursore non valido' }]);
+    query = query.where(after(['updated_at', 'id'], [new Date(at), id]));
+  }
+  const rows = await query.orderBy('updated_at').orderBy('id').limit(q.limit + 1).execute();
+  const page = pageOf(rows, q.limit, (r) => encodeCursor(ctx.cursorSecret, cursorScope, [r.updated_at.toISOString(), r.id]));
+  return { data: page.items.map(taskView), nextCursor: page.nextCursor };
+}
+
+export interface TaskChanges {
+  title?: string;
+  status?: TaskStatus;
+  dueDate?: string | null;
+  assigneeId?: string | null;
+}
+
+/** Only the fields sent change; null clears dueDate or assigneeId; `task.completed` when it becomes done. */
+export async function updateTask(db: Db, scope: TenantScope, id: string, changes: TaskChanges, expected: number | null): Promise<TaskRow> {
+  return db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom('tasks').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope)).forUpdate().executeTakeFirst();
+    if (!current) throw ApiError.notFound();
+    const { issues } = await checkRefs(trx, scope, [{ field: 'assigneeId', table: 'staff_profiles', id: changes.assigneeId }]);
+    if (issues.length > 0) throw ApiError.invalid('body', issues.map((i) => ({ ...i, message: 'non è un profilo attivo di questo studio' })));
+    assertVersion(expected, current.version);
+    const set: Record<string, unknown> = {};
+    if (changes.title !== undefined) set.title = changes.title;
+    if (changes.status !== undefined) {
+      set.status = changes.status;
+      if (changes.status === 'done' && current.status !== 'done') set.completed_at = sql`now()`;
+      if (changes.status !== 'done') set.completed_at = null;
+    }
+    if (changes.dueDate !== undefined) set.due_date = changes.dueDate === null ? null : new Date(changes.dueDate);
+    if (changes.assigneeId !== undefined) set.assignee_id = changes.assigneeId;
+    const row = await trx
+      .updateTable('tasks')
+      .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (row.status === 'done' && current.status !== 'done') {
+      await recordEvent(trx, { clinicId: scope.clinicId, type: 'task.completed', facilityId: row.facility_id, data: eventData(row) });
+    }
+    return row;
+  });
+}
