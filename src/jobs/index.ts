@@ -1,6 +1,7 @@
 /** Every periodic job of the service, each owned by its module. */
 import { purgeIdempotencyKeys } from '../http/plugins/idempotency.js';
 import { billingJobs } from '../modules/billing/jobs.js';
+import { conversationJobs } from '../modules/conversations/jobs.js';
 import { webhookJobs } from '../webhooks/jobs.js';
 import type { Job } from './scheduler.js';
 
@@ -8,6 +9,7 @@ export function allJobs(): Job[] {
   return [
     { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: (ctx) => purgeIdempotencyKeys(ctx.db) },
     ...billingJobs(),
+    ...conversationJobs(),
     ...webhookJobs(),
   ];
 }

@@ -134,3 +134,26 @@ describe('conversations', () => {
     expect((await bot({ state: 'attivo' })).body.botState).toBe('attivo');
   });
 });
+
+describe('expired bot pauses', () => {
+  it('the job switches a pause whose time has passed back to attivo, once', async () => {
+    const { expireBotPauses } = await import('../../src/modules/conversations/jobs.js');
+    const c = await open({ phone: '347 555 9876' });
+    const paused = await server.call('PATCH', `/v1/conversations/${c.id}/bot`, {
+      token: t.token,
+      body: { state: 'in_pausa', pausedUntil: new Date(Date.now() + 60_000).toISOString() },
+    });
+    expect(paused.status, paused.text).toBe(200);
+    const stillPaused = await server.ctx.db.selectFrom('conversations').select('bot_state').where('id', '=', c.id).executeTakeFirstOrThrow();
+    expect(stillPaused.bot_state).toBe('in_pausa');
+    expect(await expireBotPauses(server.ctx.db)).toBe(0);
+    await server.ctx.db.updateTable('conversations').set({ bot_paused_until: new Date(Date.now() - 1000) }).where('id', '=', c.id).execute();
+    const before = await server.call('GET', `/v1/conversations/${c.id}`, { token: t.token });
+    expect(before.body.botState).toBe('attivo');
+    expect(await expireBotPauses(server.ctx.db)).toBe(1);
+    expect(await expireBotPauses(server.ctx.db)).toBe(0);
+    const after = await server.call('GET', `/v1/conversations/${c.id}`, { token: t.token });
+    expect(after.body).toMatchObject({ botState: 'attivo', botPausedUntil: null });
+    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+  });
+});
