@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
-import { V1_DESCRIPTION, ADMIN_DESCRIPTION } from './openapi-text.js';
+import { V1_DESCRIPTION, ADMIN_DESCRIPTION, TAG_DESCRIPTIONS, ERROR_EXAMPLES } from './openapi-text.js';
 
 const COMMON_ERRORS = [400, 401, 403, 429, 500, 503];
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -22,6 +22,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'unavailable: a needed service does not answer; retry after a few seconds',
 };
 
+/** `METHOD /openapi/{path}` of the routes that accept Idempotency-Key (added to the documents). */
+const idempotentOperations = new Set<string>();
+
 /** Adds the error envelope for every status a route can answer, and its security. */
 function describeRoute(route: RouteOptions): void {
   const url = route.url;
@@ -34,6 +37,7 @@ function describeRoute(route: RouteOptions): void {
   const statuses = new Set(COMMON_ERRORS);
   if (url.includes(':')) statuses.add(404);
   if (config.idempotent) {
+    for (const m of [route.method].flat()) idempotentOperations.add(`${m.toLowerCase()} ${url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`);
     statuses.add(409);
     statuses.add(422);
   }
@@ -47,7 +51,11 @@ function describeRoute(route: RouteOptions): void {
     schema.response[status] ??= { description: ERROR_DESCRIPTIONS[status], $ref: 'ErrorEnvelope#' };
   }
   schema.security ??= [isAdmin ? { adminToken: [] } : { bearerAuth: [] }];
-  if (isV1 && config.scopes?.length) {
+  if (isAdmin && !schema.description && schema.summary) {
+    schema.description = `${schema.summary}. Back office: authenticated by the deployment's \`ADMIN_TOKEN\` as a bearer token; not for integrations.`;
+  }
+  // onRoute also runs for the HEAD twin of a GET, sharing this schema: append once.
+  if (isV1 && config.scopes?.length && !String(schema.description ?? '').includes('\n\nScopes: ')) {
     const line = `\n\nScopes: ${config.scopes.map((s: string) => `\`${s}\``).join(', ')}.`;
     schema.description = (schema.description ?? '') + line;
   }
@@ -55,20 +63,60 @@ function describeRoute(route: RouteOptions): void {
 
 type OpenApiDoc = Record<string, any>;
 
+const IDEMPOTENCY_KEY_PARAMETER = {
+  in: 'header',
+  name: 'Idempotency-Key',
+  required: false,
+  description: 'Any unique string (a UUID): the same key within 24 hours replays the first 2xx response and does no work',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: '5f0c6c1e-6f1a-4d8e-9a49-2d3c1b7e8a10',
+};
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Documents what the route schemas cannot carry: Idempotency-Key, and an example of each error. */
+function decorateOperation(fullPath: string, method: string, op: OpenApiDoc): void {
+  if (idempotentOperations.has(`${method} ${fullPath}`)) {
+    const params: OpenApiDoc[] = (op.parameters ??= []);
+    if (!params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key')) params.push(IDEMPOTENCY_KEY_PARAMETER);
+  }
+  for (const [status, response] of Object.entries<OpenApiDoc>(op.responses ?? {})) {
+    const example = ERROR_EXAMPLES[Number(status)];
+    const media = response?.content?.['application/json'];
+    if (example && media && media.example === undefined && media.examples === undefined) media.example = example;
+  }
+}
+
 function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc): OpenApiDoc {
   const paths: OpenApiDoc = {};
   for (const [path, item] of Object.entries(full.paths ?? {})) {
-    if (path.startsWith(prefix + '/') && !path.endsWith('/openapi.json')) paths[path.slice(prefix.length)] = item;
+    if (!path.startsWith(prefix + '/') || path.endsWith('/openapi.json')) continue;
+    const copy = structuredClone(item) as OpenApiDoc;
+    for (const method of HTTP_METHODS) if (copy[method]) decorateOperation(path, method, copy[method]);
+    paths[path.slice(prefix.length)] = copy;
   }
   const usedTags = new Set<string>();
-  for (const item of Object.values(paths)) for (const op of Object.values(item as OpenApiDoc)) for (const t of (op as OpenApiDoc).tags ?? []) usedTags.add(t);
+  const usedSchemes = new Set<string>();
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item as OpenApiDoc)) {
+      for (const t of (op as OpenApiDoc).tags ?? []) usedTags.add(t);
+      for (const req of (op as OpenApiDoc).security ?? []) for (const name of Object.keys(req)) usedSchemes.add(name);
+    }
+  }
+  // Every tag an operation uses is declared (with its description when we have one), in first-use order.
+  const declared = new Map<string, OpenApiDoc>((full.tags ?? []).map((t: OpenApiDoc) => [t.name, t]));
+  const tags = [...usedTags].map((name) => declared.get(name) ?? (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
+  const components = structuredClone(full.components ?? {}) as OpenApiDoc;
+  if (components.securitySchemes) {
+    components.securitySchemes = Object.fromEntries(Object.entries(components.securitySchemes).filter(([name]) => usedSchemes.has(name)));
+  }
   return {
     openapi: full.openapi,
     info,
     servers: [{ url: prefix }],
-    tags: (full.tags ?? []).filter((t: { name: string }) => usedTags.has(t.name)),
+    tags,
     paths,
-    components: full.components,
+    components,
   };
 }
 
