@@ -151,6 +151,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     routePrefix: '/docs',
     transformSpecification: () => v1Doc(),
     transformSpecificationClone: true,
-    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0 },
+    // Offline: no validator badge fetched from validator.swagger.io.
+    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, displayOperationId: true, validatorUrl: null },
   });
 }
