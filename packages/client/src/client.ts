@@ -76,7 +76,7 @@ type ThrowingMethod<Paths extends Record<string, any>, M extends HttpMethod> = <
 ) => Promise<ResponseData<Paths, P, M, Init>>;
 
 /** Item type of a `{ data: Item[], nextCursor }` page. */
-export type PageItem<T> = T extends { data: (infer Item)[] } ? Item : unknown;
+export type PageItem<T> = 0 extends 1 & T ? any : T extends { data: (infer Item)[] } ? Item : unknown;
 
 /** Options of an operation called by its operationId. */
 export type OperationInit<Op> = Op extends { parameters: infer Params }
@@ -166,11 +166,33 @@ export class DentalClinicClient<Paths extends Record<string, any> = GeneratedPat
     return new Set(Object.keys(table));
   }
 
+  /**
+   * Makes sure these operations can be called by id: reads the live document when one is not
+   * in the generated table, and throws when the server does not have it either.
+   */
+  async ensureOperations(operationIds: readonly string[]): Promise<void> {
+    if (operationIds.every((id) => id in this.operationTable)) return;
+    await this.loadOperations();
+    const missing = operationIds.filter((id) => !(id in this.operationTable));
+    if (missing.length) throw new TypeError(`The server does not offer ${missing.join(', ')}`);
+  }
+
   /** Calls an operation by its operationId (typed when the generated types know it). */
   async call<Id extends KnownOperationId | (string & {})>(operationId: Id, ...init: CallArgs<Id>): Promise<CallResult<Id>> {
     const op = this.operationTable[operationId];
     if (!op) throw new TypeError(`Unknown operationId "${operationId}": run npm run client:generate, or call loadOperations()`);
     return (await this.send(op.method.toUpperCase(), op.path, init[0] as object | undefined)) as CallResult<Id>;
+  }
+
+  /** Like `call`, with the response too (headers such as `ETag`, `Idempotent-Replayed`). */
+  async callWithResponse<Id extends KnownOperationId | (string & {})>(
+    operationId: Id,
+    ...init: CallArgs<Id>
+  ): Promise<{ data: CallResult<Id>; response: Response }> {
+    const op = this.operationTable[operationId];
+    if (!op) throw new TypeError(`Unknown operationId "${operationId}": run npm run client:generate, or call loadOperations()`);
+    const { data, response } = await this.sendFull(op.method.toUpperCase(), op.path, init[0] as object | undefined);
+    return { data: data as CallResult<Id>, response };
   }
 
   /**
@@ -238,6 +260,10 @@ export class DentalClinicClient<Paths extends Record<string, any> = GeneratedPat
   }
 
   private async send(method: string, path: string, init: object | undefined): Promise<unknown> {
+    return (await this.sendFull(method, path, init)).data;
+  }
+
+  private async sendFull(method: string, path: string, init: object | undefined): Promise<{ data: unknown; response: Response }> {
     let result: { data?: unknown; error?: unknown; response: Response };
     try {
       result = await (this.raw.request as any)(method.toLowerCase(), path, init);
@@ -247,7 +273,7 @@ export class DentalClinicClient<Paths extends Record<string, any> = GeneratedPat
       throw ApiClientError.network(error, method, `${this.options.baseUrl}${path}`);
     }
     if (!result.response.ok) throw ApiClientError.fromResponse(result.response, result.error, method);
-    return result.data;
+    return { data: result.data, response: result.response };
   }
 }
 
