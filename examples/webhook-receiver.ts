@@ -35,8 +35,8 @@ export class MemoryProcessedStore implements ProcessedStore {
 }
 
 export interface ReceiverOptions {
-  /** Current secret, and the previous one while a rotation overlaps. */
-  secrets: string[];
+  /** Current secret, and the previous one while a rotation overlaps (or a function reading them from your configuration). */
+  secrets: string[] | (() => string[]);
   onEvent: (event: WebhookEnvelope, idempotencyKey: string) => Promise<void> | void;
   store?: ProcessedStore;
   toleranceSeconds?: number;
@@ -58,7 +58,7 @@ export async function receiveWebhook(
 ): Promise<ReceiverOutcome> {
   let verified;
   try {
-    verified = verifyWebhook(rawBody, headers, options.secrets, { toleranceSeconds: options.toleranceSeconds ?? 300 });
+    verified = verifyWebhook(rawBody, headers, typeof options.secrets === 'function' ? options.secrets() : options.secrets, { toleranceSeconds: options.toleranceSeconds ?? 300 });
   } catch (error) {
     if (error instanceof WebhookVerificationError) return { status: 401, outcome: 'rejected', reason: error.reason };
     throw error;
