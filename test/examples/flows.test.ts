@@ -114,7 +114,7 @@ describe('webhook receiver example fed by the service', () => {
       });
       secret = endpoint.secret;
       expect(secret).toMatch(/^whsec_/);
-      const outcome = await client.call('testWebhookEndpoint', { params: { path: { id: endpoint.id } }, body: {} });
+      const outcome = await client.call('testWebhookEndpoint', { params: { path: { id: endpoint.id } } });
       expect(JSON.stringify(outcome)).not.toContain('test_mode');
       expect(received.map((e) => e.type)).toEqual(['webhook.test']);
     } finally {
