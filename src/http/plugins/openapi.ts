@@ -22,11 +22,11 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'unavailable: a needed service does not answer; retry after a few seconds',
 };
 
-/** `METHOD /openapi/{path}` of the routes that accept Idempotency-Key (added to the documents). */
-const idempotentOperations = new Set<string>();
-
-/** Adds the error envelope for every status a route can answer, and its security. */
-function describeRoute(route: RouteOptions): void {
+/**
+ * Adds the error envelope for every status a route can answer, and its security; records in
+ * `idempotentOperations` (`method /openapi/{path}`) the routes that honour Idempotency-Key.
+ */
+function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): void {
   const url = route.url;
   const isV1 = url.startsWith('/v1/');
   const isAdmin = url.startsWith('/admin/v1/');
@@ -75,7 +75,7 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** Documents what the route schemas cannot carry: Idempotency-Key, and an example of each error. */
-function decorateOperation(fullPath: string, method: string, op: OpenApiDoc): void {
+function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, idempotentOperations: Set<string>): void {
   if (idempotentOperations.has(`${method} ${fullPath}`)) {
     const params: OpenApiDoc[] = (op.parameters ??= []);
     if (!params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key')) params.push(IDEMPOTENCY_KEY_PARAMETER);
@@ -87,12 +87,12 @@ function decorateOperation(fullPath: string, method: string, op: OpenApiDoc): vo
   }
 }
 
-function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc): OpenApiDoc {
+function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOperations: Set<string>): OpenApiDoc {
   const paths: OpenApiDoc = {};
   for (const [path, item] of Object.entries(full.paths ?? {})) {
     if (!path.startsWith(prefix + '/') || path.endsWith('/openapi.json')) continue;
     const copy = structuredClone(item) as OpenApiDoc;
-    for (const method of HTTP_METHODS) if (copy[method]) decorateOperation(path, method, copy[method]);
+    for (const method of HTTP_METHODS) if (copy[method]) decorateOperation(path, method, copy[method], idempotentOperations);
     paths[path.slice(prefix.length)] = copy;
   }
   const usedTags = new Set<string>();
@@ -122,7 +122,8 @@ function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc): OpenApiDoc {
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.addSchema(ErrorEnvelopeSchema);
-  app.addHook('onRoute', describeRoute);
+  const idempotentOperations = new Set<string>();
+  app.addHook('onRoute', (route) => describeRoute(route, idempotentOperations));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -140,9 +141,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   let v1: OpenApiDoc | null = null;
   let admin: OpenApiDoc | null = null;
   const v1Doc = () =>
-    (v1 ??= cut(app.swagger() as OpenApiDoc, '/v1', { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION }));
+    (v1 ??= cut(app.swagger() as OpenApiDoc, '/v1', { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION }, idempotentOperations));
   const adminDoc = () =>
-    (admin ??= cut(app.swagger() as OpenApiDoc, '/admin/v1', { title: 'Dental Clinic Management API: back office', version: '1.0.0', description: ADMIN_DESCRIPTION }));
+    (admin ??= cut(app.swagger() as OpenApiDoc, '/admin/v1', { title: 'Dental Clinic Management API: back office', version: '1.0.0', description: ADMIN_DESCRIPTION }, idempotentOperations));
 
   app.get('/v1/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => v1Doc());
   app.get('/admin/v1/openapi.json', { schema: { hide: true } }, async () => adminDoc());
