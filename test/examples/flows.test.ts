@@ -32,7 +32,7 @@ function api(token: string) {
 const everyDay = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ open: '07:00', close: '21:00' }]]));
 
 describe('voice agent example', () => {
-  it.skipIf(!has(...VOICE_AGENT_OPERATIONS, 'createPatient') || !adminHas('post', '/clinics/{clinicId}/calendars'))(
+  it.skipIf(!has(...VOICE_AGENT_OPERATIONS, 'createPatient', 'listAppointments') || !adminHas('post', '/clinics/{clinicId}/calendars'))(
     'looks the caller up, books a free slot, registers the call; an unknown number becomes a lead',
     async () => {
       const t = await server.factories.tenant();
@@ -62,6 +62,10 @@ describe('voice agent example', () => {
       expect(result.patientId).toBe(patient.id);
       expect(result.appointment?.status).toBe('scheduled');
       expect(result.call).toMatchObject({ outcome: 'booked', patientId: patient.id });
+      // The booking is in the agenda: follow the list page by page (one item per page).
+      const listed: string[] = [];
+      for await (const a of client.paginateOperation('listAppointments', { params: { query: { limit: 1, patientId: patient.id } } })) listed.push(a.id);
+      expect(listed).toEqual([result.appointment!.id]);
       // Registering the same call again returns the same row.
       const again = await client.call('createCall', { body: { externalCallId: call.externalCallId, direction: 'inbound', from: call.from, to: call.to } });
       expect(again.id).toBe(result.call.id);
