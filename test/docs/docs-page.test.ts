@@ -75,6 +75,19 @@ describe.skipIf(skip)('docs page at /docs', () => {
       expect(opened).toContain('"requestId"');
       expect(opened).toMatch(/"isMainLocation": (true|false)/);
 
+      // An operation with a body (creations arrive with other branches): its body example is shown.
+      let withBody: string | undefined;
+      for (const item of Object.values<Record<string, { operationId?: string; requestBody?: unknown }>>(doc.paths)) {
+        for (const op of Object.values(item)) if (!withBody && op.requestBody && op.operationId) withBody = op.operationId;
+      }
+      if (withBody) {
+        const creation = page.locator('.opblock', { hasText: withBody }).first();
+        await creation.locator('.opblock-summary').click();
+        const section = creation.locator('.opblock-section-request-body');
+        await section.waitFor();
+        expect(await section.innerText(), withBody).toContain('Example Value');
+      }
+
       expect(outside).toEqual([]);
       expect(pageErrors).toEqual([]);
     } finally {
