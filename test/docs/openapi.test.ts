@@ -73,6 +73,13 @@ describe.each(['v1', 'admin'] as const)('%s OpenAPI document', (name) => {
       if (name === 'v1') {
         for (const status of ['401', '429', '500']) if (!op.responses?.[status]) problems.push(`${where}: ${status} not documented`);
       }
+      // Headers of every response (spec 4): request id, and on /v1 the rate-limit headers; Retry-After on 429.
+      const expected = name === 'v1' ? ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] : ['X-Request-Id'];
+      for (const [status, response] of Object.entries<Doc>(op.responses ?? {})) {
+        for (const h of [...expected, ...(status === '429' ? ['Retry-After'] : [])]) {
+          if (!response.headers?.[h]) problems.push(`${where} ${status}: header ${h} not documented`);
+        }
+      }
     }
     expect(problems).toEqual([]);
   });

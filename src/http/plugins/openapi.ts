@@ -72,15 +72,31 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   example: '5f0c6c1e-6f1a-4d8e-9a49-2d3c1b7e8a10',
 };
 
+/** Headers of every response (spec 4, common rules), declared once and referenced. */
+const RESPONSE_HEADERS: OpenApiDoc = {
+  'X-Request-Id': { description: 'Id of the request; also `error.requestId` in an error', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'Ceiling of the tightest rate-limit window', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in that window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When that window resets, epoch seconds (UTC)', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+};
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** Documents what the route schemas cannot carry: Idempotency-Key, and an example of each error. */
-function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, idempotentOperations: Set<string>): void {
+function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, idempotentOperations: Set<string>, rateLimited: boolean): void {
   if (idempotentOperations.has(`${method} ${fullPath}`)) {
     const params: OpenApiDoc[] = (op.parameters ??= []);
     if (!params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key')) params.push(IDEMPOTENCY_KEY_PARAMETER);
   }
   for (const [status, response] of Object.entries<OpenApiDoc>(op.responses ?? {})) {
+    if (response && typeof response === 'object' && !response.$ref) {
+      const names = rateLimited ? ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] : ['X-Request-Id'];
+      if (rateLimited && status === '429') names.push('Retry-After');
+      const headers: OpenApiDoc = (response.headers ??= {});
+      for (const name of names) headers[name] ??= headerRef(name);
+    }
     const example = ERROR_EXAMPLES[Number(status)];
     const media = response?.content?.['application/json'];
     if (example && media && media.example === undefined && media.examples === undefined) media.example = example;
@@ -88,11 +104,13 @@ function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, ide
 }
 
 function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOperations: Set<string>): OpenApiDoc {
+  // The back office has no rate limits (its token is the deployment's own).
+  const rateLimited = prefix === '/v1';
   const paths: OpenApiDoc = {};
   for (const [path, item] of Object.entries(full.paths ?? {})) {
     if (!path.startsWith(prefix + '/') || path.endsWith('/openapi.json')) continue;
     const copy = structuredClone(item) as OpenApiDoc;
-    for (const method of HTTP_METHODS) if (copy[method]) decorateOperation(path, method, copy[method], idempotentOperations);
+    for (const method of HTTP_METHODS) if (copy[method]) decorateOperation(path, method, copy[method], idempotentOperations, rateLimited);
     paths[path.slice(prefix.length)] = copy;
   }
   const usedTags = new Set<string>();
@@ -107,6 +125,9 @@ function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOpera
   const declared = new Map<string, OpenApiDoc>((full.tags ?? []).map((t: OpenApiDoc) => [t.name, t]));
   const tags = [...usedTags].map((name) => declared.get(name) ?? (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
   const components = structuredClone(full.components ?? {}) as OpenApiDoc;
+  components.headers = Object.fromEntries(
+    Object.entries(RESPONSE_HEADERS).filter(([name]) => rateLimited || name === 'X-Request-Id'),
+  );
   if (components.securitySchemes) {
     components.securitySchemes = Object.fromEntries(Object.entries(components.securitySchemes).filter(([name]) => usedSchemes.has(name)));
   }
