@@ -20,3 +20,53 @@ JSON API for a dental clinic: patients, agenda, leads, calls, chat, tasks, payme
 export const ADMIN_DESCRIPTION = `
 The back office of the service: organizations, clinics, facilities, staff, API keys and the access log, and the clinic's own operations on its records. Authenticated by the deployment's \`ADMIN_TOKEN\` as a bearer token. Not for integrations: they use the /v1 API with an API key.
 `.trim();
+
+/** Descriptions of the tags (API areas of spec 1 and back-office areas), shown as sections of /docs. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Meta: 'The service itself: health and the API description.',
+  Clinic: 'The clinic and its facilities: where it is and its opening hours.',
+  Facilities: 'The clinic and its facilities: where it is and its opening hours.',
+  Patients: 'Create, read and search patients; look a caller up by phone.',
+  Agenda: 'Appointments and calendar availability.',
+  Appointments: 'Appointments and calendar availability.',
+  'Agenda (appointments)': 'Appointments: list, read, book a free slot, reschedule, cancel; the free slots of a calendar.',
+  'Agenda (back office)': 'Appointments, calendars, facilities, chat, tasks and billing records of a clinic.',
+  People: 'Patients and leads of a clinic: read, correct, archive, erase, import, convert.',
+  'Webhooks (back office)': 'Webhook destinations and deliveries of a clinic.',
+  Calendars: 'Calendars and their free slots.',
+  Quotes: 'Treatment plans (quotes) presented to patients.',
+  'Invoices and payments': 'Payment plans with their installments, invoices and payments.',
+  Billing: 'Payment plans with their installments, invoices and payments.',
+  Documents: 'Documents of a patient.',
+  Tasks: 'Tasks of the clinic staff.',
+  'Sales contacts': 'Sales leads: people who are not patients yet.',
+  Leads: 'Sales leads: people who are not patients yet.',
+  'Chat messages': 'Chat conversations with the bot and their messages.',
+  Conversations: 'Chat conversations with the bot and their messages.',
+  'Phone calls': 'Finished phone calls registered by a voice agent or a switchboard.',
+  Calls: 'Finished phone calls registered by a voice agent or a switchboard.',
+  'Voice agent': 'Operations for a voice agent answering the clinic phone.',
+  Webhooks: 'Webhook destinations, events and deliveries.',
+  'Webhooks and events': 'Webhook destinations, events and deliveries.',
+  Events: 'Events of the last 30 days, in the webhook envelope.',
+  Tenants: 'Organizations, clinics, facilities, doctors, chairs and staff profiles.',
+  'API keys': 'Issue, list and revoke the API keys of a clinic.',
+  'Access log': 'Who read free text or clinical data, and when.',
+};
+
+const errorExample = (code: string, message: string, details: Record<string, unknown> | null = null) => ({
+  error: { code, message, details, requestId: 'req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44' },
+});
+
+/** One example error per status, shown beside each operation's error responses. */
+export const ERROR_EXAMPLES: Record<number, unknown> = {
+  400: errorExample('invalid_request', 'Richiesta non valida', { in: 'body', issues: [{ path: 'firstName', message: 'deve contenere almeno 1 carattere' }] }),
+  401: errorExample('api_key_invalid', 'Chiave API non valida'),
+  403: errorExample('insufficient_scope', 'La chiave non ha i permessi necessari', { requiredScopes: ['clinic:read'] }),
+  404: errorExample('not_found', 'Risorsa non trovata'),
+  409: errorExample('conflict', 'La risorsa è cambiata nel frattempo', { reason: 'version_mismatch' }),
+  422: errorExample('idempotency_key_reused', 'Idempotency-Key già usata per un’altra richiesta'),
+  429: errorExample('rate_limited', 'Troppe richieste: riprova tra qualche secondo'),
+  500: errorExample('internal_error', 'Errore interno del server'),
+  503: errorExample('unavailable', 'Servizio momentaneamente non disponibile'),
+};

@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
-import { V1_DESCRIPTION, ADMIN_DESCRIPTION } from './openapi-text.js';
+import { V1_DESCRIPTION, ADMIN_DESCRIPTION, TAG_DESCRIPTIONS, ERROR_EXAMPLES } from './openapi-text.js';
 
 const COMMON_ERRORS = [400, 401, 403, 429, 500, 503];
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -22,8 +22,11 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'unavailable: a needed service does not answer; retry after a few seconds',
 };
 
-/** Adds the error envelope for every status a route can answer, and its security. */
-function describeRoute(route: RouteOptions): void {
+/**
+ * Adds the error envelope for every status a route can answer, and its security; records in
+ * `idempotentOperations` (`method /openapi/{path}`) the routes that honour Idempotency-Key.
+ */
+function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): void {
   const url = route.url;
   const isV1 = url.startsWith('/v1/');
   const isAdmin = url.startsWith('/admin/v1/');
@@ -34,6 +37,7 @@ function describeRoute(route: RouteOptions): void {
   const statuses = new Set(COMMON_ERRORS);
   if (url.includes(':')) statuses.add(404);
   if (config.idempotent) {
+    for (const m of [route.method].flat()) idempotentOperations.add(`${m.toLowerCase()} ${url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`);
     statuses.add(409);
     statuses.add(422);
   }
@@ -47,7 +51,11 @@ function describeRoute(route: RouteOptions): void {
     schema.response[status] ??= { description: ERROR_DESCRIPTIONS[status], $ref: 'ErrorEnvelope#' };
   }
   schema.security ??= [isAdmin ? { adminToken: [] } : { bearerAuth: [] }];
-  if (isV1 && config.scopes?.length) {
+  if (isAdmin && !schema.description && schema.summary) {
+    schema.description = `${schema.summary}. Back office: authenticated by the deployment's \`ADMIN_TOKEN\` as a bearer token; not for integrations.`;
+  }
+  // onRoute also runs for the HEAD twin of a GET, sharing this schema: append once.
+  if (isV1 && config.scopes?.length && !String(schema.description ?? '').includes('\n\nScopes: ')) {
     const line = `\n\nScopes: ${config.scopes.map((s: string) => `\`${s}\``).join(', ')}.`;
     schema.description = (schema.description ?? '') + line;
   }
@@ -55,26 +63,88 @@ function describeRoute(route: RouteOptions): void {
 
 type OpenApiDoc = Record<string, any>;
 
-function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc): OpenApiDoc {
+const IDEMPOTENCY_KEY_PARAMETER = {
+  in: 'header',
+  name: 'Idempotency-Key',
+  required: false,
+  description: 'Any unique string (a UUID): the same key within 24 hours replays the first 2xx response and does no work',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: '5f0c6c1e-6f1a-4d8e-9a49-2d3c1b7e8a10',
+};
+
+/** Headers of every response (spec 4, common rules), declared once and referenced. */
+const RESPONSE_HEADERS: OpenApiDoc = {
+  'X-Request-Id': { description: 'Id of the request; also `error.requestId` in an error', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'Ceiling of the tightest rate-limit window', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in that window', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When that window resets, epoch seconds (UTC)', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+};
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Documents what the route schemas cannot carry: Idempotency-Key, and an example of each error. */
+function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, idempotentOperations: Set<string>, rateLimited: boolean): void {
+  if (idempotentOperations.has(`${method} ${fullPath}`)) {
+    const params: OpenApiDoc[] = (op.parameters ??= []);
+    if (!params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key')) params.push(IDEMPOTENCY_KEY_PARAMETER);
+  }
+  for (const [status, response] of Object.entries<OpenApiDoc>(op.responses ?? {})) {
+    if (response && typeof response === 'object' && !response.$ref) {
+      const names = rateLimited ? ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] : ['X-Request-Id'];
+      if (rateLimited && status === '429') names.push('Retry-After');
+      const headers: OpenApiDoc = (response.headers ??= {});
+      for (const name of names) headers[name] ??= headerRef(name);
+    }
+    const example = ERROR_EXAMPLES[Number(status)];
+    const media = response?.content?.['application/json'];
+    if (example && media && media.example === undefined && media.examples === undefined) media.example = example;
+  }
+}
+
+function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOperations: Set<string>): OpenApiDoc {
+  // The back office has no rate limits (its token is the deployment's own).
+  const rateLimited = prefix === '/v1';
   const paths: OpenApiDoc = {};
   for (const [path, item] of Object.entries(full.paths ?? {})) {
-    if (path.startsWith(prefix + '/') && !path.endsWith('/openapi.json')) paths[path.slice(prefix.length)] = item;
+    if (!path.startsWith(prefix + '/') || path.endsWith('/openapi.json')) continue;
+    const copy = structuredClone(item) as OpenApiDoc;
+    for (const method of HTTP_METHODS) if (copy[method]) decorateOperation(path, method, copy[method], idempotentOperations, rateLimited);
+    paths[path.slice(prefix.length)] = copy;
   }
   const usedTags = new Set<string>();
-  for (const item of Object.values(paths)) for (const op of Object.values(item as OpenApiDoc)) for (const t of (op as OpenApiDoc).tags ?? []) usedTags.add(t);
+  const usedSchemes = new Set<string>();
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item as OpenApiDoc)) {
+      for (const t of (op as OpenApiDoc).tags ?? []) usedTags.add(t);
+      for (const req of (op as OpenApiDoc).security ?? []) for (const name of Object.keys(req)) usedSchemes.add(name);
+    }
+  }
+  // Every tag an operation uses is declared (with its description when we have one), in first-use order.
+  const declared = new Map<string, OpenApiDoc>((full.tags ?? []).map((t: OpenApiDoc) => [t.name, t]));
+  const tags = [...usedTags].map((name) => declared.get(name) ?? (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
+  const components = structuredClone(full.components ?? {}) as OpenApiDoc;
+  components.headers = Object.fromEntries(
+    Object.entries(RESPONSE_HEADERS).filter(([name]) => rateLimited || name === 'X-Request-Id'),
+  );
+  if (components.securitySchemes) {
+    components.securitySchemes = Object.fromEntries(Object.entries(components.securitySchemes).filter(([name]) => usedSchemes.has(name)));
+  }
   return {
     openapi: full.openapi,
     info,
     servers: [{ url: prefix }],
-    tags: (full.tags ?? []).filter((t: { name: string }) => usedTags.has(t.name)),
+    tags,
     paths,
-    components: full.components,
+    components,
   };
 }
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.addSchema(ErrorEnvelopeSchema);
-  app.addHook('onRoute', describeRoute);
+  const idempotentOperations = new Set<string>();
+  app.addHook('onRoute', (route) => describeRoute(route, idempotentOperations));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -92,9 +162,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   let v1: OpenApiDoc | null = null;
   let admin: OpenApiDoc | null = null;
   const v1Doc = () =>
-    (v1 ??= cut(app.swagger() as OpenApiDoc, '/v1', { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION }));
+    (v1 ??= cut(app.swagger() as OpenApiDoc, '/v1', { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION }, idempotentOperations));
   const adminDoc = () =>
-    (admin ??= cut(app.swagger() as OpenApiDoc, '/admin/v1', { title: 'Dental Clinic Management API: back office', version: '1.0.0', description: ADMIN_DESCRIPTION }));
+    (admin ??= cut(app.swagger() as OpenApiDoc, '/admin/v1', { title: 'Dental Clinic Management API: back office', version: '1.0.0', description: ADMIN_DESCRIPTION }, idempotentOperations));
 
   app.get('/v1/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => v1Doc());
   app.get('/admin/v1/openapi.json', { schema: { hide: true } }, async () => adminDoc());
@@ -103,6 +173,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     routePrefix: '/docs',
     transformSpecification: () => v1Doc(),
     transformSpecificationClone: true,
-    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0 },
+    // Offline: no validator badge fetched from validator.swagger.io.
+    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, displayOperationId: true, validatorUrl: null },
   });
 }

@@ -1,0 +1,97 @@
+/**
+ * The docs page at /docs, opened in headless Chromium (Debian's `chromium` package, driven by
+ * playwright-core): it renders the operations of /v1/openapi.json with their examples, and
+ * loads nothing from outside the server (the machine is offline; so are many deployments).
+ * Outside CI the test is skipped when chromium is not installed; in CI (CI set) it must run.
+ */
+import fs from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const available = fs.existsSync(CHROMIUM);
+const skip = !available && !process.env.CI;
+if (skip) console.warn(`docs page test skipped: ${CHROMIUM} is missing (apt-get install -y chromium); it is required when CI is set`);
+
+describe.skipIf(skip)('docs page at /docs', () => {
+  let server: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    if (!available) throw new Error(`CI is set but ${CHROMIUM} is missing: install it with apt-get install -y chromium`);
+    server = await startTestServer();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows the operations with their summaries, and their examples when opened, offline', async () => {
+    const page = await browser.newPage();
+    // The machine may be busy (CI runs both engines' suites): be patient, not flaky.
+    page.setDefaultTimeout(60_000);
+    const outside: string[] = [];
+    const pageErrors: string[] = [];
+    page.on('request', (request) => {
+      const url = request.url();
+      if (!url.startsWith(server.url) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
+    });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    try {
+      const response = await page.goto(`${server.url}/docs/`, { waitUntil: 'load' });
+      expect(response?.status()).toBe(200);
+      // The API description and its areas.
+      await page.locator('.info .title').first().waitFor();
+      expect(await page.locator('.info .title').first().innerText()).toContain('Dental Clinic Management API');
+      expect(await page.locator('.info').first().innerText()).toContain('Idempotency');
+      // Every operation of the document, by operationId.
+      const doc = (await server.call('GET', '/v1/openapi.json')).body;
+      const ids: string[] = [];
+      for (const item of Object.values<Record<string, { operationId?: string }>>(doc.paths)) for (const op of Object.values(item)) if (op.operationId) ids.push(op.operationId);
+      expect(ids).toContain('getFacility');
+      const blocks = page.locator('.opblock');
+      await blocks.first().waitFor();
+      // An operation is shown once per tag: at least once each.
+      expect(await blocks.count()).toBeGreaterThanOrEqual(ids.length);
+      const text = await page.locator('.swagger-ui').first().innerText();
+      for (const id of ids) expect(text).toContain(id);
+      expect(text).toContain('/facilities/{id}');
+      expect(text).toContain('Read a facility');
+
+      // Open getFacility: its description, parameters, and the examples of its responses.
+      const block = page.locator('.opblock', { hasText: 'getFacility' }).first();
+      await block.locator('.opblock-summary').click();
+      const body = block.locator('.opblock-body');
+      await body.waitFor();
+      const opened = await body.innerText();
+      expect(opened).toContain('Scopes: clinic:read');
+      expect(opened).toContain('Example Value');
+      expect(opened).toContain('"not_found"');
+      expect(opened).toContain('"requestId"');
+      expect(opened).toMatch(/"isMainLocation": (true|false)/);
+
+      // An operation with a body (creations arrive with other branches): its body example is shown.
+      let withBody: string | undefined;
+      for (const item of Object.values<Record<string, { operationId?: string; requestBody?: unknown }>>(doc.paths)) {
+        for (const op of Object.values(item)) if (!withBody && op.requestBody && op.operationId) withBody = op.operationId;
+      }
+      if (withBody) {
+        const creation = page.locator('.opblock', { hasText: withBody }).first();
+        await creation.locator('.opblock-summary').click();
+        const section = creation.locator('.opblock-section-request-body');
+        await section.waitFor();
+        expect(await section.innerText(), withBody).toContain('Example Value');
+      }
+
+      expect(outside).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
