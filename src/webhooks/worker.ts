@@ -1,7 +1,257 @@
 /** The delivery worker: claims due deliveries and sends them (see README.md beside this file). */
+import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
+import { EVENTS_CHANNEL } from '../events/record.js';
 import type { Running } from '../jobs/scheduler.js';
+import { createSender, type Sender, type SendResult } from './sender.js';
+import { DISABLE_AFTER_DISCARDED, MAX_IN_FLIGHT_PER_CLINIC, retryDelayMs } from './schedule.js';
+import { signatureHeader } from './signing.js';
 
-export async function startDeliveryWorker(_ctx: AppContext): Promise<Running> {
-  return { async stop() {} };
+/** Claims serialise on this advisory lock so the per-clinic count is exact across workers. */
+const CLAIM_LOCK = 7_302_115_030;
+
+export interface WorkerOptions {
+  /** Deliveries this process sends at once (all clinics). */
+  concurrency?: number;
+  /** How long a claim is owned before another worker may retake it. */
+  leaseMs?: number;
+  /** Longest sleep without a NOTIFY. */
+  pollMs?: number;
+  /** Called for every finished attempt (benchmarks, logs). */
+  onAttempt?: (info: { deliveryId: string; clinicId: string; result: SendResult }) => void;
+  onError?: (error: unknown) => void;
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  clinic_id: string;
+  endpoint_id: string;
+  body: string;
+  attempt_count: number;
+  attempt_limit: number;
+  redeliveries: number;
+  lease_until: Date;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  enabled: boolean;
+  deleted: boolean;
+  key_active: boolean;
+}
+
+/**
+ * One claim: due pending deliveries, and delivering ones whose lease is over (their worker
+ * died), at most `MAX_IN_FLIGHT_PER_CLINIC` minus the clinic's live leases per clinic, taken
+ * round-robin across clinics (first the oldest of every clinic, then the second, ...).
+ */
+export async function claimDeliveries(ctx: AppContext, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  return ctx.db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
+    const { rows } = await sql<ClaimedDelivery>`
+      UPDATE webhook_deliveries d
+      SET status = 'delivering', lease_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
+      FROM webhook_endpoints e, api_keys k
+      WHERE e.id = d.endpoint_id AND k.id = e.api_key_id
+        AND d.id IN (
+          SELECT c.id FROM webhook_deliveries c
+          WHERE c.id IN (
+            SELECT r.id FROM (
+              SELECT x.id, x.clinic_id, x.next_attempt_at,
+                     row_number() OVER (PARTITION BY x.clinic_id ORDER BY x.next_attempt_at, x.id) AS rn
+              FROM webhook_deliveries x
+              WHERE (x.status = 'pending' AND x.next_attempt_at <= now())
+                 OR (x.status = 'delivering' AND x.lease_until <= now())
+            ) r
+            LEFT JOIN (
+              SELECT clinic_id, count(*) AS n FROM webhook_deliveries
+              WHERE status = 'delivering' AND lease_until > now() GROUP BY clinic_id
+            ) f ON f.clinic_id = r.clinic_id
+            WHERE r.rn <= ${MAX_IN_FLIGHT_PER_CLINIC} - coalesce(f.n, 0)
+            ORDER BY r.rn, r.next_attempt_at, r.id
+            LIMIT ${limit}
+          )
+          AND ((c.status = 'pending' AND c.next_attempt_at <= now()) OR (c.status = 'delivering' AND c.lease_until <= now()))
+          FOR UPDATE OF c SKIP LOCKED
+        )
+      RETURNING d.id, d.clinic_id, d.endpoint_id, d.body, d.attempt_count, d.attempt_limit, d.redeliveries, d.lease_until,
+                e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.enabled,
+                (e.deleted_at IS NOT NULL) AS deleted,
+                (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS key_active`.execute(trx);
+    return rows;
+  });
+}
+
+/** Secrets that sign now: the current one, and the previous one during a rotation's overlap. */
+export function signingSecrets(d: Pick<ClaimedDelivery, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, now: Date): string[] {
+  const secrets = [d.secret];
+  if (d.previous_secret && d.previous_secret_expires_at && new Date(d.previous_secret_expires_at).getTime() > now.getTime()) {
+    secrets.push(d.previous_secret);
+  }
+  return secrets;
+}
+
+/** Headers of spec 6.1 for one attempt (content-type and user-agent are added by the sender). */
+export function deliveryHeaders(deliveryId: string, body: string, secrets: string[], now: Date): Record<string, string> {
+  const timestamp = String(Math.floor(now.getTime() / 1000));
+  return {
+    'x-service-signature': signatureHeader(secrets, timestamp, deliveryId, body),
+    'x-service-timestamp': timestamp,
+    'x-service-idempotency-key': deliveryId,
+  };
+}
+
+/** Finishes a claimed delivery without sending it (its destination or key no longer allows it). */
+async function finishUnsent(ctx: AppContext, d: ClaimedDelivery, reason: string): Promise<void> {
+  await ctx.db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'discarded', skipped_reason: reason, finished_at: sql`now()`, lease_until: null, updated_at: sql`now()` })
+    .where('id', '=', d.id)
+    .where('status', '=', 'delivering')
+    .where('lease_until', '=', d.lease_until)
+    .execute();
+}
+
+/**
+ * Records an attempt's outcome. The lease value of the claim is a fencing token: if the
+ * lease ran out and another worker retook the delivery, this worker's late result is dropped.
+ */
+export async function recordAttempt(
+  ctx: AppContext,
+  d: ClaimedDelivery,
+  startedAt: Date,
+  result: SendResult,
+): Promise<void> {
+  const number = d.attempt_count + 1;
+  const final = !result.success && number >= d.attempt_limit;
+  const status = result.success ? 'succeeded' : final ? 'discarded' : 'pending';
+  const nextAt = result.success || final ? new Date() : new Date(Date.now() + retryDelayMs(number, ctx.config.webhookRetryScale));
+  await ctx.db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status,
+        attempt_count: number,
+        lease_until: null,
+        next_attempt_at: nextAt,
+        finished_at: status === 'pending' ? null : sql`now()`,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', d.id)
+      .where('status', '=', 'delivering')
+      .where('lease_until', '=', d.lease_until)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows === 0n) return;
+    await trx
+      .insertInto('webhook_attempts')
+      .values({
+        id: crypto.randomUUID(),
+        delivery_id: d.id,
+        number,
+        started_at: startedAt,
+        duration_ms: result.durationMs,
+        status_code: result.statusCode,
+        error: result.error,
+        success: result.success,
+        redelivery: d.redeliveries > 0,
+      })
+      .execute();
+    if (result.success) {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ consecutive_discarded: 0 })
+        .where('id', '=', d.endpoint_id)
+        .where('consecutive_discarded', '<>', 0)
+        .execute();
+    } else if (final && d.redeliveries === 0) {
+      // Only the scheduled life of a delivery counts; a failed manual redelivery does not.
+      await sql`
+        UPDATE webhook_endpoints SET
+          consecutive_discarded = consecutive_discarded + 1,
+          enabled = CASE WHEN consecutive_discarded + 1 >= ${DISABLE_AFTER_DISCARDED} THEN false ELSE enabled END,
+          disabled_reason = CASE WHEN consecutive_discarded + 1 >= ${DISABLE_AFTER_DISCARDED} AND enabled
+                                 THEN 'too_many_failures' ELSE disabled_reason END,
+          updated_at = now()
+        WHERE id = ${d.endpoint_id}`.execute(trx);
+    }
+  });
+}
+
+export async function startDeliveryWorker(ctx: AppContext, options: WorkerOptions = {}): Promise<Running> {
+  const concurrency = options.concurrency ?? 64;
+  const leaseMs = options.leaseMs ?? 15_000;
+  const pollMs = options.pollMs ?? Math.min(1000, Math.max(50, 60_000 * ctx.config.webhookRetryScale));
+  const onError = options.onError ?? (() => {});
+  const sender: Sender = createSender({ allowInsecure: ctx.config.webhookAllowInsecure }, { connections: concurrency });
+  const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+  let wakeUp: (() => void) | null = null;
+  let pendingWake = false;
+
+  const kick = () => {
+    pendingWake = true;
+    wakeUp?.();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (pendingWake || stopped) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = null;
+        resolve();
+      }
+      wakeUp = done;
+    });
+
+  const deliver = async (d: ClaimedDelivery) => {
+    if (d.deleted) return finishUnsent(ctx, d, 'endpoint_deleted');
+    if (!d.enabled) return finishUnsent(ctx, d, 'endpoint_disabled');
+    if (!d.key_active) return finishUnsent(ctx, d, 'key_inactive');
+    const now = new Date();
+    const headers = deliveryHeaders(d.id, d.body, signingSecrets(d, now), now);
+    const result = await sender.send(d.url, d.body, headers);
+    await recordAttempt(ctx, d, now, result);
+    options.onAttempt?.({ deliveryId: d.id, clinicId: d.clinic_id, result });
+  };
+
+  const unlisten = await ctx.database.listen(EVENTS_CHANNEL, kick);
+
+  const loop = async () => {
+    while (!stopped) {
+      pendingWake = false;
+      const room = concurrency - inFlight.size;
+      let claimed: ClaimedDelivery[] = [];
+      if (room > 0) {
+        try {
+          claimed = await claimDeliveries(ctx, room, leaseMs);
+        } catch (error) {
+          if (!stopped) onError(error);
+        }
+      }
+      for (const d of claimed) {
+        const p: Promise<void> = deliver(d)
+          .catch((error) => onError(error))
+          .finally(() => {
+            inFlight.delete(p);
+            kick(); // a clinic slot is free again
+          });
+        inFlight.add(p);
+      }
+      if (claimed.length === room && room > 0) continue;
+      await sleep(pollMs);
+    }
+  };
+  const running = loop();
+
+  return {
+    async stop() {
+      stopped = true;
+      wakeUp?.();
+      await unlisten().catch(() => {});
+      await running;
+      await Promise.allSettled([...inFlight]);
+      await sender.close().catch(() => {});
+    },
+  };
 }
