@@ -11,7 +11,7 @@
  * A test clinic's deliveries are recorded already finished, `succeeded` with
  * `skippedReason: test_mode` and no attempt: nothing leaves a test clinic (spec 1.4).
  */
-import { sql } from 'kysely';
+import { sql, type Expression } from 'kysely';
 import type { Tx } from '../context.js';
 
 export interface FanOutEvent {
@@ -20,33 +20,35 @@ export interface FanOutEvent {
   type: string;
   scope: string;
   facilityId: string | null;
-  livemode: boolean;
   createdAt: Date;
   dataText: string;
   subscriptionType: string;
+  notifyChannel: string;
 }
 
-/** The envelope of spec 6.2 as sent: `id` (the delivery id) first, then the event's fields. */
-export function envelopeTail(event: Omit<FanOutEvent, 'clinicId' | 'scope' | 'subscriptionType'>): string {
-  // Built by hand so `data` keeps the exact bytes stored with the event.
-  return (
+/** The envelope of spec 6.2 as sent, after `{"id":"<delivery id>",`; `data` keeps the bytes stored with the event. */
+function envelopeTail(event: FanOutEvent): Expression<string> {
+  const head =
     `"eventId":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},` +
-    `"createdAt":${JSON.stringify(event.createdAt.toISOString())},"apiVersion":"v1",` +
-    `"livemode":${event.livemode},"facilityId":${JSON.stringify(event.facilityId)},"data":${event.dataText}}`
-  );
+    `"createdAt":${JSON.stringify(event.createdAt.toISOString())},"apiVersion":"v1","livemode":`;
+  const tail = `,"facilityId":${JSON.stringify(event.facilityId)},"data":${event.dataText}}`;
+  return sql<string>`${head} || CASE WHEN ev.livemode THEN 'true' ELSE 'false' END || ${tail}`;
 }
 
-export async function fanOut(trx: Tx, event: FanOutEvent): Promise<number> {
-  const tail = envelopeTail(event);
+/**
+ * Inserts the event and its deliveries in one statement, and notifies the workers when a
+ * live delivery was created. Returns false when the clinic does not exist.
+ */
+export async function fanOut(trx: Tx, event: FanOutEvent): Promise<boolean> {
   const skipped = event.type === 'events.skipped';
-  const live = event.livemode;
-  const result = await sql`
-    INSERT INTO webhook_deliveries (id, clinic_id, endpoint_id, event_id, event_type, body, status, skipped_reason, finished_at, next_attempt_at)
-    SELECT t.id, ${event.clinicId}, t.endpoint_id, ${event.id}, ${event.type},
-           '{"id":"' || t.id::text || '",' || ${tail},
-           ${live ? 'pending' : 'succeeded'}, ${live ? null : 'test_mode'},
-           ${live ? null : sql`now()`}, now()
-    FROM (
+  const { rows } = await sql<{ inserted: boolean }>`
+    WITH ev AS (
+      INSERT INTO events (id, clinic_id, type, facility_id, scope, livemode, data, created_at)
+      SELECT ${event.id}, c.id, ${event.type}, ${event.facilityId}::uuid, ${event.scope}, c.mode = 'live', ${event.dataText}::jsonb, ${event.createdAt}
+      FROM clinics c WHERE c.id = ${event.clinicId}
+      RETURNING livemode
+    ),
+    targets AS (
       SELECT gen_random_uuid() AS id, e.id AS endpoint_id
       FROM webhook_endpoints e
       JOIN api_keys k ON k.id = e.api_key_id
@@ -58,6 +60,20 @@ export async function fanOut(trx: Tx, event: FanOutEvent): Promise<number> {
         AND (k.facility_ids IS NULL
              OR ${event.facilityId}::uuid = ANY(k.facility_ids)
              OR (${skipped} AND ${event.facilityId}::uuid IS NULL))
-    ) t`.execute(trx);
-  return Number(result.numAffectedRows ?? 0n);
+    ),
+    del AS (
+      INSERT INTO webhook_deliveries (id, clinic_id, endpoint_id, event_id, event_type, body, status, skipped_reason, finished_at, next_attempt_at)
+      SELECT t.id, ${event.clinicId}, t.endpoint_id, ${event.id}, ${event.type},
+             '{"id":"' || t.id::text || '",' || ${envelopeTail(event)},
+             CASE WHEN ev.livemode THEN 'pending' ELSE 'succeeded' END,
+             CASE WHEN ev.livemode THEN NULL ELSE 'test_mode' END,
+             CASE WHEN ev.livemode THEN NULL ELSE now() END,
+             now()
+      FROM targets t, ev
+      RETURNING status
+    )
+    SELECT EXISTS (SELECT 1 FROM ev) AS inserted,
+           CASE WHEN EXISTS (SELECT 1 FROM del WHERE status = 'pending')
+                THEN pg_notify(${event.notifyChannel}, ${event.clinicId}) END AS notified`.execute(trx);
+  return rows[0]?.inserted ?? false;
 }

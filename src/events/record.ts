@@ -123,7 +123,8 @@ export async function flushGaps(trx: Tx, clinicId: string): Promise<number> {
 
 /**
  * Low-level insert shared by recordEvent and the `events.skipped` records (spec 6.4),
- * whose scope is the scope of the type they stand for. Fans the event out and notifies.
+ * whose scope is the scope of the type they stand for. One statement inserts the event,
+ * fans it out and, when a live delivery was created, notifies the workers (at commit).
  */
 export async function insertEvent(
   trx: Tx,
@@ -136,38 +137,17 @@ export async function insertEvent(
   const id = randomUUID();
   const createdAt = new Date();
   const dataText = JSON.stringify(data);
-  const inserted = await trx
-    .insertInto('events')
-    .columns(['id', 'clinic_id', 'type', 'facility_id', 'scope', 'livemode', 'data', 'created_at'])
-    .expression(
-      trx
-        .selectFrom('clinics')
-        .select([
-          sql.lit(id).as('id'),
-          'id as clinic_id',
-          sql.val(type).as('type'),
-          sql.val(facilityId).$castTo<string | null>().as('facility_id'),
-          sql.val(scope).as('scope'),
-          sql<boolean>`mode = 'live'`.as('livemode'),
-          sql.val(dataText).as('data'),
-          sql.val(createdAt).as('created_at'),
-        ])
-        .where('id', '=', clinicId),
-    )
-    .returning(['livemode'])
-    .executeTakeFirst();
-  if (!inserted) throw new Error(`recordEvent: unknown clinic ${clinicId}`);
-  const created = await fanOut(trx, {
+  const inserted = await fanOut(trx, {
     id,
     clinicId,
     type,
     scope,
     facilityId,
-    livemode: inserted.livemode,
     createdAt,
     dataText,
     subscriptionType: type === 'events.skipped' ? String(data.type) : type,
+    notifyChannel: EVENTS_CHANNEL,
   });
-  if (created > 0 && inserted.livemode) await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${clinicId})`.execute(trx);
+  if (!inserted) throw new Error(`recordEvent: unknown clinic ${clinicId}`);
   return { id, type };
 }

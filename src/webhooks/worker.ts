@@ -41,38 +41,54 @@ export interface ClaimedDelivery {
 }
 
 /**
- * One claim: due pending deliveries, and delivering ones whose lease is over (their worker
- * died), at most `MAX_IN_FLIGHT_PER_CLINIC` minus the clinic's live leases per clinic, taken
- * round-robin across clinics (first the oldest of every clinic, then the second, ...).
+ * One claim, in one transaction serialised by an advisory lock (so the per-clinic count
+ * is exact across any number of workers):
+ * 1. deliveries whose lease ran out (their worker died) go back to `pending`, still due;
+ * 2. one `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED) RETURNING` takes due
+ *    pending deliveries: for each clinic with pending work (walked on the partial index),
+ *    at most `MAX_IN_FLIGHT_PER_CLINIC` minus its live leases, oldest first, and across
+ *    clinics round-robin (every clinic's first, then every clinic's second, ...).
  */
 export async function claimDeliveries(ctx: AppContext, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
   return ctx.db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
+    await sql`
+      UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, updated_at = now()
+      WHERE status = 'delivering' AND lease_until <= now()`.execute(trx);
     const { rows } = await sql<ClaimedDelivery>`
+      WITH RECURSIVE clinics AS (
+        (SELECT clinic_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY clinic_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT w.clinic_id FROM webhook_deliveries w
+                WHERE w.status = 'pending' AND w.clinic_id > c.clinic_id ORDER BY w.clinic_id LIMIT 1)
+        FROM clinics c WHERE c.clinic_id IS NOT NULL
+      ),
+      candidates AS (
+        SELECT due.id, due.rn, due.next_attempt_at
+        FROM clinics c
+        CROSS JOIN LATERAL (
+          SELECT count(*) AS n FROM webhook_deliveries f
+          WHERE f.status = 'delivering' AND f.clinic_id = c.clinic_id AND f.lease_until > now()
+        ) busy
+        CROSS JOIN LATERAL (
+          SELECT p.id, p.next_attempt_at, row_number() OVER (ORDER BY p.next_attempt_at, p.id) AS rn
+          FROM webhook_deliveries p
+          WHERE p.status = 'pending' AND p.clinic_id = c.clinic_id AND p.next_attempt_at <= now()
+          ORDER BY p.next_attempt_at, p.id
+          LIMIT greatest(${MAX_IN_FLIGHT_PER_CLINIC} - busy.n, 0)
+        ) due
+        WHERE c.clinic_id IS NOT NULL
+        ORDER BY due.rn, due.next_attempt_at, due.id
+        LIMIT ${limit}
+      )
       UPDATE webhook_deliveries d
       SET status = 'delivering', lease_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
       FROM webhook_endpoints e, api_keys k
       WHERE e.id = d.endpoint_id AND k.id = e.api_key_id
         AND d.id IN (
-          SELECT c.id FROM webhook_deliveries c
-          WHERE c.id IN (
-            SELECT r.id FROM (
-              SELECT x.id, x.clinic_id, x.next_attempt_at,
-                     row_number() OVER (PARTITION BY x.clinic_id ORDER BY x.next_attempt_at, x.id) AS rn
-              FROM webhook_deliveries x
-              WHERE (x.status = 'pending' AND x.next_attempt_at <= now())
-                 OR (x.status = 'delivering' AND x.lease_until <= now())
-            ) r
-            LEFT JOIN (
-              SELECT clinic_id, count(*) AS n FROM webhook_deliveries
-              WHERE status = 'delivering' AND lease_until > now() GROUP BY clinic_id
-            ) f ON f.clinic_id = r.clinic_id
-            WHERE r.rn <= ${MAX_IN_FLIGHT_PER_CLINIC} - coalesce(f.n, 0)
-            ORDER BY r.rn, r.next_attempt_at, r.id
-            LIMIT ${limit}
-          )
-          AND ((c.status = 'pending' AND c.next_attempt_at <= now()) OR (c.status = 'delivering' AND c.lease_until <= now()))
-          FOR UPDATE OF c SKIP LOCKED
+          SELECT x.id FROM webhook_deliveries x
+          WHERE x.id IN (SELECT id FROM candidates) AND x.status = 'pending'
+          FOR UPDATE SKIP LOCKED
         )
       RETURNING d.id, d.clinic_id, d.endpoint_id, d.body, d.attempt_count, d.attempt_limit, d.redeliveries, d.lease_until,
                 e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.enabled,
@@ -126,55 +142,36 @@ export async function recordAttempt(
   const final = !result.success && number >= d.attempt_limit;
   const status = result.success ? 'succeeded' : final ? 'discarded' : 'pending';
   const nextAt = result.success || final ? new Date() : new Date(Date.now() + retryDelayMs(number, ctx.config.webhookRetryScale));
-  await ctx.db.transaction().execute(async (trx) => {
-    const updated = await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status,
-        attempt_count: number,
-        lease_until: null,
-        next_attempt_at: nextAt,
-        finished_at: status === 'pending' ? null : sql`now()`,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', d.id)
-      .where('status', '=', 'delivering')
-      .where('lease_until', '=', d.lease_until)
-      .executeTakeFirst();
-    if (updated.numUpdatedRows === 0n) return;
-    await trx
-      .insertInto('webhook_attempts')
-      .values({
-        id: crypto.randomUUID(),
-        delivery_id: d.id,
-        number,
-        started_at: startedAt,
-        duration_ms: result.durationMs,
-        status_code: result.statusCode,
-        error: result.error,
-        success: result.success,
-        redelivery: d.redeliveries > 0,
-      })
-      .execute();
-    if (result.success) {
-      await trx
-        .updateTable('webhook_endpoints')
-        .set({ consecutive_discarded: 0 })
-        .where('id', '=', d.endpoint_id)
-        .where('consecutive_discarded', '<>', 0)
-        .execute();
-    } else if (final && d.redeliveries === 0) {
-      // Only the scheduled life of a delivery counts; a failed manual redelivery does not.
-      await sql`
-        UPDATE webhook_endpoints SET
-          consecutive_discarded = consecutive_discarded + 1,
-          enabled = CASE WHEN consecutive_discarded + 1 >= ${DISABLE_AFTER_DISCARDED} THEN false ELSE enabled END,
-          disabled_reason = CASE WHEN consecutive_discarded + 1 >= ${DISABLE_AFTER_DISCARDED} AND enabled
-                                 THEN 'too_many_failures' ELSE disabled_reason END,
-          updated_at = now()
-        WHERE id = ${d.endpoint_id}`.execute(trx);
-    }
-  });
+  // Only the scheduled life of a delivery counts towards switching off; a failed manual redelivery does not.
+  const countDiscard = final && d.redeliveries === 0;
+  // One statement: the delivery, its attempt and the destination's count change together or not at all.
+  await sql`
+    WITH upd AS (
+      UPDATE webhook_deliveries SET
+        status = ${status}, attempt_count = ${number}, lease_until = NULL, next_attempt_at = ${nextAt},
+        finished_at = ${status === 'pending' ? null : sql`now()`}, updated_at = now()
+      WHERE id = ${d.id} AND status = 'delivering' AND lease_until = ${d.lease_until}
+      RETURNING id
+    ),
+    att AS (
+      INSERT INTO webhook_attempts (id, delivery_id, number, started_at, duration_ms, status_code, error, success, redelivery)
+      SELECT ${crypto.randomUUID()}, upd.id, ${number}, ${startedAt}, ${result.durationMs}, ${result.statusCode}::int,
+             ${result.error}::text, ${result.success}, ${d.redeliveries > 0}
+      FROM upd
+      RETURNING 1
+    ),
+    ep AS (
+      UPDATE webhook_endpoints SET
+        consecutive_discarded = CASE WHEN ${result.success} THEN 0 ELSE consecutive_discarded + 1 END,
+        enabled = CASE WHEN NOT ${result.success} AND consecutive_discarded + 1 >= ${DISABLE_AFTER_DISCARDED} THEN false ELSE enabled END,
+        disabled_reason = CASE WHEN NOT ${result.success} AND consecutive_discarded + 1 >= ${DISABLE_AFTER_DISCARDED} AND enabled
+                               THEN 'too_many_failures' ELSE disabled_reason END,
+        updated_at = CASE WHEN ${result.success} THEN updated_at ELSE now() END
+      WHERE id = ${d.endpoint_id} AND EXISTS (SELECT 1 FROM upd)
+        AND ((${result.success} AND consecutive_discarded <> 0) OR ${countDiscard})
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM att) AS attempts, (SELECT count(*) FROM ep) AS endpoints`.execute(ctx.db);
 }
 
 export async function startDeliveryWorker(ctx: AppContext, options: WorkerOptions = {}): Promise<Running> {

@@ -45,7 +45,8 @@ CREATE TABLE webhook_deliveries (
   updated_at timestamptz(3) NOT NULL DEFAULT now(),
   finished_at timestamptz(3)
 );
-CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at, id) WHERE status = 'pending';
+-- The claim walks the clinics with pending work, then each clinic's oldest due rows.
+CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries (clinic_id, next_attempt_at, id) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_inflight_idx ON webhook_deliveries (clinic_id, lease_until) WHERE status = 'delivering';
 CREATE INDEX webhook_deliveries_clinic_idx ON webhook_deliveries (clinic_id, created_at, id);
 CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, created_at, id);
