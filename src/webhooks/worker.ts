@@ -137,15 +137,18 @@ export async function recordAttempt(
   d: ClaimedDelivery,
   startedAt: Date,
   result: SendResult,
-): Promise<void> {
+  handoff: { leaseMs: number } | null = null,
+): Promise<ClaimedDelivery | null> {
   const number = d.attempt_count + 1;
   const final = !result.success && number >= d.attempt_limit;
   const status = result.success ? 'succeeded' : final ? 'discarded' : 'pending';
   const nextAt = result.success || final ? new Date() : new Date(Date.now() + retryDelayMs(number, ctx.config.webhookRetryScale));
   // Only the scheduled life of a delivery counts towards switching off; a failed manual redelivery does not.
   const countDiscard = final && d.redeliveries === 0;
-  // One statement: the delivery, its attempt and the destination's count change together or not at all.
-  await sql`
+  // One statement: the delivery, its attempt and the destination's count change together or not
+  // at all. With `handoff`, the same statement also claims the clinic's next due delivery: the
+  // slot passes from one delivery to the next, so the clinic's in-flight count cannot grow.
+  const { rows } = await sql`
     WITH upd AS (
       UPDATE webhook_deliveries SET
         status = ${status}, attempt_count = ${number}, lease_until = NULL, next_attempt_at = ${nextAt},
@@ -170,8 +173,28 @@ export async function recordAttempt(
       WHERE id = ${d.endpoint_id} AND EXISTS (SELECT 1 FROM upd)
         AND ((${result.success} AND consecutive_discarded <> 0) OR ${countDiscard})
       RETURNING 1
+    ),
+    nxt AS (
+      UPDATE webhook_deliveries n
+      SET status = 'delivering', lease_until = now() + make_interval(secs => ${(handoff?.leaseMs ?? 0) / 1000}), updated_at = now()
+      WHERE ${handoff !== null} AND EXISTS (SELECT 1 FROM upd)
+        AND n.id = (
+          SELECT q.id FROM webhook_deliveries q
+          WHERE q.status = 'pending' AND q.clinic_id = ${d.clinic_id} AND q.next_attempt_at <= now()
+          ORDER BY q.next_attempt_at, q.id
+          LIMIT 1
+          FOR UPDATE SKIP LOCKED
+        )
+      RETURNING n.id, n.clinic_id, n.endpoint_id, n.body, n.attempt_count, n.attempt_limit, n.redeliveries, n.lease_until
     )
-    SELECT (SELECT count(*) FROM att) AS attempts, (SELECT count(*) FROM ep) AS endpoints`.execute(ctx.db);
+    SELECT nxt.*, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.enabled,
+           (e.deleted_at IS NOT NULL) AS deleted,
+           (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS key_active,
+           (SELECT count(*) FROM att) AS attempts, (SELECT count(*) FROM ep) AS endpoints
+    FROM nxt
+    JOIN webhook_endpoints e ON e.id = nxt.endpoint_id
+    JOIN api_keys k ON k.id = e.api_key_id`.execute(ctx.db);
+  return (rows[0] as ClaimedDelivery | undefined) ?? null;
 }
 
 export async function startDeliveryWorker(ctx: AppContext, options: WorkerOptions = {}): Promise<Running> {
@@ -201,15 +224,23 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
       wakeUp = done;
     });
 
-  const deliver = async (d: ClaimedDelivery) => {
-    if (d.deleted) return finishUnsent(ctx, d, 'endpoint_deleted');
-    if (!d.enabled) return finishUnsent(ctx, d, 'endpoint_disabled');
-    if (!d.key_active) return finishUnsent(ctx, d, 'key_inactive');
+  const deliverOne = async (d: ClaimedDelivery): Promise<ClaimedDelivery | null> => {
+    if (d.deleted) return void (await finishUnsent(ctx, d, 'endpoint_deleted')), null;
+    if (!d.enabled) return void (await finishUnsent(ctx, d, 'endpoint_disabled')), null;
+    if (!d.key_active) return void (await finishUnsent(ctx, d, 'key_inactive')), null;
     const now = new Date();
     const headers = deliveryHeaders(d.id, d.body, signingSecrets(d, now), now);
     const result = await sender.send(d.url, d.body, headers);
-    await recordAttempt(ctx, d, now, result);
+    // Hand the clinic's slot straight to its next due delivery only while this worker has
+    // room to spare, so that a busy clinic never keeps other clinics waiting for a slot.
+    const handoff = !stopped && inFlight.size <= concurrency / 2 ? { leaseMs } : null;
+    const next = await recordAttempt(ctx, d, now, result, handoff);
     options.onAttempt?.({ deliveryId: d.id, clinicId: d.clinic_id, result });
+    return next;
+  };
+  const deliver = async (first: ClaimedDelivery) => {
+    let d: ClaimedDelivery | null = first;
+    while (d) d = await deliverOne(d);
   };
 
   const unlisten = await ctx.database.listen(EVENTS_CHANNEL, kick);
