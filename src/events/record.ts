@@ -41,8 +41,10 @@ export interface RecordedEvent {
   skipped?: 'no_active_key' | 'error';
 }
 
-/** Log hook for recording failures (the change still commits; see `error` above). */
-export let onRecordError: (error: unknown, type: string) => void = () => {};
+/** Log hook for recording failures (the change still commits; see `error` above). Default: one line on stderr. */
+export let onRecordError: (error: unknown, type: string) => void = (error, type) => {
+  console.error(`recordEvent: the ${type} event could not be stored; events.skipped reason error recorded instead: ${(error as Error)?.message ?? error}`);
+};
 export function setRecordErrorHandler(handler: (error: unknown, type: string) => void): void {
   onRecordError = handler;
 }
