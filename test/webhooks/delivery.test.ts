@@ -97,6 +97,22 @@ describe('retries, discarding and switching off', () => {
     expect(receiver.received.filter((r) => r.path === '/elsewhere')).toHaveLength(0);
   });
 
+  it('gives up on an answer after 10 seconds (timeout) and retries', async () => {
+    const ep = await createEndpoint('/slow', ['appointment.no_show']);
+    let calls = 0;
+    receiver.respond('/slow', async () => {
+      calls++;
+      if (calls === 1) await new Promise((r) => setTimeout(r, 11_000));
+      return 200;
+    });
+    await emit(server.ctx, tenant.clinicId, 'appointment.no_show', tenant.facilityIds[0]);
+    const [d] = await until(() => deliveriesOf(ep.id), (rows) => rows[0]?.status === 'succeeded', 30_000);
+    const attempts = await server.ctx.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', d!.id).orderBy('number').execute();
+    expect(attempts.map((a) => [a.number, a.status_code, a.error, a.success])).toEqual([[1, null, 'timeout', false], [2, 200, null, true]]);
+    expect(attempts[0]!.duration_ms).toBeGreaterThanOrEqual(9_900);
+    expect(attempts[0]!.duration_ms).toBeLessThan(10_900);
+  }, 40_000);
+
   it('records the kind of network error when nothing answers', async () => {
     const t = await server.factories.tenant();
     const res = await server.call('POST', '/v1/webhook-endpoints', { token: t.token, body: { url: 'http://127.0.0.1:1/closed', events: ['task.created'] } });
