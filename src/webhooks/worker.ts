@@ -17,6 +17,8 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Longest sleep without a NOTIFY. */
   pollMs?: number;
+  /** After a wake-up, wait this long so that events committing together share one claim (default 1). */
+  batchMs?: number;
   /** Called for every finished attempt (benchmarks, logs). */
   onAttempt?: (info: { deliveryId: string; clinicId: string; result: SendResult }) => void;
   onError?: (error: unknown) => void;
@@ -49,12 +51,14 @@ export interface ClaimedDelivery {
  *    at most `MAX_IN_FLIGHT_PER_CLINIC` minus its live leases, oldest first, and across
  *    clinics round-robin (every clinic's first, then every clinic's second, ...).
  */
-export async function claimDeliveries(ctx: AppContext, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(ctx: AppContext, limit: number, leaseMs: number, reclaimExpired = true): Promise<ClaimedDelivery[]> {
   return ctx.db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
-    await sql`
-      UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, updated_at = now()
-      WHERE status = 'delivering' AND lease_until <= now()`.execute(trx);
+    if (reclaimExpired) {
+      await sql`
+        UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, updated_at = now()
+        WHERE status = 'delivering' AND lease_until <= now()`.execute(trx);
+    }
     const { rows } = await sql<ClaimedDelivery>`
       WITH RECURSIVE clinics AS (
         (SELECT clinic_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY clinic_id LIMIT 1)
@@ -207,21 +211,24 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
   let stopped = false;
   let wakeUp: (() => void) | null = null;
   let pendingWake = false;
+  let lastReclaim = 0;
+  const batchMs = options.batchMs ?? 1;
 
   const kick = () => {
     pendingWake = true;
     wakeUp?.();
   };
+  /** Resolves true when woken by a kick, false after `ms` without one. */
   const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (pendingWake || stopped) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
+    new Promise<boolean>((resolve) => {
+      if (pendingWake || stopped) return resolve(false);
+      const timer = setTimeout(() => done(false), ms);
+      function done(kicked: boolean) {
         clearTimeout(timer);
         wakeUp = null;
-        resolve();
+        resolve(kicked);
       }
-      wakeUp = done;
+      wakeUp = () => done(true);
     });
 
   const deliverOne = async (d: ClaimedDelivery): Promise<ClaimedDelivery | null> => {
@@ -252,7 +259,10 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
       let claimed: ClaimedDelivery[] = [];
       if (room > 0) {
         try {
-          claimed = await claimDeliveries(ctx, room, leaseMs);
+          // Expired leases are looked for at most every 500 ms: they only matter after a crash.
+          const reclaim = Date.now() - lastReclaim >= 500;
+          if (reclaim) lastReclaim = Date.now();
+          claimed = await claimDeliveries(ctx, room, leaseMs, reclaim);
         } catch (error) {
           if (!stopped) onError(error);
         }
@@ -267,7 +277,9 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
         inFlight.add(p);
       }
       if (claimed.length === room && room > 0) continue;
-      await sleep(pollMs);
+      const woken = await sleep(pollMs);
+      // Woken by a commit: wait a moment so that events committing together share one claim.
+      if (woken && batchMs > 0 && !stopped) await new Promise((r) => setTimeout(r, batchMs));
     }
   };
   const running = loop();
