@@ -12,7 +12,8 @@
  *    small clinics' p95 time to first attempt, and the largest number of one clinic's
  *    requests ever open at the receiver at once (receiver answers after 10 ms here).
  *
- * Options (env): BENCH_SCALE (default 1) multiplies the sizes; BENCH_SECONDS (default 10) per rate.
+ * Options (env): BENCH_SCALE (default 1) multiplies the sizes; BENCH_SECONDS (default 10) per rate;
+ * BENCH_PARTS (default `throughput,latency,fairness`) picks the parts.
  */
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -31,6 +32,7 @@ import { startDeliveryWorker } from '../src/webhooks/worker.js';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,latency,fairness').split(','));
 
 interface Arrival {
   at: number;
@@ -244,7 +246,7 @@ async function main() {
   let databaseUrl: string | null = null;
   let dropDb: (() => Promise<void>) | null = null;
   if (process.env.DATABASE_URL) {
-    const name = `dcm_bench_${randomBytes(4).toString('hex')}`;
+    const name = `whbench_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);
@@ -266,11 +268,14 @@ async function main() {
   const engine = ctx.database.engine;
   console.log(`# webhooks benchmark: ${engine}, node ${process.version}, scale ${SCALE}`);
   try {
+    if (PARTS.has('throughput')) {
     const one = await throughput(ctx, receiver, 1, Math.round(2000 * SCALE));
     console.log(`throughput, 1 clinic:    ${one.deliveries} deliveries in ${one.seconds.toFixed(2)} s = ${one.perSecond.toFixed(0)}/s${one.complete ? '' : ' (INCOMPLETE)'}`);
     const hundred = await throughput(ctx, receiver, 100, Math.round(50 * SCALE));
     console.log(`throughput, 100 clinics: ${hundred.deliveries} deliveries in ${hundred.seconds.toFixed(2)} s = ${hundred.perSecond.toFixed(0)}/s${hundred.complete ? '' : ' (INCOMPLETE)'}`);
 
+    }
+    if (PARTS.has('latency')) {
     const latClinics = await makeClinics(ctx, receiver, 100, 'lat');
     const worker = await startDeliveryWorker(ctx);
     let rssPeak = 0;
@@ -290,12 +295,15 @@ async function main() {
     await worker.stop();
     console.log(`memory during the latency runs: peak RSS ${(rssPeak / 1048576).toFixed(0)} MB, peak heap ${(heapPeak / 1048576).toFixed(0)} MB`);
 
+    }
+    if (PARTS.has('fairness')) {
     const f = await fairness(ctx, receiver);
     console.log(
       `fairness: backlog ${f.bigBacklog} in 1 clinic + 99 clinics x 10: small clinics p50 ${fmt(f.smallP50)} ms, p95 ${fmt(f.smallP95)} ms ` +
         `(big clinic had ${f.bigServedWhenSmallDone} served when the small ones were done); ` +
         `max in flight for one clinic ${f.maxInFlightOneClinic} (big clinic ${f.maxInFlightBigClinic})`,
     );
+    }
   } finally {
     await receiver.close();
     await ctx.database.close();
