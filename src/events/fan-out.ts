@@ -24,6 +24,8 @@ export interface FanOutEvent {
   dataText: string;
   subscriptionType: string;
   notifyChannel: string;
+  /** Insert only when the clinic has an active key and no `no_active_key` gap waiting (recordEvent). */
+  checkKeys: boolean;
 }
 
 /** The envelope of spec 6.2 as sent, after `{"id":"<delivery id>",`; `data` keeps the bytes stored with the event. */
@@ -39,13 +41,18 @@ function envelopeTail(event: FanOutEvent): Expression<string> {
  * Inserts the event and its deliveries in one statement, and notifies the workers when a
  * live delivery was created. Returns false when the clinic does not exist.
  */
-export async function fanOut(trx: Tx, event: FanOutEvent): Promise<boolean> {
+export async function fanOut(trx: Tx, event: FanOutEvent): Promise<'inserted' | 'held' | 'no_clinic'> {
   const skipped = event.type === 'events.skipped';
-  const { rows } = await sql<{ inserted: boolean }>`
+  const keysOk = event.checkKeys
+    ? sql`EXISTS (SELECT 1 FROM api_keys WHERE clinic_id = ${event.clinicId} AND revoked_at IS NULL
+                  AND (expires_at IS NULL OR expires_at > now()))
+          AND NOT EXISTS (SELECT 1 FROM event_gaps WHERE clinic_id = ${event.clinicId})`
+    : sql`true`;
+  const { rows } = await sql<{ inserted: boolean; clinic: boolean }>`
     WITH ev AS (
       INSERT INTO events (id, clinic_id, type, facility_id, scope, livemode, data, created_at)
       SELECT ${event.id}, c.id, ${event.type}, ${event.facilityId}::uuid, ${event.scope}, c.mode = 'live', ${event.dataText}::jsonb, ${event.createdAt}
-      FROM clinics c WHERE c.id = ${event.clinicId}
+      FROM clinics c WHERE c.id = ${event.clinicId} AND ${keysOk}
       RETURNING livemode
     ),
     targets AS (
@@ -73,7 +80,10 @@ export async function fanOut(trx: Tx, event: FanOutEvent): Promise<boolean> {
       RETURNING status
     )
     SELECT EXISTS (SELECT 1 FROM ev) AS inserted,
+           EXISTS (SELECT 1 FROM clinics WHERE id = ${event.clinicId}) AS clinic,
            CASE WHEN EXISTS (SELECT 1 FROM del WHERE status = 'pending')
                 THEN pg_notify(${event.notifyChannel}, ${event.clinicId}) END AS notified`.execute(trx);
-  return rows[0]?.inserted ?? false;
+  const row = rows[0];
+  if (row?.inserted) return 'inserted';
+  return row?.clinic ? 'held' : 'no_clinic';
 }

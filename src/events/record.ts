@@ -51,15 +51,18 @@ export function setRecordErrorHandler(handler: (error: unknown, type: string) =>
 
 export async function recordEvent(trx: Tx, event: NewEvent): Promise<RecordedEvent> {
   if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvent(t, event));
-  const state = await clinicKeyState(trx, event.clinicId);
+  const { clinicId, type, facilityId, data } = event;
+  const scope = EVENT_SCOPES[type];
+  // Common case in one statement: inserted only when the clinic has an active key and no gap to record first.
+  const first = await guarded(trx, clinicId, type, () => insertEvent(trx, clinicId, type, scope, facilityId, data, { checkKeys: true }));
+  if (first.skipped || first.id !== '') return first;
+  const state = await clinicKeyState(trx, clinicId);
   if (!state.active) {
-    await rememberGap(trx, event.clinicId, event.type);
-    return { id: '', type: event.type, skipped: 'no_active_key' };
+    await rememberGap(trx, clinicId, type);
+    return { id: '', type, skipped: 'no_active_key' };
   }
-  if (state.gaps) await flushGaps(trx, event.clinicId);
-  return guarded(trx, event.clinicId, event.type, () =>
-    insertEvent(trx, event.clinicId, event.type, EVENT_SCOPES[event.type], event.facilityId, event.data),
-  );
+  if (state.gaps) await flushGaps(trx, clinicId);
+  return guarded(trx, clinicId, type, () => insertEvent(trx, clinicId, type, scope, facilityId, data));
 }
 
 /**
@@ -135,6 +138,7 @@ export async function insertEvent(
   scope: string,
   facilityId: string | null,
   data: Record<string, unknown>,
+  options: { checkKeys?: boolean } = {},
 ): Promise<RecordedEvent> {
   const id = randomUUID();
   const createdAt = new Date();
@@ -149,7 +153,10 @@ export async function insertEvent(
     dataText,
     subscriptionType: type === 'events.skipped' ? String(data.type) : type,
     notifyChannel: EVENTS_CHANNEL,
+    checkKeys: options.checkKeys ?? false,
   });
-  if (!inserted) throw new Error(`recordEvent: unknown clinic ${clinicId}`);
+  if (inserted === 'no_clinic') throw new Error(`recordEvent: unknown clinic ${clinicId}`);
+  // Not inserted because of the key check: the caller looks at the clinic's keys and gaps.
+  if (inserted === 'held') return { id: '', type };
   return { id, type };
 }
