@@ -2,8 +2,8 @@
  * npm run bench:webhooks: the delivery engine against a local receiver.
  *
  * Database: PostgreSQL when DATABASE_URL is set (a fresh database is created on that server
- * and dropped at the end), the embedded PGlite otherwise. The worker runs in this process
- * (memory figures are this process's, receiver included).
+ * and dropped at the end), the embedded PGlite otherwise. The worker runs in this process with
+ * its own connection pool on PostgreSQL (memory figures are this process's, receiver included).
  *
  * 1. deliveries per second, 1 clinic and 100 clinics (backlog drained, receiver answers at once);
  * 2. event-to-first-attempt p50/p99 at 200 and 500 events/s (from before the event's
@@ -90,6 +90,7 @@ class Receiver {
   }
 }
 
+let workerCtx: AppContext;
 const now = () => performance.now() + performance.timeOrigin;
 const pct = (values: number[], p: number) => {
   if (values.length === 0) return NaN;
@@ -148,7 +149,7 @@ async function throughput(ctx: AppContext, receiver: Receiver, clinics: number, 
   const cs = await makeClinics(ctx, receiver, clinics, `tp${clinics}`);
   const ids: string[] = [];
   for (const c of cs) ids.push(...(await backlog(ctx, c, perClinic)));
-  const worker = await startDeliveryWorker(ctx);
+  const worker = await startDeliveryWorker(workerCtx);
   const start = now();
   const ok = await waitAll(receiver, ids, 600_000);
   const seconds = (now() - start) / 1000;
@@ -206,7 +207,7 @@ async function fairness(ctx: AppContext, receiver: Receiver) {
   const [big] = await makeClinics(ctx, receiver, 1, 'big');
   const small = await makeClinics(ctx, receiver, 99, 'small');
   const bigIds = await backlog(ctx, big!, Math.round(10_000 * SCALE));
-  const worker = await startDeliveryWorker(ctx);
+  const worker = await startDeliveryWorker(workerCtx);
   await new Promise((r) => setTimeout(r, 500)); // the backlog is being served
   const started = new Map<string, number>();
   const smallLatencies: number[] = [];
@@ -263,6 +264,9 @@ async function main() {
   }
   const config = testConfig({ databaseUrl, webhookAllowInsecure: true, dbPoolMax: 20 });
   const ctx = await createContext(config, { inMemory: true });
+  // On PostgreSQL the worker has its own connection pool, as a separate worker process would:
+  // the emitter's transactions must not queue in front of the worker's claims.
+  workerCtx = ctx.database.engine === 'postgres' ? await createContext(config, { skipMigrations: true }) : ctx;
   const receiver = new Receiver();
   await receiver.start();
   const engine = ctx.database.engine;
@@ -277,7 +281,7 @@ async function main() {
     }
     if (PARTS.has('latency')) {
     const latClinics = await makeClinics(ctx, receiver, 100, 'lat');
-    const worker = await startDeliveryWorker(ctx);
+    const worker = await startDeliveryWorker(workerCtx);
     let rssPeak = 0;
     let heapPeak = 0;
     const sampler = setInterval(() => {
@@ -306,6 +310,7 @@ async function main() {
     }
   } finally {
     await receiver.close();
+    if (workerCtx !== ctx) await workerCtx.database.close();
     await ctx.database.close();
     await dropDb?.();
   }
