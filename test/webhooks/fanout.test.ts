@@ -117,6 +117,17 @@ describe('events.skipped (spec 6.4)', () => {
     expect(await countFor(patients.id)).toBe(1);
   });
 
+  it('events.skipped without a facility reaches a key limited to facilities that has the scope', async () => {
+    const t = await server.factories.tenant();
+    const limited = await server.factories.key(t.clinicId, [...SCOPES], [t.facilityIds[1]]);
+    const ep = await endpoint(limited.token, '/skip/limited', ['lead.created']);
+    await emit(server.ctx, t.clinicId, 'lead.created', null);
+    expect(await countFor(ep.id)).toBe(0);
+    await server.ctx.db.transaction().execute((trx) => recordSkipped(trx, t.clinicId, 'lead.created', { reason: 'bulk_import', count: 75 }));
+    await receiver.waitFor(() => receiver.forPath('/skip/limited').length === 1);
+    expect(receiver.forPath('/skip/limited')[0]!.body.data).toEqual({ type: 'lead.created', scope: 'leads:read', reason: 'bulk_import', count: 75 });
+  });
+
   it('no_active_key: while no key is active events are not created; one events.skipped per type records the gap', async () => {
     const t = await server.factories.tenant();
     const ep = await endpoint(t.token, '/skip/gap', ['task.created', 'lead.created']);

@@ -164,6 +164,28 @@ describe('POST /webhook-deliveries/{id}/redeliver', () => {
   });
 });
 
+describe('redelivery refusals', () => {
+  it('answers 409 endpoint_disabled and endpoint_deleted, and 404 to another clinic', async () => {
+    const t = await server.factories.tenant();
+    const ep = await endpoint(t.token, '/again/gone', ['task.created']);
+    await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0]);
+    await receiver.waitFor(() => receiver.forPath('/again/gone').length === 1);
+    const id = receiver.forPath('/again/gone')[0]!.headers['x-service-idempotency-key'] as string;
+    await until(() => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }), (r) => r.body.status === 'succeeded');
+    const other = await server.factories.tenant();
+    expect((await server.call('POST', `/v1/webhook-deliveries/${id}/redeliver`, { token: other.token })).status).toBe(404);
+    await server.call('PATCH', `/v1/webhook-endpoints/${ep.id}`, { token: t.token, body: { enabled: false } });
+    const disabled = await server.call('POST', `/v1/webhook-deliveries/${id}/redeliver`, { token: t.token });
+    expect(disabled.status).toBe(409);
+    expect(disabled.body.error.details.reason).toBe('endpoint_disabled');
+    await server.call('DELETE', `/v1/webhook-endpoints/${ep.id}`, { token: t.token });
+    const deleted = await server.call('POST', `/v1/webhook-deliveries/${id}/redeliver`, { token: t.token });
+    expect(deleted.status).toBe(409);
+    expect(deleted.body.error.details.reason).toBe('endpoint_deleted');
+    expect(receiver.forPath('/again/gone')).toHaveLength(1);
+  });
+});
+
 describe('POST /webhook-endpoints/{id}/test', () => {
   it('sends one signed webhook.test with empty data at once and returns its outcome, without retries', async () => {
     const t = await server.factories.tenant();
