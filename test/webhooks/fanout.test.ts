@@ -218,3 +218,48 @@ describe('per-clinic concurrency', () => {
     expect(maxInFlight).toBe(5);
   });
 });
+
+describe('several workers', () => {
+  it('keep one clinic at 5 deliveries in flight at most, across workers', async () => {
+    const t = await server.factories.tenant();
+    let open = 0;
+    let maxOpen = 0;
+    receiver.respond('/many-workers', async () => {
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      await new Promise((r) => setTimeout(r, 40));
+      open--;
+      return 200;
+    });
+    await endpoint(t.token, '/many-workers', ['task.created']);
+    // On PostgreSQL the extra workers have their own connection pools, like separate processes.
+    const others = [];
+    const extraContexts: Array<{ drop: () => Promise<void> }> = [];
+    for (let i = 0; i < 2; i++) {
+      if (process.env.DATABASE_URL) {
+        const { ctx } = await openTestContextOn(server);
+        extraContexts.push({ drop: () => ctx.database.close() });
+        others.push(await startDeliveryWorker(ctx, { concurrency: 8 }));
+      } else {
+        others.push(await startDeliveryWorker(server.ctx, { concurrency: 8 }));
+      }
+    }
+    try {
+      await server.ctx.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < 40; i++) await recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0], data: { i } });
+      });
+      await receiver.waitFor(() => receiver.forPath('/many-workers').length === 40, 30_000);
+      expect(maxOpen).toBe(5);
+    } finally {
+      for (const w of others) await w.stop();
+      for (const c of extraContexts) await c.drop();
+    }
+  });
+});
+
+/** Another connection pool on this test file's own database (PostgreSQL only). */
+async function openTestContextOn(s: TestServer) {
+  const { createContext } = await import('../../src/bootstrap.js');
+  const ctx = await createContext(s.ctx.config, { skipMigrations: true });
+  return { ctx };
+}
