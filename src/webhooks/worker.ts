@@ -1,6 +1,6 @@
 /** The delivery worker: claims due deliveries and sends them (see README.md beside this file). */
 import { sql } from 'kysely';
-import type { AppContext } from '../context.js';
+import type { AppContext, Tx } from '../context.js';
 import { EVENTS_CHANNEL } from '../events/record.js';
 import type { Running } from '../jobs/scheduler.js';
 import { createSender, type Sender, type SendResult } from './sender.js';
@@ -52,54 +52,61 @@ export interface ClaimedDelivery {
  *    clinics round-robin (every clinic's first, then every clinic's second, ...).
  */
 export async function claimDeliveries(ctx: AppContext, limit: number, leaseMs: number, reclaimExpired = true): Promise<ClaimedDelivery[]> {
+  // PGlite is one session in one process and runs one statement at a time: each statement
+  // already sees every earlier claim, so neither the transaction nor the lock is needed there.
+  if (ctx.database.engine === 'pglite') return claimStatements(ctx.db, limit, leaseMs, reclaimExpired);
   return ctx.db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
-    if (reclaimExpired) {
-      await sql`
-        UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, updated_at = now()
-        WHERE status = 'delivering' AND lease_until <= now()`.execute(trx);
-    }
-    const { rows } = await sql<ClaimedDelivery>`
-      WITH RECURSIVE clinics AS (
-        (SELECT clinic_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY clinic_id LIMIT 1)
-        UNION ALL
-        SELECT (SELECT w.clinic_id FROM webhook_deliveries w
-                WHERE w.status = 'pending' AND w.clinic_id > c.clinic_id ORDER BY w.clinic_id LIMIT 1)
-        FROM clinics c WHERE c.clinic_id IS NOT NULL
-      ),
-      candidates AS (
-        SELECT due.id, due.rn, due.next_attempt_at
-        FROM clinics c
-        CROSS JOIN LATERAL (
-          SELECT count(*) AS n FROM webhook_deliveries f
-          WHERE f.status = 'delivering' AND f.clinic_id = c.clinic_id AND f.lease_until > now()
-        ) busy
-        CROSS JOIN LATERAL (
-          SELECT p.id, p.next_attempt_at, row_number() OVER (ORDER BY p.next_attempt_at, p.id) AS rn
-          FROM webhook_deliveries p
-          WHERE p.status = 'pending' AND p.clinic_id = c.clinic_id AND p.next_attempt_at <= now()
-          ORDER BY p.next_attempt_at, p.id
-          LIMIT greatest(${MAX_IN_FLIGHT_PER_CLINIC} - busy.n, 0)
-        ) due
-        WHERE c.clinic_id IS NOT NULL
-        ORDER BY due.rn, due.next_attempt_at, due.id
-        LIMIT ${limit}
-      )
-      UPDATE webhook_deliveries d
-      SET status = 'delivering', lease_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
-      FROM webhook_endpoints e, api_keys k
-      WHERE e.id = d.endpoint_id AND k.id = e.api_key_id
-        AND d.id IN (
-          SELECT x.id FROM webhook_deliveries x
-          WHERE x.id IN (SELECT id FROM candidates) AND x.status = 'pending'
-          FOR UPDATE SKIP LOCKED
-        )
-      RETURNING d.id, d.clinic_id, d.endpoint_id, d.body, d.attempt_count, d.attempt_limit, d.redeliveries, d.lease_until,
-                e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.enabled,
-                (e.deleted_at IS NOT NULL) AS deleted,
-                (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS key_active`.execute(trx);
-    return rows;
+    return claimStatements(trx, limit, leaseMs, reclaimExpired);
   });
+}
+
+async function claimStatements(trx: Tx, limit: number, leaseMs: number, reclaimExpired: boolean): Promise<ClaimedDelivery[]> {
+  if (reclaimExpired) {
+    await sql`
+      UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, updated_at = now()
+      WHERE status = 'delivering' AND lease_until <= now()`.execute(trx);
+  }
+  const { rows } = await sql<ClaimedDelivery>`
+    WITH RECURSIVE clinics AS (
+      (SELECT clinic_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY clinic_id LIMIT 1)
+      UNION ALL
+      SELECT (SELECT w.clinic_id FROM webhook_deliveries w
+              WHERE w.status = 'pending' AND w.clinic_id > c.clinic_id ORDER BY w.clinic_id LIMIT 1)
+      FROM clinics c WHERE c.clinic_id IS NOT NULL
+    ),
+    candidates AS (
+      SELECT due.id, due.rn, due.next_attempt_at
+      FROM clinics c
+      CROSS JOIN LATERAL (
+        SELECT count(*) AS n FROM webhook_deliveries f
+        WHERE f.status = 'delivering' AND f.clinic_id = c.clinic_id AND f.lease_until > now()
+      ) busy
+      CROSS JOIN LATERAL (
+        SELECT p.id, p.next_attempt_at, row_number() OVER (ORDER BY p.next_attempt_at, p.id) AS rn
+        FROM webhook_deliveries p
+        WHERE p.status = 'pending' AND p.clinic_id = c.clinic_id AND p.next_attempt_at <= now()
+        ORDER BY p.next_attempt_at, p.id
+        LIMIT greatest(${MAX_IN_FLIGHT_PER_CLINIC} - busy.n, 0)
+      ) due
+      WHERE c.clinic_id IS NOT NULL
+      ORDER BY due.rn, due.next_attempt_at, due.id
+      LIMIT ${limit}
+    )
+    UPDATE webhook_deliveries d
+    SET status = 'delivering', lease_until = now() + make_interval(secs => ${leaseMs / 1000}), updated_at = now()
+    FROM webhook_endpoints e, api_keys k
+    WHERE e.id = d.endpoint_id AND k.id = e.api_key_id
+      AND d.id IN (
+        SELECT x.id FROM webhook_deliveries x
+        WHERE x.id IN (SELECT id FROM candidates) AND x.status = 'pending'
+        FOR UPDATE SKIP LOCKED
+      )
+    RETURNING d.id, d.clinic_id, d.endpoint_id, d.body, d.attempt_count, d.attempt_limit, d.redeliveries, d.lease_until,
+              e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.enabled,
+              (e.deleted_at IS NOT NULL) AS deleted,
+              (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS key_active`.execute(trx);
+  return rows;
 }
 
 /** Secrets that sign now: the current one, and the previous one during a rotation's overlap. */
