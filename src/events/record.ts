@@ -2,11 +2,26 @@
  * The outbox (spec 6.2). A service calls recordEvent inside the transaction of its change:
  * the event commits with the change, or neither does. `data` must never hold health data;
  * linked resources appear as ids only.
+ *
+ * Recording also fans the event out (src/events/fan-out.ts): one delivery row per
+ * destination that may receive it, in the same transaction, so a committed event always
+ * has its deliveries. Then a NOTIFY on `dcm_events` wakes the delivery workers at commit.
+ *
+ * Spec 6.4, handled here:
+ * - `no_active_key`: while the clinic has no active key (every key revoked or expired) the
+ *   event is not created; the missed type is remembered in `event_gaps`. The first event
+ *   recorded once a key is active again (or the `flush-event-gaps` job, whichever comes
+ *   first) records one `events.skipped` per missed type with `data.from` (when the last key
+ *   stopped being active) and `data.to` (when the next active key was created).
+ * - `error`: the insert runs under a SAVEPOINT; when it fails, the savepoint is rolled back,
+ *   the caller's change still commits, and an `events.skipped` with reason `error` is
+ *   recorded instead.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Tx } from '../context.js';
 import { EVENT_SCOPES, type EventType } from './catalogue.js';
+import { fanOut } from './fan-out.js';
 
 /** Channel notified when events commit, so delivery workers wake at once. */
 export const EVENTS_CHANNEL = 'dcm_events';
@@ -19,17 +34,102 @@ export interface NewEvent {
 }
 
 export interface RecordedEvent {
+  /** The event's id; '' when no event could be created (`skipped` says why). */
   id: string;
   type: string;
+  /** Set when the event itself was not created (spec 6.4). */
+  skipped?: 'no_active_key' | 'error';
+}
+
+/** Log hook for recording failures (the change still commits; see `error` above). Default: one line on stderr. */
+export let onRecordError: (error: unknown, type: string) => void = (error, type) => {
+  console.error(`recordEvent: the ${type} event could not be stored; events.skipped reason error recorded instead: ${(error as Error)?.message ?? error}`);
+};
+export function setRecordErrorHandler(handler: (error: unknown, type: string) => void): void {
+  onRecordError = handler;
 }
 
 export async function recordEvent(trx: Tx, event: NewEvent): Promise<RecordedEvent> {
-  return insertEvent(trx, event.clinicId, event.type, EVENT_SCOPES[event.type], event.facilityId, event.data);
+  if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvent(t, event));
+  const { clinicId, type, facilityId, data } = event;
+  const scope = EVENT_SCOPES[type];
+  // Common case in one statement: inserted only when the clinic has an active key and no gap to record first.
+  const first = await guarded(trx, clinicId, type, () => insertEvent(trx, clinicId, type, scope, facilityId, data, { checkKeys: true }));
+  if (first.skipped || first.id !== '') return first;
+  const state = await clinicKeyState(trx, clinicId);
+  if (!state.active) {
+    await rememberGap(trx, clinicId, type);
+    return { id: '', type, skipped: 'no_active_key' };
+  }
+  if (state.gaps) await flushGaps(trx, clinicId);
+  return guarded(trx, clinicId, type, () => insertEvent(trx, clinicId, type, scope, facilityId, data));
+}
+
+/**
+ * Runs `insert` under a savepoint: on failure the savepoint is rolled back (the caller's
+ * transaction stays usable) and `events.skipped` reason `error` is recorded instead.
+ */
+export async function guarded(trx: Tx, clinicId: string, type: EventType, insert: () => Promise<RecordedEvent>): Promise<RecordedEvent> {
+  await sql`SAVEPOINT dcm_event`.execute(trx);
+  try {
+    const recorded = await insert();
+    await sql`RELEASE SAVEPOINT dcm_event`.execute(trx);
+    return recorded;
+  } catch (error) {
+    await sql`ROLLBACK TO SAVEPOINT dcm_event`.execute(trx);
+    onRecordError(error, type);
+    const scope = EVENT_SCOPES[type];
+    const skipped = await insertEvent(trx, clinicId, 'events.skipped', scope, null, { type, scope, reason: 'error' });
+    return { id: skipped.id, type, skipped: 'error' };
+  }
+}
+
+async function clinicKeyState(trx: Tx, clinicId: string): Promise<{ active: boolean; gaps: boolean }> {
+  const { rows } = await sql<{ active: boolean; gaps: boolean }>`
+    SELECT
+      EXISTS (SELECT 1 FROM api_keys WHERE clinic_id = ${clinicId} AND revoked_at IS NULL
+              AND (expires_at IS NULL OR expires_at > now())) AS active,
+      EXISTS (SELECT 1 FROM event_gaps WHERE clinic_id = ${clinicId}) AS gaps`.execute(trx);
+  return rows[0]!;
+}
+
+/** The gap starts when the clinic's last key stopped being active (or when the clinic was created). */
+async function rememberGap(trx: Tx, clinicId: string, type: string): Promise<void> {
+  await sql`
+    INSERT INTO event_gaps (clinic_id, type, from_at)
+    SELECT ${clinicId}, ${type}, coalesce(
+      (SELECT max(least(coalesce(revoked_at, 'infinity'), coalesce(expires_at, 'infinity')))
+         FROM api_keys WHERE clinic_id = ${clinicId}),
+      (SELECT created_at FROM clinics WHERE id = ${clinicId}))
+    ON CONFLICT (clinic_id, type) DO NOTHING`.execute(trx);
+}
+
+/** One `events.skipped` reason `no_active_key` per missed type; the gap ends when an active key was created. */
+export async function flushGaps(trx: Tx, clinicId: string): Promise<number> {
+  const { rows } = await sql<{ type: string; from_at: Date; to_at: Date }>`
+    DELETE FROM event_gaps g WHERE g.clinic_id = ${clinicId}
+    RETURNING g.type, g.from_at, coalesce(
+      (SELECT min(k.created_at) FROM api_keys k WHERE k.clinic_id = ${clinicId} AND k.revoked_at IS NULL
+         AND (k.expires_at IS NULL OR k.expires_at > now()) AND k.created_at >= g.from_at),
+      now()) AS to_at`.execute(trx);
+  for (const row of rows.sort((a, b) => a.type.localeCompare(b.type))) {
+    const type = row.type as EventType;
+    const scope = EVENT_SCOPES[type];
+    await insertEvent(trx, clinicId, 'events.skipped', scope, null, {
+      type,
+      scope,
+      reason: 'no_active_key',
+      from: new Date(row.from_at).toISOString(),
+      to: new Date(row.to_at).toISOString(),
+    });
+  }
+  return rows.length;
 }
 
 /**
  * Low-level insert shared by recordEvent and the `events.skipped` records (spec 6.4),
- * whose scope is the scope of the type they stand for.
+ * whose scope is the scope of the type they stand for. One statement inserts the event,
+ * fans it out and, when a live delivery was created, notifies the workers (at commit).
  */
 export async function insertEvent(
   trx: Tx,
@@ -38,26 +138,25 @@ export async function insertEvent(
   scope: string,
   facilityId: string | null,
   data: Record<string, unknown>,
+  options: { checkKeys?: boolean } = {},
 ): Promise<RecordedEvent> {
   const id = randomUUID();
-  await trx
-    .insertInto('events')
-    .columns(['id', 'clinic_id', 'type', 'facility_id', 'scope', 'livemode', 'data'])
-    .expression(
-      trx
-        .selectFrom('clinics')
-        .select([
-          sql.lit(id).as('id'),
-          'id as clinic_id',
-          sql.val(type).as('type'),
-          sql.val(facilityId).$castTo<string | null>().as('facility_id'),
-          sql.val(scope).as('scope'),
-          sql<boolean>`mode = 'live'`.as('livemode'),
-          sql.val(JSON.stringify(data)).as('data'),
-        ])
-        .where('id', '=', clinicId),
-    )
-    .execute();
-  await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${clinicId})`.execute(trx);
+  const createdAt = new Date();
+  const dataText = JSON.stringify(data);
+  const inserted = await fanOut(trx, {
+    id,
+    clinicId,
+    type,
+    scope,
+    facilityId,
+    createdAt,
+    dataText,
+    subscriptionType: type === 'events.skipped' ? String(data.type) : type,
+    notifyChannel: EVENTS_CHANNEL,
+    checkKeys: options.checkKeys ?? false,
+  });
+  if (inserted === 'no_clinic') throw new Error(`recordEvent: unknown clinic ${clinicId}`);
+  // Not inserted because of the key check: the caller looks at the clinic's keys and gaps.
+  if (inserted === 'held') return { id: '', type };
   return { id, type };
 }

@@ -1,5 +1,51 @@
-/** /v1/events */
+/** /v1/events (spec 4.10, 6.2). */
+import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../../../events/catalogue.js';
+import { listEvents } from '../../../webhooks/deliveries.js';
+import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
 
-export function registerEventRoutes(_app: App, _ctx: AppContext): void {}
+export const EventEnvelopeSchema = Type.Object(
+  {
+    id: Uuid({ description: 'In GET /events: the event id (in a webhook: the delivery id)' }),
+    eventId: Uuid({ description: 'The event id; use it to spot duplicates' }),
+    type: Type.String({ description: 'Event type (spec 6.3), or `events.skipped`' }),
+    createdAt: OutputTimestamp({ description: 'When it happened' }),
+    apiVersion: Type.String({ description: 'Version of the shape of `data`: `v1`' }),
+    livemode: Type.Boolean({ description: 'false only for the events of a test clinic' }),
+    facilityId: Nullable(Uuid()),
+    data: Type.Object({}, { additionalProperties: true, description: 'The resource as it was at the time of the event; never health data' }),
+  },
+  { additionalProperties: false, title: 'EventEnvelope' },
+);
+
+export function registerEventRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/v1/events',
+    {
+      schema: {
+        operationId: 'listEvents',
+        tags: ['Webhooks and events'],
+        summary: 'List the events of the last 30 days',
+        description:
+          'Events in the envelope of spec 6.2, `id` being the event id. Oldest first (by `createdAt`, then `id`); events never change, so `updatedSince` keeps those created from that instant on. ' +
+          'Only the events the key can see: those whose scope it holds (for `events.skipped`, the scope of `data.type`) and, for a key limited to facilities, those of its facilities ' +
+          '(events without a facility are seen only by keys not limited to facilities, except `events.skipped`, which every key with the scope sees). ' +
+          'Filter `type`: one event type. Events older than 30 days are purged.',
+        querystring: Type.Object(
+          {
+            limit: Limit(200, 50),
+            cursor: Type.Optional(Cursor()),
+            type: Type.Optional(StringEnum([...SUBSCRIBABLE_EVENT_TYPES, 'events.skipped'], { description: 'Only events of this type' })),
+            updatedSince: Type.Optional(InputTimestamp({ description: 'Only events created from this instant on' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Page(EventEnvelopeSchema) },
+      },
+      config: { scopes: ['webhooks:read'] },
+    },
+    async (request) => listEvents(ctx.db, ctx.cursorSecret, request.auth, request.query),
+  );
+}

@@ -1,5 +1,112 @@
-/** /v1/webhook-deliveries */
+/** /v1/webhook-deliveries (spec 2.12.1, 3.2, 4.10). */
+import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
+import { getDelivery, listDeliveries, redeliver } from '../../../webhooks/deliveries.js';
+import { Cursor, IdParams, IdempotencyKeyHeader, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
 
-export function registerWebhookDeliveryRoutes(_app: App, _ctx: AppContext): void {}
+const STATUSES = ['pending', 'delivering', 'succeeded', 'discarded'] as const;
+
+const AttemptSchema = Type.Object(
+  {
+    number: Type.Integer({ description: '1 to 5 on the schedule; higher for redeliveries' }),
+    startedAt: OutputTimestamp(),
+    durationMs: Type.Integer({ description: 'Time to the receiver’s answer or to the error' }),
+    statusCode: Nullable(Type.Integer({ description: 'The receiver’s HTTP status; its body is never recorded' })),
+    error: Nullable(Type.String({ description: 'Kind of network error when there was no answer: timeout, connection_refused, connection_reset, dns_error, tls_error, address_refused, network_error' })),
+    success: Type.Boolean({ description: '2xx within 10 seconds' }),
+    redelivery: Type.Boolean({ description: 'Made after a POST /webhook-deliveries/{id}/redeliver' }),
+  },
+  { additionalProperties: false, title: 'WebhookAttempt' },
+);
+
+const deliveryFields = {
+  id: Uuid({ description: 'The delivery id: the envelope `id` and the X-Service-Idempotency-Key' }),
+  endpointId: Uuid(),
+  eventId: Uuid(),
+  eventType: Type.String(),
+  status: StringEnum(STATUSES),
+  skippedReason: Nullable(
+    Type.String({
+      description:
+        'Why it finished without being sent: `test_mode` (a test clinic: recorded `succeeded`, nothing leaves), `endpoint_deleted`, `endpoint_disabled`, `key_inactive` (the creating key was revoked or expired; recorded `discarded`)',
+    }),
+  ),
+  attemptCount: Type.Integer(),
+  redeliveries: Type.Integer({ description: 'Redeliveries requested, at most 3' }),
+  nextAttemptAt: Nullable(OutputTimestamp({ description: 'When the next attempt is due (pending only)' })),
+  createdAt: OutputTimestamp(),
+  updatedAt: OutputTimestamp(),
+  finishedAt: Nullable(OutputTimestamp({ description: 'When it became succeeded or discarded' })),
+};
+const DeliverySchema = Type.Object(deliveryFields, { additionalProperties: false, title: 'WebhookDelivery' });
+const DeliveryDetailSchema = Type.Object(
+  { ...deliveryFields, attempts: Type.Array(AttemptSchema, { description: 'Every attempt, oldest first' }) },
+  { additionalProperties: false, title: 'WebhookDeliveryDetail' },
+);
+
+export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/v1/webhook-deliveries',
+    {
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        tags: ['Webhooks and events'],
+        summary: 'List webhook deliveries',
+        description:
+          'Deliveries and their status, newest first (by `createdAt`, then `id`, descending). Filters `endpointId` and `status`. ' +
+          'Deliveries of a deleted destination stay listed for 30 days; finished deliveries are purged after 30 days. ' +
+          'A key sees the deliveries of the destinations it sees (see GET /webhook-endpoints).',
+        querystring: Type.Object(
+          {
+            limit: Limit(200, 50),
+            cursor: Type.Optional(Cursor()),
+            endpointId: Type.Optional(Uuid({ description: 'Only deliveries to this destination' })),
+            status: Type.Optional(StringEnum(STATUSES, { description: 'Only deliveries in this status' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Page(DeliverySchema) },
+      },
+      config: { scopes: ['webhooks:read'] },
+    },
+    async (request) => listDeliveries(ctx.db, ctx.cursorSecret, request.auth, request.query),
+  );
+
+  app.get(
+    '/v1/webhook-deliveries/:id',
+    {
+      schema: {
+        operationId: 'getWebhookDelivery',
+        tags: ['Webhooks and events'],
+        summary: 'Read a delivery with all its attempts',
+        description: 'One delivery and every attempt (status code or kind of network error, and duration; never the receiver’s body).',
+        params: IdParams,
+        response: { 200: DeliveryDetailSchema },
+      },
+      config: { scopes: ['webhooks:read'] },
+    },
+    async (request) => getDelivery(ctx.db, request.auth, request.params.id),
+  );
+
+  app.post(
+    '/v1/webhook-deliveries/:id/redeliver',
+    {
+      schema: {
+        operationId: 'redeliverWebhookDelivery',
+        tags: ['Webhooks and events'],
+        summary: 'Send a finished delivery again',
+        description:
+          'Sends a `succeeded` or `discarded` delivery once more with the same body and the same `X-Service-Idempotency-Key` (new timestamp and signature). ' +
+          'Answers `202` with the delivery, back in `pending`: one attempt, no retries; it ends `succeeded` or `discarded`. A failed redelivery does not count towards switching the destination off. ' +
+          '`409 conflict` reasons: `redeliver_limit` (3 redeliveries already done), `delivery_not_finished` (pending or delivering), `endpoint_deleted`, `endpoint_disabled`. ' +
+          'A test clinic’s delivery is counted but nothing is sent. The body is optional and has no fields.',
+        params: IdParams,
+        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        response: { 202: DeliveryDetailSchema },
+      },
+      config: { scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },
+    },
+    async (request, reply) => reply.status(202).send(await redeliver(ctx.db, request.auth, request.params.id)),
+  );
+}

@@ -1,5 +1,226 @@
-/** /v1/webhook-endpoints */
+/** /v1/webhook-endpoints (spec 2.12, 3.3, 4.10, 6). */
+import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../../../events/catalogue.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  MAX_ENDPOINTS_PER_CLINIC,
+  rotateSecret,
+  updateEndpoint,
+} from '../../../webhooks/endpoints.js';
+import { sendTestEvent } from '../../../webhooks/deliveries.js';
+import { expectedVersion, setEtag } from '../../etag.js';
+import { IdParams, IdempotencyKeyHeader, IfMatchHeader, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
 
-export function registerWebhookEndpointRoutes(_app: App, _ctx: AppContext): void {}
+const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
+  minItems: 1,
+  maxItems: 50,
+  uniqueItems: true,
+  description: '1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`.',
+});
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, credentials.',
+  examples: ['https://hooks.example.com/dental'],
+});
+const Description = Nullable(Type.String({ maxLength: 500, description: 'Free text for people, up to 500 characters' }));
+
+const endpointFields = {
+  id: Uuid(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  description: Nullable(Type.String()),
+  enabled: Type.Boolean(),
+  disabledReason: Nullable(Type.String({ description: '`too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise' })),
+  previousSecretExpiresAt: Nullable(OutputTimestamp({ description: 'Until when the previous secret also signs (after a rotation); null before any rotation' })),
+  createdAt: OutputTimestamp(),
+  updatedAt: OutputTimestamp(),
+};
+export const WebhookEndpointSchema = Type.Object(endpointFields, { additionalProperties: false, title: 'WebhookEndpoint' });
+const WebhookEndpointWithSecret = Type.Object(
+  { ...endpointFields, secret: Type.String({ description: 'Signing secret, `whsec_…`: shown only in this response' }) },
+  { additionalProperties: false, title: 'WebhookEndpointWithSecret' },
+);
+const TestOutcomeSchema = Type.Object(
+  {
+    id: Uuid({ description: 'The `id` of the test envelope, also its X-Service-Idempotency-Key' }),
+    success: Type.Boolean({ description: 'The receiver answered 2xx within 10 seconds' }),
+    statusCode: Nullable(Type.Integer({ description: 'The receiver’s HTTP status; null when nothing was answered or sent' })),
+    durationMs: Nullable(Type.Integer({ description: 'Time to the receiver’s answer; null when nothing was sent' })),
+    error: Nullable(Type.String({ description: 'Kind of network error (timeout, connection_refused, address_refused, dns_error, tls_error, connection_reset, network_error)' })),
+    skipped: Nullable(StringEnum(['test_mode'], { description: '`test_mode`: a test-kind key; nothing was sent' })),
+  },
+  { additionalProperties: false, title: 'WebhookTestOutcome' },
+);
+
+export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
+  const policy = { allowInsecure: ctx.config.webhookAllowInsecure };
+
+  app.post(
+    '/v1/webhook-endpoints',
+    {
+      schema: {
+        operationId: 'createWebhookEndpoint',
+        tags: ['Webhooks and events'],
+        summary: 'Create a webhook destination',
+        description:
+          'Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. ' +
+          'Needs `webhooks:write` plus the scope of every chosen event (spec 6.3); `403 insufficient_scope` lists exactly the missing ones. ' +
+          'The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. ' +
+          `At most ${MAX_ENDPOINTS_PER_CLINIC} destinations per clinic: one more is \`409 conflict\` reason \`endpoint_limit\`. ` +
+          'With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).\n\n' +
+          'Scopes: `webhooks:write` and the scope of each chosen event.',
+        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        body: Type.Object(
+          { url: Url, events: EventTypes, description: Type.Optional(Description) },
+          { additionalProperties: false },
+        ),
+        response: { 201: WebhookEndpointWithSecret },
+      },
+      config: { idempotent: 'secret', errorStatuses: [409] },
+    },
+    async (request, reply) => {
+      const created = await createEndpoint(ctx.db, request.auth, policy, request.body);
+      setEtag(reply, 1);
+      reply.header('location', `/v1/webhook-endpoints/${created.id}`);
+      return reply.status(201).send(created);
+    },
+  );
+
+  app.get(
+    '/v1/webhook-endpoints',
+    {
+      schema: {
+        operationId: 'listWebhookEndpoints',
+        tags: ['Webhooks and events'],
+        summary: 'List webhook destinations',
+        description:
+          'Every destination of the clinic (at most 20, so one page: `nextCursor` is always null), oldest first. Secrets are never shown. ' +
+          'A key limited to facilities sees only the destinations created by keys limited to some of its own facilities. Deleted destinations are not listed.',
+        response: { 200: Type.Object({ data: Type.Array(WebhookEndpointSchema), nextCursor: Type.Null() }, { additionalProperties: false }) },
+      },
+      config: { scopes: ['webhooks:read'] },
+    },
+    async (request) => ({ data: await listEndpoints(ctx.db, request.auth), nextCursor: null }),
+  );
+
+  app.get(
+    '/v1/webhook-endpoints/:id',
+    {
+      schema: {
+        operationId: 'getWebhookEndpoint',
+        tags: ['Webhooks and events'],
+        summary: 'Read a webhook destination',
+        description: 'One destination, without its secret, with an `ETag` for `If-Match`. Deleted, of another clinic, or not visible to the key: `404`.',
+        params: IdParams,
+        response: { 200: WebhookEndpointSchema },
+      },
+      config: { scopes: ['webhooks:read'] },
+    },
+    async (request, reply) => {
+      const { view, version } = await getEndpoint(ctx.db, request.auth, request.params.id);
+      setEtag(reply, version);
+      return view;
+    },
+  );
+
+  app.patch(
+    '/v1/webhook-endpoints/:id',
+    {
+      schema: {
+        operationId: 'updateWebhookEndpoint',
+        tags: ['Webhooks and events'],
+        summary: 'Change or switch a webhook destination on or off',
+        description:
+          '`enabled: true` switches a destination back on (also one switched off with `too_many_failures`; its count of discarded deliveries restarts at 0); `enabled: false` switches it off (`disabledReason` null). ' +
+          'Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). ' +
+          'Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.',
+        params: IdParams,
+        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+        body: Type.Object(
+          { url: Type.Optional(Url), events: Type.Optional(EventTypes), description: Type.Optional(Description), enabled: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: WebhookEndpointSchema },
+      },
+      config: { scopes: ['webhooks:write'], errorStatuses: [409] },
+    },
+    async (request, reply) => {
+      const { view, version } = await updateEndpoint(ctx.db, request.auth, policy, request.params.id, request.body, expectedVersion(request));
+      setEtag(reply, version);
+      return view;
+    },
+  );
+
+  app.delete(
+    '/v1/webhook-endpoints/:id',
+    {
+      schema: {
+        operationId: 'deleteWebhookEndpoint',
+        tags: ['Webhooks and events'],
+        summary: 'Delete a webhook destination',
+        description:
+          'The destination stops receiving at once; its pending deliveries are discarded without being sent (`skippedReason: endpoint_deleted`). ' +
+          'Its deliveries stay readable with `GET /webhook-deliveries` for 30 days. Answers `204` with no body.',
+        params: IdParams,
+        response: { 204: Type.Null({ description: 'Deleted' }) },
+      },
+      config: { scopes: ['webhooks:write'] },
+    },
+    async (request, reply) => {
+      await deleteEndpoint(ctx.db, request.auth, request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/webhook-endpoints/:id/rotate-secret',
+    {
+      schema: {
+        operationId: 'rotateWebhookEndpointSecret',
+        tags: ['Webhooks and events'],
+        summary: 'Rotate the signing secret',
+        description:
+          'Creates a new secret, returned only in this response. The old one keeps signing for `overlapMinutes` (0-10080, default 1440; 0 = it stops at once): ' +
+          'meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>`. `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. ' +
+          'Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.',
+        params: IdParams,
+        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        body: Type.Object(
+          { overlapMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 10080, default: 1440, description: 'Minutes the old secret stays valid, 0-10080 (default 1440)' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: WebhookEndpointWithSecret },
+      },
+      config: { scopes: ['webhooks:write'], idempotent: 'secret' },
+    },
+    async (request) => rotateSecret(ctx.db, request.auth, request.params.id, request.body.overlapMinutes ?? 1440),
+  );
+
+  app.post(
+    '/v1/webhook-endpoints/:id/test',
+    {
+      schema: {
+        operationId: 'testWebhookEndpoint',
+        tags: ['Webhooks and events'],
+        summary: 'Send a test webhook now',
+        description:
+          'Sends at once one signed `webhook.test` envelope with empty `data` to the destination (also a disabled one) and answers with the outcome: `success`, `statusCode`, `durationMs`, or the kind of network `error`. ' +
+          'No retries, and nothing is stored: it is not a delivery. Each test has a fresh `id` (its idempotency key). ' +
+          'With a test-kind key nothing is sent: `skipped: "test_mode"`. The request body is optional (`{}`); it has no fields.',
+        params: IdParams,
+        response: { 200: TestOutcomeSchema },
+      },
+      config: { scopes: ['webhooks:write'] },
+    },
+    async (request) => {
+      const { row } = await getEndpoint(ctx.db, request.auth, request.params.id);
+      return sendTestEvent(row, request.auth, ctx.config);
+    },
+  );
+}

@@ -1,0 +1,348 @@
+/**
+ * npm run bench:webhooks: the delivery engine against a local receiver.
+ *
+ * Database: PostgreSQL when DATABASE_URL is set (a fresh database is created on that server
+ * and dropped at the end), the embedded PGlite otherwise. The worker runs in this process with
+ * its own connection pool on PostgreSQL (memory figures are this process's, receiver included).
+ *
+ * 1. deliveries per second, 1 clinic and 100 clinics (backlog drained, receiver answers at once);
+ * 2. event-to-first-attempt p50/p99 at 200 and 500 events/s (from before the event's
+ *    transaction starts to the receiver reading the request);
+ * 3. fairness: one clinic with a 10,000-event backlog while 99 clinics record 10 each: the
+ *    small clinics' p95 time to first attempt, and the largest number of one clinic's
+ *    requests ever open at the receiver at once (receiver answers after 10 ms here).
+ *
+ * Options (env): BENCH_SCALE (default 1) multiplies the sizes; BENCH_SECONDS (default 10) per rate;
+ * BENCH_PARTS (default `throughput,latency,fairness`) picks the parts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { createContext } from '../src/bootstrap.js';
+import { testConfig } from '../src/config.js';
+import type { AppContext } from '../src/context.js';
+import { recordEvent } from '../src/events/record.js';
+import type { Running } from '../src/jobs/scheduler.js';
+import { createApiKey } from '../src/modules/auth/keys-service.js';
+import { SCOPES } from '../src/modules/auth/scopes.js';
+import { createClinic, createFacility } from '../src/modules/clinics/service.js';
+import { generateSecret } from '../src/webhooks/signing.js';
+import { startDeliveryWorker } from '../src/webhooks/worker.js';
+
+const SCALE = Number(process.env.BENCH_SCALE ?? 1);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,latency,fairness').split(','));
+
+interface Arrival {
+  at: number;
+}
+
+class Receiver {
+  server!: http.Server;
+  url = '';
+  firstArrival = new Map<string, number>();
+  requests = 0;
+  delayMs = 0;
+  open = new Map<string, number>();
+  maxOpen = new Map<string, number>();
+  onArrival: ((eventId: string, a: Arrival) => void) | null = null;
+
+  async start() {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const at = performance.now() + performance.timeOrigin;
+        this.requests++;
+        const path = req.url ?? '/';
+        const n = (this.open.get(path) ?? 0) + 1;
+        this.open.set(path, n);
+        if (n > (this.maxOpen.get(path) ?? 0)) this.maxOpen.set(path, n);
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { eventId: string };
+        if (!this.firstArrival.has(body.eventId)) {
+          this.firstArrival.set(body.eventId, at);
+          this.onArrival?.(body.eventId, { at });
+        }
+        const finish = () => {
+          this.open.set(path, (this.open.get(path) ?? 1) - 1);
+          res.statusCode = 200;
+          res.end();
+        };
+        if (this.delayMs > 0) setTimeout(finish, this.delayMs);
+        else finish();
+      });
+    });
+    this.server.keepAliveTimeout = 10_000;
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+  reset() {
+    this.firstArrival.clear();
+    this.requests = 0;
+    this.open.clear();
+    this.maxOpen.clear();
+    this.onArrival = null;
+  }
+  close() {
+    this.server.closeAllConnections();
+    return new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
+
+let workerCtx: AppContext;
+const now = () => performance.now() + performance.timeOrigin;
+const pct = (values: number[], p: number) => {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : 'n/a');
+
+interface Clinic {
+  id: string;
+  facilityId: string;
+  path: string;
+}
+
+async function makeClinics(ctx: AppContext, receiver: Receiver, n: number, tag: string): Promise<Clinic[]> {
+  const out: Clinic[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = await createClinic(ctx.db, { name: `Bench ${tag} ${i}` });
+    const f = await createFacility(ctx.db, c.id, { name: 'Sede' });
+    const key = await createApiKey(ctx.db, c.id, { name: 'bench', scopes: [...SCOPES] });
+    const path = `/${tag}/${i}`;
+    await ctx.db
+      .insertInto('webhook_endpoints')
+      .values({ id: randomUUID(), clinic_id: c.id, api_key_id: key.id, url: receiver.url + path, events: ['task.created'], secret: generateSecret() })
+      .execute();
+    out.push({ id: c.id, facilityId: f.id, path });
+  }
+  return out;
+}
+
+async function backlog(ctx: AppContext, clinic: Clinic, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  const BATCH = 500;
+  for (let done = 0; done < count; done += BATCH) {
+    await ctx.db.transaction().execute(async (trx) => {
+      for (let i = done; i < Math.min(count, done + BATCH); i++) {
+        ids.push((await recordEvent(trx, { clinicId: clinic.id, type: 'task.created', facilityId: clinic.facilityId, data: { i } })).id);
+      }
+    });
+  }
+  return ids;
+}
+
+async function waitAll(receiver: Receiver, ids: Iterable<string>, timeoutMs: number): Promise<boolean> {
+  const list = [...ids];
+  const start = Date.now();
+  while (Date.now() - start < timeoutMs) {
+    if (list.every((id) => receiver.firstArrival.has(id))) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return false;
+}
+
+async function throughput(ctx: AppContext, receiver: Receiver, clinics: number, perClinic: number) {
+  receiver.reset();
+  const cs = await makeClinics(ctx, receiver, clinics, `tp${clinics}`);
+  const ids: string[] = [];
+  for (const c of cs) ids.push(...(await backlog(ctx, c, perClinic)));
+  const worker = await startDeliveryWorker(workerCtx);
+  const start = now();
+  const ok = await waitAll(receiver, ids, 600_000);
+  const seconds = (now() - start) / 1000;
+  await worker.stop();
+  return { deliveries: ids.length, seconds, perSecond: ids.length / seconds, complete: ok };
+}
+
+async function latency(ctx: AppContext, receiver: Receiver, clinics: Clinic[], rate: number) {
+  receiver.reset();
+  const started = new Map<string, number>();
+  const latencies: number[] = [];
+  receiver.onArrival = (eventId, a) => {
+    const s = started.get(eventId);
+    if (s !== undefined) latencies.push(a.at - s);
+  };
+  const early: Array<[string, number]> = [];
+  const total = rate * SECONDS;
+  const tickMs = 10;
+  const perTick = rate / (1000 / tickMs);
+  let sent = 0;
+  let carry = 0;
+  const inFlight = new Set<Promise<unknown>>();
+  const begin = Date.now();
+  while (sent < total) {
+    carry += perTick;
+    while (carry >= 1 && sent < total) {
+      carry -= 1;
+      const clinic = clinics[sent % clinics.length]!;
+      sent++;
+      const t0 = now();
+      const p = ctx.db
+        .transaction()
+        .execute((trx) => recordEvent(trx, { clinicId: clinic.id, type: 'task.created', facilityId: clinic.facilityId, data: { sent } }))
+        .then((e) => {
+          const arrived = receiver.firstArrival.get(e.id);
+          if (arrived !== undefined) early.push([e.id, arrived - t0]);
+          started.set(e.id, t0);
+        })
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    }
+    const next = begin + (sent / rate) * 1000;
+    await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
+  }
+  await Promise.all(inFlight);
+  for (const [, l] of early) latencies.push(l);
+  const achieved = total / ((Date.now() - begin) / 1000);
+  await waitAll(receiver, started.keys(), 60_000);
+  return { rate, achieved, events: total, received: latencies.length, p50: pct(latencies, 50), p99: pct(latencies, 99), max: pct(latencies, 100) };
+}
+
+async function fairness(ctx: AppContext, receiver: Receiver) {
+  receiver.reset();
+  receiver.delayMs = 10;
+  const [big] = await makeClinics(ctx, receiver, 1, 'big');
+  const small = await makeClinics(ctx, receiver, 99, 'small');
+  const bigIds = await backlog(ctx, big!, Math.round(10_000 * SCALE));
+  const worker = await startDeliveryWorker(workerCtx);
+  await new Promise((r) => setTimeout(r, 500)); // the backlog is being served
+  const started = new Map<string, number>();
+  const smallLatencies: number[] = [];
+  receiver.onArrival = (eventId, a) => {
+    const s = started.get(eventId);
+    if (s !== undefined) smallLatencies.push(a.at - s);
+  };
+  await Promise.all(
+    small.map(async (c) => {
+      for (let i = 0; i < 10; i++) {
+        const t0 = now();
+        const e = await ctx.db.transaction().execute((trx) => recordEvent(trx, { clinicId: c.id, type: 'task.created', facilityId: c.facilityId, data: { i } }));
+        const arrived = receiver.firstArrival.get(e.id);
+        if (arrived !== undefined) smallLatencies.push(arrived - t0);
+        else started.set(e.id, t0);
+      }
+    }),
+  );
+  await waitAll(receiver, started.keys(), 120_000);
+  const bigServedWhenSmallDone = bigIds.filter((id) => receiver.firstArrival.has(id)).length;
+  const bigDone = await waitAll(receiver, bigIds, 600_000);
+  await worker.stop();
+  receiver.delayMs = 0;
+  return {
+    smallEvents: smallLatencies.length,
+    smallP50: pct(smallLatencies, 50),
+    smallP95: pct(smallLatencies, 95),
+    bigBacklog: bigIds.length,
+    bigServedWhenSmallDone,
+    bigComplete: bigDone,
+    maxInFlightOneClinic: Math.max(...receiver.maxOpen.values()),
+    maxInFlightBigClinic: receiver.maxOpen.get(big!.path) ?? 0,
+  };
+}
+
+function spawnWorker(databaseUrl: string): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role=worker'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_INSECURE: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+function childRss(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function main() {
+  let databaseUrl: string | null = null;
+  let dropDb: (() => Promise<void>) | null = null;
+  if (process.env.DATABASE_URL) {
+    const name = `whbench_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    dropDb = async () => {
+      const a = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    };
+  }
+  const config = testConfig({ databaseUrl, webhookAllowInsecure: true, dbPoolMax: 20 });
+  const ctx = await createContext(config, { inMemory: true });
+  // On PostgreSQL the worker has its own connection pool, as a separate worker process would:
+  // the emitter's transactions must not queue in front of the worker's claims.
+  workerCtx = ctx.database.engine === 'postgres' ? await createContext(config, { skipMigrations: true }) : ctx;
+  const receiver = new Receiver();
+  await receiver.start();
+  const engine = ctx.database.engine;
+  console.log(`# webhooks benchmark: ${engine}, node ${process.version}, scale ${SCALE}`);
+  try {
+    if (PARTS.has('throughput')) {
+    const one = await throughput(ctx, receiver, 1, Math.round(2000 * SCALE));
+    console.log(`throughput, 1 clinic:    ${one.deliveries} deliveries in ${one.seconds.toFixed(2)} s = ${one.perSecond.toFixed(0)}/s${one.complete ? '' : ' (INCOMPLETE)'}`);
+    const hundred = await throughput(ctx, receiver, 100, Math.round(50 * SCALE));
+    console.log(`throughput, 100 clinics: ${hundred.deliveries} deliveries in ${hundred.seconds.toFixed(2)} s = ${hundred.perSecond.toFixed(0)}/s${hundred.complete ? '' : ' (INCOMPLETE)'}`);
+
+    }
+    if (PARTS.has('latency')) {
+    const latClinics = await makeClinics(ctx, receiver, 100, 'lat');
+    // On PostgreSQL the worker is a real separate process (`--role=worker`), so its memory is
+    // its own; on PGlite it runs in this process (the embedded database is single-process).
+    const child = databaseUrl ? spawnWorker(databaseUrl) : null;
+    const worker: Running | null = child ? null : await startDeliveryWorker(workerCtx);
+    if (child) await new Promise((r) => setTimeout(r, 4000)); // let it start and LISTEN
+    let rssPeak = 0;
+    const sampler = setInterval(() => {
+      rssPeak = Math.max(rssPeak, child ? childRss(child.pid!) : process.memoryUsage().rss);
+    }, 100);
+    for (const rate of [200, 500]) {
+      const l = await latency(ctx, receiver, latClinics, rate);
+      console.log(
+        `event-to-first-attempt at ${rate}/s (achieved ${l.achieved.toFixed(0)}/s, ${l.events} events over 100 clinics): p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms`,
+      );
+    }
+    clearInterval(sampler);
+    if (child) {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    await worker?.stop();
+    console.log(
+      child
+        ? `worker process memory during the latency runs: peak RSS ${(rssPeak / 1048576).toFixed(0)} MB`
+        : `memory during the latency runs (this process: worker, emitter and receiver): peak RSS ${(rssPeak / 1048576).toFixed(0)} MB`,
+    );
+    }
+    if (PARTS.has('fairness')) {
+    const f = await fairness(ctx, receiver);
+    console.log(
+      `fairness: backlog ${f.bigBacklog} in 1 clinic + 99 clinics x 10: small clinics p50 ${fmt(f.smallP50)} ms, p95 ${fmt(f.smallP95)} ms ` +
+        `(big clinic had ${f.bigServedWhenSmallDone} served when the small ones were done); ` +
+        `max in flight for one clinic ${f.maxInFlightOneClinic} (big clinic ${f.maxInFlightBigClinic})`,
+    );
+    }
+  } finally {
+    await receiver.close();
+    if (workerCtx !== ctx) await workerCtx.database.close();
+    await ctx.database.close();
+    await dropDb?.();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,216 @@
+/**
+ * Webhook destinations (spec 2.12, 3.3, 4.10). A destination belongs to the key that created
+ * it: it receives what that key can see (src/events/fan-out.ts).
+ *
+ * Who sees a destination: a key not limited to facilities sees every destination of its
+ * clinic; a key limited to facilities sees the destinations created by keys limited to a
+ * subset of its own facilities (it could not see what the others receive). Anything else is
+ * `404 not_found`. Deliveries follow the visibility of their destination.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import type { DB } from '../db/schema.js';
+import type { WebhookEndpointsTable } from '../db/tables/webhooks.js';
+import { EVENT_SCOPES, type EventType } from '../events/catalogue.js';
+import { ApiError } from '../http/errors.js';
+import { assertVersion } from '../http/etag.js';
+import { requireScopes, type AuthContext } from '../modules/auth/authenticate.js';
+import { checkEndpointUrl, type AddressPolicy } from './address.js';
+import { generateSecret } from './signing.js';
+
+type Db = Kysely<DB>;
+
+export const MAX_ENDPOINTS_PER_CLINIC = 20;
+
+export interface EndpointView {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  disabledReason: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EndpointWithSecret extends EndpointView {
+  secret: string;
+}
+
+export function toEndpointView(row: Selectable<WebhookEndpointsTable>): EndpointView {
+  const expires = row.previous_secret_expires_at;
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    description: row.description,
+    enabled: row.enabled,
+    disabledReason: row.disabled_reason,
+    previousSecretExpiresAt: expires ? new Date(expires).toISOString() : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** SQL condition on an endpoint alias `e`: the caller's key may see it (see the module comment). */
+export function endpointVisible(auth: Pick<AuthContext, 'facilityIds'>, creatorKeyColumn = 'e.api_key_id'): Expression<SqlBool> {
+  if (auth.facilityIds === null) return sql<SqlBool>`true`;
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM api_keys ck WHERE ck.id = ${sql.ref(creatorKeyColumn)}
+    AND ck.facility_ids IS NOT NULL AND ck.facility_ids <@ ${[...auth.facilityIds]}::uuid[])`;
+}
+
+/** webhooks:write plus the scope of every event type (403 insufficient_scope lists the missing ones). */
+export function requireEndpointScopes(auth: AuthContext, events: readonly string[]): void {
+  const scopes = ['webhooks:write', ...new Set(events.map((e) => EVENT_SCOPES[e as EventType]).filter(Boolean))];
+  requireScopes(auth, scopes);
+}
+
+function checkUrl(url: string, policy: AddressPolicy): void {
+  const issues = checkEndpointUrl(url, policy);
+  if (issues.length) throw ApiError.invalid('body', issues);
+}
+
+export interface NewEndpoint {
+  url: string;
+  events: string[];
+  description?: string | null;
+}
+
+export async function createEndpoint(db: Db, auth: AuthContext, policy: AddressPolicy, input: NewEndpoint): Promise<EndpointWithSecret> {
+  requireEndpointScopes(auth, input.events);
+  checkUrl(input.url, policy);
+  const secret = generateSecret();
+  const row = await db.transaction().execute(async (trx) => {
+    // One creation at a time per clinic, so the limit holds under concurrent requests.
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${'webhook_endpoints:' + auth.clinicId}))`.execute(trx);
+    const { count } = await trx
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('clinic_id', '=', auth.clinicId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    if (Number(count) >= MAX_ENDPOINTS_PER_CLINIC) {
+      throw ApiError.conflict('endpoint_limit', { limit: MAX_ENDPOINTS_PER_CLINIC }, 'Lo studio ha già 20 destinazioni webhook: eliminane una prima di crearne un’altra.');
+    }
+    return trx
+      .insertInto('webhook_endpoints')
+      .values({
+        id: randomUUID(),
+        clinic_id: auth.clinicId,
+        api_key_id: auth.keyId,
+        url: input.url,
+        events: input.events,
+        description: input.description ?? null,
+        secret,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  return { ...toEndpointView(row), secret };
+}
+
+async function findVisible(db: Db, auth: AuthContext, id: string): Promise<Selectable<WebhookEndpointsTable>> {
+  const row = await db
+    .selectFrom('webhook_endpoints as e')
+    .selectAll('e')
+    .where('e.id', '=', id)
+    .where('e.clinic_id', '=', auth.clinicId)
+    .where('e.deleted_at', 'is', null)
+    .where(endpointVisible(auth))
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row;
+}
+
+export async function getEndpoint(db: Db, auth: AuthContext, id: string): Promise<{ view: EndpointView; version: number; row: Selectable<WebhookEndpointsTable> }> {
+  const row = await findVisible(db, auth, id);
+  return { view: toEndpointView(row), version: row.version, row };
+}
+
+export async function listEndpoints(db: Db, auth: AuthContext): Promise<EndpointView[]> {
+  const rows = await db
+    .selectFrom('webhook_endpoints as e')
+    .selectAll('e')
+    .where('e.clinic_id', '=', auth.clinicId)
+    .where('e.deleted_at', 'is', null)
+    .where(endpointVisible(auth))
+    .orderBy('e.created_at')
+    .orderBy('e.id')
+    .execute();
+  return rows.map(toEndpointView);
+}
+
+export interface EndpointChanges {
+  url?: string;
+  events?: string[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+export async function updateEndpoint(
+  db: Db,
+  auth: AuthContext,
+  policy: AddressPolicy,
+  id: string,
+  changes: EndpointChanges,
+  expectedVersion: number | null,
+): Promise<{ view: EndpointView; version: number }> {
+  const current = await findVisible(db, auth, id);
+  assertVersion(expectedVersion, current.version);
+  if (changes.url !== undefined || changes.events !== undefined || changes.description !== undefined) {
+    requireEndpointScopes(auth, changes.events ?? current.events);
+  }
+  if (changes.url !== undefined) checkUrl(changes.url, policy);
+  const set: Record<string, unknown> = { updated_at: sql`now()`, version: sql`version + 1` };
+  if (changes.url !== undefined) set.url = changes.url;
+  if (changes.events !== undefined) set.events = changes.events;
+  if (changes.description !== undefined) set.description = changes.description;
+  if (changes.enabled === true) {
+    set.enabled = true;
+    set.disabled_reason = null;
+    set.consecutive_discarded = 0;
+  } else if (changes.enabled === false) {
+    set.enabled = false;
+    set.disabled_reason = null;
+  }
+  const row = await db
+    .updateTable('webhook_endpoints')
+    .set(set)
+    .where('id', '=', current.id)
+    .where('version', '=', current.version)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw ApiError.conflict('version_mismatch', {}, 'La risorsa è stata modificata dopo la tua lettura: rileggila e riprova.');
+  return { view: toEndpointView(row), version: row.version };
+}
+
+export async function deleteEndpoint(db: Db, auth: AuthContext, id: string): Promise<void> {
+  const current = await findVisible(db, auth, id);
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ deleted_at: sql`now()`, enabled: false, updated_at: sql`now()`, version: sql`version + 1` })
+    .where('id', '=', current.id)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+export async function rotateSecret(db: Db, auth: AuthContext, id: string, overlapMinutes: number): Promise<EndpointWithSecret> {
+  const current = await findVisible(db, auth, id);
+  const secret = generateSecret();
+  const row = await db
+    .updateTable('webhook_endpoints')
+    .set({
+      secret,
+      previous_secret: overlapMinutes > 0 ? current.secret : null,
+      previous_secret_expires_at: sql`now() + make_interval(mins => ${overlapMinutes})`,
+      updated_at: sql`now()`,
+      version: sql`version + 1`,
+    })
+    .where('id', '=', current.id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { ...toEndpointView(row), secret };
+}

@@ -1,0 +1,91 @@
+/** A real local webhook receiver (node:http on 127.0.0.1) and helpers to create events. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AppContext } from '../../src/context.js';
+import type { EventType } from '../../src/events/catalogue.js';
+import { recordEvent, type RecordedEvent } from '../../src/events/record.js';
+
+export interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  raw: Buffer;
+  body: any;
+  at: number;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Answer for the next requests to a path (default 200). */
+  respond(path: string, answer: number | ((r: Received) => number | Promise<number>)): void;
+  forPath(path: string): Received[];
+  waitFor(predicate: (all: Received[]) => boolean, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const received: Received[] = [];
+  const answers = new Map<string, number | ((r: Received) => number | Promise<number>)>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const raw = Buffer.concat(chunks);
+      let body: unknown = null;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        body = null;
+      }
+      const r: Received = { path: req.url ?? '/', headers: req.headers, raw, body, at: Date.now() };
+      received.push(r);
+      const answer = answers.get(r.path) ?? 200;
+      const status = typeof answer === 'function' ? await answer(r) : answer;
+      if (status >= 300 && status < 400) res.setHeader('location', 'http://127.0.0.1:1/elsewhere');
+      res.statusCode = status;
+      res.end('receiver body that must never be stored');
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    respond: (path, answer) => answers.set(path, answer),
+    forPath: (path) => received.filter((r) => r.path === path),
+    async waitFor(predicate, timeoutMs = 20_000) {
+      const start = Date.now();
+      while (!predicate(received)) {
+        if (Date.now() - start > timeoutMs) throw new Error(`receiver: condition not met after ${timeoutMs} ms (${received.length} received)`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Records one event in its own transaction, as a module service would. */
+export async function emit(
+  ctx: AppContext,
+  clinicId: string,
+  type: EventType,
+  facilityId: string | null = null,
+  data: Record<string, unknown> = { id: crypto.randomUUID() },
+): Promise<RecordedEvent> {
+  return ctx.db.transaction().execute((trx) => recordEvent(trx, { clinicId, type, facilityId, data }));
+}
+
+export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const v = await fn();
+    if (ok(v)) return v;
+    if (Date.now() - start > timeoutMs) throw new Error(`until: condition not met after ${timeoutMs} ms: ${JSON.stringify(v)?.slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
