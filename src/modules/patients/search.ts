@@ -1,0 +1,179 @@
+/**
+ * Patient search (spec 2.4, 4.3). A query is tried as what it can be:
+ * - an email (it has an `@`): equal address, any letter case;
+ * - a phone (no letters, at least 6 digits): equal canonical E.164 number, any input format;
+ * - a tax code (letters and digits, 11-16 characters once spaces are dropped): equal, any case;
+ * - a name (it has letters and no `@`): candidates come from the trigram index on the
+ *   normalized full name (similarity or word similarity: typos, accents, part of a name,
+ *   any word order) and from the Double Metaphone keys of first and last name (sound-alike
+ *   spellings); each candidate is then scored by `nameScore` (optimal-string-alignment edit
+ *   distance on the whole name in both orders and token by token), blended with the trigram
+ *   similarity. Exact matches of email, phone and tax code score 1.
+ * `closeMatches` counts the candidates whose score equals the best one (3 decimals).
+ */
+import type { CountryCode } from 'libphonenumber-js';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { TenantScope } from '../../db/tenant.js';
+import { ApiError } from '../../http/errors.js';
+import { toCanonicalPhone } from '../../lib/phone.js';
+import { nameScore, normalizeName, normalizeTaxCode } from './normalize.js';
+
+type Db = Kysely<DB>;
+
+export type MatchedBy = 'name' | 'phone' | 'taxCode' | 'email';
+
+export interface SearchHit {
+  id: string;
+  name: string;
+  birthYear: number | null;
+  phoneLast4: string | null;
+  archived: boolean;
+  score: number;
+  matchedBy: MatchedBy;
+  lastVisitAt: string | null;
+}
+
+export interface SearchResult {
+  data: SearchHit[];
+  closeMatches: number;
+}
+
+export interface SearchParams {
+  q: string;
+  facilityId?: string;
+  limit: number;
+}
+
+/** How many name candidates the database hands to the scorer. */
+const NAME_CANDIDATES = 200;
+const SIMILARITY_THRESHOLD = 0.25;
+const WORD_SIMILARITY_THRESHOLD = 0.5;
+/** Name candidates scoring below this are not answers. */
+const MIN_SCORE = 0.45;
+/** Appointment statuses that are not a visit that took place. */
+const NOT_A_VISIT = ['cancelled', 'no_show', 'draft', 'postponed'];
+
+interface Candidate {
+  id: string;
+  score: number;
+  matchedBy: MatchedBy;
+  active: boolean;
+}
+
+const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+export async function searchPatients(db: Db, scope: TenantScope, region: CountryCode, params: SearchParams): Promise<SearchResult> {
+  const query = params.q.trim();
+  if (params.facilityId) {
+    const facilityId = params.facilityId.toLowerCase();
+    const seen = scope.facilityIds === null || scope.facilityIds.includes(facilityId);
+    const exists = seen && (await db.selectFrom('facilities').select('id').where('id', '=', facilityId).where('clinic_id', '=', scope.clinicId).executeTakeFirst());
+    if (!exists) throw ApiError.invalid('query', [{ path: 'facilityId', message: 'sede inesistente o non accessibile con questa chiave' }]);
+  }
+  const facilityId = params.facilityId?.toLowerCase() ?? null;
+
+  return db.transaction().execute(async (trx) => {
+    const base = () => {
+      let q = trx
+        .selectFrom('patients')
+        .select(['id', 'is_active'])
+        .where('clinic_id', '=', scope.clinicId)
+        .where('erased_at', 'is', null);
+      if (scope.facilityIds !== null) q = q.where(sql<boolean>`facility_id = ANY(${[...scope.facilityIds]}::uuid[])`);
+      if (facilityId) q = q.where('facility_id', '=', facilityId);
+      return q;
+    };
+    const found = new Map<string, Candidate>();
+    const add = (c: Candidate) => {
+      const prev = found.get(c.id);
+      if (!prev || prev.score < c.score) found.set(c.id, c);
+    };
+
+    const hasLetters = /\p{L}/u.test(query);
+    const digits = query.replace(/\D/g, '');
+    if (query.includes('@')) {
+      const rows = await base().where(sql<boolean>`lower(email) = ${query.toLowerCase()}`).limit(100).execute();
+      for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'email', active: r.is_active });
+    }
+    if (!hasLetters && digits.length >= 6) {
+      const phone = toCanonicalPhone(query, region);
+      if (phone) {
+        const rows = await base().where('phone', '=', phone).limit(100).execute();
+        for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'phone', active: r.is_active });
+      }
+    }
+    const taxCode = normalizeTaxCode(query);
+    if (taxCode && taxCode.length >= 11 && /[A-Z]/.test(taxCode) && /\d/.test(taxCode) && !query.includes('@')) {
+      const rows = await base().where('tax_code_norm', '=', taxCode).limit(100).execute();
+      for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'taxCode', active: r.is_active });
+    }
+    const name = normalizeName(query);
+    if (hasLetters && !query.includes('@') && name.length >= 2 && found.size === 0) {
+      await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(SIMILARITY_THRESHOLD)}, true), set_config('pg_trgm.word_similarity_threshold', ${String(WORD_SIMILARITY_THRESHOLD)}, true)`.execute(trx);
+      const tokens = name.split(' ').filter((t) => t.length >= 2);
+      const codes = sql`ARRAY(SELECT dmetaphone(t) FROM unnest(${tokens}::text[]) AS t)`;
+      const phonetic =
+        tokens.length >= 2
+          ? sql<boolean>`(phon_last = ANY(${codes}) AND phon_first = ANY(${codes}))`
+          : sql<boolean>`(phon_last = ANY(${codes}) OR phon_first = ANY(${codes}))`;
+      const rows = await base()
+        .select(['first_norm', 'last_norm', sql<number>`similarity(full_norm, ${name})`.as('trgm')])
+        .where(sql<boolean>`(full_norm % ${name} OR ${name} <% full_norm OR ${phonetic})`)
+        .orderBy('trgm', 'desc')
+        .limit(NAME_CANDIDATES)
+        .execute();
+      for (const r of rows) {
+        const s = nameScore(name, r.first_norm ?? '', r.last_norm ?? '');
+        const score = round(Math.min(1, 0.9 * s + 0.1 * Number(r.trgm)));
+        if (score >= MIN_SCORE) add({ id: r.id, score, matchedBy: 'name', active: r.is_active });
+      }
+    }
+
+    const ranked = [...found.values()].sort((a, b) => b.score - a.score || Number(b.active) - Number(a.active) || (a.id < b.id ? -1 : 1));
+    const best = ranked[0]?.score;
+    const closeMatches = best === undefined ? 0 : ranked.filter((c) => round(c.score, 3) === round(best, 3)).length;
+    const top = ranked.slice(0, params.limit);
+    if (top.length === 0) return { data: [], closeMatches };
+
+    const details = await trx
+      .selectFrom('patients as p')
+      .select([
+        'p.id',
+        'p.first_name',
+        'p.last_name',
+        'p.date_of_birth',
+        'p.phone',
+        'p.is_active',
+        (eb) =>
+          eb
+            .selectFrom('appointments as a')
+            .select(sql<Date | null>`max(a.start_at)`.as('m'))
+            .whereRef('a.patient_id', '=', 'p.id')
+            .where('a.clinic_id', '=', scope.clinicId)
+            .where('a.start_at', '<=', sql<Date>`now()`)
+            .where('a.status', 'not in', NOT_A_VISIT)
+            .as('last_visit_at'),
+      ])
+      .where('p.clinic_id', '=', scope.clinicId)
+      .where('p.id', 'in', top.map((c) => c.id))
+      .execute();
+    const byId = new Map(details.map((d) => [d.id, d]));
+    const data = top.map((c): SearchHit => {
+      const d = byId.get(c.id)!;
+      const phoneDigits = d.phone?.replace(/\D/g, '') ?? '';
+      const last = d.last_visit_at as unknown as Date | string | null;
+      return {
+        id: d.id,
+        name: `${d.first_name ?? ''} ${d.last_name ?? ''}`.trim(),
+        birthYear: d.date_of_birth ? Number(d.date_of_birth.slice(0, 4)) : null,
+        phoneLast4: phoneDigits.length >= 4 ? phoneDigits.slice(-4) : null,
+        archived: !d.is_active,
+        score: c.score,
+        matchedBy: c.matchedBy,
+        lastVisitAt: last ? new Date(last).toISOString() : null,
+      };
+    });
+    return { data, closeMatches };
+  });
+}
