@@ -240,28 +240,35 @@ async function insertPatient(trx: Tx, prepared: Prepared): Promise<PatientRow> {
   return trx.insertInto('patients').values(prepared.values).returningAll().executeTakeFirstOrThrow();
 }
 
+/**
+ * Creates a patient inside the caller's transaction (also used by lead conversion):
+ * duplicate, concurrency and plan-limit rules, then `patient.created`.
+ */
+export async function createPatientInTransaction(trx: Tx, caller: Caller, input: PatientInput): Promise<PatientRow> {
+  requireClinicalWrite(caller, input);
+  const prepared = await prepareCreate(trx, caller, input);
+  const clinicId = caller.scope.clinicId;
+  // Another transaction holding the lock of this phone or email is creating the same person now.
+  const keys: Array<['phone' | 'email', string]> = [];
+  if (prepared.phone) keys.push(['phone', prepared.phone]);
+  if (prepared.email) keys.push(['email', prepared.email]);
+  for (const [kind, value] of keys) {
+    const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${personLockKey(clinicId, kind, value)}) AS ok`.execute(trx);
+    if (!rows[0]?.ok) {
+      throw ApiError.conflict('concurrent_request', {}, 'Un’altra richiesta sta creando la stessa persona: rileggi e riprova.');
+    }
+  }
+  const duplicate = await findDuplicate(trx, clinicId, prepared);
+  if (duplicate) throw ApiError.conflict('duplicate_patient', { patientId: duplicate }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
+  await checkPlanLimit(trx, clinicId, 1);
+  const created = await insertPatient(trx, prepared);
+  await recordEvent(trx, { clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
+  return created;
+}
+
 export async function createPatient(db: Db, caller: Caller, input: PatientInput): Promise<{ view: PatientView; version: number }> {
   requireClinicalWrite(caller, input);
-  const row = await db.transaction().execute(async (trx) => {
-    const prepared = await prepareCreate(trx, caller, input);
-    const clinicId = caller.scope.clinicId;
-    // Another transaction holding the lock of this phone or email is creating the same person now.
-    const keys: Array<['phone' | 'email', string]> = [];
-    if (prepared.phone) keys.push(['phone', prepared.phone]);
-    if (prepared.email) keys.push(['email', prepared.email]);
-    for (const [kind, value] of keys) {
-      const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${personLockKey(clinicId, kind, value)}) AS ok`.execute(trx);
-      if (!rows[0]?.ok) {
-        throw ApiError.conflict('concurrent_request', {}, 'Un’altra richiesta sta creando la stessa persona: rileggi e riprova.');
-      }
-    }
-    const duplicate = await findDuplicate(trx, clinicId, prepared);
-    if (duplicate) throw ApiError.conflict('duplicate_patient', { patientId: duplicate }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
-    await checkPlanLimit(trx, clinicId, 1);
-    const created = await insertPatient(trx, prepared);
-    await recordEvent(trx, { clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
-    return created;
-  });
+  const row = await db.transaction().execute((trx) => createPatientInTransaction(trx, caller, input));
   return { view: patientView(row, caller.clinicalRead), version: row.version };
 }
 
