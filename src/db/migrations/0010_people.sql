@@ -16,6 +16,20 @@ CREATE INDEX patients_clinic_phon_idx ON patients (clinic_id, phon_last, phon_fi
 CREATE INDEX patients_clinic_phon_first_idx ON patients (clinic_id, phon_first);
 CREATE INDEX patients_clinic_tax_code_idx ON patients (clinic_id, tax_code_norm);
 
+-- The clinic's vocabulary of normalized first and last names (each whole value, e.g.
+-- "maria grazia", "de luca") with its Double Metaphone key. Small (thousands of rows for
+-- a large clinic), so a name search compares every query part to it by edit distance, then
+-- finds the patients by exact first/last name through the btree index below.
+CREATE TABLE patient_name_terms (
+  clinic_id uuid NOT NULL REFERENCES clinics(id),
+  term text NOT NULL,
+  phon text,
+  PRIMARY KEY (clinic_id, term)
+);
+CREATE INDEX patient_name_terms_phon_idx ON patient_name_terms (clinic_id, phon);
+CREATE INDEX patients_clinic_first_last_idx ON patients (clinic_id, first_norm, last_norm);
+CREATE INDEX patients_clinic_last_first_idx ON patients (clinic_id, last_norm, first_norm);
+
 CREATE TABLE lead_activities (
   id uuid PRIMARY KEY,
   clinic_id uuid NOT NULL REFERENCES clinics(id),

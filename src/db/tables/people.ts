@@ -31,7 +31,14 @@ export interface CallsTable {
   updated_at: Timestamp;
 }
 
+export interface PatientNameTermsTable {
+  clinic_id: string;
+  term: string;
+  phon: string | null;
+}
+
 export interface PeopleTables {
+  patient_name_terms: PatientNameTermsTable;
   lead_activities: LeadActivitiesTable;
   calls: CallsTable;
 }

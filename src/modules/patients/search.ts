@@ -3,16 +3,16 @@
  * - an email (it has an `@`): equal address, any letter case;
  * - a phone (no letters, at least 6 digits): equal canonical E.164 number, any input format;
  * - a tax code (letters and digits, 11-16 characters once spaces are dropped): equal, any case;
- * - a name (it has letters and no `@`): candidates come from the trigram index on the
- *   normalized full name (similarity or word similarity: typos, accents, part of a name,
- *   any word order) and from the Double Metaphone keys of first and last name (sound-alike
- *   spellings); each candidate is then scored by `nameScore` (optimal-string-alignment edit
- *   distance on the whole name in both orders and token by token), blended with the trigram
- *   similarity. Exact matches of email, phone and tax code score 1.
+ * - a name (it has letters and no `@`): candidates come from the clinic's name vocabulary
+ *   (edit distance and Double Metaphone, see nameCandidates) or, failing that, from the
+ *   trigram index on the normalized full name; each candidate is then scored by `nameScore`
+ *   (optimal-string-alignment edit distance on the whole name in both orders and token by
+ *   token), blended with the trigram similarity. Exact matches of email, phone and tax code
+ *   score 1.
  * `closeMatches` counts the candidates whose score equals the best one (3 decimals).
  */
 import type { CountryCode } from 'libphonenumber-js';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { TenantScope } from '../../db/tenant.js';
 import { ApiError } from '../../http/errors.js';
@@ -45,12 +45,17 @@ export interface SearchParams {
   limit: number;
 }
 
-/** How many name candidates the database hands to the scorer. */
-const NAME_CANDIDATES = 200;
-const SIMILARITY_THRESHOLD = 0.25;
-const WORD_SIMILARITY_THRESHOLD = 0.5;
-/** Name candidates scoring below this are not answers. */
-const MIN_SCORE = 0.45;
+/**
+ * Tuning of the name search (bench/search.ts measures its effect): how many candidates the
+ * database hands to the scorer, the pg_trgm thresholds of the two trigram branches, and the
+ * score below which a candidate is not an answer.
+ */
+export const SEARCH_TUNING = {
+  candidates: 200,
+  similarityThreshold: 0.35,
+  wordSimilarityThreshold: 0.6,
+  minScore: 0.45,
+};
 /** Appointment statuses that are not a visit that took place. */
 const NOT_A_VISIT = ['cancelled', 'no_show', 'draft', 'postponed'];
 
@@ -59,6 +64,70 @@ interface Candidate {
   score: number;
   matchedBy: MatchedBy;
   active: boolean;
+}
+
+/** Edit distance allowed between a query part and a name of the vocabulary. */
+const maxDistance = sql<number>`CASE WHEN length(p.part) <= 4 THEN 1 WHEN length(p.part) <= 8 THEN 2 ELSE 3 END`;
+
+type Base = () => SelectQueryBuilder<DB, 'patients', { id: string; is_active: boolean }>;
+
+/**
+ * Name candidates, in two steps that each use an index:
+ * 1. every way of cutting the query into a first and a last name ("maria grazia rossi":
+ *    "maria" + "grazia rossi", "maria grazia" + "rossi") gives parts; each part is compared
+ *    to the clinic's name vocabulary by edit distance (`levenshtein_less_equal`) and by
+ *    Double Metaphone key, keeping the 40 closest names per part;
+ * 2. patients whose first and last name are close names of the two parts, in either order
+ *    (a one-word query: whose first or last name is), through the (clinic, first, last)
+ *    and (clinic, last, first) btree indexes.
+ * When that finds nobody, the trigram index on the full name is asked instead
+ * (`%` similarity and `<%` word similarity), which also covers names split differently.
+ */
+async function nameCandidates(trx: Kysely<DB>, clinicId: string, name: string, base: Base) {
+  const tokens = name.split(' ').filter(Boolean);
+  const splits: Array<[string, string]> = [];
+  for (let i = 1; i < tokens.length; i++) splits.push([tokens.slice(0, i).join(' '), tokens.slice(i).join(' ')]);
+  const parts = [...new Set(tokens.length === 1 ? [name] : splits.flat())];
+  const { rows: termRows } = await sql<{ part: string; term: string }>`
+    SELECT p.part, t.term
+    FROM unnest(${parts}::text[]) AS p(part)
+    CROSS JOIN LATERAL (
+      SELECT term FROM patient_name_terms
+      WHERE clinic_id = ${clinicId}
+        AND (levenshtein_less_equal(term, p.part, ${maxDistance}) <= ${maxDistance} OR phon = dmetaphone(p.part))
+      ORDER BY levenshtein_less_equal(term, p.part, 4), term
+      LIMIT 40
+    ) AS t`.execute(trx);
+  const close = new Map<string, string[]>();
+  for (const r of termRows) close.set(r.part, [...(close.get(r.part) ?? []), r.term]);
+  const near = (part: string) => close.get(part) ?? [];
+
+  const conditions = [];
+  if (tokens.length === 1) {
+    const c = near(name);
+    if (c.length > 0) conditions.push(sql`first_norm = ANY(${c}::text[])`, sql`last_norm = ANY(${c}::text[])`);
+  } else {
+    for (const [a, b] of splits) {
+      const ca = near(a);
+      const cb = near(b);
+      if (ca.length === 0 || cb.length === 0) continue;
+      conditions.push(sql`(first_norm = ANY(${ca}::text[]) AND last_norm = ANY(${cb}::text[]))`);
+      conditions.push(sql`(first_norm = ANY(${cb}::text[]) AND last_norm = ANY(${ca}::text[]))`);
+    }
+  }
+  const select = (where: RawBuilder<unknown>) =>
+    base()
+      .select(['first_norm', 'last_norm', sql<number>`similarity(full_norm, ${name})`.as('trgm')])
+      .where(where as RawBuilder<boolean>)
+      .orderBy('trgm', 'desc')
+      .limit(SEARCH_TUNING.candidates)
+      .execute();
+  if (conditions.length > 0) {
+    const rows = await select(sql`(${sql.join(conditions, sql` OR `)})`);
+    if (rows.length > 0) return rows;
+  }
+  await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(SEARCH_TUNING.similarityThreshold)}, true), set_config('pg_trgm.word_similarity_threshold', ${String(SEARCH_TUNING.wordSimilarityThreshold)}, true)`.execute(trx);
+  return select(sql`id IN (SELECT id FROM patients WHERE full_norm % ${name} UNION SELECT id FROM patients WHERE ${name} <% full_norm)`);
 }
 
 const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -74,7 +143,7 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   const facilityId = params.facilityId?.toLowerCase() ?? null;
 
   return db.transaction().execute(async (trx) => {
-    const base = () => {
+    const base: Base = () => {
       let q = trx
         .selectFrom('patients')
         .select(['id', 'is_active'])
@@ -110,23 +179,11 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
     }
     const name = normalizeName(query);
     if (hasLetters && !query.includes('@') && name.length >= 2 && found.size === 0) {
-      await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(SIMILARITY_THRESHOLD)}, true), set_config('pg_trgm.word_similarity_threshold', ${String(WORD_SIMILARITY_THRESHOLD)}, true)`.execute(trx);
-      const tokens = name.split(' ').filter((t) => t.length >= 2);
-      const codes = sql`ARRAY(SELECT dmetaphone(t) FROM unnest(${tokens}::text[]) AS t)`;
-      const phonetic =
-        tokens.length >= 2
-          ? sql<boolean>`(phon_last = ANY(${codes}) AND phon_first = ANY(${codes}))`
-          : sql<boolean>`(phon_last = ANY(${codes}) OR phon_first = ANY(${codes}))`;
-      const rows = await base()
-        .select(['first_norm', 'last_norm', sql<number>`similarity(full_norm, ${name})`.as('trgm')])
-        .where(sql<boolean>`(full_norm % ${name} OR ${name} <% full_norm OR ${phonetic})`)
-        .orderBy('trgm', 'desc')
-        .limit(NAME_CANDIDATES)
-        .execute();
+      const rows = await nameCandidates(trx, scope.clinicId, name, base);
       for (const r of rows) {
         const s = nameScore(name, r.first_norm ?? '', r.last_norm ?? '');
         const score = round(Math.min(1, 0.9 * s + 0.1 * Number(r.trgm)));
-        if (score >= MIN_SCORE) add({ id: r.id, score, matchedBy: 'name', active: r.is_active });
+        if (score >= SEARCH_TUNING.minScore) add({ id: r.id, score, matchedBy: 'name', active: r.is_active });
       }
     }
 

@@ -125,7 +125,7 @@ function normalizeAddress(a: AddressInput | null | undefined): Address | null {
 }
 
 /** The search and duplicate-check columns of a name and tax code (dmetaphone is computed by the database). */
-function searchColumns(firstName: string | null, lastName: string | null, taxCode: string | null) {
+export function searchColumns(firstName: string | null, lastName: string | null, taxCode: string | null) {
   const first = normalizeName(firstName);
   const last = normalizeName(lastName);
   const full = `${first} ${last}`.trim();
@@ -137,6 +137,15 @@ function searchColumns(firstName: string | null, lastName: string | null, taxCod
     phon_last: last ? sql<string>`dmetaphone(${last})` : null,
     tax_code_norm: normalizeTaxCode(taxCode),
   };
+}
+
+/** Adds names to the clinic's search vocabulary (see migration 0010). */
+export async function addNameTerms(trx: Tx, clinicId: string, names: Array<string | null | undefined>): Promise<void> {
+  const terms = [...new Set(names.map((n) => normalizeName(n)).filter((n) => n.length > 0))].sort();
+  if (terms.length === 0) return;
+  await sql`INSERT INTO patient_name_terms (clinic_id, term, phon)
+    SELECT ${clinicId}::uuid, t, dmetaphone(t) FROM unnest(${terms}::text[]) AS t
+    ON CONFLICT DO NOTHING`.execute(trx);
 }
 
 /** Phone to E.164, or an issue naming the field. */
@@ -237,7 +246,9 @@ async function checkPlanLimit(trx: Tx, clinicId: string, adding: number): Promis
 }
 
 async function insertPatient(trx: Tx, prepared: Prepared): Promise<PatientRow> {
-  return trx.insertInto('patients').values(prepared.values).returningAll().executeTakeFirstOrThrow();
+  const row = await trx.insertInto('patients').values(prepared.values).returningAll().executeTakeFirstOrThrow();
+  await addNameTerms(trx, row.clinic_id, [row.first_name, row.last_name]);
+  return row;
 }
 
 /**
@@ -379,6 +390,7 @@ export async function updatePatient(
       .returningAll()
       .executeTakeFirst();
     if (!updated) throw ApiError.conflict('version_mismatch');
+    await addNameTerms(trx, updated.clinic_id, [updated.first_name, updated.last_name]);
     await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'patient.updated', facilityId: updated.facility_id, data: eventData(updated, { changedFields: changed }) });
     return updated;
   });
@@ -428,6 +440,12 @@ export async function erasePatient(db: Db, caller: Caller, id: string): Promise<
       .where('id', '=', current.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    // Names no other patient of the clinic has leave the search vocabulary.
+    const terms = [current.first_norm, current.last_norm].filter((x): x is string => !!x);
+    if (terms.length > 0) {
+      await sql`DELETE FROM patient_name_terms t WHERE t.clinic_id = ${current.clinic_id} AND t.term = ANY(${terms}::text[])
+        AND NOT EXISTS (SELECT 1 FROM patients p WHERE p.clinic_id = t.clinic_id AND (p.first_norm = t.term OR p.last_norm = t.term))`.execute(trx);
+    }
     await trx
       .updateTable('appointments')
       .set({ title: null, reason: null, notes: null, clinical_notes: null, completion_notes: null, updated_at: now, version: sql`version + 1` })
