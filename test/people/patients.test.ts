@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../helpers/factories.js';
 import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
@@ -125,6 +126,27 @@ describe('POST /v1/patients', () => {
     for (const r of results.filter((x) => x.status === 409)) expect(['duplicate_patient', 'concurrent_request']).toContain(r.body.error.details.reason);
     expect(await countPatients(tenant.clinicId)).toBe(1);
     expect(await eventsOf(tenant.clinicId, 'patient.created')).toHaveLength(1);
+  });
+
+  it.runIf(ENGINE === 'postgres')('answers concurrent_request while another transaction creates the same phone', async () => {
+    const tenant = await server.factories.tenant();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder = server.ctx.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${tenant.clinicId}:phone:+393339998877`}, 0))`.execute(trx);
+      locked();
+      await held;
+    });
+    await isLocked;
+    const res = await post({ firstName: 'Con', lastName: 'Corrente', phone: '333 999 8877' }, tenant.token);
+    release();
+    await holder;
+    expect(res.status).toBe(409);
+    expect(res.body.error.details).toEqual({ reason: 'concurrent_request' });
+    expect(await countPatients(tenant.clinicId)).toBe(0);
+    expect((await post({ firstName: 'Con', lastName: 'Corrente', phone: '333 999 8877' }, tenant.token)).status).toBe(201);
   });
 
   it('replays an Idempotency-Key retry without a second patient', async () => {

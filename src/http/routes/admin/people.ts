@@ -42,6 +42,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       body: Type.Object({ firstName: Type.Optional(firstName), lastName: Type.Optional(lastName), ...optionalFields }, { additionalProperties: false }),
       response: { 200: PatientSchema },
     },
+    config: { errorStatuses: [409] },
   }, async (request, reply) => {
     const c = await caller(request.params.clinicId);
     const { view, version } = await updatePatient(db, c, request.params.id, request.body, expectedVersion(request));
@@ -55,6 +56,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       description: '`isActive` becomes false and `archivedAt` is set; records `patient.archived` with `data.reason: archived`. Already archived: `409 already_archived`; erased: `409 patient_erased`.',
       params: ClinicIdParams, response: { 200: PatientSchema },
     },
+    config: { errorStatuses: [409] },
   }, async (request, reply) => {
     const { view, version } = await archivePatient(db, await caller(request.params.clinicId), request.params.id);
     setEtag(reply, version);
@@ -67,6 +69,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       description: 'Every personal and clinical field becomes null, for good; the id stays so that appointments, calls and leads keep linking to it. The free text of the patient\'s appointments (title, reason, notes, clinical and completion notes) and the summary and transcript of its calls are cleared too. Records `patient.archived` with `data.reason: erased`. Done before: `409 already_erased`.',
       params: ClinicIdParams, response: { 200: PatientSchema },
     },
+    config: { errorStatuses: [409] },
   }, async (request, reply) => {
     const { view, version } = await erasePatient(db, await caller(request.params.clinicId), request.params.id);
     setEtag(reply, version);
@@ -81,6 +84,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       body: Type.Object({ patients: Type.Array(PatientInputSchema, { minItems: 1, maxItems: IMPORT_MAX }) }, { additionalProperties: false }),
       response: { 201: Type.Object({ created: Type.Integer(), ids: Type.Array(Uuid()), eventsSkipped: Type.Boolean({ description: 'true: one events.skipped was recorded instead of patient.created events' }) }, { additionalProperties: false }) },
     },
+    config: { errorStatuses: [409] },
   }, async (request, reply) => {
     const result = await importPatients(db, await caller(request.params.clinicId), request.body.patients);
     return reply.status(201).send({ created: result.ids.length, ...result });
@@ -110,6 +114,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       }, { additionalProperties: false }),
       response: { 200: LeadSchema },
     },
+    config: { errorStatuses: [409] },
   }, async (request, reply) => {
     const c = await caller(request.params.clinicId);
     const { view, version } = await updateLead(db, c.scope, request.params.id, request.body, expectedVersion(request));
@@ -146,6 +151,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       }, { additionalProperties: false }),
       response: { 200: Type.Object({ lead: LeadSchema, patientCreated: Type.Boolean() }, { additionalProperties: false }) },
     },
+    config: { errorStatuses: [409] },
   }, async (request) => {
     const { view, patientCreated } = await convertLead(db, await caller(request.params.clinicId), request.params.id, request.body);
     return { lead: view, patientCreated };
