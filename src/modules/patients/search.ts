@@ -90,11 +90,11 @@ async function nameCandidates(trx: Kysely<DB>, clinicId: string, name: string, b
   const parts = [...new Set(tokens.length === 1 ? [name] : splits.flat())];
   const { rows: termRows } = await sql<{ part: string; term: string }>`
     SELECT p.part, t.term
-    FROM unnest(${parts}::text[]) AS p(part)
+    FROM (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part) AS p
     CROSS JOIN LATERAL (
       SELECT term FROM patient_name_terms
       WHERE clinic_id = ${clinicId}
-        AND (levenshtein_less_equal(term, p.part, ${maxDistance}) <= ${maxDistance} OR phon = dmetaphone(p.part))
+        AND (levenshtein_less_equal(term, p.part, ${maxDistance}) <= ${maxDistance} OR phon = p.code)
       ORDER BY levenshtein_less_equal(term, p.part, 4), term
       LIMIT 40
     ) AS t`.execute(trx);
