@@ -196,7 +196,7 @@ async function run(engine: string, n: number): Promise<void> {
     }
     await sql`ANALYZE patients`.execute(db);
     const loadSeconds = (performance.now() - t0) / 1000;
-    console.log(`\n## ${engine}, N = ${n.toLocaleString('en')} (loaded in ${loadSeconds.toFixed(1)} s)\n`);
+    console.log(`\n## ${engine}, N = ${n.toLocaleString('en')} (loaded in ${loadSeconds.toFixed(1)} s; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')})\n`);
     console.log('| query kind | queries | skipped | recall@1 | recall@5 | p50 ms | p99 ms |');
     console.log('|---|---|---|---|---|---|---|');
     // A "misspelling" that is exactly another patient's name (Niccolò -> Nicolò) is not an
