@@ -110,8 +110,9 @@ describe('POST /v1/calls', () => {
     const edge = await post({ externalCallId: 'e'.repeat(255), from: '1'.repeat(3).padStart(3, '0'), durationSeconds: 0, summary: 's'.repeat(4000), transcript: 't'.repeat(200000) }, tenant.token);
     expect(edge.status).toBe(400); // "001" is not a phone number
     expect(edge.body.error.details.issues).toEqual([{ path: 'from', message: expect.any(String) }]);
-    const ok = await post({ externalCallId: 'e'.repeat(255), from: 'anonymous', durationSeconds: 0, summary: 's'.repeat(4000), transcript: 't'.repeat(200000), recordingUrl: `https://rec.example.com/${'a'.repeat(2000)}` }, tenant.token);
+    const ok = await post({ externalCallId: 'e'.repeat(255), from: 'anonymous', durationSeconds: 0, summary: 's'.repeat(4000), transcript: 't'.repeat(200000), recordingUrl: `https://rec.example.com/${'a'.repeat(2048 - 24)}` }, tenant.token);
     expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.recordingUrl.length).toBe(2048);
     const semantic = await post({ from: 'anonymous', patientId: foreignPatient.body.id, leadId: foreignPatient.body.id, to: '12345' }, tenant.token);
     expect(semantic.status).toBe(400);
     expect(semantic.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['leadId', 'patientId', 'to']);

@@ -76,6 +76,8 @@ describe('POST /v1/leads', () => {
     const paths = new Set(bad.body.error.details.issues.map((i: { path: string }) => i.path));
     for (const f of ['firstName', 'lastName', 'email', 'phone', 'source', 'sourceDetail', 'status', 'notes', 'assignedTo', 'estimatedValue', 'nextFollowUpAt', 'facilityId']) expect(paths.has(f), f).toBe(true);
     expect((await post({ firstName: 'Neg', estimatedValue: -0.01 })).status).toBe(400);
+    expect((await post({ firstName: 'f'.repeat(101) })).status).toBe(400);
+    expect((await post({ firstName: 'f', estimatedValue: '12' })).status).toBe(400);
     expect((await post({ firstName: 'Short', phone: '12' })).status).toBe(400);
     const unknownStaff = await post({ firstName: 'Staff', assignedTo: t.facilityIds[0] });
     expect(unknownStaff.status).toBe(400);

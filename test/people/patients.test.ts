@@ -60,6 +60,9 @@ describe('POST /v1/patients', () => {
     });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.email.length).toBe(200);
+    const ok2 = await post({ firstName: 'a', lastName: 'b'.repeat(100), taxCode: 'T', medications: Array.from({ length: 100 }, () => 'm'), conditions: ['c'.repeat(200)], notes: '' });
+    expect(ok2.status, ok2.text).toBe(201);
+    expect(ok2.body.medications).toHaveLength(100);
     const bad = await post({
       firstName: '', lastName: 'b'.repeat(101), email: `${'x'.repeat(189)}@example.com`, phone: '12', dateOfBirth: '2023-02-29',
       gender: 'x', taxCode: 'T'.repeat(33), address: { street: 1 }, facilityId: 'nope', referralSource: 'tv',
