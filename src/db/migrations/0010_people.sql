@@ -18,8 +18,9 @@ CREATE INDEX patients_clinic_tax_code_idx ON patients (clinic_id, tax_code_norm)
 
 -- The clinic's vocabulary of normalized first and last names (each whole value, e.g.
 -- "maria grazia", "de luca") with its Double Metaphone key. Small (thousands of rows for
--- a large clinic), so a name search compares every query part to it by edit distance, then
--- finds the patients by exact first/last name through the btree index below.
+-- a large clinic); a name search finds the names close to each query part through
+-- patient_name_keys and the Double Metaphone key, then the patients by exact first and
+-- last name through the btree indexes below.
 CREATE TABLE patient_name_terms (
   clinic_id uuid NOT NULL REFERENCES clinics(id),
   term text NOT NULL,
@@ -27,6 +28,15 @@ CREATE TABLE patient_name_terms (
   PRIMARY KEY (clinic_id, term)
 );
 CREATE INDEX patient_name_terms_phon_idx ON patient_name_terms (clinic_id, phon);
+-- Deletion neighbourhood of each name (the name and every form with one letter removed):
+-- two names within one edit or one transposition share a key, so a misspelled part finds
+-- its close names through this btree instead of comparing it to the whole vocabulary.
+CREATE TABLE patient_name_keys (
+  clinic_id uuid NOT NULL REFERENCES clinics(id),
+  key text NOT NULL,
+  term text NOT NULL,
+  PRIMARY KEY (clinic_id, key, term)
+);
 CREATE INDEX patients_clinic_first_last_idx ON patients (clinic_id, first_norm, last_norm);
 CREATE INDEX patients_clinic_last_first_idx ON patients (clinic_id, last_norm, first_norm);
 

@@ -37,7 +37,14 @@ export interface PatientNameTermsTable {
   phon: string | null;
 }
 
+export interface PatientNameKeysTable {
+  clinic_id: string;
+  key: string;
+  term: string;
+}
+
 export interface PeopleTables {
+  patient_name_keys: PatientNameKeysTable;
   patient_name_terms: PatientNameTermsTable;
   lead_activities: LeadActivitiesTable;
   calls: CallsTable;

@@ -97,3 +97,10 @@ export function nameScore(query: string, first: string, last: string): number {
   const partial = tokenwise * (0.8 + 0.15 * coverage);
   return Math.max(whole, partial);
 }
+
+/** The name and every form of it with one character removed (symmetric-deletion keys). */
+export function deletionKeys(term: string): string[] {
+  const keys = new Set<string>([term]);
+  if (term.length > 2) for (let i = 0; i < term.length; i++) keys.add(term.slice(0, i) + term.slice(i + 1));
+  return [...keys];
+}

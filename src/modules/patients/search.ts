@@ -17,7 +17,7 @@ import type { DB } from '../../db/schema.js';
 import type { TenantScope } from '../../db/tenant.js';
 import { ApiError } from '../../http/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
-import { nameScore, normalizeName, normalizeTaxCode } from './normalize.js';
+import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
 
 type Db = Kysely<DB>;
 
@@ -66,17 +66,16 @@ interface Candidate {
   active: boolean;
 }
 
-/** Edit distance allowed between a query part and a name of the vocabulary. */
-const maxDistance = sql<number>`CASE WHEN length(p.part) <= 4 THEN 1 WHEN length(p.part) <= 8 THEN 2 ELSE 3 END`;
-
 type Base = () => SelectQueryBuilder<DB, 'patients', { id: string; is_active: boolean }>;
 
 /**
  * Name candidates, in two steps that each use an index:
  * 1. every way of cutting the query into a first and a last name ("maria grazia rossi":
- *    "maria" + "grazia rossi", "maria grazia" + "rossi") gives parts; each part is compared
- *    to the clinic's name vocabulary by edit distance (`levenshtein_less_equal`) and by
- *    Double Metaphone key, keeping the 40 closest names per part;
+ *    "maria" + "grazia rossi", "maria grazia" + "rossi") gives parts; the names of the
+ *    clinic's vocabulary close to each part are those sharing a deletion key with it (within
+ *    one edit or transposition, up to two edits in all; kept within 1 edit for parts up to
+ *    4 letters, 2 up to 8, 3 beyond, by optimal-string-alignment distance) or its Double
+ *    Metaphone key (fuzzystrmatch), the 40 closest per part;
  * 2. patients whose first and last name are close names of the two parts, in either order
  *    (a one-word query: whose first or last name is), through the (clinic, first, last)
  *    and (clinic, last, first) btree indexes.
@@ -88,18 +87,29 @@ async function nameCandidates(trx: Kysely<DB>, clinicId: string, name: string, b
   const splits: Array<[string, string]> = [];
   for (let i = 1; i < tokens.length; i++) splits.push([tokens.slice(0, i).join(' '), tokens.slice(i).join(' ')]);
   const parts = [...new Set(tokens.length === 1 ? [name] : splits.flat())];
-  const { rows: termRows } = await sql<{ part: string; term: string }>`
-    SELECT p.part, t.term
-    FROM (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part) AS p
-    CROSS JOIN LATERAL (
-      SELECT term FROM patient_name_terms
-      WHERE clinic_id = ${clinicId}
-        AND (levenshtein_less_equal(term, p.part, ${maxDistance}) <= ${maxDistance} OR phon = p.code)
-      ORDER BY levenshtein_less_equal(term, p.part, 4), term
-      LIMIT 40
-    ) AS t`.execute(trx);
+  const variants = [...new Set(parts.flatMap(deletionKeys))];
+  const { rows: termRows } = await sql<{ part: string | null; term: string }>`
+    WITH p AS (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part)
+    SELECT p.part, t.term FROM p JOIN patient_name_terms t ON t.clinic_id = ${clinicId} AND t.phon = p.code
+    UNION ALL
+    SELECT NULL, k.term FROM patient_name_keys k WHERE k.clinic_id = ${clinicId} AND k.key = ANY(${variants}::text[])`.execute(trx);
+  const byKey = new Set<string>();
+  const byPhon = new Map<string, Set<string>>();
+  for (const r of termRows) {
+    if (r.part === null) byKey.add(r.term);
+    else byPhon.set(r.part, (byPhon.get(r.part) ?? new Set()).add(r.term));
+  }
   const close = new Map<string, string[]>();
-  for (const r of termRows) close.set(r.part, [...(close.get(r.part) ?? []), r.term]);
+  for (const part of parts) {
+    const limit = part.length <= 4 ? 1 : part.length <= 8 ? 2 : 3;
+    const scored = new Map<string, number>();
+    for (const term of byKey) {
+      const d = osaDistance(part, term);
+      if (d <= limit) scored.set(term, d);
+    }
+    for (const term of byPhon.get(part) ?? []) if (!scored.has(term)) scored.set(term, osaDistance(part, term));
+    close.set(part, [...scored.entries()].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 40).map(([t]) => t));
+  }
   const near = (part: string) => close.get(part) ?? [];
 
   const conditions = [];

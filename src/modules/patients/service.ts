@@ -14,7 +14,7 @@ import { BULK_EVENT_THRESHOLD, recordSkipped } from '../../events/skipped.js';
 import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
-import { normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
+import { deletionKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
 
 type Db = Kysely<DB>;
 type PatientRow = Selectable<PatientsTable>;
@@ -139,12 +139,24 @@ export function searchColumns(firstName: string | null, lastName: string | null,
   };
 }
 
-/** Adds names to the clinic's search vocabulary (see migration 0010). */
+/** Adds names to the clinic's search vocabulary and their deletion keys (see migration 0010). */
 export async function addNameTerms(trx: Tx, clinicId: string, names: Array<string | null | undefined>): Promise<void> {
   const terms = [...new Set(names.map((n) => normalizeName(n)).filter((n) => n.length > 0))].sort();
   if (terms.length === 0) return;
-  await sql`INSERT INTO patient_name_terms (clinic_id, term, phon)
+  const { rows } = await sql<{ term: string }>`INSERT INTO patient_name_terms (clinic_id, term, phon)
     SELECT ${clinicId}::uuid, t, dmetaphone(t) FROM unnest(${terms}::text[]) AS t
+    ON CONFLICT DO NOTHING RETURNING term`.execute(trx);
+  if (rows.length === 0) return;
+  const keys: string[] = [];
+  const of: string[] = [];
+  for (const { term } of rows) {
+    for (const key of deletionKeys(term)) {
+      keys.push(key);
+      of.push(term);
+    }
+  }
+  await sql`INSERT INTO patient_name_keys (clinic_id, key, term)
+    SELECT ${clinicId}::uuid, k, t FROM unnest(${keys}::text[], ${of}::text[]) AS x(k, t)
     ON CONFLICT DO NOTHING`.execute(trx);
 }
 
@@ -443,8 +455,12 @@ export async function erasePatient(db: Db, caller: Caller, id: string): Promise<
     // Names no other patient of the clinic has leave the search vocabulary.
     const terms = [current.first_norm, current.last_norm].filter((x): x is string => !!x);
     if (terms.length > 0) {
-      await sql`DELETE FROM patient_name_terms t WHERE t.clinic_id = ${current.clinic_id} AND t.term = ANY(${terms}::text[])
-        AND NOT EXISTS (SELECT 1 FROM patients p WHERE p.clinic_id = t.clinic_id AND (p.first_norm = t.term OR p.last_norm = t.term))`.execute(trx);
+      const { rows: gone } = await sql<{ term: string }>`DELETE FROM patient_name_terms t WHERE t.clinic_id = ${current.clinic_id} AND t.term = ANY(${terms}::text[])
+        AND NOT EXISTS (SELECT 1 FROM patients p WHERE p.clinic_id = t.clinic_id AND (p.first_norm = t.term OR p.last_norm = t.term))
+        RETURNING t.term`.execute(trx);
+      if (gone.length > 0) {
+        await sql`DELETE FROM patient_name_keys WHERE clinic_id = ${current.clinic_id} AND term = ANY(${gone.map((g) => g.term)}::text[])`.execute(trx);
+      }
     }
     await trx
       .updateTable('appointments')
