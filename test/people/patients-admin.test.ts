@@ -108,3 +108,23 @@ describe('patient back office', () => {
     expect(Number(count.c)).toBe(51);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents every people operation with tags, summary, description and responses', async () => {
+    const v1 = (await server.call('GET', '/v1/openapi.json')).body;
+    const adminDoc = (await admin('GET', '/admin/v1/openapi.json')).body;
+    const ops = new Map<string, any>();
+    for (const doc of [v1, adminDoc]) for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) for (const op of Object.values(item)) ops.set(op.operationId, op);
+    for (const id of ['createPatient', 'getPatient', 'searchPatients', 'lookupPatient', 'createLead', 'getLead', 'createCall', 'getCall',
+      'adminUpdatePatient', 'adminArchivePatient', 'adminErasePatient', 'adminImportPatients', 'adminUpdateLead', 'adminAddLeadActivity', 'adminConvertLead']) {
+      const op = ops.get(id);
+      expect(op, id).toBeTruthy();
+      expect(op.tags.length, id).toBeGreaterThan(0);
+      expect(op.summary, id).toBeTruthy();
+      expect(Object.keys(op.responses), id).toContain('400');
+    }
+    expect(Object.keys(ops.get('createPatient').responses)).toEqual(expect.arrayContaining(['201', '403', '409', '422']));
+    expect(Object.keys(ops.get('createLead').responses)).toEqual(expect.arrayContaining(['200', '201']));
+    expect(ops.get('createPatient').description).toContain('duplicate_patient');
+  });
+});
