@@ -209,10 +209,13 @@ async function run(engine: string, n: number): Promise<void> {
       const tokens = name.split(' ');
       await sql`SELECT set_config('pg_trgm.similarity_threshold', '0.25', false), set_config('pg_trgm.word_similarity_threshold', '0.5', false)`.execute(db);
       const codes = (await sql<{ code: string }>`SELECT DISTINCT dmetaphone(t) AS code FROM unnest(${tokens}::text[]) AS t`.execute(db)).rows.map((r) => r.code);
+      const parts = tokens.length === 1 ? [name] : [tokens[0]!, tokens.slice(1).join(' ')];
       for (const q of [
-        sql`SELECT id FROM patients WHERE full_norm % ${name}`,
-        sql`SELECT id FROM patients WHERE ${name} <% full_norm`,
-        sql`SELECT id FROM patients WHERE clinic_id = ${clinic.id} AND phon_last = ANY(${codes}::text[]) AND phon_first = ANY(${codes}::text[])`,
+        sql`SELECT count(*) FROM patient_name_terms WHERE clinic_id = ${clinic.id}`,
+        sql`SELECT p.part, t.term FROM (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part) AS p
+          CROSS JOIN LATERAL (SELECT term FROM patient_name_terms WHERE clinic_id = ${clinic.id}
+          AND (levenshtein_less_equal(term, p.part, 2) <= 2 OR phon = p.code) ORDER BY levenshtein_less_equal(term, p.part, 4), term LIMIT 40) AS t`,
+        sql`SELECT id FROM patients WHERE clinic_id = ${clinic.id} AND ((first_norm = ANY(${[tokens[0]!, 'maria', 'marco']}::text[]) AND last_norm = ANY(${[tokens[1]!, 'rossi', 'rosa', 'russo']}::text[])) OR (first_norm = ANY(${[tokens[1]!]}::text[]) AND last_norm = ANY(${[tokens[0]!]}::text[])))`,
       ]) {
         const p = await sql<{ 'QUERY PLAN': string }>`EXPLAIN ANALYZE ${q}`.execute(db);
         console.log(p.rows.map((r) => r['QUERY PLAN']).join('\n'));

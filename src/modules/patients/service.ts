@@ -257,9 +257,9 @@ async function checkPlanLimit(trx: Tx, clinicId: string, adding: number): Promis
   }
 }
 
-async function insertPatient(trx: Tx, prepared: Prepared): Promise<PatientRow> {
+async function insertPatient(trx: Tx, prepared: Prepared, addTerms = true): Promise<PatientRow> {
   const row = await trx.insertInto('patients').values(prepared.values).returningAll().executeTakeFirstOrThrow();
-  await addNameTerms(trx, row.clinic_id, [row.first_name, row.last_name]);
+  if (addTerms) await addNameTerms(trx, row.clinic_id, [row.first_name, row.last_name]);
   return row;
 }
 
@@ -516,8 +516,10 @@ export async function importPatients(db: Db, caller: Caller, inputs: PatientInpu
     await checkPlanLimit(trx, clinicId, prepared.length);
     const bulk = prepared.length > BULK_EVENT_THRESHOLD;
     const ids: string[] = [];
+    // One sorted insert of all names: concurrent imports then never lock names in opposite orders.
+    await addNameTerms(trx, clinicId, inputs.flatMap((i) => [i.firstName, i.lastName]));
     for (const p of prepared) {
-      const created = await insertPatient(trx, p);
+      const created = await insertPatient(trx, p, false);
       ids.push(created.id);
       if (!bulk) await recordEvent(trx, { clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
     }
