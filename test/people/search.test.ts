@@ -96,6 +96,14 @@ describe('GET /v1/patients/search', () => {
     expect((await search('Giulia Bianchi', '', other.token)).body).toEqual({ data: [], closeMatches: 0 });
   });
 
+  it('falls back to the trigram index for names cut differently (part of a compound name)', async () => {
+    const created = await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Maria Grazia', lastName: 'De Luca' } });
+    for (const q of ['grazia de luca', 'Maria Grazia Deluca', 'de luca maria grazia']) {
+      const res = await search(q);
+      expect(res.body.data[0]?.id, `${q}: ${res.text}`).toBe(created.body.id);
+    }
+  });
+
   it('validates q (2-100), limit (1-20) and facilityId', async () => {
     expect((await search('a')).status).toBe(400);
     expect((await search('ab')).status).toBe(200);

@@ -66,7 +66,7 @@ interface Candidate {
   active: boolean;
 }
 
-type Base = () => SelectQueryBuilder<DB, 'patients', { id: string; is_active: boolean }>;
+type Base = (conn: Kysely<DB>) => SelectQueryBuilder<DB, 'patients', { id: string; is_active: boolean }>;
 
 /**
  * Name candidates, in two steps that each use an index:
@@ -125,8 +125,8 @@ async function nameCandidates(trx: Kysely<DB>, clinicId: string, name: string, b
       conditions.push(sql`(first_norm = ANY(${cb}::text[]) AND last_norm = ANY(${ca}::text[]))`);
     }
   }
-  const select = (where: RawBuilder<unknown>) =>
-    base()
+  const select = (where: RawBuilder<unknown>, conn: Kysely<DB> = trx) =>
+    base(conn)
       .select(['first_norm', 'last_norm', sql<number>`similarity(full_norm, ${name})`.as('trgm')])
       .where(where as RawBuilder<boolean>)
       .orderBy('trgm', 'desc')
@@ -136,8 +136,11 @@ async function nameCandidates(trx: Kysely<DB>, clinicId: string, name: string, b
     const rows = await select(sql`(${sql.join(conditions, sql` OR `)})`);
     if (rows.length > 0) return rows;
   }
-  await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(SEARCH_TUNING.similarityThreshold)}, true), set_config('pg_trgm.word_similarity_threshold', ${String(SEARCH_TUNING.wordSimilarityThreshold)}, true)`.execute(trx);
-  return select(sql`id IN (SELECT id FROM patients WHERE full_norm % ${name} UNION SELECT id FROM patients WHERE ${name} <% full_norm)`);
+  // The trigram thresholds are set for this transaction only (set_config(..., true)).
+  return trx.transaction().execute(async (t) => {
+    await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(SEARCH_TUNING.similarityThreshold)}, true), set_config('pg_trgm.word_similarity_threshold', ${String(SEARCH_TUNING.wordSimilarityThreshold)}, true)`.execute(t);
+    return select(sql`id IN (SELECT id FROM patients WHERE full_norm % ${name} UNION SELECT id FROM patients WHERE ${name} <% full_norm)`, t);
+  });
 }
 
 const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -152,95 +155,95 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   }
   const facilityId = params.facilityId?.toLowerCase() ?? null;
 
-  return db.transaction().execute(async (trx) => {
-    const base: Base = () => {
-      let q = trx
-        .selectFrom('patients')
-        .select(['id', 'is_active'])
-        .where('clinic_id', '=', scope.clinicId)
-        .where('erased_at', 'is', null);
-      if (scope.facilityIds !== null) q = q.where(sql<boolean>`facility_id = ANY(${[...scope.facilityIds]}::uuid[])`);
-      if (facilityId) q = q.where('facility_id', '=', facilityId);
-      return q;
+  // Plain reads, no transaction: the trigram fallback opens its own for its settings.
+  const trx = db;
+  const base: Base = (conn) => {
+    let q = conn
+      .selectFrom('patients')
+      .select(['id', 'is_active'])
+      .where('clinic_id', '=', scope.clinicId)
+      .where('erased_at', 'is', null);
+    if (scope.facilityIds !== null) q = q.where(sql<boolean>`facility_id = ANY(${[...scope.facilityIds]}::uuid[])`);
+    if (facilityId) q = q.where('facility_id', '=', facilityId);
+    return q;
+  };
+  const found = new Map<string, Candidate>();
+  const add = (c: Candidate) => {
+    const prev = found.get(c.id);
+    if (!prev || prev.score < c.score) found.set(c.id, c);
+  };
+
+  const hasLetters = /\p{L}/u.test(query);
+  const digits = query.replace(/\D/g, '');
+  if (query.includes('@')) {
+    const rows = await base(trx).where(sql<boolean>`lower(email) = ${query.toLowerCase()}`).limit(100).execute();
+    for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'email', active: r.is_active });
+  }
+  if (!hasLetters && digits.length >= 6) {
+    const phone = toCanonicalPhone(query, region);
+    if (phone) {
+      const rows = await base(trx).where('phone', '=', phone).limit(100).execute();
+      for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'phone', active: r.is_active });
+    }
+  }
+  const taxCode = normalizeTaxCode(query);
+  if (taxCode && taxCode.length >= 11 && /[A-Z]/.test(taxCode) && /\d/.test(taxCode) && !query.includes('@')) {
+    const rows = await base(trx).where('tax_code_norm', '=', taxCode).limit(100).execute();
+    for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'taxCode', active: r.is_active });
+  }
+  const name = normalizeName(query);
+  if (hasLetters && !query.includes('@') && name.length >= 2 && found.size === 0) {
+    const rows = await nameCandidates(trx, scope.clinicId, name, base);
+    for (const r of rows) {
+      const s = nameScore(name, r.first_norm ?? '', r.last_norm ?? '');
+      const score = round(Math.min(1, 0.9 * s + 0.1 * Number(r.trgm)));
+      if (score >= SEARCH_TUNING.minScore) add({ id: r.id, score, matchedBy: 'name', active: r.is_active });
+    }
+  }
+
+  const ranked = [...found.values()].sort((a, b) => b.score - a.score || Number(b.active) - Number(a.active) || (a.id < b.id ? -1 : 1));
+  const best = ranked[0]?.score;
+  const closeMatches = best === undefined ? 0 : ranked.filter((c) => round(c.score, 3) === round(best, 3)).length;
+  const top = ranked.slice(0, params.limit);
+  if (top.length === 0) return { data: [], closeMatches };
+
+  const details = await trx
+    .selectFrom('patients as p')
+    .select([
+      'p.id',
+      'p.first_name',
+      'p.last_name',
+      'p.date_of_birth',
+      'p.phone',
+      'p.is_active',
+      (eb) =>
+        eb
+          .selectFrom('appointments as a')
+          .select(sql<Date | null>`max(a.start_at)`.as('m'))
+          .whereRef('a.patient_id', '=', 'p.id')
+          .where('a.clinic_id', '=', scope.clinicId)
+          .where('a.start_at', '<=', sql<Date>`now()`)
+          .where('a.status', 'not in', NOT_A_VISIT)
+          .as('last_visit_at'),
+    ])
+    .where('p.clinic_id', '=', scope.clinicId)
+    .where('p.id', 'in', top.map((c) => c.id))
+    .execute();
+  const byId = new Map(details.map((d) => [d.id, d]));
+  const data = top.map((c): SearchHit => {
+    const d = byId.get(c.id)!;
+    const phoneDigits = d.phone?.replace(/\D/g, '') ?? '';
+    const last = d.last_visit_at as unknown as Date | string | null;
+    return {
+      id: d.id,
+      name: `${d.first_name ?? ''} ${d.last_name ?? ''}`.trim(),
+      birthYear: d.date_of_birth ? Number(d.date_of_birth.slice(0, 4)) : null,
+      phoneLast4: phoneDigits.length >= 4 ? phoneDigits.slice(-4) : null,
+      archived: !d.is_active,
+      score: c.score,
+      matchedBy: c.matchedBy,
+      lastVisitAt: last ? new Date(last).toISOString() : null,
     };
-    const found = new Map<string, Candidate>();
-    const add = (c: Candidate) => {
-      const prev = found.get(c.id);
-      if (!prev || prev.score < c.score) found.set(c.id, c);
-    };
-
-    const hasLetters = /\p{L}/u.test(query);
-    const digits = query.replace(/\D/g, '');
-    if (query.includes('@')) {
-      const rows = await base().where(sql<boolean>`lower(email) = ${query.toLowerCase()}`).limit(100).execute();
-      for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'email', active: r.is_active });
-    }
-    if (!hasLetters && digits.length >= 6) {
-      const phone = toCanonicalPhone(query, region);
-      if (phone) {
-        const rows = await base().where('phone', '=', phone).limit(100).execute();
-        for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'phone', active: r.is_active });
-      }
-    }
-    const taxCode = normalizeTaxCode(query);
-    if (taxCode && taxCode.length >= 11 && /[A-Z]/.test(taxCode) && /\d/.test(taxCode) && !query.includes('@')) {
-      const rows = await base().where('tax_code_norm', '=', taxCode).limit(100).execute();
-      for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'taxCode', active: r.is_active });
-    }
-    const name = normalizeName(query);
-    if (hasLetters && !query.includes('@') && name.length >= 2 && found.size === 0) {
-      const rows = await nameCandidates(trx, scope.clinicId, name, base);
-      for (const r of rows) {
-        const s = nameScore(name, r.first_norm ?? '', r.last_norm ?? '');
-        const score = round(Math.min(1, 0.9 * s + 0.1 * Number(r.trgm)));
-        if (score >= SEARCH_TUNING.minScore) add({ id: r.id, score, matchedBy: 'name', active: r.is_active });
-      }
-    }
-
-    const ranked = [...found.values()].sort((a, b) => b.score - a.score || Number(b.active) - Number(a.active) || (a.id < b.id ? -1 : 1));
-    const best = ranked[0]?.score;
-    const closeMatches = best === undefined ? 0 : ranked.filter((c) => round(c.score, 3) === round(best, 3)).length;
-    const top = ranked.slice(0, params.limit);
-    if (top.length === 0) return { data: [], closeMatches };
-
-    const details = await trx
-      .selectFrom('patients as p')
-      .select([
-        'p.id',
-        'p.first_name',
-        'p.last_name',
-        'p.date_of_birth',
-        'p.phone',
-        'p.is_active',
-        (eb) =>
-          eb
-            .selectFrom('appointments as a')
-            .select(sql<Date | null>`max(a.start_at)`.as('m'))
-            .whereRef('a.patient_id', '=', 'p.id')
-            .where('a.clinic_id', '=', scope.clinicId)
-            .where('a.start_at', '<=', sql<Date>`now()`)
-            .where('a.status', 'not in', NOT_A_VISIT)
-            .as('last_visit_at'),
-      ])
-      .where('p.clinic_id', '=', scope.clinicId)
-      .where('p.id', 'in', top.map((c) => c.id))
-      .execute();
-    const byId = new Map(details.map((d) => [d.id, d]));
-    const data = top.map((c): SearchHit => {
-      const d = byId.get(c.id)!;
-      const phoneDigits = d.phone?.replace(/\D/g, '') ?? '';
-      const last = d.last_visit_at as unknown as Date | string | null;
-      return {
-        id: d.id,
-        name: `${d.first_name ?? ''} ${d.last_name ?? ''}`.trim(),
-        birthYear: d.date_of_birth ? Number(d.date_of_birth.slice(0, 4)) : null,
-        phoneLast4: phoneDigits.length >= 4 ? phoneDigits.slice(-4) : null,
-        archived: !d.is_active,
-        score: c.score,
-        matchedBy: c.matchedBy,
-        lastVisitAt: last ? new Date(last).toISOString() : null,
-      };
-    });
-    return { data, closeMatches };
   });
+  return { data, closeMatches };
 }
