@@ -101,6 +101,13 @@ describe('POST /v1/patients', () => {
     const full = await post({ firstName: 'C', lastName: `L${unique()}`, notes: 'segreto' });
     const read = await server.call('GET', `/v1/patients/${full.body.id}`, { token: writer.token });
     expect(read.body).not.toHaveProperty('notes');
+    const logOf = async () => (await server.ctx.db.selectFrom('access_log').selectAll().where('clinic_id', '=', t.clinicId).execute()).filter((r) => r.resource_ids.includes(full.body.id));
+    expect(await logOf()).toHaveLength(0);
+    const clinical = await server.call('GET', `/v1/patients/${full.body.id}`, { token: t.token });
+    expect(clinical.body.notes).toBe('segreto');
+    const log = await logOf();
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ resource_type: 'patient', fields: ['allergies', 'medications', 'conditions', 'notes'], request_id: clinical.headers.get('x-request-id') });
   });
 
   it('refuses a duplicate by name without case/accents/spaces and same phone or email', async () => {

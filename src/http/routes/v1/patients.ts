@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { searchPatients } from '../../../modules/patients/search.js';
-import { createPatient, getPatient, GENDERS, lookupPatient, REFERRAL_SOURCES, type Caller } from '../../../modules/patients/service.js';
+import { recordAccess } from '../../../modules/access-log/service.js';
+import { CLINICAL_FIELDS, createPatient, getPatient, GENDERS, lookupPatient, REFERRAL_SOURCES, type Caller } from '../../../modules/patients/service.js';
 import type { AuthContext } from '../../../modules/auth/authenticate.js';
 import { setEtag } from '../../etag.js';
 import { DateOnly, Email, IdempotencyKeyHeader, IdParams, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
@@ -189,14 +190,18 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
         operationId: 'getPatient',
         tags: [TAG],
         summary: 'Read a patient',
-        description: 'The patient with its `ETag`. Clinical fields only with `clinical:read`. A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.',
+        description: 'The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data, spec 1.6). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.',
         params: IdParams,
         response: { 200: PatientSchema },
       },
       config: { scopes: ['patients:read'] },
     },
     async (request, reply) => {
-      const { view, version } = await getPatient(ctx.db, request.auth, request.params.id, hasScope(request.auth, 'clinical:read'));
+      const clinicalRead = hasScope(request.auth, 'clinical:read');
+      const { view, version } = await getPatient(ctx.db, request.auth, request.params.id, clinicalRead);
+      if (clinicalRead) {
+        await recordAccess(ctx.db, request.auth, { resourceType: 'patient', resourceIds: [view.id], fields: [...CLINICAL_FIELDS], requestId: request.id });
+      }
       setEtag(reply, version);
       return view;
     },
