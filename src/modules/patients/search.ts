@@ -82,7 +82,7 @@ type Base = (conn: Kysely<DB>) => SelectQueryBuilder<DB, 'patients', { id: strin
  * When that finds nobody, the trigram index on the full name is asked instead
  * (`%` similarity and `<%` word similarity), which also covers names split differently.
  */
-async function nameCandidates(trx: Kysely<DB>, clinicId: string, name: string, base: Base) {
+async function nameCandidates(db: Kysely<DB>, clinicId: string, name: string, base: Base) {
   const tokens = name.split(' ').filter(Boolean);
   const splits: Array<[string, string]> = [];
   for (let i = 1; i < tokens.length; i++) splits.push([tokens.slice(0, i).join(' '), tokens.slice(i).join(' ')]);
@@ -92,7 +92,7 @@ async function nameCandidates(trx: Kysely<DB>, clinicId: string, name: string, b
     WITH p AS (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part)
     SELECT p.part, t.term FROM p JOIN patient_name_terms t ON t.clinic_id = ${clinicId} AND t.phon = p.code
     UNION ALL
-    SELECT NULL, k.term FROM patient_name_keys k WHERE k.clinic_id = ${clinicId} AND k.key = ANY(${variants}::text[])`.execute(trx);
+    SELECT NULL, k.term FROM patient_name_keys k WHERE k.clinic_id = ${clinicId} AND k.key = ANY(${variants}::text[])`.execute(db);
   const byKey = new Set<string>();
   const byPhon = new Map<string, Set<string>>();
   for (const r of termRows) {
@@ -125,7 +125,7 @@ async function nameCandidates(trx: Kysely<DB>, clinicId: string, name: string, b
       conditions.push(sql`(first_norm = ANY(${cb}::text[]) AND last_norm = ANY(${ca}::text[]))`);
     }
   }
-  const select = (where: RawBuilder<unknown>, conn: Kysely<DB> = trx) =>
+  const select = (where: RawBuilder<unknown>, conn: Kysely<DB> = db) =>
     base(conn)
       .select(['first_norm', 'last_norm', sql<number>`similarity(full_norm, ${name})`.as('trgm')])
       .where(where as RawBuilder<boolean>)
@@ -137,7 +137,7 @@ async function nameCandidates(trx: Kysely<DB>, clinicId: string, name: string, b
     if (rows.length > 0) return rows;
   }
   // The trigram thresholds are set for this transaction only (set_config(..., true)).
-  return trx.transaction().execute(async (t) => {
+  return db.transaction().execute(async (t) => {
     await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(SEARCH_TUNING.similarityThreshold)}, true), set_config('pg_trgm.word_similarity_threshold', ${String(SEARCH_TUNING.wordSimilarityThreshold)}, true)`.execute(t);
     return select(sql`id IN (SELECT id FROM patients WHERE full_norm % ${name} UNION SELECT id FROM patients WHERE ${name} <% full_norm)`, t);
   });
@@ -156,7 +156,6 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   const facilityId = params.facilityId?.toLowerCase() ?? null;
 
   // Plain reads, no transaction: the trigram fallback opens its own for its settings.
-  const trx = db;
   const base: Base = (conn) => {
     let q = conn
       .selectFrom('patients')
@@ -176,24 +175,24 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   const hasLetters = /\p{L}/u.test(query);
   const digits = query.replace(/\D/g, '');
   if (query.includes('@')) {
-    const rows = await base(trx).where(sql<boolean>`lower(email) = ${query.toLowerCase()}`).limit(100).execute();
+    const rows = await base(db).where(sql<boolean>`lower(email) = ${query.toLowerCase()}`).limit(100).execute();
     for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'email', active: r.is_active });
   }
   if (!hasLetters && digits.length >= 6) {
     const phone = toCanonicalPhone(query, region);
     if (phone) {
-      const rows = await base(trx).where('phone', '=', phone).limit(100).execute();
+      const rows = await base(db).where('phone', '=', phone).limit(100).execute();
       for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'phone', active: r.is_active });
     }
   }
   const taxCode = normalizeTaxCode(query);
   if (taxCode && taxCode.length >= 11 && /[A-Z]/.test(taxCode) && /\d/.test(taxCode) && !query.includes('@')) {
-    const rows = await base(trx).where('tax_code_norm', '=', taxCode).limit(100).execute();
+    const rows = await base(db).where('tax_code_norm', '=', taxCode).limit(100).execute();
     for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'taxCode', active: r.is_active });
   }
   const name = normalizeName(query);
   if (hasLetters && !query.includes('@') && name.length >= 2 && found.size === 0) {
-    const rows = await nameCandidates(trx, scope.clinicId, name, base);
+    const rows = await nameCandidates(db, scope.clinicId, name, base);
     for (const r of rows) {
       const s = nameScore(name, r.first_norm ?? '', r.last_norm ?? '');
       const score = round(Math.min(1, 0.9 * s + 0.1 * Number(r.trgm)));
@@ -207,7 +206,7 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   const top = ranked.slice(0, params.limit);
   if (top.length === 0) return { data: [], closeMatches };
 
-  const details = await trx
+  const details = await db
     .selectFrom('patients as p')
     .select([
       'p.id',
