@@ -75,7 +75,8 @@ type Base = (conn: Kysely<DB>) => SelectQueryBuilder<DB, 'patients', { id: strin
  *    clinic's vocabulary close to each part are those sharing a deletion key with it (within
  *    one edit or transposition, up to two edits in all; kept within 1 edit for parts up to
  *    4 letters, 2 up to 8, 3 beyond, by optimal-string-alignment distance) or its Double
- *    Metaphone key (fuzzystrmatch), the 40 closest per part;
+ *    Metaphone key (fuzzystrmatch); per part, those at most one edit farther than the
+ *    closest, 40 at most;
  * 2. patients whose first and last name are close names of the two parts, in either order
  *    (a one-word query: whose first or last name is), through the (clinic, first, last)
  *    and (clinic, last, first) btree indexes.
@@ -108,7 +109,9 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, name: string, ba
       if (d <= limit) scored.set(term, d);
     }
     for (const term of byPhon.get(part) ?? []) if (!scored.has(term)) scored.set(term, osaDistance(part, term));
-    close.set(part, [...scored.entries()].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 40).map(([t]) => t));
+    // Names more than one edit farther than the closest one would only lose to it in the score.
+    const best = Math.min(...scored.values());
+    close.set(part, [...scored.entries()].filter(([, d]) => d <= best + 1).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 40).map(([t]) => t));
   }
   const near = (part: string) => close.get(part) ?? [];
 
