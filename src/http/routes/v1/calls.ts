@@ -67,7 +67,7 @@ export function registerCallRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Register a finished phone call',
         description: [
-          'Idempotent on `externalCallId` within the clinic: `201` the first time, then `200` with the row already registered, unchanged (also for concurrent retries; the body of a retry is not compared). Events `call.logged`, and `lead.created` when a lead was made.',
+          'Idempotent on `externalCallId` within the clinic: `201` the first time, then `200` with the row already registered, unchanged (also for concurrent retries; the body of a retry is not compared; a registered call of a facility the key does not see is `404`). Events `call.logged`, and `lead.created` when a lead was made.',
           'Required: `externalCallId`, `direction`, `from`, `to` (our choice). `from` and `to` are phones in any format, stored in E.164, or `anonymous`.',
           'When neither `patientId` nor `leadId` is given, the counterpart number (`from` for inbound, `to` for outbound) is matched to a patient with that phone (an active one first), else to a lead with it; an unknown number becomes a lead with `source: phone` and the `caller` name (first name `Sconosciuto` when none is given). `anonymous` matches and creates nothing. When the call is linked to a lead, a `call` activity is added to it (its body is the `summary`, or the direction and outcome).',
           '`transcript` needs `clinical:write` (`403 insufficient_scope`, `requiredScopes: ["clinical:write"]`); it is never in this response. `patientId`, `leadId` and `facilityId` must be rows the key sees (else `400` naming the field); `facilityId` is required for a key limited to facilities.',
