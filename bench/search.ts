@@ -204,26 +204,6 @@ async function run(engine: string, n: number): Promise<void> {
     const realNames = new Set(people.flatMap((p) => [normalizeName(`${p.first} ${p.last}`), normalizeName(`${p.last} ${p.first}`)]));
     const qrand = rng(SEED + n);
     const scope = backOffice(clinic.id);
-    if (args.explain) {
-      const name = normalizeName(args.explain);
-      const tokens = name.split(' ');
-      await sql`SELECT set_config('pg_trgm.similarity_threshold', '0.25', false), set_config('pg_trgm.word_similarity_threshold', '0.5', false)`.execute(db);
-      const codes = (await sql<{ code: string }>`SELECT DISTINCT dmetaphone(t) AS code FROM unnest(${tokens}::text[]) AS t`.execute(db)).rows.map((r) => r.code);
-      const parts = tokens.length === 1 ? [name] : [tokens[0]!, tokens.slice(1).join(' ')];
-      for (const q of [
-        sql`SELECT count(*) FROM patient_name_terms WHERE clinic_id = ${clinic.id}`,
-        sql`SELECT p.part, t.term FROM (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part) AS p
-          CROSS JOIN LATERAL (SELECT term FROM patient_name_terms WHERE clinic_id = ${clinic.id}
-          AND (levenshtein_less_equal(term, p.part, 2) <= 2 OR phon = p.code) ORDER BY levenshtein_less_equal(term, p.part, 4), term LIMIT 40) AS t`,
-        sql`SELECT id FROM patients WHERE clinic_id = ${clinic.id} AND ((first_norm = ANY(${[tokens[0]!, 'maria', 'marco']}::text[]) AND last_norm = ANY(${[tokens[1]!, 'rossi', 'rosa', 'russo']}::text[])) OR (first_norm = ANY(${[tokens[1]!]}::text[]) AND last_norm = ANY(${[tokens[0]!]}::text[])))`,
-      ]) {
-        const p = await sql<{ 'QUERY PLAN': string }>`EXPLAIN ANALYZE ${q}`.execute(db);
-        console.log(p.rows.map((r) => r['QUERY PLAN']).join('\n'));
-      }
-      const plan = await sql<{ 'QUERY PLAN': string }>`SELECT 1 AS "QUERY PLAN"`.execute(db);
-      console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
-      return;
-    }
     for (const [kind, gen] of Object.entries(GENERATORS)) {
       if (args.kinds && !args.kinds.split(',').includes(kind)) continue;
       let hit1 = 0;
