@@ -129,6 +129,13 @@ export interface PatientsTable {
   is_active: Generated<boolean>;
   archived_at: NullableTimestamp;
   erased_at: NullableTimestamp;
+  /** Search columns kept by the people module (migration 0010). */
+  first_norm: string | null;
+  last_norm: string | null;
+  full_norm: string | null;
+  phon_first: string | null;
+  phon_last: string | null;
+  tax_code_norm: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   version: Generated<number>;

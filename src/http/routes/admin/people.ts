@@ -1,5 +1,159 @@
-/** Back office: patients, leads and calls (issue: patients/leads/calls). */
+/** Back office: the clinic's own operations on patients and leads (issue 3). */
+import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
+import { backOffice } from '../../../db/tenant.js';
+import { addActivity, ACTIVITY_KINDS, convertLead, getLead, LEAD_STATUSES, updateLead } from '../../../modules/leads/service.js';
+import { archivePatient, erasePatient, getPatient, IMPORT_MAX, importPatients, updatePatient, type Caller } from '../../../modules/patients/service.js';
+import { ApiError } from '../../errors.js';
+import { expectedVersion, setEtag } from '../../etag.js';
+import { IfMatchHeader, InputTimestamp, Nullable, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
+import { ActivitySchema, LeadDetailSchema, LeadSchema } from '../v1/leads.js';
+import { PatientInputSchema, PatientSchema, patientFields } from '../v1/patients.js';
 
-export function registerPeopleAdminRoutes(_app: App, _ctx: AppContext): void {}
+const TAG = 'People';
+const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
+const ClinicIdParams = Type.Object({ clinicId: Uuid(), id: Uuid() }, { additionalProperties: false });
+const IfMatch = Type.Object({ 'if-match': Type.Optional(IfMatchHeader) });
+
+export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
+  const { db } = ctx;
+  const caller = async (clinicId: string): Promise<Caller> => {
+    const clinic = await db.selectFrom('clinics').select('id').where('id', '=', clinicId.toLowerCase()).executeTakeFirst();
+    if (!clinic) throw ApiError.notFound();
+    return { scope: backOffice(clinic.id), clinicalWrite: true, clinicalRead: true, region: ctx.config.defaultPhoneRegion };
+  };
+
+  app.get('/admin/v1/clinics/:clinicId/patients/:id', {
+    schema: { operationId: 'adminGetPatient', tags: [TAG], summary: 'Read a patient, clinical fields included', params: ClinicIdParams, response: { 200: PatientSchema } },
+  }, async (request, reply) => {
+    const c = await caller(request.params.clinicId);
+    const { view, version } = await getPatient(db, c.scope, request.params.id, true);
+    setEtag(reply, version);
+    return view;
+  });
+
+  const { firstName, lastName, ...optionalFields } = patientFields;
+  app.patch('/admin/v1/clinics/:clinicId/patients/:id', {
+    schema: {
+      operationId: 'adminUpdatePatient', tags: [TAG], summary: 'Change a patient',
+      description: 'Only sent fields change; null clears an optional one. Records `patient.updated` with `data.changedFields` (the fields whose value really changed; none changed: no event, version unchanged). `If-Match` supported (`409 version_mismatch`). An erased patient is `409 patient_erased`.',
+      params: ClinicIdParams, headers: IfMatch,
+      body: Type.Object({ firstName: Type.Optional(firstName), lastName: Type.Optional(lastName), ...optionalFields }, { additionalProperties: false }),
+      response: { 200: PatientSchema },
+    },
+    config: { errorStatuses: [409] },
+  }, async (request, reply) => {
+    const c = await caller(request.params.clinicId);
+    const { view, version } = await updatePatient(db, c, request.params.id, request.body, expectedVersion(request));
+    setEtag(reply, version);
+    return view;
+  });
+
+  app.post('/admin/v1/clinics/:clinicId/patients/:id/archive', {
+    schema: {
+      operationId: 'adminArchivePatient', tags: [TAG], summary: 'Archive a patient',
+      description: '`isActive` becomes false and `archivedAt` is set; records `patient.archived` with `data.reason: archived`. Already archived: `409 already_archived`; erased: `409 patient_erased`.',
+      params: ClinicIdParams, response: { 200: PatientSchema },
+    },
+    config: { errorStatuses: [409] },
+  }, async (request, reply) => {
+    const { view, version } = await archivePatient(db, await caller(request.params.clinicId), request.params.id);
+    setEtag(reply, version);
+    return view;
+  });
+
+  app.post('/admin/v1/clinics/:clinicId/patients/:id/erase', {
+    schema: {
+      operationId: 'adminErasePatient', tags: [TAG], summary: 'Erase a patient for good',
+      description: 'Every personal and clinical field becomes null, for good; the id stays so that appointments, calls and leads keep linking to it. The free text of the patient\'s appointments (title, reason, notes, clinical and completion notes) and the summary and transcript of its calls are cleared too. Records `patient.archived` with `data.reason: erased`. Done before: `409 already_erased`.',
+      params: ClinicIdParams, response: { 200: PatientSchema },
+    },
+    config: { errorStatuses: [409] },
+  }, async (request, reply) => {
+    const { view, version } = await erasePatient(db, await caller(request.params.clinicId), request.params.id);
+    setEtag(reply, version);
+    return view;
+  });
+
+  app.post('/admin/v1/clinics/:clinicId/patients/import', {
+    schema: {
+      operationId: 'adminImportPatients', tags: [TAG], summary: 'Import a list of patients',
+      description: `1 to ${IMPORT_MAX} patients, created all or none in one transaction (every wrong field of every item is named, e.g. \`patients.3.phone\`). A duplicate of an existing patient is \`409 duplicate_patient\` with \`details.index\`; the same person twice in the list is \`409 duplicate_in_list\`; the plan limit applies to the whole list. More than 50 creations record one \`events.skipped\` (reason \`bulk_import\`, \`data.count\`) instead of one \`patient.created\` each.`,
+      params: ClinicParams,
+      body: Type.Object({ patients: Type.Array(PatientInputSchema, { minItems: 1, maxItems: IMPORT_MAX }) }, { additionalProperties: false }),
+      response: { 201: Type.Object({ created: Type.Integer(), ids: Type.Array(Uuid()), eventsSkipped: Type.Boolean({ description: 'true: one events.skipped was recorded instead of patient.created events' }) }, { additionalProperties: false }) },
+    },
+    config: { errorStatuses: [409] },
+  }, async (request, reply) => {
+    const result = await importPatients(db, await caller(request.params.clinicId), request.body.patients);
+    return reply.status(201).send({ created: result.ids.length, ...result });
+  });
+
+  app.get('/admin/v1/clinics/:clinicId/leads/:id', {
+    schema: { operationId: 'adminGetLead', tags: [TAG], summary: 'Read a lead with its activities', params: ClinicIdParams, response: { 200: LeadDetailSchema } },
+  }, async (request, reply) => {
+    const c = await caller(request.params.clinicId);
+    const { view, version } = await getLead(db, c.scope, request.params.id);
+    setEtag(reply, version);
+    return view as typeof view & { activities: NonNullable<typeof view.activities> };
+  });
+
+  app.patch('/admin/v1/clinics/:clinicId/leads/:id', {
+    schema: {
+      operationId: 'adminUpdateLead', tags: [TAG], summary: 'Change a lead\'s status, owner, follow-up, notes or value',
+      description: 'Any status may follow any other (the spec shows no transitions); a status change adds a `status_change` activity. A converted lead stays `won`: another status is `409 lead_converted`. `If-Match` supported.',
+      params: ClinicIdParams, headers: IfMatch,
+      body: Type.Object({
+        status: Type.Optional(Type.Unsafe<(typeof LEAD_STATUSES)[number]>({ type: 'string', enum: [...LEAD_STATUSES] })),
+        lostReason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+        assignedTo: Type.Optional(Nullable(Uuid())),
+        nextFollowUpAt: Type.Optional(Nullable(InputTimestamp())),
+        notes: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+        estimatedValue: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100000000 }))),
+      }, { additionalProperties: false }),
+      response: { 200: LeadSchema },
+    },
+    config: { errorStatuses: [409] },
+  }, async (request, reply) => {
+    const c = await caller(request.params.clinicId);
+    const { view, version } = await updateLead(db, c.scope, request.params.id, request.body, expectedVersion(request));
+    setEtag(reply, version);
+    return view;
+  });
+
+  app.post('/admin/v1/clinics/:clinicId/leads/:id/activities', {
+    schema: {
+      operationId: 'adminAddLeadActivity', tags: [TAG], summary: 'Add an activity to a lead',
+      description: 'Every kind but `note` and `status_change` is a contact: it moves `lastContactedAt` forward to `at` (default now).',
+      params: ClinicIdParams,
+      body: Type.Object({
+        kind: Type.Unsafe<(typeof ACTIVITY_KINDS)[number]>({ type: 'string', enum: [...ACTIVITY_KINDS] }),
+        body: Type.String({ minLength: 1, maxLength: 5000 }),
+        at: Type.Optional(InputTimestamp()),
+      }, { additionalProperties: false }),
+      response: { 201: ActivitySchema },
+    },
+  }, async (request, reply) => {
+    const c = await caller(request.params.clinicId);
+    return reply.status(201).send(await addActivity(db, c.scope, request.params.id, request.body));
+  });
+
+  app.post('/admin/v1/clinics/:clinicId/leads/:id/convert', {
+    schema: {
+      operationId: 'adminConvertLead', tags: [TAG], summary: 'Convert a lead into a patient',
+      description: 'With `patientId`, links the lead to that existing patient; otherwise creates a patient from the lead\'s name, phone, email and facility (`lastName` must be given when the lead has none; the duplicate and plan-limit rules of POST /v1/patients apply, so a `409 duplicate_patient` tells which patient to pass as `patientId`). The lead gets `status: won`, `convertedPatientId` and `convertedAt`; events `patient.created` (when created) and `lead.converted` with `data.patientId`. Done before: `409 already_converted`.',
+      params: ClinicIdParams,
+      body: Type.Object({
+        patientId: Type.Optional(Uuid()),
+        firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+        lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Object({ lead: LeadSchema, patientCreated: Type.Boolean() }, { additionalProperties: false }) },
+    },
+    config: { errorStatuses: [409] },
+  }, async (request) => {
+    const { view, patientCreated } = await convertLead(db, await caller(request.params.clinicId), request.params.id, request.body);
+    return { lead: view, patientCreated };
+  });
+}

@@ -1,0 +1,236 @@
+/**
+ * Phone calls (spec 2.6, 4.5): registration idempotent on the provider's call id, matching
+ * of the counterpart number to a patient or lead, and the lead an unknown number becomes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CountryCode } from 'libphonenumber-js';
+import { type Kysely, type Selectable } from 'kysely';
+import type { Tx } from '../../context.js';
+import type { DB } from '../../db/schema.js';
+import type { CallsTable } from '../../db/tables/people.js';
+import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { recordEvent } from '../../events/record.js';
+import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { toCanonicalPhone } from '../../lib/phone.js';
+import { recordAccess } from '../access-log/service.js';
+import { hasScope, seesFacility, type AuthContext } from '../auth/authenticate.js';
+import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
+import { checkFacility } from '../patients/facility.js';
+
+type Db = Kysely<DB>;
+type CallRow = Selectable<CallsTable>;
+
+export const OUTCOMES = [
+  'booked', 'rescheduled', 'cancelled', 'information', 'callback', 'interested', 'not_interested',
+  'transferred', 'no_answer', 'voicemail', 'failed', 'other',
+] as const;
+
+export const ANONYMOUS = 'anonymous';
+/** First name of a lead made from an unknown number when the call gives no `caller` name. */
+export const UNKNOWN_CALLER_NAME = 'Sconosciuto';
+
+export interface CallInput {
+  externalCallId: string;
+  direction: 'inbound' | 'outbound';
+  from: string;
+  to: string;
+  startedAt?: string | null;
+  durationSeconds?: number | null;
+  outcome?: (typeof OUTCOMES)[number] | null;
+  summary?: string | null;
+  recordingUrl?: string | null;
+  transcript?: string | null;
+  patientId?: string | null;
+  leadId?: string | null;
+  facilityId?: string | null;
+  caller?: { firstName?: string | null; lastName?: string | null } | null;
+}
+
+export interface CallView {
+  id: string;
+  externalCallId: string;
+  direction: 'inbound' | 'outbound';
+  from: string;
+  to: string;
+  startedAt: string | null;
+  durationSeconds: number | null;
+  outcome: (typeof OUTCOMES)[number] | null;
+  summary: string | null;
+  recordingUrl: string | null;
+  patientId: string | null;
+  leadId: string | null;
+  facilityId: string | null;
+  createdAt: string;
+  transcript?: string | null;
+}
+
+export function callView(row: CallRow): CallView {
+  return {
+    id: row.id,
+    externalCallId: row.external_call_id,
+    direction: row.direction,
+    from: row.from_number,
+    to: row.to_number,
+    startedAt: row.started_at?.toISOString() ?? null,
+    durationSeconds: row.duration_seconds,
+    outcome: row.outcome as CallView['outcome'],
+    summary: row.summary,
+    recordingUrl: row.recording_url,
+    patientId: row.patient_id,
+    leadId: row.lead_id,
+    facilityId: row.facility_id,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+function numberOrIssue(value: string, region: CountryCode, path: string, issues: ValidationIssue[]): string {
+  if (value.trim().toLowerCase() === ANONYMOUS) return ANONYMOUS;
+  const canonical = toCanonicalPhone(value, region);
+  if (!canonical) issues.push({ path, message: 'non è un numero di telefono valido né `anonymous`' });
+  return canonical ?? value;
+}
+
+async function checkLinked(trx: Tx, scope: TenantScope, table: 'patients' | 'leads', id: string | null | undefined, path: string, issues: ValidationIssue[]): Promise<string | null> {
+  if (!id) return null;
+  const row = await trx
+    .selectFrom(table)
+    .select('id')
+    .where('id', '=', id.toLowerCase())
+    .where('clinic_id', '=', scope.clinicId)
+    .where(facilityVisible('facility_id', scope))
+    .executeTakeFirst();
+  if (!row) issues.push({ path, message: table === 'patients' ? 'paziente inesistente' : 'contatto inesistente' });
+  return row?.id ?? null;
+}
+
+export interface CallCaller {
+  scope: TenantScope;
+  clinicalWrite: boolean;
+  region: CountryCode;
+}
+
+/**
+ * Registers a call. The first registration of an `externalCallId` in the clinic inserts the
+ * row (201); any later one, also concurrent, returns the stored row unchanged (200), thanks
+ * to the unique index and INSERT ... ON CONFLICT DO NOTHING.
+ */
+export async function createCall(db: Db, caller: CallCaller, input: CallInput): Promise<{ view: CallView; created: boolean }> {
+  if (input.transcript !== undefined && input.transcript !== null && !caller.clinicalWrite) {
+    throw new ApiError('insufficient_scope', { requiredScopes: ['clinical:write'] });
+  }
+  const { scope, region } = caller;
+  return db.transaction().execute(async (trx) => {
+    const issues: ValidationIssue[] = [];
+    const from = numberOrIssue(input.from, region, 'from', issues);
+    const to = numberOrIssue(input.to, region, 'to', issues);
+    const facilityId = await checkFacility(trx, scope, input.facilityId, issues);
+    let patientId = await checkLinked(trx, scope, 'patients', input.patientId, 'patientId', issues);
+    let leadId = await checkLinked(trx, scope, 'leads', input.leadId, 'leadId', issues);
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+
+    const now = new Date();
+    const inserted = await trx
+      .insertInto('calls')
+      .values({
+        id: randomUUID(),
+        clinic_id: scope.clinicId,
+        facility_id: facilityId,
+        external_call_id: input.externalCallId,
+        direction: input.direction,
+        from_number: from,
+        to_number: to,
+        started_at: input.startedAt ? new Date(input.startedAt) : null,
+        duration_seconds: input.durationSeconds ?? null,
+        outcome: input.outcome ?? null,
+        summary: input.summary ?? null,
+        recording_url: input.recordingUrl ?? null,
+        transcript: input.transcript ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.columns(['clinic_id', 'external_call_id']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (!inserted) {
+      const existing = await trx
+        .selectFrom('calls')
+        .selectAll()
+        .where('clinic_id', '=', scope.clinicId)
+        .where('external_call_id', '=', input.externalCallId)
+        .executeTakeFirstOrThrow();
+      if (scope.facilityIds !== null && !(existing.facility_id && scope.facilityIds.includes(existing.facility_id))) throw ApiError.notFound();
+      return { view: callView(existing), created: false };
+    }
+
+    const counterpart = input.direction === 'inbound' ? from : to;
+    let leadCreated = false;
+    if (!patientId && !leadId && counterpart !== ANONYMOUS) {
+      const patient = await trx
+        .selectFrom('patients')
+        .select('id')
+        .where('clinic_id', '=', scope.clinicId)
+        .where(facilityVisible('facility_id', scope))
+        .where('phone', '=', counterpart)
+        .where('erased_at', 'is', null)
+        .orderBy('is_active', 'desc')
+        .orderBy('updated_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (patient) patientId = patient.id;
+      else {
+        const { row, created } = await createLeadInTransaction(trx, { scope, region }, {
+          firstName: input.caller?.firstName?.trim() || UNKNOWN_CALLER_NAME,
+          lastName: input.caller?.lastName ?? null,
+          phone: counterpart,
+          source: 'phone',
+          facilityId: facilityId ?? (scope.facilityIds === null ? null : scope.facilityIds[0]!),
+        });
+        leadId = row.id;
+        leadCreated = created;
+      }
+    }
+    if (leadId) {
+      const lead = await trx.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow();
+      const what = input.direction === 'inbound' ? 'Chiamata in entrata' : 'Chiamata in uscita';
+      const body = input.summary ?? (input.outcome ? `${what} (${input.outcome})` : what);
+      await addActivityInTransaction(trx, scope.clinicId, lead, 'call', body, input.startedAt ? new Date(input.startedAt) : now);
+    }
+    const row = await trx
+      .updateTable('calls')
+      .set({ patient_id: patientId, lead_id: leadId })
+      .where('id', '=', inserted.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordEvent(trx, {
+      clinicId: scope.clinicId,
+      type: 'call.logged',
+      facilityId: row.facility_id,
+      data: {
+        id: row.id,
+        externalCallId: row.external_call_id,
+        direction: row.direction,
+        startedAt: row.started_at?.toISOString() ?? null,
+        durationSeconds: row.duration_seconds,
+        outcome: row.outcome,
+        patientId: row.patient_id,
+        leadId: row.lead_id,
+        leadCreated,
+        facilityId: row.facility_id,
+        createdAt: row.created_at.toISOString(),
+      },
+    });
+    return { view: callView(row), created: true };
+  });
+}
+
+/** The call; `transcript` only with `clinical:read`, and then the read is written to the access log. */
+export async function getCall(db: Db, auth: AuthContext, id: string, requestId: string): Promise<CallView> {
+  const row = await db.selectFrom('calls').selectAll().where('id', '=', id.toLowerCase()).where('clinic_id', '=', auth.clinicId).executeTakeFirst();
+  if (!row || !seesFacility(auth, row.facility_id)) throw ApiError.notFound();
+  const view = callView(row);
+  if (hasScope(auth, 'clinical:read')) {
+    await recordAccess(db, auth, { resourceType: 'call', resourceIds: [row.id], fields: ['transcript'], requestId });
+    view.transcript = row.transcript;
+  }
+  return view;
+}

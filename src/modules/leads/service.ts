@@ -1,0 +1,331 @@
+/**
+ * Leads (spec 2.5, 3.5, 4.4): creation with deduplication by phone or email, the detail
+ * with its activities, and the back-office status changes, activities and conversion.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CountryCode } from 'libphonenumber-js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Tx } from '../../context.js';
+import type { DB } from '../../db/schema.js';
+import type { LeadsTable } from '../../db/tables/core.js';
+import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { recordEvent } from '../../events/record.js';
+import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { checkFacility } from '../patients/facility.js';
+import { normalizeEmail } from '../patients/normalize.js';
+import { canonicalPhoneOrIssue, createPatientInTransaction, type Caller as PatientCaller } from '../patients/service.js';
+
+type Db = Kysely<DB>;
+type LeadRow = Selectable<LeadsTable>;
+
+export const LEAD_SOURCES = ['social_media', 'website', 'referral_link', 'manual', 'import', 'phone', 'walk_in', 'other', 'chat'] as const;
+export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'proposal', 'won', 'lost'] as const;
+/** Kinds of lead activities: `call` (spec) and ours. */
+export const ACTIVITY_KINDS = ['call', 'note', 'email', 'message', 'meeting', 'status_change'] as const;
+
+export interface LeadInput {
+  firstName: string;
+  lastName?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  source?: (typeof LEAD_SOURCES)[number] | null;
+  sourceDetail?: string | null;
+  status?: (typeof LEAD_STATUSES)[number];
+  notes?: string | null;
+  assignedTo?: string | null;
+  estimatedValue?: number | null;
+  nextFollowUpAt?: string | null;
+  facilityId?: string | null;
+}
+
+export interface ActivityView {
+  id: string;
+  kind: string;
+  body: string;
+  at: string;
+}
+
+export interface LeadView {
+  id: string;
+  facilityId: string | null;
+  firstName: string;
+  lastName: string | null;
+  email: string | null;
+  phone: string | null;
+  source: (typeof LEAD_SOURCES)[number] | null;
+  sourceDetail: string | null;
+  status: (typeof LEAD_STATUSES)[number];
+  assignedTo: string | null;
+  estimatedValue: number | null;
+  notes: string | null;
+  nextFollowUpAt: string | null;
+  lastContactedAt: string | null;
+  lostReason: string | null;
+  convertedPatientId: string | null;
+  convertedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deduplicated: boolean;
+  activities?: ActivityView[];
+}
+
+export interface LeadCaller {
+  scope: TenantScope;
+  region: CountryCode;
+}
+
+export function leadView(row: LeadRow, deduplicated = false): LeadView {
+  return {
+    id: row.id,
+    facilityId: row.facility_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    source: row.source as LeadView['source'],
+    sourceDetail: row.source_detail,
+    status: row.status as LeadView['status'],
+    assignedTo: row.assigned_to,
+    estimatedValue: row.estimated_value === null ? null : Number(row.estimated_value),
+    notes: row.notes,
+    nextFollowUpAt: row.next_follow_up_at?.toISOString() ?? null,
+    lastContactedAt: row.last_contacted_at?.toISOString() ?? null,
+    lostReason: row.lost_reason,
+    convertedPatientId: row.converted_patient_id,
+    convertedAt: row.converted_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    deduplicated,
+  };
+}
+
+function eventData(row: LeadRow, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: row.id,
+    facilityId: row.facility_id,
+    source: row.source,
+    status: row.status,
+    assignedTo: row.assigned_to,
+    convertedPatientId: row.converted_patient_id,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    ...extra,
+  };
+}
+
+async function checkStaff(trx: Tx, clinicId: string, id: string | null | undefined, issues: ValidationIssue[]): Promise<void> {
+  if (!id) return;
+  const row = await trx.selectFrom('staff_profiles').select('id').where('id', '=', id.toLowerCase()).where('clinic_id', '=', clinicId).executeTakeFirst();
+  if (!row) issues.push({ path: 'assignedTo', message: 'profilo dello studio inesistente' });
+}
+
+/** A lead the scope sees with this canonical phone or this email (any case), oldest first. */
+async function findExisting(trx: Tx, scope: TenantScope, phone: string | null, email: string | null): Promise<LeadRow | undefined> {
+  if (!phone && !email) return undefined;
+  return trx
+    .selectFrom('leads')
+    .selectAll()
+    .where('clinic_id', '=', scope.clinicId)
+    .where(facilityVisible('facility_id', scope))
+    .where((eb) => {
+      const ors = [];
+      if (phone) ors.push(eb('phone', '=', phone));
+      if (email) ors.push(eb(sql`lower(email)`, '=', email));
+      return eb.or(ors);
+    })
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Creates a lead in the caller's transaction, or returns the existing one with the same
+ * phone or email (nothing modified). Concurrent creations of the same phone or email wait
+ * for each other (advisory lock), so they end in one lead.
+ */
+export async function createLeadInTransaction(trx: Tx, caller: LeadCaller, input: LeadInput): Promise<{ row: LeadRow; created: boolean }> {
+  const issues: ValidationIssue[] = [];
+  const phone = canonicalPhoneOrIssue(input.phone, caller.region, 'phone', issues);
+  const facilityId = await checkFacility(trx, caller.scope, input.facilityId, issues);
+  await checkStaff(trx, caller.scope.clinicId, input.assignedTo, issues);
+  if (issues.length > 0) throw ApiError.invalid('body', issues);
+  const email = normalizeEmail(input.email);
+  const clinicId = caller.scope.clinicId;
+  const lockKeys = [phone && `${clinicId}:lead:phone:${phone}`, email && `${clinicId}:lead:email:${email}`].filter(Boolean).sort() as string[];
+  for (const key of lockKeys) await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  const existing = await findExisting(trx, caller.scope, phone, email);
+  if (existing) return { row: existing, created: false };
+  const now = new Date();
+  const row = await trx
+    .insertInto('leads')
+    .values({
+      id: randomUUID(),
+      clinic_id: clinicId,
+      facility_id: facilityId,
+      first_name: input.firstName,
+      last_name: input.lastName ?? null,
+      email: input.email ?? null,
+      phone,
+      source: input.source ?? null,
+      source_detail: input.sourceDetail ?? null,
+      status: input.status ?? 'new',
+      assigned_to: input.assignedTo?.toLowerCase() ?? null,
+      estimated_value: input.estimatedValue ?? null,
+      notes: input.notes ?? null,
+      next_follow_up_at: input.nextFollowUpAt ? new Date(input.nextFollowUpAt) : null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordEvent(trx, { clinicId, type: 'lead.created', facilityId: row.facility_id, data: eventData(row) });
+  return { row, created: true };
+}
+
+export async function createLead(db: Db, caller: LeadCaller, input: LeadInput): Promise<{ view: LeadView; created: boolean; version: number }> {
+  const { row, created } = await db.transaction().execute((trx) => createLeadInTransaction(trx, caller, input));
+  return { view: leadView(row, !created), created, version: row.version };
+}
+
+async function findVisible(trx: Tx, scope: TenantScope, id: string): Promise<LeadRow> {
+  const row = await trx
+    .selectFrom('leads')
+    .selectAll()
+    .where('id', '=', id.toLowerCase())
+    .where('clinic_id', '=', scope.clinicId)
+    .where(facilityVisible('facility_id', scope))
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row;
+}
+
+async function activitiesOf(trx: Tx, leadId: string): Promise<ActivityView[]> {
+  const rows = await trx.selectFrom('lead_activities').selectAll().where('lead_id', '=', leadId).orderBy('at').orderBy('id').execute();
+  return rows.map((r) => ({ id: r.id, kind: r.kind, body: r.body, at: r.at.toISOString() }));
+}
+
+export async function getLead(db: Db, scope: TenantScope, id: string): Promise<{ view: LeadView; version: number }> {
+  const row = await findVisible(db, scope, id);
+  return { view: { ...leadView(row), activities: await activitiesOf(db, row.id) }, version: row.version };
+}
+
+/** Adds an activity and moves `lastContactedAt` forward for contacts (every kind but notes). */
+export async function addActivityInTransaction(trx: Tx, clinicId: string, lead: LeadRow, kind: string, body: string, at: Date): Promise<ActivityView> {
+  const id = randomUUID();
+  await trx.insertInto('lead_activities').values({ id, clinic_id: clinicId, lead_id: lead.id, kind, body, at }).execute();
+  if (kind !== 'note' && kind !== 'status_change') {
+    await trx
+      .updateTable('leads')
+      .set({ last_contacted_at: sql`greatest(last_contacted_at, ${at}::timestamptz)`, updated_at: new Date(), version: sql`version + 1` })
+      .where('id', '=', lead.id)
+      .execute();
+  }
+  return { id, kind, body, at: at.toISOString() };
+}
+
+export async function addActivity(db: Db, scope: TenantScope, id: string, input: { kind: string; body: string; at?: string }): Promise<ActivityView> {
+  return db.transaction().execute(async (trx) => {
+    const lead = await findVisible(trx, scope, id);
+    return addActivityInTransaction(trx, scope.clinicId, lead, input.kind, input.body, input.at ? new Date(input.at) : new Date());
+  });
+}
+
+export interface LeadUpdate {
+  status?: (typeof LEAD_STATUSES)[number];
+  lostReason?: string | null;
+  assignedTo?: string | null;
+  nextFollowUpAt?: string | null;
+  notes?: string | null;
+  estimatedValue?: number | null;
+}
+
+/**
+ * Back office: changes status, owner, follow-up, notes or value. Any status may follow
+ * any other (the spec shows no transitions), except that a converted lead stays `won`
+ * (409 `lead_converted`). A status change adds a `status_change` activity.
+ */
+export async function updateLead(db: Db, scope: TenantScope, id: string, input: LeadUpdate, expectedVersion: number | null): Promise<{ view: LeadView; version: number }> {
+  const row = await db.transaction().execute(async (trx) => {
+    const lead = await findVisible(trx, scope, id);
+    if (expectedVersion !== null && expectedVersion !== lead.version) throw ApiError.conflict('version_mismatch');
+    const issues: ValidationIssue[] = [];
+    await checkStaff(trx, scope.clinicId, input.assignedTo, issues);
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    if (input.status && input.status !== 'won' && lead.converted_patient_id) {
+      throw ApiError.conflict('lead_converted', {}, 'Il contatto è già diventato paziente.');
+    }
+    const set: Record<string, unknown> = {};
+    if (input.status !== undefined) set.status = input.status;
+    if (input.lostReason !== undefined) set.lost_reason = input.lostReason;
+    if (input.assignedTo !== undefined) set.assigned_to = input.assignedTo?.toLowerCase() ?? null;
+    if (input.nextFollowUpAt !== undefined) set.next_follow_up_at = input.nextFollowUpAt ? new Date(input.nextFollowUpAt) : null;
+    if (input.notes !== undefined) set.notes = input.notes;
+    if (input.estimatedValue !== undefined) set.estimated_value = input.estimatedValue;
+    if (Object.keys(set).length === 0) return lead;
+    if (input.status !== undefined && input.status !== lead.status) {
+      await addActivityInTransaction(trx, scope.clinicId, lead, 'status_change', `${lead.status} → ${input.status}`, new Date());
+    }
+    return trx
+      .updateTable('leads')
+      .set({ ...set, updated_at: new Date(), version: sql`version + 1` })
+      .where('id', '=', lead.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  return { view: leadView(row), version: row.version };
+}
+
+/**
+ * Back office: the lead becomes a patient. With `patientId`, it is linked to that existing
+ * patient; otherwise a patient is created from the lead's name, phone, email and facility
+ * (the duplicate and plan-limit rules of POST /patients apply; `lastName` may be given when
+ * the lead has none). The lead gets `status: won`, `convertedPatientId`, `convertedAt`;
+ * events `patient.created` (when created) and `lead.converted` with `data.patientId`.
+ * 409 `already_converted` when done before.
+ */
+export async function convertLead(
+  db: Db,
+  caller: PatientCaller,
+  id: string,
+  input: { patientId?: string; firstName?: string; lastName?: string },
+): Promise<{ view: LeadView; version: number; patientCreated: boolean }> {
+  return db.transaction().execute(async (trx) => {
+    const lead = await findVisible(trx, caller.scope, id);
+    if (lead.converted_patient_id) throw ApiError.conflict('already_converted', { patientId: lead.converted_patient_id }, 'Il contatto è già diventato paziente.');
+    let patientId: string;
+    let patientCreated = false;
+    if (input.patientId) {
+      const p = await trx
+        .selectFrom('patients')
+        .select(['id', 'erased_at'])
+        .where('id', '=', input.patientId.toLowerCase())
+        .where('clinic_id', '=', caller.scope.clinicId)
+        .executeTakeFirst();
+      if (!p || p.erased_at) throw ApiError.invalid('body', [{ path: 'patientId', message: 'paziente inesistente' }]);
+      patientId = p.id;
+    } else {
+      const lastName = input.lastName ?? lead.last_name;
+      if (!lastName) throw ApiError.invalid('body', [{ path: 'lastName', message: 'campo obbligatorio: il contatto non ha un cognome' }]);
+      const patient = await createPatientInTransaction(trx, caller, {
+        firstName: input.firstName ?? lead.first_name,
+        lastName,
+        phone: lead.phone,
+        email: lead.email,
+        facilityId: lead.facility_id,
+        referralSource: null,
+      });
+      patientId = patient.id;
+      patientCreated = true;
+    }
+    const now = new Date();
+    const row = await trx
+      .updateTable('leads')
+      .set({ status: 'won', converted_patient_id: patientId, converted_at: now, updated_at: now, version: sql`version + 1` })
+      .where('id', '=', lead.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'lead.converted', facilityId: row.facility_id, data: eventData(row, { patientId }) });
+    return { view: leadView(row), version: row.version, patientCreated };
+  });
+}

@@ -1,0 +1,32 @@
+/**
+ * The `facilityId` rule shared by patients, leads and calls: a key limited to facilities
+ * must send one, and a sent one must be a facility of the clinic that the key sees.
+ * Either failure is a `400 invalid_request` naming `facilityId` (it is input, not a path).
+ */
+import type { Tx } from '../../context.js';
+import type { TenantScope } from '../../db/tenant.js';
+import type { ValidationIssue } from '../../http/errors.js';
+
+export async function checkFacility(
+  trx: Tx,
+  scope: TenantScope,
+  facilityId: string | null | undefined,
+  issues: ValidationIssue[],
+  path = 'facilityId',
+): Promise<string | null> {
+  if (facilityId === undefined || facilityId === null) {
+    if (scope.facilityIds !== null) issues.push({ path, message: 'campo obbligatorio per una chiave limitata a delle sedi' });
+    return null;
+  }
+  const id = facilityId.toLowerCase();
+  if (scope.facilityIds !== null && !scope.facilityIds.includes(id)) {
+    issues.push({ path, message: 'sede non accessibile con questa chiave' });
+    return null;
+  }
+  const row = await trx.selectFrom('facilities').select('id').where('id', '=', id).where('clinic_id', '=', scope.clinicId).executeTakeFirst();
+  if (!row) {
+    issues.push({ path, message: 'sede inesistente' });
+    return null;
+  }
+  return id;
+}

@@ -1,0 +1,106 @@
+/**
+ * Text normalization shared by patient writes (the stored search columns) and by searches
+ * and duplicate checks, so both sides compare the same forms.
+ */
+
+/** Lower case, accents removed, apostrophes dropped, other punctuation as spaces, single spaces. */
+export function normalizeName(value: string | null | undefined): string {
+  if (!value) return '';
+  return value
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/['’`´]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/** Tax code compared without case and without spaces or punctuation. */
+export function normalizeTaxCode(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const v = value.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  return v.length > 0 ? v : null;
+}
+
+export function normalizeEmail(value: string | null | undefined): string | null {
+  return value ? value.trim().toLowerCase() : null;
+}
+
+/**
+ * Optimal string alignment distance: Levenshtein plus the transposition of two adjacent
+ * characters as one edit (the most common typing error, which plain Levenshtein counts twice).
+ */
+export function osaDistance(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  const n = b.length;
+  let prev2 = new Array<number>(n + 1).fill(0);
+  let prev = Array.from({ length: n + 1 }, (_, j) => j);
+  let cur = new Array<number>(n + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    for (let j = 1; j <= n; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2]! + 1);
+      cur[j] = v;
+    }
+    [prev2, prev, cur] = [prev, cur, prev2];
+  }
+  return prev[n]!;
+}
+
+/** 1 for equal strings, 0 for nothing in common: 1 - distance / longer length. */
+export function editSimilarity(a: string, b: string): number {
+  const longer = Math.max(a.length, b.length);
+  if (longer === 0) return 1;
+  return 1 - osaDistance(a, b) / longer;
+}
+
+/**
+ * How well a name query matches a patient's first and last name, in [0, 1]:
+ * - the whole query against "first last", "last first" and both without spaces (swapped
+ *   names, typos, transpositions, missing or extra accents after normalization);
+ * - token by token, for a part of a name ("rossi"): each query token against its best
+ *   name token, lowered a little when the query names fewer tokens than the patient has,
+ *   so that the complete match of a namesake ranks first.
+ */
+export function nameScore(query: string, first: string, last: string): number {
+  const q = query;
+  const orders = [`${first} ${last}`.trim(), `${last} ${first}`.trim()];
+  let whole = 0;
+  for (const o of orders) {
+    whole = Math.max(whole, editSimilarity(q, o), editSimilarity(q.replace(/ /g, ''), o.replace(/ /g, '')));
+  }
+  const qTokens = q.split(' ').filter(Boolean);
+  const nameTokens = `${first} ${last}`.split(' ').filter(Boolean);
+  if (qTokens.length === 0 || nameTokens.length === 0) return whole;
+  let sum = 0;
+  const used = new Set<number>();
+  for (const t of qTokens) {
+    let best = 0;
+    let bestIndex = -1;
+    nameTokens.forEach((n, i) => {
+      if (used.has(i)) return;
+      const s = editSimilarity(t, n);
+      if (s > best) {
+        best = s;
+        bestIndex = i;
+      }
+    });
+    if (bestIndex >= 0) used.add(bestIndex);
+    sum += best;
+  }
+  const tokenwise = sum / qTokens.length;
+  const coverage = Math.min(1, used.size / nameTokens.length);
+  const partial = tokenwise * (0.8 + 0.15 * coverage);
+  return Math.max(whole, partial);
+}
+
+/** The name and every form of it with one character removed (symmetric-deletion keys). */
+export function deletionKeys(term: string): string[] {
+  const keys = new Set<string>([term]);
+  if (term.length > 2) for (let i = 0; i < term.length; i++) keys.add(term.slice(0, i) + term.slice(i + 1));
+  return [...keys];
+}

@@ -1,0 +1,529 @@
+/**
+ * Patients (spec 2.3, 4.2, 4.11): creation with duplicate and concurrency rules, reads,
+ * lookup by phone, and the back-office update, archive, erase and bulk import.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CountryCode } from 'libphonenumber-js';
+import { sql, type InsertObject, type Kysely, type Selectable } from 'kysely';
+import type { Tx } from '../../context.js';
+import type { DB } from '../../db/schema.js';
+import type { Address, PatientsTable } from '../../db/tables/core.js';
+import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { recordEvent } from '../../events/record.js';
+import { BULK_EVENT_THRESHOLD, recordSkipped } from '../../events/skipped.js';
+import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { toCanonicalPhone } from '../../lib/phone.js';
+import { checkFacility } from './facility.js';
+import { deletionKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
+
+type Db = Kysely<DB>;
+type PatientRow = Selectable<PatientsTable>;
+
+export const GENDERS = ['male', 'female', 'other', 'prefer_not_to_say'] as const;
+export const REFERRAL_SOURCES = ['walk_in', 'internet', 'social', 'companies', 'referral'] as const;
+export const CLINICAL_FIELDS = ['allergies', 'medications', 'conditions', 'notes'] as const;
+
+export interface AddressInput {
+  street?: string | null;
+  city?: string | null;
+  zip?: string | null;
+  country?: string | null;
+}
+
+export interface PatientInput {
+  firstName: string;
+  lastName: string;
+  email?: string | null;
+  phone?: string | null;
+  dateOfBirth?: string | null;
+  gender?: (typeof GENDERS)[number] | null;
+  taxCode?: string | null;
+  address?: AddressInput | null;
+  facilityId?: string | null;
+  referralSource?: (typeof REFERRAL_SOURCES)[number] | null;
+  allergies?: string[] | null;
+  medications?: string[] | null;
+  conditions?: string[] | null;
+  notes?: string | null;
+}
+
+export type PatientUpdate = Partial<PatientInput>;
+
+export interface PatientView {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  phone: string | null;
+  dateOfBirth: string | null;
+  gender: (typeof GENDERS)[number] | null;
+  taxCode: string | null;
+  address: Address | null;
+  facilityId: string | null;
+  referralSource: (typeof REFERRAL_SOURCES)[number] | null;
+  isActive: boolean;
+  archivedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  allergies?: string[] | null;
+  medications?: string[] | null;
+  conditions?: string[] | null;
+  notes?: string | null;
+}
+
+export interface Caller {
+  scope: TenantScope;
+  /** Whether clinical fields may be written / are shown. */
+  clinicalWrite: boolean;
+  clinicalRead: boolean;
+  region: CountryCode;
+}
+
+export function patientView(row: PatientRow, clinicalRead: boolean): PatientView {
+  const view: PatientView = {
+    id: row.id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    phone: row.phone,
+    dateOfBirth: row.date_of_birth,
+    gender: row.gender as PatientView['gender'],
+    taxCode: row.tax_code,
+    address: row.address ?? null,
+    facilityId: row.facility_id,
+    referralSource: row.referral_source as PatientView['referralSource'],
+    isActive: row.is_active,
+    archivedAt: row.archived_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+  if (clinicalRead) {
+    view.allergies = row.allergies;
+    view.medications = row.medications;
+    view.conditions = row.conditions;
+    view.notes = row.notes;
+  }
+  return view;
+}
+
+/** Data of patient events: ids and non-health fields only (spec 6.2). */
+function eventData(row: PatientRow, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: row.id,
+    facilityId: row.facility_id,
+    isActive: row.is_active,
+    archivedAt: row.archived_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    ...extra,
+  };
+}
+
+function normalizeAddress(a: AddressInput | null | undefined): Address | null {
+  if (!a) return null;
+  return { street: a.street ?? null, city: a.city ?? null, zip: a.zip ?? null, country: a.country ?? null };
+}
+
+/** The search and duplicate-check columns of a name and tax code (dmetaphone is computed by the database). */
+export function searchColumns(firstName: string | null, lastName: string | null, taxCode: string | null) {
+  const first = normalizeName(firstName);
+  const last = normalizeName(lastName);
+  const full = `${first} ${last}`.trim();
+  return {
+    first_norm: first || null,
+    last_norm: last || null,
+    full_norm: full || null,
+    phon_first: first ? sql<string>`dmetaphone(${first})` : null,
+    phon_last: last ? sql<string>`dmetaphone(${last})` : null,
+    tax_code_norm: normalizeTaxCode(taxCode),
+  };
+}
+
+/** Adds names to the clinic's search vocabulary and their deletion keys (see migration 0010). */
+export async function addNameTerms(trx: Tx, clinicId: string, names: Array<string | null | undefined>): Promise<void> {
+  const terms = [...new Set(names.map((n) => normalizeName(n)).filter((n) => n.length > 0))].sort();
+  if (terms.length === 0) return;
+  const { rows } = await sql<{ term: string }>`INSERT INTO patient_name_terms (clinic_id, term, phon)
+    SELECT ${clinicId}::uuid, t, dmetaphone(t) FROM unnest(${terms}::text[]) AS t
+    ON CONFLICT DO NOTHING RETURNING term`.execute(trx);
+  if (rows.length === 0) return;
+  const keys: string[] = [];
+  const of: string[] = [];
+  for (const { term } of rows) {
+    for (const key of deletionKeys(term)) {
+      keys.push(key);
+      of.push(term);
+    }
+  }
+  await sql`INSERT INTO patient_name_keys (clinic_id, key, term)
+    SELECT ${clinicId}::uuid, k, t FROM unnest(${keys}::text[], ${of}::text[]) AS x(k, t)
+    ON CONFLICT DO NOTHING`.execute(trx);
+}
+
+/** Phone to E.164, or an issue naming the field. */
+export function canonicalPhoneOrIssue(value: string | null | undefined, region: CountryCode, path: string, issues: ValidationIssue[]): string | null {
+  if (value === undefined || value === null) return null;
+  const canonical = toCanonicalPhone(value, region);
+  if (!canonical) issues.push({ path, message: 'non è un numero di telefono valido' });
+  return canonical;
+}
+
+function requireClinicalWrite(caller: Caller, input: PatientUpdate): void {
+  const sent = CLINICAL_FIELDS.filter((f) => input[f] !== undefined);
+  if (sent.length > 0 && !caller.clinicalWrite) throw new ApiError('insufficient_scope', { requiredScopes: ['clinical:write'] });
+}
+
+/** A 64-bit advisory lock key for "someone is creating this person in this clinic". */
+function personLockKey(clinicId: string, kind: 'phone' | 'email', value: string) {
+  return sql<string>`hashtextextended(${`${clinicId}:${kind}:${value}`}, 0)`;
+}
+
+interface Prepared {
+  values: InsertObject<DB, 'patients'>;
+  phone: string | null;
+  email: string | null;
+  nameKey: string;
+}
+
+async function prepareCreate(trx: Tx, caller: Caller, input: PatientInput, path = ''): Promise<Prepared> {
+  const issues: ValidationIssue[] = [];
+  const phone = canonicalPhoneOrIssue(input.phone, caller.region, `${path}phone`, issues);
+  const facilityId = await checkFacility(trx, caller.scope, input.facilityId, issues, `${path}facilityId`);
+  if (issues.length > 0) throw ApiError.invalid('body', issues);
+  const now = new Date();
+  const email = normalizeEmail(input.email);
+  return {
+    phone,
+    email,
+    nameKey: `${normalizeName(input.firstName)} ${normalizeName(input.lastName)}`,
+    values: {
+      id: randomUUID(),
+      clinic_id: caller.scope.clinicId,
+      facility_id: facilityId,
+      first_name: input.firstName,
+      last_name: input.lastName,
+      email: input.email ?? null,
+      phone,
+      date_of_birth: input.dateOfBirth ?? null,
+      gender: input.gender ?? null,
+      tax_code: input.taxCode ?? null,
+      address: input.address ? JSON.stringify(normalizeAddress(input.address)) : null,
+      referral_source: input.referralSource ?? null,
+      allergies: input.allergies ?? null,
+      medications: input.medications ?? null,
+      conditions: input.conditions ?? null,
+      notes: input.notes ?? null,
+      created_at: now,
+      updated_at: now,
+      ...searchColumns(input.firstName, input.lastName, input.taxCode ?? null),
+    },
+  };
+}
+
+/** An existing, not erased patient with the same normalized name and the same phone or email. */
+async function findDuplicate(trx: Tx, clinicId: string, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>): Promise<string | null> {
+  if (!p.phone && !p.email) return null;
+  const row = await trx
+    .selectFrom('patients')
+    .select('id')
+    .where('clinic_id', '=', clinicId)
+    .where('erased_at', 'is', null)
+    .where('full_norm', '=', p.nameKey.trim())
+    .where((eb) => {
+      const ors = [];
+      if (p.phone) ors.push(eb('phone', '=', p.phone));
+      if (p.email) ors.push(eb(sql`lower(email)`, '=', p.email));
+      return eb.or(ors);
+    })
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+async function checkPlanLimit(trx: Tx, clinicId: string, adding: number): Promise<void> {
+  const clinic = await trx.selectFrom('clinics').select('patient_limit').where('id', '=', clinicId).executeTakeFirstOrThrow();
+  if (clinic.patient_limit === null) return;
+  // Serializes creations of one clinic while it has a limit, so two of them cannot both pass the count.
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${clinicId}:patient_limit`}, 0))`.execute(trx);
+  const { count } = await trx
+    .selectFrom('patients')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('clinic_id', '=', clinicId)
+    .where('is_active', '=', true)
+    .executeTakeFirstOrThrow();
+  if (Number(count) + adding > clinic.patient_limit) {
+    throw ApiError.forbidden('plan_limit', { patientLimit: clinic.patient_limit }, 'Il piano dello studio ha raggiunto il numero massimo di pazienti.');
+  }
+}
+
+async function insertPatient(trx: Tx, prepared: Prepared, addTerms = true): Promise<PatientRow> {
+  const row = await trx.insertInto('patients').values(prepared.values).returningAll().executeTakeFirstOrThrow();
+  if (addTerms) await addNameTerms(trx, row.clinic_id, [row.first_name, row.last_name]);
+  return row;
+}
+
+/**
+ * Creates a patient inside the caller's transaction (also used by lead conversion):
+ * duplicate, concurrency and plan-limit rules, then `patient.created`.
+ */
+export async function createPatientInTransaction(trx: Tx, caller: Caller, input: PatientInput): Promise<PatientRow> {
+  requireClinicalWrite(caller, input);
+  const prepared = await prepareCreate(trx, caller, input);
+  const clinicId = caller.scope.clinicId;
+  // Another transaction holding the lock of this phone or email is creating the same person now.
+  const keys: Array<['phone' | 'email', string]> = [];
+  if (prepared.phone) keys.push(['phone', prepared.phone]);
+  if (prepared.email) keys.push(['email', prepared.email]);
+  for (const [kind, value] of keys) {
+    const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${personLockKey(clinicId, kind, value)}) AS ok`.execute(trx);
+    if (!rows[0]?.ok) {
+      throw ApiError.conflict('concurrent_request', {}, 'Un’altra richiesta sta creando la stessa persona: rileggi e riprova.');
+    }
+  }
+  const duplicate = await findDuplicate(trx, clinicId, prepared);
+  if (duplicate) throw ApiError.conflict('duplicate_patient', { patientId: duplicate }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
+  await checkPlanLimit(trx, clinicId, 1);
+  const created = await insertPatient(trx, prepared);
+  await recordEvent(trx, { clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
+  return created;
+}
+
+export async function createPatient(db: Db, caller: Caller, input: PatientInput): Promise<{ view: PatientView; version: number }> {
+  requireClinicalWrite(caller, input);
+  const row = await db.transaction().execute((trx) => createPatientInTransaction(trx, caller, input));
+  return { view: patientView(row, caller.clinicalRead), version: row.version };
+}
+
+async function findVisible(trx: Tx, scope: TenantScope, id: string): Promise<PatientRow> {
+  const row = await trx
+    .selectFrom('patients')
+    .selectAll()
+    .where('id', '=', id.toLowerCase())
+    .where('clinic_id', '=', scope.clinicId)
+    .where(facilityVisible('facility_id', scope))
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row;
+}
+
+export async function getPatient(db: Db, scope: TenantScope, id: string, clinicalRead: boolean): Promise<{ view: PatientView; version: number }> {
+  const row = await findVisible(db, scope, id);
+  return { view: patientView(row, clinicalRead), version: row.version };
+}
+
+export interface LookupResult {
+  found: boolean;
+  patient: { id: string; name: string } | null;
+}
+
+/**
+ * The patient with this phone: active ones first, then the most recently updated. Erased
+ * patients have no phone any more and are never found.
+ */
+export async function lookupPatient(db: Db, scope: TenantScope, region: CountryCode, phone: string): Promise<LookupResult> {
+  const canonical = toCanonicalPhone(phone, region);
+  if (!canonical) throw ApiError.invalid('query', [{ path: 'phone', message: 'non è un numero di telefono valido' }]);
+  const row = await db
+    .selectFrom('patients')
+    .select(['id', 'first_name', 'last_name'])
+    .where('clinic_id', '=', scope.clinicId)
+    .where(facilityVisible('facility_id', scope))
+    .where('phone', '=', canonical)
+    .where('erased_at', 'is', null)
+    .orderBy('is_active', 'desc')
+    .orderBy('updated_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return { found: false, patient: null };
+  return { found: true, patient: { id: row.id, name: `${row.first_name ?? ''} ${row.last_name ?? ''}`.trim() } };
+}
+
+const FIELD_COLUMNS: Record<keyof PatientInput, keyof PatientRow> = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  email: 'email',
+  phone: 'phone',
+  dateOfBirth: 'date_of_birth',
+  gender: 'gender',
+  taxCode: 'tax_code',
+  address: 'address',
+  facilityId: 'facility_id',
+  referralSource: 'referral_source',
+  allergies: 'allergies',
+  medications: 'medications',
+  conditions: 'conditions',
+  notes: 'notes',
+};
+
+/**
+ * Back office: changes the sent fields (null clears one). `patient.updated` lists in
+ * `data.changedFields` the fields whose value really changed; nothing changed records no event.
+ */
+export async function updatePatient(
+  db: Db,
+  caller: Caller,
+  id: string,
+  input: PatientUpdate,
+  expectedVersion: number | null,
+): Promise<{ view: PatientView; version: number }> {
+  const row = await db.transaction().execute(async (trx) => {
+    const current = await findVisible(trx, caller.scope, id);
+    if (current.erased_at) throw ApiError.conflict('patient_erased', {}, 'Il paziente è stato cancellato.');
+    if (expectedVersion !== null && expectedVersion !== current.version) {
+      throw ApiError.conflict('version_mismatch', {}, 'La risorsa è stata modificata dopo la tua lettura: rileggila e riprova.');
+    }
+    const issues: ValidationIssue[] = [];
+    const phone = input.phone === undefined ? undefined : canonicalPhoneOrIssue(input.phone, caller.region, 'phone', issues);
+    const facilityId = input.facilityId === undefined ? undefined : await checkFacility(trx, caller.scope, input.facilityId, issues);
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+
+    const next: Record<string, unknown> = {};
+    const changed: string[] = [];
+    for (const [field, column] of Object.entries(FIELD_COLUMNS) as Array<[keyof PatientInput, keyof PatientRow]>) {
+      if (input[field] === undefined) continue;
+      let value: unknown = input[field];
+      if (field === 'phone') value = phone;
+      if (field === 'facilityId') value = facilityId;
+      if (field === 'address') value = normalizeAddress(input.address);
+      if (JSON.stringify(value ?? null) === JSON.stringify(current[column] ?? null)) continue;
+      changed.push(field);
+      next[column] = field === 'address' ? (value === null ? null : JSON.stringify(value)) : (value ?? null);
+    }
+    if (changed.length === 0) return current;
+    const firstName = (input.firstName ?? current.first_name) as string | null;
+    const lastName = (input.lastName ?? current.last_name) as string | null;
+    const taxCode = input.taxCode === undefined ? current.tax_code : input.taxCode;
+    const updated = await trx
+      .updateTable('patients')
+      .set({ ...next, ...searchColumns(firstName, lastName, taxCode), updated_at: new Date(), version: sql`version + 1` })
+      .where('id', '=', current.id)
+      .where('version', '=', current.version)
+      .returningAll()
+      .executeTakeFirst();
+    if (!updated) throw ApiError.conflict('version_mismatch');
+    await addNameTerms(trx, updated.clinic_id, [updated.first_name, updated.last_name]);
+    await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'patient.updated', facilityId: updated.facility_id, data: eventData(updated, { changedFields: changed }) });
+    return updated;
+  });
+  return { view: patientView(row, caller.clinicalRead), version: row.version };
+}
+
+/** Back office: archives an active patient (`isActive` false, `archivedAt`); 409 `already_archived` otherwise. */
+export async function archivePatient(db: Db, caller: Caller, id: string): Promise<{ view: PatientView; version: number }> {
+  const row = await db.transaction().execute(async (trx) => {
+    const current = await findVisible(trx, caller.scope, id);
+    if (current.erased_at) throw ApiError.conflict('patient_erased', {}, 'Il paziente è stato cancellato.');
+    if (!current.is_active) throw ApiError.conflict('already_archived', {}, 'Il paziente è già archiviato.');
+    const now = new Date();
+    const updated = await trx
+      .updateTable('patients')
+      .set({ is_active: false, archived_at: now, updated_at: now, version: sql`version + 1` })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'patient.archived', facilityId: updated.facility_id, data: eventData(updated, { reason: 'archived' }) });
+    return updated;
+  });
+  return { view: patientView(row, caller.clinicalRead), version: row.version };
+}
+
+/**
+ * Back office: erases a patient for good. Every personal and clinical field becomes null;
+ * the id, facility and timestamps stay so that appointments, calls and leads still link to
+ * it. The free text of its appointments (title, reason, notes, clinical and completion
+ * notes) and the summary and transcript of its calls are cleared too. 409 `already_erased`
+ * when done before.
+ */
+export async function erasePatient(db: Db, caller: Caller, id: string): Promise<{ view: PatientView; version: number }> {
+  const row = await db.transaction().execute(async (trx) => {
+    const current = await findVisible(trx, caller.scope, id);
+    if (current.erased_at) throw ApiError.conflict('already_erased', {}, 'Il paziente è già stato cancellato.');
+    const now = new Date();
+    const updated = await trx
+      .updateTable('patients')
+      .set({
+        first_name: null, last_name: null, email: null, phone: null, date_of_birth: null, gender: null,
+        tax_code: null, address: null, referral_source: null, allergies: null, medications: null,
+        conditions: null, notes: null, first_norm: null, last_norm: null, full_norm: null,
+        phon_first: null, phon_last: null, tax_code_norm: null,
+        is_active: false, archived_at: current.archived_at ?? now, erased_at: now, updated_at: now, version: sql`version + 1`,
+      })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    // Names no other patient of the clinic has leave the search vocabulary.
+    const terms = [current.first_norm, current.last_norm].filter((x): x is string => !!x);
+    if (terms.length > 0) {
+      const { rows: gone } = await sql<{ term: string }>`DELETE FROM patient_name_terms t WHERE t.clinic_id = ${current.clinic_id} AND t.term = ANY(${terms}::text[])
+        AND NOT EXISTS (SELECT 1 FROM patients p WHERE p.clinic_id = t.clinic_id AND (p.first_norm = t.term OR p.last_norm = t.term))
+        RETURNING t.term`.execute(trx);
+      if (gone.length > 0) {
+        await sql`DELETE FROM patient_name_keys WHERE clinic_id = ${current.clinic_id} AND term = ANY(${gone.map((g) => g.term)}::text[])`.execute(trx);
+      }
+    }
+    await trx
+      .updateTable('appointments')
+      .set({ title: null, reason: null, notes: null, clinical_notes: null, completion_notes: null, updated_at: now, version: sql`version + 1` })
+      .where('clinic_id', '=', caller.scope.clinicId)
+      .where('patient_id', '=', current.id)
+      .execute();
+    await trx
+      .updateTable('calls')
+      .set({ summary: null, transcript: null, updated_at: now })
+      .where('clinic_id', '=', caller.scope.clinicId)
+      .where('patient_id', '=', current.id)
+      .execute();
+    await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'patient.archived', facilityId: updated.facility_id, data: eventData(updated, { reason: 'erased' }) });
+    return updated;
+  });
+  return { view: patientView(row, caller.clinicalRead), version: row.version };
+}
+
+export const IMPORT_MAX = 1000;
+
+/**
+ * Back office: creates a list of patients in one transaction, all or none. A duplicate
+ * (in the clinic or twice in the list) is `409 duplicate_patient` with its position in
+ * `details.index`. More than 50 creations record one `events.skipped` (reason `bulk_import`)
+ * instead of one `patient.created` each.
+ */
+export async function importPatients(db: Db, caller: Caller, inputs: PatientInput[]): Promise<{ ids: string[]; eventsSkipped: boolean }> {
+  for (const input of inputs) requireClinicalWrite(caller, input);
+  return db.transaction().execute(async (trx) => {
+    const clinicId = caller.scope.clinicId;
+    const issues: ValidationIssue[] = [];
+    const prepared: Prepared[] = [];
+    for (const [i, input] of inputs.entries()) {
+      try {
+        prepared.push(await prepareCreate(trx, caller, input, `patients.${i}.`));
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'invalid_request') issues.push(...((error.details?.issues as ValidationIssue[]) ?? []));
+        else throw error;
+      }
+    }
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    const seen = new Map<string, number>();
+    for (const [i, p] of prepared.entries()) {
+      for (const k of [p.phone && `p:${p.nameKey}:${p.phone}`, p.email && `e:${p.nameKey}:${p.email}`]) {
+        if (!k) continue;
+        if (seen.has(k)) throw ApiError.conflict('duplicate_in_list', { index: i, firstIndex: seen.get(k) }, 'La lista contiene due volte la stessa persona.');
+        seen.set(k, i);
+      }
+      const duplicate = await findDuplicate(trx, clinicId, p);
+      if (duplicate) throw ApiError.conflict('duplicate_patient', { patientId: duplicate, index: i }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
+    }
+    await checkPlanLimit(trx, clinicId, prepared.length);
+    const bulk = prepared.length > BULK_EVENT_THRESHOLD;
+    const ids: string[] = [];
+    // One sorted insert of all names: concurrent imports then never lock names in opposite orders.
+    await addNameTerms(trx, clinicId, inputs.flatMap((i) => [i.firstName, i.lastName]));
+    for (const p of prepared) {
+      const created = await insertPatient(trx, p, false);
+      ids.push(created.id);
+      if (!bulk) await recordEvent(trx, { clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
+    }
+    if (bulk) await recordSkipped(trx, clinicId, 'patient.created', { reason: 'bulk_import', count: prepared.length });
+    return { ids, eventsSkipped: bulk };
+  });
+}

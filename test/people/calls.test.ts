@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant } from '../helpers/factories.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let t: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.factories.tenant();
+});
+afterAll(() => server.close());
+
+let n = 0;
+const phone = () => `+39 349 ${String(4000000 + ++n).padStart(7, '0')}`;
+const post = (body: Record<string, unknown>, token = t.token) =>
+  server.call('POST', '/v1/calls', { token, body: { externalCallId: randomUUID(), direction: 'inbound', to: '+39 02 5555 1234', ...body } });
+const events = (clinicId: string, type: string) => server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).execute();
+const CALL_KEYS = ['id', 'externalCallId', 'direction', 'from', 'to', 'startedAt', 'durationSeconds', 'outcome', 'summary', 'recordingUrl', 'patientId', 'leadId', 'facilityId', 'createdAt'];
+
+describe('POST /v1/calls', () => {
+  it('is idempotent on externalCallId: 201 then 200 with the same row, also concurrently', async () => {
+    const tenant = await server.factories.tenant();
+    const body = { externalCallId: `ext-${randomUUID()}`, from: phone(), startedAt: '2026-03-01T09:30:00+01:00', durationSeconds: 86400, outcome: 'booked', caller: { firstName: 'Ugo', lastName: 'Neri' } };
+    const first = await post(body, tenant.token);
+    expect(first.status, first.text).toBe(201);
+    expect(Object.keys(first.body).sort()).toEqual([...CALL_KEYS].sort());
+    expect(first.body).toMatchObject({ startedAt: '2026-03-01T08:30:00.000Z', to: '+390255551234' });
+    const again = await post({ ...body, summary: 'different' }, tenant.token);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+
+    const concurrent = { externalCallId: `ext-${randomUUID()}`, from: phone(), caller: { firstName: 'Ada' } };
+    const results = await Promise.all(Array.from({ length: 20 }, () => post(concurrent, tenant.token)));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(19);
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect(await events(tenant.clinicId, 'call.logged')).toHaveLength(2);
+    expect(await events(tenant.clinicId, 'lead.created')).toHaveLength(2);
+    // Same external id in another clinic is another call.
+    expect((await post({ externalCallId: body.externalCallId, from: 'anonymous' })).status).toBe(201);
+  });
+
+  it('makes a lead of an unknown number (source phone, caller name, call activity), once', async () => {
+    const tenant = await server.factories.tenant();
+    const number = phone();
+    const first = await post({ from: number, caller: { firstName: 'Gino', lastName: 'Bruno' }, summary: 'chiede orari', startedAt: '2026-04-01T10:00:00Z' }, tenant.token);
+    expect(first.status).toBe(201);
+    expect(first.body.leadId).toBeTruthy();
+    expect(first.body.patientId).toBeNull();
+    const lead = await server.call('GET', `/v1/leads/${first.body.leadId}`, { token: tenant.token });
+    expect(lead.body).toMatchObject({ source: 'phone', firstName: 'Gino', lastName: 'Bruno', phone: number.replace(/ /g, ''), lastContactedAt: '2026-04-01T10:00:00.000Z' });
+    expect(lead.body.activities).toEqual([{ id: expect.any(String), kind: 'call', body: 'chiede orari', at: '2026-04-01T10:00:00.000Z' }]);
+    const second = await post({ from: number.replace('+39 ', ''), outcome: 'callback' }, tenant.token);
+    expect(second.body.leadId).toBe(first.body.leadId);
+    expect(await events(tenant.clinicId, 'lead.created')).toHaveLength(1);
+    const lead2 = await server.call('GET', `/v1/leads/${first.body.leadId}`, { token: tenant.token });
+    expect(lead2.body.activities.map((a: { body: string }) => a.body)).toEqual(['chiede orari', 'Chiamata in entrata (callback)']);
+  });
+
+  it('matches a patient by the counterpart number (to for outbound) and creates nothing for anonymous', async () => {
+    const tenant = await server.factories.tenant();
+    const number = phone();
+    const patient = await server.call('POST', '/v1/patients', { token: tenant.token, body: { firstName: 'Pia', lastName: 'Conti', phone: number } });
+    const out = await post({ direction: 'outbound', from: '+39 02 5555 1234', to: number.replace(/\s/g, '-') }, tenant.token);
+    expect(out.body).toMatchObject({ patientId: patient.body.id, leadId: null });
+    const anon = await post({ from: 'ANONYMOUS' }, tenant.token);
+    expect(anon.status).toBe(201);
+    expect(anon.body).toMatchObject({ from: 'anonymous', patientId: null, leadId: null });
+    expect(await events(tenant.clinicId, 'lead.created')).toHaveLength(0);
+    const logged = await events(tenant.clinicId, 'call.logged');
+    expect(logged).toHaveLength(2);
+  });
+
+  it('needs clinical:write for a transcript and shows it only with clinical:read, logging the read', async () => {
+    const writer = await server.factories.key(t.clinicId, ['calls:write', 'calls:read']);
+    const denied = await post({ from: 'anonymous', transcript: 'dolore al dente' }, writer.token);
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.details.requiredScopes).toEqual(['clinical:write']);
+    const created = await post({ from: 'anonymous', transcript: 'dolore al dente' });
+    expect(created.status).toBe(201);
+    expect(created.body).not.toHaveProperty('transcript');
+    const plain = await server.call('GET', `/v1/calls/${created.body.id}`, { token: writer.token });
+    expect(plain.status).toBe(200);
+    expect(plain.body).not.toHaveProperty('transcript');
+    const before = await server.ctx.db.selectFrom('access_log').selectAll().where('clinic_id', '=', t.clinicId).execute();
+    expect(before.filter((r) => r.resource_ids.includes(created.body.id))).toHaveLength(0);
+    const full = await server.call('GET', `/v1/calls/${created.body.id}`, { token: t.token });
+    expect(full.body.transcript).toBe('dolore al dente');
+    const log = await server.ctx.db.selectFrom('access_log').selectAll().where('clinic_id', '=', t.clinicId).execute();
+    const entry = log.find((r) => r.resource_ids.includes(created.body.id))!;
+    expect(entry).toMatchObject({ resource_type: 'call', fields: ['transcript'], api_key_id: t.keyId, request_id: full.headers.get('x-request-id') });
+  });
+
+  it('refuses bad input naming every field and writes nothing', async () => {
+    const tenant = await server.factories.tenant();
+    const other = await server.factories.tenant();
+    const foreignPatient = await server.call('POST', '/v1/patients', { token: other.token, body: { firstName: 'X', lastName: 'Y' } });
+    const bad = await server.call('POST', '/v1/calls', {
+      token: tenant.token,
+      body: {
+        externalCallId: 'x'.repeat(256), direction: 'sideways', from: 'ab', to: '1'.repeat(33), startedAt: '2026-13-01T00:00Z', durationSeconds: 86401,
+        outcome: 'maybe', summary: 's'.repeat(4001), recordingUrl: 'u'.repeat(2049), transcript: 't'.repeat(200001), patientId: 'p', leadId: 'l', facilityId: 'f', caller: { nick: 'x' },
+      },
+    });
+    expect(bad.status).toBe(400);
+    const paths = new Set(bad.body.error.details.issues.map((i: { path: string }) => i.path.split('.')[0]));
+    for (const f of ['externalCallId', 'direction', 'from', 'to', 'startedAt', 'durationSeconds', 'outcome', 'summary', 'recordingUrl', 'transcript', 'patientId', 'leadId', 'facilityId', 'caller']) expect(paths.has(f), f).toBe(true);
+    const edge = await post({ externalCallId: 'e'.repeat(255), from: '1'.repeat(3).padStart(3, '0'), durationSeconds: 0, summary: 's'.repeat(4000), transcript: 't'.repeat(200000) }, tenant.token);
+    expect(edge.status).toBe(400); // "001" is not a phone number
+    expect(edge.body.error.details.issues).toEqual([{ path: 'from', message: expect.any(String) }]);
+    const ok = await post({ externalCallId: 'e'.repeat(255), from: 'anonymous', durationSeconds: 0, summary: 's'.repeat(4000), transcript: 't'.repeat(200000), recordingUrl: `https://rec.example.com/${'a'.repeat(2048 - 24)}` }, tenant.token);
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.recordingUrl.length).toBe(2048);
+    const semantic = await post({ from: 'anonymous', patientId: foreignPatient.body.id, leadId: foreignPatient.body.id, to: '12345' }, tenant.token);
+    expect(semantic.status).toBe(400);
+    expect(semantic.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['leadId', 'patientId', 'to']);
+    expect(await events(tenant.clinicId, 'call.logged')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,221 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant } from '../helpers/factories.js';
+import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let t: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.factories.tenant();
+});
+afterAll(() => server.close());
+
+let n = 0;
+const unique = () => ++n;
+const post = (body: unknown, token = t.token, headers: Record<string, string> = {}) => server.call('POST', '/v1/patients', { token, body, headers });
+const phone = () => `333 ${String(1000000 + unique()).padStart(7, '0')}`;
+const eventsOf = (clinicId: string, type: string) =>
+  server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).execute();
+const countPatients = async (clinicId: string) =>
+  Number((await server.ctx.db.selectFrom('patients').select((eb) => eb.fn.countAll().as('c')).where('clinic_id', '=', clinicId).executeTakeFirstOrThrow()).c);
+
+describe('POST /v1/patients', () => {
+  it('creates a patient with canonical phone, ETag, clinical fields and patient.created', async () => {
+    const res = await post({
+      firstName: 'Mario', lastName: 'Rossi', phone: '333 123 4567', email: 'Mario.Rossi@Example.com', dateOfBirth: '1980-02-29',
+      gender: 'male', taxCode: 'RSSMRA80B29F205X', address: { street: 'Via Roma 1', city: 'Milano', zip: '20100', country: 'IT' },
+      facilityId: t.facilityIds[0], referralSource: 'internet', allergies: ['penicillina'], notes: 'ok',
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.headers.get('etag')).toBe('"1"');
+    expect(res.body).toMatchObject({ firstName: 'Mario', phone: '+393331234567', isActive: true, archivedAt: null, allergies: ['penicillina'], notes: 'ok', medications: null });
+    expect(Object.keys(res.body).sort()).toEqual(
+      ['id', 'firstName', 'lastName', 'email', 'phone', 'dateOfBirth', 'gender', 'taxCode', 'address', 'facilityId', 'referralSource', 'isActive', 'archivedAt', 'createdAt', 'updatedAt', 'allergies', 'medications', 'conditions', 'notes'].sort(),
+    );
+    const events = await eventsOf(t.clinicId, 'patient.created');
+    const ev = events.find((e) => e.data.id === res.body.id)!;
+    expect(ev).toBeTruthy();
+    expect(JSON.stringify(ev.data)).not.toContain('penicillina');
+
+    const got = await server.call('GET', `/v1/patients/${res.body.id.toUpperCase()}`, { token: t.token });
+    expect(got.status).toBe(200);
+    expect(got.headers.get('etag')).toBe('"1"');
+    expect(got.body).toEqual(res.body);
+  });
+
+  it('accepts phones in every format and stores the same E.164', async () => {
+    for (const [input, expected] of [['+39 06 1234 5678', '+390612345678'], ['0039 347-765.4321', '+393477654321'], ['(02) 8765 4321', '+390287654321']]) {
+      const res = await post({ firstName: `Tel${unique()}`, lastName: 'Prova', phone: input });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.phone).toBe(expected);
+    }
+  });
+
+  it('accepts every bound at its edge and refuses one past it, naming every field', async () => {
+    const ok = await post({
+      firstName: 'a'.repeat(100), lastName: 'b', email: `${'x'.repeat(188)}@example.com`, phone: '+39 333 12 34 567 ' + ' '.repeat(12),
+      taxCode: 'T'.repeat(32), allergies: Array.from({ length: 100 }, () => 'y'.repeat(200)), medications: [], notes: 'n'.repeat(5000),
+    });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.email.length).toBe(200);
+    const ok2 = await post({ firstName: 'a', lastName: 'b'.repeat(100), taxCode: 'T', medications: Array.from({ length: 100 }, () => 'm'), conditions: ['c'.repeat(200)], notes: '' });
+    expect(ok2.status, ok2.text).toBe(201);
+    expect(ok2.body.medications).toHaveLength(100);
+    const bad = await post({
+      firstName: '', lastName: 'b'.repeat(101), email: `${'x'.repeat(189)}@example.com`, phone: '12', dateOfBirth: '2023-02-29',
+      gender: 'x', taxCode: 'T'.repeat(33), address: { street: 1 }, facilityId: 'nope', referralSource: 'tv',
+      allergies: Array.from({ length: 101 }, () => 'a'), medications: [''], conditions: ['c'.repeat(201)], notes: 'n'.repeat(5001), extra: 1,
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_request');
+    expect(bad.body.error.details.in).toBe('body');
+    const paths = new Set(bad.body.error.details.issues.map((i: { path: string }) => i.path.split('.')[0]));
+    for (const f of ['firstName', 'lastName', 'email', 'phone', 'dateOfBirth', 'gender', 'taxCode', 'address', 'facilityId', 'referralSource', 'allergies', 'medications', 'conditions', 'notes', 'extra']) {
+      expect(paths.has(f), f).toBe(true);
+    }
+    const longPhone = await post({ firstName: 'P', lastName: 'Q', phone: '3'.repeat(31) });
+    expect(longPhone.status).toBe(400);
+    const notPhone = await post({ firstName: 'P', lastName: 'Q', phone: '123' });
+    expect(notPhone.status).toBe(400);
+    expect(notPhone.body.error.details.issues[0].path).toBe('phone');
+    for (const email of ['.a@example.com', 'a..b@example.com', 'a@example.c', 'a@example']) {
+      const res = await post({ firstName: 'E', lastName: 'M', email });
+      expect(res.status, email).toBe(400);
+    }
+  });
+
+  it('requires clinical:write for clinical fields and shows them only with clinical:read', async () => {
+    const writer = await server.factories.key(t.clinicId, ['patients:write', 'patients:read']);
+    for (const field of [{ allergies: ['x'] }, { medications: [] }, { conditions: ['c'] }, { notes: 'n' }]) {
+      const res = await post({ firstName: 'C', lastName: `L${unique()}`, ...field }, writer.token);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('insufficient_scope');
+      expect(res.body.error.details.requiredScopes).toEqual(['clinical:write']);
+    }
+    const res = await post({ firstName: 'C', lastName: `L${unique()}` }, writer.token);
+    expect(res.status).toBe(201);
+    expect(res.body).not.toHaveProperty('allergies');
+    expect(res.body).not.toHaveProperty('notes');
+    const full = await post({ firstName: 'C', lastName: `L${unique()}`, notes: 'segreto' });
+    const read = await server.call('GET', `/v1/patients/${full.body.id}`, { token: writer.token });
+    expect(read.body).not.toHaveProperty('notes');
+    const logOf = async () => (await server.ctx.db.selectFrom('access_log').selectAll().where('clinic_id', '=', t.clinicId).execute()).filter((r) => r.resource_ids.includes(full.body.id));
+    expect(await logOf()).toHaveLength(0);
+    const clinical = await server.call('GET', `/v1/patients/${full.body.id}`, { token: t.token });
+    expect(clinical.body.notes).toBe('segreto');
+    const log = await logOf();
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ resource_type: 'patient', fields: ['allergies', 'medications', 'conditions', 'notes'], request_id: clinical.headers.get('x-request-id') });
+  });
+
+  it('refuses a duplicate by name without case/accents/spaces and same phone or email', async () => {
+    const p = phone();
+    const first = await post({ firstName: 'Nicolò', lastName: "D'Amico", phone: p });
+    expect(first.status).toBe(201);
+    const dup = await post({ firstName: '  nicolo ', lastName: 'd’amico', phone: `+39${p.replace(/ /g, '')}` });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error.details).toEqual({ reason: 'duplicate_patient', patientId: first.body.id });
+    const e = `dup${unique()}@example.com`;
+    const a = await post({ firstName: 'Anna', lastName: 'Verdi', email: e });
+    const b = await post({ firstName: 'ANNA', lastName: 'Verdi', email: e.toUpperCase() });
+    expect(b.status).toBe(409);
+    expect(b.body.error.details.patientId).toBe(a.body.id);
+    // Same phone, another name: another person.
+    expect((await post({ firstName: 'Giulia', lastName: "D'Amico", phone: p })).status).toBe(201);
+  });
+
+  it('creates exactly one patient out of 50 parallel requests for one new person', async () => {
+    const tenant = await server.factories.tenant();
+    const body = { firstName: 'Parallelo', lastName: 'Unico', phone: phone(), email: `par${unique()}@example.com` };
+    const results = await Promise.all(Array.from({ length: 50 }, () => post(body, tenant.token)));
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(49);
+    for (const r of results.filter((x) => x.status === 409)) expect(['duplicate_patient', 'concurrent_request']).toContain(r.body.error.details.reason);
+    expect(await countPatients(tenant.clinicId)).toBe(1);
+    expect(await eventsOf(tenant.clinicId, 'patient.created')).toHaveLength(1);
+  });
+
+  it.runIf(ENGINE === 'postgres')('answers concurrent_request while another transaction creates the same phone', async () => {
+    const tenant = await server.factories.tenant();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const holder = server.ctx.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${tenant.clinicId}:phone:+393339998877`}, 0))`.execute(trx);
+      locked();
+      await held;
+    });
+    await isLocked;
+    const res = await post({ firstName: 'Con', lastName: 'Corrente', phone: '333 999 8877' }, tenant.token);
+    release();
+    await holder;
+    expect(res.status).toBe(409);
+    expect(res.body.error.details).toEqual({ reason: 'concurrent_request' });
+    expect(await countPatients(tenant.clinicId)).toBe(0);
+    expect((await post({ firstName: 'Con', lastName: 'Corrente', phone: '333 999 8877' }, tenant.token)).status).toBe(201);
+  });
+
+  it('replays an Idempotency-Key retry without a second patient', async () => {
+    const tenant = await server.factories.tenant();
+    const body = { firstName: 'Idem', lastName: 'Potente' };
+    const a = await post(body, tenant.token, { 'idempotency-key': 'k-1' });
+    const b = await post(body, tenant.token, { 'idempotency-key': 'k-1' });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.body.id).toBe(a.body.id);
+    expect(await countPatients(tenant.clinicId)).toBe(1);
+  });
+
+  it('answers 403 plan_limit at the clinic patient limit', async () => {
+    const tenant = await server.factories.tenant({ patientLimit: 2 });
+    expect((await post({ firstName: 'A', lastName: 'Uno' }, tenant.token)).status).toBe(201);
+    expect((await post({ firstName: 'B', lastName: 'Due' }, tenant.token)).status).toBe(201);
+    const res = await post({ firstName: 'C', lastName: 'Tre' }, tenant.token);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('forbidden');
+    expect(res.body.error.details.reason).toBe('plan_limit');
+    expect(await countPatients(tenant.clinicId)).toBe(2);
+  });
+
+  it('applies the facilityId rule', async () => {
+    const limited = await server.factories.key(t.clinicId, ['patients:write', 'patients:read'], [t.facilityIds[1]]);
+    const missing = await post({ firstName: 'F', lastName: 'Uno' }, limited.token);
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.details.issues[0].path).toBe('facilityId');
+    const unseen = await post({ firstName: 'F', lastName: 'Due', facilityId: t.facilityIds[0] }, limited.token);
+    expect(unseen.status).toBe(400);
+    const other = await server.factories.tenant();
+    const foreign = await post({ firstName: 'F', lastName: 'Tre', facilityId: other.facilityIds[0] });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.details.issues[0].path).toBe('facilityId');
+    const ok = await post({ firstName: 'F', lastName: 'Quattro', facilityId: t.facilityIds[1] }, limited.token);
+    expect(ok.status).toBe(201);
+    // The limited key does not see a patient of another facility.
+    const elsewhere = await post({ firstName: 'F', lastName: 'Cinque', facilityId: t.facilityIds[0] });
+    expect((await server.call('GET', `/v1/patients/${elsewhere.body.id}`, { token: limited.token })).status).toBe(404);
+  });
+});
+
+describe('GET /v1/patients/lookup', () => {
+  it('finds by a phone in any format, or answers found: false', async () => {
+    const created = await post({ firstName: 'Lucia', lastName: 'Neri', phone: '+39 345 000 1111' });
+    for (const q of ['3450001111', '+393450001111', '0039 345 000 1111', '345-000-1111']) {
+      const res = await server.call('GET', `/v1/patients/lookup?phone=${encodeURIComponent(q)}`, { token: t.token });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ found: true, patient: { id: created.body.id, name: 'Lucia Neri' } });
+    }
+    const none = await server.call('GET', '/v1/patients/lookup?phone=3459999999', { token: t.token });
+    expect(none.body).toEqual({ found: false, patient: null });
+    const bad = await server.call('GET', '/v1/patients/lookup?phone=abc', { token: t.token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.issues[0].path).toBe('phone');
+  });
+});
+
+describe('engine', () => {
+  it('runs on ' + ENGINE, () => expect(ENGINE).toBeTruthy());
+});

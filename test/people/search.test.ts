@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant } from '../helpers/factories.js';
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let t: Tenant;
+const ids: Record<string, string> = {};
+
+const PEOPLE = [
+  { key: 'rossi', firstName: 'Mario', lastName: 'Rossi', phone: '+39 333 111 2233', taxCode: 'RSSMRA80A01F205X', email: 'mario.rossi@example.com', dateOfBirth: '1980-01-01' },
+  { key: 'rossa', firstName: 'Maria', lastName: 'Rossi', phone: '+39 333 111 4455' },
+  { key: 'nicolo', firstName: 'Nicolò', lastName: 'Esposito', phone: '06 1234 5678' },
+  { key: 'dangelo', firstName: 'Giuseppe', lastName: "D'Angelo" },
+  { key: 'ferrari', firstName: 'Francesca', lastName: 'Ferrari' },
+  { key: 'russo', firstName: 'Luca', lastName: 'Russo' },
+  { key: 'bianchi', firstName: 'Giulia', lastName: 'Bianchi' },
+  { key: 'colombo', firstName: 'Alessandro', lastName: 'Colombo' },
+];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.factories.tenant();
+  for (const { key, ...p } of PEOPLE) {
+    const res = await server.call('POST', '/v1/patients', { token: t.token, body: { ...p, facilityId: t.facilityIds[0] } });
+    ids[key] = res.body.id;
+  }
+  const other = await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Mario', lastName: 'Rossi', facilityId: t.facilityIds[1] } });
+  ids.rossi2 = other.body.id;
+});
+afterAll(() => server.close());
+
+const search = (q: string, extra = '', token = t.token) => server.call('GET', `/v1/patients/search?q=${encodeURIComponent(q)}${extra}`, { token });
+
+describe('GET /v1/patients/search', () => {
+  it.each([
+    ['typo', 'Mario Rosi', 'rossi'],
+    ['transposition', 'Mraio Rossi', 'rossi'],
+    ['swapped', 'Rossi Mario', 'rossi'],
+    ['swapped with typo', 'Rosi Mario', 'rossi'],
+    ['missing accent', 'Nicolo Esposito', 'nicolo'],
+    ['extra accent', 'Nìcolò Espòsito', 'nicolo'],
+    ['two typos', 'Nicola Espostio', 'nicolo'],
+    ['apostrophe missing', 'Giuseppe Dangelo', 'dangelo'],
+    ['part of a name', 'Ferrari', 'ferrari'],
+    ['doubled consonant', 'Francesca Ferari', 'ferrari'],
+    ['sound-alike', 'Lucca Rosso', 'russo'],
+  ])('finds by name with a %s (%s)', async (_kind, q, key) => {
+    const res = await search(q);
+    expect(res.status, res.text).toBe(200);
+    // Two patients are named Mario Rossi: either one is the right answer to a name query.
+    const person = PEOPLE.find((x) => x.key === key)!;
+    expect(res.body.data[0].name, JSON.stringify(res.body)).toBe(`${person.firstName} ${person.lastName}`);
+    if (key !== 'rossi') expect(res.body.data[0].id).toBe(ids[key]);
+    expect(res.body.data[0].matchedBy).toBe('name');
+  });
+
+  it('finds by phone in any format, tax code in any case, email in any case, with score 1', async () => {
+    for (const [q, by] of [['3331112233', 'phone'], ['+39 333 111 22 33', 'phone'], ['0039-333-1112233', 'phone'], ['rssmra80a01f205x', 'taxCode'], ['MARIO.ROSSI@example.com', 'email']] as const) {
+      const res = await search(q);
+      expect(res.body.data, q).toHaveLength(1);
+      expect(res.body.data[0]).toMatchObject({ id: ids.rossi, matchedBy: by, score: 1 });
+      expect(res.body.closeMatches).toBe(1);
+    }
+  });
+
+  it('answers hits with exactly the documented fields and counts close matches', async () => {
+    const res = await search('mario rossi');
+    expect(res.body.data.slice(0, 2).map((h: { id: string }) => h.id).sort()).toEqual([ids.rossi, ids.rossi2].sort());
+    expect(res.body.closeMatches).toBe(2);
+    const hit = res.body.data.find((h: { id: string }) => h.id === ids.rossi);
+    expect(hit).toEqual({ id: ids.rossi, name: 'Mario Rossi', birthYear: 1980, phoneLast4: '2233', archived: false, score: 1, matchedBy: 'name', lastVisitAt: null });
+    const nulls = res.body.data.find((h: { id: string }) => h.id === ids.rossi2);
+    expect(nulls).toMatchObject({ birthYear: null, phoneLast4: null });
+    for (const h of res.body.data) expect(h.score >= 0 && h.score <= 1).toBe(true);
+    expect(Object.keys(res.body).sort()).toEqual(['closeMatches', 'data']);
+  });
+
+  it('filters by facility, respects limited keys, includes archived patients and fills lastVisitAt', async () => {
+    const only = await search('mario rossi', `&facilityId=${t.facilityIds[1]}`);
+    expect(only.body.data.map((h: { id: string }) => h.id)).toEqual([ids.rossi2]);
+    const limited = await server.factories.key(t.clinicId, ['patients:read'], [t.facilityIds[1]]);
+    const seen = await search('mario rossi', '', limited.token);
+    expect(seen.body.data.map((h: { id: string }) => h.id)).toEqual([ids.rossi2]);
+    expect((await search('mario rossi', `&facilityId=${t.facilityIds[0]}`, limited.token)).status).toBe(400);
+
+    await server.call('POST', `/admin/v1/clinics/${t.clinicId}/patients/${ids.bianchi}/archive`, { token: ADMIN_TOKEN });
+    for (const [start, status] of [['2026-01-10T09:00:00Z', 'completed'], ['2026-02-10T09:00:00Z', 'cancelled'], ['2099-01-01T09:00:00Z', 'scheduled']] as const) {
+      await server.ctx.db.insertInto('appointments').values({
+        id: randomUUID(), clinic_id: t.clinicId, patient_id: ids.bianchi!, start_at: start, end_at: start.replace('09:00', '09:30'), status, origin: 'manual',
+      }).execute();
+    }
+    const res = await search('Giulia Bianchi');
+    expect(res.body.data[0]).toMatchObject({ id: ids.bianchi, archived: true, lastVisitAt: '2026-01-10T09:00:00.000Z' });
+    const other = await server.factories.tenant();
+    expect((await search('Giulia Bianchi', '', other.token)).body).toEqual({ data: [], closeMatches: 0 });
+  });
+
+  it('falls back to the trigram index for names cut differently (part of a compound name)', async () => {
+    const created = await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Maria Grazia', lastName: 'De Luca' } });
+    for (const q of ['grazia de luca', 'Maria Grazia Deluca', 'de luca maria grazia']) {
+      const res = await search(q);
+      expect(res.body.data[0]?.id, `${q}: ${res.text}`).toBe(created.body.id);
+    }
+  });
+
+  it('validates q (2-100), limit (1-20) and facilityId', async () => {
+    expect((await search('a')).status).toBe(400);
+    expect((await search('ab')).status).toBe(200);
+    expect((await search('a'.repeat(100))).status).toBe(200);
+    expect((await search('a'.repeat(101))).status).toBe(400);
+    expect((await search('rossi', '&limit=0')).status).toBe(400);
+    expect((await search('rossi', '&limit=21')).status).toBe(400);
+    const one = await search('rossi', '&limit=1');
+    expect(one.body.data).toHaveLength(1);
+    expect(one.body.closeMatches).toBeGreaterThanOrEqual(1);
+    expect((await search('rossi', '&limit=20')).status).toBe(200);
+    const bad = await server.call('GET', '/v1/patients/search?limit=50&facilityId=x&other=1', { token: t.token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.in).toBe('query');
+    expect(bad.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['facilityId', 'limit', 'other', 'q']);
+  });
+});
