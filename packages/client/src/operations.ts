@@ -3,9 +3,169 @@
  * operationId -> HTTP method, path template, and whether it accepts Idempotency-Key.
  */
 export const operations = {
+  "cancelAppointment": {
+    "method": "post",
+    "path": "/appointments/{id}/cancel",
+    "idempotent": false
+  },
+  "createAppointment": {
+    "method": "post",
+    "path": "/appointments",
+    "idempotent": true
+  },
+  "createCall": {
+    "method": "post",
+    "path": "/calls",
+    "idempotent": true
+  },
+  "createLead": {
+    "method": "post",
+    "path": "/leads",
+    "idempotent": true
+  },
+  "createPatient": {
+    "method": "post",
+    "path": "/patients",
+    "idempotent": true
+  },
+  "createWebhookEndpoint": {
+    "method": "post",
+    "path": "/webhook-endpoints",
+    "idempotent": true
+  },
+  "deleteWebhookEndpoint": {
+    "method": "delete",
+    "path": "/webhook-endpoints/{id}",
+    "idempotent": false
+  },
+  "getAppointment": {
+    "method": "get",
+    "path": "/appointments/{id}",
+    "idempotent": false
+  },
+  "getCalendarAvailability": {
+    "method": "get",
+    "path": "/calendars/{id}/availability",
+    "idempotent": false
+  },
+  "getCall": {
+    "method": "get",
+    "path": "/calls/{id}",
+    "idempotent": false
+  },
+  "getConversation": {
+    "method": "get",
+    "path": "/conversations/{id}",
+    "idempotent": false
+  },
   "getFacility": {
     "method": "get",
     "path": "/facilities/{id}",
+    "idempotent": false
+  },
+  "getLead": {
+    "method": "get",
+    "path": "/leads/{id}",
+    "idempotent": false
+  },
+  "getPatient": {
+    "method": "get",
+    "path": "/patients/{id}",
+    "idempotent": false
+  },
+  "getTask": {
+    "method": "get",
+    "path": "/tasks/{id}",
+    "idempotent": false
+  },
+  "getWebhookDelivery": {
+    "method": "get",
+    "path": "/webhook-deliveries/{id}",
+    "idempotent": false
+  },
+  "getWebhookEndpoint": {
+    "method": "get",
+    "path": "/webhook-endpoints/{id}",
+    "idempotent": false
+  },
+  "listAppointments": {
+    "method": "get",
+    "path": "/appointments",
+    "idempotent": false
+  },
+  "listConversationMessages": {
+    "method": "get",
+    "path": "/conversations/{id}/messages",
+    "idempotent": false
+  },
+  "listEvents": {
+    "method": "get",
+    "path": "/events",
+    "idempotent": false
+  },
+  "listPaymentPlans": {
+    "method": "get",
+    "path": "/payment-plans",
+    "idempotent": false
+  },
+  "listTasks": {
+    "method": "get",
+    "path": "/tasks",
+    "idempotent": false
+  },
+  "listWebhookDeliveries": {
+    "method": "get",
+    "path": "/webhook-deliveries",
+    "idempotent": false
+  },
+  "listWebhookEndpoints": {
+    "method": "get",
+    "path": "/webhook-endpoints",
+    "idempotent": false
+  },
+  "lookupPatient": {
+    "method": "get",
+    "path": "/patients/lookup",
+    "idempotent": false
+  },
+  "redeliverWebhookDelivery": {
+    "method": "post",
+    "path": "/webhook-deliveries/{id}/redeliver",
+    "idempotent": true
+  },
+  "rescheduleAppointment": {
+    "method": "patch",
+    "path": "/appointments/{id}",
+    "idempotent": false
+  },
+  "rotateWebhookEndpointSecret": {
+    "method": "post",
+    "path": "/webhook-endpoints/{id}/rotate-secret",
+    "idempotent": true
+  },
+  "searchPatients": {
+    "method": "get",
+    "path": "/patients/search",
+    "idempotent": false
+  },
+  "testWebhookEndpoint": {
+    "method": "post",
+    "path": "/webhook-endpoints/{id}/test",
+    "idempotent": false
+  },
+  "updateConversationBot": {
+    "method": "patch",
+    "path": "/conversations/{id}/bot",
+    "idempotent": false
+  },
+  "updateTask": {
+    "method": "patch",
+    "path": "/tasks/{id}",
+    "idempotent": false
+  },
+  "updateWebhookEndpoint": {
+    "method": "patch",
+    "path": "/webhook-endpoints/{id}",
     "idempotent": false
   }
 } as const;

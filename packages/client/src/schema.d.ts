@@ -4,6 +4,340 @@
  */
 
 export interface paths {
+    "/patients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a patient
+         * @description Creates a patient and answers `201` with it and its `ETag`; records `patient.created`.
+         *
+         *     Required: `firstName` and `lastName` (our choice; the spec lists none). `phone` is accepted in any format (without a country prefix it is read as Italian) and stored in E.164; a string that is not a possible phone number is `400`.
+         *
+         *     `allergies`, `medications`, `conditions` and `notes` need `clinical:write` (else `403 insufficient_scope`, `requiredScopes: ["clinical:write"]`) and are returned only with `clinical:read`.
+         *
+         *     `facilityId` is required for a key limited to facilities and must be a facility of the clinic the key sees (else `400` naming `facilityId`).
+         *
+         *     Conflicts: `409 conflict` reason `duplicate_patient` with `details.patientId` when a patient (not erased) has the same first and last name, compared without case, accents, punctuation or extra spaces, and the same E.164 phone or the same email without case; reason `concurrent_request` when another request is creating a person with the same phone or email at this very moment (retry: it will then be `duplicate_patient` or succeed).
+         *
+         *     `403 forbidden` reason `plan_limit` when the clinic already has as many active (not archived) patients as its plan allows.
+         *
+         *     With `Idempotency-Key` a retry replays the first response and creates nothing.
+         *
+         *     Scopes: `patients:write`.
+         */
+        post: operations["createPatient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/patients/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search patients by name, phone, tax code or email
+         * @description Finds a person even when misspelled: typos, transposed letters, missing or extra accents, first and last name swapped, part of a name; or by a phone in any format, a tax code in any letter case, an email in any case.
+         *
+         *     Ranked by `score` (1 = exact; phone, tax code and email match exactly), then active before archived. Archived patients are included with `archived: true`; erased ones never.
+         *
+         *     `matchedBy` is `name`, `phone`, `taxCode` or `email`. `closeMatches` counts every candidate (also beyond `limit`) whose score equals the best one, to 3 decimals: more than 1 means the query cannot tell them apart.
+         *
+         *     A `facilityId` the key does not see or that does not exist is `400`.
+         *
+         *     Scopes: `patients:read`.
+         */
+        get: operations["searchPatients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/patients/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find the patient with a phone number
+         * @description By a phone in any format. Answers `200` with `{ found: true, patient: { id, name } }`, or `{ found: false, patient: null }` when no patient the key sees has that number (erased patients never match). When several patients share the number, an active one is preferred, then the most recently updated. A string that is not a phone number is `400`.
+         *
+         *     Scopes: `patients:read`.
+         */
+        get: operations["lookupPatient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/patients/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a patient
+         * @description The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data, spec 1.6). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.
+         *
+         *     Scopes: `patients:read`.
+         */
+        get: operations["getPatient"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a sales lead
+         * @description `201` with the new lead (event `lead.created`), or `200` with the existing lead and `deduplicated: true` when a lead the key sees has the same phone (compared in E.164, whatever the input format) or the same email (any case): nothing is created or modified then.
+         *
+         *     Required: `firstName` only (our choice). `phone` in any format, stored in E.164; a string that is not a phone number is `400`. `assignedTo` must be a staff profile of the clinic. `estimatedValue` is in euro (our choice).
+         *
+         *     `facilityId` is required for a key limited to facilities and must be a facility of the clinic the key sees (else `400` naming `facilityId`).
+         *
+         *     Concurrent creations with the same phone or email wait for each other and end in one lead. With `Idempotency-Key` a retry replays the first response.
+         *
+         *     Scopes: `leads:write`.
+         */
+        post: operations["createLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a lead with its activities
+         * @description The lead, its `ETag`, and its activities oldest first (`kind` is `call`, `note`, `email`, `message`, `meeting` or `status_change`). `deduplicated` is always false here. A lead of another clinic or of a facility the key does not see is `404`.
+         *
+         *     Scopes: `leads:read`.
+         */
+        get: operations["getLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a finished phone call
+         * @description Idempotent on `externalCallId` within the clinic: `201` the first time, then `200` with the row already registered, unchanged (also for concurrent retries; the body of a retry is not compared; a registered call of a facility the key does not see is `404`). Events `call.logged`, and `lead.created` when a lead was made.
+         *
+         *     Required: `externalCallId`, `direction`, `from`, `to` (our choice). `from` and `to` are phones in any format, stored in E.164, or `anonymous`.
+         *
+         *     When neither `patientId` nor `leadId` is given, the counterpart number (`from` for inbound, `to` for outbound) is matched to a patient with that phone (an active one first), else to a lead with it; an unknown number becomes a lead with `source: phone` and the `caller` name (first name `Sconosciuto` when none is given). `anonymous` matches and creates nothing. When the call is linked to a lead, a `call` activity is added to it (its body is the `summary`, or the direction and outcome).
+         *
+         *     `transcript` needs `clinical:write` (`403 insufficient_scope`, `requiredScopes: ["clinical:write"]`); it is never in this response. `patientId`, `leadId` and `facilityId` must be rows the key sees (else `400` naming the field); `facilityId` is required for a key limited to facilities.
+         *
+         *     Scopes: `calls:write`.
+         */
+        post: operations["createCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calls/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a phone call
+         * @description The call. `transcript` is present only for a key with `clinical:read`, and that read is written to the access log. A call of another clinic or of a facility the key does not see is `404`.
+         *
+         *     Scopes: `calls:read`.
+         */
+        get: operations["getCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/appointments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List appointments
+         * @description A page of appointments (spec 2.2) of the clinic and of the facilities the key sees.
+         *
+         *     Order: `sort=updated` (default) by last modification, oldest first, then by id, for syncing with `updatedSince`; `sort=start` by start time, then by id (sending `updatedSince` with it is `400`).
+         *
+         *     `from` is inclusive and `to` exclusive, both on the start time. `status` takes one or more statuses separated by commas; an unknown status is `400` naming `status`.
+         *
+         *     `notes`, `clinicalNotes` and `completionNotes` are never in the list: read them from getAppointment with `clinical:read`.
+         *
+         *     Access log: one entry per request, naming the appointments returned whose `title` or `reason` holds text (appointments with both null reveal no free text and are not named).
+         *
+         *     Scopes: `appointments:read`.
+         */
+        get: operations["listAppointments"];
+        put?: never;
+        /**
+         * Book a free slot of a calendar
+         * @description For the chat bot and the voice agent: books the slot starting at `start` in the calendar `calendarId` for the patient, with status `scheduled` and the `origin` the caller names (`api`, `bot` or `voice`). The facility is the calendar’s; the doctor is `doctorId` when given (it must be one of the calendar’s) or the first free one; the chair is the first free one of the calendar.
+         *
+         *     Answers `201` with the appointment (spec 2.2) and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.
+         *
+         *     `409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked it meanwhile), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).
+         *
+         *     Of parallel bookings of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair).
+         *
+         *     A `calendarId` or `patientId` the key cannot see, or a `doctorId` not of the calendar, is `400` naming the field.
+         *
+         *     Scopes: `appointments:write`.
+         */
+        post: operations["createAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/appointments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an appointment
+         * @description One appointment (spec 2.2) with an `ETag`. With `clinical:read` it also holds `notes`, `clinicalNotes` and `completionNotes`; without it those three fields are absent. The read of `title`, `reason` and the notes is access-logged (the fields that hold text).
+         *
+         *     Scopes: `appointments:read`.
+         */
+        get: operations["getAppointment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move an appointment to another free slot of its calendar
+         * @description Moves the appointment to the slot starting at `start` of the calendar it came from (`calendarId`), optionally with another doctor of the calendar. Records `appointment.rescheduled` with `data.previous`.
+         *
+         *     Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar: change it from the clinic’s agenda) or `cancellation_notice` (less than the calendar’s cancellation notice before the current start).
+         *
+         *     `409 conflict` reason `not_reschedulable` when the appointment is not in scheduled, confirmed or pending; `409 no_availability` (`slot_taken` or `outside_availability`, with `details.alternatives`) when the new time cannot be booked; `If-Match` mismatch is `409 version_mismatch`.
+         *
+         *     Scopes: `appointments:write`.
+         */
+        patch: operations["rescheduleAppointment"];
+        trace?: never;
+    };
+    "/appointments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an appointment
+         * @description Cancels the appointment (status `cancelled`, event `appointment.cancelled`). No body.
+         *
+         *     Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar) or `cancellation_notice` (less than the calendar’s cancellation notice before the start).
+         *
+         *     `409 conflict` reason `invalid_transition` when the appointment is not in draft, pending, scheduled, confirmed or postponed; `If-Match` mismatch is `409 version_mismatch`.
+         *
+         *     Scopes: `appointments:write`.
+         */
+        post: operations["cancelAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendars/{id}/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Free slots of a calendar
+         * @description The free slots whose start falls in the requested window [`from`, `to`), oldest first. Defaults: `from` now, `to` seven days after `from`; the window may span at most 31 days and `to` must follow `from` (`400` naming `to` otherwise).
+         *
+         *     A slot lies on the calendar’s slot grid inside its working hours (clinic timezone), has a doctor of the calendar (or `doctorId`) and, when the calendar has chairs, a chair, neither busy in an overlapping appointment (cancelled, no-show, postponed and draft appointments do not hold time). Each slot names the doctor and chair a booking would get.
+         *
+         *     `window` is the part of the request the calendar’s rules let anyone book (after the minimum notice, before the booking horizon): `null`, with `data: []`, when they leave nothing to search (e.g. a window wholly past the horizon, or an inactive calendar). `data: []` with a `window` means no slot is free.
+         *
+         *     Scopes: `appointments:read`.
+         */
+        get: operations["getCalendarAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/facilities/{id}": {
         parameters: {
             query?: never;
@@ -20,6 +354,350 @@ export interface paths {
         get: operations["getFacility"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a conversation
+         * @description The conversation (spec 2.7) with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.
+         *
+         *     Scopes: `messages:read`.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Messages of a conversation
+         * @description Order: by arrival at the service (`createdAt`), oldest first, then by id. `updatedSince` filters on the arrival instant (messages are never modified, except a voice message’s transcription).
+         *
+         *     `transcription` is present only when the key has `clinical:read` and `patients:read` and the conversation belongs to a patient; otherwise the field is absent.
+         *
+         *     Access log: every page that returns message text is logged (one entry naming the messages with a body or a transcription returned).
+         *
+         *     Scopes: `messages:read`.
+         */
+        get: operations["listConversationMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Switch the bot on or pause it
+         * @description Body `{ "state": "attivo" }` switches the bot on (from any state); `{ "state": "in_pausa", "pausedUntil": … }` pauses it until a future instant at most 7 days ahead (a past instant, one beyond 7 days, a missing `pausedUntil`, or `pausedUntil` with `attivo` is `400` naming `pausedUntil`).
+         *
+         *     A conversation handed to the clinic (`allo_studio`) can only be switched on: a pause is `409 conflict`, reason `handed_to_clinic`. `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.
+         *
+         *     Response: the conversation in its new state, with its new `ETag`.
+         *
+         *     Scopes: `messages:write`.
+         */
+        patch: operations["updateConversationBot"];
+        trace?: never;
+    };
+    "/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tasks
+         * @description Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). Filters: `status`, `assigneeId`, `patientId`, `dueBefore` (tasks with a due date strictly before it; tasks without one are left out), `updatedSince` (modified at or after it).
+         *
+         *     Scopes: `tasks:read`.
+         */
+        get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a task
+         * @description One task with its `ETag`.
+         *
+         *     Scopes: `tasks:read`.
+         */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a task
+         * @description Only the fields sent change (at least one is needed); `null` removes the due date or the assignee. `status` may move between any of todo, in_progress and done (spec 3.6 sets no restriction); becoming `done` records `task.completed`.
+         *
+         *     `assigneeId` must be an active staff profile of the clinic (`400` naming `assigneeId` otherwise). `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.
+         *
+         *     Scopes: `tasks:write`.
+         */
+        patch: operations["updateTask"];
+        trace?: never;
+    };
+    "/payment-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payment plans with their installments
+         * @description `state`: `open` (default) = plans with an unpaid installment; `overdue` = plans with an unpaid installment past its due date; `all` = every plan. `patientId` keeps one patient’s plans; `updatedSince` the plans changed at or after it (a payment, or an installment becoming overdue, changes its plan).
+         *
+         *     Order: by last modification, oldest first, then by id. Each installment carries `overdue` (unpaid and due before today in the clinic’s timezone). Amounts are in euro.
+         *
+         *     Scopes: `billing:read`.
+         */
+        get: operations["listPaymentPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook destinations
+         * @description Every destination of the clinic (at most 20, so one page: `nextCursor` is always null), oldest first. Secrets are never shown. A key limited to facilities sees only the destinations created by keys limited to some of its own facilities. Deleted destinations are not listed.
+         *
+         *     Scopes: `webhooks:read`.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook destination
+         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (spec 6.3); `403 insufficient_scope` lists exactly the missing ones. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
+         *
+         *     Scopes: `webhooks:write` and the scope of each chosen event.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook destination
+         * @description One destination, without its secret, with an `ETag` for `If-Match`. Deleted, of another clinic, or not visible to the key: `404`.
+         *
+         *     Scopes: `webhooks:read`.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook destination
+         * @description The destination stops receiving at once; its pending deliveries are discarded without being sent (`skippedReason: endpoint_deleted`). Its deliveries stay readable with `GET /webhook-deliveries` for 30 days. Answers `204` with no body.
+         *
+         *     Scopes: `webhooks:write`.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change or switch a webhook destination on or off
+         * @description `enabled: true` switches a destination back on (also one switched off with `too_many_failures`; its count of discarded deliveries restarts at 0); `enabled: false` switches it off (`disabledReason` null). Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.
+         *
+         *     Scopes: `webhooks:write`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Creates a new secret, returned only in this response. The old one keeps signing for `overlapMinutes` (0-10080, default 1440; 0 = it stops at once): meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>`. `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.
+         *
+         *     Scopes: `webhooks:write`.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test webhook now
+         * @description Sends at once one signed `webhook.test` envelope with empty `data` to the destination (also a disabled one) and answers with the outcome: `success`, `statusCode`, `durationMs`, or the kind of network `error`. No retries, and nothing is stored: it is not a delivery. Each test has a fresh `id` (its idempotency key). With a test-kind key nothing is sent: `skipped: "test_mode"`. The request body is optional (`{}`); it has no fields.
+         *
+         *     Scopes: `webhooks:write`.
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the events of the last 30 days
+         * @description Events in the envelope of spec 6.2, `id` being the event id. Oldest first (by `createdAt`, then `id`); events never change, so `updatedSince` keeps those created from that instant on. Only the events the key can see: those whose scope it holds (for `events.skipped`, the scope of `data.type`) and, for a key limited to facilities, those of its facilities (events without a facility are seen only by keys not limited to facilities, except `events.skipped`, which every key with the scope sees). Filter `type`: one event type. Events older than 30 days are purged.
+         *
+         *     Scopes: `webhooks:read`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries
+         * @description Deliveries and their status, newest first (by `createdAt`, then `id`, descending). Filters `endpointId` and `status`. Deliveries of a deleted destination stay listed for 30 days; finished deliveries are purged after 30 days. A key sees the deliveries of the destinations it sees (see GET /webhook-endpoints).
+         *
+         *     Scopes: `webhooks:read`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a delivery with all its attempts
+         * @description One delivery and every attempt (status code or kind of network error, and duration; never the receiver’s body).
+         *
+         *     Scopes: `webhooks:read`.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a finished delivery again
+         * @description Sends a `succeeded` or `discarded` delivery once more with the same body and the same `X-Service-Idempotency-Key` (new timestamp and signature). Answers `202` with the delivery, back in `pending`: one attempt, no retries; it ends `succeeded` or `discarded`. A failed redelivery does not count towards switching the destination off. `409 conflict` reasons: `redeliver_limit` (3 redeliveries already done), `delivery_not_finished` (pending or delivering), `endpoint_deleted`, `endpoint_disabled`. A test clinic’s delivery is counted but nothing is sent. The body is optional and has no fields.
+         *
+         *     Scopes: `webhooks:write`.
+         */
+        post: operations["redeliverWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -64,6 +742,4027 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    createPatient: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    firstName: string;
+                    lastName: string;
+                    /**
+                     * Format: email
+                     * @example mario.rossi@example.com
+                     */
+                    email?: string | null;
+                    /** @description Any format; stored and returned in E.164 */
+                    phone?: string | null;
+                    /**
+                     * Format: date
+                     * @description `YYYY-MM-DD`, a valid calendar date
+                     * @example 1985-04-12
+                     */
+                    dateOfBirth?: string | null;
+                    /** @enum {string|null} */
+                    gender?: "male" | "female" | "other" | "prefer_not_to_say" | null;
+                    taxCode?: string | null;
+                    /** @description Our bounds (the spec shows none): street 200, city 100, zip 20, country 100 characters */
+                    address?: {
+                        street?: string | null;
+                        city?: string | null;
+                        zip?: string | null;
+                        country?: string | null;
+                    } | null;
+                    /**
+                     * Format: uuid
+                     * @description Required when the key is limited to facilities; must be one the key sees
+                     */
+                    facilityId?: string | null;
+                    /** @enum {string|null} */
+                    referralSource?: "walk_in" | "internet" | "social" | "companies" | "referral" | null;
+                    /** @description At most 100 items of 1-200 characters; requires `clinical:write` */
+                    allergies?: string[] | null;
+                    /** @description At most 100 items of 1-200 characters; requires `clinical:write` */
+                    medications?: string[] | null;
+                    /** @description At most 100 items of 1-200 characters; requires `clinical:write` */
+                    conditions?: string[] | null;
+                    /** @description Requires `clinical:write` */
+                    notes?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description `allergies`, `medications`, `conditions` and `notes` are present only for a key with `clinical:read`. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @description null only once the patient is erased */
+                        firstName: string | null;
+                        /** @description null only once the patient is erased */
+                        lastName: string | null;
+                        email: string | null;
+                        /** @description E.164, starting with `+` */
+                        phone: string | null;
+                        /** Format: date */
+                        dateOfBirth: string | null;
+                        /** @enum {string|null} */
+                        gender: "male" | "female" | "other" | "prefer_not_to_say" | null;
+                        taxCode: string | null;
+                        address: {
+                            street: string | null;
+                            city: string | null;
+                            zip: string | null;
+                            country: string | null;
+                        } | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /** @enum {string|null} */
+                        referralSource: "walk_in" | "internet" | "social" | "companies" | "referral" | null;
+                        /** @description false = archived (or erased) */
+                        isActive: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        archivedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        allergies?: string[] | null;
+                        medications?: string[] | null;
+                        conditions?: string[] | null;
+                        notes?: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    searchPatients: {
+        parameters: {
+            query: {
+                /** @description Text to search: a name, a phone, a tax code or an email (2-100 characters) */
+                q: string;
+                /** @description Only patients of this facility */
+                facilityId?: string;
+                /** @description Hits to return, 1-20 (default 10) */
+                limit: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /** @description First and last name */
+                            name: string;
+                            /** @description null when the date of birth is unknown */
+                            birthYear: number | null;
+                            /** @description Last four digits of the phone; null when there is no phone */
+                            phoneLast4: string | null;
+                            archived: boolean;
+                            /** @description Match score: 1 = exact */
+                            score: number;
+                            /** @enum {string} */
+                            matchedBy: "name" | "phone" | "taxCode" | "email";
+                            /**
+                             * Format: date-time
+                             * @description Start of the latest past appointment that took place (not cancelled, no_show, draft or postponed); null if none
+                             */
+                            lastVisitAt: string | null;
+                        }[];
+                        closeMatches: number;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    lookupPatient: {
+        parameters: {
+            query: {
+                /** @description Phone in any format */
+                phone: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        found: boolean;
+                        patient: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            name: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPatient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `allergies`, `medications`, `conditions` and `notes` are present only for a key with `clinical:read`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @description null only once the patient is erased */
+                        firstName: string | null;
+                        /** @description null only once the patient is erased */
+                        lastName: string | null;
+                        email: string | null;
+                        /** @description E.164, starting with `+` */
+                        phone: string | null;
+                        /** Format: date */
+                        dateOfBirth: string | null;
+                        /** @enum {string|null} */
+                        gender: "male" | "female" | "other" | "prefer_not_to_say" | null;
+                        taxCode: string | null;
+                        address: {
+                            street: string | null;
+                            city: string | null;
+                            zip: string | null;
+                            country: string | null;
+                        } | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /** @enum {string|null} */
+                        referralSource: "walk_in" | "internet" | "social" | "companies" | "referral" | null;
+                        /** @description false = archived (or erased) */
+                        isActive: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        archivedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        allergies?: string[] | null;
+                        medications?: string[] | null;
+                        conditions?: string[] | null;
+                        notes?: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createLead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    firstName: string;
+                    lastName?: string | null;
+                    /**
+                     * Format: email
+                     * @example mario.rossi@example.com
+                     */
+                    email?: string | null;
+                    /** @description Any format; stored and returned in E.164 */
+                    phone?: string | null;
+                    /** @enum {string|null} */
+                    source?: "social_media" | "website" | "referral_link" | "manual" | "import" | "phone" | "walk_in" | "other" | "chat" | null;
+                    sourceDetail?: string | null;
+                    /**
+                     * @description Default `new`
+                     * @enum {string}
+                     */
+                    status?: "new" | "contacted" | "qualified" | "proposal" | "won" | "lost";
+                    notes?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description A staff profile of the clinic
+                     */
+                    assignedTo?: string | null;
+                    /** @description 0 to 100000000 inclusive, in euro (our choice of unit) */
+                    estimatedValue?: number | null;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                     * @example 2026-03-02T09:30:00Z
+                     */
+                    nextFollowUpAt?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description Required when the key is limited to facilities; must be one the key sees
+                     */
+                    facilityId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        firstName: string;
+                        lastName: string | null;
+                        email: string | null;
+                        /** @description E.164 */
+                        phone: string | null;
+                        /** @enum {string|null} */
+                        source: "social_media" | "website" | "referral_link" | "manual" | "import" | "phone" | "walk_in" | "other" | "chat" | null;
+                        sourceDetail: string | null;
+                        /** @enum {string} */
+                        status: "new" | "contacted" | "qualified" | "proposal" | "won" | "lost";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        assignedTo: string | null;
+                        estimatedValue: number | null;
+                        notes: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        nextFollowUpAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastContactedAt: string | null;
+                        lostReason: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        convertedPatientId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        convertedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /** @description true = it already existed: nothing created, nothing modified */
+                        deduplicated: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        firstName: string;
+                        lastName: string | null;
+                        email: string | null;
+                        /** @description E.164 */
+                        phone: string | null;
+                        /** @enum {string|null} */
+                        source: "social_media" | "website" | "referral_link" | "manual" | "import" | "phone" | "walk_in" | "other" | "chat" | null;
+                        sourceDetail: string | null;
+                        /** @enum {string} */
+                        status: "new" | "contacted" | "qualified" | "proposal" | "won" | "lost";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        assignedTo: string | null;
+                        estimatedValue: number | null;
+                        notes: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        nextFollowUpAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastContactedAt: string | null;
+                        lostReason: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        convertedPatientId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        convertedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /** @description true = it already existed: nothing created, nothing modified */
+                        deduplicated: boolean;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        firstName: string;
+                        lastName: string | null;
+                        email: string | null;
+                        /** @description E.164 */
+                        phone: string | null;
+                        /** @enum {string|null} */
+                        source: "social_media" | "website" | "referral_link" | "manual" | "import" | "phone" | "walk_in" | "other" | "chat" | null;
+                        sourceDetail: string | null;
+                        /** @enum {string} */
+                        status: "new" | "contacted" | "qualified" | "proposal" | "won" | "lost";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        assignedTo: string | null;
+                        estimatedValue: number | null;
+                        notes: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        nextFollowUpAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastContactedAt: string | null;
+                        lostReason: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        convertedPatientId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        convertedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /** @description true = it already existed: nothing created, nothing modified */
+                        deduplicated: boolean;
+                        /** @description Oldest first */
+                        activities: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /** @description `call`, `note`, `email`, `message`, `meeting` or `status_change` */
+                            kind: string;
+                            body: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The call id at the voice provider: the idempotency key of the registration */
+                    externalCallId: string;
+                    /** @enum {string} */
+                    direction: "inbound" | "outbound";
+                    /** @description Phone in any format, or `anonymous` when hidden */
+                    from: string;
+                    /** @description Phone in any format, or `anonymous` when hidden */
+                    to: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                     * @example 2026-03-02T09:30:00Z
+                     */
+                    startedAt?: string | null;
+                    durationSeconds?: number | null;
+                    /** @enum {string|null} */
+                    outcome?: "booked" | "rescheduled" | "cancelled" | "information" | "callback" | "interested" | "not_interested" | "transferred" | "no_answer" | "voicemail" | "failed" | "other" | null;
+                    summary?: string | null;
+                    /** Format: uri */
+                    recordingUrl?: string | null;
+                    /** @description Clinical data: requires `clinical:write` */
+                    transcript?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    patientId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    leadId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description Required when the key is limited to facilities; must be one the key sees
+                     */
+                    facilityId?: string | null;
+                    /** @description The name said on the phone; used when the number is unknown and a lead is created */
+                    caller?: {
+                        firstName?: string | null;
+                        lastName?: string | null;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        externalCallId: string;
+                        /** @enum {string} */
+                        direction: "inbound" | "outbound";
+                        /** @description E.164, or `anonymous` */
+                        from: string;
+                        /** @description E.164, or `anonymous` */
+                        to: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string | null;
+                        durationSeconds: number | null;
+                        /** @enum {string|null} */
+                        outcome: "booked" | "rescheduled" | "cancelled" | "information" | "callback" | "interested" | "not_interested" | "transferred" | "no_answer" | "voicemail" | "failed" | "other" | null;
+                        summary: string | null;
+                        /** @description Link to the recording at the provider */
+                        recordingUrl: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        leadId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        externalCallId: string;
+                        /** @enum {string} */
+                        direction: "inbound" | "outbound";
+                        /** @description E.164, or `anonymous` */
+                        from: string;
+                        /** @description E.164, or `anonymous` */
+                        to: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string | null;
+                        durationSeconds: number | null;
+                        /** @enum {string|null} */
+                        outcome: "booked" | "rescheduled" | "cancelled" | "information" | "callback" | "interested" | "not_interested" | "transferred" | "no_answer" | "voicemail" | "failed" | "other" | null;
+                        summary: string | null;
+                        /** @description Link to the recording at the provider */
+                        recordingUrl: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        leadId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        externalCallId: string;
+                        /** @enum {string} */
+                        direction: "inbound" | "outbound";
+                        /** @description E.164, or `anonymous` */
+                        from: string;
+                        /** @description E.164, or `anonymous` */
+                        to: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string | null;
+                        durationSeconds: number | null;
+                        /** @enum {string|null} */
+                        outcome: "booked" | "rescheduled" | "cancelled" | "information" | "callback" | "interested" | "not_interested" | "transferred" | "no_answer" | "voicemail" | "failed" | "other" | null;
+                        summary: string | null;
+                        /** @description Link to the recording at the provider */
+                        recordingUrl: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        leadId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /** @description Only with `clinical:read`; the read is written to the access log */
+                        transcript?: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listAppointments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description Only rows modified at or after this instant (only with `sort=updated`)
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+                /**
+                 * @description Only appointments starting at or after it (inclusive)
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Only appointments starting before it (exclusive)
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                to?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                facilityId?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                doctorId?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                patientId?: string;
+                /** @description One or more statuses separated by commas, from: draft, scheduled, confirmed, checked_in, in_progress, completed, cancelled, no_show, pending, postponed */
+                status?: string;
+                /** @description `updated` (default): by last modification, then id; `start`: by start time, then id; `updatedSince` is refused with it */
+                sort?: "updated" | "start";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            patientId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            doctorId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            chairId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                             */
+                            calendarId: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            end: string;
+                            /** @enum {string} */
+                            status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                            /** @enum {string|null} */
+                            type: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
+                            /** @enum {string|null} */
+                            category: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
+                            /** @description Free text; the read is access-logged */
+                            title: string | null;
+                            /** @description Reason for the visit; free text; the read is access-logged */
+                            reason: string | null;
+                            /** @enum {string} */
+                            origin: "manual" | "bot" | "voice" | "api";
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            treatmentPlanId: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string | null;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createAppointment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    calendarId: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    patientId: string;
+                    /**
+                     * Format: date-time
+                     * @description Start of a free slot of the calendar (see getCalendarAvailability); the end is start + the calendar’s slot length
+                     * @example 2026-03-02T09:30:00Z
+                     */
+                    start: string;
+                    /**
+                     * Format: uuid
+                     * @description A doctor of the calendar; otherwise the first free one
+                     */
+                    doctorId?: string;
+                    /**
+                     * @description Who books: `api` (default), `bot` (chat) or `voice` (voice agent)
+                     * @default api
+                     * @enum {string}
+                     */
+                    origin?: "api" | "bot" | "voice";
+                    /** @enum {string|null} */
+                    type?: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
+                    /** @enum {string|null} */
+                    category?: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
+                    title?: string | null;
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        start: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        end: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /** @enum {string|null} */
+                        type: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
+                        /** @enum {string|null} */
+                        category: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
+                        /** @description Free text; the read is access-logged */
+                        title: string | null;
+                        /** @description Reason for the visit; free text; the read is access-logged */
+                        reason: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        start: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        end: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /** @enum {string|null} */
+                        type: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
+                        /** @enum {string|null} */
+                        category: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
+                        /** @description Free text; the read is access-logged */
+                        title: string | null;
+                        /** @description Reason for the visit; free text; the read is access-logged */
+                        reason: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string | null;
+                        /** @description Only with `clinical:read`; access-logged */
+                        notes?: string | null;
+                        /** @description Only with `clinical:read`; access-logged */
+                        clinicalNotes?: string | null;
+                        /** @description Only with `clinical:read`; access-logged */
+                        completionNotes?: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rescheduleAppointment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag received earlier */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                     * @example 2026-03-02T09:30:00Z
+                     */
+                    start: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    doctorId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        start: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        end: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /** @enum {string|null} */
+                        type: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
+                        /** @enum {string|null} */
+                        category: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
+                        /** @description Free text; the read is access-logged */
+                        title: string | null;
+                        /** @description Reason for the visit; free text; the read is access-logged */
+                        reason: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelAppointment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag received earlier */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        start: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        end: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /** @enum {string|null} */
+                        type: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
+                        /** @enum {string|null} */
+                        category: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
+                        /** @description Free text; the read is access-logged */
+                        title: string | null;
+                        /** @description Reason for the visit; free text; the read is access-logged */
+                        reason: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCalendarAvailability: {
+        parameters: {
+            query?: {
+                /**
+                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                from?: string;
+                /**
+                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                to?: string;
+                /** @description Only slots of this doctor of the calendar */
+                doctorId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        calendarId: string;
+                        slotMinutes: number;
+                        window: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            to: string;
+                        } | null;
+                        data: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            end: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            doctorId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            chairId: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getFacility: {
         parameters: {
             query?: never;
@@ -207,6 +4906,4537 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        leadId: string | null;
+                        /** @description E.164 */
+                        phone: string | null;
+                        /**
+                         * @description attivo = the bot answers; in_pausa = silent until botPausedUntil; allo_studio = switched off by a person
+                         * @enum {string}
+                         */
+                        botState: "attivo" | "in_pausa" | "allo_studio";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        botPausedUntil: string | null;
+                        /** @description true = the patient wrote STOP: no automatic messages are sent */
+                        optedOut: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastInboundAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastOutboundAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastActivityAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listConversationMessages: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description Only messages that arrived at or after it
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /** @description `in` (from the person) or `out` (to the person) */
+                            direction: string;
+                            /** @description `paziente`, `bot` or `operatore` */
+                            author: string;
+                            /** @description `testo`, `vocale`, `immagine` or `documento` */
+                            type: string;
+                            /** @description Text; reading it is logged as access to clinical data */
+                            body: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            occurredAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Arrival at the service: the order of the list
+                             */
+                            createdAt: string;
+                            mediaMimeType: string | null;
+                            mediaDurationSeconds: number | null;
+                            /** @description `assente`, `in_corso`, `completata` or `fallita` */
+                            transcriptionStatus: string;
+                            /** @description Voice transcript: only with `clinical:read` and `patients:read`, and only in a patient’s conversation */
+                            transcription?: string | null;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateConversationBot: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag received earlier */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    state: "attivo" | "in_pausa";
+                    /**
+                     * Format: date-time
+                     * @description Only with `in_pausa`: a future instant, at most 7 days ahead
+                     * @example 2026-03-02T09:30:00Z
+                     */
+                    pausedUntil?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        leadId: string | null;
+                        /** @description E.164 */
+                        phone: string | null;
+                        /**
+                         * @description attivo = the bot answers; in_pausa = silent until botPausedUntil; allo_studio = switched off by a person
+                         * @enum {string}
+                         */
+                        botState: "attivo" | "in_pausa" | "allo_studio";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        botPausedUntil: string | null;
+                        /** @description true = the patient wrote STOP: no automatic messages are sent */
+                        optedOut: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastInboundAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastOutboundAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        lastActivityAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+                status?: "todo" | "in_progress" | "done";
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                assigneeId?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                patientId?: string;
+                /**
+                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                dueBefore?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            title: string;
+                            /** @enum {string} */
+                            status: "todo" | "in_progress" | "done";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 instant
+                             */
+                            dueDate: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The staff profile it is assigned to
+                             */
+                            assigneeId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description null for a task about no patient
+                             */
+                            patientId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description null for a task of the whole clinic (seen only by keys not limited to facilities)
+                             */
+                            facilityId: string | null;
+                            /** @description `manual`, `recall`, or a type created by the app */
+                            type: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        title: string;
+                        /** @enum {string} */
+                        status: "todo" | "in_progress" | "done";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 instant
+                         */
+                        dueDate: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The staff profile it is assigned to
+                         */
+                        assigneeId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description null for a task about no patient
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description null for a task of the whole clinic (seen only by keys not limited to facilities)
+                         */
+                        facilityId: string | null;
+                        /** @description `manual`, `recall`, or a type created by the app */
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag received earlier */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    /** @enum {string} */
+                    status?: "todo" | "in_progress" | "done";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                     * @example 2026-03-02T09:30:00Z
+                     */
+                    dueDate?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    assigneeId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        title: string;
+                        /** @enum {string} */
+                        status: "todo" | "in_progress" | "done";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 instant
+                         */
+                        dueDate: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The staff profile it is assigned to
+                         */
+                        assigneeId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description null for a task about no patient
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description null for a task of the whole clinic (seen only by keys not limited to facilities)
+                         */
+                        facilityId: string | null;
+                        /** @description `manual`, `recall`, or a type created by the app */
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listPaymentPlans: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                patientId?: string;
+                state?: "open" | "overdue" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            patientId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            treatmentPlanId: string | null;
+                            /** @description `installments` (default), `prepaid`, or a type of the app */
+                            type: string;
+                            /** @description Euro: the sum of the installments */
+                            totalAmount: number;
+                            installmentCount: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /** @description By due date, then in the order of the plan */
+                            installments: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                                 */
+                                id: string;
+                                /** @description Euro */
+                                amount: number;
+                                amountPaid: number;
+                                /**
+                                 * Format: date
+                                 * @description `YYYY-MM-DD`
+                                 */
+                                dueDate: string;
+                                /** @description `pending`, `partially_paid` or `paid` */
+                                status: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was paid in full
+                                 */
+                                paidAt: string | null;
+                                /** @description Method of the last payment: `cash`, `card`, `bank_transfer`, `financing` or `other` */
+                                paymentMethod: string | null;
+                                /** @description Unpaid and its due date has passed (clinic timezone) */
+                                overdue: boolean;
+                            }[];
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            url: string;
+                            events: string[];
+                            description: string | null;
+                            enabled: boolean;
+                            /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
+                            disabledReason: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Until when the previous secret also signs (after a rotation); null before any rotation
+                             */
+                            previousSecretExpiresAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                        nextCursor: null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, credentials.
+                     * @example https://hooks.example.com/dental
+                     */
+                    url: string;
+                    /** @description 1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
+                    events: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged")[];
+                    /** @description Free text for people, up to 500 characters */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        url: string;
+                        events: string[];
+                        description: string | null;
+                        enabled: boolean;
+                        /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
+                        disabledReason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Until when the previous secret also signs (after a rotation); null before any rotation
+                         */
+                        previousSecretExpiresAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /** @description Signing secret, `whsec_…`: shown only in this response */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        url: string;
+                        events: string[];
+                        description: string | null;
+                        enabled: boolean;
+                        /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
+                        disabledReason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Until when the previous secret also signs (after a rotation); null before any rotation
+                         */
+                        previousSecretExpiresAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag received earlier */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, credentials.
+                     * @example https://hooks.example.com/dental
+                     */
+                    url?: string;
+                    /** @description 1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
+                    events?: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged")[];
+                    /** @description Free text for people, up to 500 characters */
+                    description?: string | null;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        url: string;
+                        events: string[];
+                        description: string | null;
+                        enabled: boolean;
+                        /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
+                        disabledReason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Until when the previous secret also signs (after a rotation); null before any rotation
+                         */
+                        previousSecretExpiresAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Minutes the old secret stays valid, 0-10080 (default 1440)
+                     * @default 1440
+                     */
+                    overlapMinutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        url: string;
+                        events: string[];
+                        description: string | null;
+                        enabled: boolean;
+                        /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
+                        disabledReason: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Until when the previous secret also signs (after a rotation); null before any rotation
+                         */
+                        previousSecretExpiresAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /** @description Signing secret, `whsec_…`: shown only in this response */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The `id` of the test envelope, also its X-Service-Idempotency-Key
+                         */
+                        id: string;
+                        /** @description The receiver answered 2xx within 10 seconds */
+                        success: boolean;
+                        /** @description The receiver’s HTTP status; null when nothing was answered or sent */
+                        statusCode: number | null;
+                        /** @description Time to the receiver’s answer; null when nothing was sent */
+                        durationMs: number | null;
+                        /** @description Kind of network error (timeout, connection_refused, address_refused, dns_error, tls_error, connection_reset, network_error) */
+                        error: string | null;
+                        /**
+                         * @description `test_mode`: a test-kind key; nothing was sent
+                         * @enum {string|null}
+                         */
+                        skipped: "test_mode" | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query: {
+                /** @description Page size, 1-200 (default 50) */
+                limit: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /** @description Only events of this type */
+                type?: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "events.skipped";
+                /**
+                 * @description Only events created from this instant on
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description In GET /events: the event id (in a webhook: the delivery id)
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description The event id; use it to spot duplicates
+                             */
+                            eventId: string;
+                            /** @description Event type (spec 6.3), or `events.skipped` */
+                            type: string;
+                            /**
+                             * Format: date-time
+                             * @description When it happened
+                             */
+                            createdAt: string;
+                            /** @description Version of the shape of `data`: `v1` */
+                            apiVersion: string;
+                            /** @description false only for the events of a test clinic */
+                            livemode: boolean;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string | null;
+                            /** @description The resource as it was at the time of the event; never health data */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query: {
+                /** @description Page size, 1-200 (default 50) */
+                limit: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /** @description Only deliveries to this destination */
+                endpointId?: string;
+                /** @description Only deliveries in this status */
+                status?: "pending" | "delivering" | "succeeded" | "discarded";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The delivery id: the envelope `id` and the X-Service-Idempotency-Key
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            endpointId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            eventId: string;
+                            eventType: string;
+                            /** @enum {string} */
+                            status: "pending" | "delivering" | "succeeded" | "discarded";
+                            /** @description Why it finished without being sent: `test_mode` (a test clinic: recorded `succeeded`, nothing leaves), `endpoint_deleted`, `endpoint_disabled`, `key_inactive` (the creating key was revoked or expired; recorded `discarded`) */
+                            skippedReason: string | null;
+                            attemptCount: number;
+                            /** @description Redeliveries requested, at most 3 */
+                            redeliveries: number;
+                            /**
+                             * Format: date-time
+                             * @description When the next attempt is due (pending only)
+                             */
+                            nextAttemptAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When it became succeeded or discarded
+                             */
+                            finishedAt: string | null;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The delivery id: the envelope `id` and the X-Service-Idempotency-Key
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        endpointId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        eventId: string;
+                        eventType: string;
+                        /** @enum {string} */
+                        status: "pending" | "delivering" | "succeeded" | "discarded";
+                        /** @description Why it finished without being sent: `test_mode` (a test clinic: recorded `succeeded`, nothing leaves), `endpoint_deleted`, `endpoint_disabled`, `key_inactive` (the creating key was revoked or expired; recorded `discarded`) */
+                        skippedReason: string | null;
+                        attemptCount: number;
+                        /** @description Redeliveries requested, at most 3 */
+                        redeliveries: number;
+                        /**
+                         * Format: date-time
+                         * @description When the next attempt is due (pending only)
+                         */
+                        nextAttemptAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When it became succeeded or discarded
+                         */
+                        finishedAt: string | null;
+                        /** @description Every attempt, oldest first */
+                        attempts: {
+                            /** @description 1 to 5 on the schedule; higher for redeliveries */
+                            number: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            startedAt: string;
+                            /** @description Time to the receiver’s answer or to the error */
+                            durationMs: number;
+                            /** @description The receiver’s HTTP status; its body is never recorded */
+                            statusCode: number | null;
+                            /** @description Kind of network error when there was no answer: timeout, connection_refused, connection_reset, dns_error, tls_error, address_refused, network_error */
+                            error: string | null;
+                            /** @description 2xx within 10 seconds */
+                            success: boolean;
+                            /** @description Made after a POST /webhook-deliveries/{id}/redeliver */
+                            redelivery: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description The delivery id: the envelope `id` and the X-Service-Idempotency-Key
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        endpointId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        eventId: string;
+                        eventType: string;
+                        /** @enum {string} */
+                        status: "pending" | "delivering" | "succeeded" | "discarded";
+                        /** @description Why it finished without being sent: `test_mode` (a test clinic: recorded `succeeded`, nothing leaves), `endpoint_deleted`, `endpoint_disabled`, `key_inactive` (the creating key was revoked or expired; recorded `discarded`) */
+                        skippedReason: string | null;
+                        attemptCount: number;
+                        /** @description Redeliveries requested, at most 3 */
+                        redeliveries: number;
+                        /**
+                         * Format: date-time
+                         * @description When the next attempt is due (pending only)
+                         */
+                        nextAttemptAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description When it became succeeded or discarded
+                         */
+                        finishedAt: string | null;
+                        /** @description Every attempt, oldest first */
+                        attempts: {
+                            /** @description 1 to 5 on the schedule; higher for redeliveries */
+                            number: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            startedAt: string;
+                            /** @description Time to the receiver’s answer or to the error */
+                            durationMs: number;
+                            /** @description The receiver’s HTTP status; its body is never recorded */
+                            statusCode: number | null;
+                            /** @description Kind of network error when there was no answer: timeout, connection_refused, connection_reset, dns_error, tls_error, address_refused, network_error */
+                            error: string | null;
+                            /** @description 2xx within 10 seconds */
+                            success: boolean;
+                            /** @description Made after a POST /webhook-deliveries/{id}/redeliver */
+                            redelivery: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
                      *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
