@@ -1073,7 +1073,7 @@ export interface operations {
                 /** @description Only patients of this facility */
                 facilityId?: string;
                 /** @description Hits to return, 1-20 (default 10) */
-                limit: number;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -8484,9 +8484,9 @@ export interface operations {
     };
     listEvents: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Page size, 1-200 (default 50) */
-                limit: number;
+                limit?: number;
                 /** @description The previous page’s `nextCursor`, unchanged */
                 cursor?: string;
                 /** @description Only events of this type */
@@ -8706,9 +8706,9 @@ export interface operations {
     };
     listWebhookDeliveries: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Page size, 1-200 (default 50) */
-                limit: number;
+                limit?: number;
                 /** @description The previous page’s `nextCursor`, unchanged */
                 cursor?: string;
                 /** @description Only deliveries to this destination */

@@ -43,8 +43,8 @@ function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): 
   }
   for (const s of config.errorStatuses ?? []) statuses.add(s);
   if (isAdmin) {
+    // The back office is not rate limited; its 403s are clinic rules (forbidden, e.g. plan_limit).
     statuses.delete(429);
-    statuses.delete(403);
   }
   schema.response ??= {};
   for (const status of [...statuses].sort()) {

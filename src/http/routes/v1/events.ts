@@ -35,7 +35,7 @@ export function registerEventRoutes(app: App, ctx: AppContext): void {
           'Filter `type`: one event type. Events older than 30 days are purged.',
         querystring: Type.Object(
           {
-            limit: Limit(200, 50),
+            limit: Type.Optional(Limit(200, 50)),
             cursor: Type.Optional(Cursor()),
             type: Type.Optional(StringEnum([...SUBSCRIBABLE_EVENT_TYPES, 'events.skipped'], { description: 'Only events of this type' })),
             updatedSince: Type.Optional(InputTimestamp({ description: 'Only events created from this instant on' })),
@@ -46,6 +46,6 @@ export function registerEventRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['webhooks:read'] },
     },
-    async (request) => listEvents(ctx.db, ctx.cursorSecret, request.auth, request.query),
+    async (request) => listEvents(ctx.db, ctx.cursorSecret, request.auth, { ...request.query, limit: request.query.limit ?? 50 }),
   );
 }

@@ -147,7 +147,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
           {
             q: Type.String({ minLength: 2, maxLength: 100, description: 'Text to search: a name, a phone, a tax code or an email (2-100 characters)' }),
             facilityId: Type.Optional(Uuid({ description: 'Only patients of this facility' })),
-            limit: Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Hits to return, 1-20 (default 10)' }),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Hits to return, 1-20 (default 10)' })),
           },
           { additionalProperties: false },
         ),
@@ -155,7 +155,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['patients:read'] },
     },
-    async (request) => searchPatients(ctx.db, request.auth, ctx.config.defaultPhoneRegion, request.query),
+    async (request) => searchPatients(ctx.db, request.auth, ctx.config.defaultPhoneRegion, { ...request.query, limit: request.query.limit ?? 10 }),
   );
 
   app.get(

@@ -59,7 +59,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
           'A key sees the deliveries of the destinations it sees (see GET /webhook-endpoints).',
         querystring: Type.Object(
           {
-            limit: Limit(200, 50),
+            limit: Type.Optional(Limit(200, 50)),
             cursor: Type.Optional(Cursor()),
             endpointId: Type.Optional(Uuid({ description: 'Only deliveries to this destination' })),
             status: Type.Optional(StringEnum(STATUSES, { description: 'Only deliveries in this status' })),
@@ -70,7 +70,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['webhooks:read'] },
     },
-    async (request) => listDeliveries(ctx.db, ctx.cursorSecret, request.auth, request.query),
+    async (request) => listDeliveries(ctx.db, ctx.cursorSecret, request.auth, { ...request.query, limit: request.query.limit ?? 50 }),
   );
 
   app.get(
