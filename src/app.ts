@@ -19,6 +19,7 @@ import { registerAdminRoutes } from './http/routes/admin/index.js';
 import { registerV1Routes } from './http/routes/v1/index.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { registerDeliveryMetrics } from './webhooks/metrics.js';
 
 export interface AppOptions {
   ctx: AppContext;
@@ -62,6 +63,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   registerErrorHandling(app, ctx.config.bodyLimitBytes);
   registerMetrics(app, metrics);
+  registerDeliveryMetrics(metrics.registry, ctx.db);
   registerHealth(app, ctx);
   registerCaller(app, {
     authenticator: ctx.authenticator,

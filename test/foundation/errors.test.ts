@@ -132,3 +132,16 @@ describe('documents', () => {
     for (const status of ['400', '401', '403', '404', '429', '500', '503']) expect(op.responses[status], status).toBeTruthy();
   });
 });
+
+describe('metrics', () => {
+  it('exports request rate and latency by route, rate-limit refusals and the delivery queue', async () => {
+    await server.call('GET', `/v1/facilities/00000000-0000-0000-0000-000000000000`, { token });
+    const text = (await server.call('GET', '/metrics')).text;
+    expect(text).toMatch(/dcm_http_requests_total\{route="\/v1\/facilities\/:id",method="GET",status="404"\} \d+/);
+    expect(text).toContain('dcm_http_request_duration_seconds_bucket');
+    expect(text).toContain('dcm_rate_limited_total');
+    expect(text).toMatch(/dcm_webhook_deliveries\{status="pending"\} 0/);
+    expect(text).toMatch(/dcm_webhook_queue_depth 0/);
+    expect(text).toMatch(/dcm_webhook_queue_oldest_age_seconds 0/);
+  });
+});

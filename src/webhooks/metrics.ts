@@ -1,0 +1,46 @@
+/**
+ * Delivery queue metrics, read from the database when /metrics is scraped: the queue is
+ * shared by every worker, so any API process reports the whole of it.
+ */
+import { sql, type Kysely } from 'kysely';
+import { Gauge, type Registry } from 'prom-client';
+import type { DB } from '../db/schema.js';
+
+export function registerDeliveryMetrics(registry: Registry, db: Kysely<DB>): void {
+  new Gauge({
+    name: 'dcm_webhook_deliveries',
+    help: 'Webhook deliveries by status (finished ones are kept 30 days)',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      const rows = await db.selectFrom('webhook_deliveries').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').execute();
+      this.reset();
+      for (const status of ['pending', 'delivering', 'succeeded', 'discarded']) {
+        this.set({ status }, rows.find((r) => r.status === status)?.n ?? 0);
+      }
+    },
+  });
+  const due = () =>
+    db
+      .selectFrom('webhook_deliveries')
+      .select([sql<number>`count(*)::int`.as('depth'), sql<number | null>`extract(epoch from now() - min(next_attempt_at))::float8`.as('age')])
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', sql<Date>`now()`)
+      .executeTakeFirstOrThrow();
+  new Gauge({
+    name: 'dcm_webhook_queue_depth',
+    help: 'Pending deliveries that are due now (waiting for a worker)',
+    registers: [registry],
+    async collect() {
+      this.set((await due()).depth);
+    },
+  });
+  new Gauge({
+    name: 'dcm_webhook_queue_oldest_age_seconds',
+    help: 'How long the oldest due delivery has waited for a worker (0 when none)',
+    registers: [registry],
+    async collect() {
+      this.set(Math.max(0, (await due()).age ?? 0));
+    },
+  });
+}
