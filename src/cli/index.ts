@@ -4,21 +4,27 @@
  * non-zero exit.
  */
 import { parseArgs } from 'node:util';
-import { createContext } from '../bootstrap.js';
-import { ConfigError, loadConfig } from '../config.js';
 import { ApiError } from '../http/errors.js';
+import { commandName, type AdminOperation } from './admin-api.js';
 import type { Command } from './commands.js';
+import { bulkCommands } from './commands/bulk.js';
+import { callCommand, listAdminOperations } from './commands/call.js';
 import { tenantCommands } from './commands/tenants.js';
+import { describeApiError, fail, openContext } from './support.js';
 
-const commands: Command[] = [...tenantCommands];
+const commands: Command[] = [...tenantCommands, ...bulkCommands, callCommand];
 
-function usage(): string {
+function usage(operations: AdminOperation[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
+  const opWidth = Math.max(...operations.map((o) => commandName(o.operationId).length));
   return [
     'Usage: dental-clinic <command> [options] [--json]',
     '',
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Back-office operations (dental-clinic call <operation> --help for its options):',
+    ...operations.map((o) => `  ${commandName(o.operationId).padEnd(opWidth)}  ${o.method.padEnd(6)} ${o.summary}`),
     '',
     'Every command takes --json (machine-readable output) and --help.',
     'The database is the one of DATABASE_URL, or the embedded one in DATA_DIR.',
@@ -30,22 +36,22 @@ function commandHelp(c: Command): string {
   return [`Usage: dental-clinic ${c.name} [options] [--json]`, '', c.summary, '', ...(lines.length ? ['Options:', ...lines] : ['No options.'])].join('\n');
 }
 
-function fail(message: string, code = 1): never {
-  console.error(`error: ${message}`);
-  process.exit(code);
-}
 
 async function main(argv: string[]): Promise<void> {
   const words = argv.filter((a) => !a.startsWith('-'));
   const command = [...commands].sort((a, b) => b.name.split(' ').length - a.name.split(' ').length).find((c) => c.name.split(' ').every((w, i) => words[i] === w));
   if (!command) {
     if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
-      console.log(usage());
+      console.log(usage(await listAdminOperations()));
       return;
     }
     fail(`unknown command "${words.join(' ')}". Run with --help to list the commands.`, 2);
   }
   const rest = argv.slice(argv.indexOf(command.name.split(' ').at(-1)!) + 1);
+  if (command.passThrough) {
+    await command.passThrough(rest);
+    return;
+  }
   if (rest.includes('--help') || rest.includes('-h')) {
     console.log(commandHelp(command));
     return;
@@ -69,22 +75,11 @@ async function main(argv: string[]): Promise<void> {
     if (o.required && values[name] === undefined) fail(`--${name} is required. Run "dental-clinic ${command.name} --help".`, 2);
   }
 
-  let config;
-  try {
-    config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
-  } catch (error) {
-    if (error instanceof ConfigError) fail(error.message, 2);
-    throw error;
-  }
-  const ctx = await createContext(config);
+  const ctx = await openContext();
   try {
     await command.run(ctx, values, !!values.json);
   } catch (error) {
-    if (error instanceof ApiError) {
-      const issues = (error.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
-      const detail = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
-      fail(`${error.code}${detail ? ` (${detail})` : error.details?.reason ? ` (${error.details.reason})` : ''}: ${error.message}`);
-    }
+    if (error instanceof ApiError) fail(describeApiError(error.code, error.message, error.details));
     fail((error as Error).message);
   } finally {
     await ctx.database.close();
