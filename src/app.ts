@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import type { AppContext } from './context.js';
+import { ApiError, errorEnvelope } from './http/errors.js';
 import { registerAdminAuth } from './http/plugins/admin-auth.js';
 import { registerCaller } from './http/plugins/caller.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
@@ -50,6 +51,32 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     ajv: { customOptions: { allErrors: true } },
     routerOptions: { maxParamLength: 500 },
+    // A URL the router cannot decode (`%ff`, a lone `%`) or a path parameter over 500
+    // characters is refused before any hook runs; without this Fastify answers with its own
+    // body and no X-Request-Id (found by test/proof/fuzz.test.ts).
+    frameworkErrors: (error, request, reply) => {
+      const apiError = error.code === 'FST_ERR_ASYNC_CONSTRAINT'
+        ? new ApiError('internal_error')
+        : ApiError.invalid('path', [{ path: '', message: error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'parametro troppo lungo' : 'indirizzo non valido' }]);
+      void reply
+        .status(apiError.status)
+        .header('x-request-id', request.id)
+        .type('application/json; charset=utf-8')
+        .send(errorEnvelope(apiError, request.id));
+    },
+    // A request Node's parser refuses (a URL or headers over 16 KB, broken HTTP) never reaches
+    // Fastify's hooks either: answer it with the envelope too, then close.
+    clientErrorHandler: (error, socket) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
+      const requestId = `req_${randomUUID()}`;
+      const message = code === 'HPE_HEADER_OVERFLOW' ? 'indirizzo o intestazioni oltre il limite di 16 KB' : 'richiesta HTTP non valida';
+      const body = JSON.stringify(errorEnvelope(ApiError.invalid('header', [{ path: '', message }]), requestId));
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
