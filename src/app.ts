@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { AppContext } from './context.js';
 import { ApiError, errorEnvelope } from './http/errors.js';
 import { registerAdminAuth } from './http/plugins/admin-auth.js';
@@ -58,7 +58,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       const apiError = error.code === 'FST_ERR_ASYNC_CONSTRAINT'
         ? new ApiError('internal_error')
         : ApiError.invalid('path', [{ path: '', message: error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'parametro troppo lungo' : 'indirizzo non valido' }]);
-      void reply
+      void (reply as FastifyReply)
         .status(apiError.status)
         .header('x-request-id', request.id)
         .type('application/json; charset=utf-8')
