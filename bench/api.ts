@@ -10,7 +10,8 @@
  *
  * Environment: BENCH_ENGINES (postgres,pglite), BENCH_SECONDS (10 per route),
  * BENCH_CONNECTIONS (10), BENCH_ROWS (100000), BENCH_RATE (500: the fixed-rate run),
- * BENCH_CPU_PROF (a folder: the server runs with --cpu-prof and writes its profile there).
+ * BENCH_CPU_PROF (a folder: the server runs with --cpu-prof and writes its profile there;
+ * summarize it with `node scripts/proof-cpuprofile.mjs <file>`), BENCH_ONLY (route names).
  */
 import { randomUUID } from 'node:crypto';
 import { dedicatedDatabase, fmt, machine, run, startBenchServer, type BenchServer, type Measure } from './lib/harness.js';
@@ -21,6 +22,8 @@ const WARMUP_SECONDS = Math.max(1, Math.min(3, Math.round(SECONDS / 4)));
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const ROWS = process.env.BENCH_ROWS ?? '100000';
+/** Comma-separated route names to run (e.g. `GET /facilities/{id}` while profiling); all by default. */
+const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
 const ENGINES = (process.env.BENCH_ENGINES ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',').map((e) => e.trim());
 
 interface Target {
@@ -128,9 +131,13 @@ async function benchEngine(engine: string): Promise<string[]> {
     say('rate limits raised to 10^9 per window for the benchmark (the limiter still runs on every request): the spec limits are not what is measured');
     say('');
 
-    const ceiling = await measure(server, 'ceiling (no auth, no database, same bytes)', { method: 'GET', path: CEILING_PATH });
+    const ceilingName = 'ceiling (no auth, no database, same bytes)';
+    const ceiling: Measure = ONLY && !ONLY.includes('ceiling')
+      ? { name: ceilingName, reqPerSec: NaN, p50: NaN, p99: NaN, non2xx: 0, errors: 0, total: 0 }
+      : await measure(server, ceilingName, { method: 'GET', path: CEILING_PATH });
     const rows: (Measure | { name: string; skipped: string })[] = [];
     for (const target of TARGETS) {
+      if (ONLY && !ONLY.includes(target.name)) continue;
       if (!doc.paths?.[target.docPath]?.[target.method]) {
         rows.push({ name: target.name, skipped: 'route not present' });
         continue;
@@ -147,7 +154,7 @@ async function benchEngine(engine: string): Promise<string[]> {
 
     say('');
     say(`fixed rate: ${RATE} req/s (autocannon overallRate), ${SECONDS} s`);
-    for (const target of TARGETS.filter((t) => t.docPath === '/appointments' || t.docPath === '/facilities/{id}')) {
+    for (const target of TARGETS.filter((t) => (t.docPath === '/appointments' || t.docPath === '/facilities/{id}') && (!ONLY || ONLY.includes(t.name)))) {
       if (!doc.paths?.[target.docPath]?.[target.method]) {
         say(`- ${target.name}: skipped: route not present`);
         continue;
