@@ -158,6 +158,25 @@ describe('hostile input against every operation of /v1/openapi.json', () => {
     expect(failures, failures.join('\n\n')).toEqual([]);
   });
 
+  // Regressions the fuzzer found: these were answered by Fastify or Node themselves, with
+  // their own body and no X-Request-Id, before any hook ran.
+  it('answers an undecodable URL, an over-long path parameter and an oversized URL with the envelope', async () => {
+    const cases: [string, string][] = [
+      ['GET', '/v1/facilities/%ff'],
+      ['GET', '/v1/%'],
+      ['GET', `/v1/facilities/${'x'.repeat(600)}`],
+      ['GET', `/v1/facilities/${tenant.facilityIds[0]}?q=${'a'.repeat(20_000)}`],
+    ];
+    for (const [method, url] of cases) {
+      const req = { method, url, headers: { authorization: `Bearer ${tenant.token}` }, body: null, label: `${method} ${url.slice(0, 80)}` };
+      const before = await fingerprint();
+      const answer = await send(req);
+      expect(answer.status, req.label).toBe(400);
+      check(req, answer, before, await fingerprint());
+      expect(JSON.parse(answer.text).error.code).toBe('invalid_request');
+    }
+  });
+
   it('answers requests to routes that do not exist with the envelope', { timeout: TIMEOUT_MS }, async () => {
     const base = new URL(doc.servers?.[0]?.url ?? '/v1', 'http://x').pathname.replace(/\/$/, '');
     await fuzz(strayRequest({ doc, base, token: tenant.token, knownIds }, Object.keys(doc.paths ?? {})), RUNS * 2);
