@@ -34,6 +34,24 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const MAX_JSON_DEPTH = 64;
+
+/** Whether objects and arrays in a JSON text nest deeper than `max` (strings skipped; one pass). */
+function jsonDepthOver(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { ctx } = options;
@@ -82,6 +100,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies: anything else is refused with a clear 400, not parsed as text.
   app.removeContentTypeParser(['text/plain']);
+  // JSON nested deeper than any real body is refused before parsing: the idempotency hash,
+  // JSON.stringify and every recursive walk would overflow the stack on it (a 500, found by
+  // test/proof/fuzz.test.ts). Fastify's own parser (with its prototype-poisoning checks) does the rest.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (jsonDepthOver(text, MAX_JSON_DEPTH)) {
+      done(ApiError.invalid('body', [{ path: '', message: `il JSON è annidato oltre ${MAX_JSON_DEPTH} livelli` }]), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -10,6 +10,7 @@
  * Sized for CI (FUZZ_RUNS per operation, 40 by default); `npm run fuzz` runs longer.
  * FUZZ_SEED replays a run; a failure prints the seed, the path and the request.
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import fc from 'fast-check';
 import { sql } from 'kysely';
@@ -204,6 +205,24 @@ describe('hostile input against the shared mechanisms (bodies, Idempotency-Key, 
     mechFingerprint = await makeFingerprinter(mech.ctx.db);
   });
   afterAll(() => mech?.close());
+
+  // Found by the fuzzer: a deeply nested body on a route that accepts any JSON overflowed the
+  // stack in the idempotency hash (and would in JSON.stringify anywhere after): a 500.
+  it('refuses deeply nested JSON with 400 invalid_request, with or without Idempotency-Key', async () => {
+    for (const rawBody of ['{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000), '['.repeat(100_000) + ']'.repeat(100_000)]) {
+      for (const headers of [{ 'idempotency-key': randomUUID() }, {}] as Record<string, string>[]) {
+        const req = { method: 'POST', url: '/v1/test-secrets', headers: { authorization: `Bearer ${mechToken}`, 'content-type': 'application/json', ...headers }, body: Buffer.from(rawBody), label: 'deep JSON' };
+        const before = await mechFingerprint();
+        const answer = await send(req, mech);
+        check(req, answer, before, await mechFingerprint());
+        expect(answer.status).toBe(400);
+        expect(JSON.parse(answer.text).error.details.in).toBe('body');
+      }
+    }
+    // A body nested like real data still works.
+    const ok = await send({ method: 'POST', url: '/v1/test-secrets', headers: { authorization: `Bearer ${mechToken}`, 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ a: [{ b: { c: [1, 2, { d: 'e' }] } }] })), label: 'nested JSON' }, mech);
+    expect(ok.status).toBe(201);
+  });
 
   it('holds the same properties on routes with bodies', { timeout: TIMEOUT_MS * 4 }, async () => {
     // testBoom answers 500 on purpose (the error test of the foundation).

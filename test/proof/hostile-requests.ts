@@ -305,6 +305,9 @@ const queryValue = (doc: OpenApiDoc, schema: Schema) =>
 const headerText = (max: number) =>
   fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: max });
 
+/** What a client can put in a header: characters outside Latin-1 become `?`, as a browser would refuse them. */
+const sendableHeader = (value: string) => value.replace(/[^\x20-\x7e\x80-\xff]/g, '?');
+
 const CONTENT_TYPES = [
   'text/plain',
   'application/x-www-form-urlencoded',
@@ -406,7 +409,7 @@ export function hostileRequest(op: Operation, ctx: RequestContext): fc.Arbitrary
       accept: fc.constantFrom('application/xml', 'text/html', '*/*', 'application/json;q=0'),
       'accept-encoding': fc.constantFrom('gzip', 'br', 'identity;q=0', 'x'.repeat(100)),
       'x-forwarded-for': headerText(60),
-      ...Object.fromEntries(headerParams.map((p) => [p.name.toLowerCase(), fc.oneof(validValue(doc, p.schema).map(asText), headerText(300))])),
+      ...Object.fromEntries(headerParams.map((p) => [p.name.toLowerCase(), fc.oneof(validValue(doc, p.schema).map((v) => sendableHeader(asText(v))), headerText(300))])),
     },
     { requiredKeys: ['authorization'] },
   );
