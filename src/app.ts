@@ -36,6 +36,19 @@ export interface AppOptions {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const MAX_JSON_DEPTH = 64;
 
+/** The path of the first string (or key) holding U+0000, or null. Bodies are at most 64 deep. */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return itemPath;
+    const found = nulPath(item, itemPath);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 /** Whether objects and arrays in a JSON text nest deeper than `max` (strings skipped; one pass). */
 function jsonDepthOver(text: string, max: number): boolean {
   let depth = 0;
@@ -115,6 +128,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // PostgreSQL text cannot hold U+0000: a NUL in any input string would reach the database as
+  // an error (a 500 on PostgreSQL, found by test/proof/fuzz.test.ts). Refused before validation.
+  app.addHook('preValidation', async (request) => {
+    for (const [part, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
+      const at = nulPath(value, '');
+      if (at !== null) throw ApiError.invalid(part, [{ path: at, message: 'contiene il carattere NUL (U+0000), non ammesso' }]);
+    }
   });
   app.addHook('onClose', async () => limiter.close());
 
