@@ -5,8 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { AppContext } from './context.js';
+import { ApiError, errorEnvelope } from './http/errors.js';
 import { registerAdminAuth } from './http/plugins/admin-auth.js';
 import { registerCaller } from './http/plugins/caller.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
@@ -34,6 +35,37 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const MAX_JSON_DEPTH = 64;
+
+/** The path of the first string (or key) holding U+0000, or null. Bodies are at most 64 deep. */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return itemPath;
+    const found = nulPath(item, itemPath);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/** Whether objects and arrays in a JSON text nest deeper than `max` (strings skipped; one pass). */
+function jsonDepthOver(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { ctx } = options;
@@ -51,13 +83,60 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     ajv: { customOptions: { allErrors: true } },
     routerOptions: { maxParamLength: 500 },
+    // A URL the router cannot decode (`%ff`, a lone `%`) or a path parameter over 500
+    // characters is refused before any hook runs; without this Fastify answers with its own
+    // body and no X-Request-Id (found by test/proof/fuzz.test.ts).
+    frameworkErrors: (error, request, reply) => {
+      const apiError = error.code === 'FST_ERR_ASYNC_CONSTRAINT'
+        ? new ApiError('internal_error')
+        : ApiError.invalid('path', [{ path: '', message: error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'parametro troppo lungo' : 'indirizzo non valido' }]);
+      void (reply as FastifyReply)
+        .status(apiError.status)
+        .header('x-request-id', request.id)
+        .type('application/json; charset=utf-8')
+        .send(errorEnvelope(apiError, request.id));
+    },
+    // A request Node's parser refuses (a URL or headers over 16 KB, broken HTTP) never reaches
+    // Fastify's hooks either: answer it with the envelope too, then close.
+    clientErrorHandler: (error, socket) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
+      const requestId = `req_${randomUUID()}`;
+      const message = code === 'HPE_HEADER_OVERFLOW' ? 'indirizzo o intestazioni oltre il limite di 16 KB' : 'richiesta HTTP non valida';
+      const body = JSON.stringify(errorEnvelope(ApiError.invalid('header', [{ path: '', message }]), requestId));
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies: anything else is refused with a clear 400, not parsed as text.
   app.removeContentTypeParser(['text/plain']);
+  // JSON nested deeper than any real body is refused before parsing: the idempotency hash,
+  // JSON.stringify and every recursive walk would overflow the stack on it (a 500, found by
+  // test/proof/fuzz.test.ts). Fastify's own parser (with its prototype-poisoning checks) does the rest.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (jsonDepthOver(text, MAX_JSON_DEPTH)) {
+      done(ApiError.invalid('body', [{ path: '', message: `il JSON è annidato oltre ${MAX_JSON_DEPTH} livelli` }]), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // PostgreSQL text cannot hold U+0000: a NUL in any input string would reach the database as
+  // an error (a 500 on PostgreSQL, found by test/proof/fuzz.test.ts). Refused before validation.
+  app.addHook('preValidation', async (request) => {
+    for (const [part, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
+      const at = nulPath(value, '');
+      if (at !== null) throw ApiError.invalid(part, [{ path: at, message: 'contiene il carattere NUL (U+0000), non ammesso' }]);
+    }
   });
   app.addHook('onClose', async () => limiter.close());
 

@@ -1,0 +1,106 @@
+/** Shared by the benchmarks: the server process, the machine, autocannon runs. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import type { Seeded } from './seed.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export function machine(): string {
+  const cpus = os.cpus();
+  return [
+    `cpu: ${cpus[0]?.model ?? 'unknown'} x ${cpus.length} cores (os.availableParallelism ${os.availableParallelism()})`,
+    `memory: ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB total, ${(os.freemem() / 2 ** 30).toFixed(1)} GiB free; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `node ${process.version} on ${os.platform()} ${os.release()}`,
+  ].join('\n');
+}
+
+export interface BenchServer {
+  child: ChildProcess;
+  base: string;
+  engine: string;
+  seeded: Seeded;
+  rows: number;
+  seedSeconds: number;
+  stop(): Promise<void>;
+}
+
+/** A dedicated PostgreSQL database for one benchmark run, dropped at the end. */
+export async function dedicatedDatabase(baseUrl: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const a = new pg.Client({ connectionString: baseUrl });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+/** Starts bench/lib/server.ts in its own process and waits for its `ready` line. */
+export async function startBenchServer(env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<BenchServer> {
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+  if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/lib/server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const ready = await new Promise<any>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
+      if (line) resolve(JSON.parse(line).ready);
+    });
+    child.on('exit', (code) => reject(new Error(`the bench server exited with ${code}:\n${out}\n${err}`)));
+  });
+  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  return {
+    child,
+    base: `http://127.0.0.1:${ready.port}`,
+    engine: ready.engine,
+    seeded: ready.seeded,
+    rows: ready.rows,
+    seedSeconds: ready.seedSeconds,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export interface Measure {
+  name: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
+
+export async function run(name: string, options: Record<string, unknown>): Promise<Measure> {
+  const result = await autocannon({ connections: 10, pipelining: 1, ...options });
+  return {
+    name,
+    reqPerSec: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total,
+  };
+}
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -1,0 +1,93 @@
+/**
+ * Bulk seed for the benchmarks: one clinic with `rows` patients and `rows` appointments,
+ * inserted with generate_series straight into the core tables (0001_core.sql). Columns that
+ * later migrations add for search (normalized names, phonetic keys) are filled when present,
+ * the way the patient service fills them, so search has something to find. Side tables a
+ * module maintains itself (the people branch's patient_name_terms and patient_name_keys) are
+ * not filled here: GET /patients/search figures need the module's own indexing of the seed.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
+import { createApiKey } from '../../src/modules/auth/keys-service.js';
+import { SCOPES } from '../../src/modules/auth/scopes.js';
+import { createClinic, createDoctor, createFacility } from '../../src/modules/clinics/service.js';
+
+export interface Seeded {
+  clinicId: string;
+  facilityId: string;
+  doctorId: string;
+  /** Keys with every scope; requests are spread over them. */
+  tokens: string[];
+  appointmentId: string;
+  patientId: string;
+}
+
+const SURNAMES = ['Rossi', 'Russo', 'Ferrari', 'Esposito', 'Bianchi', 'Romano', 'Colombo', 'Ricci', 'Marino', 'Greco', 'Bruno', 'Gallo', 'Conti', 'De Luca', 'Mancini'];
+const NAMES = ['Mario', 'Giulia', 'Luca', 'Francesca', 'Marco', 'Chiara', 'Andrea', 'Sara', 'Matteo', 'Elena', 'Giuseppe', 'Anna'];
+
+export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promise<Seeded> {
+  const clinic = await createClinic(db, { name: 'Studio Benchmark' });
+  const facility = await createFacility(db, clinic.id, {
+    name: 'Sede Centro',
+    city: 'Milano',
+    street: 'Via Roma 1',
+    province: 'MI',
+    zipCode: '20100',
+    phone: '+390212345678',
+    email: 'centro@example.com',
+    isMainLocation: true,
+    workingSchedule: { mon: [['09:00', '13:00'], ['14:00', '19:00']], tue: [['09:00', '19:00']], wed: [['09:00', '19:00']] },
+  });
+  const doctor = await createDoctor(db, clinic.id, { firstName: 'Laura', lastName: 'Bianchi', facilityId: facility.id });
+  const tokens: string[] = [];
+  for (let i = 0; i < keys; i++) tokens.push((await createApiKey(db, clinic.id, { name: `bench ${i}`, scopes: [...SCOPES] })).token);
+
+  const surnames = `{${SURNAMES.map((s) => `"${s}"`).join(',')}}`;
+  const names = `{${NAMES.map((s) => `"${s}"`).join(',')}}`;
+  await sql`
+    INSERT INTO patients (id, clinic_id, facility_id, first_name, last_name, email, phone, date_of_birth, gender, tax_code, created_at, updated_at)
+    SELECT gen_random_uuid(), ${clinic.id}, ${facility.id},
+           (${names}::text[])[1 + i % ${NAMES.length}],
+           (${surnames}::text[])[1 + (i / ${NAMES.length}) % ${SURNAMES.length}] || CASE WHEN i % 7 = 0 THEN '' ELSE ' ' || i::text END,
+           'paziente' || i || '@example.com',
+           '+39333' || lpad(i::text, 7, '0'),
+           date '1940-01-01' + (i % 25000),
+           (ARRAY['male','female','other','prefer_not_to_say'])[1 + i % 4],
+           'TAX' || i,
+           now() - make_interval(mins => ${rows} - i),
+           now() - make_interval(mins => ${rows} - i)
+    FROM generate_series(1, ${rows}) AS i`.execute(db);
+
+  const columns = new Set(
+    (await sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'patients'`.execute(db)).rows.map((r) => r.column_name),
+  );
+  const sets: string[] = [];
+  const norm = (col: string) => `lower(unaccent(${col}))`;
+  if (columns.has('first_norm')) sets.push(`first_norm = ${norm('first_name')}`);
+  if (columns.has('last_norm')) sets.push(`last_norm = ${norm('last_name')}`);
+  if (columns.has('full_norm')) sets.push(`full_norm = ${norm(`first_name || ' ' || last_name`)}`);
+  if (columns.has('phon_first')) sets.push(`phon_first = dmetaphone(first_name)`);
+  if (columns.has('phon_last')) sets.push(`phon_last = dmetaphone(last_name)`);
+  if (columns.has('tax_code_norm')) sets.push(`tax_code_norm = lower(tax_code)`);
+  if (sets.length) await sql.raw(`UPDATE patients SET ${sets.join(', ')} WHERE clinic_id = '${clinic.id}'`).execute(db);
+
+  // Appointments: one every 30 minutes for the doctor, so no two overlap; statuses mixed.
+  await sql`
+    WITH p AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM patients WHERE clinic_id = ${clinic.id})
+    INSERT INTO appointments (id, clinic_id, patient_id, facility_id, doctor_id, start_at, end_at, status, type, category, title, reason, origin, created_at, updated_at)
+    SELECT gen_random_uuid(), ${clinic.id}, p.id, ${facility.id}, ${doctor.id},
+           timestamptz '2024-01-01T08:00:00Z' + make_interval(mins => 30 * p.n::int),
+           timestamptz '2024-01-01T08:30:00Z' + make_interval(mins => 30 * p.n::int),
+           (ARRAY['scheduled','confirmed','completed','cancelled','no_show','checked_in'])[1 + p.n::int % 6],
+           (ARRAY['checkup','treatment','consultation','emergency','other'])[1 + p.n::int % 5],
+           (ARRAY['recall','treatment_plan','first_visit','case_study','standard'])[1 + p.n::int % 5],
+           'Visita ' || p.n, 'Controllo periodico', 'api',
+           now() - make_interval(mins => ${rows} - p.n::int),
+           now() - make_interval(mins => ${rows} - p.n::int)
+    FROM p WHERE p.n <= ${rows}`.execute(db);
+  await sql`ANALYZE patients`.execute(db);
+  await sql`ANALYZE appointments`.execute(db);
+
+  const appointment = await db.selectFrom('appointments').select(['id', 'patient_id']).where('clinic_id', '=', clinic.id).orderBy('start_at', 'desc').executeTakeFirstOrThrow();
+  return { clinicId: clinic.id, facilityId: facility.id, doctorId: doctor.id, tokens, appointmentId: appointment.id, patientId: appointment.patient_id };
+}
