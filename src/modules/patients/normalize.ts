@@ -101,6 +101,8 @@ export function nameScore(query: string, first: string, last: string): number {
 /** The name and every form of it with one character removed (symmetric-deletion keys). */
 export function deletionKeys(term: string): string[] {
   const keys = new Set<string>([term]);
-  if (term.length > 2) for (let i = 0; i < term.length; i++) keys.add(term.slice(0, i) + term.slice(i + 1));
+  // By code points, not UTF-16 units: cutting a surrogate pair would leave text the database refuses.
+  const chars = Array.from(term);
+  if (chars.length > 2) for (let i = 0; i < chars.length; i++) keys.add(chars.slice(0, i).join('') + chars.slice(i + 1).join(''));
   return [...keys];
 }
