@@ -53,7 +53,7 @@ describe('patient back office', () => {
     expect((await admin('POST', `/admin/v1/clinics/${other.clinicId}/patients/${p.id}/archive`)).status).toBe(404);
   });
 
-  it('erases personal and clinical data for good, keeps the id, clears appointment and call free text', async () => {
+  it('erases personal and clinical data for good, keeps the id, clears appointment, call and chat free text', async () => {
     const p = await create({ phone: '333 000 9999', email: 'erase@example.com', taxCode: 'ERSDTA80A01F205X', notes: 'diabete', allergies: ['x'], dateOfBirth: '1980-01-01' });
     const appointmentId = randomUUID();
     await server.ctx.db.insertInto('appointments').values({
@@ -62,8 +62,16 @@ describe('patient back office', () => {
     }).execute();
     const call = await server.call('POST', '/v1/calls', { token: t.token, body: { externalCallId: randomUUID(), direction: 'inbound', from: '333 000 9999', to: '02 1234567', transcript: 'parla di diabete', summary: 'diabete' } });
     expect(call.body.patientId).toBe(p.id);
+    const chat = await admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations`, { patientId: p.id });
+    expect(chat.status, chat.text).toBe(201);
+    const said = await admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations/${chat.body.id}/messages`, { direction: 'in', author: 'paziente', type: 'testo', body: 'ho il diabete' });
+    expect(said.status, said.text).toBe(201);
     const res = await admin('POST', `/admin/v1/clinics/${t.clinicId}/patients/${p.id}/erase`);
     expect(res.status, res.text).toBe(200);
+    const messages = await server.ctx.db.selectFrom('chat_messages').select(['body', 'transcription']).where('conversation_id', '=', chat.body.id).execute();
+    expect(messages).toEqual([{ body: null, transcription: null }]);
+    const conversation = await server.ctx.db.selectFrom('conversations').select('phone').where('id', '=', chat.body.id).executeTakeFirstOrThrow();
+    expect(conversation.phone).toBeNull();
     expect(res.body).toMatchObject({ id: p.id, firstName: null, lastName: null, email: null, phone: null, taxCode: null, dateOfBirth: null, notes: null, allergies: null, isActive: false });
     const row = await server.ctx.db.selectFrom('patients').selectAll().where('id', '=', p.id).executeTakeFirstOrThrow();
     expect(row.erased_at).toBeTruthy();

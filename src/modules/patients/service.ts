@@ -474,6 +474,20 @@ export async function erasePatient(db: Db, caller: Caller, id: string): Promise<
       .where('clinic_id', '=', caller.scope.clinicId)
       .where('patient_id', '=', current.id)
       .execute();
+    // The patient's chat: message texts and voice transcriptions, and the conversation's number.
+    const conversations = trx.selectFrom('conversations').select('id').where('clinic_id', '=', caller.scope.clinicId).where('patient_id', '=', current.id);
+    await trx
+      .updateTable('chat_messages')
+      .set({ body: null, transcription: null })
+      .where('clinic_id', '=', caller.scope.clinicId)
+      .where('conversation_id', 'in', conversations)
+      .execute();
+    await trx
+      .updateTable('conversations')
+      .set({ phone: null, updated_at: now, version: sql`version + 1` })
+      .where('clinic_id', '=', caller.scope.clinicId)
+      .where('patient_id', '=', current.id)
+      .execute();
     await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'patient.archived', facilityId: updated.facility_id, data: eventData(updated, { reason: 'erased' }) });
     return updated;
   });
