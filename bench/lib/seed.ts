@@ -2,15 +2,15 @@
  * Bulk seed for the benchmarks: one clinic with `rows` patients and `rows` appointments,
  * inserted with generate_series straight into the core tables (0001_core.sql). Columns that
  * later migrations add for search (normalized names, phonetic keys) are filled when present,
- * the way the patient service fills them, so search has something to find. Side tables a
- * module maintains itself (the people branch's patient_name_terms and patient_name_keys) are
- * not filled here: GET /patients/search figures need the module's own indexing of the seed.
+ * the way the patient service fills them, and the search vocabulary (patient_name_terms and
+ * patient_name_keys) through the module's own addNameTerms, so search finds what it would in use.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { createApiKey } from '../../src/modules/auth/keys-service.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import { createClinic, createDoctor, createFacility } from '../../src/modules/clinics/service.js';
+import { addNameTerms } from '../../src/modules/patients/service.js';
 
 export interface Seeded {
   clinicId: string;
@@ -62,7 +62,8 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
     (await sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'patients'`.execute(db)).rows.map((r) => r.column_name),
   );
   const sets: string[] = [];
-  const norm = (col: string) => `lower(unaccent(${col}))`;
+  // The same form as normalizeName (src/modules/patients/normalize.ts): no accents, no apostrophes, lower case, single spaces.
+  const norm = (col: string) => `btrim(regexp_replace(regexp_replace(lower(unaccent(${col})), '[''’\`´]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))`;
   if (columns.has('first_norm')) sets.push(`first_norm = ${norm('first_name')}`);
   if (columns.has('last_norm')) sets.push(`last_norm = ${norm('last_name')}`);
   if (columns.has('full_norm')) sets.push(`full_norm = ${norm(`first_name || ' ' || last_name`)}`);
@@ -70,6 +71,12 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
   if (columns.has('phon_last')) sets.push(`phon_last = dmetaphone(last_name)`);
   if (columns.has('tax_code_norm')) sets.push(`tax_code_norm = lower(tax_code)`);
   if (sets.length) await sql.raw(`UPDATE patients SET ${sets.join(', ')} WHERE clinic_id = '${clinic.id}'`).execute(db);
+  // The search module's vocabulary of names (what a patient creation adds one by one).
+  const terms = (await sql<{ term: string }>`SELECT DISTINCT first_norm AS term FROM patients WHERE clinic_id = ${clinic.id} AND first_norm IS NOT NULL
+      UNION SELECT DISTINCT last_norm FROM patients WHERE clinic_id = ${clinic.id} AND last_norm IS NOT NULL`.execute(db)).rows.map((r) => r.term);
+  for (let i = 0; i < terms.length; i += 5000) {
+    await db.transaction().execute((trx) => addNameTerms(trx, clinic.id, terms.slice(i, i + 5000)));
+  }
 
   // Appointments: one every 30 minutes for the doctor, so no two overlap; statuses mixed.
   await sql`
