@@ -48,7 +48,9 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
     INSERT INTO patients (id, clinic_id, facility_id, first_name, last_name, email, phone, date_of_birth, gender, tax_code, created_at, updated_at)
     SELECT gen_random_uuid(), ${clinic.id}, ${facility.id},
            (${names}::text[])[1 + i % ${NAMES.length}],
-           (${surnames}::text[])[1 + (i / ${NAMES.length}) % ${SURNAMES.length}] || CASE WHEN i % 7 = 0 THEN '' ELSE ' ' || i::text END,
+           -- Real-looking names: one surname, or two (about 6 in 7), so a clinic has namesakes as real ones do.
+           (${surnames}::text[])[1 + (i / ${NAMES.length}) % ${SURNAMES.length}]
+             || CASE WHEN i % 7 = 0 THEN '' ELSE ' ' || (${surnames}::text[])[1 + (i / ${NAMES.length * SURNAMES.length}) % ${SURNAMES.length}] END,
            'paziente' || i || '@example.com',
            '+39333' || lpad(i::text, 7, '0'),
            date '1940-01-01' + (i % 25000),
@@ -69,7 +71,7 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
   if (columns.has('full_norm')) sets.push(`full_norm = ${norm(`first_name || ' ' || last_name`)}`);
   if (columns.has('phon_first')) sets.push(`phon_first = dmetaphone(first_name)`);
   if (columns.has('phon_last')) sets.push(`phon_last = dmetaphone(last_name)`);
-  if (columns.has('tax_code_norm')) sets.push(`tax_code_norm = lower(tax_code)`);
+  if (columns.has('tax_code_norm')) sets.push(`tax_code_norm = upper(regexp_replace(tax_code, '[^A-Za-z0-9]', '', 'g'))`);
   if (sets.length) await sql.raw(`UPDATE patients SET ${sets.join(', ')} WHERE clinic_id = '${clinic.id}'`).execute(db);
   // The search module's vocabulary of names (what a patient creation adds one by one).
   const terms = (await sql<{ term: string }>`SELECT DISTINCT first_norm AS term FROM patients WHERE clinic_id = ${clinic.id} AND first_norm IS NOT NULL
