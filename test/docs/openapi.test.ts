@@ -55,6 +55,12 @@ describe.each(['v1', 'admin'] as const)('%s OpenAPI document', (name) => {
       else if (ids.has(op.operationId)) problems.push(`${where}: duplicate operationId ${op.operationId}`);
       ids.add(op.operationId);
       if (!op.summary?.trim()) problems.push(`${where}: no summary`);
+      const body = op.requestBody?.content?.['application/json'];
+      if (body && body.example === undefined && body.examples === undefined) problems.push(`${where}: no request body example`);
+      for (const [status, response] of Object.entries<Doc>(op.responses ?? {})) {
+        const media = response?.content?.['application/json'];
+        if (media && media.example === undefined && media.examples === undefined) problems.push(`${where}: no example for ${status}`);
+      }
       // The scope line is appended automatically: a description must say more than that.
       const description = String(op.description ?? '').replace(/\n*Scopes: .*$/s, '').trim();
       if (!description) problems.push(`${where}: no description of its rules`);

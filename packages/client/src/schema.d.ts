@@ -754,6 +754,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "firstName": "Mario",
+                 *       "lastName": "Rossi",
+                 *       "email": "mario.rossi@example.com",
+                 *       "phone": "+393331234567",
+                 *       "dateOfBirth": "1985-04-12",
+                 *       "gender": "male",
+                 *       "taxCode": "RSSMRA85D12F205X",
+                 *       "address": {
+                 *         "street": "Via Torino 12",
+                 *         "city": "Milano",
+                 *         "zip": "20123",
+                 *         "country": "IT"
+                 *       },
+                 *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "referralSource": "walk_in",
+                 *       "allergies": [
+                 *         "penicillina"
+                 *       ],
+                 *       "medications": [
+                 *         "ibuprofene"
+                 *       ],
+                 *       "conditions": [
+                 *         "ipertensione"
+                 *       ],
+                 *       "notes": "Il paziente chiede un appuntamento per una pulizia."
+                 *     }
+                 */
                 "application/json": {
                     firstName: string;
                     lastName: string;
@@ -809,6 +838,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "firstName": "Mario",
+                     *       "lastName": "Rossi",
+                     *       "email": "mario.rossi@example.com",
+                     *       "phone": "+393331234567",
+                     *       "dateOfBirth": "1985-04-12",
+                     *       "gender": "male",
+                     *       "taxCode": "RSSMRA85D12F205X",
+                     *       "address": {
+                     *         "street": "Via Torino 12",
+                     *         "city": "Milano",
+                     *         "zip": "20123",
+                     *         "country": "IT"
+                     *       },
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "referralSource": "walk_in",
+                     *       "isActive": true,
+                     *       "archivedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "allergies": [
+                     *         "penicillina"
+                     *       ],
+                     *       "medications": [
+                     *         "ibuprofene"
+                     *       ],
+                     *       "conditions": [
+                     *         "ipertensione"
+                     *       ],
+                     *       "notes": "Il paziente chiede un appuntamento per una pulizia."
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -1091,6 +1154,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "name": "Mario Rossi",
+                     *           "birthYear": 1,
+                     *           "phoneLast4": "+393331234567",
+                     *           "archived": true,
+                     *           "score": 1,
+                     *           "matchedBy": "name",
+                     *           "lastVisitAt": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "closeMatches": 1
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -1294,6 +1374,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "found": true,
+                     *       "patient": {
+                     *         "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *         "name": "Mario Rossi"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         found: boolean;
                         patient: {
@@ -1482,6 +1571,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "firstName": "Mario",
+                     *       "lastName": "Rossi",
+                     *       "email": "mario.rossi@example.com",
+                     *       "phone": "+393331234567",
+                     *       "dateOfBirth": "1985-04-12",
+                     *       "gender": "male",
+                     *       "taxCode": "RSSMRA85D12F205X",
+                     *       "address": {
+                     *         "street": "Via Torino 12",
+                     *         "city": "Milano",
+                     *         "zip": "20123",
+                     *         "country": "IT"
+                     *       },
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "referralSource": "walk_in",
+                     *       "isActive": true,
+                     *       "archivedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "allergies": [
+                     *         "penicillina"
+                     *       ],
+                     *       "medications": [
+                     *         "ibuprofene"
+                     *       ],
+                     *       "conditions": [
+                     *         "ipertensione"
+                     *       ],
+                     *       "notes": "Il paziente chiede un appuntamento per una pulizia."
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -1725,6 +1848,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "firstName": "Mario",
+                 *       "lastName": "Rossi",
+                 *       "email": "mario.rossi@example.com",
+                 *       "phone": "+393331234567",
+                 *       "source": "social_media",
+                 *       "sourceDetail": "testo",
+                 *       "status": "new",
+                 *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
+                 *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "estimatedValue": 1,
+                 *       "nextFollowUpAt": "2026-03-02T09:30:00Z",
+                 *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                 *     }
+                 */
                 "application/json": {
                     firstName: string;
                     lastName?: string | null;
@@ -1776,6 +1915,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "firstName": "Mario",
+                     *       "lastName": "Rossi",
+                     *       "email": "mario.rossi@example.com",
+                     *       "phone": "+393331234567",
+                     *       "source": "social_media",
+                     *       "sourceDetail": "testo",
+                     *       "status": "new",
+                     *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "estimatedValue": 1,
+                     *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "nextFollowUpAt": "2026-03-02T09:30:00.000Z",
+                     *       "lastContactedAt": "2026-03-02T09:30:00.000Z",
+                     *       "lostReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "convertedPatientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "convertedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "deduplicated": true
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -1850,6 +2013,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "firstName": "Mario",
+                     *       "lastName": "Rossi",
+                     *       "email": "mario.rossi@example.com",
+                     *       "phone": "+393331234567",
+                     *       "source": "social_media",
+                     *       "sourceDetail": "testo",
+                     *       "status": "new",
+                     *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "estimatedValue": 1,
+                     *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "nextFollowUpAt": "2026-03-02T09:30:00.000Z",
+                     *       "lastContactedAt": "2026-03-02T09:30:00.000Z",
+                     *       "lostReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "convertedPatientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "convertedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "deduplicated": true
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -2137,6 +2324,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "firstName": "Mario",
+                     *       "lastName": "Rossi",
+                     *       "email": "mario.rossi@example.com",
+                     *       "phone": "+393331234567",
+                     *       "source": "social_media",
+                     *       "sourceDetail": "testo",
+                     *       "status": "new",
+                     *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "estimatedValue": 1,
+                     *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "nextFollowUpAt": "2026-03-02T09:30:00.000Z",
+                     *       "lastContactedAt": "2026-03-02T09:30:00.000Z",
+                     *       "lostReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "convertedPatientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "convertedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "deduplicated": true,
+                     *       "activities": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "kind": "testo",
+                     *           "body": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "at": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -2405,6 +2624,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "externalCallId": "testo",
+                 *       "direction": "inbound",
+                 *       "from": "+393331234567",
+                 *       "to": "+393331234567",
+                 *       "startedAt": "2026-03-02T09:30:00Z",
+                 *       "durationSeconds": 1,
+                 *       "outcome": "booked",
+                 *       "summary": "Il paziente chiede un appuntamento per una pulizia.",
+                 *       "recordingUrl": "https://hooks.example.com/dental",
+                 *       "transcript": "Il paziente chiede un appuntamento per una pulizia.",
+                 *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "leadId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "caller": {
+                 *         "firstName": "Mario",
+                 *         "lastName": "Rossi"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description The call id at the voice provider: the idempotency key of the registration */
                     externalCallId: string;
@@ -2462,6 +2702,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "externalCallId": "testo",
+                     *       "direction": "inbound",
+                     *       "from": "+393331234567",
+                     *       "to": "+393331234567",
+                     *       "startedAt": "2026-03-02T09:30:00.000Z",
+                     *       "durationSeconds": 1,
+                     *       "outcome": "booked",
+                     *       "summary": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "recordingUrl": "https://hooks.example.com/dental",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "leadId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -2519,6 +2777,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "externalCallId": "testo",
+                     *       "direction": "inbound",
+                     *       "from": "+393331234567",
+                     *       "to": "+393331234567",
+                     *       "startedAt": "2026-03-02T09:30:00.000Z",
+                     *       "durationSeconds": 1,
+                     *       "outcome": "booked",
+                     *       "summary": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "recordingUrl": "https://hooks.example.com/dental",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "leadId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -2789,6 +3065,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "externalCallId": "testo",
+                     *       "direction": "inbound",
+                     *       "from": "+393331234567",
+                     *       "to": "+393331234567",
+                     *       "startedAt": "2026-03-02T09:30:00.000Z",
+                     *       "durationSeconds": 1,
+                     *       "outcome": "booked",
+                     *       "summary": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "recordingUrl": "https://hooks.example.com/dental",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "leadId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "transcript": "Il paziente chiede un appuntamento per una pulizia."
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -3063,6 +3358,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "start": "2026-03-02T09:30:00.000Z",
+                     *           "end": "2026-03-02T09:30:00.000Z",
+                     *           "status": "draft",
+                     *           "type": "checkup",
+                     *           "category": "recall",
+                     *           "title": "Richiamare per il controllo",
+                     *           "reason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "origin": "manual",
+                     *           "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "createdAt": "2026-03-02T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -3303,6 +3624,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "start": "2026-03-02T09:30:00Z",
+                 *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "origin": "api",
+                 *       "type": "checkup",
+                 *       "category": "recall",
+                 *       "title": "Richiamare per il controllo",
+                 *       "reason": "Il paziente chiede un appuntamento per una pulizia."
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -3351,6 +3685,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "start": "2026-03-02T09:30:00.000Z",
+                     *       "end": "2026-03-02T09:30:00.000Z",
+                     *       "status": "draft",
+                     *       "type": "checkup",
+                     *       "category": "recall",
+                     *       "title": "Richiamare per il controllo",
+                     *       "reason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "origin": "manual",
+                     *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -3645,6 +4000,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "start": "2026-03-02T09:30:00.000Z",
+                     *       "end": "2026-03-02T09:30:00.000Z",
+                     *       "status": "draft",
+                     *       "type": "checkup",
+                     *       "category": "recall",
+                     *       "title": "Richiamare per il controllo",
+                     *       "reason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "origin": "manual",
+                     *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "clinicalNotes": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "completionNotes": "Il paziente chiede un appuntamento per una pulizia."
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -3913,6 +4292,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "start": "2026-03-02T09:30:00Z",
+                 *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date-time
@@ -3939,6 +4324,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "start": "2026-03-02T09:30:00.000Z",
+                     *       "end": "2026-03-02T09:30:00.000Z",
+                     *       "status": "draft",
+                     *       "type": "checkup",
+                     *       "category": "recall",
+                     *       "title": "Richiamare per il controllo",
+                     *       "reason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "origin": "manual",
+                     *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -4236,6 +4642,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "start": "2026-03-02T09:30:00.000Z",
+                     *       "end": "2026-03-02T09:30:00.000Z",
+                     *       "status": "draft",
+                     *       "type": "checkup",
+                     *       "category": "recall",
+                     *       "title": "Richiamare per il controllo",
+                     *       "reason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "origin": "manual",
+                     *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -4543,6 +4970,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "slotMinutes": 1,
+                     *       "window": {
+                     *         "from": "2026-03-02T09:30:00.000Z",
+                     *         "to": "2026-03-02T09:30:00.000Z"
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "start": "2026-03-02T09:30:00.000Z",
+                     *           "end": "2026-03-02T09:30:00.000Z",
+                     *           "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -4785,6 +5230,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "name": "Mario Rossi",
+                     *       "street": "Via Torino 12",
+                     *       "city": "Milano",
+                     *       "province": "MI",
+                     *       "zipCode": "20123",
+                     *       "phone": "+393331234567",
+                     *       "email": "mario.rossi@example.com",
+                     *       "isMainLocation": true,
+                     *       "avgAppointmentMinutes": 1,
+                     *       "workingSchedule": null,
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -5008,6 +5469,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "leadId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "phone": "+393331234567",
+                     *       "botState": "attivo",
+                     *       "botPausedUntil": "2026-03-02T09:30:00.000Z",
+                     *       "optedOut": true,
+                     *       "lastInboundAt": "2026-03-02T09:30:00.000Z",
+                     *       "lastOutboundAt": "2026-03-02T09:30:00.000Z",
+                     *       "lastActivityAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -5274,6 +5751,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "direction": "testo",
+                     *           "author": "testo",
+                     *           "type": "testo",
+                     *           "body": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "occurredAt": "2026-03-02T09:30:00.000Z",
+                     *           "createdAt": "2026-03-02T09:30:00.000Z",
+                     *           "mediaMimeType": "testo",
+                     *           "mediaDurationSeconds": 1,
+                     *           "transcriptionStatus": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "transcription": "Il paziente chiede un appuntamento per una pulizia."
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -5501,6 +5998,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "state": "attivo",
+                 *       "pausedUntil": "2026-03-02T09:30:00Z"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     state: "attivo" | "in_pausa";
@@ -5524,6 +6027,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "leadId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "phone": "+393331234567",
+                     *       "botState": "attivo",
+                     *       "botPausedUntil": "2026-03-02T09:30:00.000Z",
+                     *       "optedOut": true,
+                     *       "lastInboundAt": "2026-03-02T09:30:00.000Z",
+                     *       "lastOutboundAt": "2026-03-02T09:30:00.000Z",
+                     *       "lastActivityAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -5822,6 +6341,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "title": "Richiamare per il controllo",
+                     *           "status": "todo",
+                     *           "dueDate": "2026-03-02T09:30:00.000Z",
+                     *           "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "type": "testo",
+                     *           "createdAt": "2026-03-02T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -6045,6 +6583,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "title": "Richiamare per il controllo",
+                     *       "status": "todo",
+                     *       "dueDate": "2026-03-02T09:30:00.000Z",
+                     *       "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "type": "testo",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -6280,6 +6832,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Richiamare per il controllo",
+                 *       "status": "todo",
+                 *       "dueDate": "2026-03-02T09:30:00Z",
+                 *       "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                 *     }
+                 */
                 "application/json": {
                     title?: string;
                     /** @enum {string} */
@@ -6309,6 +6869,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "title": "Richiamare per il controllo",
+                     *       "status": "todo",
+                     *       "dueDate": "2026-03-02T09:30:00.000Z",
+                     *       "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "type": "testo",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -6586,6 +7160,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "type": "testo",
+                     *           "totalAmount": 1,
+                     *           "installmentCount": 1,
+                     *           "createdAt": "2026-03-02T09:30:00.000Z",
+                     *           "installments": [
+                     *             {
+                     *               "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *               "amount": 1,
+                     *               "amountPaid": 1,
+                     *               "dueDate": "1985-04-12",
+                     *               "status": "testo",
+                     *               "paidAt": "2026-03-02T09:30:00.000Z",
+                     *               "paymentMethod": "testo",
+                     *               "overdue": true
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -6818,6 +7420,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "url": "https://hooks.example.com/dental",
+                     *           "events": [
+                     *             "testo"
+                     *           ],
+                     *           "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "enabled": true,
+                     *           "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
+                     *           "createdAt": "2026-03-02T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -7016,6 +7638,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/dental",
+                 *       "events": [
+                 *         "patient.created"
+                 *       ],
+                 *       "description": "Il paziente chiede un appuntamento per una pulizia."
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, credentials.
@@ -7040,6 +7671,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "url": "https://hooks.example.com/dental",
+                     *       "events": [
+                     *         "testo"
+                     *       ],
+                     *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "enabled": true,
+                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "secret": "whsec_3kq9Yx2b7Vn1Lm8Pz4Rt6Wd0Hs5Gj"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -7295,6 +7942,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "url": "https://hooks.example.com/dental",
+                     *       "events": [
+                     *         "testo"
+                     *       ],
+                     *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "enabled": true,
+                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -7715,6 +8377,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/dental",
+                 *       "events": [
+                 *         "patient.created"
+                 *       ],
+                 *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                 *       "enabled": true
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, credentials.
@@ -7740,6 +8412,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "url": "https://hooks.example.com/dental",
+                     *       "events": [
+                     *         "testo"
+                     *       ],
+                     *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "enabled": true,
+                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -7986,6 +8673,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "overlapMinutes": 1440
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description Minutes the old secret stays valid, 0-10080 (default 1440)
@@ -8006,6 +8698,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "url": "https://hooks.example.com/dental",
+                     *       "events": [
+                     *         "testo"
+                     *       ],
+                     *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "enabled": true,
+                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "secret": "whsec_3kq9Yx2b7Vn1Lm8Pz4Rt6Wd0Hs5Gj"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -8284,6 +8992,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "success": true,
+                     *       "statusCode": 1,
+                     *       "durationMs": 1,
+                     *       "error": "testo",
+                     *       "skipped": "test_mode"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -8513,6 +9231,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "type": "testo",
+                     *           "createdAt": "2026-03-02T09:30:00.000Z",
+                     *           "apiVersion": "testo",
+                     *           "livemode": true,
+                     *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -8732,6 +9467,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "eventType": "testo",
+                     *           "status": "pending",
+                     *           "skippedReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "attemptCount": 1,
+                     *           "redeliveries": 1,
+                     *           "nextAttemptAt": "2026-03-02T09:30:00.000Z",
+                     *           "createdAt": "2026-03-02T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *           "finishedAt": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /**
@@ -8958,6 +9714,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "eventType": "testo",
+                     *       "status": "pending",
+                     *       "skippedReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "attemptCount": 1,
+                     *       "redeliveries": 1,
+                     *       "nextAttemptAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "finishedAt": "2026-03-02T09:30:00.000Z",
+                     *       "attempts": [
+                     *         {
+                     *           "number": 1,
+                     *           "startedAt": "2026-03-02T09:30:00.000Z",
+                     *           "durationMs": 1,
+                     *           "statusCode": 1,
+                     *           "error": "testo",
+                     *           "success": true,
+                     *           "redelivery": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -9226,6 +10009,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "eventType": "testo",
+                     *       "status": "pending",
+                     *       "skippedReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "attemptCount": 1,
+                     *       "redeliveries": 1,
+                     *       "nextAttemptAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "finishedAt": "2026-03-02T09:30:00.000Z",
+                     *       "attempts": [
+                     *         {
+                     *           "number": 1,
+                     *           "startedAt": "2026-03-02T09:30:00.000Z",
+                     *           "durationMs": 1,
+                     *           "statusCode": 1,
+                     *           "error": "testo",
+                     *           "success": true,
+                     *           "redelivery": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid

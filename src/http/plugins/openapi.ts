@@ -6,6 +6,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { exampleFor } from './openapi-examples.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
 import { V1_DESCRIPTION, ADMIN_DESCRIPTION, TAG_DESCRIPTIONS, ERROR_EXAMPLES } from './openapi-text.js';
 
@@ -84,7 +85,7 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
-/** Documents what the route schemas cannot carry: Idempotency-Key, and an example of each error. */
+/** Documents what the route schemas cannot carry: Idempotency-Key, and an example of each body, answer and error. */
 function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, idempotentOperations: Set<string>, rateLimited: boolean): void {
   if (idempotentOperations.has(`${method} ${fullPath}`)) {
     const params: OpenApiDoc[] = (op.parameters ??= []);
@@ -97,10 +98,12 @@ function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, ide
       const headers: OpenApiDoc = (response.headers ??= {});
       for (const name of names) headers[name] ??= headerRef(name);
     }
-    const example = ERROR_EXAMPLES[Number(status)];
     const media = response?.content?.['application/json'];
-    if (example && media && media.example === undefined && media.examples === undefined) media.example = example;
+    const example = ERROR_EXAMPLES[Number(status)] ?? (Number(status) < 300 && media?.schema && !media.schema.$ref ? exampleFor(media.schema) : undefined);
+    if (example !== undefined && media && media.example === undefined && media.examples === undefined) media.example = example;
   }
+  const body = op.requestBody?.content?.['application/json'];
+  if (body?.schema && body.example === undefined && body.examples === undefined) body.example = exampleFor(body.schema);
 }
 
 function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOperations: Set<string>): OpenApiDoc {
