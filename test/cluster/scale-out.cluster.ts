@@ -268,10 +268,37 @@ describe('two API processes and two workers on one PostgreSQL and one Redis', ()
     }
   });
 
-  it('records installment.overdue once with two schedulers', async (ctx) => {
+  it('records installment.overdue once with several schedulers', async (ctx) => {
     if (skipAll) return ctx.skip(skipAll);
     if (!(await hasTable('installments'))) return ctx.skip('billing is not merged yet (no installments table)');
-    // The billing module's way to create an overdue installment is not known here yet.
-    return ctx.skip('billing exists: this part needs its back-office route to create an overdue installment (not written yet)');
-  });
+    // A key of its own: the first test spent the shared key's budget for this window.
+    const key4 = await call(apis[0]!, 'POST', `/admin/v1/clinics/${clinicId}/api-keys`, { token: ADMIN, body: { name: 'cluster 4', scopes: ['patients:write'] } });
+    const patient = await call(apis[0]!, 'POST', '/v1/patients', { token: key4.body.token, body: { firstName: 'Rata', lastName: 'Scaduta', phone: '+39 333 111 2299', facilityId } });
+    expect(patient.status, JSON.stringify(patient.body)).toBe(201);
+    const plan = await call(apis[1]!, 'POST', `/admin/v1/clinics/${clinicId}/payment-plans`, {
+      token: ADMIN,
+      body: { patientId: patient.body.id, installments: [{ amount: 100, dueDate: '2026-01-10' }, { amount: 100, dueDate: '2026-02-10' }, { amount: 100, dueDate: '2099-01-10' }] },
+    });
+    expect(plan.status, JSON.stringify(plan.body)).toBe(201);
+    // Two more schedulers start at once: each runs every job as it starts, so both look for
+    // overdue installments at the same moment (the running workers tick again later).
+    const env = { DATABASE_URL: dbUrl, REDIS_URL, SEED_DEMO: 'false', LOG_LEVEL: 'info' };
+    const extra = [0, 1].map(() => startService(env, ['--role=worker']));
+    processes.push(...extra);
+    const count = async () => {
+      const c = new pg.Client({ connectionString: dbUrl });
+      await c.connect();
+      try {
+        const r = await c.query(`SELECT count(*)::int AS n FROM events WHERE clinic_id = $1 AND type = 'installment.overdue' AND data->>'paymentPlanId' = $2`, [clinicId, plan.body.id]);
+        return r.rows[0].n as number;
+      } finally {
+        await c.end();
+      }
+    };
+    await waitFor(() => extra.every((w) => w.output().includes('"msg":"started"')), 90_000, 'the extra schedulers');
+    const start = Date.now();
+    while ((await count()) < 2 && Date.now() - start < 30_000) await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await count()).toBe(2);
+  }, 180_000);
 });
