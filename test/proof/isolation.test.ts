@@ -1,0 +1,110 @@
+/**
+ * Isolation (issue 6 item 5) beyond the security matrix's single-resource 404s: a clinic's
+ * records, made in its first facility, never appear to a key of another clinic nor to a key
+ * of the same clinic limited to its second facility, in any list, search, lookup, event or
+ * delivery, and their ids answer 404 to both on reads and writes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES } from '../../src/modules/auth/scopes.js';
+import type { Tenant } from '../helpers/factories.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let owner: Tenant;
+let outsiders: Array<{ who: string; token: string }>;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  server = await startTestServer({ config: { webhookAllowInsecure: true } });
+  owner = await server.factories.tenant();
+  const other = await server.factories.tenant();
+  const limited = await server.factories.key(owner.clinicId, [...SCOPES], [owner.facilityIds[1]]);
+  outsiders = [
+    { who: 'a key of another clinic', token: other.token },
+    { who: 'a key limited to another facility', token: limited.token },
+  ];
+  const f1 = owner.facilityIds[0];
+  const as = (method: string, path: string, body?: unknown) => server.call(method, path, { token: owner.token, body });
+  const admin = (path: string, body: unknown) => server.admin('POST', `/admin/v1/clinics/${owner.clinicId}${path}`, body);
+  const ok = (res: { status: number; text: string; body: any }) => {
+    expect(res.status, res.text).toBeLessThan(300);
+    return res.body;
+  };
+
+  // A destination of the owner, so its events become deliveries.
+  ids.endpoint = ok(await as('POST', '/v1/webhook-endpoints', { url: 'https://hooks.example.com/isolation', events: ['patient.created', 'lead.created', 'task.created', 'call.logged'] })).id;
+  ids.patient = ok(await as('POST', '/v1/patients', { firstName: 'Isolde', lastName: 'Riservata', phone: '+39 333 424 2424', email: 'isolde@example.com', facilityId: f1 })).id;
+  ids.lead = ok(await as('POST', '/v1/leads', { firstName: 'Leandro', lastName: 'Nascosto', phone: '+39 347 424 2424', facilityId: f1 })).id;
+  ids.call = ok(await as('POST', '/v1/calls', { externalCallId: 'iso-1', direction: 'inbound', from: '+39 333 424 2424', to: '+39 02 1234567', facilityId: f1 })).id;
+  const start = new Date(Date.now() + 3 * 86_400_000);
+  start.setUTCHours(9, 0, 0, 0);
+  ids.appointment = ok(await admin('/appointments', { patientId: ids.patient, start: start.toISOString(), end: new Date(start.getTime() + 1_800_000).toISOString(), facilityId: f1, title: 'Visita riservata' })).id;
+  ids.task = ok(await admin('/tasks', { title: 'Richiamare Isolde', patientId: ids.patient, facilityId: f1 })).id;
+  ids.conversation = ok(await admin('/conversations', { patientId: ids.patient, facilityId: f1 })).id;
+  ids.plan = ok(await admin('/payment-plans', { patientId: ids.patient, installments: [{ amount: 50, dueDate: '2026-01-01' }] })).id;
+  const events = await server.ctx.db.selectFrom('events').select('id').where('clinic_id', '=', owner.clinicId).execute();
+  expect(events.length).toBeGreaterThan(3);
+  ids.events = events.map((e) => e.id).join(',');
+});
+afterAll(() => server.close());
+
+describe('isolation between clinics and facilities', () => {
+  it('the owner sees every record (the checks below are real)', async () => {
+    for (const path of [`/v1/patients/${ids.patient}`, `/v1/leads/${ids.lead}`, `/v1/calls/${ids.call}`, `/v1/appointments/${ids.appointment}`, `/v1/tasks/${ids.task}`, `/v1/conversations/${ids.conversation}`, `/v1/webhook-endpoints/${ids.endpoint}`]) {
+      expect((await server.call('GET', path, { token: owner.token })).status, path).toBe(200);
+    }
+    const search = await server.call('GET', '/v1/patients/search?q=Isolde%20Riservata', { token: owner.token });
+    expect(search.body.data.map((h: { id: string }) => h.id)).toContain(ids.patient);
+    const plans = await server.call('GET', '/v1/payment-plans?state=all', { token: owner.token });
+    expect(plans.body.data.map((p: { id: string }) => p.id)).toContain(ids.plan);
+  });
+
+  it('reads and writes of those ids answer 404', async () => {
+    for (const { who, token } of outsiders) {
+      const calls: Array<[string, string, unknown?]> = [
+        ['GET', `/v1/patients/${ids.patient}`],
+        ['GET', `/v1/leads/${ids.lead}`],
+        ['GET', `/v1/calls/${ids.call}`],
+        ['GET', `/v1/appointments/${ids.appointment}`],
+        ['POST', `/v1/appointments/${ids.appointment}/cancel`, {}],
+        ['GET', `/v1/tasks/${ids.task}`],
+        ['PATCH', `/v1/tasks/${ids.task}`, { status: 'done' }],
+        ['GET', `/v1/conversations/${ids.conversation}`],
+        ['GET', `/v1/conversations/${ids.conversation}/messages`],
+        ['PATCH', `/v1/conversations/${ids.conversation}/bot`, { state: 'attivo' }],
+        ['GET', `/v1/webhook-endpoints/${ids.endpoint}`],
+        ['PATCH', `/v1/webhook-endpoints/${ids.endpoint}`, { enabled: false }],
+      ];
+      for (const [method, path, body] of calls) {
+        const res = await server.call(method, path, { token, body });
+        expect(res.status, `${who}: ${method} ${path}: ${res.text}`).toBe(404);
+      }
+    }
+    expect((await server.call('GET', `/v1/tasks/${ids.task}`, { token: owner.token })).body.status).not.toBe('done');
+  });
+
+  it('lists, searches, lookups, events and deliveries never show them', async () => {
+    const all = Object.values(ids).flatMap((v) => v.split(','));
+    for (const { who, token } of outsiders) {
+      for (const path of [
+        '/v1/appointments?limit=200',
+        '/v1/appointments?sort=start&limit=200',
+        '/v1/tasks?limit=200',
+        '/v1/payment-plans?state=all&limit=200',
+        '/v1/events?limit=200',
+        '/v1/webhook-deliveries?limit=200',
+        '/v1/webhook-endpoints',
+        '/v1/patients/search?q=Isolde%20Riservata',
+        '/v1/patients/search?q=isolde%40example.com',
+        '/v1/patients/search?q=3334242424',
+      ]) {
+        const res = await server.call('GET', path, { token });
+        expect(res.status, `${who}: ${path}: ${res.text}`).toBe(200);
+        const text = res.text;
+        for (const id of all) expect(text.includes(id), `${who} sees ${id} in ${path}`).toBe(false);
+      }
+      const lookup = await server.call('GET', '/v1/patients/lookup?phone=%2B393334242424', { token });
+      expect(lookup.body.found, who).toBe(false);
+    }
+  });
+});
