@@ -8,10 +8,9 @@
  * Pass the raw body bytes (before any JSON parsing) and every secret currently valid for
  * the destination (during a rotation: new and old). One matching signature is enough.
  */
-import { timingSafeEqual } from 'node:crypto';
-import { computeSignature } from './signing.js';
+import { verifyWebhook as verifyAndParse, WebhookVerificationError, type WebhookHeaders } from '../../packages/client/src/webhooks.js';
 
-export type HeaderBag = Record<string, string | string[] | undefined> | Headers;
+export type HeaderBag = WebhookHeaders;
 
 export interface VerifyOptions {
   /** Largest accepted distance between the timestamp and now; spec 6.5 says 300 (5 minutes). */
@@ -22,45 +21,32 @@ export interface VerifyOptions {
 
 export type VerifyResult =
   | { ok: true; idempotencyKey: string; timestamp: number }
-  | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'stale_timestamp' | 'no_matching_signature' };
+  | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'stale_timestamp' | 'no_matching_signature' | 'invalid_body' };
 
-function header(headers: HeaderBag, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  const bag = headers as Record<string, string | string[] | undefined>;
-  const key = Object.keys(bag).find((k) => k.toLowerCase() === name);
-  const value = key === undefined ? undefined : bag[key];
-  return Array.isArray(value) ? value[0] : value;
-}
+const REASONS = {
+  missing_header: 'missing_headers',
+  invalid_timestamp: 'bad_timestamp',
+  timestamp_out_of_tolerance: 'stale_timestamp',
+  invalid_signature: 'no_matching_signature',
+  no_secret: 'no_matching_signature',
+  invalid_body: 'invalid_body',
+} as const;
 
+/**
+ * The same check as the client package's verifyWebhook (one implementation of spec 6.5 in
+ * the repository), answered as a result instead of an exception.
+ */
 export function verifyWebhook(
   rawBody: string | Buffer | Uint8Array,
   headers: HeaderBag,
   secrets: readonly string[],
   options: VerifyOptions = {},
 ): VerifyResult {
-  const tolerance = options.toleranceSeconds ?? 300;
-  const signature = header(headers, 'x-service-signature');
-  const timestamp = header(headers, 'x-service-timestamp');
-  const key = header(headers, 'x-service-idempotency-key');
-  if (!signature || !timestamp || !key) return { ok: false, reason: 'missing_headers' };
-  if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'bad_timestamp' };
-  const ts = Number(timestamp);
-  const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(now - ts) > tolerance) return { ok: false, reason: 'stale_timestamp' };
-
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
-  const given = signature
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part.startsWith('v1='))
-    .map((part) => Buffer.from(part.slice(3), 'utf8'));
-  for (const secret of secrets) {
-    const expected = Buffer.from(computeSignature(secret, timestamp, key, body), 'utf8');
-    for (const candidate of given) {
-      if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) {
-        return { ok: true, idempotencyKey: key, timestamp: ts };
-      }
-    }
+  try {
+    const { idempotencyKey, timestamp } = verifyAndParse(rawBody, headers, secrets, options);
+    return { ok: true, idempotencyKey, timestamp };
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return { ok: false, reason: REASONS[error.reason] };
+    throw error;
   }
-  return { ok: false, reason: 'no_matching_signature' };
 }
