@@ -6,6 +6,7 @@ import { backOffice, type TenantScope } from '../../db/tenant.js';
 import { ApiError } from '../../http/errors.js';
 import { assertVersion } from '../../http/etag.js';
 import { seesFacility, type AuthContext } from '../auth/authenticate.js';
+import type { NewFacility } from '../clinics/service.js';
 import { scheduleIssues } from './schedule.js';
 
 export interface FacilityView {
@@ -50,18 +51,8 @@ export async function getFacility(db: Kysely<DB>, auth: TenantScope, id: string)
   };
 }
 
-export interface FacilityChanges {
-  name?: string;
-  street?: string | null;
-  city?: string | null;
-  province?: string | null;
-  zipCode?: string | null;
-  phone?: string | null;
-  email?: string | null;
-  isMainLocation?: boolean;
-  avgAppointmentMinutes?: number;
-  workingSchedule?: WeekSchedule | null;
-}
+/** The fields of a facility's creation, each optional, with the schedule in its checked shape. */
+export type FacilityChanges = Partial<Omit<NewFacility, 'workingSchedule'>> & { workingSchedule?: WeekSchedule | null };
 
 /** Back office: change a facility (only the fields sent), its working schedule included. */
 export async function updateFacility(db: Kysely<DB>, clinicId: string, id: string, changes: FacilityChanges, expected: number | null): Promise<{ view: FacilityView; version: number }> {
