@@ -71,7 +71,7 @@ export const bulkCommands: Command[] = [
   },
   {
     name: 'demo data',
-    summary: 'Create a demo clinic (live and test twin) filled with synthetic patients, with progress',
+    summary: 'Create a demo clinic (live and test twin), its keys and synthetic patients (--patients 0: none), with progress',
     options: { patients: { type: 'string', description: 'How many patients (default 200)' } },
     async run(ctx, args, json) {
       const count = args.patients === undefined ? 200 : Number(args.patients);

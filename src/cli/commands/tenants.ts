@@ -1,10 +1,9 @@
-/** CLI: organizations, clinics, facilities, doctors, chairs, staff, keys, access log, demo. */
+/** CLI: organizations, clinics, facilities, doctors, chairs, staff, keys, access log. */
 import { migrate } from '../../db/migrate.js';
 import { listAccessLog } from '../../modules/access-log/service.js';
 import * as keys from '../../modules/auth/keys-service.js';
 import { SCOPES } from '../../modules/auth/scopes.js';
 import * as clinics from '../../modules/clinics/service.js';
-import { createDemoClinic } from '../../modules/clinics/demo.js';
 import type { Command } from '../commands.js';
 import { printResult } from '../output.js';
 
@@ -215,14 +214,6 @@ export const tenantCommands: Command[] = [
     async run(ctx, args, json) {
       const entries = await listAccessLog(ctx.db, str(args.clinic)!, { resourceId: str(args.resource), limit: int('limit', args.limit) ?? 50 });
       printResult(entries, json, ['at', 'resourceType', 'resourceIds', 'fields', 'apiKeyId', 'requestId']);
-    },
-  },
-  {
-    name: 'demo',
-    summary: 'Create a demo clinic (live and test twin) and print its keys',
-    options: {},
-    async run(ctx, _args, json) {
-      printResult(await createDemoClinic(ctx.db), json);
     },
   },
 ];
