@@ -1,34 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Running } from '../../src/jobs/scheduler.js';
 import { computeSignature } from '../../src/webhooks/signing.js';
 import { verifyWebhook } from '../../src/webhooks/verify.js';
-import { startDeliveryWorker } from '../../src/webhooks/worker.js';
 import type { Tenant } from '../helpers/factories.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { emit, startReceiver, until, type Receiver } from './helpers.js';
+import type { TestServer } from '../helpers/server.js';
+import { emit, startWebhookRig, until, type Receiver, type WebhookRig } from './helpers.js';
 
+let rig: WebhookRig;
 let server: TestServer;
 let receiver: Receiver;
-let worker: Running;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { webhookAllowInsecure: true, webhookRetryScale: 0.001 } });
-  receiver = await startReceiver();
-  worker = await startDeliveryWorker(server.ctx);
+  rig = await startWebhookRig();
+  ({ server, receiver } = rig);
   tenant = await server.factories.tenant();
 });
-afterAll(async () => {
-  await worker.stop();
-  await receiver.close();
-  await server.close();
-});
+afterAll(() => rig.close());
 
-async function createEndpoint(path: string, events: string[], token = tenant.token) {
-  const res = await server.call('POST', '/v1/webhook-endpoints', { token, body: { url: receiver.url + path, events } });
-  expect(res.status, res.text).toBe(201);
-  return res.body as { id: string; secret: string };
-}
+const createEndpoint = (path: string, events: string[], token = tenant.token) => rig.endpoint(token, path, events);
 
 describe('delivery worker', () => {
   it('delivers a signed envelope with the headers of spec 6.1', async () => {

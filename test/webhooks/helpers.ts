@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import type { AppContext } from '../../src/context.js';
 import type { EventType } from '../../src/events/catalogue.js';
 import { recordEvent, type RecordedEvent } from '../../src/events/record.js';
+import { startDeliveryWorker } from '../../src/webhooks/worker.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { expect } from 'vitest';
 
 export interface Received {
   path: string;
@@ -88,4 +91,33 @@ export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, time
     if (Date.now() - start > timeoutMs) throw new Error(`until: condition not met after ${timeoutMs} ms: ${JSON.stringify(v)?.slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+export interface WebhookRig {
+  server: TestServer;
+  receiver: Receiver;
+  /** Creates a destination on the receiver, at `path`, for these event types. */
+  endpoint(token: string, path: string, events: string[]): Promise<{ id: string; secret: string }>;
+  close(): Promise<void>;
+}
+
+/** A test server that may deliver to loopback with fast retries, a receiver, and a running worker. */
+export async function startWebhookRig(): Promise<WebhookRig> {
+  const server = await startTestServer({ config: { webhookAllowInsecure: true, webhookRetryScale: 0.001 } });
+  const receiver = await startReceiver();
+  const worker = await startDeliveryWorker(server.ctx);
+  return {
+    server,
+    receiver,
+    async endpoint(token, path, events) {
+      const res = await server.call('POST', '/v1/webhook-endpoints', { token, body: { url: receiver.url + path, events } });
+      expect(res.status, res.text).toBe(201);
+      return res.body as { id: string; secret: string };
+    },
+    async close() {
+      await worker.stop();
+      await receiver.close();
+      await server.close();
+    },
+  };
 }

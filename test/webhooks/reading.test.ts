@@ -1,33 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import type { Running } from '../../src/jobs/scheduler.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import { purgeWebhookData } from '../../src/webhooks/jobs.js';
 import { verifyWebhook } from '../../src/webhooks/verify.js';
-import { startDeliveryWorker } from '../../src/webhooks/worker.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { emit, startReceiver, until, type Receiver } from './helpers.js';
+import type { TestServer } from '../helpers/server.js';
+import { emit, startWebhookRig, until, type Receiver, type WebhookRig } from './helpers.js';
 
+let rig: WebhookRig;
 let server: TestServer;
 let receiver: Receiver;
-let worker: Running;
 
 beforeAll(async () => {
-  server = await startTestServer({ config: { webhookAllowInsecure: true, webhookRetryScale: 0.001 } });
-  receiver = await startReceiver();
-  worker = await startDeliveryWorker(server.ctx);
+  rig = await startWebhookRig();
+  ({ server, receiver } = rig);
 });
-afterAll(async () => {
-  await worker.stop();
-  await receiver.close();
-  await server.close();
-});
+afterAll(() => rig.close());
 
-async function endpoint(token: string, path: string, events: string[]) {
-  const res = await server.call('POST', '/v1/webhook-endpoints', { token, body: { url: receiver.url + path, events } });
-  expect(res.status, res.text).toBe(201);
-  return res.body as { id: string; secret: string };
-}
+const endpoint = (token: string, path: string, events: string[]) => rig.endpoint(token, path, events);
 
 describe('GET /events', () => {
   it('lists the events the key can see, oldest first, with type filter, paging and updatedSince', async () => {
