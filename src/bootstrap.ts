@@ -5,6 +5,7 @@ import { ChangeFeed } from './db/change-feed.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { serverSecret } from './lib/server-secret.js';
+import { AccessLogWriter } from './modules/access-log/writer.js';
 import { Authenticator } from './modules/auth/authenticate.js';
 
 export interface ContextOptions {
@@ -26,9 +27,18 @@ export async function createContext(config: Config, options: ContextOptions = {}
     if (!options.skipMigrations) await migrate(database);
     const cursorSecret = await serverSecret(database.db, 'cursor_secret');
     const changes = await ChangeFeed.start(database);
-    return { config, database, db: database.db, authenticator: new Authenticator(database.db), changes, cursorSecret };
+    return { config, database, db: database.db, authenticator: new Authenticator(database.db), changes, accessLog: new AccessLogWriter(database.db), cursorSecret };
   } catch (error) {
     await database.close();
     throw error;
+  }
+}
+
+/** Closes what createContext opened: the access log's last entries are written before the database goes. */
+export async function closeContext(ctx: AppContext): Promise<void> {
+  try {
+    await ctx.accessLog.close();
+  } finally {
+    await ctx.database.close();
   }
 }

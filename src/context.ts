@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import type { DB } from './db/schema.js';
+import type { AccessLogWriter } from './modules/access-log/writer.js';
 import type { Authenticator } from './modules/auth/authenticate.js';
 
 export interface AppContext {
@@ -13,6 +14,8 @@ export interface AppContext {
   authenticator: Authenticator;
   /** Changes of cached tables, as they commit (for the read caches). */
   changes: ChangeFeed;
+  /** Writes access-log entries, group-committed; a read awaits `record` before answering. */
+  accessLog: AccessLogWriter;
   /** Secret for signing cursors; the same in every process (stored in the database). */
   cursorSecret: string;
 }

@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { buildApp } from './app.js';
-import { createContext } from './bootstrap.js';
+import { closeContext, createContext } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
 import { DataFolderLockedError } from './db/database.js';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit/limiter.js';
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     force.unref();
     await app.close(); // stops accepting, waits for requests in flight
     await Promise.all(background.map((b) => b.stop()));
-    await ctx.database.close();
+    await closeContext(ctx);
     clearTimeout(force);
     process.exit(0);
   };

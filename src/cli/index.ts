@@ -4,6 +4,7 @@
  * non-zero exit.
  */
 import { parseArgs } from 'node:util';
+import { closeContext } from '../bootstrap.js';
 import { ApiError } from '../http/errors.js';
 import { commandName, type AdminOperation } from './admin-api.js';
 import type { Command } from './commands.js';
@@ -82,7 +83,7 @@ async function main(argv: string[]): Promise<void> {
     if (error instanceof ApiError) fail(describeApiError(error.code, error.message, error.details));
     fail((error as Error).message);
   } finally {
-    await ctx.database.close();
+    await closeContext(ctx);
   }
 }
 

@@ -100,9 +100,8 @@ describe('access log', () => {
       id: crypto.randomUUID(), clinic_id: tenant.clinicId, api_key_id: tenant.keyId, request_id: 'r1',
       resource_type: 'call', resource_ids: [tenant.facilityIds[0]], fields: ['transcript'], at: sql`now() - interval '1 minute'`,
     }).execute();
-    const { recordAccess } = await import('../../src/modules/access-log/service.js');
     const auth = await server.ctx.authenticator.authenticate(`Bearer ${tenant.token}`);
-    await recordAccess(server.ctx.db, auth, { resourceType: 'appointment', resourceIds: [tenant.doctorId], fields: ['title', 'reason'], requestId: 'r2' });
+    await server.ctx.accessLog.record(auth, { resourceType: 'appointment', resourceIds: [tenant.doctorId], fields: ['title', 'reason'], requestId: 'r2' });
     const all = await server.admin('GET', `/admin/v1/clinics/${tenant.clinicId}/access-log?limit=1`);
     expect(all.status).toBe(200);
     expect(all.body.data[0]).toMatchObject({ requestId: 'r2', apiKeyId: tenant.keyId, resourceType: 'appointment', fields: ['title', 'reason'] });

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { buildApp, type AppOptions } from '../../src/app.js';
-import { createContext } from '../../src/bootstrap.js';
+import { closeContext, createContext } from '../../src/bootstrap.js';
 import { testConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import type { RateLimits } from '../../src/http/rate-limit/limiter.js';
@@ -65,7 +65,7 @@ export async function openTestContext(config: Config): Promise<{ ctx: AppContext
     return {
       ctx,
       drop: async () => {
-        await ctx.database.close();
+        await closeContext(ctx);
         const a = new pg.Client({ connectionString: baseUrl });
         await a.connect();
         await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -75,7 +75,7 @@ export async function openTestContext(config: Config): Promise<{ ctx: AppContext
   }
   const snapshot = process.env.DCM_TEST_SNAPSHOT ? new Blob([fs.readFileSync(process.env.DCM_TEST_SNAPSHOT)]) : undefined;
   const ctx = await createContext({ ...config, databaseUrl: null }, { inMemory: true, pgliteSnapshot: snapshot, skipMigrations: !!snapshot });
-  return { ctx, drop: () => ctx.database.close() };
+  return { ctx, drop: () => closeContext(ctx) };
 }
 
 export interface StartOptions {

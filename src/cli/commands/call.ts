@@ -1,6 +1,7 @@
 /** `dental-clinic call <operation>`: any back-office operation, with its parameters as options. */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
+import { closeContext } from '../../bootstrap.js';
 import type { AppContext } from '../../context.js';
 import { testConfig } from '../../config.js';
 import { Authenticator } from '../../modules/auth/authenticate.js';
@@ -82,7 +83,7 @@ export const callCommand: Command = {
       printResult(data ?? { status: res.status }, !!values.json);
     } finally {
       await api.close();
-      await ctx.database.close();
+      await closeContext(ctx);
     }
   },
   async run() {},

@@ -1,33 +1,18 @@
 /**
  * The access log (spec 1.6, 2.1): every read of free text or clinical data is recorded
  * before the response is sent. One row per read request, naming every resource returned.
+ * Rows are written by the context's `AccessLogWriter` (./writer.ts, group commit):
+ * `await ctx.accessLog.record(auth, record)`.
  */
-import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { AuthContext } from '../auth/authenticate.js';
 
+/** One read request's entry. */
 export interface AccessRecord {
   resourceType: string;
   resourceIds: string[];
   fields: string[];
   requestId?: string;
-}
-
-export async function recordAccess(db: Kysely<DB>, auth: AuthContext, record: AccessRecord): Promise<void> {
-  if (record.resourceIds.length === 0 || record.fields.length === 0) return;
-  await db
-    .insertInto('access_log')
-    .values({
-      id: randomUUID(),
-      clinic_id: auth.clinicId,
-      api_key_id: auth.keyId,
-      request_id: record.requestId ?? null,
-      resource_type: record.resourceType,
-      resource_ids: record.resourceIds,
-      fields: record.fields,
-    })
-    .execute();
 }
 
 export interface AccessLogEntry {

@@ -12,7 +12,7 @@ import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
 import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
-import { recordAccess } from '../access-log/service.js';
+import type { AccessLogWriter } from '../access-log/writer.js';
 import { hasScope, seesFacility, type AuthContext } from '../auth/authenticate.js';
 import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
 import { checkFacility } from '../patients/facility.js';
@@ -224,12 +224,12 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
 }
 
 /** The call; `transcript` only with `clinical:read`, and then the read is written to the access log. */
-export async function getCall(db: Db, auth: AuthContext, id: string, requestId: string): Promise<CallView> {
+export async function getCall(db: Db, accessLog: AccessLogWriter, auth: AuthContext, id: string, requestId: string): Promise<CallView> {
   const row = await db.selectFrom('calls').selectAll().where('id', '=', id.toLowerCase()).where('clinic_id', '=', auth.clinicId).executeTakeFirst();
   if (!row || !seesFacility(auth, row.facility_id)) throw ApiError.notFound();
   const view = callView(row);
   if (hasScope(auth, 'clinical:read')) {
-    await recordAccess(db, auth, { resourceType: 'call', resourceIds: [row.id], fields: ['transcript'], requestId });
+    await accessLog.record(auth, { resourceType: 'call', resourceIds: [row.id], fields: ['transcript'], requestId });
     view.transcript = row.transcript;
   }
   return view;

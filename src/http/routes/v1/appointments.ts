@@ -3,7 +3,6 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
-import { recordAccess } from '../../../modules/access-log/service.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_ORIGINS, APPOINTMENT_STATUSES, APPOINTMENT_TYPES, toView, type AppointmentView } from '../../../modules/appointments/model.js';
 import { findAppointment, listAppointments, type ListQuery as PageQuery } from '../../../modules/appointments/service.js';
 import { ReadCache } from '../../../db/read-cache.js';
@@ -107,7 +106,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
 
   /** A response holding an appointment's title or reason is a read of them: logged. */
   const logged = async (request: FastifyRequest, view: AppointmentView): Promise<AppointmentView> => {
-    await recordAccess(ctx.db, request.auth, { resourceType: 'appointment', resourceIds: [view.id], fields: loggedFields(view), requestId: request.id });
+    await ctx.accessLog.record(request.auth, { resourceType: 'appointment', resourceIds: [view.id], fields: loggedFields(view), requestId: request.id });
     return view;
   };
 
@@ -138,7 +137,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         return { body: reply.serialize(page) as string, loggedIds: logged.map((a) => a.id) };
       });
       // Every read is logged, whether the page came from the cache or not.
-      await recordAccess(ctx.db, request.auth, { resourceType: 'appointment', resourceIds: loggedIds, fields: ['title', 'reason'], requestId: request.id });
+      await ctx.accessLog.record(request.auth, { resourceType: 'appointment', resourceIds: loggedIds, fields: ['title', 'reason'], requestId: request.id });
       // Already serialized by the route's response schema: a JSON string is sent as it is.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
@@ -161,7 +160,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const row = await findAppointment(ctx.db, request.auth, request.params.id);
       const view = toView(row, hasScope(request.auth, 'clinical:read'));
-      await recordAccess(ctx.db, request.auth, { resourceType: 'appointment', resourceIds: [row.id], fields: loggedFields(view), requestId: request.id });
+      await ctx.accessLog.record(request.auth, { resourceType: 'appointment', resourceIds: [row.id], fields: loggedFields(view), requestId: request.id });
       setEtag(reply, row.version);
       return view;
     },

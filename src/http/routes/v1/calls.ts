@@ -101,6 +101,6 @@ export function registerCallRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['calls:read'] },
     },
-    async (request) => getCall(ctx.db, request.auth, request.params.id, request.id),
+    async (request) => getCall(ctx.db, ctx.accessLog, request.auth, request.params.id, request.id),
   );
 }

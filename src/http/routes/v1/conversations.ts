@@ -1,7 +1,6 @@
 /** /v1/conversations (spec 2.7, 2.8, 3.1, 4.6, 4.7). */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { recordAccess } from '../../../modules/access-log/service.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { conversationView, findConversation, listMessages, updateBot } from '../../../modules/conversations/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
@@ -92,7 +91,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
       const page = await listMessages(ctx, auth, request.params.id, { ...request.query, limit: request.query.limit ?? 50 }, (c) => c.patient_id !== null && hasScope(auth, 'clinical:read') && hasScope(auth, 'patients:read'));
       const withText = page.data.filter((m) => m.body !== null || (page.transcription && m.transcription));
       const fields = page.transcription && withText.some((m) => m.transcription) ? ['body', 'transcription'] : ['body'];
-      await recordAccess(ctx.db, auth, { resourceType: 'chat_message', resourceIds: withText.map((m) => m.id), fields, requestId: request.id });
+      await ctx.accessLog.record(auth, { resourceType: 'chat_message', resourceIds: withText.map((m) => m.id), fields, requestId: request.id });
       return { data: page.data, nextCursor: page.nextCursor };
     },
   );

@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { searchPatients } from '../../../modules/patients/search.js';
-import { recordAccess } from '../../../modules/access-log/service.js';
 import { CLINICAL_FIELDS, createPatient, getPatient, GENDERS, lookupPatient, REFERRAL_SOURCES, type Caller } from '../../../modules/patients/service.js';
 import type { AuthContext } from '../../../modules/auth/authenticate.js';
 import { setEtag } from '../../etag.js';
@@ -200,7 +199,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
       const clinicalRead = hasScope(request.auth, 'clinical:read');
       const { view, version } = await getPatient(ctx.db, request.auth, request.params.id, clinicalRead);
       if (clinicalRead) {
-        await recordAccess(ctx.db, request.auth, { resourceType: 'patient', resourceIds: [view.id], fields: [...CLINICAL_FIELDS], requestId: request.id });
+        await ctx.accessLog.record(request.auth, { resourceType: 'patient', resourceIds: [view.id], fields: [...CLINICAL_FIELDS], requestId: request.id });
       }
       setEtag(reply, version);
       return view;
