@@ -1,0 +1,131 @@
+/**
+ * The access log's group commit (src/modules/access-log/writer.ts) against the real server and
+ * database: concurrent reads share statements, yet each response comes only after its own
+ * entry is committed, and a statement that fails fails the requests whose entries it held.
+ * The failures are real database errors (a CHECK constraint, a renamed table) in this file's
+ * own database.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccessLogWriter } from '../../src/modules/access-log/writer.js';
+import { insertPatient } from '../agenda/helpers.js';
+import type { Tenant } from '../helpers/factories.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let tenant: Tenant;
+let appointmentId: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await server.factories.tenant();
+  const patientId = await insertPatient(server, tenant);
+  const start = new Date(Date.now() + 86_400_000);
+  start.setUTCHours(9, 0, 0, 0);
+  const res = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, {
+    patientId,
+    start: start.toISOString(),
+    end: new Date(start.getTime() + 30 * 60_000).toISOString(),
+    title: 'Controllo',
+  });
+  expect(res.status, res.text).toBe(201);
+  appointmentId = res.body.id;
+});
+afterAll(() => server.close());
+
+const entriesOf = (requestId: string) => server.ctx.db.selectFrom('access_log').selectAll().where('request_id', '=', requestId).execute();
+
+/**
+ * Fires the reads at once; as each response arrives (not after all of them), checks that a 200
+ * already has exactly its entry committed and an error has none. Returns the responses.
+ */
+async function concurrentReads(requestIds: string[]) {
+  return Promise.all(
+    requestIds.map(async (requestId) => {
+      const res = await server.call('GET', `/v1/appointments/${appointmentId}`, { token: tenant.token, headers: { 'x-request-id': requestId } });
+      const entries = await entriesOf(requestId);
+      if (res.status === 200) {
+        expect(entries, requestId).toHaveLength(1);
+        expect(entries[0]).toMatchObject({ clinic_id: tenant.clinicId, api_key_id: tenant.keyId, resource_type: 'appointment', resource_ids: [appointmentId] });
+        expect(entries[0]!.fields).toContain('title');
+      } else {
+        expect(entries, requestId).toEqual([]);
+      }
+      return { requestId, res };
+    }),
+  );
+}
+
+describe('access log writer', () => {
+  it('commits each concurrent read’s entry before its response, in fewer statements than requests', async () => {
+    // 50 open keep-alive connections first (a read that logs nothing), so the burst's requests
+    // reach the server together, as from 50 busy clients, rather than one connection set-up apart.
+    await Promise.all(Array.from({ length: 50 }, () => server.call('GET', `/v1/facilities/${tenant.facilityIds[0]}`, { token: tenant.token })));
+    const before = { ...server.ctx.accessLog.stats };
+    const ids = Array.from({ length: 50 }, (_, i) => `burst-${i}`);
+    const results = await concurrentReads(ids);
+    for (const { requestId, res } of results) expect(res.status, `${requestId}: ${res.text}`).toBe(200);
+    const after = server.ctx.accessLog.stats;
+    expect(after.rows - before.rows).toBe(50);
+    expect(after.failures - before.failures).toBe(0);
+    const statements = after.flushes - before.flushes;
+    expect(statements).toBeGreaterThan(0);
+    expect(statements).toBeLessThan(50);
+  });
+
+  it('puts the entries of one tick in one statement, at most maxRows rows each, and skips empty reads', async () => {
+    const writer = new AccessLogWriter(server.ctx.db, 3);
+    const auth = await server.ctx.authenticator.authenticate(`Bearer ${tenant.token}`);
+    const ids = Array.from({ length: 7 }, (_, i) => `tick-${i}`);
+    await Promise.all([
+      ...ids.map((requestId) => writer.record(auth, { resourceType: 'appointment', resourceIds: [appointmentId], fields: ['title'], requestId })),
+      writer.record(auth, { resourceType: 'appointment', resourceIds: [], fields: ['title'], requestId: 'tick-no-ids' }),
+      writer.record(auth, { resourceType: 'appointment', resourceIds: [appointmentId], fields: [], requestId: 'tick-no-fields' }),
+    ]);
+    expect(writer.stats).toEqual({ flushes: 3, rows: 7, failures: 0 });
+    for (const requestId of ids) expect(await entriesOf(requestId)).toHaveLength(1);
+    expect(await entriesOf('tick-no-ids')).toEqual([]);
+    expect(await entriesOf('tick-no-fields')).toEqual([]);
+    await writer.close();
+    await expect(writer.record(auth, { resourceType: 'appointment', resourceIds: [appointmentId], fields: ['title'] })).rejects.toThrow(/closed/);
+  });
+
+  it('fails the reads whose statement failed with the error envelope, and commits none of their entries', async () => {
+    // A real constraint violation for some entries; the others share statements with them or not.
+    await sql`ALTER TABLE access_log ADD CONSTRAINT access_log_test_refuse CHECK (request_id NOT LIKE 'refused-%')`.execute(server.ctx.db);
+    try {
+      const before = { ...server.ctx.accessLog.stats };
+      const ids = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? `refused-${i}` : `mixed-${i}`));
+      const results = await concurrentReads(ids);
+      for (const { requestId, res } of results) {
+        if (requestId.startsWith('refused-')) expect(res.status, requestId).toBe(500);
+        if (res.status !== 200) {
+          expect(res.status).toBe(500);
+          expect(res.body).toMatchObject({ error: { code: 'internal_error', requestId } });
+          expect(res.body.error).not.toHaveProperty('title');
+        }
+      }
+      expect(server.ctx.accessLog.stats.failures).toBeGreaterThan(before.failures);
+    } finally {
+      await sql`ALTER TABLE access_log DROP CONSTRAINT access_log_test_refuse`.execute(server.ctx.db);
+    }
+  });
+
+  it('fails reads while the table is missing and writes again once it is back', async () => {
+    await sql`ALTER TABLE access_log RENAME TO access_log_away`.execute(server.ctx.db);
+    let results;
+    try {
+      results = await Promise.all(
+        ['away-1', 'away-2', 'away-3'].map((requestId) => server.call('GET', `/v1/appointments/${appointmentId}`, { token: tenant.token, headers: { 'x-request-id': requestId } })),
+      );
+    } finally {
+      await sql`ALTER TABLE access_log_away RENAME TO access_log`.execute(server.ctx.db);
+    }
+    for (const res of results) {
+      expect(res.status).toBe(500);
+      expect(res.body.error.code).toBe('internal_error');
+    }
+    const back = await concurrentReads(['back-1']);
+    expect(back[0]!.res.status).toBe(200);
+  });
+});
