@@ -4,9 +4,10 @@
  * For each engine (PostgreSQL when DATABASE_URL is set, in a database of its own; and the
  * embedded PGlite in a temporary folder), a server process is seeded with one clinic of
  * BENCH_ROWS (100,000) patients and as many appointments, then autocannon runs on loopback
- * against each route and against a bare route on the same server that returns the same bytes
- * as GET /facilities/{id} with no auth and no database (the ceiling). Routes not in the live
- * OpenAPI document (not merged yet) are reported as skipped.
+ * against each route and, just before it, against a bare route on the same server that returns
+ * the same bytes (that route's own response: status, Content-Type and body) with no auth and
+ * no database: its ceiling. Each route's req/s is printed as a ratio to its ceiling, and also
+ * to the small ceiling (GET /facilities/{id}'s bytes) measured first.
  *
  * Environment: BENCH_ENGINES (postgres,pglite), BENCH_SECONDS (10 per route),
  * BENCH_CONNECTIONS (10), BENCH_ROWS (100000), BENCH_RATE (500: the fixed-rate run),
@@ -15,7 +16,7 @@
  */
 import { dedicatedDatabase, fmt, machine, run, startBenchServer, type BenchServer, type Measure } from './lib/harness.js';
 import { CEILING_PATH } from './lib/constants.js';
-import { TARGETS } from './lib/targets.js';
+import { TARGETS, type Target } from './lib/targets.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_SECONDS = Math.max(1, Math.min(3, Math.round(SECONDS / 4)));
@@ -36,6 +37,28 @@ async function measure(server: BenchServer, name: string, request: Record<string
   };
   await run(name, { ...options, duration: WARMUP_SECONDS }); // warm-up: JIT, caches, pools
   return run(name, { ...options, duration: SECONDS });
+}
+
+/**
+ * Makes one real request as the load will, and stores its response in the ceiling slot so the
+ * bare route answers the same bytes. Returns the body's size.
+ */
+async function storeCeiling(server: BenchServer, slot: string, request: Record<string, any>): Promise<number> {
+  const sample = request.setupRequest ? request.setupRequest({ ...request }) : request;
+  const response = await fetch(`${server.base}${sample.path}`, {
+    method: sample.method,
+    headers: { authorization: `Bearer ${server.seeded.tokens[0]}`, 'content-type': 'application/json' },
+    body: sample.body,
+  });
+  const body = await response.text();
+  if (response.status >= 300) throw new Error(`${sample.method} ${sample.path} answered ${response.status}: ${body}`);
+  const stored = await fetch(`${server.base}${CEILING_PATH}/${slot}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ status: response.status, contentType: response.headers.get('content-type'), body }),
+  });
+  if (stored.status !== 204) throw new Error(`storing the ceiling answered ${stored.status}`);
+  return Buffer.byteLength(body);
 }
 
 async function benchEngine(engine: string): Promise<string[]> {
@@ -59,26 +82,33 @@ async function benchEngine(engine: string): Promise<string[]> {
     say('rate limits raised to 10^9 per window for the benchmark (the limiter still runs on every request): the spec limits are not what is measured');
     say('');
 
-    const ceilingName = 'ceiling (no auth, no database, same bytes)';
-    const ceiling: Measure = ONLY && !ONLY.includes('ceiling')
-      ? { name: ceilingName, reqPerSec: NaN, p50: NaN, p99: NaN, non2xx: 0, errors: 0, total: 0 }
-      : await measure(server, ceilingName, { method: 'GET', path: CEILING_PATH });
-    const rows: (Measure | { name: string; skipped: string })[] = [];
-    for (const target of TARGETS) {
+    // Every route is compared with a bare route answering its own bytes (status, Content-Type,
+    // body of one real response), measured just before it: what is left is the cost of auth,
+    // the limiter, validation, the database and serialization, not of moving the bytes.
+    // The first row, GET /facilities/{id}'s bytes, is the small ceiling every route is also set against.
+    const smallCeiling: Measure | null = ONLY && !ONLY.includes('ceiling') ? null : await measure(server, 'ceiling', { method: 'GET', path: CEILING_PATH });
+    const rows: { target: Target; route: Measure; ceiling: Measure; bytes: number }[] = [];
+    const skipped: string[] = [];
+    for (const [slot, target] of TARGETS.entries()) {
       if (ONLY && !ONLY.includes(target.name)) continue;
       if (!doc.paths?.[target.docPath]?.[target.method]) {
-        rows.push({ name: target.name, skipped: 'route not present' });
+        skipped.push(target.name);
         continue;
       }
-      rows.push(await measure(server, target.name, target.request(server, doc)));
+      const request = target.request(server, doc);
+      const bytes = await storeCeiling(server, String(slot), request);
+      const ceiling = await measure(server, `ceiling of ${target.name}`, { ...request, path: `${CEILING_PATH}/${slot}` });
+      rows.push({ target, ceiling, bytes, route: await measure(server, target.name, request) });
     }
-    say(`| route | req/s | p50 ms | p99 ms | non-2xx | errors | ratio to ceiling |`);
-    say(`|---|---:|---:|---:|---:|---:|---:|`);
-    say(`| ${ceiling.name} | ${fmt(ceiling.reqPerSec)} | ${ceiling.p50} | ${ceiling.p99} | ${ceiling.non2xx} | ${ceiling.errors} | 100% |`);
-    for (const r of rows) {
-      if ('skipped' in r) say(`| ${r.name} | skipped: ${r.skipped} | | | | | |`);
-      else say(`| ${r.name} | ${fmt(r.reqPerSec)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${fmt((100 * r.reqPerSec) / ceiling.reqPerSec, 1)}% |`);
+    const pct = (a: number, b: number) => (Number.isFinite(b) ? `${fmt((100 * a) / b, 1)}%` : 'n/a');
+    if (smallCeiling) say(`small ceiling (GET /facilities/{id}'s bytes, no auth, no database): ${fmt(smallCeiling.reqPerSec)} req/s, p50 ${smallCeiling.p50} ms, p99 ${smallCeiling.p99} ms`);
+    say('');
+    say(`| route | response bytes | req/s | p50 ms | p99 ms | non-2xx | errors | ceiling req/s (same bytes) | ratio to its ceiling | ratio to the small ceiling |`);
+    say(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
+    for (const { target, route: r, ceiling, bytes } of rows) {
+      say(`| ${target.name} | ${fmt(bytes)} | ${fmt(r.reqPerSec)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${fmt(ceiling.reqPerSec)} | ${pct(r.reqPerSec, ceiling.reqPerSec)} | ${pct(r.reqPerSec, smallCeiling?.reqPerSec ?? NaN)} |`);
     }
+    for (const name of skipped) say(`| ${name} | skipped: route not present | | | | | | | | |`);
 
     say('');
     say(`fixed rate: ${RATE} req/s (autocannon overallRate), ${SECONDS} s`);

@@ -1,6 +1,7 @@
 /** Opens the database, applies migrations and assembles what services need. */
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
+import { ChangeFeed } from './db/change-feed.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { serverSecret } from './lib/server-secret.js';
@@ -24,7 +25,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   try {
     if (!options.skipMigrations) await migrate(database);
     const cursorSecret = await serverSecret(database.db, 'cursor_secret');
-    return { config, database, db: database.db, authenticator: new Authenticator(database.db), cursorSecret };
+    const changes = await ChangeFeed.start(database);
+    return { config, database, db: database.db, authenticator: new Authenticator(database.db), changes, cursorSecret };
   } catch (error) {
     await database.close();
     throw error;

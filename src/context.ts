@@ -1,6 +1,7 @@
 /** What services need from the running process: the database, the configuration, a clock. */
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
+import type { ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import type { DB } from './db/schema.js';
 import type { Authenticator } from './modules/auth/authenticate.js';
@@ -10,6 +11,8 @@ export interface AppContext {
   database: Database;
   db: Kysely<DB>;
   authenticator: Authenticator;
+  /** Changes of cached tables, as they commit (for the read caches). */
+  changes: ChangeFeed;
   /** Secret for signing cursors; the same in every process (stored in the database). */
   cursorSecret: string;
 }

@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createContext } from '../../src/bootstrap.js';
 import { testConfig } from '../../src/config.js';
@@ -26,6 +27,12 @@ export const BENCH_LIMITS: RateLimits = {
   authFailuresPerMinute: 1_000_000_000,
 };
 
+/** A response to answer as is. */
+export interface Ceiling {
+  status: number;
+  contentType: string;
+  body: string;
+}
 
 async function main(): Promise<void> {
   const rows = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -37,20 +44,33 @@ async function main(): Promise<void> {
   const seeded = await seedClinic(ctx.db, rows, Number(process.env.BENCH_KEYS ?? 4));
   const seedSeconds = (Date.now() - seedStart) / 1000;
 
-  let ceilingBody = '{}';
+  // The ceilings: bare routes answering stored bytes (status, Content-Type, body) with no auth
+  // and no database. Slot '' holds GET /facilities/{id}'s bytes; the load benchmark stores
+  // each measured route's own response in a slot of its own (PUT) before loading it.
+  const ceilings = new Map<string, Ceiling>();
   const app = await buildApp({
     ctx,
     rateLimits: BENCH_LIMITS,
     logger: false,
     extraRoutes: (v1) => {
-      v1.get(CEILING_PATH, { schema: { hide: true } }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(ceilingBody));
+      const answer = async (request: FastifyRequest<{ Params: { slot?: string } }>, reply: FastifyReply) => {
+        const ceiling = ceilings.get(request.params.slot ?? '');
+        if (!ceiling) return reply.code(404).send({ error: 'no ceiling in this slot' });
+        return reply.code(ceiling.status).type(ceiling.contentType).send(ceiling.body);
+      };
+      v1.route({ method: ['GET', 'POST'], url: CEILING_PATH, schema: { hide: true }, handler: answer });
+      v1.route({ method: ['GET', 'POST'], url: `${CEILING_PATH}/:slot`, schema: { hide: true }, handler: answer });
+      v1.put(`${CEILING_PATH}/:slot`, { schema: { hide: true } }, async (request: FastifyRequest<{ Params: { slot: string }; Body: Ceiling }>, reply) => {
+        ceilings.set(request.params.slot, request.body);
+        return reply.code(204).send();
+      });
     },
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
   const facility = await fetch(`http://127.0.0.1:${port}/v1/facilities/${seeded.facilityId}`, { headers: { authorization: `Bearer ${seeded.tokens[0]}` } });
   if (facility.status !== 200) throw new Error(`GET /facilities/{id} answered ${facility.status}: ${await facility.text()}`);
-  ceilingBody = await facility.text();
+  ceilings.set('', { status: 200, contentType: facility.headers.get('content-type')!, body: await facility.text() });
 
   process.stdout.write(`${JSON.stringify({ ready: { port, engine: ctx.database.engine, seeded, rows, seedSeconds } })}\n`);
 

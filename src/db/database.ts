@@ -18,13 +18,24 @@ import { PGliteDialect } from './pglite-dialect.js';
 
 export type Engine = 'postgres' | 'pglite';
 
+/** Thrown by `listen` once the database is closed: nothing is left to listen to. */
+export class DatabaseClosedError extends Error {
+  constructor() {
+    super('the database is closed');
+  }
+}
+
 export interface Database {
   readonly engine: Engine;
   readonly db: Kysely<DB>;
   /** Runs a script of several statements (migrations). */
   runScript(sql: string): Promise<void>;
-  /** Calls `onMessage` for every NOTIFY on `channel`; returns a function that stops listening. */
-  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onMessage` for every NOTIFY on `channel`; returns a function that stops listening.
+   * `onLost` is called once if the listening connection breaks (PostgreSQL; never on close or
+   * unlisten): notifications sent after that are missed until the caller listens again.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onLost?: (error: unknown) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   /** Embedded database only: its data folder as a tarball (backups, test snapshots). */
   dumpDataDir?(): Promise<Blob>;
@@ -68,6 +79,7 @@ async function openPostgres(connectionString: string, poolMax: number): Promise<
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const listeners: pg.Client[] = [];
+  let closed = false;
   return {
     engine: 'postgres',
     db,
@@ -82,21 +94,41 @@ async function openPostgres(connectionString: string, poolMax: number): Promise<
         client.release();
       }
     },
-    async listen(channel, onMessage) {
+    async listen(channel, onMessage, onLost) {
+      if (closed) throw new DatabaseClosedError();
       const client = new pg.Client({ connectionString });
-      client.on('error', () => {});
-      await client.connect();
+      let ended = false;
+      const lost = (error: unknown) => {
+        if (ended || closed) return;
+        ended = true;
+        client.end().catch(() => {});
+        const at = listeners.indexOf(client);
+        if (at < 0) return; // not listening yet: listen() itself fails
+        listeners.splice(at, 1);
+        onLost?.(error);
+      };
+      client.on('error', lost);
+      client.on('end', () => lost(new Error('the listening connection ended')));
       client.on('notification', (msg) => {
         if (msg.channel === channel) onMessage(msg.payload ?? '');
       });
-      await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+      try {
+        await client.connect();
+        await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
+      } catch (error) {
+        lost(error);
+        throw error;
+      }
       listeners.push(client);
       return async () => {
+        if (ended) return;
+        ended = true;
         listeners.splice(listeners.indexOf(client), 1);
         await client.end().catch(() => {});
       };
     },
     async close() {
+      closed = true;
       await Promise.all(listeners.map((c) => c.end().catch(() => {})));
       await db.destroy();
     },
@@ -133,6 +165,7 @@ async function openPGlite(dataDir: string | null, snapshot?: Blob): Promise<Data
           throw error;
         }
       }),
+    // One process holds the embedded database and its listener: the connection cannot be lost.
     async listen(channel, onMessage) {
       const unlisten = await pglite.listen(channel, onMessage);
       return async () => unlisten();

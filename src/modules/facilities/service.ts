@@ -24,14 +24,15 @@ export interface FacilityView {
   updatedAt: string;
 }
 
-export async function getFacility(db: Kysely<DB>, auth: TenantScope, id: string): Promise<{ view: FacilityView; version: number }> {
-  const row = await db
-    .selectFrom('facilities')
-    .selectAll()
-    .where('id', '=', id)
-    .where('clinic_id', '=', auth.clinicId)
-    .executeTakeFirst();
-  if (!row || !seesFacility(auth as AuthContext, row.id)) throw ApiError.notFound();
+export interface FacilityRead {
+  view: FacilityView;
+  version: number;
+}
+
+/** The clinic's facility, or null; no visibility check (see getFacility). */
+export async function readFacility(db: Kysely<DB>, clinicId: string, id: string): Promise<FacilityRead | null> {
+  const row = await db.selectFrom('facilities').selectAll().where('id', '=', id).where('clinic_id', '=', clinicId).executeTakeFirst();
+  if (!row) return null;
   return {
     version: row.version,
     view: {
@@ -49,6 +50,16 @@ export async function getFacility(db: Kysely<DB>, auth: TenantScope, id: string)
       updatedAt: row.updated_at.toISOString(),
     },
   };
+}
+
+/** 404 unless the facility exists in the clinic and the caller sees it (facility limits). */
+export function visibleFacility(auth: TenantScope, found: FacilityRead | null): FacilityRead {
+  if (!found || !seesFacility(auth as AuthContext, found.view.id)) throw ApiError.notFound();
+  return found;
+}
+
+export async function getFacility(db: Kysely<DB>, auth: TenantScope, id: string): Promise<FacilityRead> {
+  return visibleFacility(auth, await readFacility(db, auth.clinicId, id));
 }
 
 /** The fields of a facility's creation, each optional, with the schedule in its checked shape. */

@@ -5,7 +5,9 @@ import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { recordAccess } from '../../../modules/access-log/service.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_ORIGINS, APPOINTMENT_STATUSES, APPOINTMENT_TYPES, toView, type AppointmentView } from '../../../modules/appointments/model.js';
-import { findAppointment, listAppointments } from '../../../modules/appointments/service.js';
+import { findAppointment, listAppointments, type ListQuery as PageQuery } from '../../../modules/appointments/service.js';
+import { ReadCache } from '../../../db/read-cache.js';
+import type { TenantScope } from '../../../db/tenant.js';
 import { bookAppointment, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/calendars/booking.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { Cursor, IdParams, IdempotencyKeyHeader, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
@@ -91,7 +93,18 @@ const BookBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** What identifies a page: the scope's facilities and every parameter (the cursor included). */
+function pageKey(scope: TenantScope, q: PageQuery): string {
+  const facilities = scope.facilityIds === null ? null : [...scope.facilityIds].sort();
+  return JSON.stringify([facilities, q.sort, q.limit, q.cursor ?? null, q.updatedSince ?? null, q.from ?? null, q.to ?? null, q.facilityId?.toLowerCase() ?? null, q.doctorId?.toLowerCase() ?? null, q.patientId?.toLowerCase() ?? null, q.status ?? null]);
+}
+
 export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
+  // Pages of the list, serialized, as the clinic's appointments were at the last change: the
+  // change feed drops a clinic's pages at the commit of any change to its appointments. The
+  // page's JSON is kept, so a hit costs neither the database nor serialization.
+  const pages = new ReadCache<{ body: string; loggedIds: string[] }>(ctx.changes, 'appointments', 500);
+
   /** A response holding an appointment's title or reason is a read of them: logged. */
   const logged = async (request: FastifyRequest, view: AppointmentView): Promise<AppointmentView> => {
     await recordAccess(ctx.db, request.auth, { resourceType: 'appointment', resourceIds: [view.id], fields: loggedFields(view), requestId: request.id });
@@ -117,12 +130,17 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['appointments:read'] },
     },
-    async (request) => {
-      const q = request.query;
-      const page = await listAppointments(ctx, request.auth, { ...q, limit: q.limit ?? 50, sort: q.sort ?? 'updated' });
-      const logged = page.data.filter((a) => a.title !== null || a.reason !== null);
-      await recordAccess(ctx.db, request.auth, { resourceType: 'appointment', resourceIds: logged.map((a) => a.id), fields: ['title', 'reason'], requestId: request.id });
-      return page;
+    async (request, reply) => {
+      const query: PageQuery = { ...request.query, limit: request.query.limit ?? 50, sort: request.query.sort ?? 'updated' };
+      const { body, loggedIds } = await pages.get(request.auth.clinicId, pageKey(request.auth, query), async () => {
+        const page = await listAppointments(ctx, request.auth, query);
+        const logged = page.data.filter((a) => a.title !== null || a.reason !== null);
+        return { body: reply.serialize(page) as string, loggedIds: logged.map((a) => a.id) };
+      });
+      // Every read is logged, whether the page came from the cache or not.
+      await recordAccess(ctx.db, request.auth, { resourceType: 'appointment', resourceIds: loggedIds, fields: ['title', 'reason'], requestId: request.id });
+      // Already serialized by the route's response schema: a JSON string is sent as it is.
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 

@@ -1,7 +1,8 @@
 /** /v1/facilities (spec 2.11, 4.9). */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { getFacility } from '../../../modules/facilities/service.js';
+import { ReadCache } from '../../../db/read-cache.js';
+import { readFacility, visibleFacility, type FacilityRead } from '../../../modules/facilities/service.js';
 import { setEtag } from '../../etag.js';
 import { IdParams, Nullable, OutputTimestamp, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
@@ -25,6 +26,10 @@ export const FacilitySchema = Type.Object(
 );
 
 export function registerFacilityRoutes(app: App, ctx: AppContext): void {
+  // Facilities change rarely and are read by every booking flow: served from memory, dropped
+  // by the change feed at the commit of any change to the clinic's facilities.
+  const facilities = new ReadCache<FacilityRead | null>(ctx.changes, 'facilities', 10_000);
+
   app.get(
     '/v1/facilities/:id',
     {
@@ -39,7 +44,9 @@ export function registerFacilityRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['clinic:read'] },
     },
     async (request, reply) => {
-      const { view, version } = await getFacility(ctx.db, request.auth, request.params.id);
+      const { clinicId } = request.auth;
+      const id = request.params.id.toLowerCase();
+      const { view, version } = visibleFacility(request.auth, await facilities.get(clinicId, id, () => readFacility(ctx.db, clinicId, id)));
       setEtag(reply, version);
       return view;
     },
