@@ -22,6 +22,11 @@ export interface WorkerOptions {
    * under load the events and outcomes of those milliseconds share one transaction.
    */
   roundMs?: number;
+  /**
+   * From this many deliveries claimed per second (default 100) the worker promises to poll,
+   * so that events stop sending a NOTIFY each (README beside this file, invariant 5).
+   */
+  pollFromPerSecond?: number;
   /** Called for every finished attempt (benchmarks, logs). */
   onAttempt?: (info: { deliveryId: string; clinicId: string; result: SendResult }) => void;
   onError?: (error: unknown) => void;
@@ -52,55 +57,58 @@ export interface FinishedAttempt {
   result: SendResult;
 }
 
+export interface RoundOptions {
+  /** Deliveries to claim at most (0: record only). */
+  limit: number;
+  leaseMs: number;
+  /** Put deliveries whose lease ran out back to `pending` first. */
+  reclaimExpired?: boolean;
+  /** Promise to look for deliveries without a NOTIFY for this long (see `startDeliveryWorker`). */
+  promisePollingMs?: number;
+}
+
 /**
  * One round of the worker, in one transaction serialised by an advisory lock (so the
  * per-clinic count is exact across any number of workers):
  * 1. the outcomes of the attempts finished since the last round are recorded (one statement
  *    for the whole batch, `recordStatement`): their slots are free again;
- * 2. (every `reclaimExpired`) deliveries whose lease ran out (their worker died) go back to
+ * 2. (with `reclaimExpired`) deliveries whose lease ran out (their worker died) go back to
  *    `pending`, still due;
- * 3. one `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED) RETURNING` takes due
+ * 3. (with `promisePollingMs`) `webhook_polling` is moved on, so events stop notifying;
+ * 4. one `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED) RETURNING` takes due
  *    pending deliveries: for each clinic with pending work (walked on the partial index),
  *    at most `MAX_IN_FLIGHT_PER_CLINIC` minus its live leases, oldest first, and across
  *    clinics round-robin (every clinic's first, then every clinic's second, ...).
  * Recording and claiming together cost one transaction per round rather than statements per
  * delivery, and a clinic's freed slot is refilled in the same transaction that frees it.
  */
-export async function deliveryRound(
-  ctx: AppContext,
-  finished: FinishedAttempt[],
-  limit: number,
-  leaseMs: number,
-  reclaimExpired = true,
-): Promise<ClaimedDelivery[]> {
+export async function deliveryRound(ctx: AppContext, finished: FinishedAttempt[], options: RoundOptions): Promise<ClaimedDelivery[]> {
   // PGlite is one session in one process and runs one statement at a time: each statement
   // already sees every earlier claim, so neither the transaction nor the lock is needed there
   // (and the batch's outcomes are recorded by one statement, atomic on its own).
-  if (ctx.database.engine === 'pglite') return roundStatements(ctx, ctx.db, finished, limit, leaseMs, reclaimExpired);
+  if (ctx.database.engine === 'pglite') return roundStatements(ctx, ctx.db, finished, options);
   return ctx.db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
-    return roundStatements(ctx, trx, finished, limit, leaseMs, reclaimExpired);
+    return roundStatements(ctx, trx, finished, options);
   });
 }
 
 /** A claim alone (no outcome to record). */
 export function claimDeliveries(ctx: AppContext, limit: number, leaseMs: number, reclaimExpired = true): Promise<ClaimedDelivery[]> {
-  return deliveryRound(ctx, [], limit, leaseMs, reclaimExpired);
+  return deliveryRound(ctx, [], { limit, leaseMs, reclaimExpired });
 }
 
-async function roundStatements(
-  ctx: AppContext,
-  trx: Tx,
-  finished: FinishedAttempt[],
-  limit: number,
-  leaseMs: number,
-  reclaimExpired: boolean,
-): Promise<ClaimedDelivery[]> {
+async function roundStatements(ctx: AppContext, trx: Tx, finished: FinishedAttempt[], options: RoundOptions): Promise<ClaimedDelivery[]> {
+  const { limit, leaseMs, reclaimExpired = false, promisePollingMs = 0 } = options;
   if (finished.length > 0) await recordStatement(ctx, finished).execute(trx);
   if (reclaimExpired) {
     await sql`
       UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, updated_at = now()
       WHERE status = 'delivering' AND lease_until <= now()`.execute(trx);
+  }
+  if (promisePollingMs > 0) {
+    await sql`
+      UPDATE webhook_polling SET polling_until = greatest(polling_until, now() + make_interval(secs => ${promisePollingMs / 1000}))`.execute(trx);
   }
   if (limit <= 0) return [];
   const { rows } = await sql<ClaimedDelivery>`
@@ -280,12 +288,17 @@ export function recordStatement(ctx: AppContext, finished: FinishedAttempt[]) {
 
 /** Most outcomes recorded by one round's statement (more wait for the next round, which follows at once). */
 const RECORD_BATCH_MAX = 500;
+/** Each promise to poll lasts this long; it is renewed while the rate holds. Events skip their NOTIFY while at least 1 s of it is left. */
+const POLL_PROMISE_MS = 3_000;
+/** Waits before listening again after the listening connection broke. */
+const RELISTEN_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
 export async function startDeliveryWorker(ctx: AppContext, options: WorkerOptions = {}): Promise<Running> {
   const concurrency = options.concurrency ?? 64;
   const leaseMs = options.leaseMs ?? 15_000;
   const pollMs = options.pollMs ?? Math.min(1000, Math.max(50, 60_000 * ctx.config.webhookRetryScale));
   const roundMs = options.roundMs ?? 5;
+  const pollFromPerSecond = options.pollFromPerSecond ?? 100;
   const onError = options.onError ?? (() => {});
   const sender: Sender = createSender({ allowInsecure: ctx.config.webhookAllowInsecure }, { connections: concurrency });
   /** Sends under way (claimed, no outcome yet). */
@@ -297,6 +310,11 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
   let pendingWake = false;
   let lastReclaim = 0;
   let lastRound = 0;
+  /** Until then (this process's clock) the worker looks every `roundMs` whatever happens: it promised to in `webhook_polling`. */
+  let pollingUntil = 0;
+  let claimedInWindow = 0;
+  let windowStart = Date.now();
+  let busy = false;
 
   const kick = () => {
     pendingWake = true;
@@ -331,19 +349,31 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
     finished = finished.slice(batch.length);
     const room = claim ? concurrency - inFlight.size : 0;
     if (batch.length === 0 && room <= 0) return;
-    lastRound = Date.now();
+    const now = Date.now();
     // Expired leases are looked for at most every 500 ms: they only matter after a crash.
-    const reclaim = claim && lastRound - lastReclaim >= 500;
-    if (reclaim) lastReclaim = lastRound;
+    const reclaimExpired = claim && now - lastReclaim >= 500;
+    if (reclaimExpired) lastReclaim = now;
+    // Busy (the last full second claimed at least `pollFromPerSecond`): renew the promise to
+    // poll before less than 2 s of it is left, so events keep skipping their NOTIFY.
+    if (now - windowStart >= 1000) {
+      busy = (claimedInWindow * 1000) / (now - windowStart) >= pollFromPerSecond;
+      claimedInWindow = 0;
+      windowStart = now;
+    }
+    const promise = claim && busy && pollingUntil - now < POLL_PROMISE_MS - 1000;
     let claimed: ClaimedDelivery[] = [];
     try {
-      claimed = await deliveryRound(ctx, batch, room, leaseMs, reclaim);
+      claimed = await deliveryRound(ctx, batch, { limit: room, leaseMs, reclaimExpired, promisePollingMs: promise ? POLL_PROMISE_MS : 0 });
     } catch (error) {
       // The batch's outcomes are lost with the transaction: their deliveries stay leased and
       // are sent again once the lease runs out (at least once, same idempotency key).
       if (!stopped) onError(error);
       return;
     }
+    // The database's promise runs from its transaction's start, before this moment: counting
+    // from now keeps this process polling at least as long as it promised.
+    if (promise) pollingUntil = Date.now() + POLL_PROMISE_MS;
+    claimedInWindow += claimed.length;
     for (const f of batch) options.onAttempt?.({ deliveryId: f.delivery.id, clinicId: f.delivery.clinic_id, result: f.result });
     for (const d of claimed) {
       const p: Promise<void> = send(d)
@@ -356,7 +386,37 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
     }
   };
 
-  const unlisten = await ctx.database.listen(EVENTS_CHANNEL, kick);
+  // NOTIFY wakes the loop at once. If the listening connection breaks, listen again with
+  // growing waits, then look once: notifications sent meanwhile were missed. Until then the
+  // loop still looks every `pollMs`.
+  let unlisten: (() => Promise<void>) | null = null;
+  let relistenTimer: NodeJS.Timeout | null = null;
+  let relistenFailures = 0;
+  const onLost = (error: unknown) => {
+    unlisten = null;
+    if (stopped) return;
+    onError(error);
+    relisten();
+  };
+  const relisten = () => {
+    if (stopped || relistenTimer) return;
+    const wait = RELISTEN_MS[Math.min(relistenFailures++, RELISTEN_MS.length - 1)];
+    relistenTimer = setTimeout(async () => {
+      relistenTimer = null;
+      try {
+        const stop = await ctx.database.listen(EVENTS_CHANNEL, kick, onLost);
+        if (stopped) return void (await stop());
+        unlisten = stop;
+        relistenFailures = 0;
+        kick();
+      } catch (error) {
+        if (stopped) return;
+        onError(error);
+        relisten();
+      }
+    }, wait);
+  };
+  unlisten = await ctx.database.listen(EVENTS_CHANNEL, kick, onLost);
 
   const loop = async () => {
     while (!stopped) {
@@ -365,8 +425,11 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
       const wait = lastRound + roundMs - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       pendingWake = false;
+      lastRound = Date.now();
       await round(true);
       if (finished.length > 0 || stopped) continue;
+      // While the promise to poll lasts, events do not notify: look again after `roundMs`.
+      if (Date.now() < pollingUntil) continue;
       await sleep(pollMs);
     }
     // Stopping: no more claims; the sends under way finish and their outcomes are recorded.
@@ -379,7 +442,8 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
     async stop() {
       stopped = true;
       wakeUp?.();
-      await unlisten().catch(() => {});
+      if (relistenTimer) clearTimeout(relistenTimer);
+      await unlisten?.().catch(() => {});
       await running;
       await sender.close().catch(() => {});
     },
