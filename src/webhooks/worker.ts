@@ -18,8 +18,10 @@ export interface WorkerOptions {
   /** Longest sleep without a NOTIFY. */
   pollMs?: number;
   /**
-   * Shortest time between the starts of two rounds (record outcomes + claim), default 5 ms:
-   * under load the events and outcomes of those milliseconds share one transaction.
+   * Shortest time between the starts of two rounds (record outcomes + claim), default 10 ms:
+   * under load the events and outcomes of those milliseconds share one transaction. (At 500
+   * events/s, 10 ms against 5 ms took a fifth off the worker's PostgreSQL CPU for 2-3 ms more
+   * median latency; 20 ms saved less again for 8 ms more.)
    */
   roundMs?: number;
   /**
@@ -297,7 +299,7 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
   const concurrency = options.concurrency ?? 64;
   const leaseMs = options.leaseMs ?? 15_000;
   const pollMs = options.pollMs ?? Math.min(1000, Math.max(50, 60_000 * ctx.config.webhookRetryScale));
-  const roundMs = options.roundMs ?? 5;
+  const roundMs = options.roundMs ?? 10;
   const pollFromPerSecond = options.pollFromPerSecond ?? 100;
   const onError = options.onError ?? (() => {});
   const sender: Sender = createSender({ allowInsecure: ctx.config.webhookAllowInsecure }, { connections: concurrency });
