@@ -1,4 +1,4 @@
-/** The delivery worker: claims due deliveries and sends them (see README.md beside this file). */
+/** The delivery worker: in rounds, records finished attempts and claims due deliveries, then sends them (see README.md beside this file). */
 import { sql } from 'kysely';
 import type { AppContext, Tx } from '../context.js';
 import { EVENTS_CHANNEL } from '../events/record.js';
