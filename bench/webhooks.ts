@@ -7,7 +7,9 @@
  *
  * 1. deliveries per second, 1 clinic and 100 clinics (backlog drained, receiver answers at once);
  * 2. event-to-first-attempt p50/p99 at 200 and 500 events/s (from before the event's
- *    transaction starts to the receiver reading the request);
+ *    transaction starts to the receiver reading the request), after a warm-up second at
+ *    200/s that is printed but not counted; also the event transactions' own p50/p99 and
+ *    the CPU each process used;
  * 3. fairness: one clinic with a 10,000-event backlog while 99 clinics record 10 each: the
  *    small clinics' p95 time to first attempt, and the largest number of one clinic's
  *    requests ever open at the receiver at once (receiver answers after 10 ms here).
@@ -20,6 +22,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { createContext } from '../src/bootstrap.js';
 import { testConfig } from '../src/config.js';
@@ -159,16 +162,17 @@ async function throughput(ctx: AppContext, receiver: Receiver, clinics: number, 
   return { deliveries: ids.length, seconds, perSecond: ids.length / seconds, complete: ok };
 }
 
-async function latency(ctx: AppContext, receiver: Receiver, clinics: Clinic[], rate: number) {
+async function latency(ctx: AppContext, receiver: Receiver, clinics: Clinic[], rate: number, seconds = SECONDS) {
   receiver.reset();
   const started = new Map<string, number>();
   const latencies: number[] = [];
+  const commits: number[] = []; // start of the event's transaction to its commit being acknowledged
   receiver.onArrival = (eventId, a) => {
     const s = started.get(eventId);
     if (s !== undefined) latencies.push(a.at - s);
   };
   const early: Array<[string, number]> = [];
-  const total = rate * SECONDS;
+  const total = Math.round(rate * seconds);
   const tickMs = 10;
   const perTick = rate / (1000 / tickMs);
   let sent = 0;
@@ -186,6 +190,7 @@ async function latency(ctx: AppContext, receiver: Receiver, clinics: Clinic[], r
         .transaction()
         .execute((trx) => recordEvent(trx, { clinicId: clinic.id, type: 'task.created', facilityId: clinic.facilityId, data: { sent } }))
         .then((e) => {
+          commits.push(now() - t0);
           const arrived = receiver.firstArrival.get(e.id);
           if (arrived !== undefined) early.push([e.id, arrived - t0]);
           started.set(e.id, t0);
@@ -200,7 +205,17 @@ async function latency(ctx: AppContext, receiver: Receiver, clinics: Clinic[], r
   for (const [, l] of early) latencies.push(l);
   const achieved = total / ((Date.now() - begin) / 1000);
   await waitAll(receiver, started.keys(), 60_000);
-  return { rate, achieved, events: total, received: latencies.length, p50: pct(latencies, 50), p99: pct(latencies, 99), max: pct(latencies, 100) };
+  return {
+    rate,
+    achieved,
+    events: total,
+    received: latencies.length,
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    max: pct(latencies, 100),
+    commitP50: pct(commits, 50),
+    commitP99: pct(commits, 99),
+  };
 }
 
 async function fairness(ctx: AppContext, receiver: Receiver) {
@@ -245,11 +260,50 @@ async function fairness(ctx: AppContext, receiver: Receiver) {
   };
 }
 
+/** Names the connections (pg_stat_activity.application_name) so their PostgreSQL CPU can be told apart. */
+function withAppName(databaseUrl: string, name: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('application_name', name);
+  return url.toString();
+}
+
 function spawnWorker(databaseUrl: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role=worker'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_INSECURE: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'error' },
+  // BENCH_CPU_PROF=<dir>: CPU profiles of the worker process (and of this one, run with --cpu-prof yourself).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  return spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts', '--role=worker'], {
+    env: { ...process.env, DATABASE_URL: withAppName(databaseUrl, 'bench-worker'), WEBHOOK_ALLOW_INSECURE: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'error' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+}
+
+/** CPU seconds (user + system) used so far by a process, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU seconds used so far by each PostgreSQL process working for this benchmark: the backends
+ * connected to its database and the server's background processes (WAL writer, checkpointer...,
+ * which other databases on the server share).
+ */
+async function postgresCpu(ctx: AppContext): Promise<Map<number, { app: string; cpu: number }>> {
+  if (ctx.database.engine !== 'postgres') return new Map();
+  const { rows } = await sql<{ pid: number; app: string }>`
+    SELECT pid, CASE WHEN datname IS NULL THEN 'server' WHEN application_name = 'bench-worker' THEN 'worker' ELSE 'emitter' END AS app
+    FROM pg_stat_activity WHERE datname = current_database() OR datname IS NULL`.execute(ctx.db);
+  return new Map(rows.map((r) => [r.pid, { app: r.app, cpu: cpuSeconds(r.pid) }]));
+}
+
+/** CPU seconds between two snapshots by kind of connection (a process that appeared in between counts in full). */
+function cpuBetween(before: Map<number, { cpu: number }>, after: Map<number, { app: string; cpu: number }>): Record<string, number> {
+  const sums: Record<string, number> = { emitter: 0, worker: 0, server: 0 };
+  for (const [pid, { app, cpu }] of after) sums[app] = (sums[app] ?? 0) + cpu - (before.get(pid)?.cpu ?? 0);
+  return sums;
 }
 
 function childRss(pid: number): number {
@@ -308,10 +362,25 @@ async function main() {
     const sampler = setInterval(() => {
       rssPeak = Math.max(rssPeak, child ? childRss(child.pid!) : process.memoryUsage().rss);
     }, 100);
+    // Warm-up, not counted: the emitter's pool opens its connections and both processes'
+    // code gets compiled (about the first half second, which would otherwise make up 5% of
+    // the 200/s run and so decide its p99). Printed all the same.
+    const warm = await latency(ctx, receiver, latClinics, 200, 1);
+    console.log(`warm-up (not counted): 1 s at 200/s: p50 ${fmt(warm.p50)} ms, p99 ${fmt(warm.p99)} ms`);
     for (const rate of [200, 500]) {
+      // CPU used during the run, per process: on a shared 2-core machine this tells which one is short of it.
+      const cpu0 = { self: process.cpuUsage(), worker: child ? cpuSeconds(child.pid!) : 0, pg: await postgresCpu(ctx), t: now() };
       const l = await latency(ctx, receiver, latClinics, rate);
+      const wall = (now() - cpu0.t) / 1000;
+      const pgCpu = cpuBetween(cpu0.pg, await postgresCpu(ctx));
+      const selfCpu = process.cpuUsage(cpu0.self);
+      const share = (s: number) => `${((100 * s) / wall).toFixed(0)}%`;
       console.log(
-        `event-to-first-attempt at ${rate}/s (achieved ${l.achieved.toFixed(0)}/s, ${l.events} events over 100 clinics): p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms`,
+        `event-to-first-attempt at ${rate}/s (achieved ${l.achieved.toFixed(0)}/s, ${l.events} events over 100 clinics): p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms` +
+          ` (event's transaction alone: p50 ${fmt(l.commitP50)} ms, p99 ${fmt(l.commitP99)} ms)` +
+          ` [cpu of one core: emitter+receiver ${share((selfCpu.user + selfCpu.system) / 1e6)}` +
+          (child ? `, worker ${share(cpuSeconds(child.pid!) - cpu0.worker)}` : '') +
+          (cpu0.pg.size ? `, postgres for the emitter ${share(pgCpu.emitter!)}, for the worker ${share(pgCpu.worker!)}, background ${share(pgCpu.server!)}` : '') + ']',
       );
     }
     clearInterval(sampler);

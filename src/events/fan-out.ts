@@ -39,7 +39,7 @@ function envelopeTail(event: FanOutEvent): Expression<string> {
 
 /**
  * Inserts the event and its deliveries in one statement, and notifies the workers when a
- * live delivery was created. Returns false when the clinic does not exist.
+ * live delivery was created and no worker is polling already. Returns false when the clinic does not exist.
  */
 export async function fanOut(trx: Tx, event: FanOutEvent): Promise<'inserted' | 'held' | 'no_clinic'> {
   const skipped = event.type === 'events.skipped';
@@ -81,7 +81,11 @@ export async function fanOut(trx: Tx, event: FanOutEvent): Promise<'inserted' | 
     )
     SELECT EXISTS (SELECT 1 FROM ev) AS inserted,
            EXISTS (SELECT 1 FROM clinics WHERE id = ${event.clinicId}) AS clinic,
+           -- No NOTIFY while a worker has promised to keep looking for at least another second
+           -- (0031_webhook_polling.sql): this transaction commits within that second, as a rule,
+           -- and a later commit is still found by the workers' regular look (at most a second).
            CASE WHEN EXISTS (SELECT 1 FROM del WHERE status = 'pending')
+                 AND NOT EXISTS (SELECT 1 FROM webhook_polling WHERE polling_until > clock_timestamp() + interval '1 second')
                 THEN pg_notify(${event.notifyChannel}, ${event.clinicId}) END AS notified`.execute(trx);
   const row = rows[0];
   if (row?.inserted) return 'inserted';

@@ -1,4 +1,4 @@
-/** Tables added by the webhooks module's migrations (see src/db/migrations/0030_webhooks.sql). */
+/** Tables added by the webhooks module's migrations (see src/db/migrations/0030_webhooks.sql and 0031_webhook_polling.sql). */
 import type { Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './core.js';
 
@@ -61,9 +61,16 @@ export interface EventGapsTable {
   facility_id: string | null;
 }
 
+/** One row (0031_webhook_polling.sql): until when a worker looks for deliveries without a NOTIFY. */
+export interface WebhookPollingTable {
+  id: Generated<boolean>;
+  polling_until: Timestamp;
+}
+
 export interface WebhooksTables {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   event_gaps: EventGapsTable;
+  webhook_polling: WebhookPollingTable;
 }
