@@ -26,9 +26,9 @@ export const FacilitySchema = Type.Object(
 );
 
 export function registerFacilityRoutes(app: App, ctx: AppContext): void {
-  // Facilities change rarely and are read by every booking flow: served from memory, dropped
-  // by the change feed at the commit of any change to the clinic's facilities.
-  const facilities = new ReadCache<FacilityRead | null>(ctx.changes, 'facilities', 10_000);
+  // Facilities change rarely and are read by every booking flow: served from memory, already
+  // serialized, dropped by the change feed at the commit of any change to the clinic's facilities.
+  const facilities = new ReadCache<{ read: FacilityRead; body: string } | null>(ctx.changes, 'facilities', 10_000);
 
   app.get(
     '/v1/facilities/:id',
@@ -46,9 +46,14 @@ export function registerFacilityRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const { clinicId } = request.auth;
       const id = request.params.id.toLowerCase();
-      const { view, version } = visibleFacility(request.auth, await facilities.get(clinicId, id, () => readFacility(ctx.db, clinicId, id)));
+      const found = await facilities.get(clinicId, id, async () => {
+        const read = await readFacility(ctx.db, clinicId, id);
+        return read && { read, body: reply.serialize(read.view) as string };
+      });
+      const { version } = visibleFacility(request.auth, found?.read ?? null); // 404 unless found and seen
       setEtag(reply, version);
-      return view;
+      // Already serialized by the route's response schema: a JSON string is sent as it is.
+      return reply.type('application/json; charset=utf-8').send(found!.body as never);
     },
   );
 }
