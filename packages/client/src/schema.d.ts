@@ -229,6 +229,8 @@ export interface paths {
          *
          *     Access log: one entry per request, naming the appointments returned whose `title` or `reason` holds text (appointments with both null reveal no free text and are not named).
          *
+         *     Pages are served from memory and dropped at the commit of any change to the clinic’s appointments: a change made through another server process is seen about a millisecond after its commit. Every read is access-logged, from memory or not.
+         *
          *     Scopes: `appointments:read`.
          */
         get: operations["listAppointments"];
@@ -347,7 +349,7 @@ export interface paths {
         };
         /**
          * Read a facility
-         * @description Where the clinic is and its opening hours. A facility the key is not limited to is `404`.
+         * @description Where the clinic is and its opening hours. A facility the key is not limited to is `404`. Served from memory and dropped at the commit of any change to the clinic’s facilities: a change made through another server process is seen about a millisecond after its commit.
          *
          *     Scopes: `clinic:read`.
          */

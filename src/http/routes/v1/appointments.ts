@@ -123,6 +123,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
           '`from` is inclusive and `to` exclusive, both on the start time. `status` takes one or more statuses separated by commas; an unknown status is `400` naming `status`.',
           '`notes`, `clinicalNotes` and `completionNotes` are never in the list: read them from getAppointment with `clinical:read`.',
           'Access log: one entry per request, naming the appointments returned whose `title` or `reason` holds text (appointments with both null reveal no free text and are not named).',
+          'Pages are served from memory and dropped at the commit of any change to the clinic’s appointments: a change made through another server process is seen about a millisecond after its commit. Every read is access-logged, from memory or not.',
         ].join('\n\n'),
         querystring: ListQuery,
         response: { 200: Page(AppointmentSchema) },

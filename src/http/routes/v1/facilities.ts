@@ -37,7 +37,8 @@ export function registerFacilityRoutes(app: App, ctx: AppContext): void {
         operationId: 'getFacility',
         tags: ['Clinic'],
         summary: 'Read a facility',
-        description: 'Where the clinic is and its opening hours. A facility the key is not limited to is `404`.',
+        description:
+          'Where the clinic is and its opening hours. A facility the key is not limited to is `404`. Served from memory and dropped at the commit of any change to the clinic’s facilities: a change made through another server process is seen about a millisecond after its commit.',
         params: IdParams,
         response: { 200: FacilitySchema },
       },
