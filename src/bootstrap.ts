@@ -37,6 +37,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
 /** Closes what createContext opened: the access log's last entries are written before the database goes. */
 export async function closeContext(ctx: AppContext): Promise<void> {
   try {
+    await ctx.changes.close();
     await ctx.accessLog.close();
   } finally {
     await ctx.database.close();

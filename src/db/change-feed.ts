@@ -10,35 +10,35 @@
  *
  * While the listening connection is down, notifications are missed: the feed is then not live,
  * `token` answers null and the caches read the database every time. It listens again with
- * growing waits (up to 5 s); once back, every token is new, so nothing cached before is served.
+ * growing waits (src/db/listener.ts); once back, every token is new, so nothing cached before
+ * is served.
  */
-import { DatabaseClosedError, type Database } from './database.js';
+import type { Database } from './database.js';
+import { keepListening, type Listener } from './listener.js';
 
 export const CHANGES_CHANNEL = 'dcm_changes';
-const RETRY_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
 /** Identity of a (table, clinic) state: equal tokens mean no change in between. */
 export type ChangeToken = object;
 
 export class ChangeFeed {
-  readonly #database: Database;
   #tokens = new Map<string, ChangeToken>();
   #live = false;
-  #closed = false;
-  #unlisten: (() => Promise<void>) | null = null;
-  #retry: NodeJS.Timeout | null = null;
-  #failures = 0;
+  #listener: Listener | null = null;
   /** Notifications received (tests, metrics). */
   received = 0;
 
-  private constructor(database: Database) {
-    this.#database = database;
-  }
+  private constructor() {}
 
   /** Starts listening; resolves once live or, if the first attempt fails, not live and retrying. */
   static async start(database: Database): Promise<ChangeFeed> {
-    const feed = new ChangeFeed(database);
-    await feed.#listen();
+    const feed = new ChangeFeed();
+    feed.#listener = await keepListening(database, CHANGES_CHANNEL, {
+      onMessage: (payload) => feed.#changed(payload),
+      onDown: () => (feed.#live = false),
+      onUp: () => feed.#goLive(),
+    });
+    if (feed.#listener.up) feed.#goLive();
     return feed;
   }
 
@@ -59,10 +59,14 @@ export class ChangeFeed {
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
     this.#live = false;
-    if (this.#retry) clearTimeout(this.#retry);
-    await this.#unlisten?.();
+    await this.#listener?.stop();
+  }
+
+  /** Whatever changed while not listening is unknown: start from new tokens. */
+  #goLive(): void {
+    this.#tokens = new Map();
+    this.#live = true;
   }
 
   #changed(payload: string): void {
@@ -76,35 +80,5 @@ export class ChangeFeed {
       // A new token: values kept under the old one are stale.
       this.#tokens.delete(`${table}:${clinicId}`);
     }
-  }
-
-  async #listen(): Promise<void> {
-    try {
-      this.#unlisten = await this.#database.listen(CHANGES_CHANNEL, (payload) => this.#changed(payload), () => this.#lost());
-      if (this.#closed) {
-        await this.#unlisten();
-        return;
-      }
-      // Whatever changed while not listening is unknown: start from new tokens.
-      this.#tokens = new Map();
-      this.#failures = 0;
-      this.#live = true;
-    } catch (error) {
-      if (error instanceof DatabaseClosedError) this.#closed = true;
-      else this.#scheduleRetry();
-    }
-  }
-
-  #lost(): void {
-    this.#live = false;
-    this.#unlisten = null;
-    this.#scheduleRetry();
-  }
-
-  #scheduleRetry(): void {
-    if (this.#closed) return;
-    const wait = RETRY_MS[Math.min(this.#failures++, RETRY_MS.length - 1)];
-    this.#retry = setTimeout(() => void this.#listen(), wait);
-    this.#retry.unref();
   }
 }

@@ -1,6 +1,7 @@
 /** The delivery worker: in rounds, records finished attempts and claims due deliveries, then sends them (see README.md beside this file). */
 import { sql } from 'kysely';
 import type { AppContext, Tx } from '../context.js';
+import { keepListening } from '../db/listener.js';
 import { EVENTS_CHANNEL } from '../events/record.js';
 import type { Running } from '../jobs/scheduler.js';
 import { createSender, type Sender, type SendResult } from './sender.js';
@@ -292,8 +293,6 @@ export function recordStatement(ctx: AppContext, finished: FinishedAttempt[]) {
 const RECORD_BATCH_MAX = 500;
 /** Each promise to poll lasts this long; it is renewed while the rate holds. Events skip their NOTIFY while at least 1 s of it is left. */
 const POLL_PROMISE_MS = 3_000;
-/** Waits before listening again after the listening connection broke. */
-const RELISTEN_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
 export async function startDeliveryWorker(ctx: AppContext, options: WorkerOptions = {}): Promise<Running> {
   const concurrency = options.concurrency ?? 64;
@@ -388,37 +387,10 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
     }
   };
 
-  // NOTIFY wakes the loop at once. If the listening connection breaks, listen again with
-  // growing waits, then look once: notifications sent meanwhile were missed. Until then the
-  // loop still looks every `pollMs`.
-  let unlisten: (() => Promise<void>) | null = null;
-  let relistenTimer: NodeJS.Timeout | null = null;
-  let relistenFailures = 0;
-  const onLost = (error: unknown) => {
-    unlisten = null;
-    if (stopped) return;
-    onError(error);
-    relisten();
-  };
-  const relisten = () => {
-    if (stopped || relistenTimer) return;
-    const wait = RELISTEN_MS[Math.min(relistenFailures++, RELISTEN_MS.length - 1)];
-    relistenTimer = setTimeout(async () => {
-      relistenTimer = null;
-      try {
-        const stop = await ctx.database.listen(EVENTS_CHANNEL, kick, onLost);
-        if (stopped) return void (await stop());
-        unlisten = stop;
-        relistenFailures = 0;
-        kick();
-      } catch (error) {
-        if (stopped) return;
-        onError(error);
-        relisten();
-      }
-    }, wait);
-  };
-  unlisten = await ctx.database.listen(EVENTS_CHANNEL, kick, onLost);
+  // NOTIFY wakes the loop at once. If the listening connection breaks, it listens again and
+  // then looks once: notifications sent meanwhile were missed. Until then the loop still looks
+  // every `pollMs`.
+  const listener = await keepListening(ctx.database, EVENTS_CHANNEL, { onMessage: kick, onDown: onError, onUp: kick });
 
   const loop = async () => {
     while (!stopped) {
@@ -444,8 +416,7 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
     async stop() {
       stopped = true;
       wakeUp?.();
-      if (relistenTimer) clearTimeout(relistenTimer);
-      await unlisten?.().catch(() => {});
+      await listener.stop();
       await running;
       await sender.close().catch(() => {});
     },
