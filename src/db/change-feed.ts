@@ -25,8 +25,6 @@ export class ChangeFeed {
   #tokens = new Map<string, ChangeToken>();
   #live = false;
   #listener: Listener | null = null;
-  /** Notifications received (tests, metrics). */
-  received = 0;
 
   private constructor() {}
 
@@ -70,7 +68,6 @@ export class ChangeFeed {
   }
 
   #changed(payload: string): void {
-    this.received++;
     const at = payload.lastIndexOf(':');
     const table = payload.slice(0, at);
     const clinicId = payload.slice(at + 1);

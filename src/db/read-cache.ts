@@ -17,8 +17,6 @@ export class ReadCache<V> {
   readonly #maxEntries: number;
   /** In least-recently-used order (a Map iterates in insertion order). */
   readonly #entries = new Map<string, Entry<V>>();
-  hits = 0;
-  misses = 0;
 
   constructor(feed: ChangeFeed, table: string, maxEntries: number) {
     this.#feed = feed;
@@ -35,12 +33,10 @@ export class ReadCache<V> {
     if (entry) {
       this.#entries.delete(entryKey);
       if (entry.token === token) {
-        this.hits++;
         this.#entries.set(entryKey, entry);
         return entry.value;
       }
     }
-    this.misses++;
     const value = await load();
     // Kept only if nothing changed while it was read.
     if (this.#feed.token(this.#table, clinicId) === token) {

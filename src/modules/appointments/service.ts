@@ -40,10 +40,15 @@ export interface ListQuery {
   sort: 'updated' | 'start';
 }
 
+/** The list's filters, normalized: what a cursor is bound to, and part of a cached page's key. */
+export function listFilters(q: ListQuery): string {
+  const statuses = q.status ? [...new Set(q.status.split(','))].sort() : null;
+  return JSON.stringify([q.updatedSince ?? null, q.from ?? null, q.to ?? null, q.facilityId?.toLowerCase() ?? null, q.doctorId?.toLowerCase() ?? null, q.patientId?.toLowerCase() ?? null, statuses]);
+}
+
 export async function listAppointments(ctx: AppContext, scope: TenantScope, q: ListQuery): Promise<{ data: AppointmentView[]; nextCursor: string | null }> {
   const statuses = q.status ? [...new Set(q.status.split(','))] : null;
-  const filters = JSON.stringify([q.updatedSince ?? null, q.from ?? null, q.to ?? null, q.facilityId?.toLowerCase() ?? null, q.doctorId?.toLowerCase() ?? null, q.patientId?.toLowerCase() ?? null, statuses?.slice().sort() ?? null]);
-  const cursorScope = `appointments:${scope.clinicId}:${q.sort}:${filters}`;
+  const cursorScope = `appointments:${scope.clinicId}:${q.sort}:${listFilters(q)}`;
   const column = q.sort === 'start' ? 'start_at' : 'updated_at';
 
   let query = ctx.db.selectFrom('appointments').selectAll().where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope));

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_ORIGINS, APPOINTMENT_STATUSES, APPOINTMENT_TYPES, toView, type AppointmentView } from '../../../modules/appointments/model.js';
-import { findAppointment, listAppointments, type ListQuery as PageQuery } from '../../../modules/appointments/service.js';
+import { findAppointment, listAppointments, listFilters, type ListQuery as PageQuery } from '../../../modules/appointments/service.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
 import { bookAppointment, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/calendars/booking.js';
@@ -92,10 +92,10 @@ const BookBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** What identifies a page: the scope's facilities and every parameter (the cursor included). */
+/** What identifies a page: the scope's facilities, the order, the size, the cursor and the filters. */
 function pageKey(scope: TenantScope, q: PageQuery): string {
   const facilities = scope.facilityIds === null ? null : [...scope.facilityIds].sort();
-  return JSON.stringify([facilities, q.sort, q.limit, q.cursor ?? null, q.updatedSince ?? null, q.from ?? null, q.to ?? null, q.facilityId?.toLowerCase() ?? null, q.doctorId?.toLowerCase() ?? null, q.patientId?.toLowerCase() ?? null, q.status ?? null]);
+  return JSON.stringify([facilities, q.sort, q.limit, q.cursor ?? null, listFilters(q)]);
 }
 
 export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
