@@ -18,9 +18,9 @@ export function encodeCursor(secret: string, scope: string, values: CursorValues
   return `${payload}.${sign(secret, scope, payload)}`;
 }
 
+const invalid = () => ApiError.invalid('query', [{ path: 'cursor', message: 'cursore non valido: usa il nextCursor ricevuto, senza modificarlo' }]);
+
 export function decodeCursor(secret: string, scope: string, cursor: string): CursorValues {
-  const invalid = () =>
-    ApiError.invalid('query', [{ path: 'cursor', message: 'cursore non valido: usa il nextCursor ricevuto, senza modificarlo' }]);
   const [payload, signature, extra] = cursor.split('.');
   if (!payload || !signature || extra !== undefined) throw invalid();
   const expected = Buffer.from(sign(secret, scope, payload));
@@ -33,6 +33,18 @@ export function decodeCursor(secret: string, scope: string, cursor: string): Cur
   } catch {
     throw invalid();
   }
+}
+
+/** The cursor of a keyset list ordered by (a timestamp, id): the last row's pair. */
+export function encodeKeyset(secret: string, scope: string, at: Date | string, id: string): string {
+  return encodeCursor(secret, scope, [new Date(at).toISOString(), id]);
+}
+
+/** The (timestamp, id) pair of a keyset cursor of this list, for `after()` of src/db/keyset.ts; 400 otherwise. */
+export function decodeKeyset(secret: string, scope: string, cursor: string): [Date, string] {
+  const [at, id, extra] = decodeCursor(secret, scope, cursor);
+  if (typeof at !== 'string' || typeof id !== 'string' || extra !== undefined || Number.isNaN(Date.parse(at))) throw invalid();
+  return [new Date(at), id];
 }
 
 /**

@@ -6,7 +6,7 @@ import type { DB } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import { after } from '../db/keyset.js';
 import { EVENTS_CHANNEL } from '../events/record.js';
-import { decodeCursor, encodeCursor, pageOf } from '../http/cursor.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../http/cursor.js';
 import { ApiError } from '../http/errors.js';
 import type { AuthContext } from '../modules/auth/authenticate.js';
 import { endpointVisible } from './endpoints.js';
@@ -117,11 +117,10 @@ export async function listDeliveries(db: Db, cursorSecret: string, auth: AuthCon
   if (q.endpointId) query = query.where('d.endpoint_id', '=', q.endpointId);
   if (q.status) query = query.where('d.status', '=', q.status);
   if (q.cursor) {
-    const [at, id] = decodeCursor(cursorSecret, scope, q.cursor);
-    query = query.where(after(['d.created_at', 'd.id'], [at, id], 'desc'));
+    query = query.where(after(['d.created_at', 'd.id'], decodeKeyset(cursorSecret, scope, q.cursor), 'desc'));
   }
   const rows = await query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(q.limit + 1).execute();
-  const page = pageOf(rows as DeliveryRow[], q.limit, (r) => encodeCursor(cursorSecret, scope, [iso(r.created_at), r.id]));
+  const page = pageOf(rows as DeliveryRow[], q.limit, (r) => encodeKeyset(cursorSecret, scope, r.created_at, r.id));
   return { data: page.items.map(toView), nextCursor: page.nextCursor };
 }
 
@@ -242,11 +241,10 @@ export async function listEvents(db: Db, cursorSecret: string, auth: AuthContext
   if (q.type) query = query.where('type', '=', q.type);
   if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
   if (q.cursor) {
-    const [at, id] = decodeCursor(cursorSecret, scope, q.cursor);
-    query = query.where(after(['created_at', 'id'], [at, id]));
+    query = query.where(after(['created_at', 'id'], decodeKeyset(cursorSecret, scope, q.cursor)));
   }
   const rows = await query.orderBy('created_at').orderBy('id').limit(q.limit + 1).execute();
-  const page = pageOf(rows, q.limit, (r) => encodeCursor(cursorSecret, scope, [iso(r.created_at), r.id]));
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(cursorSecret, scope, r.created_at, r.id));
   return {
     data: page.items.map(
       (r): EventEnvelope => ({

@@ -8,7 +8,7 @@ import type { AppContext, Tx } from '../../context.js';
 import { after } from '../../db/keyset.js';
 import type { DB } from '../../db/schema.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
-import { decodeCursor, encodeCursor, pageOf } from '../../http/cursor.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../http/cursor.js';
 import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { assertVersion } from '../../http/etag.js';
 import { recordEvent } from '../../events/record.js';
@@ -60,12 +60,10 @@ export async function listAppointments(ctx: AppContext, scope: TenantScope, q: L
   if (q.patientId) query = query.where('patient_id', '=', q.patientId);
   if (statuses) query = query.where('status', 'in', statuses);
   if (q.cursor) {
-    const [at, id] = decodeCursor(ctx.cursorSecret, cursorScope, q.cursor);
-    if (typeof at !== 'string' || typeof id !== 'string') throw ApiError.invalid('query', [{ path: 'cursor', message: 'cursore non valido' }]);
-    query = query.where(after([column, 'id'], [new Date(at), id]));
+    query = query.where(after([column, 'id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
   }
   const rows = await query.orderBy(column).orderBy('id').limit(q.limit + 1).execute();
-  const page = pageOf(rows, q.limit, (r) => encodeCursor(ctx.cursorSecret, cursorScope, [(q.sort === 'start' ? r.start_at : r.updated_at).toISOString(), r.id]));
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, q.sort === 'start' ? r.start_at : r.updated_at, r.id));
   return { data: page.items.map((r) => toView(r)), nextCursor: page.nextCursor };
 }
 

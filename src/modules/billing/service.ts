@@ -9,7 +9,7 @@ import { after } from '../../db/keyset.js';
 import type { DB } from '../../db/schema.js';
 import type { InstallmentsTable, InvoicesTable, PaymentPlansTable, TreatmentPlansTable } from '../../db/tables/agenda.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
-import { decodeCursor, encodeCursor, pageOf } from '../../http/cursor.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../http/cursor.js';
 import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { recordEvent } from '../../events/record.js';
 import { checkRefs } from '../appointments/refs.js';
@@ -191,12 +191,10 @@ export async function listPaymentPlans(ctx: AppContext, scope: TenantScope, q: P
     );
   }
   if (q.cursor) {
-    const [at, id] = decodeCursor(ctx.cursorSecret, cursorScope, q.cursor);
-    if (typeof at !== 'string' || typeof id !== 'string') throw ApiError.invalid('query', [{ path: 'cursor', message: 'cursore non valido' }]);
-    query = query.where(after(['p.updated_at', 'p.id'], [new Date(at), id]));
+    query = query.where(after(['p.updated_at', 'p.id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
   }
   const rows = await query.orderBy('p.updated_at').orderBy('p.id').limit(q.limit + 1).execute();
-  const page = pageOf(rows, q.limit, (r) => encodeCursor(ctx.cursorSecret, cursorScope, [r.updated_at.toISOString(), r.id]));
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, r.updated_at, r.id));
   const ids = page.items.map((p) => p.id);
   const installments = ids.length ? await ctx.db.selectFrom('installments').selectAll().where('payment_plan_id', 'in', ids).orderBy('due_date').orderBy('seq').execute() : [];
   return { data: page.items.map((p) => planView(p, installments.filter((i) => i.payment_plan_id === p.id), today)), nextCursor: page.nextCursor };
@@ -323,10 +321,6 @@ export async function recordPayment(db: Db, scope: TenantScope, input: NewPaymen
       receivedAt: payment.received_at.toISOString(),
     };
     await recordEvent(trx, { clinicId: scope.clinicId, type: 'payment.received', facilityId, data: view });
-    return { payment: view, installment: installment ? installmentView(installment, await clinicTodayTx(trx, scope.clinicId)) : null, invoice: invoice ? invoiceView(invoice) : null };
+    return { payment: view, installment: installment ? installmentView(installment, await clinicToday(trx, scope.clinicId)) : null, invoice: invoice ? invoiceView(invoice) : null };
   });
-}
-
-async function clinicTodayTx(trx: Tx, clinicId: string): Promise<string> {
-  return clinicToday(trx, clinicId);
 }

@@ -9,7 +9,7 @@ import { after } from '../../db/keyset.js';
 import type { DB } from '../../db/schema.js';
 import type { ChatMessagesTable, ConversationsTable } from '../../db/tables/agenda.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
-import { decodeCursor, encodeCursor, pageOf } from '../../http/cursor.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../http/cursor.js';
 import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { assertVersion } from '../../http/etag.js';
 import { recordEvent } from '../../events/record.js';
@@ -100,12 +100,10 @@ export async function listMessages(ctx: AppContext, scope: TenantScope, conversa
   let query = ctx.db.selectFrom('chat_messages').selectAll().where('conversation_id', '=', conversation.id).where('clinic_id', '=', scope.clinicId);
   if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
   if (q.cursor) {
-    const [at, id] = decodeCursor(ctx.cursorSecret, cursorScope, q.cursor);
-    if (typeof at !== 'string' || typeof id !== 'string') throw ApiError.invalid('query', [{ path: 'cursor', message: 'cursore non valido' }]);
-    query = query.where(after(['created_at', 'id'], [new Date(at), id]));
+    query = query.where(after(['created_at', 'id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
   }
   const rows = await query.orderBy('created_at').orderBy('id').limit(q.limit + 1).execute();
-  const page = pageOf(rows, q.limit, (r) => encodeCursor(ctx.cursorSecret, cursorScope, [r.created_at.toISOString(), r.id]));
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, r.created_at, r.id));
   const transcription = withTranscription(conversation);
   return { data: page.items.map((r) => messageView(r, transcription)), nextCursor: page.nextCursor, transcription };
 }

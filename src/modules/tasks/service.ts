@@ -6,7 +6,7 @@ import { after } from '../../db/keyset.js';
 import type { DB } from '../../db/schema.js';
 import type { TasksTable } from '../../db/tables/agenda.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
-import { decodeCursor, encodeCursor, pageOf } from '../../http/cursor.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../http/cursor.js';
 import { ApiError } from '../../http/errors.js';
 import { assertVersion } from '../../http/etag.js';
 import { recordEvent } from '../../events/record.js';
@@ -118,12 +118,10 @@ export async function listTasks(ctx: AppContext, scope: TenantScope, q: TaskList
   if (q.patientId) query = query.where('patient_id', '=', q.patientId);
   if (q.dueBefore) query = query.where('due_date', '<', new Date(q.dueBefore));
   if (q.cursor) {
-    const [at, id] = decodeCursor(ctx.cursorSecret, cursorScope, q.cursor);
-    if (typeof at !== 'string' || typeof id !== 'string') throw ApiError.invalid('query', [{ path: 'cursor', message: 'cursore non valido' }]);
-    query = query.where(after(['updated_at', 'id'], [new Date(at), id]));
+    query = query.where(after(['updated_at', 'id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
   }
   const rows = await query.orderBy('updated_at').orderBy('id').limit(q.limit + 1).execute();
-  const page = pageOf(rows, q.limit, (r) => encodeCursor(ctx.cursorSecret, cursorScope, [r.updated_at.toISOString(), r.id]));
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, r.updated_at, r.id));
   return { data: page.items.map(taskView), nextCursor: page.nextCursor };
 }
 
