@@ -4,6 +4,7 @@
  * suspending an organization takes effect within a second in every process.
  */
 import { sql } from 'kysely';
+import type { TenantScope } from '../../db/tenant.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
@@ -135,7 +136,7 @@ export function hasScope(auth: AuthContext, scope: string): boolean {
 }
 
 /** Whether the key sees a row of this facility. Rows without a facility are seen only by unrestricted keys. */
-export function seesFacility(auth: AuthContext, facilityId: string | null): boolean {
-  if (auth.facilityIds === null) return true;
-  return facilityId !== null && auth.facilityIds.includes(facilityId.toLowerCase());
+export function seesFacility(scope: TenantScope, facilityId: string | null): boolean {
+  if (scope.facilityIds === null) return true;
+  return facilityId !== null && scope.facilityIds.includes(facilityId.toLowerCase());
 }

@@ -14,6 +14,7 @@ import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { AccessLogWriter } from '../access-log/writer.js';
 import { hasScope, seesFacility, type AuthContext } from '../auth/authenticate.js';
+import { findPatientByPhone } from '../patients/service.js';
 import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
 import { checkFacility } from '../patients/facility.js';
 
@@ -158,24 +159,14 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
         .where('clinic_id', '=', scope.clinicId)
         .where('external_call_id', '=', input.externalCallId)
         .executeTakeFirstOrThrow();
-      if (scope.facilityIds !== null && !(existing.facility_id && scope.facilityIds.includes(existing.facility_id))) throw ApiError.notFound();
+      if (!seesFacility(scope, existing.facility_id)) throw ApiError.notFound();
       return { view: callView(existing), created: false };
     }
 
     const counterpart = input.direction === 'inbound' ? from : to;
     let leadCreated = false;
     if (!patientId && !leadId && counterpart !== ANONYMOUS) {
-      const patient = await trx
-        .selectFrom('patients')
-        .select('id')
-        .where('clinic_id', '=', scope.clinicId)
-        .where(facilityVisible('facility_id', scope))
-        .where('phone', '=', counterpart)
-        .where('erased_at', 'is', null)
-        .orderBy('is_active', 'desc')
-        .orderBy('updated_at', 'desc')
-        .limit(1)
-        .executeTakeFirst();
+      const patient = await findPatientByPhone(trx, scope, counterpart);
       if (patient) patientId = patient.id;
       else {
         const { row, created } = await createLeadInTransaction(trx, { scope, region }, {

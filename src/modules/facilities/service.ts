@@ -5,7 +5,7 @@ import type { WeekSchedule } from '../../db/tables/agenda.js';
 import { backOffice, type TenantScope } from '../../db/tenant.js';
 import { ApiError } from '../../http/errors.js';
 import { assertVersion } from '../../http/etag.js';
-import { seesFacility, type AuthContext } from '../auth/authenticate.js';
+import { seesFacility } from '../auth/authenticate.js';
 import type { NewFacility } from '../clinics/service.js';
 import { scheduleIssues } from './schedule.js';
 
@@ -54,7 +54,7 @@ export async function readFacility(db: Kysely<DB>, clinicId: string, id: string)
 
 /** 404 unless the facility exists in the clinic and the caller sees it (facility limits). */
 export function visibleFacility(auth: TenantScope, found: FacilityRead | null): FacilityRead {
-  if (!found || !seesFacility(auth as AuthContext, found.view.id)) throw ApiError.notFound();
+  if (!found || !seesFacility(auth, found.view.id)) throw ApiError.notFound();
   return found;
 }
 

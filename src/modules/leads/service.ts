@@ -13,6 +13,7 @@ import { recordEvent } from '../../events/record.js';
 import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { checkFacility } from '../patients/facility.js';
 import { normalizeEmail } from '../patients/normalize.js';
+import { assertVersion } from '../../http/etag.js';
 import { canonicalPhoneOrIssue, createPatientInTransaction, type Caller as PatientCaller } from '../patients/service.js';
 
 type Db = Kysely<DB>;
@@ -248,7 +249,7 @@ export interface LeadUpdate {
 export async function updateLead(db: Db, scope: TenantScope, id: string, input: LeadUpdate, expectedVersion: number | null): Promise<{ view: LeadView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
     const lead = await findVisible(trx, scope, id);
-    if (expectedVersion !== null && expectedVersion !== lead.version) throw ApiError.conflict('version_mismatch');
+    assertVersion(expectedVersion, lead.version);
     const issues: ValidationIssue[] = [];
     await checkStaff(trx, scope.clinicId, input.assignedTo, issues);
     if (issues.length > 0) throw ApiError.invalid('body', issues);

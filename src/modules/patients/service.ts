@@ -12,6 +12,7 @@ import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
 import { BULK_EVENT_THRESHOLD, recordSkipped } from '../../events/skipped.js';
 import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { assertVersion, versionMismatch } from '../../http/etag.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
 import { deletionKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
@@ -318,23 +319,28 @@ export interface LookupResult {
 }
 
 /**
- * The patient with this phone: active ones first, then the most recently updated. Erased
- * patients have no phone any more and are never found.
+ * The patient the scope sees with this canonical phone: active ones first, then the most
+ * recently updated. Erased patients have no phone any more and are never found.
  */
-export async function lookupPatient(db: Db, scope: TenantScope, region: CountryCode, phone: string): Promise<LookupResult> {
-  const canonical = toCanonicalPhone(phone, region);
-  if (!canonical) throw ApiError.invalid('query', [{ path: 'phone', message: 'non è un numero di telefono valido' }]);
-  const row = await db
+export async function findPatientByPhone(db: Db, scope: TenantScope, canonicalPhone: string): Promise<{ id: string; first_name: string | null; last_name: string | null } | undefined> {
+  return db
     .selectFrom('patients')
     .select(['id', 'first_name', 'last_name'])
     .where('clinic_id', '=', scope.clinicId)
     .where(facilityVisible('facility_id', scope))
-    .where('phone', '=', canonical)
+    .where('phone', '=', canonicalPhone)
     .where('erased_at', 'is', null)
     .orderBy('is_active', 'desc')
     .orderBy('updated_at', 'desc')
     .limit(1)
     .executeTakeFirst();
+}
+
+/** The lookup of the API (spec): the patient with this phone, as findPatientByPhone finds it. */
+export async function lookupPatient(db: Db, scope: TenantScope, region: CountryCode, phone: string): Promise<LookupResult> {
+  const canonical = toCanonicalPhone(phone, region);
+  if (!canonical) throw ApiError.invalid('query', [{ path: 'phone', message: 'non è un numero di telefono valido' }]);
+  const row = await findPatientByPhone(db, scope, canonical);
   if (!row) return { found: false, patient: null };
   return { found: true, patient: { id: row.id, name: `${row.first_name ?? ''} ${row.last_name ?? ''}`.trim() } };
 }
@@ -370,9 +376,7 @@ export async function updatePatient(
   const row = await db.transaction().execute(async (trx) => {
     const current = await findVisible(trx, caller.scope, id);
     if (current.erased_at) throw ApiError.conflict('patient_erased', {}, 'Il paziente è stato cancellato.');
-    if (expectedVersion !== null && expectedVersion !== current.version) {
-      throw ApiError.conflict('version_mismatch', {}, 'La risorsa è stata modificata dopo la tua lettura: rileggila e riprova.');
-    }
+    assertVersion(expectedVersion, current.version);
     const issues: ValidationIssue[] = [];
     const phone = input.phone === undefined ? undefined : canonicalPhoneOrIssue(input.phone, caller.region, 'phone', issues);
     const facilityId = input.facilityId === undefined ? undefined : await checkFacility(trx, caller.scope, input.facilityId, issues);
@@ -401,7 +405,7 @@ export async function updatePatient(
       .where('version', '=', current.version)
       .returningAll()
       .executeTakeFirst();
-    if (!updated) throw ApiError.conflict('version_mismatch');
+    if (!updated) throw versionMismatch();
     await addNameTerms(trx, updated.clinic_id, [updated.first_name, updated.last_name]);
     await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'patient.updated', facilityId: updated.facility_id, data: eventData(updated, { changedFields: changed }) });
     return updated;
