@@ -5805,6 +5805,7 @@ export interface operations {
                             /** @description Voice transcript: only with `clinical:read` and `patients:read`, and only in a patient’s conversation */
                             transcription?: string | null;
                         }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
                         nextCursor: string | null;
                     };
                 };

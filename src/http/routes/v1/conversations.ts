@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { conversationView, findConversation, listMessages, updateBot } from '../../../modules/conversations/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
+import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Chat messages';
@@ -82,7 +82,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
           { limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()), updatedSince: Type.Optional(InputTimestamp({ description: 'Only messages that arrived at or after it' })) },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ data: Type.Array(MessageSchema), nextCursor: Nullable(Type.String()) }, { additionalProperties: false }) },
+        response: { 200: Page(MessageSchema) },
       },
       config: { scopes: ['messages:read'] },
     },
