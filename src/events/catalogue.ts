@@ -30,7 +30,3 @@ export type EventType = keyof typeof EVENT_SCOPES;
 
 /** Types a destination can subscribe to (webhook.test and events.skipped cannot be chosen). */
 export const SUBSCRIBABLE_EVENT_TYPES = Object.keys(EVENT_SCOPES) as EventType[];
-
-export function isEventType(value: string): value is EventType {
-  return Object.hasOwn(EVENT_SCOPES, value);
-}

@@ -42,12 +42,9 @@ export interface RecordedEvent {
   skipped?: 'no_active_key' | 'error';
 }
 
-/** Log hook for recording failures (the change still commits; see `error` above). Default: one line on stderr. */
-export let onRecordError: (error: unknown, type: string) => void = (error, type) => {
+/** A recording failure is logged (the change still commits; see `error` above): one line on stderr. */
+function onRecordError(error: unknown, type: string): void {
   console.error(`recordEvent: the ${type} event could not be stored; events.skipped reason error recorded instead: ${(error as Error)?.message ?? error}`);
-};
-export function setRecordErrorHandler(handler: (error: unknown, type: string) => void): void {
-  onRecordError = handler;
 }
 
 export async function recordEvent(trx: Tx, event: NewEvent): Promise<RecordedEvent> {

@@ -20,13 +20,17 @@ export function registerDeliveryMetrics(registry: Registry, db: Kysely<DB>): voi
       }
     },
   });
+  // One query for both gauges: a scrape collects every metric at once, so the two collects
+  // share the query in flight.
+  let inFlight: Promise<{ depth: number; age: number | null }> | null = null;
   const due = () =>
-    db
+    (inFlight ??= db
       .selectFrom('webhook_deliveries')
       .select([sql<number>`count(*)::int`.as('depth'), sql<number | null>`extract(epoch from now() - min(next_attempt_at))::float8`.as('age')])
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', sql<Date>`now()`)
-      .executeTakeFirstOrThrow();
+      .executeTakeFirstOrThrow()
+      .finally(() => (inFlight = null)));
   new Gauge({
     name: 'dcm_webhook_queue_depth',
     help: 'Pending deliveries that are due now (waiting for a worker)',

@@ -2,7 +2,6 @@
 
 /** Wait after failed attempt n (1-based) before attempt n+1: 1 min, 5 min, 15 min, 1 h. */
 export const RETRY_WAITS_MS = [60_000, 300_000, 900_000, 3_600_000];
-export const MAX_ATTEMPTS = 5;
 export const MAX_IN_FLIGHT_PER_CLINIC = 5;
 export const DISABLE_AFTER_DISCARDED = 50;
 export const MAX_REDELIVERIES = 3;
