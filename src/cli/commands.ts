@@ -16,8 +16,6 @@ export interface Command {
   name: string;
   summary: string;
   options: Record<string, OptionSpec>;
-  /** Opens the database unless false (e.g. `help`). */
-  needsDatabase?: boolean;
   /** Parses its own arguments (commands whose options depend on the operation). */
   passThrough?(args: string[]): Promise<void>;
   run(ctx: AppContext, args: Record<string, string | boolean | string[] | undefined>, json: boolean): Promise<void>;

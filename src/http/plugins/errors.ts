@@ -23,10 +23,6 @@ function toApiError(error: FastifyError & { validation?: any[]; validationContex
     return ApiError.invalid(where, issues);
   }
   switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return ApiError.invalid('header', [{ path: 'Content-Type', message: 'deve essere application/json' }]);
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return ApiError.invalid('body', [{ path: '', message: `il corpo della richiesta supera ${bodyLimit} byte` }]);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return ApiError.invalid('body', [{ path: '', message: 'il corpo JSON è vuoto' }]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
