@@ -15,8 +15,7 @@
  * PostgreSQL is used when DATABASE_URL is set (a scratch database is created and dropped).
  */
 import os from 'node:os';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { dedicatedDatabase } from './lib/harness.js';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
@@ -149,20 +148,14 @@ async function openEngine(engine: string): Promise<{ database: Database; drop: (
   }
   const base = process.env.DATABASE_URL;
   if (!base) throw new Error('postgres needs DATABASE_URL');
-  const name = `dcm_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: null });
+  const dedicated = await dedicatedDatabase(base, 'dcm_bench');
+  const database = await openDatabase({ databaseUrl: dedicated.url, dataDir: null });
   await migrate(database);
   return {
     database,
     drop: async () => {
       await database.close();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await dedicated.drop();
     },
   };
 }

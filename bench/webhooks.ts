@@ -20,11 +20,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
-import pg from 'pg';
-import { createContext } from '../src/bootstrap.js';
+import { closeContext, createContext } from '../src/bootstrap.js';
+import { dedicatedDatabase } from './lib/harness.js';
 import { testConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { recordEvent } from '../src/events/record.js';
@@ -319,20 +319,9 @@ async function main() {
   let databaseUrl: string | null = null;
   let dropDb: (() => Promise<void>) | null = null;
   if (process.env.DATABASE_URL) {
-    const name = `whbench_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDb = async () => {
-      const a = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    };
+    const database = await dedicatedDatabase(process.env.DATABASE_URL, 'whbench');
+    databaseUrl = database.url;
+    dropDb = database.drop;
   }
   const config = testConfig({ databaseUrl, webhookAllowInsecure: true, dbPoolMax: 20 });
   const ctx = await createContext(config, { inMemory: true });
@@ -405,8 +394,8 @@ async function main() {
     }
   } finally {
     await receiver.close();
-    if (workerCtx !== ctx) await workerCtx.database.close();
-    await ctx.database.close();
+    if (workerCtx !== ctx) await closeContext(workerCtx);
+    await closeContext(ctx);
     await dropDb?.();
   }
 }

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { createContext } from '../../src/bootstrap.js';
+import { closeContext, createContext } from '../../src/bootstrap.js';
 import { testConfig } from '../../src/config.js';
 import type { RateLimits } from '../../src/http/rate-limit/limiter.js';
 import { CEILING_PATH } from './constants.js';
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     await app.close();
-    await ctx.database.close();
+    await closeContext(ctx);
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   };
