@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeIdempotencyKeys } from '../../src/http/plugins/idempotency.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { mechanismRoutes } from './mechanisms-routes.js';
@@ -21,6 +23,34 @@ const create = (body: unknown, key: string, token = tenant.token) =>
   server.call('POST', '/v1/test-profiles', { token, body, headers: { 'idempotency-key': key } });
 
 describe('Idempotency-Key', () => {
+  it('binds a key for 24 hours only (spec: the same key within 24 hours), and the purge removes older records', async () => {
+    const first = await create({ firstName: 'Giorno' }, 'k-day');
+    expect(first.status).toBe(201);
+    expect((await create({ firstName: 'Altro' }, 'k-day')).status).toBe(422);
+    const age = (hours: number) =>
+      server.ctx.db
+        .updateTable('idempotency_keys')
+        .set({ created_at: sql`now() - make_interval(hours => ${hours})` })
+        .where('clinic_id', '=', tenant.clinicId)
+        .where('idempotency_key', '=', 'k-day')
+        .execute();
+    // 23 hours on: still bound.
+    await age(23);
+    expect((await create({ firstName: 'Altro' }, 'k-day')).status).toBe(422);
+    // 25 hours on: the key is free again, for another body.
+    await age(25);
+    const later = await create({ firstName: 'Altro' }, 'k-day');
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(later.body.id).not.toBe(first.body.id);
+
+    await create({ firstName: 'Fresco' }, 'k-fresh');
+    await age(25);
+    expect(await purgeIdempotencyKeys(server.ctx.db)).toBeGreaterThanOrEqual(1);
+    const left = await server.ctx.db.selectFrom('idempotency_keys').select('idempotency_key').where('clinic_id', '=', tenant.clinicId).where('idempotency_key', 'in', ['k-day', 'k-fresh']).execute();
+    expect(left.map((r) => r.idempotency_key)).toEqual(['k-fresh']);
+  });
+
   it('replays the first 2xx response (status, body, ETag) and does no work', async () => {
     const first = await create({ firstName: 'Anna' }, 'k-replay');
     expect(first.status).toBe(201);

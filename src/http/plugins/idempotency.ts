@@ -16,6 +16,8 @@ export interface IdempotencyRecord {
 /** How long a first request owns its key before another may take it over (its holder died). */
 const LEASE_MS = 60_000;
 const RETENTION_HOURS = 24;
+/** A record past its 24 hours: it no longer binds its key (and the purge removes it). */
+const expired = () => sql<boolean>`created_at < now() - make_interval(hours => ${RETENTION_HOURS})`;
 const REPLAYED_HEADERS = ['etag', 'location'];
 
 /** Key order does not change what a body means; a canonical form hashes equal bodies equally. */
@@ -71,7 +73,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
       const existing = await db
         .selectFrom('idempotency_keys')
         .selectAll()
-        .select(sql<boolean>`created_at < now() - make_interval(hours => ${RETENTION_HOURS})`.as('expired'))
+        .select(expired().as('expired'))
         .select(sql<boolean>`locked_until < now()`.as('lease_over'))
         .where('clinic_id', '=', auth.clinicId)
         .where('idempotency_key', '=', key)
@@ -155,7 +157,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
 export async function purgeIdempotencyKeys(db: Kysely<DB>): Promise<number> {
   const result = await db
     .deleteFrom('idempotency_keys')
-    .where(sql<boolean>`created_at < now() - make_interval(hours => ${RETENTION_HOURS})`)
+    .where(expired())
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
