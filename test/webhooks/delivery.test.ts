@@ -61,6 +61,12 @@ describe('retries, discarding and switching off', () => {
     expect(keys.size).toBe(1);
     expect(new Set(got.map((r) => r.raw.toString())).size).toBe(1);
     for (const r of got) expect(verifyWebhook(r.raw, r.headers, [ep.secret]).ok).toBe(true);
+    // Each attempt is signed anew (spec 6.5): the fifth comes over 3 s after the fourth, so its
+    // timestamp, and with it the signature, differs.
+    const stamp = (r: (typeof got)[number]) => Number(r.headers['x-service-timestamp']);
+    for (let i = 1; i < got.length; i++) expect(stamp(got[i]!)).toBeGreaterThanOrEqual(stamp(got[i - 1]!));
+    expect(stamp(got[4]!)).toBeGreaterThan(stamp(got[3]!));
+    expect(got[4]!.headers['x-service-signature']).not.toBe(got[3]!.headers['x-service-signature']);
     // Waits of 1, 5, 15, 60 minutes scaled by 0.001 (±10%): 54-66, 270-330, 810-990, 3240-3960 ms.
     const gaps = got.slice(1).map((r, i) => r.at - got[i]!.at);
     const expected = [60, 300, 900, 3600];
