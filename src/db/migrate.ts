@@ -25,7 +25,8 @@ export function listMigrations(): Migration[] {
     .map((file) => ({ version: file.slice(0, 4), file }));
 }
 
-export async function migrate(database: Database): Promise<string[]> {
+/** `through`: apply only the migrations up to this version (tests of a migration's data conversion). */
+export async function migrate(database: Database, options: { through?: string } = {}): Promise<string[]> {
   const { db } = database;
   await database.runScript(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
@@ -37,6 +38,7 @@ export async function migrate(database: Database): Promise<string[]> {
     );
     for (const m of listMigrations()) {
       if (done.has(m.version)) continue;
+      if (options.through !== undefined && m.version > options.through) break;
       const body = fs.readFileSync(path.join(MIGRATIONS_DIR, m.file), 'utf8');
       const record = `INSERT INTO schema_migrations (version, name) VALUES ('${m.version}', '${m.file}');`;
       await database.runScript(`BEGIN;\n${body}\n;${record}\nCOMMIT;`);

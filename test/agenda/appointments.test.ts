@@ -108,7 +108,7 @@ describe('GET /v1/appointments', () => {
   it('writes the read of title and reason to the access log', async () => {
     const res = await server.call('GET', '/v1/appointments', { token: t.token, headers: { 'x-request-id': 'list-log-1' } });
     expect(res.status).toBe(200);
-    const log = await server.ctx.db.selectFrom('access_log').selectAll().where('request_id', '=', 'list-log-1').execute();
+    const log = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('request_id', '=', 'list-log-1').execute();
     expect(log).toHaveLength(1);
     expect(log[0]!.resource_type).toBe('appointment');
     expect(log[0]!.resource_ids).toEqual([ids[0]]);
@@ -126,7 +126,7 @@ describe('GET /v1/appointments/{id}', () => {
     expect(full.headers.get('etag')).toBe('"1"');
     expect(full.body).toMatchObject({ notes: 'n', clinicalNotes: 'c', completionNotes: null, title: 'Visita' });
     expect(Object.keys(full.body).sort()).toEqual([...LIST_FIELDS, 'clinicalNotes', 'completionNotes', 'notes'].sort());
-    const log = await server.ctx.db.selectFrom('access_log').selectAll().where('request_id', '=', 'detail-log-1').execute();
+    const log = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('request_id', '=', 'detail-log-1').execute();
     expect(log[0]!.fields).toEqual(['title', 'notes', 'clinicalNotes']);
 
     const key = await server.factories.key(tenant.clinicId, ['appointments:read']);

@@ -66,7 +66,7 @@ describe('conversations', () => {
     const since = await server.call('GET', `/v1/conversations/${c.id}/messages?updatedSince=${encodeURIComponent(m2.body.message.createdAt)}`, { token: t.token });
     expect(since.body.data.map((m: any) => m.id)).toEqual([m2.body.message.id, m3.body.message.id]);
 
-    const log = await server.ctx.db.selectFrom('access_log').selectAll().where('request_id', '=', 'msgs-1').execute();
+    const log = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('request_id', '=', 'msgs-1').execute();
     expect(log).toHaveLength(1);
     expect(log[0]!.resource_ids).toEqual([m1.body.message.id, m2.body.message.id]);
 
@@ -96,7 +96,7 @@ describe('conversations', () => {
     expect(done.body).toMatchObject({ transcriptionStatus: 'completata', transcription: 'richiamatemi' });
     const list = await server.call('GET', `/v1/conversations/${patientConv.id}/messages`, { token: t.token, headers: { 'x-request-id': 'voice-log' } });
     expect(list.body.data[1]).toMatchObject({ id: voice.body.message.id, transcription: 'richiamatemi' });
-    const log = await server.ctx.db.selectFrom('access_log').selectAll().where('request_id', '=', 'voice-log').execute();
+    const log = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('request_id', '=', 'voice-log').execute();
     expect(log[0]!.fields).toEqual(['body', 'transcription']);
     expect(log[0]!.resource_ids).toEqual(list.body.data.map((m: any) => m.id));
   });

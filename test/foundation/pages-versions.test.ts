@@ -96,9 +96,14 @@ describe('ETag and If-Match', () => {
 
 describe('access log', () => {
   it('is readable through the back office, newest first, by resource', async () => {
+    // An older entry, written as the writer would, a minute back.
+    const resourcesId = crypto.randomUUID();
+    await server.ctx.db.insertInto('access_log_resources').values({
+      id: resourcesId, clinic_id: tenant.clinicId, resource_type: 'call', resource_ids: [tenant.facilityIds[0]],
+    }).execute();
     await server.ctx.db.insertInto('access_log').values({
       id: crypto.randomUUID(), clinic_id: tenant.clinicId, api_key_id: tenant.keyId, request_id: 'r1',
-      resource_type: 'call', resource_ids: [tenant.facilityIds[0]], fields: ['transcript'], at: sql`now() - interval '1 minute'`,
+      resources_id: resourcesId, fields: ['transcript'], at: sql`now() - interval '1 minute'`,
     }).execute();
     const auth = await server.ctx.authenticator.authenticate(`Bearer ${tenant.token}`);
     await server.ctx.accessLog.record(auth, { resourceType: 'appointment', resourceIds: [tenant.doctorId], fields: ['title', 'reason'], requestId: 'r2' });

@@ -109,7 +109,7 @@ describe('pages of GET /v1/appointments from memory', () => {
       const res = await server.call('GET', '/v1/appointments', { token: tenant.token, headers: { 'x-request-id': `cached-read-${n}` } });
       expect(res.body.data.map((a: any) => a.id)).toEqual([created.body.id]);
     }
-    const log = await server.ctx.db.selectFrom('access_log').select(['request_id', 'resource_ids']).where('clinic_id', '=', tenant.clinicId).orderBy('at').execute();
+    const log = await server.ctx.db.selectFrom('access_log_entries').select(['request_id', 'resource_ids']).where('clinic_id', '=', tenant.clinicId).orderBy('at').execute();
     expect(log).toEqual([1, 2, 3].map((n) => ({ request_id: `cached-read-${n}`, resource_ids: [created.body.id] })));
   });
 });

@@ -84,11 +84,11 @@ describe('POST /v1/calls', () => {
     const plain = await server.call('GET', `/v1/calls/${created.body.id}`, { token: writer.token });
     expect(plain.status).toBe(200);
     expect(plain.body).not.toHaveProperty('transcript');
-    const before = await server.ctx.db.selectFrom('access_log').selectAll().where('clinic_id', '=', t.clinicId).execute();
+    const before = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('clinic_id', '=', t.clinicId).execute();
     expect(before.filter((r) => r.resource_ids.includes(created.body.id))).toHaveLength(0);
     const full = await server.call('GET', `/v1/calls/${created.body.id}`, { token: t.token });
     expect(full.body.transcript).toBe('dolore al dente');
-    const log = await server.ctx.db.selectFrom('access_log').selectAll().where('clinic_id', '=', t.clinicId).execute();
+    const log = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('clinic_id', '=', t.clinicId).execute();
     const entry = log.find((r) => r.resource_ids.includes(created.body.id))!;
     expect(entry).toMatchObject({ resource_type: 'call', fields: ['transcript'], api_key_id: t.keyId, request_id: full.headers.get('x-request-id') });
   });

@@ -101,7 +101,7 @@ describe('POST /v1/patients', () => {
     const full = await post({ firstName: 'C', lastName: `L${unique()}`, notes: 'segreto' });
     const read = await server.call('GET', `/v1/patients/${full.body.id}`, { token: writer.token });
     expect(read.body).not.toHaveProperty('notes');
-    const logOf = async () => (await server.ctx.db.selectFrom('access_log').selectAll().where('clinic_id', '=', t.clinicId).execute()).filter((r) => r.resource_ids.includes(full.body.id));
+    const logOf = async () => (await server.ctx.db.selectFrom('access_log_entries').selectAll().where('clinic_id', '=', t.clinicId).execute()).filter((r) => r.resource_ids.includes(full.body.id));
     expect(await logOf()).toHaveLength(0);
     const clinical = await server.call('GET', `/v1/patients/${full.body.id}`, { token: t.token });
     expect(clinical.body.notes).toBe('segreto');

@@ -202,7 +202,27 @@ export interface EventsTable {
   created_at: Timestamp;
 }
 
+/** One read (spec 1.6); what it returned is the list `resources_id` names. */
 export interface AccessLogTable {
+  id: string;
+  clinic_id: string;
+  api_key_id: string | null;
+  request_id: string | null;
+  resources_id: string;
+  fields: string[];
+  at: Timestamp;
+}
+
+/** A list of resources some read returned, stored once (id derived from the content). */
+export interface AccessLogResourcesTable {
+  id: string;
+  clinic_id: string;
+  resource_type: string;
+  resource_ids: string[];
+}
+
+/** The view `access_log_entries`: each read with the type and ids of what it returned. */
+export interface AccessLogEntriesView {
   id: string;
   clinic_id: string;
   api_key_id: string | null;
@@ -210,7 +230,7 @@ export interface AccessLogTable {
   resource_type: string;
   resource_ids: string[];
   fields: string[];
-  at: Timestamp;
+  at: Date;
 }
 
 export interface IdempotencyKeysTable {
@@ -242,5 +262,7 @@ export interface CoreTables {
   appointments: AppointmentsTable;
   events: EventsTable;
   access_log: AccessLogTable;
+  access_log_resources: AccessLogResourcesTable;
+  access_log_entries: AccessLogEntriesView;
   idempotency_keys: IdempotencyKeysTable;
 }

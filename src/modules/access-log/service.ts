@@ -1,6 +1,8 @@
 /**
  * The access log (spec 1.6, 2.1): every read of free text or clinical data is recorded
- * before the response is sent. One row per read request, naming every resource returned.
+ * before the response is sent. One row per read request, naming every resource returned
+ * (table access_log, with the list of resources stored once in access_log_resources; the view
+ * access_log_entries joins them).
  * Rows are written by the context's `AccessLogWriter` (./writer.ts, group commit):
  * `await ctx.accessLog.record(auth, record)`.
  */
@@ -10,7 +12,8 @@ import type { DB } from '../../db/schema.js';
 /** One read request's entry. */
 export interface AccessRecord {
   resourceType: string;
-  resourceIds: string[];
+  /** Not changed once recorded: the writer remembers the id of each array of ids it saw. */
+  resourceIds: readonly string[];
   fields: string[];
   requestId?: string;
 }
@@ -31,7 +34,7 @@ export async function listAccessLog(
   clinicId: string,
   filter: { resourceId?: string; limit: number; before?: { at: string; id: string } },
 ): Promise<AccessLogEntry[]> {
-  let q = db.selectFrom('access_log').selectAll().where('clinic_id', '=', clinicId);
+  let q = db.selectFrom('access_log_entries').selectAll().where('clinic_id', '=', clinicId);
   if (filter.resourceId) q = q.where(sql<boolean>`resource_ids @> ARRAY[${filter.resourceId}]::uuid[]`);
   if (filter.before) q = q.where(sql<boolean>`(at, id) < (${filter.before.at}::timestamptz, ${filter.before.id}::uuid)`);
   const rows = await q.orderBy('at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();

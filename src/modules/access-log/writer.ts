@@ -17,6 +17,12 @@
  * (The rows of one statement stand or fall together; an entry holds only ids and field names
  * the server produced, so no entry is expected to fail on its own content.)
  *
+ * Each entry names its resources by the id of their list (./resources.ts). The lists this
+ * process has not yet seen committed are written by the same statement, in a CTE, with
+ * `ON CONFLICT DO NOTHING`; a page read again costs one small row. Should a list it remembers
+ * be gone from the table (emptied or restored by hand), the foreign key refuses the statement,
+ * and the batch is written again with every one of its lists.
+ *
  * Never await `record` inside a transaction: the entry is written on the root connection, not
  * in the transaction (it would stay even if the transaction rolled back), and on PGlite the
  * transaction holds the one session, so the flush would wait for the transaction that waits
@@ -25,12 +31,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { AccessLogTable } from '../../db/tables/core.js';
+import type { AccessLogResourcesTable, AccessLogTable } from '../../db/tables/core.js';
 import type { AuthContext } from '../auth/authenticate.js';
+import { ResourcesIds, StoredLists } from './resources.js';
 import type { AccessRecord } from './service.js';
 
 interface Pending {
   row: Insertable<AccessLogTable>;
+  /** What `row.resources_id` names. */
+  resourceType: string;
+  resourceIds: readonly string[];
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -55,10 +65,12 @@ export class AccessLogWriter {
   private queue: Pending[] = [];
   private running: Promise<void> | null = null;
   private closed = false;
+  private readonly stored = new StoredLists();
+  private readonly resourcesIds = new ResourcesIds();
 
   /**
-   * `maxRows` caps one statement: 500 rows of a few uuids each stay far below PostgreSQL's
-   * 65,535 bind parameters (7 per row) and keep one statement's work short.
+   * `maxRows` caps one statement: 500 entries (a row and a list each) stay far below PostgreSQL's
+   * 65,535 bind parameters (at most 10 per entry) and keep one statement's work short.
    */
   constructor(
     private readonly db: Kysely<DB>,
@@ -72,6 +84,7 @@ export class AccessLogWriter {
   record(auth: AuthContext, record: AccessRecord): Promise<void> {
     if (record.resourceIds.length === 0 || record.fields.length === 0) return Promise.resolve();
     if (this.closed) return Promise.reject(new AccessLogClosedError());
+    const resourcesId = this.resourcesIds.of(auth.clinicId, record.resourceType, record.resourceIds);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({
         row: {
@@ -79,10 +92,11 @@ export class AccessLogWriter {
           clinic_id: auth.clinicId,
           api_key_id: auth.keyId,
           request_id: record.requestId ?? null,
-          resource_type: record.resourceType,
-          resource_ids: record.resourceIds,
+          resources_id: resourcesId,
           fields: record.fields,
         },
+        resourceType: record.resourceType,
+        resourceIds: record.resourceIds,
         resolve,
         reject,
       });
@@ -108,7 +122,7 @@ export class AccessLogWriter {
         const batch = this.queue.splice(0, this.maxRows);
         this.stats.flushes++;
         try {
-          await this.db.insertInto('access_log').values(batch.map((p) => p.row)).execute();
+          await this.write(batch);
         } catch (error) {
           this.stats.failures++;
           for (const p of batch) p.reject(error);
@@ -123,4 +137,40 @@ export class AccessLogWriter {
       this.running = null;
     }
   }
+
+  /** One statement: the batch's rows, and the lists of resources not known to be stored. */
+  private async write(batch: Pending[]): Promise<void> {
+    const lists = new Map(batch.map((p) => [p.row.resources_id, p]));
+    const unknown = [...lists.keys()].filter((id) => !this.stored.has(id));
+    try {
+      await this.insert(batch, unknown.map((id) => listRow(lists.get(id)!)));
+    } catch (error) {
+      if (!isForeignKeyViolation(error) || unknown.length === lists.size) throw error;
+      // A list remembered as stored is not in the table: forget them all, write them all.
+      this.stored.clear();
+      await this.insert(batch, [...lists.values()].map(listRow));
+    }
+    for (const id of lists.keys()) this.stored.add(id);
+  }
+
+  private async insert(batch: Pending[], lists: AccessLogResourcesTable[]): Promise<void> {
+    const rows = batch.map((p) => p.row);
+    if (lists.length === 0) {
+      await this.db.insertInto('access_log').values(rows).execute();
+      return;
+    }
+    await this.db
+      .with('stored_lists', (db) => db.insertInto('access_log_resources').values(lists).onConflict((oc) => oc.column('id').doNothing()))
+      .insertInto('access_log')
+      .values(rows)
+      .execute();
+  }
+}
+
+function listRow(p: Pending): AccessLogResourcesTable {
+  return { id: p.row.resources_id, clinic_id: p.row.clinic_id, resource_type: p.resourceType, resource_ids: [...p.resourceIds] };
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '23503';
 }

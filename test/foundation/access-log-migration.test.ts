@@ -1,0 +1,75 @@
+/**
+ * Migration 0050 moves the access log's lists of resources into access_log_resources: rows
+ * written before it read the same through the view access_log_entries, and a list named by
+ * several rows is stored once, under the id the writer computes for it.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { resourcesIdOf } from '../../src/modules/access-log/resources.js';
+
+/** On PostgreSQL (DATABASE_URL), in an empty database of this file's own. */
+async function adminQuery(text: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(text);
+  } finally {
+    await admin.end();
+  }
+}
+
+const name = `dcm_t_migration_${randomBytes(4).toString('hex')}`;
+let database: Database;
+beforeAll(async () => {
+  let databaseUrl: string | null = null;
+  if (process.env.DATABASE_URL) {
+    await adminQuery(`CREATE DATABASE ${name}`);
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+  }
+  database = await openDatabase({ databaseUrl, dataDir: null });
+});
+afterAll(async () => {
+  await database.close();
+  if (process.env.DATABASE_URL) await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+});
+
+it('converts the rows written before it, one stored list per distinct list', async () => {
+  await migrate(database, { through: '0040' });
+  const organizationId = randomUUID();
+  const clinicId = randomUUID();
+  await sql`INSERT INTO organizations (id, name) VALUES (${organizationId}, 'Org')`.execute(database.db);
+  await sql`INSERT INTO clinics (id, organization_id, name, mode) VALUES (${clinicId}, ${organizationId}, 'Clinica', 'live')`.execute(database.db);
+  const page = [randomUUID(), randomUUID().toUpperCase()];
+  const call = [randomUUID()];
+  const old = [
+    { request: 'old-1', type: 'appointment', ids: page },
+    { request: 'old-2', type: 'appointment', ids: page },
+    { request: 'old-3', type: 'call', ids: call },
+  ];
+  for (const o of old) {
+    await sql`INSERT INTO access_log (id, clinic_id, request_id, resource_type, resource_ids, fields)
+      VALUES (${randomUUID()}, ${clinicId}, ${o.request}, ${o.type}, ${o.ids}::uuid[], ARRAY['title'])`.execute(database.db);
+  }
+
+  expect(await migrate(database)).toContain('0050_access_log_resources.sql');
+
+  const entries = await sql<{ request_id: string; resource_type: string; resource_ids: string[]; resources_id: string }>`
+    SELECT e.request_id, e.resource_type, e.resource_ids, l.resources_id
+    FROM access_log_entries e JOIN access_log l ON l.id = e.id ORDER BY e.request_id`.execute(database.db);
+  expect(entries.rows).toEqual(
+    old.map((o) => ({
+      request_id: o.request,
+      resource_type: o.type,
+      resource_ids: o.ids.map((id) => id.toLowerCase()),
+      resources_id: resourcesIdOf(clinicId, o.type, o.ids),
+    })),
+  );
+  const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM access_log_resources`.execute(database.db);
+  expect(stored.rows[0]!.n).toBe(2);
+});
