@@ -1,7 +1,8 @@
 /**
  * Migration 0050 moves the access log's lists of resources into access_log_resources: rows
- * written before it read the same through the view access_log_entries, and a list named by
- * several rows is stored once, under the id the writer computes for it.
+ * written before it, and rows a process of the previous version writes after it, read the same
+ * through the view access_log_entries, and a list named by several rows is stored once, under
+ * the id the writer computes for it.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -39,7 +40,7 @@ afterAll(async () => {
   if (process.env.DATABASE_URL) await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 });
 
-it('converts the rows written before it, one stored list per distinct list', async () => {
+it('converts the rows written before it and in the old shape after it, one stored list per distinct list', async () => {
   await migrate(database, { through: '0040' });
   const organizationId = randomUUID();
   const clinicId = randomUUID();
@@ -58,6 +59,10 @@ it('converts the rows written before it, one stored list per distinct list', asy
   }
 
   expect(await migrate(database)).toContain('0050_access_log_resources.sql');
+  // A process of the previous version, during a rolling upgrade, still writes the old shape.
+  await sql`INSERT INTO access_log (id, clinic_id, request_id, resource_type, resource_ids, fields)
+    VALUES (${randomUUID()}, ${clinicId}, 'old-4', 'call', ${call}::uuid[], ARRAY['title'])`.execute(database.db);
+  old.push({ request: 'old-4', type: 'call', ids: call });
 
   const entries = await sql<{ request_id: string; resource_type: string; resource_ids: string[]; resources_id: string }>`
     SELECT e.request_id, e.resource_type, e.resource_ids, l.resources_id
@@ -72,4 +77,6 @@ it('converts the rows written before it, one stored list per distinct list', asy
   );
   const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM access_log_resources`.execute(database.db);
   expect(stored.rows[0]!.n).toBe(2);
+  const leftInOldColumns = await sql<{ n: number }>`SELECT count(*)::int AS n FROM access_log WHERE resource_ids IS NOT NULL OR resource_type IS NOT NULL`.execute(database.db);
+  expect(leftInOldColumns.rows[0]!.n).toBe(0);
 });

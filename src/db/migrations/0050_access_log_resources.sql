@@ -29,16 +29,37 @@ INSERT INTO access_log_resources (id, clinic_id, resource_type, resource_ids)
 SELECT DISTINCT access_log_resources_id(clinic_id, resource_type, resource_ids), clinic_id, resource_type, resource_ids
 FROM access_log;
 
-ALTER TABLE access_log ADD COLUMN resources_id uuid;
-UPDATE access_log SET resources_id = access_log_resources_id(clinic_id, resource_type, resource_ids);
+-- The old columns resource_type and resource_ids stay, nullable and emptied, for the processes
+-- of the previous version during a rolling upgrade (docs/operations.md, "Upgrading"): a row
+-- they insert in the old shape is converted by the trigger below. A later release drops them.
+ALTER TABLE access_log
+  ADD COLUMN resources_id uuid,
+  ALTER COLUMN resource_type DROP NOT NULL,
+  ALTER COLUMN resource_ids DROP NOT NULL,
+  DROP CONSTRAINT access_log_clinic_id_fkey,
+  DROP CONSTRAINT access_log_api_key_id_fkey;
+DROP INDEX access_log_resource_idx;
+UPDATE access_log
+SET resources_id = access_log_resources_id(clinic_id, resource_type, resource_ids), resource_type = NULL, resource_ids = NULL;
 ALTER TABLE access_log
   ALTER COLUMN resources_id SET NOT NULL,
-  ADD CONSTRAINT access_log_resources_id_fkey FOREIGN KEY (resources_id) REFERENCES access_log_resources (id),
-  DROP CONSTRAINT access_log_clinic_id_fkey,
-  DROP CONSTRAINT access_log_api_key_id_fkey,
-  DROP COLUMN resource_ids,
-  DROP COLUMN resource_type;
+  ADD CONSTRAINT access_log_resources_id_fkey FOREIGN KEY (resources_id) REFERENCES access_log_resources (id);
 CREATE INDEX access_log_resources_id_idx ON access_log (resources_id);
+
+CREATE FUNCTION access_log_store_resources() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.resources_id := access_log_resources_id(NEW.clinic_id, NEW.resource_type, NEW.resource_ids);
+  INSERT INTO access_log_resources (id, clinic_id, resource_type, resource_ids)
+  VALUES (NEW.resources_id, NEW.clinic_id, NEW.resource_type, NEW.resource_ids)
+  ON CONFLICT (id) DO NOTHING;
+  NEW.resource_type := NULL;
+  NEW.resource_ids := NULL;
+  RETURN NEW;
+END
+$$;
+-- Only rows in the old shape run it: the WHEN test costs this version's rows nothing more.
+CREATE TRIGGER access_log_store_resources BEFORE INSERT ON access_log
+FOR EACH ROW WHEN (NEW.resources_id IS NULL) EXECUTE FUNCTION access_log_store_resources();
 
 -- The log as it reads: one row per read, with the type and ids of what it returned.
 CREATE VIEW access_log_entries AS
