@@ -1,11 +1,9 @@
 /** Shared by the benchmarks: the server process, the machine, autocannon runs. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import type { Seeded } from './seed.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -30,24 +28,7 @@ export interface BenchServer {
 }
 
 /** A dedicated PostgreSQL database for one benchmark run, dropped at the end. */
-export async function dedicatedDatabase(baseUrl: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `${prefix}_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const a = new pg.Client({ connectionString: baseUrl });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
-  };
-}
+export { dedicatedDatabase } from '../../test/helpers/databases.js';
 
 /** Starts bench/lib/server.ts in its own process and waits for its `ready` line. */
 export async function startBenchServer(env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<BenchServer> {

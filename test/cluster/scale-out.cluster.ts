@@ -12,13 +12,14 @@
  * Needs DATABASE_URL (a dedicated database is created from it) and Redis at REDIS_URL
  * (default redis://127.0.0.1:6379). Run with `npm run test:cluster`.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
+import { dedicatedDatabase } from '../helpers/databases.js';
 import { startService, type ServiceProcess } from '../helpers/process.js';
 
 const BASE_URL = process.env.DATABASE_URL;
@@ -50,7 +51,7 @@ async function redisReachable(url: string): Promise<boolean> {
 }
 
 const processes: ServiceProcess[] = [];
-let dbName = '';
+let database: { url: string; drop: () => Promise<void> } | null = null;
 let dbUrl = '';
 let apis: string[] = [];
 let token = '';
@@ -116,17 +117,11 @@ beforeAll(async () => {
     skipAll = `Redis is not reachable at ${REDIS_URL}`;
     return;
   }
-  dbName = `dcm_cluster_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: BASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  await admin.end();
-  const url = new URL(BASE_URL);
-  url.pathname = `/${dbName}`;
-  dbUrl = url.toString();
-  const database = await openDatabase({ databaseUrl: dbUrl, dataDir: null });
-  await migrate(database);
-  await database.close();
+  database = await dedicatedDatabase(BASE_URL, 'dcm_cluster');
+  dbUrl = database.url;
+  const migrating = await openDatabase({ databaseUrl: dbUrl, dataDir: null });
+  await migrate(migrating);
+  await migrating.close();
 
   const env = { DATABASE_URL: dbUrl, REDIS_URL, ADMIN_TOKEN: ADMIN, SEED_DEMO: 'false', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_RETRY_SCALE: '0.01' };
   const ports = [await freePort(), await freePort()];
@@ -157,12 +152,7 @@ afterAll(async () => {
   for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGTERM');
   await Promise.all(processes.map((p) => Promise.race([p.exited, new Promise((r) => setTimeout(r, 15_000))])));
   for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  if (dbName && BASE_URL) {
-    const admin = new pg.Client({ connectionString: BASE_URL });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
-  }
+  await database?.drop();
 });
 
 describe('two API processes and two workers on one PostgreSQL and one Redis', () => {

@@ -4,40 +4,29 @@
  * through the view access_log_entries, and a list named by several rows is stored once, under
  * the id the writer computes for it.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { resourcesIdOf } from '../../src/modules/access-log/resources.js';
+import { dedicatedDatabase } from '../helpers/databases.js';
 
-/** On PostgreSQL (DATABASE_URL), in an empty database of this file's own. */
-async function adminQuery(text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
-}
-
-const name = `dcm_t_migration_${randomBytes(4).toString('hex')}`;
 let database: Database;
+let dropDatabase = async () => {};
 beforeAll(async () => {
   let databaseUrl: string | null = null;
+  // On PostgreSQL (DATABASE_URL), in an empty database of this file's own.
   if (process.env.DATABASE_URL) {
-    await adminQuery(`CREATE DATABASE ${name}`);
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
+    const dedicated = await dedicatedDatabase(process.env.DATABASE_URL, `dcm_t_${process.env.DCM_TEST_RUN}_migration`);
+    databaseUrl = dedicated.url;
+    dropDatabase = dedicated.drop;
   }
   database = await openDatabase({ databaseUrl, dataDir: null });
 });
 afterAll(async () => {
   await database.close();
-  if (process.env.DATABASE_URL) await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await dropDatabase();
 });
 
 it('converts the rows written before it and in the old shape after it, one stored list per distinct list', async () => {

@@ -3,14 +3,13 @@
  * template), the real app listening on a random loopback port, and helpers to call it.
  */
 import fs from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { closeContext, createContext } from '../../src/bootstrap.js';
 import { testConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import type { RateLimits } from '../../src/http/rate-limit/limiter.js';
 import type { App } from '../../src/http/types.js';
+import { dedicatedDatabase } from './databases.js';
 import { Factories } from './factories.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -45,31 +44,14 @@ export interface TestServer {
 export async function openTestContext(config: Config): Promise<{ ctx: AppContext; drop: () => Promise<void> }> {
   const baseUrl = process.env.DATABASE_URL;
   if (baseUrl) {
-    const name = `dcm_t_${process.env.DCM_TEST_RUN}_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: baseUrl });
-    await admin.connect();
-    // Concurrent CREATE DATABASE from one template can collide; retry briefly.
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${process.env.DCM_TEST_TEMPLATE}`);
-        break;
-      } catch (error) {
-        if (attempt > 20) throw error;
-        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
-      }
-    }
-    await admin.end();
-    const url = new URL(baseUrl);
-    url.pathname = `/${name}`;
-    const ctx = await createContext({ ...config, databaseUrl: url.toString() }, { skipMigrations: true });
+    // Named after the run, so the global teardown drops what a crashed file left.
+    const database = await dedicatedDatabase(baseUrl, `dcm_t_${process.env.DCM_TEST_RUN}`, process.env.DCM_TEST_TEMPLATE);
+    const ctx = await createContext({ ...config, databaseUrl: database.url }, { skipMigrations: true });
     return {
       ctx,
       drop: async () => {
         await closeContext(ctx);
-        const a = new pg.Client({ connectionString: baseUrl });
-        await a.connect();
-        await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await a.end();
+        await database.drop();
       },
     };
   }
