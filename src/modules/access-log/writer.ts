@@ -5,8 +5,8 @@
  * entries of concurrent requests share one multi-row INSERT (one statement, one commit), and
  * each request still awaits the commit of the statement that holds its entry.
  *
- * At most one flush runs at a time. The first entry starts a flush at once (after the current
- * microtasks, so entries recorded in the same tick join it); entries that arrive while it runs
+ * At most one flush runs at a time. The first entry starts a flush at the end of the event
+ * loop's turn (so entries recorded in the same turn join it); entries that arrive while it runs
  * wait and the next flush takes them all, up to `maxRows` per statement. So under no load an
  * entry costs what it cost before, and under load the number of commits follows the database's
  * speed rather than the number of requests. On PGlite (one session) it works the same and
@@ -30,6 +30,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
+import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import type { DB } from '../../db/schema.js';
 import type { AccessLogResourcesTable, AccessLogTable } from '../../db/tables/core.js';
 import type { AuthContext } from '../auth/authenticate.js';
@@ -145,7 +146,7 @@ export class AccessLogWriter {
     try {
       await this.insert(batch, unknown.map((id) => listRow(lists.get(id)!)));
     } catch (error) {
-      if (!isForeignKeyViolation(error) || unknown.length === lists.size) throw error;
+      if (!hasSqlState(error, SQLSTATE.foreignKeyViolation) || unknown.length === lists.size) throw error;
       // A list remembered as stored is not in the table: forget them all, write them all.
       this.stored.clear();
       await this.insert(batch, [...lists.values()].map(listRow));
@@ -169,8 +170,4 @@ export class AccessLogWriter {
 
 function listRow(p: Pending): AccessLogResourcesTable {
   return { id: p.row.resources_id, clinic_id: p.row.clinic_id, resource_type: p.resourceType, resource_ids: [...p.resourceIds] };
-}
-
-function isForeignKeyViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === '23503';
 }

@@ -1,5 +1,6 @@
 /** Appointment values of spec 2.2 and 3.4, the API view and the event data of spec 6.2. */
 import type { Selectable } from 'kysely';
+import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import type { AppointmentsTable } from '../../db/tables/core.js';
 
 export type AppointmentRow = Selectable<AppointmentsTable>;
@@ -115,8 +116,8 @@ export function eventData(row: AppointmentRow): Record<string, unknown> {
 
 /** Maps the overlap constraints' violation to `409 conflict` (doctor_busy / chair_busy), or null. */
 export function overlapReason(error: unknown): 'doctor_busy' | 'chair_busy' | null {
-  const e = error as { code?: string; constraint?: string; message?: string } | null;
-  if (!e || e.code !== '23P01') return null;
+  if (!hasSqlState(error, SQLSTATE.exclusionViolation)) return null;
+  const e = error as { constraint?: string; message?: string };
   const text = `${e.constraint ?? ''} ${e.message ?? ''}`;
   return text.includes('appointments_chair_overlap') ? 'chair_busy' : 'doctor_busy';
 }

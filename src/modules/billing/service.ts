@@ -4,7 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { AppContext, Tx } from '../../context.js';
+import type { AppContext } from '../../context.js';
+import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import { after } from '../../db/keyset.js';
 import type { DB } from '../../db/schema.js';
 import type { InstallmentsTable, InvoicesTable, PaymentPlansTable, TreatmentPlansTable } from '../../db/tables/agenda.js';
@@ -221,7 +222,7 @@ export async function issueInvoice(db: Db, scope: TenantScope, input: { patientI
     return await insertInvoice(db, scope, input);
   } catch (error) {
     // Two requests issuing the same number at once: the unique index decides.
-    if ((error as { code?: string }).code === '23505') throw ApiError.conflict('duplicate_number');
+    if (hasSqlState(error, SQLSTATE.uniqueViolation)) throw ApiError.conflict('duplicate_number');
     throw error;
   }
 }
