@@ -13,9 +13,7 @@ import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { assertVersion } from '../../http/etag.js';
 import { recordEvent } from '../../events/record.js';
 import { checkRefs } from './refs.js';
-import { lockSchedules } from './schedule-lock.js';
 import {
-  BLOCKING_EXCLUDED,
   MOVABLE,
   STATUS_EVENTS,
   TRANSITIONS,
@@ -148,7 +146,6 @@ export async function createAppointment(db: Db, scope: TenantScope, input: NewAp
       issues.push(...timeIssues(start, end));
       if (issues.length > 0) throw ApiError.invalid('body', issues);
       const facilityId = input.facilityId ?? rows.get('chairId')?.facility_id ?? rows.get('calendarId')?.facility_id ?? rows.get('patientId')?.facility_id ?? null;
-      await lockSchedules(trx, [input.doctorId, input.chairId]);
       const row = await trx
         .insertInto('appointments')
         .values({
@@ -245,7 +242,6 @@ export async function updateAppointment(db: Db, scope: TenantScope, id: string, 
         if (value !== undefined) set[column] = value;
       }
       if (Object.keys(set).length === 0 && !MOVE_FIELDS.some((f) => changes[f] !== undefined)) return current;
-      if (moved) await lockSchedules(trx, [changes.doctorId === undefined ? current.doctor_id : changes.doctorId, changes.chairId === undefined ? current.chair_id : changes.chairId]);
       const row = await trx
         .updateTable('appointments')
         .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })
@@ -281,9 +277,6 @@ export async function setStatusInTx(trx: Tx, clinicId: string, current: Appointm
   if (!TRANSITIONS[current.status as AppointmentStatus]?.includes(status)) {
     throw ApiError.conflict('invalid_transition', { from: current.status, to: status, allowed: TRANSITIONS[current.status as AppointmentStatus] ?? [] });
   }
-  // A status that holds the time again (e.g. postponed to scheduled) takes it like a booking.
-  const holds = (s: string) => !(BLOCKING_EXCLUDED as readonly string[]).includes(s);
-  if (holds(status) && !holds(current.status)) await lockSchedules(trx, [current.doctor_id, current.chair_id]);
   const row = await trx
     .updateTable('appointments')
     .set({

@@ -12,7 +12,6 @@ import { assertVersion } from '../../http/etag.js';
 import { recordEvent } from '../../events/record.js';
 import { TRANSITIONS, eventData, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
 import { checkRefs } from '../appointments/refs.js';
-import { lockSchedules } from '../appointments/schedule-lock.js';
 import { lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
 import { bookableWindow, clinicTimezone, freeSlots, gridSlots, type CalendarRow, type Slot } from './service.js';
 
@@ -96,7 +95,6 @@ export async function bookAppointment(db: Db, scope: TenantScope, input: BookInp
       cal = found!;
       const tz = await clinicTimezone(trx, scope.clinicId);
       const slot = await slotAt(trx, cal, tz, start, opts);
-      await lockSchedules(trx, [slot.doctorId, slot.chairId]);
       const row = await trx
         .insertInto('appointments')
         .values({
@@ -164,7 +162,6 @@ export async function rescheduleAppointmentViaApi(db: Db, scope: TenantScope, id
         if (opts.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
         slot = await slotAt(trx, found, tz, start, opts);
       }
-      await lockSchedules(trx, [slot.doctorId, slot.chairId]);
       const row = await trx
         .updateTable('appointments')
         .set({ start_at: slot.start, end_at: slot.end, doctor_id: slot.doctorId, chair_id: slot.chairId, facility_id: found.facility_id, updated_at: sql`now()`, version: sql`version + 1` })
