@@ -62,7 +62,7 @@ async function main(): Promise<void> {
 
   const background: Running[] = [];
   if (role !== 'api') {
-    background.push(await startDeliveryWorker(ctx));
+    background.push(await startDeliveryWorker(ctx, { onError: (err) => log.error({ err }, 'webhook worker') }));
     background.push(startScheduler(ctx, allJobs(), (msg, err) => log.error({ err }, msg)));
   }
   if (role !== 'worker') {

@@ -30,8 +30,6 @@ export interface WorkerOptions {
    * so that events stop sending a NOTIFY each (README beside this file, invariant 5).
    */
   pollFromPerSecond?: number;
-  /** Called for every finished attempt (benchmarks, logs). */
-  onAttempt?: (info: { deliveryId: string; clinicId: string; result: SendResult }) => void;
   onError?: (error: unknown) => void;
 }
 
@@ -202,7 +200,7 @@ async function finishUnsent(ctx: AppContext, d: ClaimedDelivery, reason: string)
  * there was a success (`after`), else at the old count plus the first run (`before`); the
  * threshold is reached by the first run on top of the old count, or by any later run alone.
  */
-export function recordStatement(ctx: AppContext, finished: FinishedAttempt[]) {
+function recordStatement(ctx: AppContext, finished: FinishedAttempt[]) {
   const cols = {
     id: [] as string[],
     lease: [] as string[],
@@ -375,7 +373,6 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
     // from now keeps this process polling at least as long as it promised.
     if (promise) pollingUntil = Date.now() + POLL_PROMISE_MS;
     claimedInWindow += claimed.length;
-    for (const f of batch) options.onAttempt?.({ deliveryId: f.delivery.id, clinicId: f.delivery.clinic_id, result: f.result });
     for (const d of claimed) {
       const p: Promise<void> = send(d)
         .catch((error) => onError(error))

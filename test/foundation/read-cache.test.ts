@@ -56,6 +56,9 @@ describe('GET /v1/facilities/{id} from memory', () => {
     const patched = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[1]}`, { name: 'Sede Monza' });
     expect(patched.status, patched.text).toBe(200);
     expect(await seenWithin(name, 'Sede Monza')).toBeLessThan(500);
+    // The cached answer carries the changed version's ETag, the one If-Match needs (spec 4).
+    const read = await server.call('GET', `/v1/facilities/${t.facilityIds[1]}`, { token: t.token });
+    expect(read.headers.get('etag')).toBe(patched.headers.get('etag'));
 
     // A change in plain SQL, outside the service.
     await server.ctx.db.updateTable('facilities').set({ name: 'Sede Brianza' }).where('id', '=', t.facilityIds[1]).execute();
