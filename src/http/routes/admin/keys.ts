@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { listAccessLog } from '../../../modules/access-log/service.js';
 import * as keys from '../../../modules/auth/keys-service.js';
 import { SCOPES } from '../../../modules/auth/scopes.js';
-import { decodeCursor, encodeCursor } from '../../cursor.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../cursor.js';
 import { Cursor, IdParams, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
 
@@ -95,14 +95,9 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
     const { clinicId } = request.params;
     const { resourceId, limit = 50, cursor } = request.query;
     const scope = `access-log:${clinicId}:${resourceId ?? ''}`;
-    const before = cursor ? decodeCursor(ctx.cursorSecret, scope, cursor) : null;
-    const rows = await listAccessLog(db, clinicId, {
-      resourceId,
-      limit: limit + 1,
-      before: before ? { at: String(before[0]), id: String(before[1]) } : undefined,
-    });
-    const items = rows.slice(0, limit);
-    const last = items[items.length - 1];
-    return { data: items, nextCursor: rows.length > limit && last ? encodeCursor(ctx.cursorSecret, scope, [last.at, last.id]) : null };
+    const before = cursor ? decodeKeyset(ctx.cursorSecret, scope, cursor) : null;
+    const rows = await listAccessLog(db, clinicId, { resourceId, limit: limit + 1, before: before ? { at: before[0].toISOString(), id: before[1] } : undefined });
+    const { items, nextCursor } = pageOf(rows, limit, (last) => encodeKeyset(ctx.cursorSecret, scope, last.at, last.id));
+    return { data: items, nextCursor };
   });
 }
