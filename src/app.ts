@@ -143,7 +143,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerErrorHandling(app, ctx.config.bodyLimitBytes);
   registerMetrics(app, metrics);
   registerDeliveryMetrics(metrics.registry, ctx.db);
-  registerHealth(app, ctx);
+  registerHealth(app, ctx, limiter);
   registerCaller(app, {
     authenticator: ctx.authenticator,
     limiter,

@@ -3,12 +3,12 @@
  * `--role=api` serves HTTP only, `--role=worker` runs deliveries and periodic jobs only;
  * the default runs both in one process.
  */
-import { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.js';
 import { closeContext, createContext } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
 import { DataFolderLockedError } from './db/database.js';
-import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit/limiter.js';
+import { connectRedis, MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit/limiter.js';
 import { allJobs } from './jobs/index.js';
 import { startScheduler, type Running } from './jobs/scheduler.js';
 import { seedDemoClinic } from './modules/clinics/demo.js';
@@ -48,10 +48,23 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  // Redis may come and go while the process runs: /v1 answers 503 meanwhile (src/http/rate-limit/limiter.ts).
+  // Its events can come before the app's logger exists: they are then written to stderr.
+  let appLog: FastifyBaseLogger | null = null;
+  const redis = config.redisUrl
+    ? connectRedis(config.redisUrl, {
+        onUp: () => appLog?.info('Redis connected'),
+        onDown: (err) => {
+          const msg = 'Redis unreachable: /v1 requests answer 503 unavailable until it is back';
+          if (appLog) appLog.error({ err }, msg);
+          else console.error(msg, err);
+        },
+      })
+    : null;
   const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore());
   const app = await buildApp({ ctx, limiter });
   const log = app.log;
+  appLog = log;
 
   if (config.webhookAllowInsecure) {
     log.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http:// and loopback addresses. Development only.');

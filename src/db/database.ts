@@ -76,9 +76,13 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 async function openPostgres(connectionString: string, poolMax: number): Promise<Database> {
   configurePgTypes();
   const pool = new pg.Pool({ connectionString, max: poolMax });
-  pool.on('error', () => {
-    // An idle client lost its connection; the pool replaces it on next use.
-  });
+  // A lost connection (PostgreSQL restarted, a network cut) makes its client emit `error`; with
+  // no listener Node would throw it and end the process. An idle client's error reaches the pool
+  // (which drops the client); a checked-out one's reaches only the client: its query fails with
+  // the same error (a 503 unavailable, src/db/errors.ts) and the pool drops it on release. New
+  // connections are made on next use, so the pool recovers when the server is back.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const listeners: pg.Client[] = [];
   let closed = false;
