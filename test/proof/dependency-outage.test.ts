@@ -5,12 +5,15 @@
  *     then started again. Meanwhile every /v1 request answers `503 unavailable` with
  *     `Retry-After` within 1 s, /readyz is not ready, and once Redis is back both recover by
  *     themselves. Both engines.
- *   - PostgreSQL: the service reaches 127.0.0.1:5432 through a TCP proxy of this test, which is
- *     cut (every connection closed, new ones refused) while requests are in flight, then
- *     restored. The same answers; the process neither crashes nor logs unhandled `error` events.
- * The shared Redis and PostgreSQL are never touched.
+ *   - PostgreSQL, two ways (run with DATABASE_URL): the service reaches 127.0.0.1:5432 through a
+ *     TCP proxy of this test, which is cut (every connection closed, new ones refused) while
+ *     requests are in flight, then restored; and the service runs on a private cluster
+ *     (initdb, as user postgres) that is stopped (`pg_ctl stop -m fast`: sessions terminated
+ *     with 57P01) while requests are in flight, then started again. The same answers; the
+ *     process neither crashes nor logs unhandled `error` events.
+ * The shared Redis and PostgreSQL are never stopped.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -83,6 +86,56 @@ class CuttableProxy {
     const closed = new Promise((r) => server?.close(r));
     for (const s of this.#sockets) s.destroy();
     await closed;
+  }
+}
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+/** A PostgreSQL cluster of this test alone (initdb as user postgres when run as root). */
+class PrivateCluster {
+  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-pg-'));
+  constructor(readonly port: number) {}
+
+  #command(tool: string, args: string[]): [string, string[]] {
+    return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', path.join(PG_BIN, tool), ...args]] : [path.join(PG_BIN, tool), args];
+  }
+
+  #run(tool: string, args: string[]): void {
+    const [cmd, argv] = this.#command(tool, args);
+    execFileSync(cmd, argv, { stdio: 'pipe', timeout: 60_000 });
+  }
+
+  /** Stops the server without blocking this process (requests in flight keep going). */
+  stopAsync(): Promise<void> {
+    const [cmd, argv] = this.#command('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', 'stop']);
+    return new Promise((resolve, reject) => execFile(cmd, argv, { timeout: 60_000 }, (error) => (error ? reject(error) : resolve())));
+  }
+
+  init(): void {
+    if (process.getuid?.() === 0) execFileSync('chown', ['postgres', this.dir]);
+    this.#run('initdb', ['-D', path.join(this.dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  }
+
+  start(): void {
+    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+    this.#run('pg_ctl', ['-D', path.join(this.dir, 'data'), '-o', options, '-l', path.join(this.dir, 'log'), '-w', 'start']);
+  }
+
+  stop(): void {
+    this.#run('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', 'stop']);
+  }
+
+  remove(): void {
+    try {
+      this.stop();
+    } catch {
+      // not running
+    }
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   }
 }
 
@@ -219,7 +272,7 @@ describe('the service when Redis goes away and comes back', () => {
     expect(await readyStatus(base)).toBe(200);
     expectNoUnhandled(proc);
     expect(proc.output()).toContain('Redis unreachable');
-  });
+  }, 120_000);
 });
 
 describe.skipIf(ENGINE === 'pglite')('the service when PostgreSQL goes away and comes back', () => {
@@ -262,5 +315,41 @@ describe.skipIf(ENGINE === 'pglite')('the service when PostgreSQL goes away and 
     expect((await read()).status).toBe(200);
     expect(await readyStatus(base)).toBe(200);
     expectNoUnhandled(proc);
-  });
+  }, 120_000);
+
+  it.skipIf(!fs.existsSync(path.join(PG_BIN, 'initdb')))('answers 503 unavailable quickly while its server is stopped, then recovers when it is started again', async () => {
+    const cluster = new PrivateCluster(await freePort());
+    cleanups.push(() => cluster.remove());
+    cluster.init();
+    cluster.start();
+    const { proc, base, token, facilityId } = await startWithClinic({ DATABASE_URL: cluster.url });
+    let n = 0;
+    const write = () => call(base, 'POST', '/v1/patients', token, { firstName: 'Bice', lastName: `Fermo ${++n}`, phone: `+39 333 200 ${String(1000 + n).slice(-4)}`, facilityId });
+    const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
+    expect((await write()).status).toBe(201);
+
+    // Stopped while requests are in flight: the server terminates every session (57P01).
+    const inFlight = Array.from({ length: 12 }, (_, i) => (i % 2 ? read() : write()));
+    await new Promise((r) => setTimeout(r, 5));
+    await cluster.stopAsync();
+    for (const answer of await Promise.all(inFlight)) {
+      if (answer.status >= 300) expectUnavailable(answer, 'a request in flight at the stop');
+    }
+    for (let i = 0; i < 6; i++) {
+      const answer = await (i % 2 ? read() : write());
+      expectUnavailable(answer, `request ${i} with PostgreSQL stopped`);
+      expect(answer.ms).toBeLessThan(1000);
+    }
+    expect(await readyStatus(base)).toBe(503);
+
+    cluster.start();
+    const backBy = Date.now() + 15_000;
+    while ((await write()).status !== 201) {
+      if (Date.now() > backBy) throw new Error(`the service did not recover after PostgreSQL was started again:\n${proc.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await read()).status).toBe(200);
+    expect(await readyStatus(base)).toBe(200);
+    expectNoUnhandled(proc);
+  }, 120_000);
 });
