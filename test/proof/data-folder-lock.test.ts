@@ -4,7 +4,9 @@
  *     stale lock of a dead process: exactly one owner every time, its pid in the lock file;
  *   - a stale lock of a dead process is taken over;
  *   - an empty lock file is not stale: refused with a clear message while it stays empty,
- *     and judged by its pid once its writer finishes.
+ *     and judged by its pid once its writer finishes;
+ *   - the service itself: 3 processes started at once on one folder, 4 times (each over the
+ *     lock the previous winner left when killed): one serves, the others exit 3 with the message.
  * The lock is the same on both engines' code path, but only the embedded one uses it: skipped
  * on PostgreSQL.
  */
@@ -14,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE } from '../helpers/server.js';
-import { ROOT, startService } from '../helpers/process.js';
+import { ROOT, startService, waitFor } from '../helpers/process.js';
 
 type Answer = { owner: boolean; error?: string };
 
@@ -129,4 +131,27 @@ describe.skipIf(ENGINE === 'postgres')('the embedded data folder lock', () => {
     expect(service.output()).toContain('holds no process id');
     expect(fs.readdirSync(dir)).toEqual(['dcm.lock']);
   });
+
+  it('three services started at once on one folder: one owns it, the others exit 3 naming it (4 rounds, over the lock of the killed winner)', async () => {
+    const dir = tempDir();
+    for (let round = 0; round < 4; round++) {
+      const services = [0, 1, 2].map(() => startService({ DATA_DIR: dir, PORT: '0', SEED_DEMO: 'false', LOG_LEVEL: 'warn' }));
+      try {
+        // The losers stop at the lock, before the database opens: wait for two exits (or 60 s).
+        await waitFor(() => services.filter((s) => s.child.exitCode !== null).length >= 2, 60_000, 'two processes to exit').catch(() => {});
+        const outcomes = services.map((s) => s.child.exitCode ?? 'running');
+        const running = services.filter((_, i) => outcomes[i] === 'running');
+        expect(running, `round ${round}: ${outcomes.join(', ')}`).toHaveLength(1);
+        expect(fs.readFileSync(lockFile(dir), 'utf8')).toBe(String(running[0]!.child.pid));
+        for (const [i, s] of services.entries()) {
+          if (s === running[0]) continue;
+          expect(outcomes[i]).toBe(3);
+          expect(s.output()).toContain(`is in use by process ${running[0]!.child.pid}`);
+        }
+      } finally {
+        for (const s of services) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+        await Promise.all(services.map((s) => s.exited));
+      }
+    }
+  }, 180_000);
 });
