@@ -90,13 +90,21 @@ describe.skipIf(ENGINE === 'postgres')('the embedded data folder lock', () => {
     expect(owners.every((n) => n === 1)).toBe(true);
   }, 120_000);
 
-  it('takes over the lock of a process that no longer runs', async () => {
+  it('takes over the lock of a process that no longer runs, also when one died while taking over', async () => {
     const dir = tempDir();
     fs.writeFileSync(lockFile(dir), String(await deadPid()));
     const [answer] = await compete([contenders[0]!], dir);
     expect(answer).toEqual({ owner: true });
     expect(fs.readFileSync(lockFile(dir), 'utf8')).toBe(String(contenders[0]!.pid));
     await releaseAll([contenders[0]!]);
+
+    // A process killed while holding the takeover lock left it behind with the stale lock.
+    fs.writeFileSync(lockFile(dir), String(await deadPid()));
+    fs.writeFileSync(path.join(dir, 'dcm.lock.takeover'), String(await deadPid()));
+    const answers = await compete(contenders.slice(0, 3), dir);
+    expect(answers.filter((a) => a.owner)).toHaveLength(1);
+    await releaseAll(contenders.slice(0, 3));
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 
   it('does not take an empty lock file for stale: refused while it stays empty, judged by its pid once written', async () => {
