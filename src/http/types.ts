@@ -23,8 +23,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Scopes the key needs for this route (403 insufficient_scope lists the missing ones). */
     scopes?: Scope[];
-    /** No API key needed (the OpenAPI document). */
-    public?: boolean;
     /**
      * A creation that honours `Idempotency-Key`. `'secret'`: its response holds a secret shown
      * once, so it is not stored and a replay answers 409 response_not_stored.

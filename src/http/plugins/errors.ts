@@ -3,7 +3,7 @@
  * failures, body parser failures, unknown routes and uncaught exceptions. Nothing internal
  * ever reaches the client; a 5xx is logged with the request id.
  */
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorEnvelope } from '../errors.js';
 import { toIssues } from '../validation.js';
 
@@ -48,7 +48,9 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     if (apiError.status >= 500 && apiError.code !== 'internal_error') request.log.warn({ err: error }, apiError.code);
     return reply.status(apiError.status).type('application/json; charset=utf-8').send(errorEnvelope(apiError, request.id));
   });
-  app.setNotFoundHandler((request, reply) => {
-    reply.status(404).type('application/json; charset=utf-8').send(errorEnvelope(ApiError.notFound(), request.id));
-  });
+  app.setNotFoundHandler(answerNotFound);
+}
+
+export function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  void reply.status(404).type('application/json; charset=utf-8').send(errorEnvelope(ApiError.notFound(), request.id));
 }

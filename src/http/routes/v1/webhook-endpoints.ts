@@ -82,7 +82,9 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         ),
         response: { 201: WebhookEndpointWithSecret },
       },
-      config: { idempotent: 'secret', errorStatuses: [409] },
+      // The service checks `webhooks:write` together with every chosen event's scope, so that
+      // one 403 lists all the missing ones.
+      config: { scopes: [], idempotent: 'secret', errorStatuses: [409] },
     },
     async (request, reply) => {
       const created = await createEndpoint(ctx.db, request.auth, policy, request.body);
