@@ -16,10 +16,18 @@ import type { ConstraintStrategy, HTTPVersion } from 'find-my-way';
 
 export type Plane = 'public' | 'v1' | 'admin';
 
+export interface PlannedRoute {
+  method: string;
+  url: string;
+  plane: Plane;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** The plane of this encapsulated context; undefined outside every plane. */
     plane?: Plane;
+    /** Every route with its plane, as registered (tests walk it). */
+    plannedRoutes: readonly PlannedRoute[];
   }
   interface FastifyContextConfig {
     /** Set from the context the route was registered in (never by the route itself). */
@@ -60,10 +68,13 @@ export class RouteWithoutGateError extends Error {}
  * route's config, and with a separate back-office listener, the listener constraint.
  */
 export function requirePlanes(app: FastifyInstance, options: { separateAdminListener: boolean }): void {
+  const table: PlannedRoute[] = [];
+  app.decorate('plannedRoutes', table);
   app.addHook('onRoute', function (this: FastifyInstance, route) {
     const plane = this.plane;
     const name = `${[route.method].flat().join(',')} ${route.url}`;
     if (plane === undefined) throw new RouteWithoutGateError(`${name} is registered outside a plane (public, v1, admin): it would have no gate`);
+    for (const method of [route.method].flat()) table.push({ method, url: route.url, plane });
     route.config = { ...route.config, plane };
     if (plane === 'v1' && !Array.isArray(route.config.scopes)) throw new RouteWithoutGateError(`${name} is a v1 route without config.scopes`);
     if (options.separateAdminListener) route.constraints = { ...route.constraints, listener: plane === 'admin' ? 'admin' : 'public' };
