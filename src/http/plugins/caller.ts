@@ -55,8 +55,11 @@ export function v1Gate(options: CallerOptions): (scope: FastifyInstance) => void
         }
         throw error;
       }
-      admitOrRefuse(reply, await limiter.check(callerRules(limits, request.auth.clinicId, request.auth.keyId)), onRateLimited);
-      requireScopes(request.auth, request.routeOptions.config.scopes ?? []);
+      const config = request.routeOptions.config;
+      const windows = callerRules(limits, request.auth.clinicId, request.auth.keyId);
+      if (config.extraWindows) windows.push(...config.extraWindows(request));
+      admitOrRefuse(reply, await limiter.check(windows), onRateLimited);
+      requireScopes(request.auth, config.scopes ?? []);
     });
   };
 }
