@@ -103,13 +103,15 @@ export interface RawAnswer {
 }
 
 /** Sends one request line as written (no client normalizes it) and reads the answer. */
-export function sendRaw(port: number, method: string, target: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+export function sendRaw(port: number, method: string, target: string, headers: Record<string, string> | Array<[string, string]> = {}): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     const lines = [`${method} ${target} HTTP/1.1`];
-    const all: Record<string, string> = { host: `127.0.0.1:${port}`, ...headers, connection: 'close' };
-    for (const [name, value] of Object.entries(all)) lines.push(`${name}: ${value}`);
+    // A list may name a header twice, as a client or an attacker can.
+    const given = Array.isArray(headers) ? headers : Object.entries(headers);
+    const all: Array<[string, string]> = [...(given.some(([n]) => n.toLowerCase() === 'host') ? [] : [['host', `127.0.0.1:${port}`] as [string, string]]), ...given, ['connection', 'close']];
+    for (const [name, value] of all) lines.push(`${name}: ${value}`);
     if (['POST', 'PATCH', 'PUT', 'DELETE'].includes(method)) lines.push('content-type: application/json', 'content-length: 2');
     socket.setTimeout(30_000, () => socket.destroy(new Error(`no answer to ${method} ${target}`)));
     socket.on('connect', () => socket.write(`${lines.join('\r\n')}\r\n\r\n${['POST', 'PATCH', 'PUT', 'DELETE'].includes(method) ? '{}' : ''}`));
