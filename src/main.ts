@@ -5,6 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.js';
+import { listenAdmin, type AdminListener } from './http/admin-listener.js';
 import { closeContext, createContext } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
 import { DataFolderLockedError } from './db/database.js';
@@ -78,8 +79,13 @@ async function main(): Promise<void> {
     background.push(await startDeliveryWorker(ctx, { onError: (err) => log.error({ err }, 'webhook worker') }));
     background.push(startScheduler(ctx, allJobs(), (msg, err) => log.error({ err }, msg)));
   }
+  let adminListener: AdminListener | null = null;
   if (role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
+    if (config.adminPort !== null) {
+      adminListener = await listenAdmin(app, config.adminHost, config.adminPort);
+      log.info({ host: config.adminHost, port: adminListener.port }, 'back office and /metrics listening on their own port');
+    }
   }
   log.info({ role, database: ctx.database.engine }, 'started');
 
@@ -93,6 +99,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
+    await adminListener?.close();
     await app.close(); // stops accepting, waits for requests in flight
     await Promise.all(background.map((b) => b.stop()));
     await closeContext(ctx);

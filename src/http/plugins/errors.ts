@@ -6,7 +6,7 @@
  * A dependency that does not answer (Redis, a lost database connection) is `503 unavailable`
  * with `Retry-After`, never `500`: the client retries, the readiness probe says not ready.
  */
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnreachable } from '../../db/errors.js';
 import { DependencyUnavailableError } from '../../lib/unavailable.js';
 import { ApiError, errorEnvelope } from '../errors.js';
@@ -57,7 +57,9 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
     if (apiError.code === 'unavailable') reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS);
     return reply.status(apiError.status).type('application/json; charset=utf-8').send(errorEnvelope(apiError, request.id));
   });
-  app.setNotFoundHandler((request, reply) => {
-    reply.status(404).type('application/json; charset=utf-8').send(errorEnvelope(ApiError.notFound(), request.id));
-  });
+  app.setNotFoundHandler(answerNotFound);
+}
+
+export function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  void reply.status(404).type('application/json; charset=utf-8').send(errorEnvelope(ApiError.notFound(), request.id));
 }

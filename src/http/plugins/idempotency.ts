@@ -32,8 +32,15 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * The operation a key is bound to: the route the router matched, with its decoded path
+ * parameters. Two spellings of one path (`/v1/patients`, `/v1//patients`, `/v1/%70atients`)
+ * are one operation.
+ */
 function operationOf(request: FastifyRequest): string {
-  return `${request.method} ${request.url.split('?')[0]}`;
+  const params = (request.params ?? {}) as Record<string, string>;
+  const path = (request.routeOptions.url ?? '').replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  return `${request.method} ${path}`;
 }
 
 export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void {

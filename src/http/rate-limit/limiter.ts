@@ -233,10 +233,16 @@ export const SPEC_RATE_LIMITS: RateLimits = {
   authFailuresPerMinute: 30,
 };
 
-export function callerRules(limits: RateLimits, clinicId: string, keyId: string): WindowRule[] {
+export function keyRules(limits: RateLimits, keyId: string): WindowRule[] {
   return [
     { name: `key:${keyId}:10s`, limit: limits.keyPer10s, seconds: 10 },
     { name: `key:${keyId}:day`, limit: limits.keyPerDay, seconds: 86_400 },
+  ];
+}
+
+export function callerRules(limits: RateLimits, clinicId: string, keyId: string): WindowRule[] {
+  return [
+    ...keyRules(limits, keyId),
     { name: `clinic:${clinicId}:10s`, limit: limits.clinicPer10s, seconds: 10 },
     { name: `clinic:${clinicId}:day`, limit: limits.clinicPerDay, seconds: 86_400 },
   ];
