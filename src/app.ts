@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { AppContext } from './context.js';
-import { ApiError, errorEnvelope } from './http/errors.js';
+import { ApiError } from './core/errors.js';
+import { errorEnvelope } from './http/errors.js';
 import { registerAdminAuth } from './http/plugins/admin-auth.js';
 import { registerCaller } from './http/plugins/caller.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
@@ -20,6 +21,8 @@ import { registerAdminRoutes } from './http/routes/admin/index.js';
 import { registerV1Routes } from './http/routes/v1/index.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+// main.ts picks the counter store (Redis when scaled out) without reaching into src/http.
+export { RateLimiter, RedisCounterStore } from './http/rate-limit/limiter.js';
 import { registerDeliveryMetrics } from './webhooks/metrics.js';
 
 export interface AppOptions {

@@ -4,11 +4,10 @@
  * the default runs both in one process.
  */
 import { Redis } from 'ioredis';
-import { buildApp } from './app.js';
+import { buildApp, RateLimiter, RedisCounterStore } from './app.js';
 import { closeContext, createContext } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
 import { DataFolderLockedError } from './db/database.js';
-import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit/limiter.js';
 import { allJobs } from './jobs/index.js';
 import { startScheduler, type Running } from './jobs/scheduler.js';
 import { seedDemoClinic } from './modules/clinics/demo.js';
@@ -49,8 +48,7 @@ async function main(): Promise<void> {
   }
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
-  const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore());
-  const app = await buildApp({ ctx, limiter });
+  const app = await buildApp({ ctx, limiter: redis ? new RateLimiter(new RedisCounterStore(redis)) : undefined });
   const log = app.log;
 
   if (config.webhookAllowInsecure) {

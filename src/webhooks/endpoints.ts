@@ -12,9 +12,10 @@ import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from
 import type { DB } from '../db/schema.js';
 import type { WebhookEndpointsTable } from '../db/tables/webhooks.js';
 import { EVENT_SCOPES, type EventType } from '../events/catalogue.js';
-import { ApiError } from '../http/errors.js';
-import { assertVersion } from '../http/etag.js';
-import { requireScopes, type AuthContext } from '../modules/auth/authenticate.js';
+import { ApiError } from '../core/errors.js';
+import { assertVersion } from '../core/version.js';
+import { requireScopes } from '../modules/auth/authenticate.js';
+import { type AuthContext } from '../core/actor.js';
 import { checkEndpointUrl, type AddressPolicy } from './address.js';
 import { generateSecret } from './signing.js';
 

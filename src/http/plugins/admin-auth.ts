@@ -1,7 +1,7 @@
 /** The back-office API (/admin/v1) is for the operator: a bearer ADMIN_TOKEN, compared in constant time. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../core/errors.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../../modules/auth/authenticate.js';
 import { requireScopes } from '../../modules/auth/authenticate.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../core/errors.js';
 import { authFailureRules, callerRules, type Decision, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
 
 export interface CallerOptions {

@@ -4,7 +4,8 @@
  * ever reaches the client; a 5xx is logged with the request id.
  */
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, errorEnvelope } from '../errors.js';
+import { ApiError } from '../../core/errors.js';
+import { errorEnvelope } from '../errors.js';
 import { toIssues } from '../validation.js';
 
 const PARTS: Record<string, 'path' | 'query' | 'body' | 'header'> = {

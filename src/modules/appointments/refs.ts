@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Tx } from '../../context.js';
 import type { TenantScope } from '../../db/tenant.js';
-import type { ValidationIssue } from '../../http/errors.js';
+import type { ValidationIssue } from '../../core/errors.js';
 
 export type RefTable = 'patients' | 'leads' | 'facilities' | 'doctors' | 'chairs' | 'calendars' | 'staff_profiles' | 'treatment_plans' | 'payment_plans' | 'installments' | 'invoices';
 

@@ -8,9 +8,9 @@ import type { AppContext, Tx } from '../../context.js';
 import { after } from '../../db/keyset.js';
 import type { DB } from '../../db/schema.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../http/cursor.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
-import { assertVersion } from '../../http/etag.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
 import { checkRefs } from './refs.js';
 import {

@@ -7,21 +7,9 @@ import { sql } from 'kysely';
 import type { TenantScope } from '../../db/tenant.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
-import { hashToken, tokenKind, type KeyKind } from './tokens.js';
-
-export interface AuthContext {
-  keyId: string;
-  kind: KeyKind;
-  clinicId: string;
-  organizationId: string;
-  /** A test clinic: nothing is sent outside (spec 1.4). */
-  testMode: boolean;
-  scopes: ReadonlySet<string>;
-  /** null: every facility of the clinic. Lower-case ids. */
-  facilityIds: readonly string[] | null;
-  aiEnabled: boolean;
-}
+import { ApiError } from '../../core/errors.js';
+import type { AuthContext } from '../../core/actor.js';
+import { hashToken, tokenKind } from './tokens.js';
 
 interface KeyRecord {
   context: AuthContext;

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ApiKeysTable } from '../../db/tables/core.js';
 import type { DB } from '../../db/schema.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { generateToken, hashToken, tokenPrefix } from './tokens.js';
 import { isScope, type Scope } from './scopes.js';
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
 
 type Db = Kysely<DB>;
 

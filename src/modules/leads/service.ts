@@ -10,10 +10,10 @@ import type { DB } from '../../db/schema.js';
 import type { LeadsTable } from '../../db/tables/core.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { checkFacility } from '../patients/facility.js';
 import { normalizeEmail } from '../patients/normalize.js';
-import { assertVersion } from '../../http/etag.js';
+import { assertVersion } from '../../core/version.js';
 import { canonicalPhoneOrIssue, createPatientInTransaction, type Caller as PatientCaller } from '../patients/service.js';
 
 type Db = Kysely<DB>;

@@ -5,7 +5,7 @@
  */
 import type { Tx } from '../../context.js';
 import type { TenantScope } from '../../db/tenant.js';
-import type { ValidationIssue } from '../../http/errors.js';
+import type { ValidationIssue } from '../../core/errors.js';
 
 export async function checkFacility(
   trx: Tx,

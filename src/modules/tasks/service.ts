@@ -6,9 +6,9 @@ import { after } from '../../db/keyset.js';
 import type { DB } from '../../db/schema.js';
 import type { TasksTable } from '../../db/tables/agenda.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../http/cursor.js';
-import { ApiError } from '../../http/errors.js';
-import { assertVersion } from '../../http/etag.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
+import { ApiError } from '../../core/errors.js';
+import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
 import { checkRefs } from '../appointments/refs.js';
 
