@@ -17,4 +17,6 @@ export interface AuthContext {
   /** null: every facility of the clinic. Lower-case ids. */
   facilityIds: readonly string[] | null;
   aiEnabled: boolean;
+  /** The clinic's IANA time zone (`clinics.timezone`), read with the key: local dates need no query. */
+  timeZone: string;
 }

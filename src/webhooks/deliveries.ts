@@ -1,8 +1,7 @@
 /** Reading deliveries and events, redelivering, and the one-off `webhook.test` (spec 4.10, 6). */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import type { Config } from '../config.js';
-import type { DB } from '../db/schema.js';
 import type { DeliveryStatus } from '../db/tables/webhooks.js';
 import { after } from '../db/keyset.js';
 import { EVENTS_CHANNEL } from '../events/record.js';
@@ -13,8 +12,7 @@ import { endpointVisible } from './endpoints.js';
 import { MAX_REDELIVERIES } from './schedule.js';
 import { createSender, type Sender } from './sender.js';
 import { deliveryHeaders, signingSecrets } from './worker.js';
-
-type Db = Kysely<DB>;
+import type { Db } from '../db/transaction.js';
 
 export const RETENTION_DAYS = 30;
 

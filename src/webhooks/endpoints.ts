@@ -8,8 +8,7 @@
  * `404 not_found`. Deliveries follow the visibility of their destination.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import type { DB } from '../db/schema.js';
+import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
 import type { WebhookEndpointsTable } from '../db/tables/webhooks.js';
 import { EVENT_SCOPES, type EventType } from '../events/catalogue.js';
 import { ApiError } from '../core/errors.js';
@@ -18,8 +17,7 @@ import { requireScopes } from '../modules/auth/authenticate.js';
 import { type AuthContext } from '../core/actor.js';
 import { checkEndpointUrl, type AddressPolicy } from './address.js';
 import { generateSecret } from './signing.js';
-
-type Db = Kysely<DB>;
+import type { Db } from '../db/transaction.js';
 
 export const MAX_ENDPOINTS_PER_CLINIC = 20;
 

@@ -1,12 +1,14 @@
 /** The delivery worker: in rounds, records finished attempts and claims due deliveries, then sends them (see README.md beside this file). */
 import { sql } from 'kysely';
-import type { AppContext, Tx } from '../context.js';
+import type { AppContext } from '../context.js';
+import type { Db } from '../db/transaction.js';
 import { keepListening } from '../db/listener.js';
 import { EVENTS_CHANNEL } from '../events/record.js';
 import type { Running } from '../jobs/scheduler.js';
 import { createSender, type Sender, type SendResult } from './sender.js';
 import { DISABLE_AFTER_DISCARDED, MAX_IN_FLIGHT_PER_CLINIC, retryDelayMs } from './schedule.js';
 import { signatureHeader } from './signing.js';
+import { keyActive } from '../modules/auth/active-key.js';
 
 /** Claims serialise on this advisory lock so the per-clinic count is exact across workers. */
 const CLAIM_LOCK = 7_302_115_030;
@@ -99,7 +101,7 @@ export function claimDeliveries(ctx: AppContext, limit: number, leaseMs: number,
   return deliveryRound(ctx, [], { limit, leaseMs, reclaimExpired });
 }
 
-async function roundStatements(ctx: AppContext, trx: Tx, finished: FinishedAttempt[], options: RoundOptions): Promise<ClaimedDelivery[]> {
+async function roundStatements(ctx: AppContext, trx: Db, finished: FinishedAttempt[], options: RoundOptions): Promise<ClaimedDelivery[]> {
   const { limit, leaseMs, reclaimExpired = false, promisePollingMs = 0 } = options;
   if (finished.length > 0) await recordStatement(ctx, finished).execute(trx);
   if (reclaimExpired) {
@@ -150,7 +152,7 @@ async function roundStatements(ctx: AppContext, trx: Tx, finished: FinishedAttem
     RETURNING d.id, d.clinic_id, d.endpoint_id, d.body, d.attempt_count, d.attempt_limit, d.redeliveries, d.lease_until,
               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.enabled,
               (e.deleted_at IS NOT NULL) AS deleted,
-              (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())) AS key_active`.execute(trx);
+              ${keyActive('k')} AS key_active`.execute(trx);
   return rows;
 }
 

@@ -71,6 +71,7 @@ export class Authenticator {
         'c.mode',
         'c.plan_active',
         'c.ai_enabled',
+        'c.timezone',
         'o.suspended_at',
       ])
       .where('k.token_hash', '=', tokenHash)
@@ -87,6 +88,7 @@ export class Authenticator {
             scopes: new Set(row.scopes),
             facilityIds: row.facility_ids ? row.facility_ids.map((id) => id.toLowerCase()) : null,
             aiEnabled: row.ai_enabled,
+            timeZone: row.timezone,
           },
           revoked: row.revoked_at !== null,
           expiresAt: row.expires_at,
