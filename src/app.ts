@@ -23,7 +23,7 @@ import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 // main.ts picks the counter store (Redis when scaled out) without reaching into src/http.
 export { RateLimiter, RedisCounterStore } from './http/rate-limit/limiter.js';
-import { registerDeliveryMetrics } from './webhooks/metrics.js';
+import { registerDeliveryMetrics } from './modules/webhooks/metrics.js';
 
 export interface AppOptions {
   ctx: AppContext;

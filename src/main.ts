@@ -4,14 +4,15 @@
  * the default runs both in one process.
  */
 import { Redis } from 'ioredis';
-import { buildApp, RateLimiter, RedisCounterStore } from './app.js';
+import { pino } from 'pino';
 import { closeContext, createContext } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
+import type { AppContext } from './context.js';
 import { DataFolderLockedError } from './db/database.js';
 import { allJobs } from './jobs/index.js';
 import { startScheduler, type Running } from './jobs/scheduler.js';
 import { seedDemoClinic } from './modules/clinics/demo.js';
-import { startDeliveryWorker } from './webhooks/worker.js';
+import { startDeliveryWorker } from './modules/webhooks/worker/loop.js';
 
 function parseRole(argv: string[]): ProcessRole {
   const arg = argv.find((a) => a.startsWith('--role='));
@@ -21,6 +22,13 @@ function parseRole(argv: string[]): ProcessRole {
     process.exit(2);
   }
   return role;
+}
+
+/** The HTTP app, with the rate limiter's counters in Redis when it is configured (shared by every process). */
+async function startHttpApp(ctx: AppContext, config: Config) {
+  const { buildApp, RateLimiter, RedisCounterStore } = await import('./app.js');
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
+  return buildApp({ ctx, limiter: redis ? new RateLimiter(new RedisCounterStore(redis)) : undefined });
 }
 
 async function main(): Promise<void> {
@@ -47,9 +55,9 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
-  const app = await buildApp({ ctx, limiter: redis ? new RateLimiter(new RedisCounterStore(redis)) : undefined });
-  const log = app.log;
+  // The worker role builds no HTTP app (nor loads it): it logs through its own pino logger.
+  const app = role === 'worker' ? null : await startHttpApp(ctx, config);
+  const log = app?.log ?? pino({ level: config.logLevel });
 
   if (config.webhookAllowInsecure) {
     log.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http:// and loopback addresses. Development only.');
@@ -63,9 +71,7 @@ async function main(): Promise<void> {
     background.push(await startDeliveryWorker(ctx, { onError: (err) => log.error({ err }, 'webhook worker') }));
     background.push(startScheduler(ctx, allJobs(), (msg, err) => log.error({ err }, msg)));
   }
-  if (role !== 'worker') {
-    await app.listen({ port: config.port, host: config.host });
-  }
+  await app?.listen({ port: config.port, host: config.host });
   log.info({ role, database: ctx.database.engine }, 'started');
 
   let stopping = false;
@@ -78,7 +84,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
-    await app.close(); // stops accepting, waits for requests in flight
+    await app?.close(); // stops accepting, waits for requests in flight
     await Promise.all(background.map((b) => b.stop()));
     await closeContext(ctx);
     clearTimeout(force);

@@ -6,7 +6,7 @@
  * Recording also fans the event out (src/events/fan-out.ts): one delivery row per
  * destination that may receive it, in the same transaction, so a committed event always
  * has its deliveries. Then a NOTIFY on `dcm_events` wakes the delivery workers at commit
- * (none while a worker is polling under load: src/webhooks/README.md, invariant 5).
+ * (none while a worker is polling under load: src/modules/webhooks/README.md, invariant 5).
  *
  * Spec 6.4, handled here:
  * - `no_active_key`: while the clinic has no active key (every key revoked or expired) the

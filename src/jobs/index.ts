@@ -2,7 +2,7 @@
 import { purgeIdempotencyKeys } from '../db/idempotency.js';
 import { billingJobs } from '../modules/billing/jobs.js';
 import { conversationJobs } from '../modules/conversations/jobs.js';
-import { webhookJobs } from '../webhooks/jobs.js';
+import { webhookJobs } from '../modules/webhooks/jobs.js';
 import type { Job } from './scheduler.js';
 
 export function allJobs(): Job[] {

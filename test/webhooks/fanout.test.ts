@@ -5,8 +5,8 @@ import { recordSkipped } from '../../src/events/skipped.js';
 import type { Running } from '../../src/jobs/scheduler.js';
 import { revokeApiKey } from '../../src/modules/auth/keys-service.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
-import { flushEventGaps } from '../../src/webhooks/jobs.js';
-import { startDeliveryWorker } from '../../src/webhooks/worker.js';
+import { flushEventGaps } from '../../src/modules/webhooks/jobs.js';
+import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { emit, startReceiver, until, type Receiver } from './helpers.js';
 

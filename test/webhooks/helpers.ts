@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppContext } from '../../src/context.js';
 import type { EventType } from '../../src/events/catalogue.js';
 import { recordEvent, type RecordedEvent } from '../../src/events/record.js';
-import { startDeliveryWorker } from '../../src/webhooks/worker.js';
+import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expect } from 'vitest';
 

@@ -9,15 +9,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
-import type { WebhookEndpointsTable } from '../db/tables/webhooks.js';
-import { EVENT_SCOPES, type EventType } from '../events/catalogue.js';
-import { ApiError } from '../core/errors.js';
-import { assertVersion } from '../core/version.js';
-import { requireScopes } from '../modules/auth/authenticate.js';
-import { type AuthContext } from '../core/actor.js';
-import { checkEndpointUrl, type AddressPolicy } from './address.js';
+import type { WebhookEndpointsTable } from '../../db/tables/webhooks.js';
+import { EVENT_SCOPES, type EventType } from '../../events/catalogue.js';
+import { ApiError } from '../../core/errors.js';
+import { assertVersion } from '../../core/version.js';
+import { requireScopes } from '../auth/authenticate.js';
+import { type AuthContext } from '../../core/actor.js';
+import { checkEndpointUrl, type AddressPolicy } from '../../webhooks/address.js';
 import { generateSecret } from './signing.js';
-import type { Db } from '../db/transaction.js';
+import type { Db } from '../../db/transaction.js';
 
 export const MAX_ENDPOINTS_PER_CLINIC = 20;
 

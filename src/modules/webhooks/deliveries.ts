@@ -1,18 +1,18 @@
 /** Reading deliveries and events, redelivering, and the one-off `webhook.test` (spec 4.10, 6). */
 import { randomUUID } from 'node:crypto';
 import { sql, type SqlBool } from 'kysely';
-import type { Config } from '../config.js';
-import type { DeliveryStatus } from '../db/tables/webhooks.js';
-import { after } from '../db/keyset.js';
-import { EVENTS_CHANNEL } from '../events/record.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../core/cursor.js';
-import { ApiError } from '../core/errors.js';
-import type { AuthContext } from '../core/actor.js';
-import { endpointVisible } from './endpoints.js';
-import { MAX_REDELIVERIES } from './schedule.js';
+import type { Config } from '../../config.js';
+import type { DeliveryStatus } from '../../db/tables/webhooks.js';
+import { after } from '../../db/keyset.js';
+import { EVENTS_CHANNEL } from '../../events/record.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
+import { ApiError } from '../../core/errors.js';
+import type { AuthContext } from '../../core/actor.js';
+import { endpointVisible } from './destinations.js';
+import { MAX_REDELIVERIES } from './policy.js';
 import { createSender, type Sender } from './sender.js';
-import { deliveryHeaders, signingSecrets } from './worker.js';
-import type { Db } from '../db/transaction.js';
+import { deliveryHeaders, signingSecrets } from './signing.js';
+import type { Db } from '../../db/transaction.js';
 
 export const RETENTION_DAYS = 30;
 

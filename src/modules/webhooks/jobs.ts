@@ -4,11 +4,11 @@
  * Idempotency records (24 h) are purged by the foundation's `purge-idempotency-keys` job.
  */
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
-import { flushGaps } from '../events/record.js';
-import type { Job } from '../jobs/scheduler.js';
+import type { DB } from '../../db/schema.js';
+import { flushGaps } from '../../events/record.js';
+import type { Job } from '../../jobs/scheduler.js';
 import { RETENTION_DAYS } from './deliveries.js';
-import { keyActive } from '../modules/auth/active-key.js';
+import { keyActive } from '../auth/active-key.js';
 
 const BATCH = 5000;
 
