@@ -10,7 +10,7 @@ import { ApiError } from '../../core/errors.js';
 import type { AuthContext } from '../../core/actor.js';
 import { endpointVisible } from './destinations.js';
 import { MAX_REDELIVERIES } from './policy.js';
-import { createSender, type Sender } from './sender.js';
+import { createSender } from './sender.js';
 import { deliveryHeaders, signingSecrets } from './signing.js';
 import type { Db } from '../../db/transaction.js';
 
@@ -271,13 +271,6 @@ export interface TestOutcome {
   skipped: 'test_mode' | null;
 }
 
-const senders = new Map<boolean, Sender>();
-function senderFor(allowInsecure: boolean): Sender {
-  let s = senders.get(allowInsecure);
-  if (!s) senders.set(allowInsecure, (s = createSender({ allowInsecure }, { connections: 4 })));
-  return s;
-}
-
 /**
  * Sends one signed `webhook.test` (empty `data`) at once, no retries, nothing stored.
  * `id` (= X-Service-Idempotency-Key) is fresh for every test. A test-kind key sends nothing.
@@ -303,6 +296,8 @@ export async function sendTestEvent(
     data: {},
   });
   const headers = deliveryHeaders(id, body, signingSecrets(row, now), now);
-  const result = await senderFor(config.webhookAllowInsecure).send(row.url, body, headers);
+  // A sender of its own, closed after the one request: test events are rare, and nothing is left open at shutdown.
+  const sender = createSender({ allowInsecure: config.webhookAllowInsecure }, { connections: 1 });
+  const result = await sender.send(row.url, body, headers).finally(() => sender.close().catch(() => {}));
   return { id, success: result.success, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, skipped: null };
 }
