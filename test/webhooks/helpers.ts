@@ -34,7 +34,7 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const raw = Buffer.concat(chunks);
-      let body: unknown = null;
+      let body: unknown;
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {

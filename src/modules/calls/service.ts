@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
 import { type Selectable } from 'kysely';
 import { checkRefs, findScoped } from '../../db/scoped.js';
-import type { Db, Transaction } from '../../db/transaction.js';
+import type { Db } from '../../db/transaction.js';
 import type { CallsTable } from '../../db/tables/people.js';
 import { type TenantScope } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';

@@ -103,7 +103,7 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
       windowStart = now;
     }
     const promise = claim && busy && pollingUntil - now < POLL_PROMISE_MS - 1000;
-    let claimed: ClaimedDelivery[] = [];
+    let claimed: ClaimedDelivery[];
     try {
       claimed = await deliveryRound(ctx, batch, { limit: room, leaseMs, reclaimExpired, promisePollingMs: promise ? POLL_PROMISE_MS : 0 });
     } catch (error) {
