@@ -32,8 +32,8 @@ import type { Running } from '../src/jobs/scheduler.js';
 import { createApiKey } from '../src/modules/auth/keys-service.js';
 import { SCOPES } from '../src/modules/auth/scopes.js';
 import { createClinic, createFacility } from '../src/modules/clinics/service.js';
-import { generateSecret } from '../src/webhooks/signing.js';
-import { startDeliveryWorker } from '../src/webhooks/worker.js';
+import { generateSecret } from '../src/modules/webhooks/signing.js';
+import { startDeliveryWorker } from '../src/modules/webhooks/worker/loop.js';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

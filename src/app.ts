@@ -8,7 +8,10 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { AppContext } from './context.js';
-import { ApiError, errorEnvelope } from './http/errors.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { ApiError } from './core/errors.js';
+import { errorEnvelope } from './http/errors.js';
+import { listenAdmin, type AdminListener } from './http/admin-listener.js';
 import { adminGate } from './http/plugins/admin-auth.js';
 import { publicGate, v1Gate } from './http/plugins/caller.js';
 import { answerNotFound, registerErrorHandling } from './http/plugins/errors.js';
@@ -17,13 +20,13 @@ import { registerIdempotency } from './http/plugins/idempotency.js';
 import { createMetrics, registerMetrics, registerMetricsRoute, type HttpMetrics } from './http/plugins/metrics.js';
 import { registerAdminDoc, registerOpenApi, registerPublicDocs } from './http/plugins/openapi.js';
 import { listenerConstraint, registerPlane, requirePlanes } from './http/planes.js';
-import { MemoryCounterStore, RateLimiter, SPEC_RATE_LIMITS, type RateLimits } from './http/rate-limit/limiter.js';
+import { connectRedis, MemoryCounterStore, RateLimiter, RedisCounterStore, SPEC_RATE_LIMITS, type RateLimits } from './http/rate-limit/limiter.js';
 import { registerAdminRoutes } from './http/routes/admin/index.js';
 import { registerV1Routes } from './http/routes/v1/index.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { answerClientError } from './http/client-error.js';
-import { registerDeliveryMetrics } from './webhooks/metrics.js';
+import { registerDeliveryMetrics } from './modules/webhooks/metrics.js';
 
 export interface AppOptions {
   ctx: AppContext;
@@ -171,4 +174,51 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }
   await app.ready();
   return app;
+}
+
+export interface HttpService {
+  app: App;
+  /** Listens on PORT, and on ADMIN_PORT when the back office has a listener of its own. */
+  listen(): Promise<void>;
+  /** Stops accepting and waits for the requests in flight. */
+  close(): Promise<void>;
+}
+
+/**
+ * The HTTP side of a process (main.ts, roles `all` and `api`): the rate limiter's counters in
+ * Redis when REDIS_URL is set (shared by every process), the app, its listeners. main.ts loads
+ * this module only when it serves HTTP, so the worker role never builds the app.
+ */
+export async function createHttpService(ctx: AppContext): Promise<HttpService> {
+  const config = ctx.config;
+  // Redis may come and go while the process runs: /v1 answers 503 meanwhile (src/http/rate-limit/limiter.ts).
+  // Its events can come before the app's logger exists: they are then written to stderr.
+  let log: FastifyBaseLogger | null = null;
+  const redis = config.redisUrl
+    ? connectRedis(config.redisUrl, {
+        onUp: () => log?.info('Redis connected'),
+        onDown: (err) => {
+          const msg = 'Redis unreachable: /v1 requests answer 503 unavailable until it is back';
+          if (log) log.error({ err }, msg);
+          else console.error(msg, err);
+        },
+      })
+    : null;
+  const app = await buildApp({ ctx, limiter: new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore()) });
+  log = app.log;
+  let adminListener: AdminListener | null = null;
+  return {
+    app,
+    async listen() {
+      await app.listen({ port: config.port, host: config.host });
+      if (config.adminPort !== null) {
+        adminListener = await listenAdmin(app, config.adminHost, config.adminPort);
+        app.log.info({ host: config.adminHost, port: adminListener.port }, 'back office and /metrics listening on their own port');
+      }
+    },
+    async close() {
+      await adminListener?.close();
+      await app.close();
+    },
+  };
 }

@@ -20,4 +20,4 @@ export interface AppContext {
   cursorSecret: string;
 }
 
-export type Tx = Kysely<DB>;
+export type Transaction = Kysely<DB>;

@@ -3,17 +3,14 @@
  * `--role=api` serves HTTP only, `--role=worker` runs deliveries and periodic jobs only;
  * the default runs both in one process.
  */
-import type { FastifyBaseLogger } from 'fastify';
-import { buildApp } from './app.js';
-import { listenAdmin, type AdminListener } from './http/admin-listener.js';
+import { pino } from 'pino';
 import { closeContext, createContext } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
 import { DataFolderLockedError } from './db/database.js';
-import { connectRedis, MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit/limiter.js';
 import { allJobs } from './jobs/index.js';
 import { startScheduler, type Running } from './jobs/scheduler.js';
 import { seedDemoClinic } from './modules/clinics/demo.js';
-import { startDeliveryWorker } from './webhooks/worker.js';
+import { startDeliveryWorker } from './modules/webhooks/worker/loop.js';
 
 function parseRole(argv: string[]): ProcessRole {
   const arg = argv.find((a) => a.startsWith('--role='));
@@ -49,23 +46,9 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  // Redis may come and go while the process runs: /v1 answers 503 meanwhile (src/http/rate-limit/limiter.ts).
-  // Its events can come before the app's logger exists: they are then written to stderr.
-  let appLog: FastifyBaseLogger | null = null;
-  const redis = config.redisUrl
-    ? connectRedis(config.redisUrl, {
-        onUp: () => appLog?.info('Redis connected'),
-        onDown: (err) => {
-          const msg = 'Redis unreachable: /v1 requests answer 503 unavailable until it is back';
-          if (appLog) appLog.error({ err }, msg);
-          else console.error(msg, err);
-        },
-      })
-    : null;
-  const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore());
-  const app = await buildApp({ ctx, limiter });
-  const log = app.log;
-  appLog = log;
+  // The worker role builds no HTTP app (nor loads it): it logs through its own pino logger.
+  const http = role === 'worker' ? null : await (await import('./app.js')).createHttpService(ctx);
+  const log = http?.app.log ?? pino({ level: config.logLevel });
 
   if (config.webhookAllowInsecure) {
     log.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http:// and loopback addresses. Development only.');
@@ -79,14 +62,7 @@ async function main(): Promise<void> {
     background.push(await startDeliveryWorker(ctx, { onError: (err) => log.error({ err }, 'webhook worker') }));
     background.push(startScheduler(ctx, allJobs(), (msg, err) => log.error({ err }, msg)));
   }
-  let adminListener: AdminListener | null = null;
-  if (role !== 'worker') {
-    await app.listen({ port: config.port, host: config.host });
-    if (config.adminPort !== null) {
-      adminListener = await listenAdmin(app, config.adminHost, config.adminPort);
-      log.info({ host: config.adminHost, port: adminListener.port }, 'back office and /metrics listening on their own port');
-    }
-  }
+  await http?.listen();
   log.info({ role, database: ctx.database.engine }, 'started');
 
   let stopping = false;
@@ -99,8 +75,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
-    await adminListener?.close();
-    await app.close(); // stops accepting, waits for requests in flight
+    await http?.close(); // stops accepting, waits for requests in flight
     await Promise.all(background.map((b) => b.stop()));
     await closeContext(ctx);
     clearTimeout(force);

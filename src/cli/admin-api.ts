@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { buildApp } from '../app.js';
 import type { AppContext } from '../context.js';
-import type { App } from '../http/types.js';
 
 export interface AdminOperation {
   operationId: string;
@@ -33,7 +32,7 @@ export const commandName = (operationId: string) => kebab(operationId.replace(/^
 export async function openAdminApi(ctx: AppContext): Promise<AdminApi> {
   const token = randomBytes(24).toString('base64url');
   // In process: app.inject requests arrive on no listener, so the back office is not bound to ADMIN_PORT's.
-  const app: App = await buildApp({ ctx: { ...ctx, config: { ...ctx.config, adminToken: token, adminPort: null, logLevel: 'silent' } }, logger: false });
+  const app = await buildApp({ ctx: { ...ctx, config: { ...ctx.config, adminToken: token, adminPort: null, logLevel: 'silent' } }, logger: false });
   const doc = (await app.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: { authorization: `Bearer ${token}` } })).json();
   const operations: AdminOperation[] = [];
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {

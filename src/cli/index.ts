@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { closeContext } from '../bootstrap.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import { commandName, type AdminOperation } from './admin-api.js';
 import type { Command } from './commands.js';
 import { bulkCommands } from './commands/bulk.js';

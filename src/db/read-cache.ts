@@ -4,6 +4,7 @@
  * Used only on read paths where skipping the database is what makes the route fast; a value
  * is never served once the notification of a later commit has arrived.
  */
+import { LRUCache } from 'lru-cache';
 import type { ChangeFeed } from './change-feed.js';
 
 interface Entry<V> {
@@ -14,14 +15,13 @@ interface Entry<V> {
 export class ReadCache<V> {
   readonly #feed: ChangeFeed;
   readonly #table: string;
-  readonly #maxEntries: number;
-  /** In least-recently-used order (a Map iterates in insertion order). */
-  readonly #entries = new Map<string, Entry<V>>();
+  /** A value is kept with the change token it was read under; the least recently used go first. */
+  readonly #entries: LRUCache<string, Entry<V>>;
 
   constructor(feed: ChangeFeed, table: string, maxEntries: number) {
     this.#feed = feed;
     this.#table = table;
-    this.#maxEntries = maxEntries;
+    this.#entries = new LRUCache({ max: maxEntries });
   }
 
   /** The value of `key` in the clinic: cached if still current, else `load()`ed (and kept). Errors are not kept. */
@@ -30,19 +30,11 @@ export class ReadCache<V> {
     if (token === null) return load();
     const entryKey = `${clinicId}\u0000${key}`;
     const entry = this.#entries.get(entryKey);
-    if (entry) {
-      this.#entries.delete(entryKey);
-      if (entry.token === token) {
-        this.#entries.set(entryKey, entry);
-        return entry.value;
-      }
-    }
+    if (entry?.token === token) return entry.value;
     const value = await load();
     // Kept only if nothing changed while it was read.
-    if (this.#feed.token(this.#table, clinicId) === token) {
-      this.#entries.set(entryKey, { token, value });
-      if (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
-    }
+    if (this.#feed.token(this.#table, clinicId) === token) this.#entries.set(entryKey, { token, value });
+    else this.#entries.delete(entryKey);
     return value;
   }
 }

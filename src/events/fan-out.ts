@@ -12,7 +12,8 @@
  * `skippedReason: test_mode` and no attempt: nothing leaves a test clinic (spec 1.4).
  */
 import { sql, type Expression } from 'kysely';
-import type { Tx } from '../context.js';
+import type { Transaction } from '../db/transaction.js';
+import { keyActive } from '../modules/auth/active-key.js';
 
 export interface FanOutEvent {
   id: string;
@@ -41,11 +42,10 @@ function envelopeTail(event: FanOutEvent): Expression<string> {
  * Inserts the event and its deliveries in one statement, and notifies the workers when a
  * live delivery was created and no worker is polling already. Returns false when the clinic does not exist.
  */
-export async function fanOut(trx: Tx, event: FanOutEvent): Promise<'inserted' | 'held' | 'no_clinic'> {
+export async function fanOut(trx: Transaction, event: FanOutEvent): Promise<'inserted' | 'held' | 'no_clinic'> {
   const skipped = event.type === 'events.skipped';
   const keysOk = event.checkKeys
-    ? sql`EXISTS (SELECT 1 FROM api_keys WHERE clinic_id = ${event.clinicId} AND revoked_at IS NULL
-                  AND (expires_at IS NULL OR expires_at > now()))
+    ? sql`EXISTS (SELECT 1 FROM api_keys WHERE clinic_id = ${event.clinicId} AND ${keyActive()})
           AND NOT EXISTS (SELECT 1 FROM event_gaps WHERE clinic_id = ${event.clinicId})`
     : sql`true`;
   const { rows } = await sql<{ inserted: boolean; clinic: boolean }>`
@@ -62,7 +62,7 @@ export async function fanOut(trx: Tx, event: FanOutEvent): Promise<'inserted' | 
       WHERE e.clinic_id = ${event.clinicId}
         AND e.deleted_at IS NULL AND e.enabled
         AND ${event.subscriptionType}::text = ANY(e.events)
-        AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())
+        AND ${keyActive('k')}
         AND 'webhooks:read' = ANY(k.scopes) AND ${event.scope}::text = ANY(k.scopes)
         AND (k.facility_ids IS NULL
              OR ${event.facilityId}::uuid = ANY(k.facility_ids)

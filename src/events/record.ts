@@ -6,7 +6,7 @@
  * Recording also fans the event out (src/events/fan-out.ts): one delivery row per
  * destination that may receive it, in the same transaction, so a committed event always
  * has its deliveries. Then a NOTIFY on `dcm_events` wakes the delivery workers at commit
- * (none while a worker is polling under load: src/webhooks/README.md, invariant 5).
+ * (none while a worker is polling under load: src/modules/webhooks/README.md, invariant 5).
  *
  * Spec 6.4, handled here:
  * - `no_active_key`: while the clinic has no active key (every key revoked or expired) the
@@ -20,9 +20,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Tx } from '../context.js';
+import type { Transaction } from '../db/transaction.js';
 import { EVENT_SCOPES, type EventType } from './catalogue.js';
 import { fanOut } from './fan-out.js';
+import { keyActive } from '../modules/auth/active-key.js';
 
 /** Channel notified when events commit, so delivery workers wake at once. */
 export const EVENTS_CHANNEL = 'dcm_events';
@@ -47,7 +48,7 @@ function onRecordError(error: unknown, type: string): void {
   console.error(`recordEvent: the ${type} event could not be stored; events.skipped reason error recorded instead: ${(error as Error)?.message ?? error}`);
 }
 
-export async function recordEvent(trx: Tx, event: NewEvent): Promise<RecordedEvent> {
+export async function recordEvent(trx: Transaction, event: NewEvent): Promise<RecordedEvent> {
   if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvent(t, event));
   const { clinicId, type, facilityId, data } = event;
   const scope = EVENT_SCOPES[type];
@@ -67,7 +68,7 @@ export async function recordEvent(trx: Tx, event: NewEvent): Promise<RecordedEve
  * Runs `insert` under a savepoint: on failure the savepoint is rolled back (the caller's
  * transaction stays usable) and `events.skipped` reason `error` is recorded instead.
  */
-export async function guarded(trx: Tx, clinicId: string, type: EventType, insert: () => Promise<RecordedEvent>): Promise<RecordedEvent> {
+export async function guarded(trx: Transaction, clinicId: string, type: EventType, insert: () => Promise<RecordedEvent>): Promise<RecordedEvent> {
   await sql`SAVEPOINT dcm_event`.execute(trx);
   try {
     const recorded = await insert();
@@ -82,17 +83,16 @@ export async function guarded(trx: Tx, clinicId: string, type: EventType, insert
   }
 }
 
-async function clinicKeyState(trx: Tx, clinicId: string): Promise<{ active: boolean; gaps: boolean }> {
+async function clinicKeyState(trx: Transaction, clinicId: string): Promise<{ active: boolean; gaps: boolean }> {
   const { rows } = await sql<{ active: boolean; gaps: boolean }>`
     SELECT
-      EXISTS (SELECT 1 FROM api_keys WHERE clinic_id = ${clinicId} AND revoked_at IS NULL
-              AND (expires_at IS NULL OR expires_at > now())) AS active,
+      EXISTS (SELECT 1 FROM api_keys WHERE clinic_id = ${clinicId} AND ${keyActive()}) AS active,
       EXISTS (SELECT 1 FROM event_gaps WHERE clinic_id = ${clinicId}) AS gaps`.execute(trx);
   return rows[0]!;
 }
 
 /** The gap starts when the clinic's last key stopped being active (or when the clinic was created). */
-async function rememberGap(trx: Tx, clinicId: string, type: string): Promise<void> {
+async function rememberGap(trx: Transaction, clinicId: string, type: string): Promise<void> {
   await sql`
     INSERT INTO event_gaps (clinic_id, type, from_at)
     SELECT ${clinicId}, ${type}, coalesce(
@@ -103,12 +103,12 @@ async function rememberGap(trx: Tx, clinicId: string, type: string): Promise<voi
 }
 
 /** One `events.skipped` reason `no_active_key` per missed type; the gap ends when an active key was created. */
-export async function flushGaps(trx: Tx, clinicId: string): Promise<number> {
+export async function flushGaps(trx: Transaction, clinicId: string): Promise<number> {
   const { rows } = await sql<{ type: string; from_at: Date; to_at: Date }>`
     DELETE FROM event_gaps g WHERE g.clinic_id = ${clinicId}
     RETURNING g.type, g.from_at, coalesce(
-      (SELECT min(k.created_at) FROM api_keys k WHERE k.clinic_id = ${clinicId} AND k.revoked_at IS NULL
-         AND (k.expires_at IS NULL OR k.expires_at > now()) AND k.created_at >= g.from_at),
+      (SELECT min(k.created_at) FROM api_keys k WHERE k.clinic_id = ${clinicId} AND ${keyActive('k')}
+         AND k.created_at >= g.from_at),
       now()) AS to_at`.execute(trx);
   for (const row of rows.sort((a, b) => a.type.localeCompare(b.type))) {
     const type = row.type as EventType;
@@ -130,7 +130,7 @@ export async function flushGaps(trx: Tx, clinicId: string): Promise<number> {
  * fans it out and, when a live delivery was created, notifies the workers (at commit).
  */
 export async function insertEvent(
-  trx: Tx,
+  trx: Transaction,
   clinicId: string,
   type: string,
   scope: string,

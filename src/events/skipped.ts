@@ -1,5 +1,5 @@
 /** `events.skipped` (spec 6.4): recorded instead of events that could not be born. */
-import type { Tx } from '../context.js';
+import type { Transaction } from '../db/transaction.js';
 import { EVENT_SCOPES, type EventType } from './catalogue.js';
 import { insertEvent, type RecordedEvent } from './record.js';
 
@@ -12,7 +12,7 @@ export type SkippedReason =
 export const BULK_EVENT_THRESHOLD = 50;
 
 export async function recordSkipped(
-  trx: Tx,
+  trx: Transaction,
   clinicId: string,
   type: EventType,
   why: SkippedReason,

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { ApiError, errorEnvelope } from './errors.js';
+import { ApiError } from '../core/errors.js';
+import { errorEnvelope } from './errors.js';
 
 export function answerClientError(error: Error, socket: Socket): void {
   const code = (error as NodeJS.ErrnoException).code;

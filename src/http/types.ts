@@ -1,14 +1,13 @@
 /** Fastify typing shared by every route file. */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
-  FastifyRequest,
   FastifyBaseLogger,
   FastifyInstance,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import type { AuthContext } from '../modules/auth/authenticate.js';
+import type { AuthContext } from '../core/actor.js';
 import type { Scope } from '../modules/auth/scopes.js';
 import type { IdempotencyRecord } from './plugins/idempotency.js';
 import type { WindowRule } from './rate-limit/limiter.js';

@@ -7,7 +7,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isDate, isEmail, isTimestamp, isUuid } from '../lib/formats.js';
-import type { ValidationIssue } from './errors.js';
+import type { ValidationIssue } from '../core/errors.js';
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({

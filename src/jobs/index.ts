@@ -1,8 +1,8 @@
 /** Every periodic job of the service, each owned by its module. */
-import { purgeIdempotencyKeys } from '../http/plugins/idempotency.js';
+import { purgeIdempotencyKeys } from '../db/idempotency.js';
 import { billingJobs } from '../modules/billing/jobs.js';
 import { conversationJobs } from '../modules/conversations/jobs.js';
-import { webhookJobs } from '../webhooks/jobs.js';
+import { webhookJobs } from '../modules/webhooks/jobs.js';
 import type { Job } from './scheduler.js';
 
 export function allJobs(): Job[] {

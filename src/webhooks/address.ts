@@ -14,7 +14,7 @@
  */
 import dns from 'node:dns';
 import net from 'node:net';
-import type { ValidationIssue } from '../http/errors.js';
+import type { ValidationIssue } from '../core/errors.js';
 
 export interface AddressPolicy {
   allowInsecure: boolean;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeIdempotencyKeys } from '../../src/http/plugins/idempotency.js';
+import { purgeIdempotencyKeys } from '../../src/db/idempotency.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { mechanismRoutes } from './mechanisms-routes.js';

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE } from '../helpers/server.js';
-import { startService, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { startService, type ServiceProcess } from '../helpers/process.js';
 
 const ADMIN = 'crash-test-admin-token-0123';
 const dirs: string[] = [];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkEndpointUrl, isAllowedAddress } from '../../src/webhooks/address.js';
-import { createSender } from '../../src/webhooks/sender.js';
+import { createSender } from '../../src/modules/webhooks/sender.js';
 import type { Running } from '../../src/jobs/scheduler.js';
-import { startDeliveryWorker } from '../../src/webhooks/worker.js';
+import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { emit, startReceiver, until, type Receiver } from './helpers.js';

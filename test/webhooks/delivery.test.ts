@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeSignature } from '../../src/webhooks/signing.js';
-import { verifyWebhook } from '../../src/webhooks/verify.js';
+import { computeSignature } from '../../src/modules/webhooks/signing.js';
+import { verifyWebhook } from '../../src/modules/webhooks/verify.js';
 import type { Tenant } from '../helpers/factories.js';
 import type { TestServer } from '../helpers/server.js';
 import { emit, startWebhookRig, until, type Receiver, type WebhookRig } from './helpers.js';

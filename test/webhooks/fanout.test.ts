@@ -5,8 +5,8 @@ import { recordSkipped } from '../../src/events/skipped.js';
 import type { Running } from '../../src/jobs/scheduler.js';
 import { revokeApiKey } from '../../src/modules/auth/keys-service.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
-import { flushEventGaps } from '../../src/webhooks/jobs.js';
-import { startDeliveryWorker } from '../../src/webhooks/worker.js';
+import { flushEventGaps } from '../../src/modules/webhooks/jobs.js';
+import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { emit, startReceiver, until, type Receiver } from './helpers.js';
 
@@ -145,7 +145,7 @@ describe('events.skipped (spec 6.4)', () => {
     const fresh = await server.factories.key(t.clinicId, [...SCOPES]);
     const newKey = await server.ctx.db.selectFrom('api_keys').select('created_at').where('id', '=', fresh.id).executeTakeFirstOrThrow();
     // The old key that created the destination is revoked: give the clinic's new key a destination.
-    const ep2 = await endpoint(fresh.token, '/skip/gap2', ['task.created', 'lead.created']);
+    await endpoint(fresh.token, '/skip/gap2', ['task.created', 'lead.created']);
     await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0]);
     const events = (await server.call('GET', '/v1/events', { token: fresh.token })).body.data;
     const skipped = events.filter((e: any) => e.type === 'events.skipped');

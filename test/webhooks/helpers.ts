@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppContext } from '../../src/context.js';
 import type { EventType } from '../../src/events/catalogue.js';
 import { recordEvent, type RecordedEvent } from '../../src/events/record.js';
-import { startDeliveryWorker } from '../../src/webhooks/worker.js';
+import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expect } from 'vitest';
 
@@ -34,7 +34,7 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const raw = Buffer.concat(chunks);
-      let body: unknown = null;
+      let body: unknown;
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {

@@ -1,12 +1,12 @@
 /**
- * The worker's LISTEN connection (README beside src/webhooks/worker.ts, invariant 5): when it
+ * The worker's LISTEN connection (README beside src/modules/webhooks/worker/, invariant 5): when it
  * breaks, the worker listens again and NOTIFY wakes it as before. PostgreSQL only (PGlite's
  * listener lives in the process and cannot break).
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Running } from '../../src/jobs/scheduler.js';
-import { startDeliveryWorker } from '../../src/webhooks/worker.js';
+import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
 import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
 import { emit, startReceiver, until, type Receiver } from './helpers.js';
 

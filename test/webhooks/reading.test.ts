@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
-import { purgeWebhookData } from '../../src/webhooks/jobs.js';
-import { verifyWebhook } from '../../src/webhooks/verify.js';
+import { purgeWebhookData } from '../../src/modules/webhooks/jobs.js';
+import { verifyWebhook } from '../../src/modules/webhooks/verify.js';
 import type { TestServer } from '../helpers/server.js';
 import { emit, startWebhookRig, until, type Receiver, type WebhookRig } from './helpers.js';
 

@@ -1,12 +1,14 @@
 /**
- * The worker's round (src/webhooks/worker.ts): outcomes recorded in batches, one statement
+ * The worker's round (src/modules/webhooks/worker/claim.ts, outcomes.ts): outcomes recorded in batches, one statement
  * per batch, driven by hand here (no worker running) so that one batch can hold several
  * outcomes of one destination in a chosen order; and the wake-up (NOTIFY or polling).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_CHANNEL } from '../../src/events/record.js';
-import type { SendResult } from '../../src/webhooks/sender.js';
-import { claimDeliveries, deliveryRound, startDeliveryWorker, type ClaimedDelivery } from '../../src/webhooks/worker.js';
+import { attemptOutcome, destinationAfter } from '../../src/modules/webhooks/policy.js';
+import type { SendResult } from '../../src/modules/webhooks/sender.js';
+import { claimDeliveries, deliveryRound, type ClaimedDelivery } from '../../src/modules/webhooks/worker/claim.js';
+import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
 import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
 import { emit, startReceiver } from './helpers.js';
 
@@ -63,6 +65,27 @@ describe('recording outcomes in batches', () => {
     const at = new Date();
     await deliveryRound(server.ctx, [{ delivery: a!, startedAt: at, result: ok }, { delivery: b!, startedAt: at, result: fail }], { limit: 0, leaseMs: 60_000 });
     expect(await endpoint(endpointId)).toMatchObject({ consecutive_discarded: 1, enabled: true, disabled_reason: null });
+  });
+
+  it('the statement agrees with the pure policy (destinationAfter) on batches around the threshold', async () => {
+    const cases: Array<{ start: number; results: boolean[] }> = [
+      { start: 47, results: [false, false, false, true] },
+      { start: 49, results: [true, false, false] },
+      { start: 0, results: [false, true, false, false, true] },
+      { start: 48, results: [false, true, false, false] },
+      { start: 49, results: [false, false, true, false] },
+    ];
+    for (const { start, results } of cases) {
+      const { endpointId, deliveries } = await leased(results.length, start);
+      const at = new Date();
+      await deliveryRound(server.ctx, deliveries.map((d, i) => ({ delivery: d, startedAt: at, result: results[i] ? ok : fail })), { limit: 0, leaseMs: 60_000 });
+      const expected = destinationAfter(
+        { consecutiveDiscarded: start, enabled: true, disabledReason: null },
+        deliveries.map((d, i) => attemptOutcome(d, results[i]!)),
+      );
+      const e = await endpoint(endpointId);
+      expect({ consecutiveDiscarded: e.consecutive_discarded, enabled: e.enabled, disabledReason: e.disabled_reason }, JSON.stringify({ start, results })).toEqual(expected);
+    }
   });
 
   it('drops a late outcome whose lease was retaken (fencing), and counts nothing for it', async () => {

@@ -16,7 +16,6 @@ import { randomUUID } from 'node:crypto';
 import createFetchClient, { type Client, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
 import type {
   HttpMethod,
-  MediaType,
   OperationRequestBodyContent,
   PathsWithMethod,
   RequiredKeysOf,
@@ -63,7 +62,7 @@ type InitParam<Init> = RequiredKeysOf<Init> extends never
 type Json = `${string}/${string}`;
 
 /** The parsed success body of `Paths[P][M]`. */
-export type ResponseData<Paths, P extends keyof Paths, M extends HttpMethod, Init = {}> = NonNullable<
+export type ResponseData<Paths, P extends keyof Paths, M extends HttpMethod, Init = object> = NonNullable<
   FetchResponse<Paths[P][M & keyof Paths[P]] & Record<string | number, any>, Init, Json>['data']
 >;
 

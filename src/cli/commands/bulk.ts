@@ -62,7 +62,7 @@ export const bulkCommands: Command[] = [
       try {
         patients = JSON.parse(fs.readFileSync(String(args.file), 'utf8'));
       } catch (error) {
-        throw new Error(`cannot read ${String(args.file)}: ${(error as Error).message}`);
+        throw new Error(`cannot read ${String(args.file)}: ${(error as Error).message}`, { cause: error });
       }
       if (!Array.isArray(patients) || patients.length === 0) throw new Error('the file must hold a non-empty JSON array of patients');
       const ids = await importInChunks(ctx, String(args.clinic), patients, 'importing patients');

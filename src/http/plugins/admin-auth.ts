@@ -4,7 +4,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../core/errors.js';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 

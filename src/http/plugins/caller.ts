@@ -10,7 +10,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { KnownKeyRefused, requireScopes, type Authenticator } from '../../modules/auth/authenticate.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../core/errors.js';
 import { authFailureRules, callerRules, keyRules, type Decision, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
 
 export interface CallerOptions {

@@ -7,9 +7,10 @@
  * with `Retry-After`, never `500`: the client retries, the readiness probe says not ready.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../core/errors.js';
 import { isDatabaseUnreachable } from '../../db/errors.js';
 import { DependencyUnavailableError } from '../../lib/unavailable.js';
-import { ApiError, errorEnvelope } from '../errors.js';
+import { errorEnvelope } from '../errors.js';
 import { toIssues } from '../validation.js';
 
 const PARTS: Record<string, 'path' | 'query' | 'body' | 'header'> = {

@@ -4,6 +4,7 @@
  * names the row stored at its first read.
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 /**
  * The id of a list: the first 128 bits of SHA-256 over `clinic/type/id,id,...`, as a UUID.
@@ -40,9 +41,11 @@ export class ResourcesIds {
  * written again (`ON CONFLICT DO NOTHING`).
  */
 export class StoredLists {
-  readonly #ids = new Map<string, true>();
+  readonly #ids: LRUCache<string, true>;
 
-  constructor(private readonly maxEntries = 10_000) {}
+  constructor(maxEntries = 10_000) {
+    this.#ids = new LRUCache({ max: maxEntries });
+  }
 
   has(id: string): boolean {
     return this.#ids.has(id);
@@ -50,9 +53,7 @@ export class StoredLists {
 
   /** Remembers (or refreshes) lists just committed. */
   add(id: string): void {
-    this.#ids.delete(id);
     this.#ids.set(id, true);
-    if (this.#ids.size > this.maxEntries) this.#ids.delete(this.#ids.keys().next().value!);
   }
 
   clear(): void {

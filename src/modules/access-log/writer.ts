@@ -33,7 +33,7 @@ import type { Insertable, Kysely } from 'kysely';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import type { DB } from '../../db/schema.js';
 import type { AccessLogResourcesTable, AccessLogTable } from '../../db/tables/core.js';
-import type { AuthContext } from '../auth/authenticate.js';
+import type { AuthContext } from '../../core/actor.js';
 import { ResourcesIds, StoredLists } from './resources.js';
 import type { AccessRecord } from './service.js';
 

@@ -3,16 +3,16 @@
  * commands (create, reschedule, status changes), each recording its event in its transaction.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
-import type { AppContext, Tx } from '../../context.js';
+import { sql } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Db, Transaction } from '../../db/transaction.js';
 import { after } from '../../db/keyset.js';
-import type { DB } from '../../db/schema.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../http/cursor.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
-import { assertVersion } from '../../http/etag.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
-import { checkRefs } from './refs.js';
+import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import {
   MOVABLE,
   STATUS_EVENTS,
@@ -25,7 +25,8 @@ import {
   type AppointmentView,
 } from './model.js';
 
-type Db = Kysely<DB>;
+
+
 
 export interface ListQuery {
   limit: number;
@@ -68,29 +69,12 @@ export async function listAppointments(ctx: AppContext, scope: TenantScope, q: L
 }
 
 export async function findAppointment(db: Db, scope: TenantScope, id: string): Promise<AppointmentRow> {
-  const row = await db
-    .selectFrom('appointments')
-    .selectAll()
-    .where('id', '=', id)
-    .where('clinic_id', '=', scope.clinicId)
-    .where(facilityVisible('facility_id', scope))
-    .executeTakeFirst();
-  if (!row) throw ApiError.notFound();
-  return row;
+  return findScoped(db, 'appointments', scope, id);
 }
 
 /** Row locked for update, in the caller's transaction. */
-export async function lockAppointment(trx: Tx, scope: TenantScope, id: string): Promise<AppointmentRow> {
-  const row = await trx
-    .selectFrom('appointments')
-    .selectAll()
-    .where('id', '=', id)
-    .where('clinic_id', '=', scope.clinicId)
-    .where(facilityVisible('facility_id', scope))
-    .forUpdate()
-    .executeTakeFirst();
-  if (!row) throw ApiError.notFound();
-  return row;
+export async function lockAppointment(trx: Transaction, scope: TenantScope, id: string): Promise<AppointmentRow> {
+  return lockScoped(trx, 'appointments', scope, id);
 }
 
 /** Runs a command; a violation of the overlap constraints becomes `409 conflict`. */
@@ -129,6 +113,61 @@ function timeIssues(start: Date, end: Date): ValidationIssue[] {
   return end.getTime() > start.getTime() ? [] : [{ path: 'end', message: 'deve essere successivo a start' }];
 }
 
+/** What an appointment is born with; unset optional text is null. */
+export interface AppointmentInsert {
+  patientId: string;
+  facilityId: string | null;
+  doctorId: string | null;
+  chairId: string | null;
+  calendarId: string | null;
+  /** A Date or an ISO timestamp (a slot of the calendar). */
+  start: Date | string;
+  end: Date | string;
+  status: AppointmentStatus;
+  origin: 'manual' | 'bot' | 'voice' | 'api';
+  type?: string | null;
+  category?: string | null;
+  title?: string | null;
+  reason?: string | null;
+  notes?: string | null;
+  clinicalNotes?: string | null;
+  treatmentPlanId?: string | null;
+}
+
+/**
+ * The one INSERT of an appointment (the back office's and the API booking's), with its
+ * `appointment.created` event in the same transaction. The overlap constraints may refuse
+ * it: each caller maps that to its own answer (see README.md, "Overlaps").
+ */
+export async function insertAppointment(trx: Transaction, clinicId: string, a: AppointmentInsert): Promise<AppointmentRow> {
+  const row = await trx
+    .insertInto('appointments')
+    .values({
+      id: randomUUID(),
+      clinic_id: clinicId,
+      patient_id: a.patientId,
+      facility_id: a.facilityId,
+      doctor_id: a.doctorId,
+      chair_id: a.chairId,
+      calendar_id: a.calendarId,
+      start_at: a.start,
+      end_at: a.end,
+      status: a.status,
+      type: a.type ?? null,
+      category: a.category ?? null,
+      title: a.title ?? null,
+      reason: a.reason ?? null,
+      notes: a.notes ?? null,
+      clinical_notes: a.clinicalNotes ?? null,
+      origin: a.origin,
+      treatment_plan_id: a.treatmentPlanId ?? null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordEvent(trx, { clinicId, type: 'appointment.created', facilityId: row.facility_id, data: eventData(row) });
+  return row;
+}
+
 /** Back office: an appointment as the clinic enters it in its agenda (origin `manual` by default). */
 export async function createAppointment(db: Db, scope: TenantScope, input: NewAppointment): Promise<AppointmentRow> {
   const start = new Date(input.start);
@@ -146,32 +185,24 @@ export async function createAppointment(db: Db, scope: TenantScope, input: NewAp
       issues.push(...timeIssues(start, end));
       if (issues.length > 0) throw ApiError.invalid('body', issues);
       const facilityId = input.facilityId ?? rows.get('chairId')?.facility_id ?? rows.get('calendarId')?.facility_id ?? rows.get('patientId')?.facility_id ?? null;
-      const row = await trx
-        .insertInto('appointments')
-        .values({
-          id: randomUUID(),
-          clinic_id: scope.clinicId,
-          patient_id: input.patientId,
-          facility_id: facilityId,
-          doctor_id: input.doctorId ?? null,
-          chair_id: input.chairId ?? null,
-          calendar_id: input.calendarId ?? null,
-          start_at: start,
-          end_at: end,
-          status: input.status ?? 'scheduled',
-          type: input.type ?? null,
-          category: input.category ?? null,
-          title: input.title ?? null,
-          reason: input.reason ?? null,
-          notes: input.notes ?? null,
-          clinical_notes: input.clinicalNotes ?? null,
-          origin: input.origin ?? 'manual',
-          treatment_plan_id: input.treatmentPlanId ?? null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await recordEvent(trx, { clinicId: scope.clinicId, type: 'appointment.created', facilityId: row.facility_id, data: eventData(row) });
-      return row;
+      return insertAppointment(trx, scope.clinicId, {
+        patientId: input.patientId,
+        facilityId,
+        doctorId: input.doctorId ?? null,
+        chairId: input.chairId ?? null,
+        calendarId: input.calendarId ?? null,
+        start,
+        end,
+        status: input.status ?? 'scheduled',
+        origin: input.origin ?? 'manual',
+        type: input.type,
+        category: input.category,
+        title: input.title,
+        reason: input.reason,
+        notes: input.notes,
+        clinicalNotes: input.clinicalNotes,
+        treatmentPlanId: input.treatmentPlanId,
+      });
     }),
   );
 }
@@ -254,7 +285,7 @@ export async function updateAppointment(db: Db, scope: TenantScope, id: string, 
   );
 }
 
-export async function recordRescheduled(trx: Tx, clinicId: string, before: AppointmentRow, after: AppointmentRow): Promise<void> {
+export async function recordRescheduled(trx: Transaction, clinicId: string, before: AppointmentRow, after: AppointmentRow): Promise<void> {
   await recordEvent(trx, {
     clinicId,
     type: 'appointment.rescheduled',
@@ -273,7 +304,7 @@ export async function recordRescheduled(trx: Tx, clinicId: string, before: Appoi
 }
 
 /** Moves an appointment to another status per TRANSITIONS, recording the status's event. */
-export async function setStatusInTx(trx: Tx, clinicId: string, current: AppointmentRow, status: AppointmentStatus, completionNotes?: string | null): Promise<AppointmentRow> {
+export async function setStatusInTx(trx: Transaction, clinicId: string, current: AppointmentRow, status: AppointmentStatus, completionNotes?: string | null): Promise<AppointmentRow> {
   if (!TRANSITIONS[current.status as AppointmentStatus]?.includes(status)) {
     throw ApiError.conflict('invalid_transition', { from: current.status, to: status, allowed: TRANSITIONS[current.status as AppointmentStatus] ?? [] });
   }

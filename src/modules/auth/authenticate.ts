@@ -4,24 +4,13 @@
  * suspending an organization takes effect within a second in every process.
  */
 import { sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { TenantScope } from '../../db/tenant.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
-import { hashToken, tokenKind, type KeyKind } from './tokens.js';
-
-export interface AuthContext {
-  keyId: string;
-  kind: KeyKind;
-  clinicId: string;
-  organizationId: string;
-  /** A test clinic: nothing is sent outside (spec 1.4). */
-  testMode: boolean;
-  scopes: ReadonlySet<string>;
-  /** null: every facility of the clinic. Lower-case ids. */
-  facilityIds: readonly string[] | null;
-  aiEnabled: boolean;
-}
+import { ApiError } from '../../core/errors.js';
+import type { AuthContext } from '../../core/actor.js';
+import { hashToken, tokenKind } from './tokens.js';
 
 interface KeyRecord {
   context: AuthContext;
@@ -48,8 +37,10 @@ const CACHE_TTL_MS = 1000;
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 export class Authenticator {
-  readonly #cache = new Map<string, { record: KeyRecord | null; at: number }>();
-  readonly #lastUsedWrites = new Map<string, number>();
+  /** Lookups by token hash, unknown tokens included, for at most a second; the least recently used go first. */
+  readonly #cache = new LRUCache<string, { record: KeyRecord | null }>({ max: 10_000, ttl: CACHE_TTL_MS });
+  /** Keys whose last use was written less than a minute ago. */
+  readonly #lastUsedWrites = new LRUCache<string, true>({ max: 100_000, ttl: LAST_USED_WRITE_INTERVAL_MS });
 
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -65,20 +56,20 @@ export class Authenticator {
     const token = match[1]!;
     if (!tokenKind(token)) throw new ApiError('api_key_invalid');
 
-    const record = await this.#lookup(hashToken(token), now.getTime());
+    const record = await this.#lookup(hashToken(token));
     if (!record) throw new ApiError('api_key_invalid');
     if (record.revoked || (record.expiresAt && record.expiresAt.getTime() <= now.getTime())) {
       throw new KnownKeyRefused('api_key_revoked', record.context.keyId);
     }
     if (record.suspended) throw new KnownKeyRefused('organization_suspended', record.context.keyId);
     if (!record.planActive) throw new KnownKeyRefused('plan_required', record.context.keyId);
-    this.#touch(record.context.keyId, now.getTime());
+    this.#touch(record.context.keyId);
     return record.context;
   }
 
-  async #lookup(tokenHash: string, nowMs: number): Promise<KeyRecord | null> {
+  async #lookup(tokenHash: string): Promise<KeyRecord | null> {
     const cached = this.#cache.get(tokenHash);
-    if (cached && nowMs - cached.at < CACHE_TTL_MS) return cached.record;
+    if (cached) return cached.record;
 
     const row = await this.db
       .selectFrom('api_keys as k')
@@ -96,6 +87,7 @@ export class Authenticator {
         'c.mode',
         'c.plan_active',
         'c.ai_enabled',
+        'c.timezone',
         'o.suspended_at',
       ])
       .where('k.token_hash', '=', tokenHash)
@@ -112,6 +104,7 @@ export class Authenticator {
             scopes: new Set(row.scopes),
             facilityIds: row.facility_ids ? row.facility_ids.map((id) => id.toLowerCase()) : null,
             aiEnabled: row.ai_enabled,
+            timeZone: row.timezone,
           },
           revoked: row.revoked_at !== null,
           expiresAt: row.expires_at,
@@ -119,16 +112,14 @@ export class Authenticator {
           suspended: row.suspended_at !== null,
         }
       : null;
-    if (this.#cache.size > 10_000) this.#cache.clear();
-    this.#cache.set(tokenHash, { record, at: nowMs });
+    this.#cache.set(tokenHash, { record });
     return record;
   }
 
   /** Records when a key was last used, at most once a minute per key and off the request path. */
-  #touch(keyId: string, nowMs: number): void {
-    const last = this.#lastUsedWrites.get(keyId) ?? 0;
-    if (nowMs - last < LAST_USED_WRITE_INTERVAL_MS) return;
-    this.#lastUsedWrites.set(keyId, nowMs);
+  #touch(keyId: string): void {
+    if (this.#lastUsedWrites.has(keyId)) return;
+    this.#lastUsedWrites.set(keyId, true);
     this.db
       .updateTable('api_keys')
       .set({ last_used_at: sql`now()` })

@@ -3,14 +3,12 @@
  * set and an optional expiry. The token is shown once, at creation; only its hash is kept.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { ApiKeysTable } from '../../db/tables/core.js';
-import type { DB } from '../../db/schema.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { generateToken, hashToken, tokenPrefix } from './tokens.js';
 import { isScope, type Scope } from './scopes.js';
-
-type Db = Kysely<DB>;
+import type { Db } from '../../db/transaction.js';
 
 export interface ApiKeyView {
   id: string;

@@ -4,8 +4,7 @@
  * random and long, so there is nothing to brute-force.
  */
 import { createHash, randomBytes } from 'node:crypto';
-
-export type KeyKind = 'live' | 'test';
+import type { KeyKind } from '../../core/actor.js';
 
 const TOKEN = /^dcm_(live|test)_[A-Za-z0-9_-]{43}$/;
 

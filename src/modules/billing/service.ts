@@ -3,21 +3,20 @@
  * invoices and payments, each recording its catalogue event in its transaction.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import { after } from '../../db/keyset.js';
-import type { DB } from '../../db/schema.js';
 import type { InstallmentsTable, InvoicesTable, PaymentPlansTable, TreatmentPlansTable } from '../../db/tables/agenda.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../http/cursor.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { recordEvent } from '../../events/record.js';
-import { checkRefs } from '../appointments/refs.js';
-import { clinicTimezone } from '../calendars/service.js';
+import { checkRefs, lockScoped } from '../../db/scoped.js';
+import { clinicTimeZone } from '../calendars/service.js';
 import { localParts } from '../calendars/timezone.js';
+import type { Db } from '../../db/transaction.js';
 
-type Db = Kysely<DB>;
 type TreatmentPlanRow = Selectable<TreatmentPlansTable>;
 type PaymentPlanRow = Selectable<PaymentPlansTable>;
 type InstallmentRow = Selectable<InstallmentsTable>;
@@ -72,8 +71,7 @@ export async function createTreatmentPlan(db: Db, scope: TenantScope, input: { p
 
 export async function setTreatmentPlanStatus(db: Db, scope: TenantScope, id: string, status: 'presented' | 'accepted' | 'rejected'): Promise<TreatmentPlanRow> {
   return db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('treatment_plans').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).forUpdate().executeTakeFirst();
-    if (!current) throw ApiError.notFound();
+    const current = await lockScoped(trx, 'treatment_plans', scope, id);
     if (!TREATMENT_PLAN_TRANSITIONS[current.status]?.includes(status)) throw ApiError.conflict('invalid_transition', { from: current.status, to: status });
     const row = await trx
       .updateTable('treatment_plans')
@@ -137,8 +135,8 @@ function planView(plan: PaymentPlanRow, installments: InstallmentRow[], today: s
 }
 
 /** Today's date in the clinic's timezone: an installment is overdue from the day after its due date. */
-export async function clinicToday(db: Db, clinicId: string): Promise<string> {
-  const p = localParts(new Date(), await clinicTimezone(db, clinicId));
+export async function clinicToday(db: Db, scope: TenantScope): Promise<string> {
+  const p = localParts(new Date(), await clinicTimeZone(db, scope));
   return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
 }
 
@@ -163,7 +161,7 @@ export async function createPaymentPlan(db: Db, scope: TenantScope, input: { pat
     return plan;
   });
   const installments = await db.selectFrom('installments').selectAll().where('payment_plan_id', '=', plan.id).orderBy('due_date').orderBy('seq').execute();
-  return planView(plan, installments, await clinicToday(db, scope.clinicId));
+  return planView(plan, installments, await clinicToday(db, scope));
 }
 
 export interface PlanListQuery {
@@ -175,7 +173,7 @@ export interface PlanListQuery {
 }
 
 export async function listPaymentPlans(ctx: AppContext, scope: TenantScope, q: PlanListQuery): Promise<{ data: PaymentPlanView[]; nextCursor: string | null }> {
-  const today = await clinicToday(ctx.db, scope.clinicId);
+  const today = await clinicToday(ctx.db, scope);
   const cursorScope = `payment-plans:${scope.clinicId}:${JSON.stringify([q.state, q.updatedSince ?? null, q.patientId?.toLowerCase() ?? null])}`;
   let query = ctx.db.selectFrom('payment_plans as p').selectAll('p').where('p.clinic_id', '=', scope.clinicId).where(facilityVisible('p.facility_id', scope));
   if (q.updatedSince) query = query.where('p.updated_at', '>=', new Date(q.updatedSince));
@@ -322,6 +320,6 @@ export async function recordPayment(db: Db, scope: TenantScope, input: NewPaymen
       receivedAt: payment.received_at.toISOString(),
     };
     await recordEvent(trx, { clinicId: scope.clinicId, type: 'payment.received', facilityId, data: view });
-    return { payment: view, installment: installment ? installmentView(installment, await clinicToday(trx, scope.clinicId)) : null, invoice: invoice ? invoiceView(invoice) : null };
+    return { payment: view, installment: installment ? installmentView(installment, await clinicToday(trx, scope)) : null, invoice: invoice ? invoiceView(invoice) : null };
   });
 }

@@ -3,19 +3,15 @@
  * appointment comes from. The overlap constraints of the appointments table make exactly one
  * of several parallel bookings of one slot win; the losers get `409 no_availability`.
  */
-import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import { sql } from 'kysely';
 import type { TenantScope } from '../../db/tenant.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
-import { assertVersion } from '../../http/etag.js';
-import { recordEvent } from '../../events/record.js';
-import { TRANSITIONS, eventData, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
-import { checkRefs } from '../appointments/refs.js';
-import { lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
-import { bookableWindow, clinicTimezone, freeSlots, gridSlots, type CalendarRow, type Slot } from './service.js';
-
-type Db = Kysely<DB>;
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { assertVersion } from '../../core/version.js';
+import { TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
+import { checkRefs } from '../../db/scoped.js';
+import { insertAppointment, lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
+import { bookableWindow, clinicTimeZone, freeSlots, gridSlots, type CalendarRow, type Slot } from './service.js';
+import type { Db } from '../../db/transaction.js';
 
 const ALTERNATIVES = 5;
 const ALTERNATIVES_SPAN_MS = 14 * 86_400_000;
@@ -52,14 +48,14 @@ async function slotAt(db: Db, cal: CalendarRow, tz: string, start: Date, opts: {
 }
 
 /** Runs a booking command; no slot (or a lost race on the constraint) becomes 409 no_availability with alternatives. */
-async function booking<T>(db: Db, clinicId: string, start: Date, calOf: () => CalendarRow | null, opts: () => { doctorId?: string; excludeAppointmentId?: string }, fn: () => Promise<T>): Promise<T> {
+async function booking<T>(db: Db, scope: TenantScope, start: Date, calOf: () => CalendarRow | null, opts: () => { doctorId?: string; excludeAppointmentId?: string }, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
     const reason = error instanceof NoSlot ? error.reason : overlapReason(error) ? 'slot_taken' : null;
     const cal = calOf();
     if (!reason || !cal) throw error;
-    throw await noAvailability(db, cal, await clinicTimezone(db, clinicId), start, reason, opts());
+    throw await noAvailability(db, cal, await clinicTimeZone(db, scope), start, reason, opts());
   }
 }
 
@@ -83,7 +79,7 @@ export async function bookAppointment(db: Db, scope: TenantScope, input: BookInp
   const start = new Date(input.start);
   let cal: CalendarRow | null = null;
   const opts = { doctorId: input.doctorId?.toLowerCase() };
-  return booking(db, scope.clinicId, start, () => cal, () => opts, () =>
+  return booking(db, scope, start, () => cal, () => opts, () =>
     db.transaction().execute(async (trx) => {
       const { issues } = await checkRefs(trx, scope, [
         { field: 'calendarId', table: 'calendars', id: input.calendarId },
@@ -93,31 +89,23 @@ export async function bookAppointment(db: Db, scope: TenantScope, input: BookInp
       if (found && opts.doctorId && !found.doctor_ids.includes(opts.doctorId)) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
       if (issues.length > 0) throw ApiError.invalid('body', issues);
       cal = found!;
-      const tz = await clinicTimezone(trx, scope.clinicId);
+      const tz = await clinicTimeZone(trx, scope);
       const slot = await slotAt(trx, cal, tz, start, opts);
-      const row = await trx
-        .insertInto('appointments')
-        .values({
-          id: randomUUID(),
-          clinic_id: scope.clinicId,
-          patient_id: input.patientId,
-          facility_id: cal.facility_id,
-          doctor_id: slot.doctorId,
-          chair_id: slot.chairId,
-          calendar_id: cal.id,
-          start_at: slot.start,
-          end_at: slot.end,
-          status: 'scheduled',
-          type: input.type ?? null,
-          category: input.category ?? null,
-          title: input.title ?? null,
-          reason: input.reason ?? null,
-          origin: input.origin ?? 'api',
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await recordEvent(trx, { clinicId: scope.clinicId, type: 'appointment.created', facilityId: row.facility_id, data: eventData(row) });
-      return row;
+      return insertAppointment(trx, scope.clinicId, {
+        patientId: input.patientId,
+        facilityId: cal.facility_id,
+        doctorId: slot.doctorId,
+        chairId: slot.chairId,
+        calendarId: cal.id,
+        start: slot.start,
+        end: slot.end,
+        status: 'scheduled',
+        origin: input.origin ?? 'api',
+        type: input.type,
+        category: input.category,
+        title: input.title,
+        reason: input.reason,
+      });
     }),
   );
 }
@@ -142,7 +130,7 @@ export async function rescheduleAppointmentViaApi(db: Db, scope: TenantScope, id
   const start = new Date(input.start);
   let cal: CalendarRow | null = null;
   const opts = { doctorId: input.doctorId?.toLowerCase(), excludeAppointmentId: id };
-  return booking(db, scope.clinicId, start, () => cal, () => opts, () =>
+  return booking(db, scope, start, () => cal, () => opts, () =>
     db.transaction().execute(async (trx) => {
       const current = await lockAppointment(trx, scope, id);
       assertVersion(expected, current.version);
@@ -153,7 +141,7 @@ export async function rescheduleAppointmentViaApi(db: Db, scope: TenantScope, id
       if (issues.length > 0) throw ApiError.invalid('body', issues);
       assertNotice(found, current);
       cal = found;
-      const tz = await clinicTimezone(trx, scope.clinicId);
+      const tz = await clinicTimeZone(trx, scope);
       // Keep the same doctor when it is free at the new time and no other was asked for.
       let slot: Slot;
       try {

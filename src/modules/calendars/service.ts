@@ -4,19 +4,17 @@
  * notice, a booking horizon and a cancellation notice.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Tx } from '../../context.js';
-import type { DB } from '../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import type { Db, Transaction } from '../../db/transaction.js';
 import type { CalendarsTable, WeekSchedule } from '../../db/tables/agenda.js';
 import type { TenantScope } from '../../db/tenant.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
-import { assertVersion } from '../../http/etag.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { assertVersion } from '../../core/version.js';
 import { BLOCKING_EXCLUDED } from '../appointments/model.js';
-import { checkRefs } from '../appointments/refs.js';
+import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { WEEKDAYS, minutesOf, scheduleIssues } from '../facilities/schedule.js';
 import { localParts, localToUtc } from './timezone.js';
 
-type Db = Kysely<DB>;
 export type CalendarRow = Selectable<CalendarsTable>;
 
 export interface CalendarView {
@@ -66,7 +64,7 @@ export interface CalendarInput {
   active?: boolean;
 }
 
-async function calendarIssues(trx: Tx, scope: TenantScope, input: CalendarInput, facilityId: string): Promise<ValidationIssue[]> {
+async function calendarIssues(trx: Transaction, scope: TenantScope, input: CalendarInput, facilityId: string): Promise<ValidationIssue[]> {
   const { issues } = await checkRefs(trx, scope, [
     { field: 'facilityId', table: 'facilities', id: input.facilityId },
     ...(input.doctorIds ?? []).map((id, i) => ({ field: `doctorIds.${i}`, table: 'doctors' as const, id })),
@@ -106,15 +104,12 @@ export async function createCalendar(db: Db, scope: TenantScope, input: Required
 }
 
 export async function findCalendar(db: Db, scope: TenantScope, id: string): Promise<CalendarRow> {
-  const row = await db.selectFrom('calendars').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).executeTakeFirst();
-  if (!row || (scope.facilityIds !== null && !scope.facilityIds.includes(row.facility_id.toLowerCase()))) throw ApiError.notFound();
-  return row;
+  return findScoped(db, 'calendars', scope, id);
 }
 
 export async function updateCalendar(db: Db, scope: TenantScope, id: string, input: CalendarInput, expected: number | null): Promise<CalendarRow> {
   return db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('calendars').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).forUpdate().executeTakeFirst();
-    if (!current) throw ApiError.notFound();
+    const current = await lockScoped(trx, 'calendars', scope, id);
     assertVersion(expected, current.version);
     const facilityId = input.facilityId ?? current.facility_id;
     const issues = await calendarIssues(trx, scope, { ...input, chairIds: input.chairIds ?? (input.facilityId ? current.chair_ids : undefined) }, facilityId);
@@ -184,8 +179,10 @@ export function gridSlots(cal: CalendarRow, tz: string, window: Window): Array<{
   return out.sort((a, b) => a.start.getTime() - b.start.getTime());
 }
 
-export async function clinicTimezone(db: Db, clinicId: string): Promise<string> {
-  const row = await db.selectFrom('clinics').select('timezone').where('id', '=', clinicId).executeTakeFirstOrThrow();
+/** The clinic's time zone: carried by an API key's scope, read for the back office's. */
+export async function clinicTimeZone(db: Db, scope: TenantScope): Promise<string> {
+  if (scope.timeZone) return scope.timeZone;
+  const row = await db.selectFrom('clinics').select('timezone').where('id', '=', scope.clinicId).executeTakeFirstOrThrow();
   return row.timezone;
 }
 
@@ -239,7 +236,7 @@ export async function availability(db: Db, scope: TenantScope, id: string, q: { 
   if (issues.length > 0) throw ApiError.invalid('query', issues);
   const window = bookableWindow(cal, from, to);
   if (!window) return { calendarId: cal.id, slotMinutes: cal.slot_minutes, window: null, data: [] };
-  const tz = await clinicTimezone(db, scope.clinicId);
+  const tz = await clinicTimeZone(db, scope);
   const data = await freeSlots(db, cal, tz, window, { doctorId: q.doctorId });
   return { calendarId: cal.id, slotMinutes: cal.slot_minutes, window: { from: window.from.toISOString(), to: window.to.toISOString() }, data };
 }

@@ -4,21 +4,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
-import { type Kysely, type Selectable } from 'kysely';
-import type { Tx } from '../../context.js';
-import type { DB } from '../../db/schema.js';
+import { type Selectable } from 'kysely';
+import { checkRefs, findScoped } from '../../db/scoped.js';
+import type { Db } from '../../db/transaction.js';
 import type { CallsTable } from '../../db/tables/people.js';
-import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { type TenantScope } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { AccessLogWriter } from '../access-log/writer.js';
-import { hasScope, seesFacility, type AuthContext } from '../auth/authenticate.js';
+import { hasScope, seesFacility } from '../auth/authenticate.js';
+import { type AuthContext } from '../../core/actor.js';
 import { findPatientByPhone } from '../patients/service.js';
 import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
 import { checkFacility } from '../patients/facility.js';
 
-type Db = Kysely<DB>;
 type CallRow = Selectable<CallsTable>;
 
 export const OUTCOMES = [
@@ -91,19 +91,6 @@ function numberOrIssue(value: string, region: CountryCode, path: string, issues:
   return canonical ?? value;
 }
 
-async function checkLinked(trx: Tx, scope: TenantScope, table: 'patients' | 'leads', id: string | null | undefined, path: string, issues: ValidationIssue[]): Promise<string | null> {
-  if (!id) return null;
-  const row = await trx
-    .selectFrom(table)
-    .select('id')
-    .where('id', '=', id.toLowerCase())
-    .where('clinic_id', '=', scope.clinicId)
-    .where(facilityVisible('facility_id', scope))
-    .executeTakeFirst();
-  if (!row) issues.push({ path, message: table === 'patients' ? 'paziente inesistente' : 'contatto inesistente' });
-  return row?.id ?? null;
-}
-
 export interface CallCaller {
   scope: TenantScope;
   clinicalWrite: boolean;
@@ -125,9 +112,14 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
     const from = numberOrIssue(input.from, region, 'from', issues);
     const to = numberOrIssue(input.to, region, 'to', issues);
     const facilityId = await checkFacility(trx, scope, input.facilityId, issues);
-    let patientId = await checkLinked(trx, scope, 'patients', input.patientId, 'patientId', issues);
-    let leadId = await checkLinked(trx, scope, 'leads', input.leadId, 'leadId', issues);
+    const refs = await checkRefs(trx, scope, [
+      { field: 'patientId', table: 'patients', id: input.patientId },
+      { field: 'leadId', table: 'leads', id: input.leadId },
+    ]);
+    issues.push(...refs.issues);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
+    let patientId = refs.rows.get('patientId')?.id ?? null;
+    let leadId = refs.rows.get('leadId')?.id ?? null;
 
     const now = new Date();
     const inserted = await trx
@@ -216,8 +208,7 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
 
 /** The call; `transcript` only with `clinical:read`, and then the read is written to the access log. */
 export async function getCall(db: Db, accessLog: AccessLogWriter, auth: AuthContext, id: string, requestId: string): Promise<CallView> {
-  const row = await db.selectFrom('calls').selectAll().where('id', '=', id.toLowerCase()).where('clinic_id', '=', auth.clinicId).executeTakeFirst();
-  if (!row || !seesFacility(auth, row.facility_id)) throw ApiError.notFound();
+  const row = await findScoped(db, 'calls', auth, id);
   const view = callView(row);
   if (hasScope(auth, 'clinical:read')) {
     await accessLog.record(auth, { resourceType: 'call', resourceIds: [row.id], fields: ['transcript'], requestId });

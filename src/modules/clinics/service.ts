@@ -3,11 +3,9 @@
  * doctors, chairs and staff profiles. Called by the admin routes, the CLI and the demo seed.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import { ApiError } from '../../http/errors.js';
-
-type Db = Kysely<DB>;
+import { sql } from 'kysely';
+import { ApiError } from '../../core/errors.js';
+import type { Db } from '../../db/transaction.js';
 
 export interface OrganizationView {
   id: string;

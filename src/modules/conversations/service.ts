@@ -3,21 +3,20 @@
  * operations that feed them: open, record messages, hand to the clinic, opt out.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { after } from '../../db/keyset.js';
-import type { DB } from '../../db/schema.js';
 import type { ChatMessagesTable, ConversationsTable } from '../../db/tables/agenda.js';
-import { facilityVisible, type TenantScope } from '../../db/tenant.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../http/cursor.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
-import { assertVersion } from '../../http/etag.js';
+import { type TenantScope } from '../../db/tenant.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { CountryCode } from 'libphonenumber-js';
-import { checkRefs } from '../appointments/refs.js';
+import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
+import type { Db } from '../../db/transaction.js';
 
-type Db = Kysely<DB>;
 type ConversationRow = Selectable<ConversationsTable>;
 type MessageRow = Selectable<ChatMessagesTable>;
 
@@ -89,9 +88,7 @@ export function messageView(row: MessageRow, withTranscription: boolean): Messag
 }
 
 export async function findConversation(db: Db, scope: TenantScope, id: string): Promise<ConversationRow> {
-  const row = await db.selectFrom('conversations').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope)).executeTakeFirst();
-  if (!row) throw ApiError.notFound();
-  return row;
+  return findScoped(db, 'conversations', scope, id);
 }
 
 export async function listMessages(ctx: AppContext, scope: TenantScope, conversationId: string, q: { limit: number; cursor?: string; updatedSince?: string }, withTranscription: (conversation: ConversationRow) => boolean) {
@@ -123,8 +120,7 @@ export async function updateBot(db: Db, scope: TenantScope, id: string, input: {
   } else if (input.pausedUntil !== undefined) issues.push({ path: 'pausedUntil', message: 'campo non previsto con state attivo' });
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   return db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('conversations').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope)).forUpdate().executeTakeFirst();
-    if (!current) throw ApiError.notFound();
+    const current = await lockScoped(trx, 'conversations', scope, id);
     assertVersion(expected, current.version);
     if (input.state === 'in_pausa' && current.bot_state === 'allo_studio') {
       throw ApiError.conflict('handed_to_clinic', {}, 'La conversazione è stata passata allo studio: si può solo riattivare il bot.');
@@ -195,8 +191,7 @@ export async function recordMessage(db: Db, scope: TenantScope, conversationId: 
   if (type === 'testo' && !input.body) issues.push({ path: 'body', message: 'un messaggio di testo ha un body' });
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   return db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('conversations').selectAll().where('id', '=', conversationId).where('clinic_id', '=', scope.clinicId).forUpdate().executeTakeFirst();
-    if (!current) throw ApiError.notFound();
+    const current = await lockScoped(trx, 'conversations', scope, conversationId);
     if (input.direction === 'out' && author === 'bot' && current.opted_out) throw ApiError.conflict('opted_out', {}, 'Il paziente ha scritto STOP: nessun messaggio automatico.');
     const message = await trx
       .insertInto('chat_messages')
@@ -258,8 +253,7 @@ export async function setTranscription(db: Db, scope: TenantScope, conversationI
 /** A person takes the conversation: `allo_studio`, `conversation.handoff_requested`. Already there: unchanged, no event. */
 export async function handOff(db: Db, scope: TenantScope, id: string): Promise<ConversationRow> {
   return db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('conversations').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).forUpdate().executeTakeFirst();
-    if (!current) throw ApiError.notFound();
+    const current = await lockScoped(trx, 'conversations', scope, id);
     if (current.bot_state === 'allo_studio') return current;
     const row = await trx
       .updateTable('conversations')

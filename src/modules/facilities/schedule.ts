@@ -6,7 +6,7 @@
  */
 import { Type } from 'typebox';
 import type { WeekSchedule } from '../../db/tables/agenda.js';
-import type { ValidationIssue } from '../../http/errors.js';
+import type { ValidationIssue } from '../../core/errors.js';
 
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];

@@ -4,19 +4,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Tx } from '../../context.js';
-import type { DB } from '../../db/schema.js';
+import { sql, type Selectable } from 'kysely';
+import { checkRefs, findScoped } from '../../db/scoped.js';
+import type { Db, Transaction } from '../../db/transaction.js';
 import type { LeadsTable } from '../../db/tables/core.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { checkFacility } from '../patients/facility.js';
 import { normalizeEmail } from '../patients/normalize.js';
-import { assertVersion } from '../../http/etag.js';
+import { assertVersion } from '../../core/version.js';
 import { canonicalPhoneOrIssue, createPatientInTransaction, type Caller as PatientCaller } from '../patients/service.js';
 
-type Db = Kysely<DB>;
 type LeadRow = Selectable<LeadsTable>;
 
 export const LEAD_SOURCES = ['social_media', 'website', 'referral_link', 'manual', 'import', 'phone', 'walk_in', 'other', 'chat'] as const;
@@ -114,14 +113,8 @@ function eventData(row: LeadRow, extra: Record<string, unknown> = {}): Record<st
   };
 }
 
-async function checkStaff(trx: Tx, clinicId: string, id: string | null | undefined, issues: ValidationIssue[]): Promise<void> {
-  if (!id) return;
-  const row = await trx.selectFrom('staff_profiles').select('id').where('id', '=', id.toLowerCase()).where('clinic_id', '=', clinicId).executeTakeFirst();
-  if (!row) issues.push({ path: 'assignedTo', message: 'profilo dello studio inesistente' });
-}
-
 /** A lead the scope sees with this canonical phone or this email (any case), oldest first. */
-async function findExisting(trx: Tx, scope: TenantScope, phone: string | null, email: string | null): Promise<LeadRow | undefined> {
+async function findExisting(trx: Transaction, scope: TenantScope, phone: string | null, email: string | null): Promise<LeadRow | undefined> {
   if (!phone && !email) return undefined;
   return trx
     .selectFrom('leads')
@@ -145,11 +138,11 @@ async function findExisting(trx: Tx, scope: TenantScope, phone: string | null, e
  * phone or email (nothing modified). Concurrent creations of the same phone or email wait
  * for each other (advisory lock), so they end in one lead.
  */
-export async function createLeadInTransaction(trx: Tx, caller: LeadCaller, input: LeadInput): Promise<{ row: LeadRow; created: boolean }> {
+export async function createLeadInTransaction(trx: Transaction, caller: LeadCaller, input: LeadInput): Promise<{ row: LeadRow; created: boolean }> {
   const issues: ValidationIssue[] = [];
   const phone = canonicalPhoneOrIssue(input.phone, caller.region, 'phone', issues);
   const facilityId = await checkFacility(trx, caller.scope, input.facilityId, issues);
-  await checkStaff(trx, caller.scope.clinicId, input.assignedTo, issues);
+  issues.push(...(await checkRefs(trx, caller.scope, [{ field: 'assignedTo', table: 'staff_profiles', id: input.assignedTo }])).issues);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   const email = normalizeEmail(input.email);
   const clinicId = caller.scope.clinicId;
@@ -189,30 +182,18 @@ export async function createLead(db: Db, caller: LeadCaller, input: LeadInput): 
   return { view: leadView(row, !created), created, version: row.version };
 }
 
-async function findVisible(trx: Tx, scope: TenantScope, id: string): Promise<LeadRow> {
-  const row = await trx
-    .selectFrom('leads')
-    .selectAll()
-    .where('id', '=', id.toLowerCase())
-    .where('clinic_id', '=', scope.clinicId)
-    .where(facilityVisible('facility_id', scope))
-    .executeTakeFirst();
-  if (!row) throw ApiError.notFound();
-  return row;
-}
-
-async function activitiesOf(trx: Tx, leadId: string): Promise<ActivityView[]> {
+async function activitiesOf(trx: Db, leadId: string): Promise<ActivityView[]> {
   const rows = await trx.selectFrom('lead_activities').selectAll().where('lead_id', '=', leadId).orderBy('at').orderBy('id').execute();
   return rows.map((r) => ({ id: r.id, kind: r.kind, body: r.body, at: r.at.toISOString() }));
 }
 
 export async function getLead(db: Db, scope: TenantScope, id: string): Promise<{ view: LeadView; version: number }> {
-  const row = await findVisible(db, scope, id);
+  const row = await findScoped(db, 'leads', scope, id);
   return { view: { ...leadView(row), activities: await activitiesOf(db, row.id) }, version: row.version };
 }
 
 /** Adds an activity and moves `lastContactedAt` forward for contacts (every kind but notes). */
-export async function addActivityInTransaction(trx: Tx, clinicId: string, lead: LeadRow, kind: string, body: string, at: Date): Promise<ActivityView> {
+export async function addActivityInTransaction(trx: Transaction, clinicId: string, lead: LeadRow, kind: string, body: string, at: Date): Promise<ActivityView> {
   const id = randomUUID();
   await trx.insertInto('lead_activities').values({ id, clinic_id: clinicId, lead_id: lead.id, kind, body, at }).execute();
   if (kind !== 'note' && kind !== 'status_change') {
@@ -227,7 +208,7 @@ export async function addActivityInTransaction(trx: Tx, clinicId: string, lead: 
 
 export async function addActivity(db: Db, scope: TenantScope, id: string, input: { kind: string; body: string; at?: string }): Promise<ActivityView> {
   return db.transaction().execute(async (trx) => {
-    const lead = await findVisible(trx, scope, id);
+    const lead = await findScoped(trx, 'leads', scope, id);
     return addActivityInTransaction(trx, scope.clinicId, lead, input.kind, input.body, input.at ? new Date(input.at) : new Date());
   });
 }
@@ -248,10 +229,10 @@ export interface LeadUpdate {
  */
 export async function updateLead(db: Db, scope: TenantScope, id: string, input: LeadUpdate, expectedVersion: number | null): Promise<{ view: LeadView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
-    const lead = await findVisible(trx, scope, id);
+    const lead = await findScoped(trx, 'leads', scope, id);
     assertVersion(expectedVersion, lead.version);
     const issues: ValidationIssue[] = [];
-    await checkStaff(trx, scope.clinicId, input.assignedTo, issues);
+    issues.push(...(await checkRefs(trx, scope, [{ field: 'assignedTo', table: 'staff_profiles', id: input.assignedTo }])).issues);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     if (input.status && input.status !== 'won' && lead.converted_patient_id) {
       throw ApiError.conflict('lead_converted', {}, 'Il contatto è già diventato paziente.');
@@ -292,7 +273,7 @@ export async function convertLead(
   input: { patientId?: string; firstName?: string; lastName?: string },
 ): Promise<{ view: LeadView; version: number; patientCreated: boolean }> {
   return db.transaction().execute(async (trx) => {
-    const lead = await findVisible(trx, caller.scope, id);
+    const lead = await findScoped(trx, 'leads', caller.scope, id);
     if (lead.converted_patient_id) throw ApiError.conflict('already_converted', { patientId: lead.converted_patient_id }, 'Il contatto è già diventato paziente.');
     let patientId: string;
     let patientCreated = false;

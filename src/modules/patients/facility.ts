@@ -3,12 +3,12 @@
  * must send one, and a sent one must be a facility of the clinic that the key sees.
  * Either failure is a `400 invalid_request` naming `facilityId` (it is input, not a path).
  */
-import type { Tx } from '../../context.js';
+import type { Transaction } from '../../db/transaction.js';
 import type { TenantScope } from '../../db/tenant.js';
-import type { ValidationIssue } from '../../http/errors.js';
+import type { ValidationIssue } from '../../core/errors.js';
 
 export async function checkFacility(
-  trx: Tx,
+  trx: Transaction,
   scope: TenantScope,
   facilityId: string | null | undefined,
   issues: ValidationIssue[],

@@ -15,7 +15,7 @@ import type { CountryCode } from 'libphonenumber-js';
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { TenantScope } from '../../db/tenant.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
 

@@ -4,21 +4,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
-import { sql, type InsertObject, type Kysely, type Selectable } from 'kysely';
-import type { Tx } from '../../context.js';
+import { sql, type InsertObject, type Selectable } from 'kysely';
+import { findScoped } from '../../db/scoped.js';
+import type { Db, Transaction } from '../../db/transaction.js';
 import type { DB } from '../../db/schema.js';
 import type { Address, PatientsTable } from '../../db/tables/core.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
 import { seesFacility } from '../auth/authenticate.js';
 import { BULK_EVENT_THRESHOLD, recordSkipped } from '../../events/skipped.js';
-import { ApiError, type ValidationIssue } from '../../http/errors.js';
-import { assertVersion, versionMismatch } from '../../http/etag.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { assertVersion, versionMismatch } from '../../core/version.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
 import { deletionKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
 
-type Db = Kysely<DB>;
 type PatientRow = Selectable<PatientsTable>;
 
 export const GENDERS = ['male', 'female', 'other', 'prefer_not_to_say'] as const;
@@ -141,8 +141,12 @@ export function searchColumns(firstName: string | null, lastName: string | null,
   };
 }
 
-/** Adds names to the clinic's search vocabulary and their deletion keys (see migration 0010). */
-export async function addNameTerms(trx: Tx, clinicId: string, names: Array<string | null | undefined>): Promise<void> {
+/**
+ * Adds names to the clinic's search vocabulary and their deletion keys (see migration 0010).
+ * Takes the database handle too: the vocabulary only grows (ON CONFLICT DO NOTHING), so a bulk
+ * load (bench/search.ts) may add terms outside a patient's transaction.
+ */
+export async function addNameTerms(trx: Db, clinicId: string, names: Array<string | null | undefined>): Promise<void> {
   const terms = [...new Set(names.map((n) => normalizeName(n)).filter((n) => n.length > 0))].sort();
   if (terms.length === 0) return;
   const { rows } = await sql<{ term: string }>`INSERT INTO patient_name_terms (clinic_id, term, phon)
@@ -187,7 +191,7 @@ interface Prepared {
   nameKey: string;
 }
 
-async function prepareCreate(trx: Tx, caller: Caller, input: PatientInput, path = ''): Promise<Prepared> {
+async function prepareCreate(trx: Transaction, caller: Caller, input: PatientInput, path = ''): Promise<Prepared> {
   const issues: ValidationIssue[] = [];
   const phone = canonicalPhoneOrIssue(input.phone, caller.region, `${path}phone`, issues);
   const facilityId = await checkFacility(trx, caller.scope, input.facilityId, issues, `${path}facilityId`);
@@ -227,7 +231,7 @@ async function prepareCreate(trx: Tx, caller: Caller, input: PatientInput, path 
  * The rule is clinic-wide, but the id is told only to a key that sees that patient: a key
  * limited to facilities learns nothing of the others (`patientId: null`).
  */
-async function findDuplicate(trx: Tx, scope: TenantScope, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>): Promise<{ patientId: string | null } | null> {
+async function findDuplicate(trx: Transaction, scope: TenantScope, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>): Promise<{ patientId: string | null } | null> {
   if (!p.phone && !p.email) return null;
   const row = await trx
     .selectFrom('patients')
@@ -248,7 +252,7 @@ async function findDuplicate(trx: Tx, scope: TenantScope, p: Pick<Prepared, 'pho
   return { patientId: seesFacility(scope, row.facility_id) ? row.id : null };
 }
 
-async function checkPlanLimit(trx: Tx, clinicId: string, adding: number): Promise<void> {
+async function checkPlanLimit(trx: Transaction, clinicId: string, adding: number): Promise<void> {
   const clinic = await trx.selectFrom('clinics').select('patient_limit').where('id', '=', clinicId).executeTakeFirstOrThrow();
   if (clinic.patient_limit === null) return;
   // Serializes creations of one clinic while it has a limit, so two of them cannot both pass the count.
@@ -264,7 +268,7 @@ async function checkPlanLimit(trx: Tx, clinicId: string, adding: number): Promis
   }
 }
 
-async function insertPatient(trx: Tx, prepared: Prepared, addTerms = true): Promise<PatientRow> {
+async function insertPatient(trx: Transaction, prepared: Prepared, addTerms = true): Promise<PatientRow> {
   const row = await trx.insertInto('patients').values(prepared.values).returningAll().executeTakeFirstOrThrow();
   if (addTerms) await addNameTerms(trx, row.clinic_id, [row.first_name, row.last_name]);
   return row;
@@ -274,7 +278,7 @@ async function insertPatient(trx: Tx, prepared: Prepared, addTerms = true): Prom
  * Creates a patient inside the caller's transaction (also used by lead conversion):
  * duplicate, concurrency and plan-limit rules, then `patient.created`.
  */
-export async function createPatientInTransaction(trx: Tx, caller: Caller, input: PatientInput): Promise<PatientRow> {
+export async function createPatientInTransaction(trx: Transaction, caller: Caller, input: PatientInput): Promise<PatientRow> {
   requireClinicalWrite(caller, input);
   const prepared = await prepareCreate(trx, caller, input);
   const clinicId = caller.scope.clinicId;
@@ -302,20 +306,8 @@ export async function createPatient(db: Db, caller: Caller, input: PatientInput)
   return { view: patientView(row, caller.clinicalRead), version: row.version };
 }
 
-async function findVisible(trx: Tx, scope: TenantScope, id: string): Promise<PatientRow> {
-  const row = await trx
-    .selectFrom('patients')
-    .selectAll()
-    .where('id', '=', id.toLowerCase())
-    .where('clinic_id', '=', scope.clinicId)
-    .where(facilityVisible('facility_id', scope))
-    .executeTakeFirst();
-  if (!row) throw ApiError.notFound();
-  return row;
-}
-
 export async function getPatient(db: Db, scope: TenantScope, id: string, clinicalRead: boolean): Promise<{ view: PatientView; version: number }> {
-  const row = await findVisible(db, scope, id);
+  const row = await findScoped(db, 'patients', scope, id);
   return { view: patientView(row, clinicalRead), version: row.version };
 }
 
@@ -380,7 +372,7 @@ export async function updatePatient(
   expectedVersion: number | null,
 ): Promise<{ view: PatientView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
-    const current = await findVisible(trx, caller.scope, id);
+    const current = await findScoped(trx, 'patients', caller.scope, id);
     if (current.erased_at) throw ApiError.conflict('patient_erased', {}, 'Il paziente è stato cancellato.');
     assertVersion(expectedVersion, current.version);
     const issues: ValidationIssue[] = [];
@@ -422,7 +414,7 @@ export async function updatePatient(
 /** Back office: archives an active patient (`isActive` false, `archivedAt`); 409 `already_archived` otherwise. */
 export async function archivePatient(db: Db, caller: Caller, id: string): Promise<{ view: PatientView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
-    const current = await findVisible(trx, caller.scope, id);
+    const current = await findScoped(trx, 'patients', caller.scope, id);
     if (current.erased_at) throw ApiError.conflict('patient_erased', {}, 'Il paziente è stato cancellato.');
     if (!current.is_active) throw ApiError.conflict('already_archived', {}, 'Il paziente è già archiviato.');
     const now = new Date();
@@ -447,7 +439,7 @@ export async function archivePatient(db: Db, caller: Caller, id: string): Promis
  */
 export async function erasePatient(db: Db, caller: Caller, id: string): Promise<{ view: PatientView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
-    const current = await findVisible(trx, caller.scope, id);
+    const current = await findScoped(trx, 'patients', caller.scope, id);
     if (current.erased_at) throw ApiError.conflict('already_erased', {}, 'Il paziente è già stato cancellato.');
     const now = new Date();
     const updated = await trx

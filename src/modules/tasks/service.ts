@@ -1,18 +1,17 @@
 /** Tasks (spec 2.9, 3.6, 4.7.1): back-office creation, the API list, detail and update. */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { after } from '../../db/keyset.js';
-import type { DB } from '../../db/schema.js';
 import type { TasksTable } from '../../db/tables/agenda.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../http/cursor.js';
-import { ApiError } from '../../http/errors.js';
-import { assertVersion } from '../../http/etag.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
+import { ApiError } from '../../core/errors.js';
+import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
-import { checkRefs } from '../appointments/refs.js';
+import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
+import type { Db } from '../../db/transaction.js';
 
-type Db = Kysely<DB>;
 type TaskRow = Selectable<TasksTable>;
 export const TASK_STATUSES = ['todo', 'in_progress', 'done'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -93,9 +92,7 @@ export async function createTask(db: Db, scope: TenantScope, input: NewTask): Pr
 }
 
 export async function findTask(db: Db, scope: TenantScope, id: string): Promise<TaskRow> {
-  const row = await db.selectFrom('tasks').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope)).executeTakeFirst();
-  if (!row) throw ApiError.notFound();
-  return row;
+  return findScoped(db, 'tasks', scope, id);
 }
 
 export interface TaskListQuery {
@@ -135,8 +132,7 @@ export interface TaskChanges {
 /** Only the fields sent change; null clears dueDate or assigneeId; `task.completed` when it becomes done. */
 export async function updateTask(db: Db, scope: TenantScope, id: string, changes: TaskChanges, expected: number | null): Promise<TaskRow> {
   return db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('tasks').selectAll().where('id', '=', id).where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope)).forUpdate().executeTakeFirst();
-    if (!current) throw ApiError.notFound();
+    const current = await lockScoped(trx, 'tasks', scope, id);
     const { issues } = await checkRefs(trx, scope, [{ field: 'assigneeId', table: 'staff_profiles', id: changes.assigneeId }]);
     if (issues.length > 0) throw ApiError.invalid('body', issues.map((i) => ({ ...i, message: 'non è un profilo attivo di questo studio' })));
     assertVersion(expected, current.version);

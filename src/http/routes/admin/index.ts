@@ -5,12 +5,10 @@ import { registerAgendaAdminRoutes } from './agenda.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerPeopleAdminRoutes } from './people.js';
 import { registerTenantRoutes } from './tenants.js';
-import { registerWebhookAdminRoutes } from './webhooks.js';
 
 export function registerAdminRoutes(app: App, ctx: AppContext): void {
   registerTenantRoutes(app, ctx);
   registerKeyRoutes(app, ctx);
   registerPeopleAdminRoutes(app, ctx);
   registerAgendaAdminRoutes(app, ctx);
-  registerWebhookAdminRoutes(app, ctx);
 }

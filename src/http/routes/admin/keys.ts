@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { listAccessLog } from '../../../modules/access-log/service.js';
 import * as keys from '../../../modules/auth/keys-service.js';
 import { SCOPES } from '../../../modules/auth/scopes.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../cursor.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../../core/cursor.js';
 import { Cursor, IdParams, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
 

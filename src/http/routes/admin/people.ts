@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { backOffice } from '../../../db/tenant.js';
 import { addActivity, ACTIVITY_KINDS, convertLead, getLead, LEAD_STATUSES, updateLead } from '../../../modules/leads/service.js';
 import { archivePatient, erasePatient, getPatient, IMPORT_MAX, importPatients, updatePatient, type Caller } from '../../../modules/patients/service.js';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../../core/errors.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IfMatchHeader, InputTimestamp, Nullable, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';

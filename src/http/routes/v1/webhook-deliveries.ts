@@ -1,7 +1,7 @@
 /** /v1/webhook-deliveries (spec 2.12.1, 3.2, 4.10). */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { getDelivery, listDeliveries, redeliver } from '../../../webhooks/deliveries.js';
+import { getDelivery, listDeliveries, redeliver } from '../../../modules/webhooks/deliveries.js';
 import { Cursor, IdParams, IdempotencyKeyHeader, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';
 

@@ -2,16 +2,8 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../events/catalogue.js';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
-  MAX_ENDPOINTS_PER_CLINIC,
-  rotateSecret,
-  updateEndpoint,
-} from '../../../webhooks/endpoints.js';
-import { sendTestEvent } from '../../../webhooks/deliveries.js';
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, MAX_ENDPOINTS_PER_CLINIC, rotateSecret, updateEndpoint } from '../../../modules/webhooks/destinations.js';
+import { sendTestEvent } from '../../../modules/webhooks/deliveries.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdParams, IdempotencyKeyHeader, IfMatchHeader, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
 import type { App } from '../../types.js';

@@ -8,7 +8,7 @@
  * Pass the raw body bytes (before any JSON parsing) and every secret currently valid for
  * the destination (during a rotation: new and old). One matching signature is enough.
  */
-import { verifyWebhook as verifyAndParse, WebhookVerificationError, type WebhookHeaders } from '../../packages/client/src/webhooks.js';
+import { verifyWebhook as verifyAndParse, WebhookVerificationError, type WebhookHeaders } from '../../../packages/client/src/webhooks.js';
 
 export type HeaderBag = WebhookHeaders;
 

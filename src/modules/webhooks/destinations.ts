@@ -8,17 +8,16 @@
  * `404 not_found`. Deliveries follow the visibility of their destination.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import type { DB } from '../db/schema.js';
-import type { WebhookEndpointsTable } from '../db/tables/webhooks.js';
-import { EVENT_SCOPES, type EventType } from '../events/catalogue.js';
-import { ApiError } from '../http/errors.js';
-import { assertVersion } from '../http/etag.js';
-import { requireScopes, type AuthContext } from '../modules/auth/authenticate.js';
-import { checkEndpointUrl, type AddressPolicy } from './address.js';
+import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
+import type { WebhookEndpointsTable } from '../../db/tables/webhooks.js';
+import { EVENT_SCOPES, type EventType } from '../../events/catalogue.js';
+import { ApiError } from '../../core/errors.js';
+import { assertVersion } from '../../core/version.js';
+import { requireScopes } from '../auth/authenticate.js';
+import { type AuthContext } from '../../core/actor.js';
+import { checkEndpointUrl, type AddressPolicy } from '../../webhooks/address.js';
 import { generateSecret } from './signing.js';
-
-type Db = Kysely<DB>;
+import type { Db } from '../../db/transaction.js';
 
 export const MAX_ENDPOINTS_PER_CLINIC = 20;
 

@@ -1,20 +1,18 @@
 /** Reading deliveries and events, redelivering, and the one-off `webhook.test` (spec 4.10, 6). */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type SqlBool } from 'kysely';
-import type { Config } from '../config.js';
-import type { DB } from '../db/schema.js';
-import type { DeliveryStatus } from '../db/tables/webhooks.js';
-import { after } from '../db/keyset.js';
-import { EVENTS_CHANNEL } from '../events/record.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../http/cursor.js';
-import { ApiError } from '../http/errors.js';
-import type { AuthContext } from '../modules/auth/authenticate.js';
-import { endpointVisible } from './endpoints.js';
-import { MAX_REDELIVERIES } from './schedule.js';
-import { createSender, type Sender } from './sender.js';
-import { deliveryHeaders, signingSecrets } from './worker.js';
-
-type Db = Kysely<DB>;
+import { sql, type SqlBool } from 'kysely';
+import type { Config } from '../../config.js';
+import type { DeliveryStatus } from '../../db/tables/webhooks.js';
+import { after } from '../../db/keyset.js';
+import { EVENTS_CHANNEL } from '../../events/record.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
+import { ApiError } from '../../core/errors.js';
+import type { AuthContext } from '../../core/actor.js';
+import { endpointVisible } from './destinations.js';
+import { MAX_REDELIVERIES } from './policy.js';
+import { createSender } from './sender.js';
+import { deliveryHeaders, signingSecrets } from './signing.js';
+import type { Db } from '../../db/transaction.js';
 
 export const RETENTION_DAYS = 30;
 
@@ -273,13 +271,6 @@ export interface TestOutcome {
   skipped: 'test_mode' | null;
 }
 
-const senders = new Map<boolean, Sender>();
-function senderFor(allowInsecure: boolean): Sender {
-  let s = senders.get(allowInsecure);
-  if (!s) senders.set(allowInsecure, (s = createSender({ allowInsecure }, { connections: 4 })));
-  return s;
-}
-
 /**
  * Sends one signed `webhook.test` (empty `data`) at once, no retries, nothing stored.
  * `id` (= X-Service-Idempotency-Key) is fresh for every test. A test-kind key sends nothing.
@@ -305,6 +296,8 @@ export async function sendTestEvent(
     data: {},
   });
   const headers = deliveryHeaders(id, body, signingSecrets(row, now), now);
-  const result = await senderFor(config.webhookAllowInsecure).send(row.url, body, headers);
+  // A sender of its own, closed after the one request: test events are rare, and nothing is left open at shutdown.
+  const sender = createSender({ allowInsecure: config.webhookAllowInsecure }, { connections: 1 });
+  const result = await sender.send(row.url, body, headers).finally(() => sender.close().catch(() => {}));
   return { id, success: result.success, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error, skipped: null };
 }

@@ -4,7 +4,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { Gauge, type Registry } from 'prom-client';
-import type { DB } from '../db/schema.js';
+import type { DB } from '../../db/schema.js';
 
 export function registerDeliveryMetrics(registry: Registry, db: Kysely<DB>): void {
   new Gauge({

@@ -4,10 +4,11 @@
  * Idempotency records (24 h) are purged by the foundation's `purge-idempotency-keys` job.
  */
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
-import { flushGaps } from '../events/record.js';
-import type { Job } from '../jobs/scheduler.js';
+import type { DB } from '../../db/schema.js';
+import { flushGaps } from '../../events/record.js';
+import type { Job } from '../../jobs/scheduler.js';
 import { RETENTION_DAYS } from './deliveries.js';
+import { keyActive } from '../auth/active-key.js';
 
 const BATCH = 5000;
 
@@ -51,8 +52,7 @@ export async function purgeWebhookData(db: Kysely<DB>, days = RETENTION_DAYS): P
 export async function flushEventGaps(db: Kysely<DB>): Promise<number> {
   const { rows } = await sql<{ clinic_id: string }>`
     SELECT DISTINCT g.clinic_id FROM event_gaps g
-    WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.clinic_id = g.clinic_id AND k.revoked_at IS NULL
-                  AND (k.expires_at IS NULL OR k.expires_at > now()))`.execute(db);
+    WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.clinic_id = g.clinic_id AND ${keyActive('k')})`.execute(db);
   let total = 0;
   for (const { clinic_id } of rows) {
     total += await db.transaction().execute((trx) => flushGaps(trx, clinic_id));

@@ -1,0 +1,81 @@
+/**
+ * The one error type of the API (spec 7). The status depends only on the code;
+ * the Italian message is for people and may change, the code is for programs.
+ */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  api_key_invalid: 401,
+  api_key_revoked: 401,
+  plan_required: 403,
+  insufficient_scope: 403,
+  forbidden: 403,
+  organization_suspended: 403,
+  not_found: 404,
+  no_availability: 409,
+  conflict: 409,
+  idempotency_in_progress: 409,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_MESSAGES: Record<ErrorCode, string> = {
+  invalid_request: 'La richiesta non è valida: correggi i campi indicati.',
+  unauthenticated: 'Manca l’intestazione Authorization con la chiave API (Bearer).',
+  api_key_invalid: 'La chiave API non è valida.',
+  api_key_revoked: 'La chiave API è stata revocata, sostituita o è scaduta: creane una nuova.',
+  plan_required: 'Lo studio non ha un piano Clinic attivo.',
+  insufficient_scope: 'La chiave API non ha i permessi necessari per questa operazione.',
+  forbidden: 'Operazione non consentita dalle regole dello studio.',
+  organization_suspended: 'L’organizzazione è sospesa.',
+  not_found: 'Risorsa non trovata.',
+  no_availability: 'L’orario richiesto non è più disponibile.',
+  conflict: 'La richiesta è in conflitto con lo stato attuale della risorsa.',
+  idempotency_in_progress: 'Una richiesta con la stessa Idempotency-Key è ancora in corso: riprova tra qualche secondo.',
+  idempotency_key_reused: 'La Idempotency-Key è già stata usata per un’altra richiesta.',
+  rate_limited: 'Troppe richieste: attendi prima di riprovare.',
+  internal_error: 'Errore interno del server: riprova più tardi.',
+  unavailable: 'Un servizio necessario non risponde: riprova tra qualche secondo.',
+};
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export type ErrorDetails = Record<string, unknown> | null;
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly details: ErrorDetails = null,
+    message?: string,
+  ) {
+    super(message ?? ERROR_MESSAGES[code]);
+    this.status = ERROR_STATUS[code];
+  }
+
+  /** 400 invalid_request naming the wrong fields. */
+  static invalid(where: 'path' | 'query' | 'body' | 'header', issues: ValidationIssue[]): ApiError {
+    return new ApiError('invalid_request', { in: where, issues });
+  }
+
+  static notFound(): ApiError {
+    return new ApiError('not_found');
+  }
+
+  /** 409 conflict with a snake_case reason, plus any extra details. */
+  static conflict(reason: string, extra: Record<string, unknown> = {}, message?: string): ApiError {
+    return new ApiError('conflict', { reason, ...extra }, message);
+  }
+
+  static forbidden(reason: string, extra: Record<string, unknown> = {}, message?: string): ApiError {
+    return new ApiError('forbidden', { reason, ...extra }, message);
+  }
+}

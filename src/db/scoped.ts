@@ -1,0 +1,92 @@
+/**
+ * Rows of the caller's tenant, found by id: the one rule for every module (DESIGN convention 4).
+ *
+ * Ids: compared by the database as `uuid` values, exactly as the caller sent them. The
+ * database reads a uuid in either letter case (spec 2.1: `3F2B…` and `3f2b…` are one id), so
+ * no code lower-cases an id before a query; ids compared in memory (a key's facility list)
+ * are lower-cased once, where the key is read (src/modules/auth/authenticate.ts).
+ *
+ * Visibility: a row is visible when it belongs to the scope's clinic and, for a key limited to
+ * facilities, to a facility the key sees; a row without a facility is seen only by an
+ * unrestricted key. The back office acts for a clinic with every facility (`backOffice`).
+ * What is not visible does not exist: `404 not_found` for the resource of the path
+ * (findScoped, lockScoped), `400 invalid_request` naming the field for a reference in a
+ * body (checkRefs).
+ */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { ApiError, type ValidationIssue } from '../core/errors.js';
+import type { DB } from './schema.js';
+import { facilityVisible, type TenantScope } from './tenant.js';
+import type { Db, Transaction } from './transaction.js';
+
+/** Tables of tenant rows that belong to a facility (or to none). */
+export type ScopedTable = {
+  [T in keyof DB]: DB[T] extends { id: unknown; clinic_id: unknown; facility_id: unknown } ? T : never;
+}[keyof DB];
+
+function scopedQuery(db: Db, table: ScopedTable, scope: TenantScope, id: string) {
+  // One query shape for every table: Kysely cannot type a union of tables, the result is typed by the caller's table.
+  return (db as unknown as Kysely<Record<string, { id: string; clinic_id: string; facility_id: string | null }>>)
+    .selectFrom(table)
+    .selectAll()
+    .where('id', '=', id)
+    .where('clinic_id', '=', scope.clinicId)
+    .where(facilityVisible('facility_id', scope));
+}
+
+/** The row with this id that the scope sees, or 404 not_found. */
+export async function findScoped<T extends ScopedTable>(db: Db, table: T, scope: TenantScope, id: string): Promise<Selectable<DB[T]>> {
+  const row = await scopedQuery(db, table, scope, id).executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row as unknown as Selectable<DB[T]>;
+}
+
+/** findScoped, locking the row for update in the command's transaction. */
+export async function lockScoped<T extends ScopedTable>(trx: Transaction, table: T, scope: TenantScope, id: string): Promise<Selectable<DB[T]>> {
+  const row = await scopedQuery(trx, table, scope, id).forUpdate().executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row as unknown as Selectable<DB[T]>;
+}
+
+export type RefTable = 'patients' | 'leads' | 'facilities' | 'doctors' | 'chairs' | 'calendars' | 'staff_profiles' | 'treatment_plans' | 'payment_plans' | 'installments' | 'invoices';
+
+export interface Ref {
+  field: string;
+  table: RefTable;
+  id: string | null | undefined;
+}
+
+export interface RefRow {
+  id: string;
+  facility_id: string | null;
+}
+
+/** Tables whose rows belong to a facility that a limited key must see. */
+const FACILITY_SCOPED: ReadonlySet<RefTable> = new Set(['patients', 'leads', 'calendars', 'treatment_plans', 'payment_plans', 'invoices']);
+
+/**
+ * Checks that ids sent in a body name rows the caller may point to: visible as above, and
+ * neither an inactive person (staff profile, doctor) or chair nor an erased patient — such
+ * rows stay readable but take nothing new. A wrong reference is `400 invalid_request`
+ * naming the field; every wrong field is reported at once.
+ */
+export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[]): Promise<{ issues: ValidationIssue[]; rows: Map<string, RefRow> }> {
+  const issues: ValidationIssue[] = [];
+  const rows = new Map<string, RefRow>();
+  for (const ref of refs) {
+    if (ref.id === null || ref.id === undefined) continue;
+    const facilityColumn = ref.table === 'facilities' ? sql.ref('id') : ref.table === 'installments' ? sql`null::uuid` : sql.ref('facility_id');
+    const extra =
+      ref.table === 'staff_profiles' || ref.table === 'doctors' || ref.table === 'chairs' ? sql`AND active` : ref.table === 'patients' ? sql`AND erased_at IS NULL` : sql``;
+    const result = await sql<RefRow>`SELECT id, ${facilityColumn} AS facility_id FROM ${sql.table(ref.table)} WHERE id = ${ref.id} AND clinic_id = ${scope.clinicId} ${extra}`.execute(trx);
+    const row = result.rows[0];
+    const visible =
+      row !== undefined &&
+      (scope.facilityIds === null ||
+        (!FACILITY_SCOPED.has(ref.table) && ref.table !== 'facilities') ||
+        (row.facility_id !== null && scope.facilityIds.includes(row.facility_id.toLowerCase())));
+    if (!visible) issues.push({ path: ref.field, message: 'non esiste in questo studio' });
+    else rows.set(ref.field, row);
+  }
+  return { issues, rows };
+}
