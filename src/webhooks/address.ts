@@ -1,10 +1,10 @@
 /**
  * Address safety (spec 2.12; issue item 2). Two checks:
- * 1. When a destination is saved: https only, port 443, a public host name (no empty label:
- *    `localhost..` is refused like `localhost`). IP literals in
+ * 1. When a destination is saved: https only, port 443, a public host name. IP literals in
  *    every notation are refused (the WHATWG URL parser turns decimal, hex, octal and short
  *    IPv4 forms into dotted quads, so they are caught as IPs), and so are `localhost`, names
- *    under `.localhost`, `.local`, `.internal`, single-label names and URLs with credentials.
+ *    under `.localhost`, `.local`, `.internal`, single-label names, names with an empty label
+ *    (`localhost..`) and URLs with credentials.
  * 2. When a delivery connects: the name is resolved and every address is checked against
  *    the private, loopback, link-local, CGNAT, multicast, reserved and documentation ranges
  *    of both families (IPv4-mapped, IPv4-translated, NAT64 and 6to4 forms are unwrapped and
@@ -75,10 +75,11 @@ function isLoopback(address: string): boolean {
 }
 
 /**
- * Whether an IP address may be connected to: only global unicast. ipaddr.js names every
- * special-purpose range of the IANA registries (private, loopback, link-local, CGNAT,
- * multicast, reserved, documentation, benchmarking, discard, unique and site local, NAT64,
- * 6to4, Teredo, AS112, AMT...) and calls the rest `unicast`.
+ * Whether an IP address may be connected to: only global unicast, judged on the IPv4
+ * address an IPv6 one carries. ipaddr.js names every special-purpose range of the IANA
+ * registries (private, loopback, link-local, CGNAT, multicast, reserved, documentation,
+ * benchmarking, discard, unique and site local, local-use NAT64, Teredo, AS112, AMT...) and
+ * calls the rest `unicast`.
  */
 export function isAllowedAddress(address: string, policy: AddressPolicy): boolean {
   const destination = destinationOf(address);
