@@ -3,11 +3,11 @@
  * as raw bytes to the real server: repeated single-valued headers, bodies that are not UTF-8
  * or hold a lone surrogate, integers spelled other than in decimal digits.
  */
-import net from 'node:net';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatorCompiler } from '../../src/http/validation.js';
 import type { Tenant } from '../helpers/factories.js';
+import { sendRaw, type RawAnswer } from '../helpers/raw-http.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -19,45 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: any;
-}
-
-/** One request written byte for byte (headers as given, repeated ones included) on its own connection. */
-function rawRequest(method: string, path: string, headers: Array<[string, string]>, body?: Buffer | string): Promise<RawAnswer> {
-  const { port } = new URL(server.url);
-  const payload = body === undefined ? Buffer.alloc(0) : Buffer.from(body as never);
-  const head = [`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Connection: close', ...headers.map(([k, v]) => `${k}: ${v}`)];
-  if (body !== undefined) head.push(`Content-Length: ${payload.length}`);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.on('data', (c) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [headText, ...rest] = text.split('\r\n\r\n');
-      const [statusLine, ...lines] = headText!.split('\r\n');
-      const answerHeaders: Record<string, string> = {};
-      for (const line of lines) {
-        const at = line.indexOf(':');
-        answerHeaders[line.slice(0, at).toLowerCase()] = line.slice(at + 1).trim();
-      }
-      const bodyText = rest.join('\r\n\r\n');
-      let parsed: unknown = bodyText;
-      try {
-        parsed = JSON.parse(bodyText);
-      } catch {
-        // chunked or not JSON: keep the text
-      }
-      resolve({ status: Number(statusLine!.split(' ')[1]), headers: answerHeaders, body: parsed });
-    });
-    // Not end(): a half-closed connection may be closed by the server before it answers.
-    socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), payload]));
-  });
-}
+/** One request written byte for byte (headers as given, repeated ones included). */
+const rawRequest = (method: string, path: string, headers: Array<[string, string]>, body?: Buffer | string) => sendRaw(server.url, method, path, headers, body);
 
 const bearer = (token = tenant.token): [string, string] => ['Authorization', `Bearer ${token}`];
 const json: [string, string] = ['Content-Type', 'application/json'];
