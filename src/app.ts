@@ -1,8 +1,9 @@
 /**
  * buildApp: plugins, then the planes with their routes. No listen: tests build it and listen
  * on a random port. Every route sits in a plane (src/http/planes.ts) whose gate it gets.
- * Order of a /v1 request: request id -> auth + rate limit + scopes (the v1 plane's onRequest)
- * -> body parsing -> validation -> idempotency (preHandler) -> handler -> response schema.
+ * Order of a /v1 request: request id -> repeated headers (onRequest, src/http/plugins/input.ts)
+ * -> auth + rate limit + scopes (the v1 plane's onRequest) -> body parsing -> validation
+ * -> idempotency (preHandler) -> handler -> response schema.
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -21,6 +22,7 @@ import { createMetrics, registerMetrics, registerMetricsRoute, type HttpMetrics 
 import { registerAdminDoc, registerOpenApi, registerPublicDocs } from './http/plugins/openapi.js';
 import { listenerConstraint, registerPlane, requirePlanes } from './http/planes.js';
 import { connectRedis, MemoryCounterStore, RateLimiter, RedisCounterStore, SPEC_RATE_LIMITS, type RateLimits } from './http/rate-limit/limiter.js';
+import { registerInputChecks } from './http/plugins/input.js';
 import { registerAdminRoutes } from './http/routes/admin/index.js';
 import { registerV1Routes } from './http/routes/v1/index.js';
 import type { App } from './http/types.js';
@@ -41,38 +43,6 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const MAX_JSON_DEPTH = 64;
-
-/** The path of the first string (or key) holding U+0000, or null. Bodies are at most 64 deep. */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, item] of Object.entries(value)) {
-    const itemPath = path ? `${path}.${key}` : key;
-    if (key.includes('\u0000')) return itemPath;
-    const found = nulPath(item, itemPath);
-    if (found !== null) return found;
-  }
-  return null;
-}
-
-/** Whether objects and arrays in a JSON text nest deeper than `max` (strings skipped; one pass). */
-function jsonDepthOver(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
-}
-
 export async function buildApp(options: AppOptions): Promise<App> {
   const { ctx } = options;
   const limiter = options.limiter ?? new RateLimiter(new MemoryCounterStore());
@@ -112,32 +82,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
-  // Only JSON bodies: anything else is refused with a clear 400, not parsed as text.
-  app.removeContentTypeParser(['text/plain']);
-  // JSON nested deeper than any real body is refused before parsing: the idempotency hash,
-  // JSON.stringify and every recursive walk would overflow the stack on it (a 500, found by
-  // test/proof/fuzz.test.ts). Fastify's own parser (with its prototype-poisoning checks) does the rest.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body);
-    if (jsonDepthOver(text, MAX_JSON_DEPTH)) {
-      done(ApiError.invalid('body', [{ path: '', message: `il JSON è annidato oltre ${MAX_JSON_DEPTH} livelli` }]), undefined);
-      return;
-    }
-    parseJson(request, text, done);
-  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  // PostgreSQL text cannot hold U+0000: a NUL in any input string would reach the database as
-  // an error (a 500 on PostgreSQL, found by test/proof/fuzz.test.ts). Refused before validation.
-  app.addHook('preValidation', async (request) => {
-    for (const [part, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
-      const at = nulPath(value, '');
-      if (at !== null) throw ApiError.invalid(part, [{ path: at, message: 'contiene il carattere NUL (U+0000), non ammesso' }]);
-    }
-  });
+  registerInputChecks(app);
   app.addHook('onClose', async () => limiter.close());
 
   registerErrorHandling(app, ctx.config.bodyLimitBytes);

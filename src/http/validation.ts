@@ -1,7 +1,10 @@
 /**
  * Request validation. Two ajv instances: bodies are checked strictly (a "12" is not a
  * number: type-confused input is refused, never silently corrected), while path, query
- * and headers, which are text on the wire, are coerced to the schema's types.
+ * and headers, which are text on the wire, are coerced to the schema's types. Ajv turns
+ * any text JavaScript reads as a whole number into an integer (`1e2`, `+5`, `0x10`, ` 5`,
+ * `5.0`); an integer on the wire is written in decimal digits only (an optional `-`), so
+ * those spellings are refused before ajv sees them (`integerSpellingErrors`).
  * allErrors: every wrong field is reported, not only the first.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
@@ -29,9 +32,42 @@ function makeAjv(coerce: boolean): Ajv {
 
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
+
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+/** The properties of a path, query or header schema declared as integers (nullable ones too). */
+function integerProperties(schema: Record<string, any>): string[] {
+  return Object.entries<Record<string, any>>(schema.properties ?? {})
+    .filter(([, s]) => s.type === 'integer' || (Array.isArray(s.type) && s.type.includes('integer')))
+    .map(([name]) => name);
+}
+
+/** Errors, as ajv reports them, for integer properties spelled other than in decimal digits. */
+function integerSpellingErrors(data: Record<string, unknown> | null | undefined, names: string[]): ErrorObject[] {
+  const errors: ErrorObject[] = [];
+  for (const name of names) {
+    const value = data?.[name];
+    if (typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
+      errors.push({ keyword: 'type', instancePath: `/${name}`, schemaPath: '#/type', params: { type: 'integer' } });
+    }
+  }
+  return errors;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ValidateFunction;
+  if (httpPart === 'body') return bodyAjv.compile(schema as object) as ValidateFunction;
+  const validate = textAjv.compile(schema as object);
+  const integers = integerProperties(schema as Record<string, any>);
+  if (integers.length === 0) return validate as ValidateFunction;
+  // Same contract as an ajv function (boolean, errors on the function), every wrong field named.
+  const checked = (data: Record<string, unknown>) => {
+    const spelling = integerSpellingErrors(data, integers);
+    const valid = validate(data);
+    checked.errors = spelling.length > 0 ? [...spelling, ...(validate.errors ?? [])] : validate.errors;
+    return valid && spelling.length === 0;
+  };
+  checked.errors = null as ErrorObject[] | null | undefined;
+  return checked;
 };
 
 const FORMAT_NAMES: Record<string, string> = {

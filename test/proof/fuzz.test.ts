@@ -56,7 +56,7 @@ async function send(req: HostileRequest, target: TestServer = server): Promise<A
 function sendOnce(req: HostileRequest, target: TestServer, via: http.Agent | false): Promise<Answer> {
   const url = new URL(target.url);
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { ...req.headers };
+    const headers: Record<string, string | string[] | number> = { ...req.headers };
     if (req.body) headers['content-length'] = req.body.length;
     const r = http.request(
       { host: url.hostname, port: url.port, method: req.method, path: req.url, headers, agent: via, timeout: 30_000 },

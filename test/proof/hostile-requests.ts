@@ -26,7 +26,8 @@ export interface HostileRequest {
   method: string;
   /** Path and query, already encoded as bytes would be on the wire. */
   url: string;
-  headers: Record<string, string>;
+  /** A list is sent as that many header lines. */
+  headers: Record<string, string | string[]>;
   body: Buffer | null;
   /** What kind of request this is, for failure reports. */
   label: string;
@@ -276,6 +277,9 @@ export function encodeComponent(value: string): string {
   return out;
 }
 
+/** Integers as JavaScript would read them but not written in decimal digits (issue 13 item 9). */
+const INTEGER_SPELLINGS = ['1e2', '+5', '0x10', '0b1', '0o7', '%205', '5%20', '5.0', '1_0', '%EF%BC%95'];
+
 /** Already-encoded path and query pieces that a percent-encoder would never produce. */
 const RAW_URL_PIECES = ['%ff', '%FF%FE', '%', '%zz', '%c0%af', '%ed%a0%80', '%00', '..%2f..%2f', '%2e%2e', 'a%20b', '%E2%80%AE', '%F0%9F%98%80', 'x'.repeat(600), '%25'];
 
@@ -299,6 +303,7 @@ const queryValue = (doc: OpenApiDoc, schema: Schema) =>
     { weight: 4, arbitrary: validValue(doc, schema).map((v) => encodeComponent(asText(v))) },
     { weight: 3, arbitrary: hostileValue.map((v) => encodeComponent(asText(v)).slice(0, 30_000)) },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_URL_PIECES) },
+    ...(typeOf(resolveRef(doc, schema)) === 'integer' ? [{ weight: 2, arbitrary: fc.constantFrom(...INTEGER_SPELLINGS) }] : []),
   );
 
 /** Header values Node may send: visible ASCII and Latin-1, no CR or LF. */
@@ -329,6 +334,9 @@ const RAW_BODIES: fc.Arbitrary<Buffer> = fc.oneof(
     Buffer.from([0x7b, 0x22, 0x61, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), // invalid UTF-8 in a key
     Buffer.from('{"firstName":"\xc3\x28"}', 'latin1'), // invalid 2-byte sequence
     Buffer.from('{"firstName":"\xed\xa0\x80"}', 'latin1'), // encoded surrogate
+    Buffer.from('{"firstName":"\xc0\xaf"}', 'latin1'), // overlong "/"
+    Buffer.from('{"firstName":"\xf4\x90\x80\x80"}', 'latin1'), // above U+10FFFF
+    Buffer.from('{"firstName":"Nicol\xf2"}', 'latin1'), // Latin-1 text
     Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), // BOM then {}
     Buffer.from('{"a":'),
     Buffer.from('{"a":1}garbage'),
@@ -349,6 +357,8 @@ const RAW_BODIES: fc.Arbitrary<Buffer> = fc.oneof(
     Buffer.from(''),
     Buffer.from(' '),
     Buffer.from('{"a":"\\ud800"}'),
+    Buffer.from('{"firstName":"x\\udc00","lastName":"\\ud83d\\ud83d"}'), // lone low, two highs
+    Buffer.from('{"\\ud800":1}'),
     Buffer.from('{"a":"\\u0000"}'),
     Buffer.from('[' .repeat(100_000) + ']'.repeat(100_000)),
     Buffer.from('{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000)),
@@ -430,14 +440,23 @@ export function hostileRequest(op: Operation, ctx: RequestContext): fc.Arbitrary
         { weight: 1, arbitrary: jsonBody(hostileValue) },
       );
 
-  return fc.record({ path, query, headers, body }).map(({ path, query, headers, body }) => {
-    const h: Record<string, string> = {};
+  // Now and then a single-valued header twice: refused whatever the values (issue 13 item 9).
+  const repeated = fc.oneof(
+    { weight: 15, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('authorization', 'idempotency-key', 'content-type'), fc.oneof(fc.constant(null), headerText(40))) },
+  );
+
+  return fc.record({ path, query, headers, body, repeated }).map(({ path, query, headers, body, repeated }) => {
+    const h: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(headers)) if (v !== undefined && !(k === 'authorization' && v === '')) h[k] = v as string;
     if (body.contentType !== null && body.contentType !== '') h['content-type'] = body.contentType;
+    if (repeated !== null && typeof h[repeated[0]] === 'string') h[repeated[0]] = [h[repeated[0]] as string, repeated[1] ?? (h[repeated[0]] as string)];
     const url = `${ctx.base}${path}${query ? `?${query}` : ''}`;
     const shortUrl = url.length > 200 ? `${url.slice(0, 200)}… (${url.length} chars)` : url;
     const shownBody = body.body ? (body.body.length > 200 ? `${body.body.length} bytes: ${JSON.stringify(body.body.subarray(0, 80).toString('latin1'))}…` : JSON.stringify(body.body.toString('latin1'))) : 'none';
-    const shownHeaders = Object.entries(h).map(([k, v]) => `${k}: ${v.length > 80 ? v.slice(0, 80) + `… (${v.length} chars)` : v}`).join('; ');
+    const shownHeaders = Object.entries(h)
+      .flatMap(([k, values]) => [values].flat().map((v) => `${k}: ${v.length > 80 ? v.slice(0, 80) + `… (${v.length} chars)` : v}`))
+      .join('; ');
     return labelled({ method: op.method, url, headers: h, body: body.body, label: `${op.method} ${shortUrl}\n   headers: ${shownHeaders}\n   body: ${shownBody}` });
   });
 }

@@ -7652,7 +7652,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, credentials.
+                     * @description https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, names with an empty label (`localhost..`), credentials.
                      * @example https://hooks.example.com/dental
                      */
                     url: string;
@@ -8392,7 +8392,7 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, credentials.
+                     * @description https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, names with an empty label (`localhost..`), credentials.
                      * @example https://hooks.example.com/dental
                      */
                     url?: string;

@@ -17,7 +17,7 @@ const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
 const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
-  description: 'https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, credentials.',
+  description: 'https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, names with an empty label (`localhost..`), credentials.',
   examples: ['https://hooks.example.com/dental'],
 });
 const Description = Nullable(Type.String({ maxLength: 500, description: 'Free text for people, up to 500 characters' }));
