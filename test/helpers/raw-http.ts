@@ -4,17 +4,22 @@ import net from 'node:net';
 export interface RawAnswer {
   status: number;
   headers: Record<string, string>;
+  /** Parsed JSON, or the text when it is not JSON. */
   body: any;
+  text: string;
 }
 
 /**
- * One request written byte for byte on its own connection: headers as given (repeated ones,
- * any letter case), then `Content-Length` when there is a body. What fetch cannot send.
+ * One request written byte for byte on its own connection: the request target as given (any
+ * spelling: percent-encoded, absolute form...), headers as given (repeated ones, any letter
+ * case; a `Host` among them replaces ours), then `Content-Length` when there is a body.
+ * What fetch cannot send.
  */
 export function sendRaw(baseUrl: string, method: string, path: string, headers: Array<[string, string]>, body?: Buffer | string): Promise<RawAnswer> {
   const { port } = new URL(baseUrl);
   const payload = body === undefined ? Buffer.alloc(0) : Buffer.from(body as never);
-  const head = [`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, 'Connection: close', ...headers.map(([k, v]) => `${k}: ${v}`)];
+  const host: Array<[string, string]> = headers.some(([k]) => k.toLowerCase() === 'host') ? [] : [['Host', `127.0.0.1:${port}`]];
+  const head = [`${method} ${path} HTTP/1.1`, 'Connection: close', ...[...host, ...headers].map(([k, v]) => `${k}: ${v}`)];
   if (body !== undefined) head.push(`Content-Length: ${payload.length}`);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), '127.0.0.1');
@@ -37,7 +42,7 @@ export function sendRaw(baseUrl: string, method: string, path: string, headers: 
       } catch {
         // chunked or not JSON: keep the text
       }
-      resolve({ status: Number(statusLine!.split(' ')[1]), headers: answerHeaders, body: parsed });
+      resolve({ status: Number(statusLine!.split(' ')[1]), headers: answerHeaders, body: parsed, text: bodyText });
     });
     // Not end(): a half-closed connection may be closed by the server before it answers.
     socket.write(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), payload]));

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlannedRoute } from '../../src/http/planes.js';
 import type { Tenant } from '../helpers/factories.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
-import { sendRaw, spellingsOf } from '../security/spellings.js';
+import { sendLine, spellingsOf } from '../security/spellings.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40) * 5;
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
@@ -81,11 +81,11 @@ describe('request-line and credential fuzz', () => {
       });
     await fc.assert(
       fc.asyncProperty(arbitrary, async ({ route, target, kinds, headers }) => {
-        const answer = await sendRaw(port, route.method, target, headers);
+        const answer = await sendLine(port, route.method, target, headers);
         seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
-        const where = `${route.method} ${target} [${kinds.join(' + ')}] ${JSON.stringify(headers).slice(0, 200)} -> ${answer.status} ${answer.body.slice(0, 200)}`;
+        const where = `${route.method} ${target} [${kinds.join(' + ')}] ${JSON.stringify(headers).slice(0, 200)} -> ${answer.status} ${answer.text.slice(0, 200)}`;
         expect([400, 401, 404], where).toContain(answer.status);
-        const body = JSON.parse(answer.body) as { error: { code: string; requestId: string } };
+        const body = JSON.parse(answer.text) as { error: { code: string; requestId: string } };
         expect(typeof body.error.code, where).toBe('string');
         expect(answer.headers['x-request-id'], where).toBe(body.error.requestId);
       }),

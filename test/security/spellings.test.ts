@@ -15,7 +15,8 @@ import { registerPlane, requirePlanes, RouteWithoutGateError } from '../../src/h
 import type { Tenant } from '../helpers/factories.js';
 import { ADMIN_TOKEN, openTestContext, ROOMY_LIMITS, startTestServer, type TestServer } from '../helpers/server.js';
 import { testConfig } from '../../src/config.js';
-import { sendRaw, spellingsOf, type RawAnswer } from './spellings.js';
+import type { RawAnswer } from '../helpers/raw-http.js';
+import { sendLine, spellingsOf } from './spellings.js';
 
 const SOME_ID = '3f0c9a1e-6b2d-4c8e-9f1a-7d5e2b4c6a80';
 
@@ -36,8 +37,8 @@ afterAll(() => server.close());
  * (a target not starting with `/`, a backslash): no route was matched, so nothing ran.
  */
 function expectRefused(answer: RawAnswer, what: string): void {
-  expect([400, 401, 404], `${what}: ${answer.status} ${answer.body.slice(0, 200)}`).toContain(answer.status);
-  const body = JSON.parse(answer.body) as { error: { code: string; requestId: string; details: { in?: string } | null } };
+  expect([400, 401, 404], `${what}: ${answer.status} ${answer.text.slice(0, 200)}`).toContain(answer.status);
+  const body = JSON.parse(answer.text) as { error: { code: string; requestId: string; details: { in?: string } | null } };
   expect(answer.headers['x-request-id'], what).toBe(body.error.requestId);
   if (answer.status === 400) {
     expect(body.error.code, what).toBe('invalid_request');
@@ -70,7 +71,7 @@ describe('every route, every spelling of its request line', () => {
     }
     await inParallel(jobs, 8, async (job) => {
       const headers = { ...job.headers, ...(job.token ? { authorization: `Bearer ${job.token}` } : {}) };
-      const answer = await sendRaw(port, job.method, job.target, headers);
+      const answer = await sendLine(port, job.method, job.target, headers);
       expectRefused(answer, `${job.method} ${job.target} (${job.kind})`);
       const byStatus = counts.get(job.kind) ?? new Map<number, number>();
       byStatus.set(answer.status, (byStatus.get(answer.status) ?? 0) + 1);
@@ -81,23 +82,23 @@ describe('every route, every spelling of its request line', () => {
   });
 
   it('lets the real credential through the plain spelling (the walk above is not vacuous)', async () => {
-    const admin = await sendRaw(port, 'GET', '/admin/v1/clinics', { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const admin = await sendLine(port, 'GET', '/admin/v1/clinics', { authorization: `Bearer ${ADMIN_TOKEN}` });
     expect(admin.status).toBe(200);
-    const absolute = await sendRaw(port, 'GET', `http://127.0.0.1:${port}/admin/v1/clinics`, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const absolute = await sendLine(port, 'GET', `http://127.0.0.1:${port}/admin/v1/clinics`, { authorization: `Bearer ${ADMIN_TOKEN}` });
     expect(absolute.status).toBe(200);
-    const encoded = await sendRaw(port, 'GET', '/%61dmin/v1/clinics', { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const encoded = await sendLine(port, 'GET', '/%61dmin/v1/clinics', { authorization: `Bearer ${ADMIN_TOKEN}` });
     expect(encoded.status).toBe(200);
-    const v1 = await sendRaw(port, 'GET', '/%76%31/tasks', { authorization: `Bearer ${tenant.token}` });
+    const v1 = await sendLine(port, 'GET', '/%76%31/tasks', { authorization: `Bearer ${tenant.token}` });
     expect(v1.status).toBe(200);
     expect(v1.headers['x-ratelimit-limit']).toBeTruthy();
   });
 
   it('answers a /v1 path that matches no route behind the v1 gate, and any other unknown path 404', async () => {
-    expect((await sendRaw(port, 'GET', '/v1/no-such-thing')).status).toBe(401);
-    const known = await sendRaw(port, 'GET', '/v1/no-such-thing', { authorization: `Bearer ${tenant.token}` });
+    expect((await sendLine(port, 'GET', '/v1/no-such-thing')).status).toBe(401);
+    const known = await sendLine(port, 'GET', '/v1/no-such-thing', { authorization: `Bearer ${tenant.token}` });
     expect(known.status).toBe(404);
     expect(known.headers['x-ratelimit-remaining']).toBeTruthy();
-    expect((await sendRaw(port, 'GET', '/nothing/here')).status).toBe(404);
+    expect((await sendLine(port, 'GET', '/nothing/here')).status).toBe(404);
   });
 });
 
@@ -128,7 +129,7 @@ describe('the back office', () => {
     try {
       const p = Number(new URL(bare.url).port);
       for (const target of ['/admin/v1/clinics', '/admin/v1/openapi.json', '/metrics', '/%61dmin/v1/clinics']) {
-        const answer = await sendRaw(p, 'GET', target, { authorization: 'Bearer anything-at-all-0123456789' });
+        const answer = await sendLine(p, 'GET', target, { authorization: 'Bearer anything-at-all-0123456789' });
         expect(answer.status, target).toBe(404);
       }
       expect(bare.app.plannedRoutes.some((r) => r.plane === 'admin')).toBe(false);
@@ -144,15 +145,15 @@ describe('the back office', () => {
       const publicPort = Number(new URL(split.url).port);
       const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
       for (const target of ['/admin/v1/clinics', '/metrics', `http://127.0.0.1:${listener.port}/admin/v1/clinics`]) {
-        expect((await sendRaw(publicPort, 'GET', target, auth)).status, target).toBe(404);
+        expect((await sendLine(publicPort, 'GET', target, auth)).status, target).toBe(404);
       }
-      expect((await sendRaw(listener.port, 'GET', '/admin/v1/clinics', auth)).status).toBe(200);
-      expect((await sendRaw(listener.port, 'GET', '/metrics', auth)).body).toContain('dcm_http_requests_total');
-      expect((await sendRaw(listener.port, 'GET', '/admin/v1/clinics')).status).toBe(401);
+      expect((await sendLine(listener.port, 'GET', '/admin/v1/clinics', auth)).status).toBe(200);
+      expect((await sendLine(listener.port, 'GET', '/metrics', auth)).text).toContain('dcm_http_requests_total');
+      expect((await sendLine(listener.port, 'GET', '/admin/v1/clinics')).status).toBe(401);
       // The API stays on the public port only.
       const t = await split.factories.tenant();
-      expect((await sendRaw(publicPort, 'GET', '/v1/tasks', { authorization: `Bearer ${t.token}` })).status).toBe(200);
-      expect((await sendRaw(listener.port, 'GET', '/v1/tasks', { authorization: `Bearer ${t.token}` })).status).toBe(404);
+      expect((await sendLine(publicPort, 'GET', '/v1/tasks', { authorization: `Bearer ${t.token}` })).status).toBe(200);
+      expect((await sendLine(listener.port, 'GET', '/v1/tasks', { authorization: `Bearer ${t.token}` })).status).toBe(404);
     } finally {
       await listener.close();
       await split.close();

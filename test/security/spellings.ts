@@ -2,9 +2,9 @@
  * Spellings of a request line that a gate keyed on the raw URL would get wrong (issue 13):
  * each takes a real path (`/admin/v1/clinics/<id>`) and returns request targets and headers
  * that name the same route to a naive reader, or almost. Shared by the route walk
- * (spellings.test.ts) and the fuzz test (test/proof/fuzz.test.ts).
+ * (spellings.test.ts) and the request-line fuzz (test/proof/fuzz-request-line.test.ts).
  */
-import net from 'node:net';
+import { sendRaw, type RawAnswer } from '../helpers/raw-http.js';
 
 export interface Spelling {
   /** The class it belongs to, for the closing note and failure messages. */
@@ -96,37 +96,12 @@ export function spellingsOf(path: string, port: number): Spelling[] {
   return out;
 }
 
-export interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Sends one request line as written (no client normalizes it) and reads the answer. */
-export function sendRaw(port: number, method: string, target: string, headers: Record<string, string> | Array<[string, string]> = {}): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    const lines = [`${method} ${target} HTTP/1.1`];
-    // A list may name a header twice, as a client or an attacker can.
-    const given = Array.isArray(headers) ? headers : Object.entries(headers);
-    const all: Array<[string, string]> = [...(given.some(([n]) => n.toLowerCase() === 'host') ? [] : [['host', `127.0.0.1:${port}`] as [string, string]]), ...given, ['connection', 'close']];
-    for (const [name, value] of all) lines.push(`${name}: ${value}`);
-    if (['POST', 'PATCH', 'PUT', 'DELETE'].includes(method)) lines.push('content-type: application/json', 'content-length: 2');
-    socket.setTimeout(30_000, () => socket.destroy(new Error(`no answer to ${method} ${target}`)));
-    socket.on('connect', () => socket.write(`${lines.join('\r\n')}\r\n\r\n${['POST', 'PATCH', 'PUT', 'DELETE'].includes(method) ? '{}' : ''}`));
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const [head = '', ...bodyParts] = text.split('\r\n\r\n');
-      const [statusLine = '', ...headerLines] = head.split('\r\n');
-      const headersOut: Record<string, string> = {};
-      for (const line of headerLines) {
-        const i = line.indexOf(':');
-        if (i > 0) headersOut[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
-      }
-      resolve({ status: Number(statusLine.split(' ')[1] ?? 0), headers: headersOut, body: bodyParts.join('\r\n\r\n') });
-    });
-  });
+/**
+ * Sends one request line as written, on a port of this machine: a body-carrying method gets
+ * `{}` as JSON, so that only the gate, never a missing body, can refuse it.
+ */
+export function sendLine(port: number, method: string, target: string, headers: Record<string, string> | Array<[string, string]> = {}): Promise<RawAnswer> {
+  const list = Array.isArray(headers) ? headers : Object.entries(headers);
+  const withBody = ['POST', 'PATCH', 'PUT', 'DELETE'].includes(method);
+  return sendRaw(`http://127.0.0.1:${port}`, method, target, withBody ? [...list, ['content-type', 'application/json']] : list, withBody ? '{}' : undefined);
 }
