@@ -15,7 +15,7 @@ import { ApiError, type ValidationIssue } from '../../http/errors.js';
 import { assertVersion, versionMismatch } from '../../http/etag.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
-import { deletionKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
+import { lookupKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
 
 type Db = Kysely<DB>;
 type PatientRow = Selectable<PatientsTable>;
@@ -151,7 +151,7 @@ export async function addNameTerms(trx: Tx, clinicId: string, names: Array<strin
   const keys: string[] = [];
   const of: string[] = [];
   for (const { term } of rows) {
-    for (const key of deletionKeys(term)) {
+    for (const key of lookupKeys(term)) {
       keys.push(key);
       of.push(term);
     }
