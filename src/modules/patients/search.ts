@@ -97,12 +97,18 @@ const editLimit = (part: string) => (part.length <= 4 ? 1 : part.length <= 8 ? 2
  * some of the words of a longer name ("grazia" in "maria grazia"), the distance to those
  * words plus one half (the whole name, when as close, comes first).
  */
-function termDistance(part: string, term: string): number {
-  let d = osaDistance(part, term);
+function termDistance(part: string, term: string, limit: number): number {
+  // The distance is at least the difference in length: most of the vocabulary a key lookup
+  // returns for other parts is skipped without computing it.
+  const within = (other: string) => Math.abs(other.length - part.length) <= limit;
+  let d = within(term) ? osaDistance(part, term) : Infinity;
   const words = term.split(' ');
   const partWords = part.split(' ').length;
   if (words.length > partWords) {
-    for (let i = 0; i + partWords <= words.length; i++) d = Math.min(d, osaDistance(part, words.slice(i, i + partWords).join(' ')) + 0.5);
+    for (let i = 0; i + partWords <= words.length; i++) {
+      const run = words.slice(i, i + partWords).join(' ');
+      if (within(run)) d = Math.min(d, osaDistance(part, run) + 0.5);
+    }
   }
   return d;
 }
@@ -114,16 +120,16 @@ function termDistance(part: string, term: string): number {
  *    each word;
  * 2. the names of the clinic's vocabulary close to each part: those sharing a lookup key
  *    with it (normalize.ts lookupKeys: within one edit or transposition, or a word of a
- *    longer name) or its Double Metaphone key; for a part that reaches none of them this
- *    way (two errors in one word, speech-to-text spellings), the names of about its length
- *    within its edit limit (levenshtein_less_equal over patient_name_terms_length_idx).
- *    Kept: within the part's edit limit (sound-alikes always), at most one edit farther than
- *    the closest, 40 at most;
+ *    longer name) or its Double Metaphone key; for a part that no name within one edit
+ *    reaches this way (two errors in one word, speech-to-text spellings), the names of about
+ *    its length within its edit limit (levenshtein_less_equal over
+ *    patient_name_terms_length_idx). Kept: within the part's edit limit (sound-alikes
+ *    always), at most one edit farther than the closest, 40 at most;
  * 3. patients whose first and last name are close names of the two sides of a cut, in
  *    either order, or whose first or last name is a close name of the whole query (a
  *    surname alone, "de luca"; a compound first name alone), through the (clinic, first,
- *    last) and (clinic, last, first) btree indexes; when that finds nobody, those whose
- *    first or last name is close to any one word.
+ *    last) and (clinic, last, first) btree indexes; when none of them scores as an answer,
+ *    those whose first or last name is close to any one word.
  * No step reads more than the clinic's vocabulary and the patients with the names found.
  */
 async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[], base: Base) {
@@ -148,10 +154,11 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
     const limit = editLimit(part);
     const m = new Map<string, number>();
     for (const term of byKey) {
-      const d = termDistance(part, term);
+      const d = termDistance(part, term, limit);
       if (d <= limit) m.set(term, d);
     }
-    for (const term of byPhon.get(part) ?? []) if (!m.has(term)) m.set(term, termDistance(part, term));
+    // Sound-alikes are kept whatever their distance (Infinity sorts them last).
+    for (const term of byPhon.get(part) ?? []) if (!m.has(term)) m.set(term, termDistance(part, term, Infinity));
     scored.set(part, m);
   }
   // Parts no name within one edit reached: the names of about their length, within the part's edit limit.
