@@ -5,7 +5,8 @@
  * - shapes: per query shape (bench/lib/search-corpus.ts: typos, two errors in one word,
  *   swapped names, compound first names, surnames with particles, a surname or a first name
  *   alone, the most common surnames, speech-to-text spellings, a surname with a birth year,
- *   phone, tax code, email) recall@1, recall@5 and the p50 / p99 / max latency of the search
+ *   phone, tax code, email) recall@1, recall@5, the p50 / p99 / max latency and the mean CPU
+ *   time of this process (scoring, query building, the driver) per search of the search
  *   service (searchPatients, the code behind GET /v1/patients/search, without HTTP), for every
  *   size in `--n` and engine in `--engines`;
  * - load: `--clients=20` clients sending together `--rate=100` searches per second for
@@ -89,8 +90,8 @@ function makeQueries(people: Person[], n: number): Query[] {
 }
 
 async function shapesTable(db: Kysely<DB>, queries: Query[]): Promise<void> {
-  console.log('| query shape | queries | skipped | recall@1 | recall@5 | p50 ms | p99 ms | max ms | slowest query |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| query shape | queries | skipped | recall@1 | recall@5 | p50 ms | p99 ms | max ms | Node CPU ms | slowest query |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const shape of SHAPES) {
     const mine = queries.filter((x) => x.shape === shape);
     if (mine.length === 0) continue;
@@ -99,6 +100,7 @@ async function shapesTable(db: Kysely<DB>, queries: Query[]): Promise<void> {
     let count = 0;
     const times: number[] = [];
     let slowest = { q: '', t: 0 };
+    const cpu = process.cpuUsage();
     for (const { q, person } of mine) {
       if (!q) continue;
       count++;
@@ -112,8 +114,9 @@ async function shapesTable(db: Kysely<DB>, queries: Query[]): Promise<void> {
       else if (args.failures) console.log(`  miss ${shape.name}: "${q}" -> want ${person.first} ${person.last} ${person.dob.slice(0, 4)}; got ${res.data.slice(0, 3).map((h) => `${h.name} ${h.birthYear} ${h.score}`).join(', ')} (close ${res.closeMatches})`);
       if (res.data.slice(0, 5).some(ok)) hit5++;
     }
+    const used = process.cpuUsage(cpu);
     const target = shape.target !== undefined && hit1 / count < shape.target ? ` (target ${shape.target})` : '';
-    console.log(`| ${shape.name} | ${count} | ${mine.length - count} | ${(hit1 / count).toFixed(3)}${target} | ${(hit5 / count).toFixed(3)} | ${ms(pct(times, 50))} | ${ms(pct(times, 99))} | ${ms(Math.max(...times))} | \`${slowest.q}\` |`);
+    console.log(`| ${shape.name} | ${count} | ${mine.length - count} | ${(hit1 / count).toFixed(3)}${target} | ${(hit5 / count).toFixed(3)} | ${ms(pct(times, 50))} | ${ms(pct(times, 99))} | ${ms(Math.max(...times))} | ${ms((used.user + used.system) / 1000 / count)} | \`${slowest.q}\` |`);
   }
 }
 
@@ -226,7 +229,7 @@ async function profile(url: string, queries: Query[], plans: boolean): Promise<v
 
 async function section(engine: 'postgres' | 'pglite', n: number, others: number, parts: { shapes: boolean; load: boolean; profile: boolean; plans: boolean }) {
   const people = makePeople(n, rng(SEED));
-  const plan: SeedPlan = { engine, n, others, clinics: others > 0 ? CLINICS : 0, seed: SEED, reseed: !!args.reseed, poolMax: Math.max(10, CLIENTS) };
+  const plan: SeedPlan = { engine, n, others, clinics: others > 0 ? CLINICS : 0, seed: SEED, reseed: !!args.reseed }; // the pool of a server (DB_POOL_MAX default 10)
   const seeded = await openSeeded(plan, people);
   const queries = makeQueries(people, n);
   const what = others > 0 ? `${n.toLocaleString('en')} patients in the clinic searched + ${others.toLocaleString('en')} of ${CLINICS} other clinics` : `N = ${n.toLocaleString('en')}`;

@@ -137,29 +137,33 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
   const splits: Array<[string, string]> = [];
   for (let i = 1; i < words.length; i++) splits.push([words.slice(0, i).join(' '), words.slice(i).join(' ')]);
   const parts = [...new Set([name, ...splits.flat(), ...words])];
-  const variants = [...new Set(parts.flatMap(deletionKeys))];
-  const { rows: termRows } = await sql<{ part: string | null; term: string }>`
+  // Which parts each deletion key stands for: a name a key reaches is measured against those parts only.
+  const partsOfKey = new Map<string, string[]>();
+  for (const part of parts) for (const key of deletionKeys(part)) partsOfKey.set(key, [...(partsOfKey.get(key) ?? []), part]);
+  const { rows: termRows } = await sql<{ part: string | null; key: string | null; term: string }>`
     WITH p AS (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part)
-    SELECT p.part, t.term FROM p JOIN patient_name_terms t ON t.clinic_id = ${clinicId} AND t.phon = p.code
+    SELECT p.part, NULL AS key, t.term FROM p JOIN patient_name_terms t ON t.clinic_id = ${clinicId} AND t.phon = p.code
     UNION ALL
-    SELECT NULL, k.term FROM patient_name_keys k WHERE k.clinic_id = ${clinicId} AND k.key = ANY(${variants}::text[])`.execute(db);
-  const byKey = new Set<string>();
-  const byPhon = new Map<string, Set<string>>();
+    SELECT NULL, k.key, k.term FROM patient_name_keys k WHERE k.clinic_id = ${clinicId} AND k.key = ANY(${[...partsOfKey.keys()]}::text[])`.execute(db);
+  const scored = new Map<string, Map<string, number>>(parts.map((p) => [p, new Map()]));
+  const phonetic: Array<{ part: string; term: string }> = [];
   for (const r of termRows) {
-    if (r.part === null) byKey.add(r.term);
-    else byPhon.set(r.part, (byPhon.get(r.part) ?? new Set()).add(r.term));
-  }
-  const scored = new Map<string, Map<string, number>>();
-  for (const part of parts) {
-    const limit = editLimit(part);
-    const m = new Map<string, number>();
-    for (const term of byKey) {
-      const d = termDistance(part, term, limit);
-      if (d <= limit) m.set(term, d);
+    if (r.part !== null) {
+      phonetic.push({ part: r.part, term: r.term });
+      continue;
     }
-    // Sound-alikes are kept whatever their distance (Infinity sorts them last).
-    for (const term of byPhon.get(part) ?? []) if (!m.has(term)) m.set(term, termDistance(part, term, Infinity));
-    scored.set(part, m);
+    for (const part of partsOfKey.get(r.key!) ?? []) {
+      const m = scored.get(part)!;
+      if (m.has(r.term)) continue;
+      const limit = editLimit(part);
+      const d = termDistance(part, r.term, limit);
+      if (d <= limit) m.set(r.term, d);
+    }
+  }
+  // Sound-alikes are kept whatever their distance.
+  for (const { part, term } of phonetic) {
+    const m = scored.get(part)!;
+    if (!m.has(term)) m.set(term, termDistance(part, term, Infinity));
   }
   // Parts no name within one edit reached: the names of about their length, within the part's edit limit.
   const unreached = parts.filter((p) => Math.min(...scored.get(p)!.values()) > 1 && Array.from(p).length >= 3);
