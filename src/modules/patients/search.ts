@@ -120,11 +120,11 @@ function termDistance(part: string, term: string, limit: number): number {
  *    each word;
  * 2. the names of the clinic's vocabulary close to each part: those sharing a lookup key
  *    with it (normalize.ts lookupKeys: within one edit or transposition, or a word of a
- *    longer name) or its Double Metaphone key; for a part that no name within one edit
- *    reaches this way (two errors in one word, speech-to-text spellings), the names of about
- *    its length within its edit limit (levenshtein_less_equal over
- *    patient_name_terms_length_idx). Kept: within the part's edit limit (sound-alikes
- *    always), at most one edit farther than the closest, 40 at most;
+ *    longer name) or its Double Metaphone key (two edits past the limit at most); for a part
+ *    that no name within one edit reaches this way (two errors in one word, speech-to-text
+ *    spellings), the names of about its length within its edit limit
+ *    (levenshtein_less_equal over patient_name_terms_length_idx). Kept: at most one edit
+ *    farther than the closest, 40 at most;
  * 3. patients whose first and last name are close names of the two sides of a cut, in
  *    either order, or whose first or last name is a close name of the whole query (a
  *    surname alone, "de luca"; a compound first name alone), through the (clinic, first,
@@ -160,10 +160,14 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
       if (d <= limit) m.set(r.term, d);
     }
   }
-  // Sound-alikes are kept whatever their distance.
+  // Sound-alikes may be two edits past the limit ("k" for "ch" is two): Double Metaphone
+  // keeps only the first sounds of a name, so "alessandro mastrangemlo" sounds like
+  // "alessandro" and a sound-alike far off in spelling is not one.
   for (const { part, term } of phonetic) {
     const m = scored.get(part)!;
-    if (!m.has(term)) m.set(term, termDistance(part, term, Infinity));
+    const limit = editLimit(part) + 2;
+    const d = m.has(term) ? limit : termDistance(part, term, limit);
+    if (!m.has(term) && d <= limit) m.set(term, d);
   }
   // Parts no name within one edit reached: the names of about their length, within the part's edit limit.
   const unreached = parts.filter((p) => Math.min(...scored.get(p)!.values()) > 1 && Array.from(p).length >= 3);
@@ -212,14 +216,18 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
   }
   // One SELECT per condition, united: each is an index scan, where one OR of them all was
   // planned as a scan of the clinic's patients.
-  const select = (where: RawBuilder<unknown>[]) => {
-    const branch = (w: RawBuilder<unknown>) =>
-      base(db)
-        .select(['first_norm', 'last_norm', sql<number>`similarity(full_norm, ${name})`.as('trgm')])
-        .where(w as RawBuilder<boolean>);
-    let q = branch(where[0]!);
-    for (const w of where.slice(1)) q = q.union(branch(w));
-    return q.orderBy('trgm', 'desc').limit(SEARCH_TUNING.candidates).execute();
+  // The trigram similarity is computed once per distinct name: a common surname alone
+  // brings thousands of namesakes, and each similarity() builds the name's trigrams.
+  const select = async (where: RawBuilder<unknown>[]) => {
+    const branch = (w: RawBuilder<unknown>) => base(db).select(['first_norm', 'last_norm', 'full_norm']).where(w as RawBuilder<boolean>);
+    let united = branch(where[0]!);
+    for (const w of where.slice(1)) united = united.union(branch(w));
+    const { rows } = await sql<{ id: string; is_active: boolean; first_norm: string | null; last_norm: string | null; trgm: number }>`
+      WITH c AS MATERIALIZED ${united},
+        s AS (SELECT full_norm, similarity(full_norm, ${name}) AS trgm FROM (SELECT DISTINCT full_norm FROM c) d)
+      SELECT c.id, c.is_active, c.first_norm, c.last_norm, s.trgm FROM c JOIN s ON s.full_norm = c.full_norm
+      ORDER BY s.trgm DESC, c.id LIMIT ${SEARCH_TUNING.candidates}`.execute(db);
+    return rows;
   };
   const scoredRows = async (where: RawBuilder<unknown>[]) => {
     // Namesakes are many (a common surname alone): each distinct name is scored once.
