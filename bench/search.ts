@@ -16,7 +16,9 @@
  *   `--clinics=200` other clinics in the same tables, and the query plans of one search per
  *   shape (EXPLAIN (ANALYZE, BUFFERS) of each statement, shortened);
  * - profile: where the time of a search goes, per shape: each SQL statement kind and the
- *   rest (scoring in JavaScript), PostgreSQL only; `--plans=1` adds the plans.
+ *   rest (scoring in JavaScript), then the work of a search without the waits of a shared
+ *   machine: its statements' planning + execution time replayed under EXPLAIN ANALYZE and
+ *   the CPU time of this process; PostgreSQL only; `--plans=1` adds the plans.
  *
  * Other options: `--queries=200` per shape, `--seed=…`, `--kinds=a,b` (shapes to run),
  * `--failures=1` (list the misses), `--reseed` (rebuild the kept databases).
@@ -183,10 +185,18 @@ async function explain(pool: pg.Pool, statement: { sql: string; parameters: read
   }
 }
 
+/** Planning + execution time of one statement in the database (EXPLAIN ANALYZE). */
+async function serverTime(pool: pg.Pool, statement: { sql: string; parameters: readonly unknown[] }): Promise<number> {
+  if (/^(begin|commit|rollback)/i.test(statement.sql.trim())) return 0;
+  const { rows } = await pool.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.sql}`, statement.parameters as unknown[]);
+  const plan = rows[0]['QUERY PLAN'][0];
+  return plan['Planning Time'] + plan['Execution Time'];
+}
+
 /** Per shape: mean time per statement kind, the rest (JavaScript: scoring, parsing), and optionally the plans of its slowest search. */
 async function profile(url: string, queries: Query[], plans: boolean): Promise<void> {
   const rec = recordingDb(url);
-  console.log('| query shape | total ms (mean) | vocabulary | patients | trigram fallback | details+lastVisitAt | other SQL | JS (scorer…) |\n|---|---|---|---|---|---|---|---|');
+  console.log('| query shape | total ms (mean) | vocabulary | patients | trigram fallback | details+lastVisitAt | other SQL | JS (scorer…) | server ms p50 / max | Node CPU ms p50 / max |\n|---|---|---|---|---|---|---|---|---|---|');
   try {
     for (const shape of SHAPES) {
       const mine = queries.filter((x) => x.shape === shape && x.q).slice(0, Math.min(QUERIES, 50));
@@ -194,11 +204,21 @@ async function profile(url: string, queries: Query[], plans: boolean): Promise<v
       const sums = new Map<string, number>();
       let total = 0;
       let slowest: { q: string; t: number; statements: typeof rec.statements } = { q: '', t: -1, statements: [] };
+      const server: number[] = [];
+      const cpus: number[] = [];
       for (const { q } of mine) {
         rec.statements.length = 0;
         const start = performance.now();
+        const cpu = process.cpuUsage();
         await searchPatients(rec.db, scope, 'IT', { q, limit: 5 });
+        const used = process.cpuUsage(cpu);
         const t = performance.now() - start;
+        cpus.push((used.user + used.system) / 1000);
+        // The work of the search in the database, without the waits of a loaded machine: the
+        // planning and execution times of its statements, replayed under EXPLAIN ANALYZE.
+        let work = 0;
+        for (const st of [...rec.statements]) work += await serverTime(rec.pool, st);
+        server.push(work);
         total += t;
         let sqlTime = 0;
         for (const s of rec.statements) {
@@ -211,7 +231,7 @@ async function profile(url: string, queries: Query[], plans: boolean): Promise<v
       }
       const mean = (k: string) => ms((sums.get(k) ?? 0) / mine.length);
       const other = ((sums.get('settings') ?? 0) + (sums.get('transaction') ?? 0)) / mine.length;
-      console.log(`| ${shape.name} | ${ms(total / mine.length)} | ${mean('vocabulary')} | ${mean('patients')} | ${mean('trigram fallback')} | ${mean('details+lastVisitAt')} | ${ms(other)} | ${mean('js')} |`);
+      console.log(`| ${shape.name} | ${ms(total / mine.length)} | ${mean('vocabulary')} | ${mean('patients')} | ${mean('trigram fallback')} | ${mean('details+lastVisitAt')} | ${ms(other)} | ${mean('js')} | ${ms(pct(server, 50))} / ${ms(Math.max(...server))} | ${ms(pct(cpus, 50))} / ${ms(Math.max(...cpus))} |`);
       if (plans) {
         console.log(`\n<details><summary>${shape.name}: slowest "${slowest.q}" ${ms(slowest.t)} ms</summary>\n\n\`\`\``);
         for (const s of slowest.statements) {

@@ -169,8 +169,12 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
     const d = m.has(term) ? limit : termDistance(part, term, limit);
     if (!m.has(term) && d <= limit) m.set(term, d);
   }
-  // Parts no name within one edit reached: the names of about their length, within the part's edit limit.
-  const unreached = parts.filter((p) => Math.min(...scored.get(p)!.values()) > 1 && Array.from(p).length >= 3);
+  // Parts no name within one edit reached: the names of about their length, within the
+  // part's edit limit. When a cut already has both sides within one edit, only single
+  // words are looked for this way (the whole query is rarely one name, and it costs a scan).
+  const reached = (p: string) => Math.min(...scored.get(p)!.values()) <= 1;
+  const paired = splits.some(([a, b]) => reached(a) && reached(b));
+  const unreached = parts.filter((p) => !reached(p) && Array.from(p).length >= 3 && (!paired || !p.includes(' ')));
   if (unreached.length > 0) {
     const { rows } = await sql<{ part: string; term: string }>`
       SELECT x.part, t.term FROM unnest(${unreached}::text[], ${unreached.map(editLimit)}::int[]) AS x(part, lim),
