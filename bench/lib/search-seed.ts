@@ -87,8 +87,12 @@ export async function openSeeded(plan: SeedPlan, people: Person[]): Promise<Seed
     if (plan.reseed) fs.rmSync(dir, { recursive: true, force: true });
     database = await openDatabase({ databaseUrl: null, dataDir: dir });
   }
-  await migrate(database);
-  if (await isSeeded(database.db, plan)) return { database, url, seedSeconds: 0, reused: true };
+  const applied = await migrate(database);
+  if (await isSeeded(database.db, plan)) {
+    // A migration may have rebuilt indexes: vacuum sets the visibility map again, as autovacuum would.
+    if (applied.length > 0) await database.runScript('VACUUM (ANALYZE) patients, patient_name_terms, patient_name_keys');
+    return { database, url, seedSeconds: 0, reused: true };
+  }
   const t0 = performance.now();
   await seed(database, plan, people);
   return { database, url, seedSeconds: (performance.now() - t0) / 1000, reused: false };
@@ -139,7 +143,9 @@ async function seed(database: Database, plan: SeedPlan, people: Person[]): Promi
           UNION SELECT w FROM regexp_split_to_table(t.term, ' ') w WHERE t.term LIKE '% %') k
       WHERE t.clinic_id <> ${CLINIC_ID} ON CONFLICT DO NOTHING`.execute(db);
   }
-  await database.runScript('ANALYZE');
+  // The steady state of a table in use: statistics, and the visibility map autovacuum keeps
+  // (index-only scans depend on it; PGlite has no autovacuum, so it is left without).
+  await database.runScript(plan.engine === 'postgres' ? 'VACUUM (ANALYZE)' : 'ANALYZE');
   await database.runScript(`CREATE TABLE bench_seed (format text, n int, seed int, others int, clinics int, done_at timestamptz DEFAULT now());
     INSERT INTO bench_seed (format, n, seed, others, clinics) VALUES ('${FORMAT}', ${plan.n}, ${plan.seed}, ${plan.others}, ${plan.clinics});`);
 }

@@ -223,13 +223,17 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
   // The trigram similarity is computed once per distinct name: a common surname alone
   // brings thousands of namesakes, and each similarity() builds the name's trigrams.
   const select = async (where: RawBuilder<unknown>[]) => {
-    const branch = (w: RawBuilder<unknown>) => base(db).select(['first_norm', 'last_norm', 'full_norm']).where(w as RawBuilder<boolean>);
+    // Only columns of the (clinic, first, last) and (clinic, last, first) indexes: index-only;
+    // trim(first || ' ' || last) is full_norm.
+    const branch = (w: RawBuilder<unknown>) => base(db).select(['first_norm', 'last_norm']).where(w as RawBuilder<boolean>);
     let united = branch(where[0]!);
     for (const w of where.slice(1)) united = united.union(branch(w));
     const { rows } = await sql<{ id: string; is_active: boolean; first_norm: string | null; last_norm: string | null; trgm: number }>`
       WITH c AS MATERIALIZED ${united},
-        s AS (SELECT full_norm, similarity(full_norm, ${name}) AS trgm FROM (SELECT DISTINCT full_norm FROM c) d)
-      SELECT c.id, c.is_active, c.first_norm, c.last_norm, s.trgm FROM c JOIN s ON s.full_norm = c.full_norm
+        s AS (SELECT f, l, similarity(trim(f || ' ' || l), ${name}) AS trgm
+          FROM (SELECT DISTINCT coalesce(first_norm, '') AS f, coalesce(last_norm, '') AS l FROM c) d)
+      SELECT c.id, c.is_active, c.first_norm, c.last_norm, s.trgm FROM c
+        JOIN s ON s.f = coalesce(c.first_norm, '') AND s.l = coalesce(c.last_norm, '')
       ORDER BY s.trgm DESC, c.id LIMIT ${SEARCH_TUNING.candidates}`.execute(db);
     return rows;
   };
@@ -264,16 +268,17 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   const facilityId = params.facilityId?.toLowerCase() ?? null;
 
   // Plain reads, no transaction: each statement stands alone.
-  const base: Base = (conn) => {
-    let q = conn
-      .selectFrom('patients')
-      .select(['id', 'is_active'])
-      .where('clinic_id', '=', scope.clinicId)
-      .where('erased_at', 'is', null);
+  const { words, birthYear } = parseNameQuery(normalizeName(query));
+  const visible = (conn: Kysely<DB>) => {
+    let q = conn.selectFrom('patients').select(['id', 'is_active']).where('clinic_id', '=', scope.clinicId);
     if (scope.facilityIds !== null) q = q.where(sql<boolean>`facility_id = ANY(${[...scope.facilityIds]}::uuid[])`);
     if (facilityId) q = q.where('facility_id', '=', facilityId);
     return q;
   };
+  const base: Base = (conn) => visible(conn).where('erased_at', 'is', null);
+  // Erasing a patient nulls first_norm and last_norm, so a name condition never meets an
+  // erased one: without the erased_at test the name lookups are index-only (migration 0061).
+  const byName: Base = birthYear === null ? visible : (conn) => visible(conn).where('date_of_birth', '>=', `${birthYear}-01-01`).where('date_of_birth', '<', `${birthYear + 1}-01-01`);
   const found = new Map<string, Candidate>();
   const add = (c: Candidate) => {
     const prev = found.get(c.id);
@@ -298,10 +303,8 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
     const rows = await base(db).where('tax_code_norm', '=', taxCode).limit(100).execute();
     for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'taxCode', active: r.is_active });
   }
-  const { words, birthYear } = parseNameQuery(normalizeName(query));
   if (hasLetters && !query.includes('@') && found.size === 0 && words.length > 0 && words.length <= MAX_NAME_WORDS && words.join(' ').length >= 2) {
-    const inYear: Base = birthYear === null ? base : (conn) => base(conn).where('date_of_birth', '>=', `${birthYear}-01-01`).where('date_of_birth', '<', `${birthYear + 1}-01-01`);
-    for (const c of await nameCandidates(db, scope.clinicId, words, inYear)) add(c);
+    for (const c of await nameCandidates(db, scope.clinicId, words, byName)) add(c);
   }
 
   const ranked = [...found.values()].sort((a, b) => b.score - a.score || Number(b.active) - Number(a.active) || (a.id < b.id ? -1 : 1));
