@@ -230,7 +230,7 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
     for (const w of where.slice(1)) united = united.union(branch(w));
     const { rows } = await sql<{ id: string; is_active: boolean; first_norm: string | null; last_norm: string | null; trgm: number }>`
       WITH c AS MATERIALIZED ${united},
-        s AS (SELECT f, l, similarity(trim(f || ' ' || l), ${name}) AS trgm
+        s AS MATERIALIZED (SELECT f, l, similarity(trim(f || ' ' || l), ${name}) AS trgm
           FROM (SELECT DISTINCT coalesce(first_norm, '') AS f, coalesce(last_norm, '') AS l FROM c) d)
       SELECT c.id, c.is_active, c.first_norm, c.last_norm, s.trgm FROM c
         JOIN s ON s.f = coalesce(c.first_norm, '') AND s.l = coalesce(c.last_norm, '')
