@@ -30,3 +30,12 @@ describe('name normalization and distances', () => {
     expect(nameScore('rossi', 'mario', 'rossi')).toBeGreaterThan(nameScore('rossi', 'mario', 'russo'));
   });
 });
+
+describe('a first or last name alone, cut otherwise than stored', () => {
+  it('scores the surname written without or with an extra space like the surname itself', () => {
+    // "d alessandro" is Caterina D'Alessandro's surname, not Alessandro Re.
+    expect(nameScore('d alessandro', 'caterina', 'dalessandro')).toBeGreaterThan(nameScore('d alessandro', 'alessandro', 're'));
+    expect(nameScore('deluca', 'mario', 'de luca')).toBeCloseTo(nameScore('de luca', 'mario', 'de luca'), 1);
+    expect(nameScore('deluca', 'mario', 'de luca')).toBeLessThan(1);
+  });
+});

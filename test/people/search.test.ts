@@ -96,11 +96,65 @@ describe('GET /v1/patients/search', () => {
     expect((await search('Giulia Bianchi', '', other.token)).body).toEqual({ data: [], closeMatches: 0 });
   });
 
-  it('falls back to the trigram index for names cut differently (part of a compound name)', async () => {
+  it('finds names cut differently (a part of a compound name, a surname without its space)', async () => {
     const created = await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Maria Grazia', lastName: 'De Luca' } });
     for (const q of ['grazia de luca', 'Maria Grazia Deluca', 'de luca maria grazia']) {
       const res = await search(q);
       expect(res.body.data[0]?.id, `${q}: ${res.text}`).toBe(created.body.id);
+    }
+  });
+
+  it('finds the shapes callers produce: a surname of two words alone, two errors in one word, a spelling heard by speech-to-text, a surname with a birth year', async () => {
+    const created = await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Anna', lastName: 'Di Stefano', dateOfBirth: '1975-03-02' } });
+    for (const q of ['Di Stefano', 'distefano', 'Anna Di Stefano']) {
+      const res = await search(q);
+      expect(res.body.data[0]?.id, `${q}: ${res.text}`).toBe(created.body.id);
+    }
+    for (const [q, key] of [['Francesca Fearri', 'ferrari'], ['Alesandor Colombo', 'colombo'], ['Giuseppe Dangleo', 'dangelo']] as const) {
+      const res = await search(q);
+      expect(res.body.data[0]?.id, `${q}: ${res.text}`).toBe(ids[key]);
+    }
+    // c/ch/k and a missing final vowel, as speech-to-text writes what it heard.
+    expect((await search('Djulia Biankki')).body.data[0]?.id).toBe(ids.bianchi);
+    // A birth year keeps the patients born that year: the year is a filter, not part of the score.
+    const born = await search('Rossi 1980');
+    expect(born.body.data.map((h: { id: string }) => h.id)).toEqual([ids.rossi]);
+    expect(born.body.data[0]).toMatchObject({ matchedBy: 'name', birthYear: 1980 });
+    expect((await search('Rossi 1990')).body).toEqual({ data: [], closeMatches: 0 });
+  });
+
+  it('answers odd queries at once: 2 characters, 100, punctuation only, mixed scripts; 400 for what cannot be a query', async () => {
+    const words = Array.from({ length: 50 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(' ');
+    const cases: Array<[string, 'empty' | 'any' | 'rossi']> = [
+      ['ro', 'any'],
+      ['a'.repeat(100), 'empty'],
+      [words.slice(0, 100), 'empty'],
+      [`Mario Rossi ${'x'.repeat(88)}`, 'any'],
+      ['!!', 'empty'],
+      ['?!.,;:-()[]{}\\', 'empty'],
+      ["''", 'empty'],
+      ['@@', 'empty'],
+      ['😀😀', 'empty'],
+      ['Марио Rossi', 'rossi'],
+      ['Mario Россини', 'any'],
+      ['李 Rossi', 'rossi'],
+      ['ماريو روسي', 'empty'],
+      ['1975', 'empty'],
+    ];
+    for (const [q, expected] of cases) {
+      const started = performance.now();
+      const res = await search(q);
+      expect(res.status, `${JSON.stringify(q)}: ${res.text}`).toBe(200);
+      expect(performance.now() - started, JSON.stringify(q)).toBeLessThan(2000);
+      expect(Number.isInteger(res.body.closeMatches)).toBe(true);
+      if (expected === 'empty') expect(res.body, JSON.stringify(q)).toEqual({ data: [], closeMatches: 0 });
+      if (expected === 'rossi') expect(res.body.data[0]?.name, JSON.stringify(q)).toMatch(/Rossi$/);
+    }
+    // Too short, too long, blank, or a NUL character (which no text column can hold): 400 naming q.
+    for (const q of ['a', 'a'.repeat(101), ' ', 'Mario\u0000Rossi', 'a@b\u0000.it']) {
+      const res = await search(q);
+      expect(res.status, JSON.stringify(q)).toBe(400);
+      expect(res.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(['q']);
     }
   });
 

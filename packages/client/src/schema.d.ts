@@ -49,6 +49,8 @@ export interface paths {
          * Search patients by name, phone, tax code or email
          * @description Finds a person even when misspelled: typos, transposed letters, missing or extra accents, first and last name swapped, part of a name; or by a phone in any format, a tax code in any letter case, an email in any case.
          *
+         *     A year 1900-2099 among the words of a name (`Rossi 1975`) keeps only the patients born that year. A name of more than 8 words, or a query with no letter that is not a phone, finds nobody (`data: []`).
+         *
          *     Ranked by `score` (1 = exact; phone, tax code and email match exactly), then active before archived. Archived patients are included with `archived: true`; erased ones never.
          *
          *     `matchedBy` is `name`, `phone`, `taxCode` or `email`. `closeMatches` counts every candidate (also beyond `limit`) whose score equals the best one, to 3 decimals: more than 1 means the query cannot tell them apart.

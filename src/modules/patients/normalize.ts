@@ -35,21 +35,26 @@ export function osaDistance(a: string, b: string): number {
   if (a.length === 0) return b.length;
   if (b.length === 0) return a.length;
   const n = b.length;
-  let prev2 = new Array<number>(n + 1).fill(0);
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  let cur = new Array<number>(n + 1).fill(0);
+  // Three rows reused across calls (a search computes thousands of distances): no garbage.
+  if (rows[0].length <= n) rows = [new Int32Array(2 * n + 2), new Int32Array(2 * n + 2), new Int32Array(2 * n + 2)];
+  let [prev2, prev, cur] = rows;
+  for (let j = 0; j <= n; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
     cur[0] = i;
+    const ai = a.charCodeAt(i - 1);
+    const aPrev = i > 1 ? a.charCodeAt(i - 2) : -1;
     for (let j = 1; j <= n; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const bj = b.charCodeAt(j - 1);
+      const cost = ai === bj ? 0 : 1;
       let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, prev2[j - 2]! + 1);
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && aPrev === bj) v = Math.min(v, prev2[j - 2]! + 1);
       cur[j] = v;
     }
     [prev2, prev, cur] = [prev, cur, prev2];
   }
   return prev[n]!;
 }
+let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
 
 /** 1 for equal strings, 0 for nothing in common: 1 - distance / longer length. */
 export function editSimilarity(a: string, b: string): number {
@@ -64,7 +69,9 @@ export function editSimilarity(a: string, b: string): number {
  *   names, typos, transpositions, missing or extra accents after normalization);
  * - token by token, for a part of a name ("rossi"): each query token against its best
  *   name token, lowered a little when the query names fewer tokens than the patient has,
- *   so that the complete match of a namesake ranks first.
+ *   so that the complete match of a namesake ranks first;
+ * - the first or the last name alone without spaces ("d alessandro", "deluca"), lowered the
+ *   same way.
  */
 export function nameScore(query: string, first: string, last: string): number {
   const q = query;
@@ -94,14 +101,37 @@ export function nameScore(query: string, first: string, last: string): number {
   }
   const tokenwise = sum / qTokens.length;
   const coverage = Math.min(1, used.size / nameTokens.length);
-  const partial = tokenwise * (0.8 + 0.15 * coverage);
+  let partial = tokenwise * (0.8 + 0.15 * coverage);
+  // The first or the last name alone, cut otherwise than it is stored ("d alessandro" for
+  // "dalessandro", "deluca" for "de luca"): compared without spaces, weighed like a part.
+  const joined = q.replace(/ /g, '');
+  for (const field of [first, last]) {
+    const words = field.split(' ').filter(Boolean).length;
+    if (words === 0 || words === nameTokens.length) continue;
+    partial = Math.max(partial, editSimilarity(joined, field.replace(/ /g, '')) * (0.8 + (0.15 * words) / nameTokens.length));
+  }
   return Math.max(whole, partial);
 }
 
-/** The name and every form of it with one character removed (symmetric-deletion keys). */
-export function deletionKeys(term: string): string[] {
+/**
+ * The lookup keys of a name in the clinic's vocabulary (patient_name_keys): the name, every
+ * form of it with one character removed (symmetric deletion: two names within one edit or
+ * one transposition share a key), and, for a name of several words, each word ("grazia"
+ * reaches "maria grazia").
+ */
+export function lookupKeys(term: string): string[] {
   const keys = new Set<string>([term]);
   // By code points, not UTF-16 units: cutting a surrogate pair would leave text the database refuses.
+  const chars = Array.from(term);
+  if (chars.length > 2) for (let i = 0; i < chars.length; i++) keys.add(chars.slice(0, i).join('') + chars.slice(i + 1).join(''));
+  const words = term.split(' ').filter(Boolean);
+  if (words.length > 1) for (const w of words) keys.add(w);
+  return [...keys];
+}
+
+/** The query side of the symmetric deletion: the part and its forms with one character removed. */
+export function deletionKeys(term: string): string[] {
+  const keys = new Set<string>([term]);
   const chars = Array.from(term);
   if (chars.length > 2) for (let i = 0; i < chars.length; i++) keys.add(chars.slice(0, i).join('') + chars.slice(i + 1).join(''));
   return [...keys];

@@ -3,13 +3,13 @@
  * - an email (it has an `@`): equal address, any letter case;
  * - a phone (no letters, at least 6 digits): equal canonical E.164 number, any input format;
  * - a tax code (letters and digits, 11-16 characters once spaces are dropped): equal, any case;
- * - a name (it has letters and no `@`): candidates come from the clinic's name vocabulary
- *   (edit distance and Double Metaphone, see nameCandidates) or, failing that, from the
- *   trigram index on the normalized full name; each candidate is then scored by `nameScore`
- *   (optimal-string-alignment edit distance on the whole name in both orders and token by
- *   token), blended with the trigram similarity. Exact matches of email, phone and tax code
- *   score 1.
+ * - a name (it has letters and no `@`), with an optional birth year ("rossi 1975"):
+ *   candidates come from the clinic's name vocabulary (see nameCandidates), each is scored by
+ *   `nameScore` (optimal-string-alignment edit distance on the whole name in both orders and
+ *   token by token) blended 9:1 with the trigram similarity. Exact matches of email, phone
+ *   and tax code score 1.
  * `closeMatches` counts the candidates whose score equals the best one (3 decimals).
+ * README.md in this folder explains the design and where the time goes.
  */
 import type { CountryCode } from 'libphonenumber-js';
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
@@ -47,13 +47,11 @@ export interface SearchParams {
 
 /**
  * Tuning of the name search (bench/search.ts measures its effect): how many candidates the
- * database hands to the scorer, the pg_trgm thresholds of the two trigram branches, and the
- * score below which a candidate is not an answer.
+ * database hands to the scorer (the most similar by trigrams) and the score below which a
+ * candidate is not an answer.
  */
 export const SEARCH_TUNING = {
   candidates: 200,
-  similarityThreshold: 0.35,
-  wordSimilarityThreshold: 0.6,
   minScore: 0.45,
 };
 /** Appointment statuses that are not a visit that took place. */
@@ -68,85 +66,196 @@ interface Candidate {
 
 type Base = (conn: Kysely<DB>) => SelectQueryBuilder<DB, 'patients', { id: string; is_active: boolean }>;
 
-/**
- * Name candidates, in two steps that each use an index:
- * 1. every way of cutting the query into a first and a last name ("maria grazia rossi":
- *    "maria" + "grazia rossi", "maria grazia" + "rossi") gives parts; the names of the
- *    clinic's vocabulary close to each part are those sharing a deletion key with it (within
- *    one edit or transposition, up to two edits in all; kept within 1 edit for parts up to
- *    4 letters, 2 up to 8, 3 beyond, by optimal-string-alignment distance) or its Double
- *    Metaphone key (fuzzystrmatch); per part, those at most one edit farther than the
- *    closest, 40 at most;
- * 2. patients whose first and last name are close names of the two parts, in either order
- *    (a one-word query: whose first or last name is), through the (clinic, first, last)
- *    and (clinic, last, first) btree indexes.
- * When that finds nobody, the trigram index on the full name is asked instead
- * (`%` similarity and `<%` word similarity), which also covers names split differently.
- */
-async function nameCandidates(db: Kysely<DB>, clinicId: string, name: string, base: Base) {
-  const tokens = name.split(' ').filter(Boolean);
-  const splits: Array<[string, string]> = [];
-  for (let i = 1; i < tokens.length; i++) splits.push([tokens.slice(0, i).join(' '), tokens.slice(i).join(' ')]);
-  const parts = [...new Set(tokens.length === 1 ? [name] : splits.flat())];
-  const variants = [...new Set(parts.flatMap(deletionKeys))];
-  const { rows: termRows } = await sql<{ part: string | null; term: string }>`
-    WITH p AS (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part)
-    SELECT p.part, t.term FROM p JOIN patient_name_terms t ON t.clinic_id = ${clinicId} AND t.phon = p.code
-    UNION ALL
-    SELECT NULL, k.term FROM patient_name_keys k WHERE k.clinic_id = ${clinicId} AND k.key = ANY(${variants}::text[])`.execute(db);
-  const byKey = new Set<string>();
-  const byPhon = new Map<string, Set<string>>();
-  for (const r of termRows) {
-    if (r.part === null) byKey.add(r.term);
-    else byPhon.set(r.part, (byPhon.get(r.part) ?? new Set()).add(r.term));
-  }
-  const close = new Map<string, string[]>();
-  for (const part of parts) {
-    const limit = part.length <= 4 ? 1 : part.length <= 8 ? 2 : 3;
-    const scored = new Map<string, number>();
-    for (const term of byKey) {
-      const d = osaDistance(part, term);
-      if (d <= limit) scored.set(term, d);
-    }
-    for (const term of byPhon.get(part) ?? []) if (!scored.has(term)) scored.set(term, osaDistance(part, term));
-    // Names more than one edit farther than the closest one would only lose to it in the score.
-    const best = Math.min(...scored.values());
-    close.set(part, [...scored.entries()].filter(([, d]) => d <= best + 1).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 40).map(([t]) => t));
-  }
-  const near = (part: string) => close.get(part) ?? [];
+const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
 
-  const conditions = [];
-  if (tokens.length === 1) {
-    const c = near(name);
-    if (c.length > 0) conditions.push(sql`first_norm = ANY(${c}::text[])`, sql`last_norm = ANY(${c}::text[])`);
-  } else {
-    for (const [a, b] of splits) {
-      const ca = near(a);
-      const cb = near(b);
-      if (ca.length === 0 || cb.length === 0) continue;
-      conditions.push(sql`(first_norm = ANY(${ca}::text[]) AND last_norm = ANY(${cb}::text[]))`);
-      conditions.push(sql`(first_norm = ANY(${cb}::text[]) AND last_norm = ANY(${ca}::text[]))`);
-    }
-  }
-  const select = (where: RawBuilder<unknown>, conn: Kysely<DB> = db) =>
-    base(conn)
-      .select(['first_norm', 'last_norm', sql<number>`similarity(full_norm, ${name})`.as('trgm')])
-      .where(where as RawBuilder<boolean>)
-      .orderBy('trgm', 'desc')
-      .limit(SEARCH_TUNING.candidates)
-      .execute();
-  if (conditions.length > 0) {
-    const rows = await select(sql`(${sql.join(conditions, sql` OR `)})`);
-    if (rows.length > 0) return rows;
-  }
-  // The trigram thresholds are set for this transaction only (set_config(..., true)).
-  return db.transaction().execute(async (t) => {
-    await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(SEARCH_TUNING.similarityThreshold)}, true), set_config('pg_trgm.word_similarity_threshold', ${String(SEARCH_TUNING.wordSimilarityThreshold)}, true)`.execute(t);
-    return select(sql`id IN (SELECT id FROM patients WHERE full_norm % ${name} UNION SELECT id FROM patients WHERE ${name} <% full_norm)`, t);
-  });
+/** A name query of more words than this is nobody's name: it is answered with no hit, at once. */
+export const MAX_NAME_WORDS = 8;
+/** A four-digit token read as a birth year ("rossi 1975"). */
+const BIRTH_YEAR = /^(19|20)\d\d$/;
+
+/**
+ * A name query, read from the normalized text: its words (tokens with a letter) and, when
+ * one token is a year between 1900 and 2099, the birth year asked for. Other number tokens
+ * are dropped: no name holds them.
+ */
+export function parseNameQuery(normalized: string): { words: string[]; birthYear: number | null } {
+  const tokens = normalized.split(' ').filter(Boolean);
+  const year = tokens.find((t) => BIRTH_YEAR.test(t));
+  return { words: tokens.filter((t) => /\p{L}/u.test(t)), birthYear: year ? Number(year) : null };
 }
 
-const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
+/** Close names kept per part, of them words of longer names, and (first, last) pairs probed per cut. */
+const MAX_CLOSE_TERMS = 40;
+const MAX_PARTIAL_TERMS = 8;
+const MAX_NAME_PAIRS = 300;
+
+/** Edits a part may be from a name of the vocabulary: 1 up to 4 letters, 2 up to 8, 3 beyond. */
+const editLimit = (part: string) => (part.length <= 4 ? 1 : part.length <= 8 ? 2 : 3);
+
+/**
+ * How far a part is from a name of the vocabulary: the edit distance, or, when the part is
+ * some of the words of a longer name ("grazia" in "maria grazia"), the distance to those
+ * words plus one half (the whole name, when as close, comes first).
+ */
+function termDistance(part: string, term: string, limit: number): number {
+  // The distance is at least the difference in length: most of the vocabulary a key lookup
+  // returns for other parts is skipped without computing it.
+  const within = (other: string) => Math.abs(other.length - part.length) <= limit;
+  let d = within(term) ? osaDistance(part, term) : Infinity;
+  const words = term.split(' ');
+  const partWords = part.split(' ').length;
+  if (words.length > partWords) {
+    for (let i = 0; i + partWords <= words.length; i++) {
+      const run = words.slice(i, i + partWords).join(' ');
+      if (within(run)) d = Math.min(d, osaDistance(part, run) + 0.5);
+    }
+  }
+  return d;
+}
+
+/**
+ * Name candidates, every step an index lookup that leads with the clinic:
+ * 1. parts of the query: the whole of it, every way of cutting it into a first and a last
+ *    name ("maria grazia rossi": "maria" + "grazia rossi", "maria grazia" + "rossi"), and
+ *    each word;
+ * 2. the names of the clinic's vocabulary close to each part: those sharing a lookup key
+ *    with it (normalize.ts lookupKeys: within one edit or transposition, or a word of a
+ *    longer name) or its Double Metaphone key (two edits past the limit at most); for a part
+ *    that no name within one edit reaches this way (two errors in one word, speech-to-text
+ *    spellings), the names of about its length within its edit limit
+ *    (levenshtein_less_equal over patient_name_terms_length_idx). Kept: at most one edit
+ *    farther than the closest, 40 at most;
+ * 3. patients whose first and last name are close names of the two sides of a cut, in
+ *    either order, or whose first or last name is a close name of the whole query (a
+ *    surname alone, "de luca"; a compound first name alone), through the (clinic, first,
+ *    last) and (clinic, last, first) btree indexes; when none of them scores as an answer,
+ *    those whose first or last name is close to any one word.
+ * No step reads more than the clinic's vocabulary and the patients with the names found.
+ */
+async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[], base: Base) {
+  const name = words.join(' ');
+  const splits: Array<[string, string]> = [];
+  for (let i = 1; i < words.length; i++) splits.push([words.slice(0, i).join(' '), words.slice(i).join(' ')]);
+  const parts = [...new Set([name, ...splits.flat(), ...words])];
+  // Which parts each deletion key stands for: a name a key reaches is measured against those parts only.
+  const partsOfKey = new Map<string, string[]>();
+  for (const part of parts) for (const key of deletionKeys(part)) partsOfKey.set(key, [...(partsOfKey.get(key) ?? []), part]);
+  const { rows: termRows } = await sql<{ part: string | null; key: string | null; term: string }>`
+    WITH p AS (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part)
+    SELECT p.part, NULL AS key, t.term FROM p JOIN patient_name_terms t ON t.clinic_id = ${clinicId} AND t.phon = p.code
+    UNION ALL
+    SELECT NULL, k.key, k.term FROM patient_name_keys k WHERE k.clinic_id = ${clinicId} AND k.key = ANY(${[...partsOfKey.keys()]}::text[])`.execute(db);
+  const scored = new Map<string, Map<string, number>>(parts.map((p) => [p, new Map()]));
+  const phonetic: Array<{ part: string; term: string }> = [];
+  for (const r of termRows) {
+    if (r.part !== null) {
+      phonetic.push({ part: r.part, term: r.term });
+      continue;
+    }
+    for (const part of partsOfKey.get(r.key!) ?? []) {
+      const m = scored.get(part)!;
+      if (m.has(r.term)) continue;
+      const limit = editLimit(part);
+      const d = termDistance(part, r.term, limit);
+      if (d <= limit) m.set(r.term, d);
+    }
+  }
+  // Sound-alikes may be two edits past the limit ("k" for "ch" is two): Double Metaphone
+  // keeps only the first sounds of a name, so "alessandro mastrangemlo" sounds like
+  // "alessandro" and a sound-alike far off in spelling is not one.
+  for (const { part, term } of phonetic) {
+    const m = scored.get(part)!;
+    const limit = editLimit(part) + 2;
+    const d = m.has(term) ? limit : termDistance(part, term, limit);
+    if (!m.has(term) && d <= limit) m.set(term, d);
+  }
+  // Parts no name within one edit reached: the names of about their length, within the
+  // part's edit limit. When a cut already has both sides within one edit, only single
+  // words are looked for this way (the whole query is rarely one name, and it costs a scan).
+  const reached = (p: string) => Math.min(...scored.get(p)!.values()) <= 1;
+  const paired = splits.some(([a, b]) => reached(a) && reached(b));
+  const unreached = parts.filter((p) => !reached(p) && Array.from(p).length >= 3 && (!paired || !p.includes(' ')));
+  if (unreached.length > 0) {
+    const { rows } = await sql<{ part: string; term: string }>`
+      SELECT x.part, t.term FROM unnest(${unreached}::text[], ${unreached.map(editLimit)}::int[]) AS x(part, lim),
+        LATERAL (SELECT term FROM patient_name_terms WHERE clinic_id = ${clinicId}
+          AND char_length(term) BETWEEN char_length(x.part) - x.lim AND char_length(x.part) + x.lim
+          AND levenshtein_less_equal(x.part, term, x.lim) <= x.lim) t`.execute(db);
+    for (const r of rows) {
+      const d = osaDistance(r.part, r.term);
+      if (d <= editLimit(r.part)) scored.get(r.part)!.set(r.term, d);
+    }
+  }
+  const close = new Map<string, string[]>();
+  for (const [part, m] of scored) {
+    if (m.size === 0) continue;
+    // Names more than one edit farther than the closest one would only lose to it in the score.
+    // Words of longer names ("de" in every "de …" surname) are kept to a few.
+    const best = Math.min(...m.values());
+    let partial = 0;
+    const kept = [...m.entries()]
+      .filter(([, d]) => d <= best + 1)
+      .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+      .filter(([, d]) => d % 1 === 0 || ++partial <= MAX_PARTIAL_TERMS);
+    close.set(part, kept.slice(0, MAX_CLOSE_TERMS).map(([t]) => t));
+  }
+  const near = (part: string) => close.get(part) ?? [];
+  const asFirstOrLast = (part: string) => {
+    const c = near(part);
+    return c.length > 0 ? [sql`first_norm = ANY(${c}::text[])`, sql`last_norm = ANY(${c}::text[])`] : [];
+  };
+
+  const conditions = asFirstOrLast(name);
+  for (const [a, b] of splits) {
+    let ca = near(a);
+    let cb = near(b);
+    if (ca.length === 0 || cb.length === 0) continue;
+    // Each pair of names is one index probe: the farthest names go first when they are too many.
+    while (ca.length * cb.length > MAX_NAME_PAIRS) {
+      if (ca.length >= cb.length) ca = ca.slice(0, -1);
+      else cb = cb.slice(0, -1);
+    }
+    conditions.push(sql`(first_norm = ANY(${ca}::text[]) AND last_norm = ANY(${cb}::text[]))`);
+    conditions.push(sql`(first_norm = ANY(${cb}::text[]) AND last_norm = ANY(${ca}::text[]))`);
+  }
+  // One SELECT per condition, united: each is an index scan, where one OR of them all was
+  // planned as a scan of the clinic's patients.
+  // The trigram similarity is computed once per distinct name: a common surname alone
+  // brings thousands of namesakes, and each similarity() builds the name's trigrams.
+  const select = async (where: RawBuilder<unknown>[]) => {
+    // Only columns of the (clinic, first, last) and (clinic, last, first) indexes: index-only;
+    // trim(first || ' ' || last) is full_norm.
+    const branch = (w: RawBuilder<unknown>) => base(db).select(['first_norm', 'last_norm']).where(w as RawBuilder<boolean>);
+    let united = branch(where[0]!);
+    for (const w of where.slice(1)) united = united.union(branch(w));
+    const { rows } = await sql<{ id: string; is_active: boolean; first_norm: string | null; last_norm: string | null; trgm: number }>`
+      WITH c AS MATERIALIZED ${united},
+        s AS MATERIALIZED (SELECT f, l, similarity(trim(f || ' ' || l), ${name}) AS trgm
+          FROM (SELECT DISTINCT coalesce(first_norm, '') AS f, coalesce(last_norm, '') AS l FROM c) d)
+      SELECT c.id, c.is_active, c.first_norm, c.last_norm, s.trgm FROM c
+        JOIN s ON s.f = coalesce(c.first_norm, '') AND s.l = coalesce(c.last_norm, '')
+      ORDER BY s.trgm DESC, c.id LIMIT ${SEARCH_TUNING.candidates}`.execute(db);
+    return rows;
+  };
+  const scoredRows = async (where: RawBuilder<unknown>[]) => {
+    // Namesakes are many (a common surname alone): each distinct name is scored once.
+    const scores = new Map<string, number>();
+    const out: Candidate[] = [];
+    for (const r of where.length > 0 ? await select(where) : []) {
+      const key = `${r.first_norm ?? ''}|${r.last_norm ?? ''}`;
+      let s = scores.get(key);
+      if (s === undefined) scores.set(key, (s = nameScore(name, r.first_norm ?? '', r.last_norm ?? '')));
+      const score = round(Math.min(1, 0.9 * s + 0.1 * Number(r.trgm)));
+      if (score >= SEARCH_TUNING.minScore) out.push({ id: r.id, score, matchedBy: 'name', active: r.is_active });
+    }
+    return out;
+  };
+  const found = await scoredRows(conditions);
+  if (found.length > 0 || words.length === 1) return found;
+  // Nobody with the name as cut scores as an answer: patients with any one of its words as
+  // first or last name ("signora rossi", a first name the patient is not registered with).
+  return scoredRows(words.flatMap(asFirstOrLast));
+}
 
 export async function searchPatients(db: Db, scope: TenantScope, region: CountryCode, params: SearchParams): Promise<SearchResult> {
   const query = params.q.trim();
@@ -158,17 +267,18 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   }
   const facilityId = params.facilityId?.toLowerCase() ?? null;
 
-  // Plain reads, no transaction: the trigram fallback opens its own for its settings.
-  const base: Base = (conn) => {
-    let q = conn
-      .selectFrom('patients')
-      .select(['id', 'is_active'])
-      .where('clinic_id', '=', scope.clinicId)
-      .where('erased_at', 'is', null);
+  // Plain reads, no transaction: each statement stands alone.
+  const { words, birthYear } = parseNameQuery(normalizeName(query));
+  const visible = (conn: Kysely<DB>) => {
+    let q = conn.selectFrom('patients').select(['id', 'is_active']).where('clinic_id', '=', scope.clinicId);
     if (scope.facilityIds !== null) q = q.where(sql<boolean>`facility_id = ANY(${[...scope.facilityIds]}::uuid[])`);
     if (facilityId) q = q.where('facility_id', '=', facilityId);
     return q;
   };
+  const base: Base = (conn) => visible(conn).where('erased_at', 'is', null);
+  // Erasing a patient nulls first_norm and last_norm, so a name condition never meets an
+  // erased one: without the erased_at test the name lookups are index-only (migration 0061).
+  const byName: Base = birthYear === null ? visible : (conn) => visible(conn).where('date_of_birth', '>=', `${birthYear}-01-01`).where('date_of_birth', '<', `${birthYear + 1}-01-01`);
   const found = new Map<string, Candidate>();
   const add = (c: Candidate) => {
     const prev = found.get(c.id);
@@ -193,14 +303,8 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
     const rows = await base(db).where('tax_code_norm', '=', taxCode).limit(100).execute();
     for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'taxCode', active: r.is_active });
   }
-  const name = normalizeName(query);
-  if (hasLetters && !query.includes('@') && name.length >= 2 && found.size === 0) {
-    const rows = await nameCandidates(db, scope.clinicId, name, base);
-    for (const r of rows) {
-      const s = nameScore(name, r.first_norm ?? '', r.last_norm ?? '');
-      const score = round(Math.min(1, 0.9 * s + 0.1 * Number(r.trgm)));
-      if (score >= SEARCH_TUNING.minScore) add({ id: r.id, score, matchedBy: 'name', active: r.is_active });
-    }
+  if (hasLetters && !query.includes('@') && found.size === 0 && words.length > 0 && words.length <= MAX_NAME_WORDS && words.join(' ').length >= 2) {
+    for (const c of await nameCandidates(db, scope.clinicId, words, byName)) add(c);
   }
 
   const ranked = [...found.values()].sort((a, b) => b.score - a.score || Number(b.active) - Number(a.active) || (a.id < b.id ? -1 : 1));

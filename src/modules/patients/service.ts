@@ -17,7 +17,7 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion, versionMismatch } from '../../core/version.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
-import { deletionKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
+import { lookupKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
 
 type PatientRow = Selectable<PatientsTable>;
 
@@ -156,7 +156,7 @@ export async function addNameTerms(trx: Db, clinicId: string, names: Array<strin
   const keys: string[] = [];
   const of: string[] = [];
   for (const { term } of rows) {
-    for (const key of deletionKeys(term)) {
+    for (const key of lookupKeys(term)) {
       keys.push(key);
       of.push(term);
     }
