@@ -1,28 +1,31 @@
 /**
- * buildApp: plugins, then routes. No listen: tests build it and listen on a random port.
- * Order of a /v1 request: request id -> auth + rate limit + scopes (onRequest) -> body
- * parsing -> validation -> idempotency (preHandler) -> handler -> response schema.
+ * buildApp: plugins, then the planes with their routes. No listen: tests build it and listen
+ * on a random port. Every route sits in a plane (src/http/planes.ts) whose gate it gets.
+ * Order of a /v1 request: request id -> auth + rate limit + scopes (the v1 plane's onRequest)
+ * -> body parsing -> validation -> idempotency (preHandler) -> handler -> response schema.
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { AppContext } from './context.js';
+import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from './core/errors.js';
 import { errorEnvelope } from './http/errors.js';
-import { registerAdminAuth } from './http/plugins/admin-auth.js';
-import { registerCaller } from './http/plugins/caller.js';
-import { registerErrorHandling } from './http/plugins/errors.js';
+import { listenAdmin, type AdminListener } from './http/admin-listener.js';
+import { adminGate } from './http/plugins/admin-auth.js';
+import { publicGate, v1Gate } from './http/plugins/caller.js';
+import { answerNotFound, registerErrorHandling } from './http/plugins/errors.js';
 import { registerHealth } from './http/plugins/health.js';
 import { registerIdempotency } from './http/plugins/idempotency.js';
-import { createMetrics, registerMetrics, type HttpMetrics } from './http/plugins/metrics.js';
-import { registerOpenApi } from './http/plugins/openapi.js';
-import { MemoryCounterStore, RateLimiter, SPEC_RATE_LIMITS, type RateLimits } from './http/rate-limit/limiter.js';
+import { createMetrics, registerMetrics, registerMetricsRoute, type HttpMetrics } from './http/plugins/metrics.js';
+import { registerAdminDoc, registerOpenApi, registerPublicDocs } from './http/plugins/openapi.js';
+import { listenerConstraint, registerPlane, requirePlanes } from './http/planes.js';
+import { connectRedis, MemoryCounterStore, RateLimiter, RedisCounterStore, SPEC_RATE_LIMITS, type RateLimits } from './http/rate-limit/limiter.js';
 import { registerAdminRoutes } from './http/routes/admin/index.js';
 import { registerV1Routes } from './http/routes/v1/index.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
-// main.ts picks the counter store (Redis when scaled out) without reaching into src/http.
-export { RateLimiter, RedisCounterStore } from './http/rate-limit/limiter.js';
+import { answerClientError } from './http/client-error.js';
 import { registerDeliveryMetrics } from './modules/webhooks/metrics.js';
 
 export interface AppOptions {
@@ -85,7 +88,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
     },
     ajv: { customOptions: { allErrors: true } },
-    routerOptions: { maxParamLength: 500 },
+    routerOptions: {
+      maxParamLength: 500,
+      // With a back-office listener of its own, the router tells the two listeners apart.
+      ...(ctx.config.adminPort !== null ? { constraints: { listener: listenerConstraint } } : {}),
+    },
     // A URL the router cannot decode (`%ff`, a lone `%`) or a path parameter over 500
     // characters is refused before any hook runs; without this Fastify answers with its own
     // body and no X-Request-Id (found by test/proof/fuzz.test.ts).
@@ -101,17 +108,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     // A request Node's parser refuses (a URL or headers over 16 KB, broken HTTP) never reaches
     // Fastify's hooks either: answer it with the envelope too, then close.
-    clientErrorHandler: (error, socket) => {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
-      const requestId = `req_${randomUUID()}`;
-      const message = code === 'HPE_HEADER_OVERFLOW' ? 'indirizzo o intestazioni oltre il limite di 16 KB' : 'richiesta HTTP non valida';
-      const body = JSON.stringify(errorEnvelope(ApiError.invalid('header', [{ path: '', message }]), requestId));
-      socket.end(
-        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-      );
-    },
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
@@ -144,24 +141,84 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onClose', async () => limiter.close());
 
   registerErrorHandling(app, ctx.config.bodyLimitBytes);
+  // Before every other onRoute hook (the OpenAPI generator reads the plane it stamps).
+  requirePlanes(app, { separateAdminListener: ctx.config.adminPort !== null });
   registerMetrics(app, metrics);
   registerDeliveryMetrics(metrics.registry, ctx.db);
-  registerHealth(app, ctx);
-  registerCaller(app, {
-    authenticator: ctx.authenticator,
-    limiter,
-    limits: options.rateLimits ?? SPEC_RATE_LIMITS,
-    onRateLimited: () => metrics.rateLimited.inc(),
-  });
-  registerAdminAuth(app, ctx.config.adminToken);
-  registerIdempotency(app, ctx.db);
-  await registerOpenApi(app);
+  const docs = await registerOpenApi(app);
+  const onRateLimited = () => metrics.rateLimited.inc();
 
-  await app.register(async (v1) => {
-    registerV1Routes(v1 as unknown as App, ctx);
-    options.extraRoutes?.(v1 as unknown as App, ctx);
-  });
-  await app.register(async (admin) => registerAdminRoutes(admin as unknown as App, ctx));
+  await registerPlane(app, 'public', () => {}, (scope) => registerHealth(scope, ctx, limiter));
+  await registerPlane(app, 'public', publicGate(limiter, onRateLimited), (scope) => registerPublicDocs(scope, docs));
+  await registerPlane(
+    app,
+    'v1',
+    v1Gate({ authenticator: ctx.authenticator, limiter, limits: options.rateLimits ?? SPEC_RATE_LIMITS, onRateLimited }),
+    async (v1) => {
+      // A /v1 path that matches no route is still answered behind the v1 gate (401 without a
+      // key, rate headers always): the router matched this plane's 404, not a string test.
+      await v1.register(async (prefixed) => prefixed.setNotFoundHandler(answerNotFound), { prefix: '/v1' });
+      registerIdempotency(v1, ctx.db);
+      registerV1Routes(v1 as unknown as App, ctx);
+      options.extraRoutes?.(v1 as unknown as App, ctx);
+    },
+  );
+  // Without a token there is no back office at all: no route answers, not even 401.
+  const adminToken = ctx.config.adminToken;
+  if (adminToken !== null) {
+    await registerPlane(app, 'admin', adminGate(adminToken), (admin) => {
+      registerMetricsRoute(admin, metrics);
+      registerAdminDoc(admin, docs);
+      registerAdminRoutes(admin as unknown as App, ctx);
+    });
+  }
   await app.ready();
   return app;
+}
+
+export interface HttpService {
+  app: App;
+  /** Listens on PORT, and on ADMIN_PORT when the back office has a listener of its own. */
+  listen(): Promise<void>;
+  /** Stops accepting and waits for the requests in flight. */
+  close(): Promise<void>;
+}
+
+/**
+ * The HTTP side of a process (main.ts, roles `all` and `api`): the rate limiter's counters in
+ * Redis when REDIS_URL is set (shared by every process), the app, its listeners. main.ts loads
+ * this module only when it serves HTTP, so the worker role never builds the app.
+ */
+export async function createHttpService(ctx: AppContext): Promise<HttpService> {
+  const config = ctx.config;
+  // Redis may come and go while the process runs: /v1 answers 503 meanwhile (src/http/rate-limit/limiter.ts).
+  // Its events can come before the app's logger exists: they are then written to stderr.
+  let log: FastifyBaseLogger | null = null;
+  const redis = config.redisUrl
+    ? connectRedis(config.redisUrl, {
+        onUp: () => log?.info('Redis connected'),
+        onDown: (err) => {
+          const msg = 'Redis unreachable: /v1 requests answer 503 unavailable until it is back';
+          if (log) log.error({ err }, msg);
+          else console.error(msg, err);
+        },
+      })
+    : null;
+  const app = await buildApp({ ctx, limiter: new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore()) });
+  log = app.log;
+  let adminListener: AdminListener | null = null;
+  return {
+    app,
+    async listen() {
+      await app.listen({ port: config.port, host: config.host });
+      if (config.adminPort !== null) {
+        adminListener = await listenAdmin(app, config.adminHost, config.adminPort);
+        app.log.info({ host: config.adminHost, port: adminListener.port }, 'back office and /metrics listening on their own port');
+      }
+    },
+    async close() {
+      await adminListener?.close();
+      await app.close();
+    },
+  };
 }

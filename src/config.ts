@@ -15,8 +15,14 @@ export interface Config {
   dataDir: string;
   dbPoolMax: number;
   redisUrl: string | null;
-  /** Bearer token of the back-office API; when absent the back-office API answers 401 to everyone. */
+  /** Bearer token of the back-office API (and /metrics); when absent the back office is not mounted at all. */
   adminToken: string | null;
+  /**
+   * A listener of its own for the back office and /metrics (ADMIN_PORT), so that a public load
+   * balancer pointed at PORT never reaches them. null: served on PORT, behind the token.
+   */
+  adminPort: number | null;
+  adminHost: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   defaultPhoneRegion: CountryCode;
   /** Creates the demo clinic on first start (npm start). */
@@ -98,14 +104,20 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters long');
   }
 
+  const port = readInt(env, 'PORT', 3000, 0, 65535);
+  if (env.ADMIN_PORT && adminToken === null) throw new ConfigError('ADMIN_PORT', 'needs ADMIN_TOKEN: without a token there is no back office to serve');
+  if (env.ADMIN_PORT && port !== 0 && readInt(env, 'ADMIN_PORT', 0, 0, 65535) === port) throw new ConfigError('ADMIN_PORT', 'must differ from PORT');
+
   return {
-    port: readInt(env, 'PORT', 3000, 0, 65535),
+    port,
     host: env.HOST || '127.0.0.1',
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: env.DATA_DIR || './data',
     dbPoolMax: readInt(env, 'DB_POOL_MAX', 10, 2, 500),
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
+    adminPort: env.ADMIN_PORT ? readInt(env, 'ADMIN_PORT', 0, 0, 65535) : null,
+    adminHost: env.ADMIN_HOST || '127.0.0.1',
     logLevel,
     defaultPhoneRegion: region as CountryCode,
     seedDemo: readBool(env, 'SEED_DEMO', true),

@@ -3,11 +3,9 @@
  * `--role=api` serves HTTP only, `--role=worker` runs deliveries and periodic jobs only;
  * the default runs both in one process.
  */
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { closeContext, createContext } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
-import type { AppContext } from './context.js';
 import { DataFolderLockedError } from './db/database.js';
 import { allJobs } from './jobs/index.js';
 import { startScheduler, type Running } from './jobs/scheduler.js';
@@ -22,13 +20,6 @@ function parseRole(argv: string[]): ProcessRole {
     process.exit(2);
   }
   return role;
-}
-
-/** The HTTP app, with the rate limiter's counters in Redis when it is configured (shared by every process). */
-async function startHttpApp(ctx: AppContext, config: Config) {
-  const { buildApp, RateLimiter, RedisCounterStore } = await import('./app.js');
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : null;
-  return buildApp({ ctx, limiter: redis ? new RateLimiter(new RedisCounterStore(redis)) : undefined });
 }
 
 async function main(): Promise<void> {
@@ -56,8 +47,8 @@ async function main(): Promise<void> {
   }
 
   // The worker role builds no HTTP app (nor loads it): it logs through its own pino logger.
-  const app = role === 'worker' ? null : await startHttpApp(ctx, config);
-  const log = app?.log ?? pino({ level: config.logLevel });
+  const http = role === 'worker' ? null : await (await import('./app.js')).createHttpService(ctx);
+  const log = http?.app.log ?? pino({ level: config.logLevel });
 
   if (config.webhookAllowInsecure) {
     log.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http:// and loopback addresses. Development only.');
@@ -71,7 +62,7 @@ async function main(): Promise<void> {
     background.push(await startDeliveryWorker(ctx, { onError: (err) => log.error({ err }, 'webhook worker') }));
     background.push(startScheduler(ctx, allJobs(), (msg, err) => log.error({ err }, msg)));
   }
-  await app?.listen({ port: config.port, host: config.host });
+  await http?.listen();
   log.info({ role, database: ctx.database.engine }, 'started');
 
   let stopping = false;
@@ -84,7 +75,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
-    await app?.close(); // stops accepting, waits for requests in flight
+    await http?.close(); // stops accepting, waits for requests in flight
     await Promise.all(background.map((b) => b.stop()));
     await closeContext(ctx);
     clearTimeout(force);

@@ -31,7 +31,8 @@ export const commandName = (operationId: string) => kebab(operationId.replace(/^
 
 export async function openAdminApi(ctx: AppContext): Promise<AdminApi> {
   const token = randomBytes(24).toString('base64url');
-  const app = await buildApp({ ctx: { ...ctx, config: { ...ctx.config, adminToken: token, logLevel: 'silent' } }, logger: false });
+  // In process: app.inject requests arrive on no listener, so the back office is not bound to ADMIN_PORT's.
+  const app = await buildApp({ ctx: { ...ctx, config: { ...ctx.config, adminToken: token, adminPort: null, logLevel: 'silent' } }, logger: false });
   const doc = (await app.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: { authorization: `Bearer ${token}` } })).json();
   const operations: AdminOperation[] = [];
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {

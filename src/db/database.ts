@@ -3,7 +3,6 @@
  * Both speak the same SQL; this module hides the few places where they differ
  * (multi-statement scripts, LISTEN, closing, the data-folder lock).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
@@ -12,9 +11,12 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { lockDataFolder } from './data-folder-lock.js';
 import type { DB } from './schema.js';
 import { Mutex } from './mutex.js';
 import { PGliteDialect } from './pglite-dialect.js';
+
+export { DataFolderLockedError } from './data-folder-lock.js';
 
 export type Engine = 'postgres' | 'pglite';
 
@@ -74,9 +76,13 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
 async function openPostgres(connectionString: string, poolMax: number): Promise<Database> {
   configurePgTypes();
   const pool = new pg.Pool({ connectionString, max: poolMax });
-  pool.on('error', () => {
-    // An idle client lost its connection; the pool replaces it on next use.
-  });
+  // A lost connection (PostgreSQL restarted, a network cut) makes its client emit `error`; with
+  // no listener Node would throw it and end the process. An idle client's error reaches the pool
+  // (which drops the client); a checked-out one's reaches only the client: its query fails with
+  // the same error (a 503 unavailable, src/db/errors.ts) and the pool drops it on release. New
+  // connections are made on next use, so the pool recovers when the server is back.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   const listeners: pg.Client[] = [];
   let closed = false;
@@ -181,53 +187,4 @@ async function openPGlite(dataDir: string | null, snapshot?: Blob): Promise<Data
       }
     },
   };
-}
-
-export class DataFolderLockedError extends Error {
-  constructor(dataDir: string, pid: number) {
-    super(
-      `The data folder ${path.resolve(dataDir)} is in use by process ${pid}. ` +
-        'Only one process can open the embedded database; stop that process, or use PostgreSQL (DATABASE_URL) to run several.',
-    );
-  }
-}
-
-/**
- * The embedded database is one process's alone: a lock file with our pid.
- * A lock left by a process that no longer runs (killed) is taken over.
- */
-export function lockDataFolder(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
-  const lockPath = path.join(dataDir, 'dcm.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = fs.openSync(lockPath, 'wx');
-      fs.writeSync(fd, String(process.pid));
-      fs.closeSync(fd);
-      return () => {
-        try {
-          if (fs.readFileSync(lockPath, 'utf8') === String(process.pid)) fs.unlinkSync(lockPath);
-        } catch {
-          // already gone
-        }
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(fs.readFileSync(lockPath, 'utf8'));
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
-        throw new DataFolderLockedError(dataDir, holder);
-      }
-      fs.unlinkSync(lockPath); // stale: its process is gone
-    }
-  }
-  throw new Error(`Could not lock the data folder ${dataDir}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -10,6 +10,7 @@ import type {
 import type { AuthContext } from '../core/actor.js';
 import type { Scope } from '../modules/auth/scopes.js';
 import type { IdempotencyRecord } from './plugins/idempotency.js';
+import type { WindowRule } from './rate-limit/limiter.js';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -23,8 +24,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Scopes the key needs for this route (403 insufficient_scope lists the missing ones). */
     scopes?: Scope[];
-    /** No API key needed (the OpenAPI document). */
-    public?: boolean;
     /**
      * A creation that honours `Idempotency-Key`. `'secret'`: its response holds a secret shown
      * once, so it is not stored and a replay answers 409 response_not_stored.
@@ -32,6 +31,11 @@ declare module 'fastify' {
     idempotent?: true | 'secret';
     /** Extra error statuses this route can answer, for its OpenAPI responses. */
     errorStatuses?: number[];
+    /**
+     * Windows of this route alone, checked and counted in the same atomic step as the key's
+     * and the clinic's (so a refusal here consumes nothing there either).
+     */
+    extraWindows?: (request: FastifyRequest) => WindowRule[];
   }
   interface FastifyRequest {
     /** The caller, set by the auth hook on every authenticated /v1 route. */

@@ -105,7 +105,9 @@ describe('error envelope', () => {
     expect((await server.call('GET', '/healthz')).status).toBe(200);
     const ready = await server.call('GET', '/readyz');
     expect(ready.status).toBe(200);
-    const metrics = await server.call('GET', '/metrics');
+    // /metrics is on the admin plane: the token, or nothing.
+    expect((await server.call('GET', '/metrics')).status).toBe(401);
+    const metrics = await server.admin('GET', '/metrics');
     expect(metrics.text).toContain('dcm_http_requests_total');
     const doc = await server.call('GET', '/v1/openapi.json');
     expect(doc.status).toBe(200);
@@ -136,7 +138,7 @@ describe('documents', () => {
 describe('metrics', () => {
   it('exports request rate and latency by route, rate-limit refusals and the delivery queue', async () => {
     await server.call('GET', `/v1/facilities/00000000-0000-0000-0000-000000000000`, { token });
-    const text = (await server.call('GET', '/metrics')).text;
+    const text = (await server.admin('GET', '/metrics')).text;
     expect(text).toMatch(/dcm_http_requests_total\{route="\/v1\/facilities\/:id",method="GET",status="404"\} \d+/);
     expect(text).toContain('dcm_http_request_duration_seconds_bucket');
     expect(text).toContain('dcm_rate_limited_total');

@@ -69,6 +69,38 @@ describe('rate limits (spec 8), in memory', () => {
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses.slice(5)).toEqual([429, 429]);
   });
+
+  it('never turns the refusal of a known key into a 429, and does not count it as a guess', async () => {
+    const own = await startTestServer({ rateLimits: { ...SPEC_RATE_LIMITS, authFailuresPerMinute: 3 } });
+    try {
+      const revokedClinic = await own.factories.tenant();
+      const revoked = await own.factories.revokedKey(revokedClinic.clinicId);
+      const expired = (await own.factories.key(revokedClinic.clinicId, ['clinic:read'], null, new Date(Date.now() + 500))).token;
+      const offPlan = await own.factories.tenant();
+      expect((await own.admin('PATCH', `/admin/v1/clinics/${offPlan.clinicId}`, { planActive: false })).status).toBe(200);
+      const suspended = await own.factories.tenant();
+      expect((await own.admin('PATCH', `/admin/v1/organizations/${suspended.organizationId}`, { suspended: true })).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1100)); // the authenticator's one-second cache
+
+      const known: Array<[string, string]> = [[revoked, 'api_key_revoked'], [expired, 'api_key_revoked'], [offPlan.token, 'plan_required'], [suspended.token, 'organization_suspended']];
+      // Many refusals of known keys: none is a 429, and they leave the address's guess budget whole.
+      for (let round = 0; round < 5; round++) {
+        for (const [token, code] of known) {
+          const res = await own.call('GET', '/v1/facilities', { token });
+          expect(res.body.error.code, code).toBe(code);
+          expect(res.headers.get('x-ratelimit-limit')).toBeTruthy();
+        }
+      }
+      const guesses: number[] = [];
+      for (let i = 0; i < 4; i++) guesses.push((await own.call('GET', '/v1/facilities', { token: `dcm_live_${'q'.repeat(43)}` })).status);
+      expect(guesses).toEqual([401, 401, 401, 429]);
+      expect((await own.call('GET', '/v1/facilities')).status).toBe(429); // no header at all is a guess too
+      // The address is out of guesses; a known key still hears why it is refused.
+      for (const [token, code] of known) expect((await own.call('GET', '/v1/facilities', { token })).body.error.code).toBe(code);
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe('rate limits shared through Redis', () => {

@@ -20,6 +20,19 @@ const events = (clinicId: string, type: string) => server.ctx.db.selectFrom('eve
 const CALL_KEYS = ['id', 'externalCallId', 'direction', 'from', 'to', 'startedAt', 'durationSeconds', 'outcome', 'summary', 'recordingUrl', 'patientId', 'leadId', 'facilityId', 'createdAt'];
 
 describe('POST /v1/calls', () => {
+  it('tells a key limited to facilities nothing of a call it cannot see that has the same externalCallId', async () => {
+    const tenant = await server.factories.tenant();
+    const body = { externalCallId: `ext-${randomUUID()}`, from: phone(), facilityId: tenant.facilityIds[0], transcript: 'dolore al molare' };
+    const first = await post(body, tenant.token);
+    expect(first.status, first.text).toBe(201);
+    const limited = await server.factories.key(tenant.clinicId, ['calls:read', 'calls:write', 'clinical:write', 'clinical:read'], [tenant.facilityIds[1]]);
+    const blind = await post({ ...body, facilityId: tenant.facilityIds[1] }, limited.token);
+    expect(blind.status).toBe(404);
+    expect(blind.body.error.code).toBe('not_found');
+    expect(blind.text).not.toContain(first.body.id);
+    expect(blind.text).not.toContain('molare');
+  });
+
   it('is idempotent on externalCallId: 201 then 200 with the same row, also concurrently', async () => {
     const tenant = await server.factories.tenant();
     const body = { externalCallId: `ext-${randomUUID()}`, from: phone(), startedAt: '2026-03-01T09:30:00+01:00', durationSeconds: 86400, outcome: 'booked', caller: { firstName: 'Ugo', lastName: 'Neri' } };

@@ -92,6 +92,11 @@ describe('POST /v1/leads', () => {
     expect((await post({ firstName: 'F', facilityId: t.facilityIds[0] }, limited.token)).status).toBe(400);
     const elsewhere = await post({ firstName: 'G', phone: phone(), facilityId: t.facilityIds[0] });
     expect((await server.call('GET', `/v1/leads/${elsewhere.body.id}`, { token: limited.token })).status).toBe(404);
+    // The same phone from a key that cannot see that lead: a lead of its own, nothing of the other is told.
+    const same = await post({ firstName: 'G', phone: elsewhere.body.phone, email: null, facilityId: t.facilityIds[1] }, limited.token);
+    expect(same.status, same.text).toBe(201);
+    expect(same.body.id).not.toBe(elsewhere.body.id);
+    expect(same.text).not.toContain(elsewhere.body.id);
   });
 });
 

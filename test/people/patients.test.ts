@@ -126,6 +126,20 @@ describe('POST /v1/patients', () => {
     expect((await post({ firstName: 'Giulia', lastName: "D'Amico", phone: p })).status).toBe(201);
   });
 
+  it('keeps the duplicate rule clinic-wide, but names the patient only to a key that sees it', async () => {
+    const p = phone();
+    const inSecond = await post({ firstName: 'Elena', lastName: 'Ferri', phone: p, facilityId: t.facilityIds[1] });
+    expect(inSecond.status).toBe(201);
+    const onlyFirst = await server.factories.key(t.clinicId, ['patients:read', 'patients:write'], [t.facilityIds[0]]);
+    const blind = await post({ firstName: 'Elena', lastName: 'Ferri', phone: p, facilityId: t.facilityIds[0] }, onlyFirst.token);
+    expect(blind.status).toBe(409);
+    expect(blind.body.error.details).toEqual({ reason: 'duplicate_patient', patientId: null });
+    expect(blind.text).not.toContain(inSecond.body.id);
+    const onlySecond = await server.factories.key(t.clinicId, ['patients:read', 'patients:write'], [t.facilityIds[1]]);
+    const seeing = await post({ firstName: 'Elena', lastName: 'Ferri', phone: p, facilityId: t.facilityIds[1] }, onlySecond.token);
+    expect(seeing.body.error.details).toEqual({ reason: 'duplicate_patient', patientId: inSecond.body.id });
+  });
+
   it('creates exactly one patient out of 50 parallel requests for one new person', async () => {
     const tenant = await server.factories.tenant();
     const body = { firstName: 'Parallelo', lastName: 'Unico', phone: phone(), email: `par${unique()}@example.com` };

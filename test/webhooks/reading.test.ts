@@ -196,4 +196,24 @@ describe('POST /webhook-endpoints/{id}/test', () => {
     expect(receiver.forPath('/ping')).toHaveLength(2);
     expect(await server.ctx.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', ep.id).execute()).toEqual([]);
   });
+
+  it('is limited per destination (5 a minute), so it cannot probe hosts in a loop; other destinations and routes still answer', async () => {
+    const t = await server.factories.tenant();
+    const ep = await endpoint(t.token, '/probe', ['task.created']);
+    const other = await endpoint(t.token, '/probe-2', ['task.created']);
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await server.call('POST', `/v1/webhook-endpoints/${ep.id}/test`, { token: t.token })).status);
+    // The two test calls above may share this minute's window with the ones here: at most 5 pass.
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(5);
+    expect(statuses.at(-1)).toBe(429);
+    // The same id spelled in capitals is the same destination.
+    const upper = await server.call('POST', `/v1/webhook-endpoints/${ep.id.toUpperCase()}/test`, { token: t.token });
+    expect(upper.status).toBe(429);
+    expect(upper.body.error.code).toBe('rate_limited');
+    expect(Number(upper.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(receiver.forPath('/probe').length).toBeLessThanOrEqual(5);
+    // Another destination, and every other route, still answer.
+    expect((await server.call('POST', `/v1/webhook-endpoints/${other.id}/test`, { token: t.token })).status).toBe(200);
+    expect((await server.call('GET', '/v1/webhook-endpoints', { token: t.token })).status).toBe(200);
+  });
 });

@@ -23,7 +23,7 @@ export interface paths {
          *
          *     `facilityId` is required for a key limited to facilities and must be a facility of the clinic the key sees (else `400` naming `facilityId`).
          *
-         *     Conflicts: `409 conflict` reason `duplicate_patient` with `details.patientId` when a patient (not erased) has the same first and last name, compared without case, accents, punctuation or extra spaces, and the same E.164 phone or the same email without case; reason `concurrent_request` when another request is creating a person with the same phone or email at this very moment (retry: it will then be `duplicate_patient` or succeed).
+         *     Conflicts: `409 conflict` reason `duplicate_patient` with `details.patientId` when a patient (not erased) has the same first and last name, compared without case, accents, punctuation or extra spaces, and the same E.164 phone or the same email without case. The rule holds across the whole clinic; a key limited to facilities that cannot see that patient gets `details.patientId: null` (it learns that the person is already a patient of the clinic, never who or where); reason `concurrent_request` when another request is creating a person with the same phone or email at this very moment (retry: it will then be `duplicate_patient` or succeed).
          *
          *     `403 forbidden` reason `plan_limit` when the clinic already has as many active (not archived) patients as its plan allows.
          *
@@ -607,7 +607,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test webhook now
-         * @description Sends at once one signed `webhook.test` envelope with empty `data` to the destination (also a disabled one) and answers with the outcome: `success`, `statusCode`, `durationMs`, or the kind of network `error`. No retries, and nothing is stored: it is not a delivery. Each test has a fresh `id` (its idempotency key). With a test-kind key nothing is sent: `skipped: "test_mode"`. The request body is optional (`{}`); it has no fields.
+         * @description Sends at once one signed `webhook.test` envelope with empty `data` to the destination (also a disabled one) and answers with the outcome: `success`, `statusCode`, `durationMs`, or the kind of network `error`. No retries, and nothing is stored: it is not a delivery. Each test has a fresh `id` (its idempotency key). With a test-kind key nothing is sent: `skipped: "test_mode"`. The request body is optional (`{}`); it has no fields. At most 5 tests per destination per minute (the outcome names the network error, so the limit keeps it from probing hosts in a loop): one more is `429 rate_limited` with `Retry-After`, and consumes none of the key's or the clinic's budget.
          *
          *     Scopes: `webhooks:write`.
          */

@@ -1,14 +1,17 @@
 /**
- * Who is calling and how much they may still call, for every /v1 request (spec 5, 8):
- * authenticate the bearer key, count the request against the key's and the clinic's
- * windows, then check the route's scopes. Rate-limit headers go on every response,
- * errors included. Failed authentications count against the client address.
+ * The gate of the v1 plane (spec 5, 8): authenticate the bearer key, count the request
+ * against the key's and the clinic's windows, then check the route's scopes. Rate-limit
+ * headers go on every response, errors included.
+ *
+ * A failed authentication counts against the client address only when it could be a guess
+ * (no header, a malformed or unknown key). A key we know that is refused (revoked, replaced,
+ * expired, organization suspended, plan off) always answers its own code, never a 429: the
+ * contract tells that client not to retry, and a 429 would tell it to.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Authenticator } from '../../modules/auth/authenticate.js';
-import { requireScopes } from '../../modules/auth/authenticate.js';
+import { KnownKeyRefused, requireScopes, type Authenticator } from '../../modules/auth/authenticate.js';
 import { ApiError } from '../../core/errors.js';
-import { authFailureRules, callerRules, type Decision, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
+import { authFailureRules, callerRules, keyRules, type Decision, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
 
 export interface CallerOptions {
   authenticator: Authenticator;
@@ -18,6 +21,7 @@ export interface CallerOptions {
   onRateLimited?: () => void;
 }
 
+/** Requests per minute per client address on the public plane's metered routes (the docs). */
 const PUBLIC_PER_MINUTE = 300;
 
 function setRateHeaders(reply: FastifyReply, decision: Decision): void {
@@ -26,32 +30,45 @@ function setRateHeaders(reply: FastifyReply, decision: Decision): void {
   reply.header('x-ratelimit-reset', decision.tightest.resetAt);
 }
 
-export function registerCaller(app: FastifyInstance, options: CallerOptions): void {
-  const { authenticator, limiter, limits } = options;
+function admitOrRefuse(reply: FastifyReply, decision: Decision, onRateLimited?: () => void): void {
+  setRateHeaders(reply, decision);
+  if (!decision.allowed) {
+    reply.header('retry-after', decision.retryAfter);
+    onRateLimited?.();
+    throw new ApiError('rate_limited', { retryAfter: decision.retryAfter });
+  }
+}
 
-  const admit = async (reply: FastifyReply, decision: Decision) => {
-    setRateHeaders(reply, decision);
-    if (!decision.allowed) {
-      reply.header('retry-after', decision.retryAfter);
-      options.onRateLimited?.();
-      throw new ApiError('rate_limited', { retryAfter: decision.retryAfter });
-    }
+export function v1Gate(options: CallerOptions): (scope: FastifyInstance) => void {
+  const { authenticator, limiter, limits, onRateLimited } = options;
+  return (scope) => {
+    scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        request.auth = await authenticator.authenticate(request.headers.authorization);
+      } catch (error) {
+        if (error instanceof KnownKeyRefused) {
+          // Its own windows give the headers; a dead key's counters harm nobody, and the
+          // refusal is never turned into a 429.
+          setRateHeaders(reply, await limiter.check(keyRules(limits, error.keyId)));
+        } else if (error instanceof ApiError) {
+          admitOrRefuse(reply, await limiter.check(authFailureRules(limits, request.ip)), onRateLimited);
+        }
+        throw error;
+      }
+      const config = request.routeOptions.config;
+      const windows = callerRules(limits, request.auth.clinicId, request.auth.keyId);
+      if (config.extraWindows) windows.push(...config.extraWindows(request));
+      admitOrRefuse(reply, await limiter.check(windows), onRateLimited);
+      requireScopes(request.auth, config.scopes ?? []);
+    });
   };
+}
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!request.url.startsWith('/v1/') && request.url !== '/v1') return;
-    const config = request.routeOptions.config;
-    if (config.public) {
-      await admit(reply, await limiter.check([{ name: `public:${request.ip}`, limit: PUBLIC_PER_MINUTE, seconds: 60 }]));
-      return;
-    }
-    try {
-      request.auth = await authenticator.authenticate(request.headers.authorization);
-    } catch (error) {
-      if (error instanceof ApiError) await admit(reply, await limiter.check(authFailureRules(limits, request.ip)));
-      throw error;
-    }
-    await admit(reply, await limiter.check(callerRules(limits, request.auth.clinicId, request.auth.keyId)));
-    if (config.scopes) requireScopes(request.auth, config.scopes);
-  });
+/** The public plane's metered routes: a budget per client address, so the docs cannot be hammered. */
+export function publicGate(limiter: RateLimiter, onRateLimited?: () => void): (scope: FastifyInstance) => void {
+  return (scope) => {
+    scope.addHook('onRequest', async (request, reply) => {
+      admitOrRefuse(reply, await limiter.check([{ name: `public:${request.ip}`, limit: PUBLIC_PER_MINUTE, seconds: 60 }]), onRateLimited);
+    });
+  };
 }

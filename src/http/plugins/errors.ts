@@ -2,9 +2,14 @@
  * One envelope for every error on every route (spec 7): thrown ApiErrors, validation
  * failures, body parser failures, unknown routes and uncaught exceptions. Nothing internal
  * ever reaches the client; a 5xx is logged with the request id.
+ *
+ * A dependency that does not answer (Redis, a lost database connection) is `503 unavailable`
+ * with `Retry-After`, never `500`: the client retries, the readiness probe says not ready.
  */
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
+import { isDatabaseUnreachable } from '../../db/errors.js';
+import { DependencyUnavailableError } from '../../lib/unavailable.js';
 import { errorEnvelope } from '../errors.js';
 import { toIssues } from '../validation.js';
 
@@ -14,6 +19,9 @@ const PARTS: Record<string, 'path' | 'query' | 'body' | 'header'> = {
   params: 'path',
   headers: 'header',
 };
+
+/** Seconds a client waits before retrying a 503: Redis and the pool reconnect within about a second. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 function toApiError(error: FastifyError & { validation?: any[]; validationContext?: string }, request: FastifyRequest, bodyLimit: number): ApiError {
   if (error instanceof ApiError) return error;
@@ -38,7 +46,7 @@ function toApiError(error: FastifyError & { validation?: any[]; validationContex
   if (error.statusCode === 404) return ApiError.notFound();
   if (error.statusCode === 415) return ApiError.invalid('header', [{ path: 'Content-Type', message: 'deve essere application/json' }]);
   if (error.statusCode === 413) return ApiError.invalid('body', [{ path: '', message: `il corpo della richiesta supera ${bodyLimit} byte` }]);
-  if (error.statusCode === 503) return new ApiError('unavailable');
+  if (error.statusCode === 503 || error instanceof DependencyUnavailableError || isDatabaseUnreachable(error)) return new ApiError('unavailable');
   request.log.error({ err: error }, 'unhandled error');
   return new ApiError('internal_error');
 }
@@ -47,9 +55,12 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request, bodyLimit);
     if (apiError.status >= 500 && apiError.code !== 'internal_error') request.log.warn({ err: error }, apiError.code);
+    if (apiError.code === 'unavailable') reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS);
     return reply.status(apiError.status).type('application/json; charset=utf-8').send(errorEnvelope(apiError, request.id));
   });
-  app.setNotFoundHandler((request, reply) => {
-    reply.status(404).type('application/json; charset=utf-8').send(errorEnvelope(ApiError.notFound(), request.id));
-  });
+  app.setNotFoundHandler(answerNotFound);
+}
+
+export function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
+  void reply.status(404).type('application/json; charset=utf-8').send(errorEnvelope(ApiError.notFound(), request.id));
 }

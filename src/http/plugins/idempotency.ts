@@ -17,6 +17,17 @@ export interface IdempotencyRecord {
 
 const REPLAYED_HEADERS = ['etag', 'location'];
 
+/**
+ * The operation a key is bound to: the route the router matched, with its decoded path
+ * parameters. Two spellings of one path (`/v1/patients`, `/v1//patients`, `/v1/%70atients`)
+ * are one operation.
+ */
+function operationOf(request: FastifyRequest): string {
+  const params = (request.params ?? {}) as Record<string, string>;
+  const path = (request.routeOptions.url ?? '').replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  return `${request.method} ${path}`;
+}
+
 export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void {
   app.decorateRequest('idempotency', null);
 
@@ -32,7 +43,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
       clinicId,
       key,
       apiKeyId: keyId,
-      operation: `${request.method} ${request.url.split('?')[0]}`,
+      operation: operationOf(request),
       bodyHash: bodyHashOf(request.body),
     });
     switch (outcome.kind) {

@@ -1,4 +1,4 @@
-/** Prometheus metrics at GET /metrics: request rate and latency by route, rate-limit refusals. */
+/** Prometheus metrics at GET /metrics (admin plane): request rate and latency by route, rate-limit refusals. */
 import type { FastifyInstance } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -40,7 +40,11 @@ export function registerMetrics(app: FastifyInstance, metrics: HttpMetrics): voi
     duration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
   });
 
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+}
+
+/** GET /metrics, on the admin plane: the series name every route and show traffic, not for the public. */
+export function registerMetricsRoute(scope: FastifyInstance, metrics: HttpMetrics): void {
+  scope.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     reply.type(metrics.registry.contentType);
     return metrics.registry.metrics();
   });

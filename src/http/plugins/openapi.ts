@@ -34,7 +34,7 @@ function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): 
   if (!isV1 && !isAdmin) return;
   const schema = (route.schema ??= {}) as Record<string, any>;
   const config = (route.config ?? {}) as Record<string, any>;
-  if (config.public) return;
+  if (config.plane === 'public') return;
   const statuses = new Set(COMMON_ERRORS);
   if (url.includes(':')) statuses.add(404);
   if (config.idempotent) {
@@ -144,7 +144,13 @@ function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOpera
   };
 }
 
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export interface OpenApiDocs {
+  v1(): OpenApiDoc;
+  admin(): OpenApiDoc;
+}
+
+/** The generator, at the root so that it sees every route of every plane. */
+export async function registerOpenApi(app: FastifyInstance): Promise<OpenApiDocs> {
   app.addSchema(ErrorEnvelopeSchema);
   const idempotentOperations = new Set<string>();
   app.addHook('onRoute', (route) => describeRoute(route, idempotentOperations));
@@ -164,19 +170,27 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 
   let v1: OpenApiDoc | null = null;
   let admin: OpenApiDoc | null = null;
-  const v1Doc = () =>
-    (v1 ??= cut(app.swagger() as OpenApiDoc, '/v1', { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION }, idempotentOperations));
-  const adminDoc = () =>
-    (admin ??= cut(app.swagger() as OpenApiDoc, '/admin/v1', { title: 'Dental Clinic Management API: back office', version: '1.0.0', description: ADMIN_DESCRIPTION }, idempotentOperations));
+  return {
+    v1: () =>
+      (v1 ??= cut(app.swagger() as OpenApiDoc, '/v1', { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION }, idempotentOperations)),
+    admin: () =>
+      (admin ??= cut(app.swagger() as OpenApiDoc, '/admin/v1', { title: 'Dental Clinic Management API: back office', version: '1.0.0', description: ADMIN_DESCRIPTION }, idempotentOperations)),
+  };
+}
 
-  app.get('/v1/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => v1Doc());
-  app.get('/admin/v1/openapi.json', { schema: { hide: true } }, async () => adminDoc());
-
-  await app.register(swaggerUi, {
+/** Public plane: the /v1 document and the docs page. */
+export async function registerPublicDocs(scope: FastifyInstance, docs: OpenApiDocs): Promise<void> {
+  scope.get('/v1/openapi.json', { schema: { hide: true } }, async () => docs.v1());
+  await scope.register(swaggerUi, {
     routePrefix: '/docs',
-    transformSpecification: () => v1Doc(),
+    transformSpecification: () => docs.v1(),
     transformSpecificationClone: true,
     // Offline: no validator badge fetched from validator.swagger.io.
     uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, displayOperationId: true, validatorUrl: null },
   });
+}
+
+/** Admin plane: the back-office document. */
+export function registerAdminDoc(scope: FastifyInstance, docs: OpenApiDocs): void {
+  scope.get('/admin/v1/openapi.json', { schema: { hide: true } }, async () => docs.admin());
 }

@@ -9,7 +9,8 @@
  * Windows are aligned to the epoch (10-second windows start on multiples of 10 s; day
  * windows at 00:00 UTC), so every process computes the same window and reset time.
  */
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
+import { DependencyUnavailableError } from '../../lib/unavailable.js';
 
 export interface WindowRule {
   /** Counter name, e.g. `key:<id>:10s`. */
@@ -37,6 +38,8 @@ export interface Decision {
 export interface CounterStore {
   /** Counts one request in every window if all have room; returns the counts seen. */
   hit(keys: string[], limits: number[], ttlSeconds: number[]): Promise<{ allowed: boolean; counts: number[] }>;
+  /** Resolves if the store answers; throws DependencyUnavailableError otherwise (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,11 @@ export class RateLimiter {
       retryAfter = Math.max(1, Math.max(...full.map((s) => s.resetAt)) - nowSec);
     }
     return { allowed, tightest, retryAfter };
+  }
+
+  /** Throws DependencyUnavailableError when the counters cannot be reached (readiness). */
+  ping(): Promise<void> {
+    return this.store.ping();
   }
 
   close(): Promise<void> {
@@ -102,6 +110,8 @@ export class MemoryCounterStore implements CounterStore {
     for (const [k, c] of this.#counters) if (c.expiresAt <= now) this.#counters.delete(k);
   }
 
+  async ping() {}
+
   async close() {}
 }
 
@@ -125,17 +135,84 @@ table.insert(counts, 1, allowed)
 return counts
 `;
 
+/**
+ * Counters in Redis, shared by every process. When Redis does not answer, a request is not
+ * admitted: `hit` throws DependencyUnavailableError (503 unavailable with Retry-After), it does
+ * not fall back to counting in this process. The limits are the contract's (spec 8): with N
+ * processes each counting alone a clinic would get N times its budget, and each process would
+ * start from zero at every outage; refusing for the few seconds Redis is away keeps the limits
+ * true and the readiness probe takes the process out of the balancer meanwhile.
+ */
 export class RedisCounterStore implements CounterStore {
   constructor(private readonly redis: Redis) {}
 
   async hit(keys: string[], limits: number[], ttlSeconds: number[]) {
-    const result = (await this.redis.eval(HIT_SCRIPT, keys.length, ...keys, ...limits, ...ttlSeconds)) as number[];
+    let result: number[];
+    try {
+      result = (await this.redis.eval(HIT_SCRIPT, keys.length, ...keys, ...limits, ...ttlSeconds)) as number[];
+    } catch (error) {
+      throw new DependencyUnavailableError('redis', error);
+    }
     return { allowed: result[0] === 1, counts: result.slice(1).map(Number) };
+  }
+
+  async ping() {
+    try {
+      await this.redis.ping();
+    } catch (error) {
+      throw new DependencyUnavailableError('redis', error);
+    }
   }
 
   async close() {
     this.redis.disconnect();
   }
+}
+
+export interface RedisEvents {
+  /** The connection is up (again). */
+  onUp(): void;
+  /** The connection was lost or could not be made: once per outage, with its first error. */
+  onDown(error: unknown): void;
+}
+
+/** How long one Redis command may take before the request is answered 503. */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+/**
+ * A Redis client that fails fast instead of waiting: a command while disconnected is refused at
+ * once (no offline queue), a command without an answer fails after REDIS_COMMAND_TIMEOUT_MS, and
+ * a request answered 503 is never counted later (no resending after a reconnect). It reconnects
+ * by itself every 0.1-1 s, and every `error` event is handled (reported once per outage).
+ */
+export function connectRedis(url: string, events: RedisEvents): Redis {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
+  });
+  let up = false;
+  let reported = false;
+  const down = (error: unknown) => {
+    up = false;
+    if (reported) return;
+    reported = true;
+    events.onDown(error);
+  };
+  redis.on('ready', () => {
+    if (up) return;
+    up = true;
+    reported = false;
+    events.onUp();
+  });
+  redis.on('close', () => {
+    if (up) down(new Error('the connection to Redis closed'));
+  });
+  redis.on('error', down);
+  return redis;
 }
 
 export interface RateLimits {
@@ -156,10 +233,16 @@ export const SPEC_RATE_LIMITS: RateLimits = {
   authFailuresPerMinute: 30,
 };
 
-export function callerRules(limits: RateLimits, clinicId: string, keyId: string): WindowRule[] {
+export function keyRules(limits: RateLimits, keyId: string): WindowRule[] {
   return [
     { name: `key:${keyId}:10s`, limit: limits.keyPer10s, seconds: 10 },
     { name: `key:${keyId}:day`, limit: limits.keyPerDay, seconds: 86_400 },
+  ];
+}
+
+export function callerRules(limits: RateLimits, clinicId: string, keyId: string): WindowRule[] {
+  return [
+    ...keyRules(limits, keyId),
     { name: `clinic:${clinicId}:10s`, limit: limits.clinicPer10s, seconds: 10 },
     { name: `clinic:${clinicId}:day`, limit: limits.clinicPerDay, seconds: 86_400 },
   ];

@@ -20,6 +20,19 @@ interface KeyRecord {
   suspended: boolean;
 }
 
+/**
+ * A key we know, refused (revoked, replaced, expired, suspended, plan off): a final answer,
+ * not a guess, so it is never counted against the client address (see http/plugins/caller.ts).
+ */
+export class KnownKeyRefused extends ApiError {
+  constructor(
+    code: 'api_key_revoked' | 'organization_suspended' | 'plan_required',
+    readonly keyId: string,
+  ) {
+    super(code);
+  }
+}
+
 const CACHE_TTL_MS = 1000;
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
@@ -46,10 +59,10 @@ export class Authenticator {
     const record = await this.#lookup(hashToken(token));
     if (!record) throw new ApiError('api_key_invalid');
     if (record.revoked || (record.expiresAt && record.expiresAt.getTime() <= now.getTime())) {
-      throw new ApiError('api_key_revoked');
+      throw new KnownKeyRefused('api_key_revoked', record.context.keyId);
     }
-    if (record.suspended) throw new ApiError('organization_suspended');
-    if (!record.planActive) throw new ApiError('plan_required');
+    if (record.suspended) throw new KnownKeyRefused('organization_suspended', record.context.keyId);
+    if (!record.planActive) throw new KnownKeyRefused('plan_required', record.context.keyId);
     this.#touch(record.context.keyId);
     return record.context;
   }

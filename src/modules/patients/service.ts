@@ -11,6 +11,7 @@ import type { DB } from '../../db/schema.js';
 import type { Address, PatientsTable } from '../../db/tables/core.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
+import { seesFacility } from '../auth/authenticate.js';
 import { BULK_EVENT_THRESHOLD, recordSkipped } from '../../events/skipped.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion, versionMismatch } from '../../core/version.js';
@@ -225,13 +226,17 @@ async function prepareCreate(trx: Transaction, caller: Caller, input: PatientInp
   };
 }
 
-/** An existing, not erased patient with the same normalized name and the same phone or email. */
-async function findDuplicate(trx: Transaction, clinicId: string, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>): Promise<string | null> {
+/**
+ * An existing, not erased patient with the same normalized name and the same phone or email.
+ * The rule is clinic-wide, but the id is told only to a key that sees that patient: a key
+ * limited to facilities learns nothing of the others (`patientId: null`).
+ */
+async function findDuplicate(trx: Transaction, scope: TenantScope, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>): Promise<{ patientId: string | null } | null> {
   if (!p.phone && !p.email) return null;
   const row = await trx
     .selectFrom('patients')
-    .select('id')
-    .where('clinic_id', '=', clinicId)
+    .select(['id', 'facility_id'])
+    .where('clinic_id', '=', scope.clinicId)
     .where('erased_at', 'is', null)
     .where('full_norm', '=', p.nameKey.trim())
     .where((eb) => {
@@ -243,7 +248,8 @@ async function findDuplicate(trx: Transaction, clinicId: string, p: Pick<Prepare
     .orderBy('created_at')
     .limit(1)
     .executeTakeFirst();
-  return row?.id ?? null;
+  if (!row) return null;
+  return { patientId: seesFacility(scope, row.facility_id) ? row.id : null };
 }
 
 async function checkPlanLimit(trx: Transaction, clinicId: string, adding: number): Promise<void> {
@@ -286,8 +292,8 @@ export async function createPatientInTransaction(trx: Transaction, caller: Calle
       throw ApiError.conflict('concurrent_request', {}, 'Un’altra richiesta sta creando la stessa persona: rileggi e riprova.');
     }
   }
-  const duplicate = await findDuplicate(trx, clinicId, prepared);
-  if (duplicate) throw ApiError.conflict('duplicate_patient', { patientId: duplicate }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
+  const duplicate = await findDuplicate(trx, caller.scope, prepared);
+  if (duplicate) throw ApiError.conflict('duplicate_patient', duplicate, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
   await checkPlanLimit(trx, clinicId, 1);
   const created = await insertPatient(trx, prepared);
   await recordEvent(trx, { clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
@@ -520,8 +526,8 @@ export async function importPatients(db: Db, caller: Caller, inputs: PatientInpu
         if (seen.has(k)) throw ApiError.conflict('duplicate_in_list', { index: i, firstIndex: seen.get(k) }, 'La lista contiene due volte la stessa persona.');
         seen.set(k, i);
       }
-      const duplicate = await findDuplicate(trx, clinicId, p);
-      if (duplicate) throw ApiError.conflict('duplicate_patient', { patientId: duplicate, index: i }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
+      const duplicate = await findDuplicate(trx, caller.scope, p);
+      if (duplicate) throw ApiError.conflict('duplicate_patient', { ...duplicate, index: i }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
     }
     await checkPlanLimit(trx, clinicId, prepared.length);
     const bulk = prepared.length > BULK_EVENT_THRESHOLD;

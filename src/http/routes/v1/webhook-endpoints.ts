@@ -50,6 +50,9 @@ const TestOutcomeSchema = Type.Object(
   { additionalProperties: false, title: 'WebhookTestOutcome' },
 );
 
+/** Test sends per destination per minute: enough to debug a receiver, too few to scan a network. */
+const TESTS_PER_DESTINATION_PER_MINUTE = 5;
+
 export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
   const policy = { allowInsecure: ctx.config.webhookAllowInsecure };
 
@@ -74,7 +77,9 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         ),
         response: { 201: WebhookEndpointWithSecret },
       },
-      config: { idempotent: 'secret', errorStatuses: [409] },
+      // The service checks `webhooks:write` together with every chosen event's scope, so that
+      // one 403 lists all the missing ones.
+      config: { scopes: [], idempotent: 'secret', errorStatuses: [409] },
     },
     async (request, reply) => {
       const created = await createEndpoint(ctx.db, request.auth, policy, request.body);
@@ -204,11 +209,18 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         description:
           'Sends at once one signed `webhook.test` envelope with empty `data` to the destination (also a disabled one) and answers with the outcome: `success`, `statusCode`, `durationMs`, or the kind of network `error`. ' +
           'No retries, and nothing is stored: it is not a delivery. Each test has a fresh `id` (its idempotency key). ' +
-          'With a test-kind key nothing is sent: `skipped: "test_mode"`. The request body is optional (`{}`); it has no fields.',
+          'With a test-kind key nothing is sent: `skipped: "test_mode"`. The request body is optional (`{}`); it has no fields. ' +
+          `At most ${TESTS_PER_DESTINATION_PER_MINUTE} tests per destination per minute (the outcome names the network error, so the limit keeps it from probing hosts in a loop): ` +
+          'one more is `429 rate_limited` with `Retry-After`, and consumes none of the key\'s or the clinic\'s budget.',
         params: IdParams,
         response: { 200: TestOutcomeSchema },
       },
-      config: { scopes: ['webhooks:write'] },
+      config: {
+        scopes: ['webhooks:write'],
+        extraWindows: (request) => [
+          { name: `webhook-test:${request.auth.clinicId}:${String((request.params as { id: string }).id).toLowerCase()}`, limit: TESTS_PER_DESTINATION_PER_MINUTE, seconds: 60 },
+        ],
+      },
     },
     async (request) => {
       const { row } = await getEndpoint(ctx.db, request.auth, request.params.id);

@@ -1,0 +1,96 @@
+/**
+ * Every route belongs to one plane, and its plane brings its gate. Security is decided by the
+ * route the router matched, never by reading the request line: `/%61dmin/v1/clinics`,
+ * `//v1/tasks` or `GET http://host/admin/v1/clinics` reach a route only as the router decodes
+ * them, and then they meet that route's gate like any other spelling.
+ *
+ * - `public`: no key (health, the OpenAPI document, the docs page);
+ * - `v1`: an API key, its rate limits and the route's scopes;
+ * - `admin`: the deployment's ADMIN_TOKEN (the plane is not mounted without one).
+ *
+ * A plane is an encapsulated Fastify context: the gate's hooks run for the routes registered
+ * inside it and nowhere else. A route registered outside every plane stops the start.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ConstraintStrategy, HTTPVersion } from 'find-my-way';
+
+export type Plane = 'public' | 'v1' | 'admin';
+
+export interface PlannedRoute {
+  method: string;
+  url: string;
+  plane: Plane;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The plane of this encapsulated context; undefined outside every plane. */
+    plane?: Plane;
+    /** Every route with its plane, as registered (tests walk it). */
+    plannedRoutes: readonly PlannedRoute[];
+  }
+  interface FastifyContextConfig {
+    /** Set from the context the route was registered in (never by the route itself). */
+    plane?: Plane;
+  }
+}
+
+/** The listener a request arrived on, when the back office has its own (ADMIN_PORT). */
+export const ADMIN_LISTENER = Symbol('admin listener');
+type Tagged = { [ADMIN_LISTENER]?: true };
+
+/**
+ * A router constraint: admin routes match only requests that arrived on the back-office
+ * listener, every other route only requests on the public one. To the public listener the
+ * back office does not exist (404 from the router), and the reverse.
+ */
+type Store = ReturnType<ReturnType<ConstraintStrategy<HTTPVersion.V1, string>['storage']>['get']>;
+export const listenerConstraint: ConstraintStrategy<HTTPVersion.V1, string> = {
+  name: 'listener',
+  storage() {
+    const handlers = new Map<string, Store>();
+    return { get: (value: string) => handlers.get(value) ?? null, set: (value: string, store: Store) => void handlers.set(value, store) };
+  },
+  deriveConstraint: (req: object) => ((req as Tagged)[ADMIN_LISTENER] ? 'admin' : 'public'),
+  mustMatchWhenDerived: true,
+};
+
+/** Marks a request as arrived on the back-office listener (its server's request handler calls this). */
+export function tagAdminRequest(req: object): void {
+  (req as Tagged)[ADMIN_LISTENER] = true;
+}
+
+export class RouteWithoutGateError extends Error {}
+
+/**
+ * Checks every route as it is registered: it must sit inside a plane, and a v1 route must
+ * state its scopes (an empty list when any valid key may call it). Stamps the plane on the
+ * route's config, and with a separate back-office listener, the listener constraint.
+ */
+export function requirePlanes(app: FastifyInstance, options: { separateAdminListener: boolean }): void {
+  const table: PlannedRoute[] = [];
+  app.decorate('plannedRoutes', table);
+  app.addHook('onRoute', function (this: FastifyInstance, route) {
+    const plane = this.plane;
+    const name = `${[route.method].flat().join(',')} ${route.url}`;
+    if (plane === undefined) throw new RouteWithoutGateError(`${name} is registered outside a plane (public, v1, admin): it would have no gate`);
+    for (const method of [route.method].flat()) table.push({ method, url: route.url, plane });
+    route.config = { ...route.config, plane };
+    if (plane === 'v1' && !Array.isArray(route.config.scopes)) throw new RouteWithoutGateError(`${name} is a v1 route without config.scopes`);
+    if (options.separateAdminListener) route.constraints = { ...route.constraints, listener: plane === 'admin' ? 'admin' : 'public' };
+  });
+}
+
+/** Registers `routes` inside a new context of `plane`, behind the hooks that `gate` adds to it. */
+export async function registerPlane(
+  app: FastifyInstance,
+  plane: Plane,
+  gate: (scope: FastifyInstance) => void,
+  routes: (scope: FastifyInstance) => void | Promise<void>,
+): Promise<void> {
+  await app.register(async (scope) => {
+    scope.decorate('plane', plane);
+    gate(scope);
+    await routes(scope);
+  });
+}

@@ -1,0 +1,355 @@
+/**
+ * A dependency lost while the service runs (issue 13.7), with the real service as a process and
+ * real servers that really stop:
+ *   - Redis (REDIS_URL): a private redis-server on a free port, stopped, then frozen (SIGSTOP),
+ *     then started again. Meanwhile every /v1 request answers `503 unavailable` with
+ *     `Retry-After` within 1 s, /readyz is not ready, and once Redis is back both recover by
+ *     themselves. Both engines.
+ *   - PostgreSQL, two ways (run with DATABASE_URL): the service reaches 127.0.0.1:5432 through a
+ *     TCP proxy of this test, which is cut (every connection closed, new ones refused) while
+ *     requests are in flight, then restored; and the service runs on a private cluster
+ *     (initdb, as user postgres) that is stopped (`pg_ctl stop -m fast`: sessions terminated
+ *     with 57P01) while requests are in flight, then started again. The same answers; the
+ *     process neither crashes nor logs unhandled `error` events.
+ * The shared Redis and PostgreSQL are never stopped.
+ */
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { dedicatedDatabase } from '../helpers/databases.js';
+import { startService, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { ENGINE } from '../helpers/server.js';
+
+const ADMIN = 'outage-test-admin-token-0123456';
+const cleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A redis-server of this test alone, without persistence. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  redis.stdout!.on('data', (d) => (out += d));
+  await waitFor(() => out.includes('Ready to accept connections') || redis.exitCode !== null, 10_000, 'redis-server');
+  if (redis.exitCode !== null) throw new Error(`redis-server exited:\n${out}`);
+  return redis;
+}
+
+async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  await exited;
+}
+
+/** A TCP proxy to PostgreSQL that can be cut: every connection closed and new ones refused. */
+class CuttableProxy {
+  #server: net.Server | null = null;
+  readonly #sockets = new Set<net.Socket>();
+  constructor(
+    readonly port: number,
+    private readonly target: { host: string; port: number },
+  ) {}
+
+  async open(): Promise<void> {
+    this.#server = net.createServer((client) => {
+      const upstream = net.connect(this.target.port, this.target.host);
+      for (const s of [client, upstream]) {
+        this.#sockets.add(s);
+        s.on('close', () => this.#sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(this.port, '127.0.0.1', resolve));
+  }
+
+  async cut(): Promise<void> {
+    const server = this.#server;
+    this.#server = null;
+    const closed = new Promise((r) => server?.close(r));
+    for (const s of this.#sockets) s.destroy();
+    await closed;
+  }
+}
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+
+/** A PostgreSQL cluster of this test alone (initdb as user postgres when run as root). */
+class PrivateCluster {
+  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-pg-'));
+  constructor(readonly port: number) {}
+
+  #command(tool: string, args: string[]): [string, string[]] {
+    return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', path.join(PG_BIN, tool), ...args]] : [path.join(PG_BIN, tool), args];
+  }
+
+  #run(tool: string, args: string[]): void {
+    const [cmd, argv] = this.#command(tool, args);
+    execFileSync(cmd, argv, { stdio: 'pipe', timeout: 60_000 });
+  }
+
+  /** Stops the server without blocking this process (requests in flight keep going). */
+  stopAsync(): Promise<void> {
+    const [cmd, argv] = this.#command('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', 'stop']);
+    return new Promise((resolve, reject) => execFile(cmd, argv, { timeout: 60_000 }, (error) => (error ? reject(error) : resolve())));
+  }
+
+  init(): void {
+    if (process.getuid?.() === 0) execFileSync('chown', ['postgres', this.dir]);
+    this.#run('initdb', ['-D', path.join(this.dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  }
+
+  start(): void {
+    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+    this.#run('pg_ctl', ['-D', path.join(this.dir, 'data'), '-o', options, '-l', path.join(this.dir, 'log'), '-w', 'start']);
+  }
+
+  stop(): void {
+    this.#run('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', 'stop']);
+  }
+
+  remove(): void {
+    try {
+      this.stop();
+    } catch {
+      // not running
+    }
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
+  }
+}
+
+interface Answer {
+  status: number;
+  ms: number;
+  body: any;
+  retryAfter: string | null;
+}
+
+async function call(base: string, method: string, p: string, token: string, body?: unknown): Promise<Answer> {
+  const started = Date.now();
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(20_000),
+  });
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // keep the text
+  }
+  return { status: res.status, ms: Date.now() - started, body: parsed, retryAfter: res.headers.get('retry-after') };
+}
+
+const readyStatus = async (base: string) => (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(10_000) })).status;
+
+/** The database the service runs on: a temporary data folder, or a database of its own on PostgreSQL. */
+async function serviceDatabase(): Promise<{ env: Record<string, string>; url: string | null }> {
+  if (ENGINE === 'pglite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-outage-'));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    return { env: { DATA_DIR: dir }, url: null };
+  }
+  const database = await dedicatedDatabase(process.env.DATABASE_URL!, `dcm_t_${process.env.DCM_TEST_RUN}`, process.env.DCM_TEST_TEMPLATE);
+  cleanups.push(() => database.drop());
+  return { env: { DATABASE_URL: database.url }, url: database.url };
+}
+
+/** Starts the service, waits until ready, makes a clinic with a facility and a key of every scope. */
+async function startWithClinic(env: Record<string, string>): Promise<{ proc: ServiceProcess; base: string; token: string; facilityId: string }> {
+  const port = await freePort();
+  const proc = startService({ ...env, PORT: String(port), ADMIN_TOKEN: ADMIN, SEED_DEMO: 'false', LOG_LEVEL: 'warn' });
+  cleanups.push(() => stop(proc.child, 'SIGKILL'));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (proc.child.exitCode !== null) throw new Error(`the service exited with ${proc.child.exitCode}:\n${proc.output()}`);
+    if (await readyStatus(base).catch(() => 0) === 200) break;
+    if (Date.now() > deadline) throw new Error(`the service did not become ready:\n${proc.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const clinic = await call(base, 'POST', '/admin/v1/clinics', ADMIN, { name: 'Studio Guasti' });
+  expect(clinic.status).toBe(201);
+  const facility = await call(base, 'POST', `/admin/v1/clinics/${clinic.body.id}/facilities`, ADMIN, { name: 'Sede Guasti', isMainLocation: true });
+  expect(facility.status).toBe(201);
+  const doc = (await call(base, 'GET', '/admin/v1/openapi.json', ADMIN)).body;
+  const scopes = doc.paths['/clinics/{clinicId}/api-keys'].post.requestBody.content['application/json'].schema.properties.scopes.items.enum;
+  const key = await call(base, 'POST', `/admin/v1/clinics/${clinic.body.id}/api-keys`, ADMIN, { name: 'guasti', scopes });
+  expect(key.status).toBe(201);
+  return { proc, base, token: key.body.token, facilityId: facility.body.id };
+}
+
+function expectUnavailable(answer: Answer, what: string): void {
+  expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(503);
+  expect(answer.body.error.code).toBe('unavailable');
+  expect(answer.body.error.requestId).toBeTruthy();
+  expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+}
+
+/** Nothing went unhandled: the process runs and never printed an unhandled error or a 500. */
+function expectNoUnhandled(proc: ServiceProcess): void {
+  expect(proc.child.exitCode, proc.output()).toBeNull();
+  const out = proc.output();
+  expect(out).not.toMatch(/Unhandled error event|uncaught|unhandledRejection/i);
+  expect(out).not.toContain('"msg":"unhandled error"');
+}
+
+describe('the service when Redis goes away and comes back', () => {
+  it('answers /v1 with 503 unavailable within 1 s and is not ready while Redis is stopped or frozen, then recovers by itself', async () => {
+    const redisPort = await freePort();
+    let redis = await startRedis(redisPort);
+    cleanups.push(() => stop(redis, 'SIGKILL'));
+    const { env } = await serviceDatabase();
+    const { proc, base, token, facilityId } = await startWithClinic({ ...env, REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+    const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
+    expect((await read()).status).toBe(200);
+
+    // Stopped: the connection is gone and reconnecting fails.
+    await stop(redis);
+    for (let i = 0; i < 10; i++) {
+      const answer = await read();
+      expectUnavailable(answer, `request ${i} with Redis stopped`);
+      expect(answer.ms).toBeLessThan(1000);
+      expect(answer.body.error.message).not.toMatch(/redis/i);
+    }
+    // Public /v1 routes are counted per address too: refused the same way.
+    expect((await fetch(`${base}/v1/openapi.json`)).status).toBe(503);
+    // Alive all the same: a liveness probe must not restart a process that only waits for Redis.
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect(await readyStatus(base)).toBe(503);
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'unavailable' });
+
+    // Back: without any restart of the service.
+    redis = await startRedis(redisPort);
+    const backBy = Date.now() + 10_000;
+    while ((await read()).status !== 200) {
+      if (Date.now() > backBy) throw new Error('the service did not recover after Redis came back');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await readyStatus(base)).toBe(200);
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ready' });
+
+    // Frozen: the connection stays open but nothing answers.
+    redis.kill('SIGSTOP');
+    try {
+      const frozen = await Promise.all([read(), read(), read()]);
+      for (const answer of frozen) {
+        expectUnavailable(answer, 'a request with Redis frozen');
+        expect(answer.ms).toBeLessThan(1000);
+      }
+      expect(await readyStatus(base)).toBe(503);
+    } finally {
+      redis.kill('SIGCONT');
+    }
+    const thawedBy = Date.now() + 10_000;
+    while ((await read()).status !== 200) {
+      if (Date.now() > thawedBy) throw new Error('the service did not recover after Redis answered again');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await readyStatus(base)).toBe(200);
+    expectNoUnhandled(proc);
+    expect(proc.output()).toContain('Redis unreachable');
+  }, 120_000);
+});
+
+describe.skipIf(ENGINE === 'pglite')('the service when PostgreSQL goes away and comes back', () => {
+  it('answers 503 unavailable quickly and is not ready while the connections are cut, then recovers by itself', async () => {
+    const { url } = await serviceDatabase();
+    const target = new URL(url!);
+    const proxy = new CuttableProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
+    await proxy.open();
+    cleanups.push(() => proxy.cut());
+    const viaProxy = new URL(url!);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const { proc, base, token, facilityId } = await startWithClinic({ DATABASE_URL: viaProxy.toString() });
+    let n = 0;
+    const write = () => call(base, 'POST', '/v1/patients', token, { firstName: 'Ada', lastName: `Guasto ${++n}`, phone: `+39 333 100 ${String(1000 + n).slice(-4)}`, facilityId });
+    const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
+    expect((await write()).status).toBe(201);
+    expect((await read()).status).toBe(200);
+
+    // Cut while requests are in flight: each is answered, 2xx or 503, none 500, none hangs.
+    const inFlight = Array.from({ length: 12 }, (_, i) => (i % 2 ? read() : write()));
+    await new Promise((r) => setTimeout(r, 5));
+    await proxy.cut();
+    for (const answer of await Promise.all(inFlight)) {
+      if (answer.status >= 300) expectUnavailable(answer, 'a request in flight at the cut');
+    }
+    for (let i = 0; i < 6; i++) {
+      const answer = await (i % 2 ? read() : write());
+      expectUnavailable(answer, `request ${i} with PostgreSQL cut`);
+      expect(answer.ms).toBeLessThan(1000);
+    }
+    expect(await readyStatus(base)).toBe(503);
+
+    await proxy.open();
+    const backBy = Date.now() + 15_000;
+    while ((await write()).status !== 201) {
+      if (Date.now() > backBy) throw new Error(`the service did not recover after PostgreSQL came back:\n${proc.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await read()).status).toBe(200);
+    expect(await readyStatus(base)).toBe(200);
+    expectNoUnhandled(proc);
+  }, 120_000);
+
+  it.skipIf(!fs.existsSync(path.join(PG_BIN, 'initdb')))('answers 503 unavailable quickly while its server is stopped, then recovers when it is started again', async () => {
+    const cluster = new PrivateCluster(await freePort());
+    cleanups.push(() => cluster.remove());
+    cluster.init();
+    cluster.start();
+    const { proc, base, token, facilityId } = await startWithClinic({ DATABASE_URL: cluster.url });
+    let n = 0;
+    const write = () => call(base, 'POST', '/v1/patients', token, { firstName: 'Bice', lastName: `Fermo ${++n}`, phone: `+39 333 200 ${String(1000 + n).slice(-4)}`, facilityId });
+    const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
+    expect((await write()).status).toBe(201);
+
+    // Stopped while requests are in flight: the server terminates every session (57P01).
+    const inFlight = Array.from({ length: 12 }, (_, i) => (i % 2 ? read() : write()));
+    await new Promise((r) => setTimeout(r, 5));
+    await cluster.stopAsync();
+    for (const answer of await Promise.all(inFlight)) {
+      if (answer.status >= 300) expectUnavailable(answer, 'a request in flight at the stop');
+    }
+    for (let i = 0; i < 6; i++) {
+      const answer = await (i % 2 ? read() : write());
+      expectUnavailable(answer, `request ${i} with PostgreSQL stopped`);
+      expect(answer.ms).toBeLessThan(1000);
+    }
+    expect(await readyStatus(base)).toBe(503);
+
+    cluster.start();
+    const backBy = Date.now() + 15_000;
+    while ((await write()).status !== 201) {
+      if (Date.now() > backBy) throw new Error(`the service did not recover after PostgreSQL was started again:\n${proc.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await read()).status).toBe(200);
+    expect(await readyStatus(base)).toBe(200);
+    expectNoUnhandled(proc);
+  }, 120_000);
+});
