@@ -40,7 +40,9 @@ function envelopeTail(event: FanOutEvent): Expression<string> {
 
 /**
  * Inserts the event and its deliveries in one statement, and notifies the workers when a
- * live delivery was created and no worker is polling already. Returns false when the clinic does not exist.
+ * live delivery was created and no worker is polling already. Returns `inserted`; `held` when the
+ * clinic has no active key or a gap to record first (nothing inserted: `checkKeys`); `no_clinic`
+ * when the clinic does not exist.
  */
 export async function fanOut(trx: Transaction, event: FanOutEvent): Promise<'inserted' | 'held' | 'no_clinic'> {
   const skipped = event.type === 'events.skipped';

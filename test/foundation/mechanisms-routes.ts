@@ -11,7 +11,7 @@ import { ApiError } from '../../src/core/errors.js';
 import { expectedVersion, setEtag } from '../../src/http/etag.js';
 import { versionMismatch } from '../../src/core/version.js';
 import { after } from '../../src/db/keyset.js';
-import { Cursor, IdParams, Limit } from '../../src/http/schemas/common.js';
+import { Cursor, IdParams, Limit } from '../../src/core/schemas.js';
 import type { App } from '../../src/http/types.js';
 
 export function mechanismRoutes(app: App, ctx: AppContext): void {

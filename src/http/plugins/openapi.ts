@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { exampleFor } from './openapi-examples.js';
-import { ErrorEnvelopeSchema } from '../schemas/common.js';
+import { ErrorEnvelopeSchema } from '../../core/schemas.js';
 import { V1_DESCRIPTION, ADMIN_DESCRIPTION, TAG_DESCRIPTIONS, ERROR_EXAMPLES } from './openapi-text.js';
 
 const COMMON_ERRORS = [400, 401, 403, 429, 500, 503];

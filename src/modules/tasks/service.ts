@@ -11,23 +11,9 @@ import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
+import type { NewTask, TaskChanges, TaskStatus, TaskView } from './schema.js';
 
 type TaskRow = Selectable<TasksTable>;
-export const TASK_STATUSES = ['todo', 'in_progress', 'done'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-
-export interface TaskView {
-  id: string;
-  title: string;
-  status: TaskStatus;
-  dueDate: string | null;
-  assigneeId: string | null;
-  patientId: string | null;
-  facilityId: string | null;
-  type: string;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export function taskView(row: TaskRow): TaskView {
   return {
@@ -48,16 +34,6 @@ export function taskView(row: TaskRow): TaskView {
 function eventData(row: TaskRow): Record<string, unknown> {
   const v = taskView(row);
   return { id: v.id, status: v.status, type: v.type, dueDate: v.dueDate, assigneeId: v.assigneeId, patientId: v.patientId, facilityId: v.facilityId, createdAt: v.createdAt, updatedAt: v.updatedAt };
-}
-
-export interface NewTask {
-  title: string;
-  status?: TaskStatus;
-  dueDate?: string | null;
-  assigneeId?: string | null;
-  patientId?: string | null;
-  facilityId?: string | null;
-  type?: string;
 }
 
 export async function createTask(db: Db, scope: TenantScope, input: NewTask): Promise<TaskRow> {
@@ -120,13 +96,6 @@ export async function listTasks(ctx: AppContext, scope: TenantScope, q: TaskList
   const rows = await query.orderBy('updated_at').orderBy('id').limit(q.limit + 1).execute();
   const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, r.updated_at, r.id));
   return { data: page.items.map(taskView), nextCursor: page.nextCursor };
-}
-
-export interface TaskChanges {
-  title?: string;
-  status?: TaskStatus;
-  dueDate?: string | null;
-  assigneeId?: string | null;
 }
 
 /** Only the fields sent change; null clears dueDate or assigneeId; `task.completed` when it becomes done. */

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { backOffice } from '../../../db/tenant.js';
 import { createPaymentPlan, createTreatmentPlan, invoiceView, issueInvoice, PAYMENT_METHODS, recordPayment, setTreatmentPlanStatus, treatmentPlanView } from '../../../modules/billing/service.js';
-import { DateOnly, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
+import { DateOnly, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { InstallmentSchema, PaymentPlanSchema } from '../v1/payment-plans.js';
 

@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { backOffice } from '../../../db/tenant.js';
 import { conversationView, handOff, messageView, openConversation, optOut, recordMessage, setTranscription } from '../../../modules/conversations/service.js';
 import { setEtag } from '../../etag.js';
-import { InputTimestamp, Nullable, StringEnum, Uuid } from '../../schemas/common.js';
+import { InputTimestamp, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { ConversationSchema, MessageSchema } from '../v1/conversations.js';
 

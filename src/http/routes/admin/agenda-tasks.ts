@@ -2,11 +2,11 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { backOffice } from '../../../db/tenant.js';
-import { createTask, taskView, TASK_STATUSES } from '../../../modules/tasks/service.js';
+import { NewTaskBody, TaskSchema } from '../../../modules/tasks/schema.js';
+import { createTask, taskView } from '../../../modules/tasks/service.js';
 import { setEtag } from '../../etag.js';
-import { InputTimestamp, Nullable, StringEnum, Uuid } from '../../schemas/common.js';
+import { Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { TaskSchema } from '../v1/tasks.js';
 const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
 
 export function registerTaskAdminRoutes(app: App, ctx: AppContext): void {
@@ -15,15 +15,7 @@ export function registerTaskAdminRoutes(app: App, ctx: AppContext): void {
       operationId: 'adminCreateTask', tags: ['Agenda (back office)'], summary: 'Create a task',
       description: 'Records `task.created` (and `task.completed` when created done). The facility defaults to the patient’s. The assignee must be an active staff profile of the clinic.',
       params: ClinicParams,
-      body: Type.Object({
-        title: Type.String({ minLength: 1, maxLength: 200 }),
-        status: Type.Optional(StringEnum(TASK_STATUSES)),
-        dueDate: Type.Optional(Nullable(InputTimestamp())),
-        assigneeId: Type.Optional(Nullable(Uuid())),
-        patientId: Type.Optional(Nullable(Uuid())),
-        facilityId: Type.Optional(Nullable(Uuid())),
-        type: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
-      }, { additionalProperties: false }),
+      body: NewTaskBody,
       response: { 201: TaskSchema },
     },
   }, async (request, reply) => {

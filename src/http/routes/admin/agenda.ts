@@ -8,7 +8,7 @@ import { calendarView, createCalendar, findCalendar, updateCalendar } from '../.
 import { WeekScheduleSchema } from '../../../modules/facilities/schedule.js';
 import { updateFacility } from '../../../modules/facilities/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Email, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
+import { Email, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { AppointmentDetailSchema } from '../v1/appointments.js';
 import { FacilitySchema } from '../v1/facilities.js';

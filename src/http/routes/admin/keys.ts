@@ -5,7 +5,7 @@ import { listAccessLog } from '../../../modules/access-log/service.js';
 import * as keys from '../../../modules/auth/keys-service.js';
 import { SCOPES } from '../../../modules/auth/scopes.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../../core/cursor.js';
-import { Cursor, IdParams, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
+import { Cursor, IdParams, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });

@@ -6,7 +6,7 @@ import { addActivity, ACTIVITY_KINDS, convertLead, getLead, LEAD_STATUSES, updat
 import { archivePatient, erasePatient, getPatient, IMPORT_MAX, importPatients, updatePatient, type Caller } from '../../../modules/patients/service.js';
 import { ApiError } from '../../../core/errors.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { IfMatchHeader, InputTimestamp, Nullable, Uuid } from '../../schemas/common.js';
+import { IfMatchHeader, InputTimestamp, Nullable, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { ActivitySchema, LeadDetailSchema, LeadSchema } from '../v1/leads.js';
 import { PatientInputSchema, PatientSchema, patientFields } from '../v1/patients.js';

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import * as clinics from '../../../modules/clinics/service.js';
-import { Email, IdParams, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
+import { Email, IdParams, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Tenants';

@@ -9,7 +9,7 @@ import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
 import { bookAppointment, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/calendars/booking.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Cursor, IdParams, IdempotencyKeyHeader, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
+import { Cursor, IdParams, IdempotencyKeyHeader, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Agenda (appointments)';

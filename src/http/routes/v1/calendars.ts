@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { availability, MAX_WINDOW_DAYS } from '../../../modules/calendars/service.js';
-import { IdParams, InputTimestamp, Nullable, OutputTimestamp, Uuid } from '../../schemas/common.js';
+import { IdParams, InputTimestamp, Nullable, OutputTimestamp, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 export const SlotSchema = Type.Object(

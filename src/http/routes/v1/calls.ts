@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { createCall, getCall, OUTCOMES } from '../../../modules/calls/service.js';
-import { IdempotencyKeyHeader, IdParams, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
+import { IdempotencyKeyHeader, IdParams, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Phone calls';

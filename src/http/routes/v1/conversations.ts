@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { conversationView, findConversation, listMessages, updateBot } from '../../../modules/conversations/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
+import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Chat messages';

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../events/catalogue.js';
 import { listEvents } from '../../../modules/webhooks/deliveries.js';
-import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
+import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 export const EventEnvelopeSchema = Type.Object(

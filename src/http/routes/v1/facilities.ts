@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import { readFacility, visibleFacility, type FacilityRead } from '../../../modules/facilities/service.js';
 import { setEtag } from '../../etag.js';
-import { IdParams, Nullable, OutputTimestamp, Uuid } from '../../schemas/common.js';
+import { IdParams, Nullable, OutputTimestamp, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 export const FacilitySchema = Type.Object(

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { createLead, getLead, LEAD_SOURCES, LEAD_STATUSES } from '../../../modules/leads/service.js';
 import { setEtag } from '../../etag.js';
-import { Email, IdempotencyKeyHeader, IdParams, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
+import { Email, IdempotencyKeyHeader, IdParams, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { PHONE_PATTERN } from './patients.js';
 

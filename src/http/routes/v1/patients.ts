@@ -6,7 +6,7 @@ import { searchPatients } from '../../../modules/patients/search.js';
 import { CLINICAL_FIELDS, createPatient, getPatient, GENDERS, lookupPatient, REFERRAL_SOURCES, type Caller } from '../../../modules/patients/service.js';
 import type { AuthContext } from '../../../core/actor.js';
 import { setEtag } from '../../etag.js';
-import { DateOnly, Email, IdempotencyKeyHeader, IdParams, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
+import { DateOnly, Email, IdempotencyKeyHeader, IdParams, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Patients';

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { listPaymentPlans } from '../../../modules/billing/service.js';
-import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
+import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 export const InstallmentSchema = Type.Object(

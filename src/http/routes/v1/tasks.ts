@@ -1,28 +1,13 @@
 /** /v1/tasks (spec 2.9, 3.6, 4.7.1). */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { findTask, listTasks, taskView, TASK_STATUSES, updateTask } from '../../../modules/tasks/service.js';
+import { TASK_STATUSES, TaskChangesBody, TaskSchema } from '../../../modules/tasks/schema.js';
+import { findTask, listTasks, taskView, updateTask } from '../../../modules/tasks/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
+import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Tasks';
-
-export const TaskSchema = Type.Object(
-  {
-    id: Uuid(),
-    title: Type.String({ minLength: 1, maxLength: 200 }),
-    status: StringEnum(TASK_STATUSES),
-    dueDate: Nullable(OutputTimestamp({ description: 'ISO 8601 instant' })),
-    assigneeId: Nullable(Uuid({ description: 'The staff profile it is assigned to' })),
-    patientId: Nullable(Uuid({ description: 'null for a task about no patient' })),
-    facilityId: Nullable(Uuid({ description: 'null for a task of the whole clinic (seen only by keys not limited to facilities)' })),
-    type: Type.String({ description: '`manual`, `recall`, or a type created by the app' }),
-    createdAt: OutputTimestamp(),
-    updatedAt: OutputTimestamp(),
-  },
-  { additionalProperties: false, title: 'Task' },
-);
 
 export function registerTaskRoutes(app: App, ctx: AppContext): void {
   app.get(
@@ -79,15 +64,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
         ].join('\n\n'),
         params: IdParams,
         headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
-        body: Type.Object(
-          {
-            title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-            status: Type.Optional(StringEnum(TASK_STATUSES)),
-            dueDate: Type.Optional(Nullable(InputTimestamp())),
-            assigneeId: Type.Optional(Nullable(Uuid())),
-          },
-          { additionalProperties: false, minProperties: 1 },
-        ),
+        body: TaskChangesBody,
         response: { 200: TaskSchema },
       },
       config: { scopes: ['tasks:write'], errorStatuses: [409] },

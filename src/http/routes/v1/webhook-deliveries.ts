@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { getDelivery, listDeliveries, redeliver } from '../../../modules/webhooks/deliveries.js';
-import { Cursor, IdParams, IdempotencyKeyHeader, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../schemas/common.js';
+import { Cursor, IdParams, IdempotencyKeyHeader, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const STATUSES = ['pending', 'delivering', 'succeeded', 'discarded'] as const;

@@ -5,7 +5,7 @@ import { SUBSCRIBABLE_EVENT_TYPES } from '../../../events/catalogue.js';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, MAX_ENDPOINTS_PER_CLINIC, rotateSecret, updateEndpoint } from '../../../modules/webhooks/destinations.js';
 import { sendTestEvent } from '../../../modules/webhooks/deliveries.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { IdParams, IdempotencyKeyHeader, IfMatchHeader, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../schemas/common.js';
+import { IdParams, IdempotencyKeyHeader, IfMatchHeader, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {

@@ -8,28 +8,10 @@ import type { AppContext } from '../../../context.js';
 import type { Db } from '../../../db/transaction.js';
 import { keyActive } from '../../auth/active-key.js';
 import { MAX_IN_FLIGHT_PER_CLINIC } from '../policy.js';
-import { recordStatement, type FinishedAttempt } from './outcomes.js';
+import { recordStatement, type ClaimedDelivery, type FinishedAttempt } from './outcomes.js';
 
 /** Claims serialise on this advisory lock so the per-clinic count is exact across workers. */
 const CLAIM_LOCK = 7_302_115_030;
-
-export interface ClaimedDelivery {
-  id: string;
-  clinic_id: string;
-  endpoint_id: string;
-  body: string;
-  attempt_count: number;
-  attempt_limit: number;
-  redeliveries: number;
-  lease_until: Date;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  enabled: boolean;
-  deleted: boolean;
-  key_active: boolean;
-}
 
 export interface RoundOptions {
   /** Deliveries to claim at most (0: record only). */

@@ -8,7 +8,25 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../../context.js';
 import { attemptOutcome, DISABLE_AFTER_DISCARDED, retryDelayMs } from '../policy.js';
 import type { SendResult } from '../sender.js';
-import type { ClaimedDelivery } from './claim.js';
+
+/** A delivery as a claim returns it (`claim.ts`): the row, its destination and whether the creating key is active. */
+export interface ClaimedDelivery {
+  id: string;
+  clinic_id: string;
+  endpoint_id: string;
+  body: string;
+  attempt_count: number;
+  attempt_limit: number;
+  redeliveries: number;
+  lease_until: Date;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  enabled: boolean;
+  deleted: boolean;
+  key_active: boolean;
+}
 
 /** A delivery that was sent (or tried) and whose outcome is waiting for the next round. */
 export interface FinishedAttempt {

@@ -1,6 +1,7 @@
 /**
  * Shared schemas of spec 2.1. Formats (`uuid`, `date-time`, `date`, `email`) are the strict
- * ones of src/lib/formats.ts, registered on the validator in src/http/validation.ts.
+ * ones of src/lib/formats.ts, registered on the validator in src/http/validation.ts. Module
+ * schemas (src/modules/<name>/schema.ts) and route files build on these.
  */
 import { Type, type Static, type TSchema } from 'typebox';
 
