@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkEndpointUrl, isAllowedAddress, safeLookup } from '../../src/webhooks/address.js';
+import { checkEndpointUrl, isAllowedAddress, safeLookup } from '../../src/modules/webhooks/address.js';
 import { createSender } from '../../src/modules/webhooks/sender.js';
 import type { Running } from '../../src/jobs/scheduler.js';
 import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';

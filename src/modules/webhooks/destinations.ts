@@ -15,7 +15,7 @@ import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { requireScopes } from '../auth/authenticate.js';
 import { type AuthContext } from '../../core/actor.js';
-import { checkEndpointUrl, type AddressPolicy } from '../../webhooks/address.js';
+import { checkEndpointUrl, type AddressPolicy } from './address.js';
 import { generateSecret } from './signing.js';
 import type { Db } from '../../db/transaction.js';
 

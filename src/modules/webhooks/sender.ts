@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import { Agent, request } from 'undici';
-import { isAllowedAddress, safeLookup, type AddressPolicy } from '../../webhooks/address.js';
+import { isAllowedAddress, safeLookup, type AddressPolicy } from './address.js';
 
 export const USER_AGENT = 'Service-Webhooks/1';
 export const TIMEOUT_MS = 10_000;

@@ -17,7 +17,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { ValidationIssue } from '../core/errors.js';
+import type { ValidationIssue } from '../../core/errors.js';
 
 export interface AddressPolicy {
   allowInsecure: boolean;
