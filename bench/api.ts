@@ -124,8 +124,12 @@ async function benchEngine(engine: string): Promise<string[]> {
   try {
     const doc = await (await fetch(`${server.base}/v1/openapi.json`)).json();
     say(`\n## ${engine === 'postgres' ? 'PostgreSQL' : 'PGlite (embedded)'}`);
-    say(`seeded one clinic with ${fmt(server.rows)} patients and ${fmt(server.rows)} appointments in ${fmt(server.seedSeconds, 1)} s; ${server.seeded.tokens.length} keys`);
-    say(`autocannon: ${CONNECTIONS} connections, loopback, server in its own process; ${WARMUP_SECONDS} s of warm-up before each measured route and its ceiling`);
+    say(
+      `seeded one clinic with ${fmt(server.rows)} patients and ${fmt(server.rows)} appointments in ${fmt(server.seedSeconds, 1)} s; ${server.seeded.tokens.length} keys`,
+    );
+    say(
+      `autocannon: ${CONNECTIONS} connections, loopback, server in its own process; ${WARMUP_SECONDS} s of warm-up before each measured route and its ceiling`,
+    );
     say('rate limits raised to 10^9 per window for the benchmark (the limiter still runs on every request): the spec limits are not what is measured');
     say('');
 
@@ -147,15 +151,22 @@ async function benchEngine(engine: string): Promise<string[]> {
       rows.push({ target, bytes, ...(await compare(server, target.name, { ...request, path: `${CEILING_PATH}/${slot}` }, request)) });
     }
     const pct = (a: number, b: number) => (Number.isFinite(b) ? `${fmt((100 * a) / b, 1)}%` : 'n/a');
-    if (smallCeiling) say(`small ceiling (GET /facilities/{id}'s bytes, no auth, no database): ${fmt(smallCeiling.reqPerSec)} req/s, p50 ${smallCeiling.p50} ms, p99 ${smallCeiling.p99} ms`);
+    if (smallCeiling)
+      say(
+        `small ceiling (GET /facilities/{id}'s bytes, no auth, no database): ${fmt(smallCeiling.reqPerSec)} req/s, p50 ${smallCeiling.p50} ms, p99 ${smallCeiling.p99} ms`,
+      );
     say('');
     say(`${ROUNDS} rounds of (ceiling, route) per route, ${SECONDS} s each; the round with the median ratio is shown, every round's ratio in the last column`);
     say('');
-    say(`| route | response bytes | req/s | p50 ms | p99 ms | non-2xx | errors | ceiling req/s (same bytes) | ratio to its ceiling | ratio to the small ceiling | ratios of the rounds |`);
+    say(
+      `| route | response bytes | req/s | p50 ms | p99 ms | non-2xx | errors | ceiling req/s (same bytes) | ratio to its ceiling | ratio to the small ceiling | ratios of the rounds |`,
+    );
     say(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
     for (const { target, route: r, ceiling, bytes, ratios } of rows) {
       const each = ratios.map((x) => `${fmt(100 * x, 1)}%`).join(', ');
-      say(`| ${target.name} | ${fmt(bytes)} | ${fmt(r.reqPerSec)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${fmt(ceiling.reqPerSec)} | ${pct(r.reqPerSec, ceiling.reqPerSec)} | ${pct(r.reqPerSec, smallCeiling?.reqPerSec ?? NaN)} | ${each} |`);
+      say(
+        `| ${target.name} | ${fmt(bytes)} | ${fmt(r.reqPerSec)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${fmt(ceiling.reqPerSec)} | ${pct(r.reqPerSec, ceiling.reqPerSec)} | ${pct(r.reqPerSec, smallCeiling?.reqPerSec ?? NaN)} | ${each} |`,
+      );
     }
     for (const name of skipped) say(`| ${name} | skipped: route not present | | | | | | | | | |`);
 

@@ -42,7 +42,12 @@ import { SEARCH_TUNING, searchPatients } from '../src/modules/patients/search.js
 import { SHAPES, commonSurnames, isFound, makePeople, rng, type Person, type Shape } from './lib/search-corpus.js';
 import { CLINIC_ID, openSeeded, patientId, type SeedPlan } from './lib/search-seed.js';
 
-const args = Object.fromEntries(process.argv.slice(2).map((a) => { const [k, v] = a.replace(/^--/, '').split('='); return [k!, v ?? '1']; }));
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k!, v ?? '1'];
+  }),
+);
 const SIZES = (args.n ?? '10000,100000').split(',').map(Number);
 const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'pglite,postgres' : 'pglite')).split(',');
 const PARTS = new Set((args.parts ?? 'shapes').split(','));
@@ -61,9 +66,17 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 const ms = (x: number) => x.toFixed(1);
-const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
-interface Query { shape: Shape; q: string; person: Person }
+interface Query {
+  shape: Shape;
+  q: string;
+  person: Person;
+}
 
 /** `QUERIES` queries per shape, the same every run for a given seed and size. */
 function makeQueries(people: Person[], n: number): Query[] {
@@ -113,12 +126,20 @@ async function shapesTable(db: Kysely<DB>, queries: Query[]): Promise<void> {
       if (t > slowest.t) slowest = { q, t };
       const ok = (h: (typeof res.data)[number]) => isFound(shape.expect, person, h, patientId(person.index));
       if (res.data[0] && ok(res.data[0])) hit1++;
-      else if (args.failures) console.log(`  miss ${shape.name}: "${q}" -> want ${person.first} ${person.last} ${person.dob.slice(0, 4)}; got ${res.data.slice(0, 3).map((h) => `${h.name} ${h.birthYear} ${h.score}`).join(', ')} (close ${res.closeMatches})`);
+      else if (args.failures)
+        console.log(
+          `  miss ${shape.name}: "${q}" -> want ${person.first} ${person.last} ${person.dob.slice(0, 4)}; got ${res.data
+            .slice(0, 3)
+            .map((h) => `${h.name} ${h.birthYear} ${h.score}`)
+            .join(', ')} (close ${res.closeMatches})`,
+        );
       if (res.data.slice(0, 5).some(ok)) hit5++;
     }
     const used = process.cpuUsage(cpu);
     const target = shape.target !== undefined && hit1 / count < shape.target ? ` (target ${shape.target})` : '';
-    console.log(`| ${shape.name} | ${count} | ${mine.length - count} | ${(hit1 / count).toFixed(3)}${target} | ${(hit5 / count).toFixed(3)} | ${ms(pct(times, 50))} | ${ms(pct(times, 99))} | ${ms(Math.max(...times))} | ${ms((used.user + used.system) / 1000 / count)} | \`${slowest.q}\` |`);
+    console.log(
+      `| ${shape.name} | ${count} | ${mine.length - count} | ${(hit1 / count).toFixed(3)}${target} | ${(hit5 / count).toFixed(3)} | ${ms(pct(times, 50))} | ${ms(pct(times, 99))} | ${ms(Math.max(...times))} | ${ms((used.user + used.system) / 1000 / count)} | \`${slowest.q}\` |`,
+    );
   }
 }
 
@@ -147,7 +168,9 @@ async function loadRun(db: Kysely<DB>, queries: Query[]): Promise<void> {
   await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
   const elapsed = (performance.now() - t0) / 1000;
   console.log(`| clients | searches/s asked | done | achieved/s | errors | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|---|---|---|`);
-  console.log(`| ${CLIENTS} | ${RATE} | ${latencies.length} | ${(latencies.length / elapsed).toFixed(1)} | ${errors} | ${ms(pct(latencies, 50))} | ${ms(pct(latencies, 99))} | ${ms(Math.max(...latencies))} |`);
+  console.log(
+    `| ${CLIENTS} | ${RATE} | ${latencies.length} | ${(latencies.length / elapsed).toFixed(1)} | ${errors} | ${ms(pct(latencies, 50))} | ${ms(pct(latencies, 99))} | ${ms(Math.max(...latencies))} |`,
+  );
 }
 
 /** A Kysely over the same database that records every statement, its parameters and its time. */
@@ -179,7 +202,10 @@ async function explain(pool: pg.Pool, statement: { sql: string; parameters: read
     await client.query('BEGIN');
     const { rows } = await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${statement.sql}`, statement.parameters as unknown[]);
     await client.query('ROLLBACK');
-    return rows.map((r) => r['QUERY PLAN']).filter((l: string) => !/^\s*(Planning:|Buffers: shared hit=\d+$)/.test(l)).join('\n');
+    return rows
+      .map((r) => r['QUERY PLAN'])
+      .filter((l: string) => !/^\s*(Planning:|Buffers: shared hit=\d+$)/.test(l))
+      .join('\n');
   } finally {
     client.release();
   }
@@ -196,7 +222,9 @@ async function serverTime(pool: pg.Pool, statement: { sql: string; parameters: r
 /** Per shape: mean time per statement kind, the rest (JavaScript: scoring, parsing), and optionally the plans of its slowest search. */
 async function profile(url: string, queries: Query[], plans: boolean): Promise<void> {
   const rec = recordingDb(url);
-  console.log('| query shape | total ms (mean) | vocabulary | patients | trigram fallback | details+lastVisitAt | other SQL | JS (scorer…) | server ms p50 / max | Node CPU ms p50 / max |\n|---|---|---|---|---|---|---|---|---|---|');
+  console.log(
+    '| query shape | total ms (mean) | vocabulary | patients | trigram fallback | details+lastVisitAt | other SQL | JS (scorer…) | server ms p50 / max | Node CPU ms p50 / max |\n|---|---|---|---|---|---|---|---|---|---|',
+  );
   try {
     for (const shape of SHAPES) {
       const mine = queries.filter((x) => x.shape === shape && x.q).slice(0, Math.min(QUERIES, 50));
@@ -231,7 +259,9 @@ async function profile(url: string, queries: Query[], plans: boolean): Promise<v
       }
       const mean = (k: string) => ms((sums.get(k) ?? 0) / mine.length);
       const other = ((sums.get('settings') ?? 0) + (sums.get('transaction') ?? 0)) / mine.length;
-      console.log(`| ${shape.name} | ${ms(total / mine.length)} | ${mean('vocabulary')} | ${mean('patients')} | ${mean('trigram fallback')} | ${mean('details+lastVisitAt')} | ${ms(other)} | ${mean('js')} | ${ms(pct(server, 50))} / ${ms(Math.max(...server))} | ${ms(pct(cpus, 50))} / ${ms(Math.max(...cpus))} |`);
+      console.log(
+        `| ${shape.name} | ${ms(total / mine.length)} | ${mean('vocabulary')} | ${mean('patients')} | ${mean('trigram fallback')} | ${mean('details+lastVisitAt')} | ${ms(other)} | ${mean('js')} | ${ms(pct(server, 50))} / ${ms(Math.max(...server))} | ${ms(pct(cpus, 50))} / ${ms(Math.max(...cpus))} |`,
+      );
       if (plans) {
         console.log(`\n<details><summary>${shape.name}: slowest "${slowest.q}" ${ms(slowest.t)} ms</summary>\n\n\`\`\``);
         for (const s of slowest.statements) {
@@ -252,8 +282,13 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
   const plan: SeedPlan = { engine, n, others, clinics: others > 0 ? CLINICS : 0, seed: SEED, reseed: !!args.reseed }; // the pool of a server (DB_POOL_MAX default 10)
   const seeded = await openSeeded(plan, people);
   const queries = makeQueries(people, n);
-  const what = others > 0 ? `${n.toLocaleString('en')} patients in the clinic searched + ${others.toLocaleString('en')} of ${CLINICS} other clinics` : `N = ${n.toLocaleString('en')}`;
-  console.log(`\n## ${engine}, ${what} (${seeded.reused ? 'kept database reused' : `seeded in ${seeded.seedSeconds.toFixed(1)} s`}; load average ${loadAverage()})\n`);
+  const what =
+    others > 0
+      ? `${n.toLocaleString('en')} patients in the clinic searched + ${others.toLocaleString('en')} of ${CLINICS} other clinics`
+      : `N = ${n.toLocaleString('en')}`;
+  console.log(
+    `\n## ${engine}, ${what} (${seeded.reused ? 'kept database reused' : `seeded in ${seeded.seedSeconds.toFixed(1)} s`}; load average ${loadAverage()})\n`,
+  );
   try {
     // Warm the caches the way a running server has them.
     for (const { q } of queries.filter((x) => x.q).slice(0, 200)) await searchPatients(seeded.database.db, scope, 'IT', { q, limit: 5 });
@@ -275,8 +310,12 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
 }
 
 const cpu = os.cpus();
-console.log(`# Patient search benchmark\n\nMachine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version}, ${os.platform()} ${os.release()}; load average ${loadAverage()}`);
-console.log(`Seed ${SEED}, ${QUERIES} queries per shape, parts ${[...PARTS].join(', ')}, tuning ${JSON.stringify(SEARCH_TUNING)}, sizes ${SIZES.join(', ')}, engines ${ENGINES.join(', ')}`);
+console.log(
+  `# Patient search benchmark\n\nMachine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB memory, Node ${process.version}, ${os.platform()} ${os.release()}; load average ${loadAverage()}`,
+);
+console.log(
+  `Seed ${SEED}, ${QUERIES} queries per shape, parts ${[...PARTS].join(', ')}, tuning ${JSON.stringify(SEARCH_TUNING)}, sizes ${SIZES.join(', ')}, engines ${ENGINES.join(', ')}`,
+);
 const largest = Math.max(...SIZES);
 for (const engine of ENGINES as Array<'postgres' | 'pglite'>) {
   for (const n of SIZES) {

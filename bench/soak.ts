@@ -31,7 +31,13 @@ function rssBytes(pid: number): number {
   } catch {
     // not Linux: ps below
   }
-  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)]).toString().trim()) * 1024;
+  return (
+    Number(
+      execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
+        .toString()
+        .trim(),
+    ) * 1024
+  );
 }
 
 const mib = (b: number) => `${fmt(b / 2 ** 20, 1)} MiB`;
@@ -50,14 +56,26 @@ async function main(): Promise<void> {
       ...present.map((t) => t.request(server, doc)),
       { method: 'GET', path: '/v1/no-such-route' },
       { method: 'GET', path: '/v1/facilities/not-a-uuid' },
-      { method: 'GET', path: `/v1/facilities/${server.seeded.facilityId}`, headers: { authorization: 'Bearer dcm_live_unknownunknownunknownunknownunknownunk' } },
+      {
+        method: 'GET',
+        path: `/v1/facilities/${server.seeded.facilityId}`,
+        headers: { authorization: 'Bearer dcm_live_unknownunknownunknownunknownunknownunk' },
+      },
     ];
     console.log(`\nengine: ${server.engine}; ${fmt(server.rows)} patients and appointments seeded`);
     console.log(`mixed load: ${present.map((t) => t.name).join(', ')}, plus 404, 400 and 401 requests`);
     if (skipped.length) console.log(`skipped (route not present): ${skipped.map((t) => t.name).join(', ')}`);
-    console.log(`autocannon: ${CONNECTIONS} connections, ${RATE ? `${RATE} req/s` : 'unthrottled'}, ${SECONDS} s after ${WARMUP} s of warm-up; rate limits raised for the benchmark`);
+    console.log(
+      `autocannon: ${CONNECTIONS} connections, ${RATE ? `${RATE} req/s` : 'unthrottled'}, ${SECONDS} s after ${WARMUP} s of warm-up; rate limits raised for the benchmark`,
+    );
 
-    const base = { url: server.base, connections: CONNECTIONS, headers: { authorization: `Bearer ${server.seeded.tokens[0]}`, 'content-type': 'application/json' }, requests, ...(RATE ? { overallRate: RATE } : {}) };
+    const base = {
+      url: server.base,
+      connections: CONNECTIONS,
+      headers: { authorization: `Bearer ${server.seeded.tokens[0]}`, 'content-type': 'application/json' },
+      requests,
+      ...(RATE ? { overallRate: RATE } : {}),
+    };
     const before = rssBytes(pid);
     await run('warm-up', { ...base, duration: WARMUP });
     const start = rssBytes(pid);
@@ -75,8 +93,12 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 2000));
     const end = rssBytes(pid);
     const growth = (100 * (end - start)) / start;
-    console.log(`\n${fmt(result.total)} requests, ${fmt(result.reqPerSec)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${fmt(result.non2xx)} (the refused ones are on purpose), errors ${result.errors}`);
-    console.log(`RSS at start ${mib(start)}, at end ${mib(end)}, peak ${mib(Math.max(start, end, ...samples))}: growth ${fmt(growth, 1)}% (target < 10%: ${growth < 10 ? 'met' : 'NOT met'})`);
+    console.log(
+      `\n${fmt(result.total)} requests, ${fmt(result.reqPerSec)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, non-2xx ${fmt(result.non2xx)} (the refused ones are on purpose), errors ${result.errors}`,
+    );
+    console.log(
+      `RSS at start ${mib(start)}, at end ${mib(end)}, peak ${mib(Math.max(start, end, ...samples))}: growth ${fmt(growth, 1)}% (target < 10%: ${growth < 10 ? 'met' : 'NOT met'})`,
+    );
   } finally {
     await server.stop();
     await database?.drop();

@@ -236,7 +236,9 @@ async function fairness(ctx: AppContext, receiver: Receiver) {
     small.map(async (c) => {
       for (let i = 0; i < 10; i++) {
         const t0 = now();
-        const e = await ctx.db.transaction().execute((trx) => recordEvent(trx, { clinicId: c.id, type: 'task.created', facilityId: c.facilityId, data: { i } }));
+        const e = await ctx.db
+          .transaction()
+          .execute((trx) => recordEvent(trx, { clinicId: c.id, type: 'task.created', facilityId: c.facilityId, data: { i } }));
         const arrived = receiver.firstArrival.get(e.id);
         if (arrived !== undefined) smallLatencies.push(arrived - t0);
         else started.set(e.id, t0);
@@ -334,63 +336,69 @@ async function main() {
   console.log(`# webhooks benchmark: ${engine}, node ${process.version}, scale ${SCALE}`);
   try {
     if (PARTS.has('throughput')) {
-    const one = await throughput(ctx, receiver, 1, Math.round(2000 * SCALE));
-    console.log(`throughput, 1 clinic:    ${one.deliveries} deliveries in ${one.seconds.toFixed(2)} s = ${one.perSecond.toFixed(0)}/s${one.complete ? '' : ' (INCOMPLETE)'}`);
-    const hundred = await throughput(ctx, receiver, 100, Math.round(50 * SCALE));
-    console.log(`throughput, 100 clinics: ${hundred.deliveries} deliveries in ${hundred.seconds.toFixed(2)} s = ${hundred.perSecond.toFixed(0)}/s${hundred.complete ? '' : ' (INCOMPLETE)'}`);
-
-    }
-    if (PARTS.has('latency')) {
-    const latClinics = await makeClinics(ctx, receiver, 100, 'lat');
-    // On PostgreSQL the worker is a real separate process (`--role=worker`), so its memory is
-    // its own; on PGlite it runs in this process (the embedded database is single-process).
-    const child = databaseUrl ? spawnWorker(databaseUrl) : null;
-    const worker: Running | null = child ? null : await startDeliveryWorker(workerCtx);
-    if (child) await new Promise((r) => setTimeout(r, 4000)); // let it start and LISTEN
-    let rssPeak = 0;
-    const sampler = setInterval(() => {
-      rssPeak = Math.max(rssPeak, child ? childRss(child.pid!) : process.memoryUsage().rss);
-    }, 100);
-    // Warm-up, not counted: the emitter's pool opens its connections and both processes'
-    // code gets compiled (about the first half second, which would otherwise make up 5% of
-    // the 200/s run and so decide its p99). Printed all the same.
-    const warm = await latency(ctx, receiver, latClinics, 200, 1);
-    console.log(`warm-up (not counted): 1 s at 200/s: p50 ${fmt(warm.p50)} ms, p99 ${fmt(warm.p99)} ms`);
-    for (const rate of [200, 500]) {
-      // CPU used during the run, per process: on a shared 2-core machine this tells which one is short of it.
-      const cpu0 = { self: process.cpuUsage(), worker: child ? cpuSeconds(child.pid!) : 0, pg: await postgresCpu(ctx), t: now() };
-      const l = await latency(ctx, receiver, latClinics, rate);
-      const wall = (now() - cpu0.t) / 1000;
-      const pgCpu = cpuBetween(cpu0.pg, await postgresCpu(ctx));
-      const selfCpu = process.cpuUsage(cpu0.self);
-      const share = (s: number) => `${((100 * s) / wall).toFixed(0)}%`;
+      const one = await throughput(ctx, receiver, 1, Math.round(2000 * SCALE));
       console.log(
-        `event-to-first-attempt at ${rate}/s (achieved ${l.achieved.toFixed(0)}/s, ${l.events} events over 100 clinics): p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms` +
-          ` (event's transaction alone: p50 ${fmt(l.commitP50)} ms, p99 ${fmt(l.commitP99)} ms)` +
-          ` [cpu of one core: emitter+receiver ${share((selfCpu.user + selfCpu.system) / 1e6)}` +
-          (child ? `, worker ${share(cpuSeconds(child.pid!) - cpu0.worker)}` : '') +
-          (cpu0.pg.size ? `, postgres for the emitter ${share(pgCpu.emitter!)}, for the worker ${share(pgCpu.worker!)}, background ${share(pgCpu.server!)}` : '') + ']',
+        `throughput, 1 clinic:    ${one.deliveries} deliveries in ${one.seconds.toFixed(2)} s = ${one.perSecond.toFixed(0)}/s${one.complete ? '' : ' (INCOMPLETE)'}`,
+      );
+      const hundred = await throughput(ctx, receiver, 100, Math.round(50 * SCALE));
+      console.log(
+        `throughput, 100 clinics: ${hundred.deliveries} deliveries in ${hundred.seconds.toFixed(2)} s = ${hundred.perSecond.toFixed(0)}/s${hundred.complete ? '' : ' (INCOMPLETE)'}`,
       );
     }
-    clearInterval(sampler);
-    if (child) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    }
-    await worker?.stop();
-    console.log(
-      child
-        ? `worker process memory during the latency runs: peak RSS ${(rssPeak / 1048576).toFixed(0)} MB`
-        : `memory during the latency runs (this process: worker, emitter and receiver): peak RSS ${(rssPeak / 1048576).toFixed(0)} MB`,
-    );
+    if (PARTS.has('latency')) {
+      const latClinics = await makeClinics(ctx, receiver, 100, 'lat');
+      // On PostgreSQL the worker is a real separate process (`--role=worker`), so its memory is
+      // its own; on PGlite it runs in this process (the embedded database is single-process).
+      const child = databaseUrl ? spawnWorker(databaseUrl) : null;
+      const worker: Running | null = child ? null : await startDeliveryWorker(workerCtx);
+      if (child) await new Promise((r) => setTimeout(r, 4000)); // let it start and LISTEN
+      let rssPeak = 0;
+      const sampler = setInterval(() => {
+        rssPeak = Math.max(rssPeak, child ? childRss(child.pid!) : process.memoryUsage().rss);
+      }, 100);
+      // Warm-up, not counted: the emitter's pool opens its connections and both processes'
+      // code gets compiled (about the first half second, which would otherwise make up 5% of
+      // the 200/s run and so decide its p99). Printed all the same.
+      const warm = await latency(ctx, receiver, latClinics, 200, 1);
+      console.log(`warm-up (not counted): 1 s at 200/s: p50 ${fmt(warm.p50)} ms, p99 ${fmt(warm.p99)} ms`);
+      for (const rate of [200, 500]) {
+        // CPU used during the run, per process: on a shared 2-core machine this tells which one is short of it.
+        const cpu0 = { self: process.cpuUsage(), worker: child ? cpuSeconds(child.pid!) : 0, pg: await postgresCpu(ctx), t: now() };
+        const l = await latency(ctx, receiver, latClinics, rate);
+        const wall = (now() - cpu0.t) / 1000;
+        const pgCpu = cpuBetween(cpu0.pg, await postgresCpu(ctx));
+        const selfCpu = process.cpuUsage(cpu0.self);
+        const share = (s: number) => `${((100 * s) / wall).toFixed(0)}%`;
+        console.log(
+          `event-to-first-attempt at ${rate}/s (achieved ${l.achieved.toFixed(0)}/s, ${l.events} events over 100 clinics): p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms` +
+            ` (event's transaction alone: p50 ${fmt(l.commitP50)} ms, p99 ${fmt(l.commitP99)} ms)` +
+            ` [cpu of one core: emitter+receiver ${share((selfCpu.user + selfCpu.system) / 1e6)}` +
+            (child ? `, worker ${share(cpuSeconds(child.pid!) - cpu0.worker)}` : '') +
+            (cpu0.pg.size
+              ? `, postgres for the emitter ${share(pgCpu.emitter!)}, for the worker ${share(pgCpu.worker!)}, background ${share(pgCpu.server!)}`
+              : '') +
+            ']',
+        );
+      }
+      clearInterval(sampler);
+      if (child) {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+      await worker?.stop();
+      console.log(
+        child
+          ? `worker process memory during the latency runs: peak RSS ${(rssPeak / 1048576).toFixed(0)} MB`
+          : `memory during the latency runs (this process: worker, emitter and receiver): peak RSS ${(rssPeak / 1048576).toFixed(0)} MB`,
+      );
     }
     if (PARTS.has('fairness')) {
-    const f = await fairness(ctx, receiver);
-    console.log(
-      `fairness: backlog ${f.bigBacklog} in 1 clinic + 99 clinics x 10: small clinics p50 ${fmt(f.smallP50)} ms, p95 ${fmt(f.smallP95)} ms ` +
-        `(big clinic had ${f.bigServedWhenSmallDone} served when the small ones were done); ` +
-        `max in flight for one clinic ${f.maxInFlightOneClinic} (big clinic ${f.maxInFlightBigClinic})`,
-    );
+      const f = await fairness(ctx, receiver);
+      console.log(
+        `fairness: backlog ${f.bigBacklog} in 1 clinic + 99 clinics x 10: small clinics p50 ${fmt(f.smallP50)} ms, p95 ${fmt(f.smallP95)} ms ` +
+          `(big clinic had ${f.bigServedWhenSmallDone} served when the small ones were done); ` +
+          `max in flight for one clinic ${f.maxInFlightOneClinic} (big clinic ${f.maxInFlightBigClinic})`,
+      );
     }
   } finally {
     await receiver.close();

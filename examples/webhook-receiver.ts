@@ -58,7 +58,9 @@ export async function receiveWebhook(
 ): Promise<ReceiverOutcome> {
   let verified;
   try {
-    verified = verifyWebhook(rawBody, headers, typeof options.secrets === 'function' ? options.secrets() : options.secrets, { toleranceSeconds: options.toleranceSeconds ?? 300 });
+    verified = verifyWebhook(rawBody, headers, typeof options.secrets === 'function' ? options.secrets() : options.secrets, {
+      toleranceSeconds: options.toleranceSeconds ?? 300,
+    });
   } catch (error) {
     if (error instanceof WebhookVerificationError) return { status: 401, outcome: 'rejected', reason: error.reason };
     throw error;

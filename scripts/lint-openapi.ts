@@ -41,9 +41,7 @@ export function redoclyLint(doc: unknown, name: string): LintResult {
       const report = JSON.parse(res.stdout.slice(start));
       errors = report.totals?.errors ?? -1;
       warnings = report.totals?.warnings ?? -1;
-      const lines = (report.problems ?? []).map(
-        (p: any) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer ?? '?'}`,
-      );
+      const lines = (report.problems ?? []).map((p: any) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer ?? '?'}`);
       return { ok: res.status === 0 && errors === 0, errors, warnings, output: lines.join('\n') || output };
     } catch {
       return { ok: false, errors, warnings, output };

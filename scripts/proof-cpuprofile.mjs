@@ -17,7 +17,12 @@ for (const [id, t] of self) {
   const where = f.url ? f.url.replace(/^.*node_modules\//, 'nm:').replace(/^file:\/\/.*?\/(src|bench|test)\//, '$1/') : '(native)';
   const key = `${f.functionName || '(anonymous)'} ${where}:${f.lineNumber + 1}`;
   fnTime.set(key, (fnTime.get(key) ?? 0) + t);
-  const pkg = where.startsWith('nm:') ? where.split('/').slice(0, where.startsWith('nm:@') ? 2 : 1).join('/') : where.split(':')[0];
+  const pkg = where.startsWith('nm:')
+    ? where
+        .split('/')
+        .slice(0, where.startsWith('nm:@') ? 2 : 1)
+        .join('/')
+    : where.split(':')[0];
   fileTime.set(pkg, (fileTime.get(pkg) ?? 0) + t);
 }
 const show = (title, map) => {

@@ -67,9 +67,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // characters is refused before any hook runs; without this Fastify answers with its own
     // body and no X-Request-Id (found by test/proof/fuzz.test.ts).
     frameworkErrors: (error, request, reply) => {
-      const apiError = error.code === 'FST_ERR_ASYNC_CONSTRAINT'
-        ? new ApiError('internal_error')
-        : ApiError.invalid('path', [{ path: '', message: error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'parametro troppo lungo' : 'indirizzo non valido' }]);
+      const apiError =
+        error.code === 'FST_ERR_ASYNC_CONSTRAINT'
+          ? new ApiError('internal_error')
+          : ApiError.invalid('path', [{ path: '', message: error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'parametro troppo lungo' : 'indirizzo non valido' }]);
       void (reply as FastifyReply)
         .status(apiError.status)
         .header('x-request-id', request.id)
@@ -96,7 +97,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const docs = await registerOpenApi(app);
   const onRateLimited = () => metrics.rateLimited.inc();
 
-  await registerPlane(app, 'public', () => {}, (scope) => registerHealth(scope, ctx, limiter));
+  await registerPlane(
+    app,
+    'public',
+    () => {},
+    (scope) => registerHealth(scope, ctx, limiter),
+  );
   await registerPlane(app, 'public', publicGate(limiter, onRateLimited), (scope) => registerPublicDocs(scope, docs));
   await registerPlane(
     app,

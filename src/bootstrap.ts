@@ -27,7 +27,15 @@ export async function createContext(config: Config, options: ContextOptions = {}
     if (!options.skipMigrations) await migrate(database);
     const cursorSecret = await serverSecret(database.db, 'cursor_secret');
     const changes = await ChangeFeed.start(database);
-    return { config, database, db: database.db, authenticator: new Authenticator(database.db), changes, accessLog: new AccessLogWriter(database.db), cursorSecret };
+    return {
+      config,
+      database,
+      db: database.db,
+      authenticator: new Authenticator(database.db),
+      changes,
+      accessLog: new AccessLogWriter(database.db),
+      cursorSecret,
+    };
   } catch (error) {
     await database.close();
     throw error;

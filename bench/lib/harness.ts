@@ -12,7 +12,10 @@ export function machine(): string {
   const cpus = os.cpus();
   return [
     `cpu: ${cpus[0]?.model ?? 'unknown'} x ${cpus.length} cores (os.availableParallelism ${os.availableParallelism()})`,
-    `memory: ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB total, ${(os.freemem() / 2 ** 30).toFixed(1)} GiB free; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `memory: ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB total, ${(os.freemem() / 2 ** 30).toFixed(1)} GiB free; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
     `node ${process.version} on ${os.platform()} ${os.release()}`,
   ].join('\n');
 }
@@ -34,7 +37,11 @@ export { dedicatedDatabase } from '../../test/helpers/databases.js';
 export async function startBenchServer(env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<BenchServer> {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/lib/server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/lib/server.ts'], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr!.on('data', (d) => (err += d));

@@ -27,7 +27,20 @@ Mirella Ornella Rocco Sabrina Sergio Teresa Ugo Viola Walter Yuri Lucrezia Gioel
 Agnello Gennaro Ignazio Concetta Carmela Assunta Cosimo Gianni Franco Ciro Kevin Katia Chiaretta Donatella Graziella Pasquale Patrizia Mariangela`.split(/\s+/);
 
 /** Compound first names, as the registry writes them (two words). */
-export const COMPOUND_FIRST = ['Maria Grazia', 'Anna Maria', 'Gian Marco', 'Pier Paolo', 'Maria Teresa', 'Gian Luca', 'Maria Chiara', 'Gian Piero', 'Anna Rita', 'Maria Luisa', 'Pier Luigi', 'Maria Rosa'];
+export const COMPOUND_FIRST = [
+  'Maria Grazia',
+  'Anna Maria',
+  'Gian Marco',
+  'Pier Paolo',
+  'Maria Teresa',
+  'Gian Luca',
+  'Maria Chiara',
+  'Gian Piero',
+  'Anna Rita',
+  'Maria Luisa',
+  'Pier Luigi',
+  'Maria Rosa',
+];
 
 /** Ordered roughly by frequency: the generator draws the head more often. */
 export const LAST = `Rossi Russo Ferrari Esposito Bianchi Romano Colombo Ricci Marino Greco Bruno Gallo Conti De Luca Mancini Costa Giordano Rizzo Lombardi
@@ -54,7 +67,15 @@ const DOMAINS = ['gmail.com', 'libero.it', 'hotmail.it', 'yahoo.it', 'outlook.co
 const MONTHS = 'ABCDEHLMPRST';
 const LETTERS = 'abcdefghilmnoprstuvz';
 
-export interface Person { index: number; first: string; last: string; phone: string; taxCode: string; email: string; dob: string }
+export interface Person {
+  index: number;
+  first: string;
+  last: string;
+  phone: string;
+  taxCode: string;
+  email: string;
+  dob: string;
+}
 
 /** Index into a list ordered by frequency: the head is drawn far more often (like real surnames). */
 const skewed = (rand: Rand, length: number, power: number) => Math.min(length - 1, Math.floor(length * rand() ** power));
@@ -66,7 +87,9 @@ export function makePeople(n: number, rand: Rand): Person[] {
     const last = rand() < 0.05 ? `${LAST[skewed(rand, LAST.length, 1.5)]} ${LAST[skewed(rand, LAST.length, 1.5)]}` : LAST[skewed(rand, LAST.length, 1.5)]!;
     const mobile = rand() < 0.75;
     const digits = Array.from({ length: 7 }, () => Math.floor(rand() * 10)).join('');
-    const phone = mobile ? `+393${Math.floor(rand() * 10)}${Math.floor(rand() * 10)}${digits}` : `+390${1 + Math.floor(rand() * 9)}${Math.floor(rand() * 10)}${digits}`;
+    const phone = mobile
+      ? `+393${Math.floor(rand() * 10)}${Math.floor(rand() * 10)}${digits}`
+      : `+390${1 + Math.floor(rand() * 9)}${Math.floor(rand() * 10)}${digits}`;
     const year = 1935 + Math.floor(rand() * 80);
     const month = 1 + Math.floor(rand() * 12);
     const day = 1 + Math.floor(rand() * 28);
@@ -152,11 +175,23 @@ export interface Shape {
 }
 
 export const SHAPES: Shape[] = [
-  { name: 'one_typo', expect: 'name', target: 0.98, gen: (p, r) => (r() < 0.5 ? `${editLongestWord(p.first, r)} ${p.last}` : `${p.first} ${editLongestWord(p.last, r)}`) },
-  { name: 'transposition', expect: 'name', target: 0.98, gen: (p, r) => (r() < 0.5 ? `${transpose(p.first, r)} ${p.last}` : `${p.first} ${transpose(p.last, r)}`) },
+  {
+    name: 'one_typo',
+    expect: 'name',
+    target: 0.98,
+    gen: (p, r) => (r() < 0.5 ? `${editLongestWord(p.first, r)} ${p.last}` : `${p.first} ${editLongestWord(p.last, r)}`),
+  },
+  {
+    name: 'transposition',
+    expect: 'name',
+    target: 0.98,
+    gen: (p, r) => (r() < 0.5 ? `${transpose(p.first, r)} ${p.last}` : `${p.first} ${transpose(p.last, r)}`),
+  },
   { name: 'missing_accent', expect: 'name', target: 0.98, gen: (p) => (/[^\x00-\x7f]/.test(p.first + p.last) ? stripAccents(`${p.first} ${p.last}`) : null) },
   {
-    name: 'doubled_consonant', expect: 'name', target: 0.98,
+    name: 'doubled_consonant',
+    expect: 'name',
+    target: 0.98,
     gen: (p) => {
       const name = `${p.first} ${p.last}`;
       const doubled = /([bcdfglmnprstvz])\1/i.exec(name);
@@ -166,7 +201,9 @@ export const SHAPES: Shape[] = [
     },
   },
   {
-    name: 'two_errors_one_word', expect: 'name', target: 0.95,
+    name: 'two_errors_one_word',
+    expect: 'name',
+    target: 0.95,
     gen: (p, r) => {
       const inFirst = r() < 0.5;
       const word = inFirst ? p.first : p.last;
@@ -177,9 +214,15 @@ export const SHAPES: Shape[] = [
   },
   { name: 'two_typos', expect: 'name', target: 0.95, gen: (p, r) => `${editLongestWord(p.first, r)} ${editLongestWord(p.last, r)}` },
   { name: 'swapped', expect: 'name', target: 0.98, gen: (p) => `${p.last} ${p.first}` },
-  { name: 'swapped_with_typo', expect: 'name', target: 0.95, gen: (p, r) => (r() < 0.5 ? `${p.last} ${editLongestWord(p.first, r)}` : `${editLongestWord(p.last, r)} ${p.first}`) },
   {
-    name: 'compound_first', expect: 'name',
+    name: 'swapped_with_typo',
+    expect: 'name',
+    target: 0.95,
+    gen: (p, r) => (r() < 0.5 ? `${p.last} ${editLongestWord(p.first, r)}` : `${editLongestWord(p.last, r)} ${p.first}`),
+  },
+  {
+    name: 'compound_first',
+    expect: 'name',
     gen: (p, r) => {
       if (!p.first.includes(' ')) return null;
       const x = r();
@@ -188,22 +231,43 @@ export const SHAPES: Shape[] = [
       return `${editLongestWord(p.first, r)} ${p.last}`;
     },
   },
-  { name: 'particle_surname_alone', expect: 'last', gen: (p, r) => (hasParticle(p.last) ? [p.last, p.last.replace(/[ ']/g, ''), p.last.replace("'", ' '), p.last.toLowerCase()][Math.floor(r() * 4)]! : null) },
-  { name: 'particle_surname_full', expect: 'name', gen: (p, r) => (hasParticle(p.last) ? (r() < 0.5 ? `${p.first} ${p.last}` : `${p.first} ${p.last.replace(/[ ']/g, '')}`) : null) },
+  {
+    name: 'particle_surname_alone',
+    expect: 'last',
+    gen: (p, r) => (hasParticle(p.last) ? [p.last, p.last.replace(/[ ']/g, ''), p.last.replace("'", ' '), p.last.toLowerCase()][Math.floor(r() * 4)]! : null),
+  },
+  {
+    name: 'particle_surname_full',
+    expect: 'name',
+    gen: (p, r) => (hasParticle(p.last) ? (r() < 0.5 ? `${p.first} ${p.last}` : `${p.first} ${p.last.replace(/[ ']/g, '')}`) : null),
+  },
   { name: 'surname_alone', expect: 'last', gen: (p) => (hasParticle(p.last) ? null : p.last) },
   { name: 'first_name_alone', expect: 'first', gen: (p) => p.first },
   { name: 'common_surname', expect: 'last', gen: (p, _r, common) => (common.includes(p.last) ? p.last : null) },
   { name: 'speech_to_text', expect: 'name', gen: (p, r) => heard(`${p.first} ${p.last}`, r) },
   { name: 'surname_birth_year', expect: 'lastAndYear', gen: (p) => `${p.last} ${p.dob.slice(0, 4)}` },
   {
-    name: 'phone', expect: 'id', target: 1,
+    name: 'phone',
+    expect: 'id',
+    target: 1,
     gen: (p, r) => {
       const national = p.phone.slice(3);
-      const forms = [national, `+39 ${national.slice(0, 3)} ${national.slice(3)}`, `0039${national}`, `${national.slice(0, 3)}-${national.slice(3, 6)}-${national.slice(6)}`, `(${national.slice(0, 3)}) ${national.slice(3)}`];
+      const forms = [
+        national,
+        `+39 ${national.slice(0, 3)} ${national.slice(3)}`,
+        `0039${national}`,
+        `${national.slice(0, 3)}-${national.slice(3, 6)}-${national.slice(6)}`,
+        `(${national.slice(0, 3)}) ${national.slice(3)}`,
+      ];
       return forms[Math.floor(r() * forms.length)]!;
     },
   },
-  { name: 'tax_code', expect: 'id', target: 1, gen: (p, r) => (r() < 0.5 ? p.taxCode.toLowerCase() : p.taxCode.slice(0, 8).toLowerCase() + ' ' + p.taxCode.slice(8)) },
+  {
+    name: 'tax_code',
+    expect: 'id',
+    target: 1,
+    gen: (p, r) => (r() < 0.5 ? p.taxCode.toLowerCase() : p.taxCode.slice(0, 8).toLowerCase() + ' ' + p.taxCode.slice(8)),
+  },
   { name: 'email', expect: 'id', target: 1, gen: (p, r) => (r() < 0.5 ? p.email.toUpperCase() : p.email[0]!.toUpperCase() + p.email.slice(1)) },
 ];
 
@@ -211,7 +275,10 @@ export const SHAPES: Shape[] = [
 export function commonSurnames(people: Person[], count = 10): string[] {
   const freq = new Map<string, number>();
   for (const p of people) if (!p.last.includes(' ')) freq.set(p.last, (freq.get(p.last) ?? 0) + 1);
-  return [...freq.entries()].sort((a, b) => b[1] - a[1]).slice(0, count).map(([n]) => n);
+  return [...freq.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([n]) => n);
 }
 
 /** Whether a hit answers the query the way `expect` asks. */

@@ -60,7 +60,13 @@ async function admin(baseUrl: string, text: string, values: unknown[] = []) {
 
 async function isSeeded(db: Kysely<DB>, plan: SeedPlan): Promise<boolean> {
   try {
-    const { rows } = await sql<{ format: string; n: number; seed: number; others: number; clinics: number }>`SELECT format, n, seed, others, clinics FROM bench_seed`.execute(db);
+    const { rows } = await sql<{
+      format: string;
+      n: number;
+      seed: number;
+      others: number;
+      clinics: number;
+    }>`SELECT format, n, seed, others, clinics FROM bench_seed`.execute(db);
     const r = rows[0];
     return !!r && r.format === FORMAT && r.n === plan.n && r.seed === plan.seed && r.others === plan.others && r.clinics === plan.clinics;
   } catch {
@@ -105,7 +111,9 @@ async function seed(database: Database, plan: SeedPlan, people: Person[]): Promi
     TRUNCATE appointments, patient_name_keys, patient_name_terms, patients, clinics, organizations CASCADE;
     SET maintenance_work_mem = '256MB';`);
   await db.insertInto('organizations').values({ id: ORG_ID, name: 'Bench' }).execute();
-  await sql`INSERT INTO clinics (id, organization_id, name, mode) SELECT CASE WHEN k = 0 THEN ${CLINIC_ID}::uuid ELSE ('c0000000-0000-4000-8000-' || lpad(to_hex(k), 12, '0'))::uuid END, ${ORG_ID}, 'Bench ' || k, 'live' FROM generate_series(0, ${plan.clinics}) k`.execute(db);
+  await sql`INSERT INTO clinics (id, organization_id, name, mode) SELECT CASE WHEN k = 0 THEN ${CLINIC_ID}::uuid ELSE ('c0000000-0000-4000-8000-' || lpad(to_hex(k), 12, '0'))::uuid END, ${ORG_ID}, 'Bench ' || k, 'live' FROM generate_series(0, ${plan.clinics}) k`.execute(
+    db,
+  );
 
   await withoutSecondaryIndexes(database, plan.others >= 100_000, async () => {
     for (let i = 0; i < people.length; i += 5000) {

@@ -22,7 +22,23 @@ export interface Seeded {
   patientId: string;
 }
 
-const SURNAMES = ['Rossi', 'Russo', 'Ferrari', 'Esposito', 'Bianchi', 'Romano', 'Colombo', 'Ricci', 'Marino', 'Greco', 'Bruno', 'Gallo', 'Conti', 'De Luca', 'Mancini'];
+const SURNAMES = [
+  'Rossi',
+  'Russo',
+  'Ferrari',
+  'Esposito',
+  'Bianchi',
+  'Romano',
+  'Colombo',
+  'Ricci',
+  'Marino',
+  'Greco',
+  'Bruno',
+  'Gallo',
+  'Conti',
+  'De Luca',
+  'Mancini',
+];
 const NAMES = ['Mario', 'Giulia', 'Luca', 'Francesca', 'Marco', 'Chiara', 'Andrea', 'Sara', 'Matteo', 'Elena', 'Giuseppe', 'Anna'];
 
 export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promise<Seeded> {
@@ -36,7 +52,14 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
     phone: '+390212345678',
     email: 'centro@example.com',
     isMainLocation: true,
-    workingSchedule: { mon: [['09:00', '13:00'], ['14:00', '19:00']], tue: [['09:00', '19:00']], wed: [['09:00', '19:00']] },
+    workingSchedule: {
+      mon: [
+        ['09:00', '13:00'],
+        ['14:00', '19:00'],
+      ],
+      tue: [['09:00', '19:00']],
+      wed: [['09:00', '19:00']],
+    },
   });
   const doctor = await createDoctor(db, clinic.id, { firstName: 'Laura', lastName: 'Bianchi', facilityId: facility.id });
   const tokens: string[] = [];
@@ -61,7 +84,11 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
     FROM generate_series(1, ${rows}) AS i`.execute(db);
 
   const columns = new Set(
-    (await sql<{ column_name: string }>`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'patients'`.execute(db)).rows.map((r) => r.column_name),
+    (
+      await sql<{
+        column_name: string;
+      }>`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'patients'`.execute(db)
+    ).rows.map((r) => r.column_name),
   );
   const sets: string[] = [];
   // The same form as normalizeName (src/modules/patients/normalize.ts): no accents, no apostrophes, lower case, single spaces.
@@ -74,8 +101,10 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
   if (columns.has('tax_code_norm')) sets.push(`tax_code_norm = upper(regexp_replace(tax_code, '[^A-Za-z0-9]', '', 'g'))`);
   if (sets.length) await sql.raw(`UPDATE patients SET ${sets.join(', ')} WHERE clinic_id = '${clinic.id}'`).execute(db);
   // The search module's vocabulary of names (what a patient creation adds one by one).
-  const terms = (await sql<{ term: string }>`SELECT DISTINCT first_norm AS term FROM patients WHERE clinic_id = ${clinic.id} AND first_norm IS NOT NULL
-      UNION SELECT DISTINCT last_norm FROM patients WHERE clinic_id = ${clinic.id} AND last_norm IS NOT NULL`.execute(db)).rows.map((r) => r.term);
+  const terms = (
+    await sql<{ term: string }>`SELECT DISTINCT first_norm AS term FROM patients WHERE clinic_id = ${clinic.id} AND first_norm IS NOT NULL
+      UNION SELECT DISTINCT last_norm FROM patients WHERE clinic_id = ${clinic.id} AND last_norm IS NOT NULL`.execute(db)
+  ).rows.map((r) => r.term);
   for (let i = 0; i < terms.length; i += 5000) {
     await db.transaction().execute((trx) => addNameTerms(trx, clinic.id, terms.slice(i, i + 5000)));
   }
@@ -99,6 +128,11 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
   await sql`VACUUM ANALYZE patients`.execute(db);
   await sql`VACUUM ANALYZE appointments`.execute(db);
 
-  const appointment = await db.selectFrom('appointments').select(['id', 'patient_id']).where('clinic_id', '=', clinic.id).orderBy('start_at', 'desc').executeTakeFirstOrThrow();
+  const appointment = await db
+    .selectFrom('appointments')
+    .select(['id', 'patient_id'])
+    .where('clinic_id', '=', clinic.id)
+    .orderBy('start_at', 'desc')
+    .executeTakeFirstOrThrow();
   return { clinicId: clinic.id, facilityId: facility.id, doctorId: doctor.id, tokens, appointmentId: appointment.id, patientId: appointment.patient_id };
 }

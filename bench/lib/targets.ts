@@ -36,7 +36,9 @@ export const TARGETS: Target[] = [
     method: 'get',
     docPath: '/patients/search',
     request: (_s, doc) => {
-      const q = queryParamNamed(doc, '/patients/search', (p) => (p.schema?.minLength ?? 0) >= 1 && p.schema?.type === 'string' && !/facility|cursor/i.test(p.name)) ?? 'q';
+      const q =
+        queryParamNamed(doc, '/patients/search', (p) => (p.schema?.minLength ?? 0) >= 1 && p.schema?.type === 'string' && !/facility|cursor/i.test(p.name)) ??
+        'q';
       return { method: 'GET', path: `/v1/patients/search?${q}=${encodeURIComponent('Mario Rosi')}` };
     },
   },
@@ -49,7 +51,15 @@ export const TARGETS: Target[] = [
       path: '/v1/patients',
       setupRequest: (req: any) => {
         const id = unique();
-        return { ...req, body: JSON.stringify({ firstName: 'Bench', lastName: `Paziente ${id}`, email: `bench.${id}@example.com`, phone: `+39 347 ${String(counter).padStart(7, '0')}` }) };
+        return {
+          ...req,
+          body: JSON.stringify({
+            firstName: 'Bench',
+            lastName: `Paziente ${id}`,
+            email: `bench.${id}@example.com`,
+            phone: `+39 347 ${String(counter).padStart(7, '0')}`,
+          }),
+        };
       },
     }),
   },
@@ -62,7 +72,16 @@ export const TARGETS: Target[] = [
       path: '/v1/leads',
       setupRequest: (req: any) => {
         const id = unique();
-        return { ...req, body: JSON.stringify({ firstName: 'Bench', lastName: `Contatto ${id}`, email: `lead.${id}@example.com`, phone: `+39 348 ${String(counter).padStart(7, '0')}`, source: 'website' }) };
+        return {
+          ...req,
+          body: JSON.stringify({
+            firstName: 'Bench',
+            lastName: `Contatto ${id}`,
+            email: `lead.${id}@example.com`,
+            phone: `+39 348 ${String(counter).padStart(7, '0')}`,
+            source: 'website',
+          }),
+        };
       },
     }),
   },
@@ -73,4 +92,3 @@ export const TARGETS: Target[] = [
     request: (s) => ({ method: 'GET', path: `/v1/facilities/${s.seeded.facilityId}` }),
   },
 ];
-

@@ -33,14 +33,17 @@ function usage(operations: AdminOperation[]): string {
 }
 
 function commandHelp(c: Command): string {
-  const lines = Object.entries(c.options).map(([name, o]) => `  --${name}${o.type === 'string' ? ' <value>' : ''}  ${o.description}${o.required ? ' (required)' : ''}`);
+  const lines = Object.entries(c.options).map(
+    ([name, o]) => `  --${name}${o.type === 'string' ? ' <value>' : ''}  ${o.description}${o.required ? ' (required)' : ''}`,
+  );
   return [`Usage: dental-clinic ${c.name} [options] [--json]`, '', c.summary, '', ...(lines.length ? ['Options:', ...lines] : ['No options.'])].join('\n');
 }
 
-
 async function main(argv: string[]): Promise<void> {
   const words = argv.filter((a) => !a.startsWith('-'));
-  const command = [...commands].sort((a, b) => b.name.split(' ').length - a.name.split(' ').length).find((c) => c.name.split(' ').every((w, i) => words[i] === w));
+  const command = [...commands]
+    .sort((a, b) => b.name.split(' ').length - a.name.split(' ').length)
+    .find((c) => c.name.split(' ').every((w, i) => words[i] === w));
   if (!command) {
     if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
       console.log(usage(await listAdminOperations()));

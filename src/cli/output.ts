@@ -8,7 +8,11 @@ export function printTable(rows: Array<Record<string, unknown>>, columns?: strin
   const cols = columns ?? Object.keys(rows[0]!);
   const cell = (v: unknown) => (v === null || v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v));
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   console.log(line(cols));
   console.log(line(widths.map((w) => '-'.repeat(w))));
   for (const r of rows) console.log(line(cols.map((c) => cell(r[c]))));

@@ -18,14 +18,12 @@ export const InputTimestamp = (options: Record<string, unknown> = {}) =>
   });
 
 /** Output timestamp: ISO 8601 in UTC. */
-export const OutputTimestamp = (options: Record<string, unknown> = {}) =>
-  Type.String({ format: 'date-time', description: 'ISO 8601, UTC', ...options });
+export const OutputTimestamp = (options: Record<string, unknown> = {}) => Type.String({ format: 'date-time', description: 'ISO 8601, UTC', ...options });
 
 export const DateOnly = (options: Record<string, unknown> = {}) =>
   Type.String({ format: 'date', description: '`YYYY-MM-DD`, a valid calendar date', examples: ['1985-04-12'], ...options });
 
-export const Email = (maxLength: number) =>
-  Type.String({ format: 'email', maxLength, examples: ['mario.rossi@example.com'] });
+export const Email = (maxLength: number) => Type.String({ format: 'email', maxLength, examples: ['mario.rossi@example.com'] });
 
 /**
  * `schema` or null. Written as a type array (OpenAPI 3.1 / JSON Schema) rather than anyOf,
@@ -46,8 +44,7 @@ export const StringEnum = <T extends string>(values: readonly T[], options: Reco
 export const Limit = (max: number, fallback: number) =>
   Type.Integer({ minimum: 1, maximum: max, default: fallback, description: `Page size, 1-${max} (default ${fallback})` });
 
-export const Cursor = () =>
-  Type.String({ minLength: 1, maxLength: 500, description: 'The previous page’s `nextCursor`, unchanged' });
+export const Cursor = () => Type.String({ minLength: 1, maxLength: 500, description: 'The previous page’s `nextCursor`, unchanged' });
 
 export const IdParams = Type.Object({ id: Uuid() }, { additionalProperties: false });
 

@@ -27,7 +27,9 @@ function canonicalJson(value: unknown): string {
 }
 
 export function bodyHashOf(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body ?? null)).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(body ?? null))
+    .digest('hex');
 }
 
 /** What a request presents with its key: the same key with another key, operation or body is a reuse. */

@@ -33,9 +33,7 @@ export async function migrate(database: Database, options: { through?: string } 
   );
   const applied: string[] = [];
   const apply = async () => {
-    const done = new Set(
-      (await sql<{ version: string }>`SELECT version FROM schema_migrations`.execute(db)).rows.map((r) => r.version),
-    );
+    const done = new Set((await sql<{ version: string }>`SELECT version FROM schema_migrations`.execute(db)).rows.map((r) => r.version));
     for (const m of listMigrations()) {
       if (done.has(m.version)) continue;
       if (options.through !== undefined && m.version > options.through) break;

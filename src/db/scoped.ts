@@ -48,7 +48,18 @@ export async function lockScoped<T extends ScopedTable>(trx: Transaction, table:
   return row as unknown as Selectable<DB[T]>;
 }
 
-export type RefTable = 'patients' | 'leads' | 'facilities' | 'doctors' | 'chairs' | 'calendars' | 'staff_profiles' | 'treatment_plans' | 'payment_plans' | 'installments' | 'invoices';
+export type RefTable =
+  | 'patients'
+  | 'leads'
+  | 'facilities'
+  | 'doctors'
+  | 'chairs'
+  | 'calendars'
+  | 'staff_profiles'
+  | 'treatment_plans'
+  | 'payment_plans'
+  | 'installments'
+  | 'invoices';
 
 export interface Ref {
   field: string;
@@ -77,8 +88,15 @@ export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[
     if (ref.id === null || ref.id === undefined) continue;
     const facilityColumn = ref.table === 'facilities' ? sql.ref('id') : ref.table === 'installments' ? sql`null::uuid` : sql.ref('facility_id');
     const extra =
-      ref.table === 'staff_profiles' || ref.table === 'doctors' || ref.table === 'chairs' ? sql`AND active` : ref.table === 'patients' ? sql`AND erased_at IS NULL` : sql``;
-    const result = await sql<RefRow>`SELECT id, ${facilityColumn} AS facility_id FROM ${sql.table(ref.table)} WHERE id = ${ref.id} AND clinic_id = ${scope.clinicId} ${extra}`.execute(trx);
+      ref.table === 'staff_profiles' || ref.table === 'doctors' || ref.table === 'chairs'
+        ? sql`AND active`
+        : ref.table === 'patients'
+          ? sql`AND erased_at IS NULL`
+          : sql``;
+    const result =
+      await sql<RefRow>`SELECT id, ${facilityColumn} AS facility_id FROM ${sql.table(ref.table)} WHERE id = ${ref.id} AND clinic_id = ${scope.clinicId} ${extra}`.execute(
+        trx,
+      );
     const row = result.rows[0];
     const visible =
       row !== undefined &&

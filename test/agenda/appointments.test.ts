@@ -12,8 +12,40 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const LIST_FIELDS = ['calendarId', 'category', 'chairId', 'createdAt', 'doctorId', 'end', 'facilityId', 'id', 'origin', 'patientId', 'reason', 'start', 'status', 'title', 'treatmentPlanId', 'type', 'updatedAt'];
-const EVENT_FIELDS = ['calendarId', 'chairId', 'createdAt', 'doctorId', 'endTime', 'facilityId', 'id', 'origin', 'patientId', 'startTime', 'status', 'treatmentPlanId', 'updatedAt'];
+const LIST_FIELDS = [
+  'calendarId',
+  'category',
+  'chairId',
+  'createdAt',
+  'doctorId',
+  'end',
+  'facilityId',
+  'id',
+  'origin',
+  'patientId',
+  'reason',
+  'start',
+  'status',
+  'title',
+  'treatmentPlanId',
+  'type',
+  'updatedAt',
+];
+const EVENT_FIELDS = [
+  'calendarId',
+  'chairId',
+  'createdAt',
+  'doctorId',
+  'endTime',
+  'facilityId',
+  'id',
+  'origin',
+  'patientId',
+  'startTime',
+  'status',
+  'treatmentPlanId',
+  'updatedAt',
+];
 
 async function events(clinicId: string, type?: string) {
   let q = server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId);
@@ -39,9 +71,25 @@ describe('GET /v1/appointments', () => {
     t = await server.factories.tenant();
     p1 = await insertPatient(server, t);
     p2 = await insertPatient(server, t, t.facilityIds[1]);
-    ids.push((await createAppt(t, { patientId: p1, start: at(5, 9), end: at(5, 9, 30), doctorId: t.doctorId, facilityId: t.facilityIds[0], title: 'Igiene', reason: 'dolore', notes: 'nota', clinicalNotes: 'clinica' })).id);
+    ids.push(
+      (
+        await createAppt(t, {
+          patientId: p1,
+          start: at(5, 9),
+          end: at(5, 9, 30),
+          doctorId: t.doctorId,
+          facilityId: t.facilityIds[0],
+          title: 'Igiene',
+          reason: 'dolore',
+          notes: 'nota',
+          clinicalNotes: 'clinica',
+        })
+      ).id,
+    );
     ids.push((await createAppt(t, { patientId: p1, start: at(5, 10), end: at(5, 10, 30), facilityId: t.facilityIds[0], status: 'confirmed' })).id);
-    ids.push((await createAppt(t, { patientId: p2, start: at(5, 11), end: at(5, 11, 30), facilityId: t.facilityIds[1], type: 'checkup', category: 'recall' })).id);
+    ids.push(
+      (await createAppt(t, { patientId: p2, start: at(5, 11), end: at(5, 11, 30), facilityId: t.facilityIds[1], type: 'checkup', category: 'recall' })).id,
+    );
     ids.push((await createAppt(t, { patientId: p2, start: at(4, 11), end: at(4, 11, 30), facilityId: t.facilityIds[1], status: 'draft' })).id);
   });
 
@@ -51,7 +99,16 @@ describe('GET /v1/appointments', () => {
     expect(res.body.data).toHaveLength(4);
     for (const a of res.body.data) expect(Object.keys(a).sort()).toEqual(LIST_FIELDS);
     const first = res.body.data.find((a: any) => a.id === ids[0]);
-    expect(first).toMatchObject({ patientId: p1, doctorId: t.doctorId, title: 'Igiene', reason: 'dolore', status: 'scheduled', origin: 'manual', calendarId: null, chairId: null });
+    expect(first).toMatchObject({
+      patientId: p1,
+      doctorId: t.doctorId,
+      title: 'Igiene',
+      reason: 'dolore',
+      status: 'scheduled',
+      origin: 'manual',
+      calendarId: null,
+      chairId: null,
+    });
     expect(first.start).toBe(at(5, 9));
     expect(res.body.nextCursor).toBeNull();
   });
@@ -79,7 +136,9 @@ describe('GET /v1/appointments', () => {
     expect(await get(`patientId=${p1}`)).toEqual([ids[0], ids[1]]);
     expect(await get('status=confirmed,draft')).toEqual([ids[3], ids[1]]);
     expect(await get(`from=${encodeURIComponent(at(5, 9))}&to=${encodeURIComponent(at(5, 11))}`)).toEqual([ids[0], ids[1]]);
-    const since = await server.call('GET', `/v1/appointments?updatedSince=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: t.token });
+    const since = await server.call('GET', `/v1/appointments?updatedSince=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, {
+      token: t.token,
+    });
     expect(since.body.data).toEqual([]);
   });
 
@@ -144,7 +203,15 @@ describe('back-office appointments', () => {
     const a = await createAppt(t, { patientId: p, start: at(7, 9), end: at(7, 10), doctorId: t.doctorId, title: 'segreto', reason: 'carie', notes: 'x' });
     const [e] = await events(t.clinicId, 'appointment.created');
     expect(Object.keys(e!.data).sort()).toEqual(EVENT_FIELDS);
-    expect(e!.data).toMatchObject({ id: a.id, status: 'scheduled', startTime: at(7, 9), endTime: at(7, 10), patientId: p, doctorId: t.doctorId, facilityId: t.facilityIds[0] });
+    expect(e!.data).toMatchObject({
+      id: a.id,
+      status: 'scheduled',
+      startTime: at(7, 9),
+      endTime: at(7, 10),
+      patientId: p,
+      doctorId: t.doctorId,
+      facilityId: t.facilityIds[0],
+    });
     expect(e!.facility_id).toBe(t.facilityIds[0]);
     expect(JSON.stringify(e!.data)).not.toMatch(/segreto|carie/);
   });
@@ -153,7 +220,11 @@ describe('back-office appointments', () => {
     const t = await server.factories.tenant();
     const p = await insertPatient(server, t);
     const a = await createAppt(t, { patientId: p, start: at(8, 9), end: at(8, 10), doctorId: t.doctorId });
-    const moved = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/appointments/${a.id}`, { start: at(8, 11), end: at(8, 12), facilityId: t.facilityIds[1] });
+    const moved = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/appointments/${a.id}`, {
+      start: at(8, 11),
+      end: at(8, 12),
+      facilityId: t.facilityIds[1],
+    });
     expect(moved.status, moved.text).toBe(200);
     expect(moved.body).toMatchObject({ start: at(8, 11), end: at(8, 12), facilityId: t.facilityIds[1] });
     const [e] = await events(t.clinicId, 'appointment.rescheduled');
@@ -169,20 +240,35 @@ describe('back-office appointments', () => {
     expect(await events(t.clinicId, 'appointment.rescheduled')).toHaveLength(1);
 
     const before = (await events(t.clinicId)).length;
-    const clash = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments`, { patientId: p, start: at(8, 11, 30), end: at(8, 12, 30), doctorId: t.doctorId });
+    const clash = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments`, {
+      patientId: p,
+      start: at(8, 11, 30),
+      end: at(8, 12, 30),
+      doctorId: t.doctorId,
+    });
     expect(clash.status).toBe(409);
     expect(clash.body.error.details.reason).toBe('doctor_busy');
     expect((await events(t.clinicId)).length).toBe(before);
     // A cancelled appointment frees the time.
     await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments/${a.id}/status`, { status: 'cancelled' });
-    expect((await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments`, { patientId: p, start: at(8, 11, 30), end: at(8, 12, 30), doctorId: t.doctorId })).status).toBe(201);
+    expect(
+      (
+        await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments`, {
+          patientId: p,
+          start: at(8, 11, 30),
+          end: at(8, 12, 30),
+          doctorId: t.doctorId,
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('moves through the allowed statuses with their events and refuses the others', async () => {
     const t = await server.factories.tenant();
     const p = await insertPatient(server, t);
     const a = await createAppt(t, { patientId: p, start: at(9, 9), end: at(9, 10) });
-    const set = (status: string, headers?: Record<string, string>) => server.call('POST', `/admin/v1/clinics/${t.clinicId}/appointments/${a.id}/status`, { token: 'test-admin-token-0123456789', body: { status }, headers });
+    const set = (status: string, headers?: Record<string, string>) =>
+      server.call('POST', `/admin/v1/clinics/${t.clinicId}/appointments/${a.id}/status`, { token: 'test-admin-token-0123456789', body: { status }, headers });
     for (const status of ['confirmed', 'checked_in', 'in_progress', 'completed']) expect((await set(status)).status).toBe(200);
     const types = (await events(t.clinicId)).map((e) => e.type);
     expect(types).toEqual(['appointment.created', 'appointment.confirmed', 'appointment.checked_in', 'appointment.completed']);
@@ -194,19 +280,34 @@ describe('back-office appointments', () => {
 
     const b = await createAppt(t, { patientId: p, start: at(10, 9), end: at(10, 10) });
     expect((await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments/${b.id}/status`, { status: 'no_show' })).status).toBe(200);
-    const stale = await server.call('POST', `/admin/v1/clinics/${t.clinicId}/appointments/${b.id}/status`, { token: 'test-admin-token-0123456789', body: { status: 'cancelled' }, headers: { 'if-match': '"1"' } });
+    const stale = await server.call('POST', `/admin/v1/clinics/${t.clinicId}/appointments/${b.id}/status`, {
+      token: 'test-admin-token-0123456789',
+      body: { status: 'cancelled' },
+      headers: { 'if-match': '"1"' },
+    });
     expect(stale.body.error.details.reason).toBe('version_mismatch');
-    expect((await events(t.clinicId, 'appointment.no_show'))).toHaveLength(1);
+    expect(await events(t.clinicId, 'appointment.no_show')).toHaveLength(1);
   });
 
   it('refuses bad input naming every field and writes nothing', async () => {
     const t = await server.factories.tenant();
     const other = await server.factories.tenant();
     const foreignPatient = await insertPatient(server, other);
-    const res = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments`, { patientId: foreignPatient, start: at(1, 10), end: at(1, 9), doctorId: other.doctorId });
+    const res = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments`, {
+      patientId: foreignPatient,
+      start: at(1, 10),
+      end: at(1, 9),
+      doctorId: other.doctorId,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['doctorId', 'end', 'patientId']);
-    const schema = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments`, { patientId: 'x', start: '2026-13-01T10:00Z', end: at(1, 9), status: 'completed', extra: 1 });
+    const schema = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/appointments`, {
+      patientId: 'x',
+      start: '2026-13-01T10:00Z',
+      end: at(1, 9),
+      status: 'completed',
+      extra: 1,
+    });
     expect(schema.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['extra', 'patientId', 'start', 'status']);
     expect(await server.ctx.db.selectFrom('appointments').select('id').where('clinic_id', '=', t.clinicId).execute()).toEqual([]);
     expect(await events(t.clinicId)).toEqual([]);

@@ -14,7 +14,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-const events = (clinicId: string, type: string) => server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).orderBy('created_at').execute();
+const events = (clinicId: string, type: string) =>
+  server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).orderBy('created_at').execute();
 const PLAN_FIELDS = ['createdAt', 'id', 'installmentCount', 'installments', 'patientId', 'totalAmount', 'treatmentPlanId', 'type'];
 const INSTALLMENT_FIELDS = ['amount', 'amountPaid', 'dueDate', 'id', 'overdue', 'paidAt', 'paymentMethod', 'status'];
 
@@ -48,7 +49,10 @@ describe('payment plans, invoices and payments', () => {
       await new Promise((r) => setTimeout(r, 3));
       return res.body;
     };
-    const overdue = await mk(p1, [{ amount: 100, dueDate: day(-3) }, { amount: 150.5, dueDate: day(30) }]);
+    const overdue = await mk(p1, [
+      { amount: 100, dueDate: day(-3) },
+      { amount: 150.5, dueDate: day(30) },
+    ]);
     const open = await mk(p2, [{ amount: 200, dueDate: day(10) }]);
     const paid = await mk(p2, [{ amount: 50, dueDate: day(-10) }]);
     expect(overdue).toMatchObject({ totalAmount: 250.5, installmentCount: 2, type: 'prepaid' });
@@ -78,8 +82,11 @@ describe('payment plans, invoices and payments', () => {
     const p = await insertPatient(server, t);
     const inv = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/invoices`, { patientId: p, number: 'F-2026-1', totalAmount: 300 });
     expect(inv.status, inv.text).toBe(201);
-    expect((await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/invoices`, { patientId: p, number: 'F-2026-1', totalAmount: 1 })).body.error.details.reason).toBe('duplicate_number');
-    const pay = (amount: number, extra: Record<string, unknown> = {}) => server.admin('POST', `/admin/v1/clinics/${t.clinicId}/payments`, { amount, method: 'card', invoiceId: inv.body.id, ...extra });
+    expect(
+      (await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/invoices`, { patientId: p, number: 'F-2026-1', totalAmount: 1 })).body.error.details.reason,
+    ).toBe('duplicate_number');
+    const pay = (amount: number, extra: Record<string, unknown> = {}) =>
+      server.admin('POST', `/admin/v1/clinics/${t.clinicId}/payments`, { amount, method: 'card', invoiceId: inv.body.id, ...extra });
     const first = await pay(100);
     expect(first.body.invoice).toMatchObject({ amountPaid: 100, status: 'issued', paidAt: null });
     expect((await events(t.clinicId, 'invoice.paid')).length).toBe(0);
@@ -103,12 +110,21 @@ describe('installment.overdue job', () => {
     const p = await insertPatient(server, tt);
     const plan = await server.admin('POST', `/admin/v1/clinics/${tt.clinicId}/payment-plans`, {
       patientId: p,
-      installments: [{ amount: 10, dueDate: day(-2) }, { amount: 20, dueDate: day(-1) }, { amount: 30, dueDate: day(5) }, { amount: 40, dueDate: day(-5) }],
+      installments: [
+        { amount: 10, dueDate: day(-2) },
+        { amount: 20, dueDate: day(-1) },
+        { amount: 30, dueDate: day(5) },
+        { amount: 40, dueDate: day(-5) },
+      ],
     });
     const byAmount = (a: number) => plan.body.installments.find((i: any) => i.amount === a).id;
     expect(plan.body.installments.map((i: any) => i.amount)).toEqual([40, 10, 20, 30]);
     await server.admin('POST', `/admin/v1/clinics/${tt.clinicId}/payments`, { amount: 40, method: 'cash', installmentId: byAmount(40) });
-    const runs = await Promise.all([recordOverdueInstallments(server.ctx.db), recordOverdueInstallments(server.ctx.db), recordOverdueInstallments(server.ctx.db)]);
+    const runs = await Promise.all([
+      recordOverdueInstallments(server.ctx.db),
+      recordOverdueInstallments(server.ctx.db),
+      recordOverdueInstallments(server.ctx.db),
+    ]);
     await recordOverdueInstallments(server.ctx.db);
     const ev = await events(tt.clinicId, 'installment.overdue');
     expect(ev.map((e) => (e.data as any).id).sort()).toEqual([byAmount(10), byAmount(20)].sort());

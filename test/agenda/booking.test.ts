@@ -27,26 +27,52 @@ function romeDay(days: number): { date: string; weekday: string } {
 describe('GET /v1/calendars/{id}/availability', () => {
   it('offers the slots of the working hours in the clinic timezone, minus busy doctors and chairs', async () => {
     const { date, weekday } = romeDay(3);
-    const cal = await makeCalendar(server, tenant, { workingHours: { [weekday]: [{ open: '09:00', close: '10:30' }, { open: '14:00', close: '15:00' }] }, slotMinutes: 30, chairs: 1 });
+    const cal = await makeCalendar(server, tenant, {
+      workingHours: {
+        [weekday]: [
+          { open: '09:00', close: '10:30' },
+          { open: '14:00', close: '15:00' },
+        ],
+      },
+      slotMinutes: 30,
+      chairs: 1,
+    });
     // Window: the whole local day.
     const [y, m, d] = date.split('-').map(Number);
     const from = localToUtc(y!, m!, d!, 0, 'Europe/Rome').toISOString();
     const to = localToUtc(y!, m!, d!, 24 * 60, 'Europe/Rome').toISOString();
     const res = await server.call('GET', `/v1/calendars/${cal.id}/availability?${q(from, to)}`, { token: tenant.token });
     expect(res.status, res.text).toBe(200);
-    const localTimes = res.body.data.map((s: any) => new Intl.DateTimeFormat('it-IT', { timeZone: 'Europe/Rome', hour: '2-digit', minute: '2-digit' }).format(new Date(s.start)));
+    const localTimes = res.body.data.map((s: any) =>
+      new Intl.DateTimeFormat('it-IT', { timeZone: 'Europe/Rome', hour: '2-digit', minute: '2-digit' }).format(new Date(s.start)),
+    );
     expect(localTimes).toEqual(['09:00', '09:30', '10:00', '14:00', '14:30']);
-    expect(res.body.data[0]).toEqual({ start: res.body.data[0].start, end: new Date(Date.parse(res.body.data[0].start) + 1_800_000).toISOString(), doctorId: cal.doctorIds[0], chairId: cal.chairIds[0] });
+    expect(res.body.data[0]).toEqual({
+      start: res.body.data[0].start,
+      end: new Date(Date.parse(res.body.data[0].start) + 1_800_000).toISOString(),
+      doctorId: cal.doctorIds[0],
+      chairId: cal.chairIds[0],
+    });
     expect(res.body.window).toEqual({ from, to });
 
     // The doctor is busy 09:15-09:45 (an appointment outside the calendar): 09:00 and 09:30 go.
     const p = await insertPatient(server, tenant);
     const nine = res.body.data[0].start;
-    const busy = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, { patientId: p, start: new Date(Date.parse(nine) + 900_000).toISOString(), end: new Date(Date.parse(nine) + 2_700_000).toISOString(), doctorId: cal.doctorIds[0] });
+    const busy = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, {
+      patientId: p,
+      start: new Date(Date.parse(nine) + 900_000).toISOString(),
+      end: new Date(Date.parse(nine) + 2_700_000).toISOString(),
+      doctorId: cal.doctorIds[0],
+    });
     expect(busy.status).toBe(201);
     // The chair is busy at 14:00.
     const two = res.body.data[3].start;
-    await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, { patientId: p, start: two, end: new Date(Date.parse(two) + 1_800_000).toISOString(), chairId: cal.chairIds[0] });
+    await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, {
+      patientId: p,
+      start: two,
+      end: new Date(Date.parse(two) + 1_800_000).toISOString(),
+      chairId: cal.chairIds[0],
+    });
     const after = await server.call('GET', `/v1/calendars/${cal.id}/availability?${q(from, to)}`, { token: tenant.token });
     expect(after.body.data.map((s: any) => s.start)).toEqual([res.body.data[2].start, res.body.data[4].start]);
   });
@@ -59,7 +85,11 @@ describe('GET /v1/calendars/{id}/availability', () => {
     expect(none.body.window).not.toBeNull();
     const past = await server.call('GET', `/v1/calendars/${cal.id}/availability?${q(at(20, 0), at(22, 0))}`, { token: tenant.token });
     expect(past.body).toEqual({ calendarId: cal.id, slotMinutes: 30, window: null, data: [] });
-    const notice = await server.call('GET', `/v1/calendars/${cal.id}/availability?${q(new Date(Date.now() - 3_600_000).toISOString(), new Date(Date.now() + 3_600_000).toISOString())}`, { token: tenant.token });
+    const notice = await server.call(
+      'GET',
+      `/v1/calendars/${cal.id}/availability?${q(new Date(Date.now() - 3_600_000).toISOString(), new Date(Date.now() + 3_600_000).toISOString())}`,
+      { token: tenant.token },
+    );
     expect(notice.body.window).toBeNull();
   });
 
@@ -79,10 +109,23 @@ describe('POST /v1/appointments (booking)', () => {
   it('books a free slot with the caller’s origin, and records appointment.created', async () => {
     const cal = await makeCalendar(server, tenant, { chairs: 1 });
     const p = await insertPatient(server, tenant);
-    const res = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: p, start: at(4, 10), origin: 'voice', reason: 'controllo' } });
+    const res = await server.call('POST', '/v1/appointments', {
+      token: tenant.token,
+      body: { calendarId: cal.id, patientId: p, start: at(4, 10), origin: 'voice', reason: 'controllo' },
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.headers.get('etag')).toBe('"1"');
-    expect(res.body).toMatchObject({ calendarId: cal.id, patientId: p, start: at(4, 10), end: at(4, 10, 30), origin: 'voice', status: 'scheduled', doctorId: cal.doctorIds[0], chairId: cal.chairIds[0], facilityId: tenant.facilityIds[0] });
+    expect(res.body).toMatchObject({
+      calendarId: cal.id,
+      patientId: p,
+      start: at(4, 10),
+      end: at(4, 10, 30),
+      origin: 'voice',
+      status: 'scheduled',
+      doctorId: cal.doctorIds[0],
+      chairId: cal.chairIds[0],
+      facilityId: tenant.facilityIds[0],
+    });
     const e = await server.ctx.db.selectFrom('events').selectAll().where('type', '=', 'appointment.created').where('clinic_id', '=', tenant.clinicId).execute();
     expect(e.some((x) => (x.data as any).id === res.body.id && (x.data as any).origin === 'voice')).toBe(true);
   });
@@ -90,7 +133,9 @@ describe('POST /v1/appointments (booking)', () => {
   it('answers 409 no_availability slot_taken with the nearest alternatives, and outside_availability off the grid', async () => {
     const cal = await makeCalendar(server, tenant);
     const p = await insertPatient(server, tenant);
-    expect((await server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: p, start: at(5, 10) } })).status).toBe(201);
+    expect((await server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: p, start: at(5, 10) } })).status).toBe(
+      201,
+    );
     const taken = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: p, start: at(5, 10) } });
     expect(taken.status).toBe(409);
     expect(taken.body.error.code).toBe('no_availability');
@@ -109,11 +154,19 @@ describe('POST /v1/appointments (booking)', () => {
   it('lets exactly one of 20 parallel bookings of one slot win', async () => {
     const cal = await makeCalendar(server, tenant);
     const patients = await Promise.all(Array.from({ length: 20 }, () => insertPatient(server, tenant)));
-    const results = await Promise.all(patients.map((p) => server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: p, start: at(6, 15) } })));
+    const results = await Promise.all(
+      patients.map((p) => server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: p, start: at(6, 15) } })),
+    );
     const statuses = results.map((r) => r.status).sort();
     const answers = JSON.stringify(results.map((r) => [r.status, r.body?.error?.code]));
-    expect(statuses.filter((s) => s === 201), answers).toHaveLength(1);
-    expect(statuses.filter((s) => s === 409), answers).toHaveLength(19);
+    expect(
+      statuses.filter((s) => s === 201),
+      answers,
+    ).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 409),
+      answers,
+    ).toHaveLength(19);
     for (const r of results.filter((r) => r.status === 409)) expect(r.body.error.details.reason).toBe('slot_taken');
     const rows = await server.ctx.db.selectFrom('appointments').select('id').where('calendar_id', '=', cal.id).execute();
     expect(rows).toHaveLength(1);
@@ -123,10 +176,16 @@ describe('POST /v1/appointments (booking)', () => {
     const cal = await makeCalendar(server, tenant);
     const other = await server.factories.tenant();
     const foreign = await insertPatient(server, other);
-    const bad = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: crypto.randomUUID(), patientId: foreign, start: at(3, 10), origin: 'manual' } });
+    const bad = await server.call('POST', '/v1/appointments', {
+      token: tenant.token,
+      body: { calendarId: crypto.randomUUID(), patientId: foreign, start: at(3, 10), origin: 'manual' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues.map((i: any) => i.path)).toEqual(['origin']);
-    const refs = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: crypto.randomUUID(), patientId: foreign, start: at(3, 10) } });
+    const refs = await server.call('POST', '/v1/appointments', {
+      token: tenant.token,
+      body: { calendarId: crypto.randomUUID(), patientId: foreign, start: at(3, 10) },
+    });
     expect(refs.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['calendarId', 'patientId']);
     const p = await insertPatient(server, tenant);
     const body = { calendarId: cal.id, patientId: p, start: at(3, 10), origin: 'bot' };
@@ -158,16 +217,30 @@ describe('reschedule and cancel through the API', () => {
     const cal = await makeCalendar(server, tenant, { cancellationNoticeMinutes: 24 * 60 });
     const p = await insertPatient(server, tenant);
     const booked = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: p, start: at(5, 10) } });
-    const moved = await server.call('PATCH', `/v1/appointments/${booked.body.id}`, { token: tenant.token, body: { start: at(5, 11) }, headers: { 'if-match': '"1"' } });
+    const moved = await server.call('PATCH', `/v1/appointments/${booked.body.id}`, {
+      token: tenant.token,
+      body: { start: at(5, 11) },
+      headers: { 'if-match': '"1"' },
+    });
     expect(moved.status, moved.text).toBe(200);
     expect(moved.body).toMatchObject({ start: at(5, 11), end: at(5, 11, 30) });
     expect(moved.headers.get('etag')).toBe('"2"');
     const ev = await server.ctx.db.selectFrom('events').selectAll().where('type', '=', 'appointment.rescheduled').execute();
-    expect(ev.find((e) => (e.data as any).id === booked.body.id)!.data).toMatchObject({ startTime: at(5, 11), previous: { startTime: at(5, 10), endTime: at(5, 10, 30) } });
-    const stale = await server.call('PATCH', `/v1/appointments/${booked.body.id}`, { token: tenant.token, body: { start: at(5, 12) }, headers: { 'if-match': '"1"' } });
+    expect(ev.find((e) => (e.data as any).id === booked.body.id)!.data).toMatchObject({
+      startTime: at(5, 11),
+      previous: { startTime: at(5, 10), endTime: at(5, 10, 30) },
+    });
+    const stale = await server.call('PATCH', `/v1/appointments/${booked.body.id}`, {
+      token: tenant.token,
+      body: { start: at(5, 12) },
+      headers: { 'if-match': '"1"' },
+    });
     expect(stale.body.error.details.reason).toBe('version_mismatch');
 
-    const soon = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: p, start: new Date(Math.ceil((Date.now() + 3 * 3_600_000) / 1_800_000) * 1_800_000).toISOString() } });
+    const soon = await server.call('POST', '/v1/appointments', {
+      token: tenant.token,
+      body: { calendarId: cal.id, patientId: p, start: new Date(Math.ceil((Date.now() + 3 * 3_600_000) / 1_800_000) * 1_800_000).toISOString() },
+    });
     expect(soon.status, soon.text).toBe(201);
     const late = await server.call('POST', `/v1/appointments/${soon.body.id}/cancel`, { token: tenant.token });
     expect(late.status).toBe(403);
@@ -178,7 +251,12 @@ describe('reschedule and cancel through the API', () => {
     const cancelled = await server.call('POST', `/v1/appointments/${moved.body.id}/cancel`, { token: tenant.token });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('cancelled');
-    const cancelEvents = await server.ctx.db.selectFrom('events').selectAll().where('type', '=', 'appointment.cancelled').where('clinic_id', '=', tenant.clinicId).execute();
+    const cancelEvents = await server.ctx.db
+      .selectFrom('events')
+      .selectAll()
+      .where('type', '=', 'appointment.cancelled')
+      .where('clinic_id', '=', tenant.clinicId)
+      .execute();
     expect(cancelEvents.map((e) => (e.data as any).id)).toContain(moved.body.id);
     const again = await server.call('POST', `/v1/appointments/${moved.body.id}/cancel`, { token: tenant.token });
     expect(again.status).toBe(409);
@@ -224,9 +302,16 @@ describe.skipIf(ENGINE !== 'postgres')('the schedule lock (PostgreSQL only: PGli
       return r;
     };
     // A booking through the API and a back-office creation: two writers, one trigger.
-    const booking = server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: patient, start: at(7, 9) } }).then(note('booking'));
+    const booking = server
+      .call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId: patient, start: at(7, 9) } })
+      .then(note('booking'));
     const created = server
-      .admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, { patientId: other, doctorId: cal.doctorIds[0], start: at(7, 11), end: at(7, 11, 30) })
+      .admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, {
+        patientId: other,
+        doctorId: cal.doctorIds[0],
+        start: at(7, 11),
+        end: at(7, 11, 30),
+      })
       .then(note('back office'));
     await new Promise((r) => setTimeout(r, 300));
     expect(answered).toEqual([]);

@@ -12,7 +12,20 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const FIELDS = ['botPausedUntil', 'botState', 'createdAt', 'id', 'lastActivityAt', 'lastInboundAt', 'lastOutboundAt', 'leadId', 'optedOut', 'patientId', 'phone', 'updatedAt'];
+const FIELDS = [
+  'botPausedUntil',
+  'botState',
+  'createdAt',
+  'id',
+  'lastActivityAt',
+  'lastInboundAt',
+  'lastOutboundAt',
+  'leadId',
+  'optedOut',
+  'patientId',
+  'phone',
+  'updatedAt',
+];
 
 async function open(body: Record<string, unknown>) {
   const res = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations`, body);
@@ -59,11 +72,25 @@ describe('conversations', () => {
     const page1 = await server.call('GET', `/v1/conversations/${c.id}/messages?limit=2`, { token: t.token, headers: { 'x-request-id': 'msgs-1' } });
     expect(page1.status).toBe(200);
     expect(page1.body.data.map((m: any) => m.id)).toEqual([m1.body.message.id, m2.body.message.id]);
-    expect(page1.body.data[0]).toMatchObject({ direction: 'in', author: 'paziente', type: 'testo', transcriptionStatus: 'assente', body: 'Vorrei un appuntamento per il mal di denti' });
+    expect(page1.body.data[0]).toMatchObject({
+      direction: 'in',
+      author: 'paziente',
+      type: 'testo',
+      transcriptionStatus: 'assente',
+      body: 'Vorrei un appuntamento per il mal di denti',
+    });
     const page2 = await server.call('GET', `/v1/conversations/${c.id}/messages?limit=2&cursor=${page1.body.nextCursor}`, { token: t.token });
-    expect(page2.body.data[0]).toMatchObject({ id: m3.body.message.id, type: 'vocale', mediaDurationSeconds: 12, transcription: 'ho un ascesso', transcriptionStatus: 'completata' });
+    expect(page2.body.data[0]).toMatchObject({
+      id: m3.body.message.id,
+      type: 'vocale',
+      mediaDurationSeconds: 12,
+      transcription: 'ho un ascesso',
+      transcriptionStatus: 'completata',
+    });
     expect(page2.body.nextCursor).toBeNull();
-    const since = await server.call('GET', `/v1/conversations/${c.id}/messages?updatedSince=${encodeURIComponent(m2.body.message.createdAt)}`, { token: t.token });
+    const since = await server.call('GET', `/v1/conversations/${c.id}/messages?updatedSince=${encodeURIComponent(m2.body.message.createdAt)}`, {
+      token: t.token,
+    });
     expect(since.body.data.map((m: any) => m.id)).toEqual([m2.body.message.id, m3.body.message.id]);
 
     const log = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('request_id', '=', 'msgs-1').execute();
@@ -90,9 +117,18 @@ describe('conversations', () => {
     expect(await has((await server.factories.key(t.clinicId, ['messages:read', 'patients:read'])).token, patientConv.id)).toBe(false);
 
     // A voice message transcribed later.
-    const voice = await message(patientConv.id, { direction: 'in', type: 'vocale', mediaMimeType: 'audio/ogg', mediaDurationSeconds: 3, transcriptionStatus: 'in_corso' });
+    const voice = await message(patientConv.id, {
+      direction: 'in',
+      type: 'vocale',
+      mediaMimeType: 'audio/ogg',
+      mediaDurationSeconds: 3,
+      transcriptionStatus: 'in_corso',
+    });
     expect(voice.body.message).toMatchObject({ transcriptionStatus: 'in_corso', transcription: null, body: null });
-    const done = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/conversations/${patientConv.id}/messages/${voice.body.message.id}`, { transcriptionStatus: 'completata', transcription: 'richiamatemi' });
+    const done = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/conversations/${patientConv.id}/messages/${voice.body.message.id}`, {
+      transcriptionStatus: 'completata',
+      transcription: 'richiamatemi',
+    });
     expect(done.body).toMatchObject({ transcriptionStatus: 'completata', transcription: 'richiamatemi' });
     const list = await server.call('GET', `/v1/conversations/${patientConv.id}/messages`, { token: t.token, headers: { 'x-request-id': 'voice-log' } });
     expect(list.body.data[1]).toMatchObject({ id: voice.body.message.id, transcription: 'richiamatemi' });
@@ -121,7 +157,11 @@ describe('conversations', () => {
     expect((await bot({ state: 'attivo' })).body).toMatchObject({ botState: 'attivo', botPausedUntil: null });
 
     // A pause whose time passed reads as attivo.
-    await server.ctx.db.updateTable('conversations').set({ bot_state: 'in_pausa', bot_paused_until: new Date(Date.now() - 60_000) }).where('id', '=', c.id).execute();
+    await server.ctx.db
+      .updateTable('conversations')
+      .set({ bot_state: 'in_pausa', bot_paused_until: new Date(Date.now() - 60_000) })
+      .where('id', '=', c.id)
+      .execute();
     expect((await server.call('GET', `/v1/conversations/${c.id}`, { token: t.token })).body).toMatchObject({ botState: 'attivo', botPausedUntil: null });
 
     const handed = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations/${c.id}/handoff`);
@@ -147,7 +187,11 @@ describe('expired bot pauses', () => {
     const stillPaused = await server.ctx.db.selectFrom('conversations').select('bot_state').where('id', '=', c.id).executeTakeFirstOrThrow();
     expect(stillPaused.bot_state).toBe('in_pausa');
     expect(await expireBotPauses(server.ctx.db)).toBe(0);
-    await server.ctx.db.updateTable('conversations').set({ bot_paused_until: new Date(Date.now() - 1000) }).where('id', '=', c.id).execute();
+    await server.ctx.db
+      .updateTable('conversations')
+      .set({ bot_paused_until: new Date(Date.now() - 1000) })
+      .where('id', '=', c.id)
+      .execute();
     const before = await server.call('GET', `/v1/conversations/${c.id}`, { token: t.token });
     expect(before.body.botState).toBe('attivo');
     expect(await expireBotPauses(server.ctx.db)).toBe(1);

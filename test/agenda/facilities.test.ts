@@ -15,19 +15,47 @@ afterAll(() => server.close());
 
 describe('back-office facility update', () => {
   it('changes only the fields sent, with a validated working schedule, seen by GET /v1/facilities/{id}', async () => {
-    const schedule = { mon: [{ open: '09:00', close: '13:00' }, { open: '14:00', close: '19:00' }], sat: [{ open: '09:00', close: '12:30' }] };
-    const res = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, { workingSchedule: schedule, phone: '02 1234567' });
+    const schedule = {
+      mon: [
+        { open: '09:00', close: '13:00' },
+        { open: '14:00', close: '19:00' },
+      ],
+      sat: [{ open: '09:00', close: '12:30' }],
+    };
+    const res = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, {
+      workingSchedule: schedule,
+      phone: '02 1234567',
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('etag')).toBe('"2"');
     const read = await server.call('GET', `/v1/facilities/${t.facilityIds[0]}`, { token: t.token });
     expect(read.body).toMatchObject({ name: 'Sede Centro', city: 'Milano', phone: '02 1234567', workingSchedule: schedule });
 
-    const bad = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, { workingSchedule: { mon: [{ open: '9:00', close: '13:00' }], funday: [], tue: [{ open: '10:00', close: '25:00' }] }, avgAppointmentMinutes: 1 });
+    const bad = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, {
+      workingSchedule: { mon: [{ open: '9:00', close: '13:00' }], funday: [], tue: [{ open: '10:00', close: '25:00' }] },
+      avgAppointmentMinutes: 1,
+    });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['avgAppointmentMinutes', 'workingSchedule.funday', 'workingSchedule.mon.0.open', 'workingSchedule.tue.0.close']);
-    const order = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, { workingSchedule: { wed: [{ open: '14:00', close: '12:00' }, { open: '08:00', close: '09:00' }] } });
+    expect(bad.body.error.details.issues.map((i: any) => i.path).sort()).toEqual([
+      'avgAppointmentMinutes',
+      'workingSchedule.funday',
+      'workingSchedule.mon.0.open',
+      'workingSchedule.tue.0.close',
+    ]);
+    const order = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, {
+      workingSchedule: {
+        wed: [
+          { open: '14:00', close: '12:00' },
+          { open: '08:00', close: '09:00' },
+        ],
+      },
+    });
     expect(order.body.error.details.issues.map((i: any) => i.path)).toEqual(['workingSchedule.wed.0.close', 'workingSchedule.wed.1.open']);
-    const stale = await server.call('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, { token: ADMIN_TOKEN, body: { name: 'X' }, headers: { 'if-match': '"1"' } });
+    const stale = await server.call('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, {
+      token: ADMIN_TOKEN,
+      body: { name: 'X' },
+      headers: { 'if-match': '"1"' },
+    });
     expect(stale.body.error.details.reason).toBe('version_mismatch');
     expect((await server.call('GET', `/v1/facilities/${t.facilityIds[0]}`, { token: t.token })).body.name).toBe('Sede Centro');
     const other = await server.factories.tenant();
@@ -40,16 +68,42 @@ describe('back-office calendars', () => {
     const other = await server.factories.tenant();
     const foreignChair = await createChair(server.ctx.db, t.clinicId, { name: 'Nord 1', facilityId: t.facilityIds[1] });
     const bad = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/calendars`, {
-      facilityId: t.facilityIds[0], name: 'Igiene', slotMinutes: 30, workingHours: ALL_DAY, doctorIds: [other.doctorId], chairIds: [foreignChair.id],
+      facilityId: t.facilityIds[0],
+      name: 'Igiene',
+      slotMinutes: 30,
+      workingHours: ALL_DAY,
+      doctorIds: [other.doctorId],
+      chairIds: [foreignChair.id],
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['chairIds.0', 'doctorIds.0']);
-    const empty = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/calendars`, { facilityId: t.facilityIds[0], name: '', slotMinutes: 2, workingHours: {}, doctorIds: [] });
+    const empty = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/calendars`, {
+      facilityId: t.facilityIds[0],
+      name: '',
+      slotMinutes: 2,
+      workingHours: {},
+      doctorIds: [],
+    });
     expect(empty.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['doctorIds', 'name', 'slotMinutes']);
 
-    const created = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/calendars`, { facilityId: t.facilityIds[0], name: 'Igiene', slotMinutes: 60, workingHours: ALL_DAY, doctorIds: [t.doctorId], horizonDays: 5 });
+    const created = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/calendars`, {
+      facilityId: t.facilityIds[0],
+      name: 'Igiene',
+      slotMinutes: 60,
+      workingHours: ALL_DAY,
+      doctorIds: [t.doctorId],
+      horizonDays: 5,
+    });
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toMatchObject({ slotMinutes: 60, doctorIds: [t.doctorId], chairIds: [], minNoticeMinutes: 0, horizonDays: 5, cancellationNoticeMinutes: 0, active: true });
+    expect(created.body).toMatchObject({
+      slotMinutes: 60,
+      doctorIds: [t.doctorId],
+      chairIds: [],
+      minNoticeMinutes: 0,
+      horizonDays: 5,
+      cancellationNoticeMinutes: 0,
+      active: true,
+    });
     const window = `from=${encodeURIComponent(at(7, 0))}&to=${encodeURIComponent(at(8, 0))}`;
     expect((await server.call('GET', `/v1/calendars/${created.body.id}/availability?${window}`, { token: t.token })).body.window).toBeNull();
     const updated = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/calendars/${created.body.id}`, { horizonDays: 30 });
@@ -59,6 +113,9 @@ describe('back-office calendars', () => {
     expect(slots.body.data.length).toBeGreaterThanOrEqual(23);
     expect(slots.body.data.length).toBeLessThanOrEqual(25);
     await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/calendars/${created.body.id}`, { active: false });
-    expect((await server.call('GET', `/v1/calendars/${created.body.id}/availability?${window}`, { token: t.token })).body).toMatchObject({ window: null, data: [] });
+    expect((await server.call('GET', `/v1/calendars/${created.body.id}/availability?${window}`, { token: t.token })).body).toMatchObject({
+      window: null,
+      data: [],
+    });
   });
 });

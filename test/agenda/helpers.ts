@@ -10,30 +10,60 @@ import type { WeekSchedule } from '../../src/db/tables/agenda.js';
 let n = 0;
 
 /** A patient inserted straight into the core table (patients belong to another module). */
-export async function insertPatient(server: TestServer, tenant: Tenant, facilityId: string | null = tenant.facilityIds[0], extra: Record<string, unknown> = {}): Promise<string> {
+export async function insertPatient(
+  server: TestServer,
+  tenant: Tenant,
+  facilityId: string | null = tenant.facilityIds[0],
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const id = randomUUID();
   n += 1;
   await server.ctx.db
     .insertInto('patients')
-    .values({ id, clinic_id: tenant.clinicId, facility_id: facilityId, first_name: 'Paziente', last_name: `Prova ${n}`, phone: `+39333000${String(1000 + n).slice(-4)}`, ...extra })
+    .values({
+      id,
+      clinic_id: tenant.clinicId,
+      facility_id: facilityId,
+      first_name: 'Paziente',
+      last_name: `Prova ${n}`,
+      phone: `+39333000${String(1000 + n).slice(-4)}`,
+      ...extra,
+    })
     .execute();
   return id;
 }
 
 export async function insertLead(server: TestServer, tenant: Tenant, facilityId: string | null = tenant.facilityIds[0]): Promise<string> {
   const id = randomUUID();
-  await server.ctx.db.insertInto('leads').values({ id, clinic_id: tenant.clinicId, facility_id: facilityId, first_name: 'Contatto', phone: '+393471112222' }).execute();
+  await server.ctx.db
+    .insertInto('leads')
+    .values({ id, clinic_id: tenant.clinicId, facility_id: facilityId, first_name: 'Contatto', phone: '+393471112222' })
+    .execute();
   return id;
 }
 
 export const ALL_DAY: WeekSchedule = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ open: '00:00', close: '24:00' }]]));
 
 /** A calendar of the tenant's first facility with its own new doctor (so tests never share a doctor's time). */
-export async function makeCalendar(server: TestServer, tenant: Tenant, opts: { workingHours?: WeekSchedule; slotMinutes?: number; chairs?: number; minNoticeMinutes?: number; horizonDays?: number; cancellationNoticeMinutes?: number; doctors?: number } = {}) {
+export async function makeCalendar(
+  server: TestServer,
+  tenant: Tenant,
+  opts: {
+    workingHours?: WeekSchedule;
+    slotMinutes?: number;
+    chairs?: number;
+    minNoticeMinutes?: number;
+    horizonDays?: number;
+    cancellationNoticeMinutes?: number;
+    doctors?: number;
+  } = {},
+) {
   const doctorIds: string[] = [];
-  for (let i = 0; i < (opts.doctors ?? 1); i++) doctorIds.push((await createDoctor(server.ctx.db, tenant.clinicId, { firstName: 'Dott', lastName: `N${++n}`, facilityId: tenant.facilityIds[0] })).id);
+  for (let i = 0; i < (opts.doctors ?? 1); i++)
+    doctorIds.push((await createDoctor(server.ctx.db, tenant.clinicId, { firstName: 'Dott', lastName: `N${++n}`, facilityId: tenant.facilityIds[0] })).id);
   const chairIds: string[] = [];
-  for (let i = 0; i < (opts.chairs ?? 0); i++) chairIds.push((await createChair(server.ctx.db, tenant.clinicId, { name: `Poltrona ${++n}`, facilityId: tenant.facilityIds[0] })).id);
+  for (let i = 0; i < (opts.chairs ?? 0); i++)
+    chairIds.push((await createChair(server.ctx.db, tenant.clinicId, { name: `Poltrona ${++n}`, facilityId: tenant.facilityIds[0] })).id);
   const cal = await createCalendar(server.ctx.db, backOffice(tenant.clinicId), {
     facilityId: tenant.facilityIds[0],
     name: `Calendario ${++n}`,

@@ -25,8 +25,21 @@ async function createTask(body: Record<string, unknown>, tenant = t) {
 describe('tasks', () => {
   it('creates with task.created and reads with exactly the 2.9 fields', async () => {
     const p = await insertPatient(server, t);
-    const task = await createTask({ title: 'Richiamare per preventivo', patientId: p, assigneeId: t.staffId, dueDate: '2030-01-10T09:00:00+01:00', type: 'recall' });
-    expect(task).toMatchObject({ status: 'todo', patientId: p, facilityId: t.facilityIds[0], assigneeId: t.staffId, dueDate: '2030-01-10T08:00:00.000Z', type: 'recall' });
+    const task = await createTask({
+      title: 'Richiamare per preventivo',
+      patientId: p,
+      assigneeId: t.staffId,
+      dueDate: '2030-01-10T09:00:00+01:00',
+      type: 'recall',
+    });
+    expect(task).toMatchObject({
+      status: 'todo',
+      patientId: p,
+      facilityId: t.facilityIds[0],
+      assigneeId: t.staffId,
+      dueDate: '2030-01-10T08:00:00.000Z',
+      type: 'recall',
+    });
     const res = await server.call('GET', `/v1/tasks/${task.id}`, { token: t.token });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(FIELDS);
@@ -90,7 +103,10 @@ describe('tasks', () => {
 
   it('back office refuses a foreign assignee and a bad body naming every field', async () => {
     const other = await server.factories.tenant();
-    const res = await server.call('POST', `/admin/v1/clinics/${t.clinicId}/tasks`, { token: ADMIN_TOKEN, body: { title: 'x', assigneeId: other.staffId, patientId: crypto.randomUUID() } });
+    const res = await server.call('POST', `/admin/v1/clinics/${t.clinicId}/tasks`, {
+      token: ADMIN_TOKEN,
+      body: { title: 'x', assigneeId: other.staffId, patientId: crypto.randomUUID() },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['assigneeId', 'patientId']);
   });

@@ -26,7 +26,10 @@ describe('clinic timezone arithmetic', () => {
     const slots = gridSlots(cal, 'America/New_York', { from: new Date('2026-03-02T00:00:00Z'), to: new Date('2026-03-03T12:00:00Z') });
     expect(slots.map((s) => s.start.toISOString())).toEqual(['2026-03-02T14:00:00.000Z', '2026-03-02T14:45:00.000Z']);
     const now = new Date('2026-03-02T10:00:00Z');
-    expect(bookableWindow(cal, new Date('2026-03-02T09:00:00Z'), new Date('2026-03-02T12:00:00Z'), now)).toEqual({ from: new Date('2026-03-02T11:00:00Z'), to: new Date('2026-03-02T12:00:00Z') });
+    expect(bookableWindow(cal, new Date('2026-03-02T09:00:00Z'), new Date('2026-03-02T12:00:00Z'), now)).toEqual({
+      from: new Date('2026-03-02T11:00:00Z'),
+      to: new Date('2026-03-02T12:00:00Z'),
+    });
     expect(bookableWindow(cal, new Date('2026-03-05T00:00:00Z'), new Date('2026-03-06T00:00:00Z'), now)).toBeNull();
   });
 });

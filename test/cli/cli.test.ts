@@ -37,7 +37,8 @@ describe.skipIf(ENGINE === 'postgres')('dental-clinic CLI', () => {
     const res = await cli('--help');
     expect(res.code).toBe(0);
     for (const c of ['clinics create', 'keys create', 'keys revoke', 'patients import', 'demo data', 'access-log']) expect(res.stdout).toContain(c);
-    for (const op of ['import-patients', 'create-appointment', 'create-task', 'record-payment', 'convert-lead', 'erase-patient']) expect(res.stdout).toContain(op);
+    for (const op of ['import-patients', 'create-appointment', 'create-task', 'record-payment', 'convert-lead', 'erase-patient'])
+      expect(res.stdout).toContain(op);
   });
 
   it('prints a table for people and JSON for scripts; errors are one line and a non-zero exit', async () => {

@@ -109,7 +109,12 @@ describe('retries', () => {
     await api.loadOperations();
     const retries: RetryInfo[] = [];
     const error = await expectApiError(
-      createClient({ baseUrl: `${server.url}/v1`, apiKey: tenant.token, operations: api.operations, retry: { ...fast, maxRetries: 2, onRetry: (r) => retries.push(r) } }).call('testBoom'),
+      createClient({
+        baseUrl: `${server.url}/v1`,
+        apiKey: tenant.token,
+        operations: api.operations,
+        retry: { ...fast, maxRetries: 2, onRetry: (r) => retries.push(r) },
+      }).call('testBoom'),
     );
     expect(error.status).toBe(500);
     expect(error.code).toBe('internal_error');

@@ -123,7 +123,15 @@ beforeAll(async () => {
   await migrate(migrating);
   await migrating.close();
 
-  const env = { DATABASE_URL: dbUrl, REDIS_URL, ADMIN_TOKEN: ADMIN, SEED_DEMO: 'false', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_RETRY_SCALE: '0.01' };
+  const env = {
+    DATABASE_URL: dbUrl,
+    REDIS_URL,
+    ADMIN_TOKEN: ADMIN,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOW_INSECURE: 'true',
+    WEBHOOK_RETRY_SCALE: '0.01',
+  };
   const ports = [await freePort(), await freePort()];
   apis = ports.map((p) => `http://127.0.0.1:${p}`);
   const apiProcs = ports.map((p) => startService({ ...env, PORT: String(p) }, ['--role=api']));
@@ -137,7 +145,10 @@ beforeAll(async () => {
   const clinic = await call(apis[0]!, 'POST', '/admin/v1/clinics', { token: ADMIN, body: { name: 'Studio Cluster' } });
   expect(clinic.status).toBe(201);
   clinicId = clinic.body.id;
-  const facility = await call(apis[1]!, 'POST', `/admin/v1/clinics/${clinicId}/facilities`, { token: ADMIN, body: { name: 'Sede Unica', isMainLocation: true } });
+  const facility = await call(apis[1]!, 'POST', `/admin/v1/clinics/${clinicId}/facilities`, {
+    token: ADMIN,
+    body: { name: 'Sede Unica', isMainLocation: true },
+  });
   expect(facility.status).toBe(201);
   facilityId = facility.body.id;
   const scopes = (await call(apis[0]!, 'GET', '/admin/v1/openapi.json', { token: ADMIN })).body;
@@ -173,7 +184,10 @@ describe('two API processes and two workers on one PostgreSQL and one Redis', ()
       );
       answers.push(...results);
     }
-    const over = [await call(apis[0]!, 'GET', `/v1/facilities/${facilityId}`, { token }), await call(apis[1]!, 'GET', `/v1/facilities/${facilityId}`, { token })];
+    const over = [
+      await call(apis[0]!, 'GET', `/v1/facilities/${facilityId}`, { token }),
+      await call(apis[1]!, 'GET', `/v1/facilities/${facilityId}`, { token }),
+    ];
     expect(Math.floor(Date.now() / 10_000), 'the run crossed a window boundary: the machine is too slow').toBe(windowStart);
 
     expect(answers.filter((a) => a.status === 200)).toHaveLength(60);
@@ -192,7 +206,10 @@ describe('two API processes and two workers on one PostgreSQL and one Redis', ()
     if (skipAll) return ctx.skip(skipAll);
     if (!doc.paths?.['/patients']?.post) return ctx.skip('POST /patients is not in the live OpenAPI yet (patients module not merged)');
     // A fresh key: the previous test spent this window's budget of the first key.
-    const key2 = await call(apis[0]!, 'POST', `/admin/v1/clinics/${clinicId}/api-keys`, { token: ADMIN, body: { name: 'cluster 2', scopes: ['patients:read', 'patients:write'] } });
+    const key2 = await call(apis[0]!, 'POST', `/admin/v1/clinics/${clinicId}/api-keys`, {
+      token: ADMIN,
+      body: { name: 'cluster 2', scopes: ['patients:read', 'patients:write'] },
+    });
     const t2 = key2.body.token as string;
     const idem = randomUUID();
     const body = { firstName: 'Ida', lastName: `Potente ${idem.slice(0, 8)}`, phone: '+39 333 765 4321', facilityId };
@@ -241,13 +258,22 @@ describe('two API processes and two workers on one PostgreSQL and one Redis', ()
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
     try {
       const port = (receiver.address() as net.AddressInfo).port;
-      const key3 = await call(apis[0]!, 'POST', `/admin/v1/clinics/${clinicId}/api-keys`, { token: ADMIN, body: { name: 'cluster 3', scopes: ['leads:read', 'leads:write', 'webhooks:read', 'webhooks:write'] } });
+      const key3 = await call(apis[0]!, 'POST', `/admin/v1/clinics/${clinicId}/api-keys`, {
+        token: ADMIN,
+        body: { name: 'cluster 3', scopes: ['leads:read', 'leads:write', 'webhooks:read', 'webhooks:write'] },
+      });
       const t3 = key3.body.token as string;
-      const endpoint = await call(apis[0]!, 'POST', '/v1/webhook-endpoints', { token: t3, body: { url: `http://127.0.0.1:${port}/hook`, events: ['lead.created'], description: 'cluster' } });
+      const endpoint = await call(apis[0]!, 'POST', '/v1/webhook-endpoints', {
+        token: t3,
+        body: { url: `http://127.0.0.1:${port}/hook`, events: ['lead.created'], description: 'cluster' },
+      });
       expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
       const events = 20;
       for (let i = 0; i < events; i++) {
-        const res = await call(apis[i % 2]!, 'POST', '/v1/leads', { token: t3, body: { firstName: 'Lead', lastName: `${i}`, phone: `+39 340 000 ${String(1000 + i)}`, source: 'website' } });
+        const res = await call(apis[i % 2]!, 'POST', '/v1/leads', {
+          token: t3,
+          body: { firstName: 'Lead', lastName: `${i}`, phone: `+39 340 000 ${String(1000 + i)}`, source: 'website' },
+        });
         expect([200, 201]).toContain(res.status);
       }
       await waitFor(() => received >= events, 60_000, `${events} deliveries`);
@@ -262,12 +288,25 @@ describe('two API processes and two workers on one PostgreSQL and one Redis', ()
     if (skipAll) return ctx.skip(skipAll);
     if (!(await hasTable('installments'))) return ctx.skip('billing is not merged yet (no installments table)');
     // A key of its own: the first test spent the shared key's budget for this window.
-    const key4 = await call(apis[0]!, 'POST', `/admin/v1/clinics/${clinicId}/api-keys`, { token: ADMIN, body: { name: 'cluster 4', scopes: ['patients:write'] } });
-    const patient = await call(apis[0]!, 'POST', '/v1/patients', { token: key4.body.token, body: { firstName: 'Rata', lastName: 'Scaduta', phone: '+39 333 111 2299', facilityId } });
+    const key4 = await call(apis[0]!, 'POST', `/admin/v1/clinics/${clinicId}/api-keys`, {
+      token: ADMIN,
+      body: { name: 'cluster 4', scopes: ['patients:write'] },
+    });
+    const patient = await call(apis[0]!, 'POST', '/v1/patients', {
+      token: key4.body.token,
+      body: { firstName: 'Rata', lastName: 'Scaduta', phone: '+39 333 111 2299', facilityId },
+    });
     expect(patient.status, JSON.stringify(patient.body)).toBe(201);
     const plan = await call(apis[1]!, 'POST', `/admin/v1/clinics/${clinicId}/payment-plans`, {
       token: ADMIN,
-      body: { patientId: patient.body.id, installments: [{ amount: 100, dueDate: '2026-01-10' }, { amount: 100, dueDate: '2026-02-10' }, { amount: 100, dueDate: '2099-01-10' }] },
+      body: {
+        patientId: patient.body.id,
+        installments: [
+          { amount: 100, dueDate: '2026-01-10' },
+          { amount: 100, dueDate: '2026-02-10' },
+          { amount: 100, dueDate: '2099-01-10' },
+        ],
+      },
     });
     expect(plan.status, JSON.stringify(plan.body)).toBe(201);
     // Two more schedulers start at once: each runs every job as it starts, so both look for
@@ -279,7 +318,10 @@ describe('two API processes and two workers on one PostgreSQL and one Redis', ()
       const c = new pg.Client({ connectionString: dbUrl });
       await c.connect();
       try {
-        const r = await c.query(`SELECT count(*)::int AS n FROM events WHERE clinic_id = $1 AND type = 'installment.overdue' AND data->>'paymentPlanId' = $2`, [clinicId, plan.body.id]);
+        const r = await c.query(`SELECT count(*)::int AS n FROM events WHERE clinic_id = $1 AND type = 'installment.overdue' AND data->>'paymentPlanId' = $2`, [
+          clinicId,
+          plan.body.id,
+        ]);
         return r.rows[0].n as number;
       } finally {
         await c.end();

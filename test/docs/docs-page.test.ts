@@ -23,7 +23,16 @@ describe.skipIf(skip)('docs page at /docs', () => {
     server = await startTestServer();
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -52,7 +61,8 @@ describe.skipIf(skip)('docs page at /docs', () => {
       // Every operation of the document, by operationId.
       const doc = (await server.call('GET', '/v1/openapi.json')).body;
       const ids: string[] = [];
-      for (const item of Object.values<Record<string, { operationId?: string }>>(doc.paths)) for (const op of Object.values(item)) if (op.operationId) ids.push(op.operationId);
+      for (const item of Object.values<Record<string, { operationId?: string }>>(doc.paths))
+        for (const op of Object.values(item)) if (op.operationId) ids.push(op.operationId);
       expect(ids).toContain('getFacility');
       const blocks = page.locator('.opblock');
       await blocks.first().waitFor();

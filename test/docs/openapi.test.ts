@@ -62,7 +62,9 @@ describe.each(['v1', 'admin'] as const)('%s OpenAPI document', (name) => {
         if (media && media.example === undefined && media.examples === undefined) problems.push(`${where}: no example for ${status}`);
       }
       // The scope line is appended automatically: a description must say more than that.
-      const description = String(op.description ?? '').replace(/\n*Scopes: .*$/s, '').trim();
+      const description = String(op.description ?? '')
+        .replace(/\n*Scopes: .*$/s, '')
+        .trim();
       if (!description) problems.push(`${where}: no description of its rules`);
       if (!op.tags?.length) problems.push(`${where}: no tags`);
       for (const t of op.tags ?? []) if (!declaredTags.has(t)) problems.push(`${where}: tag ${t} not declared`);

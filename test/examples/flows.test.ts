@@ -70,7 +70,12 @@ describe('voice agent example', () => {
       const again = await client.call('createCall', { body: { externalCallId: call.externalCallId, direction: 'inbound', from: call.from, to: call.to } });
       expect(again.id).toBe(result.call.id);
 
-      const unknown = await handleInboundCall(client, { ...call, externalCallId: `call-${Date.now()}-2`, from: '347 999 0000', caller: { firstName: 'Anna', lastName: 'Neri' } });
+      const unknown = await handleInboundCall(client, {
+        ...call,
+        externalCallId: `call-${Date.now()}-2`,
+        from: '347 999 0000',
+        caller: { firstName: 'Anna', lastName: 'Neri' },
+      });
       expect(unknown.patientId).toBeNull();
       expect(unknown.appointment).toBeNull();
       expect(unknown.call.leadId).toBeTruthy();
@@ -79,27 +84,28 @@ describe('voice agent example', () => {
 });
 
 describe('chat bot example', () => {
-  it.skipIf(!has(...CHAT_BOT_OPERATIONS, 'createPatient') || !adminHas('post', '/clinics/{clinicId}/conversations') || !adminHas('post', '/clinics/{clinicId}/conversations/{id}/messages'))(
-    'finds the patient despite a typo, reads every message, pauses the bot',
-    async () => {
-      const t = await server.factories.tenant();
-      const client = api(t.token);
-      await client.ensureOperations(['createPatient']);
-      const patient = await client.call('createPatient', { body: { firstName: 'Giulia', lastName: 'Esposito', phone: '+39 347 555 1234' } });
-      const conversation = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations`, { patientId: patient.id });
-      expect(conversation.status, conversation.text).toBe(201);
-      for (const text of ['Buongiorno', 'Vorrei spostare la visita', 'Sono Giulia Esposito']) {
-        const m = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations/${conversation.body.id}/messages`, { direction: 'in', body: text });
-        expect(m.status, m.text).toBe(201);
-      }
-      const result = await handOffToClinic(client, { conversationId: conversation.body.id, query: 'Giulia Espositto', pauseMinutes: 30 });
-      expect(result.ambiguous).toBe(false);
-      expect(result.patient?.id).toBe(patient.id);
-      expect(result.messages.map((m) => m.body)).toEqual(['Buongiorno', 'Vorrei spostare la visita', 'Sono Giulia Esposito']);
-      expect(result.conversation.botState).toBe('in_pausa');
-      expect(Date.parse(result.conversation.botPausedUntil!)).toBeGreaterThan(Date.now() + 25 * 60_000);
-    },
-  );
+  it.skipIf(
+    !has(...CHAT_BOT_OPERATIONS, 'createPatient') ||
+      !adminHas('post', '/clinics/{clinicId}/conversations') ||
+      !adminHas('post', '/clinics/{clinicId}/conversations/{id}/messages'),
+  )('finds the patient despite a typo, reads every message, pauses the bot', async () => {
+    const t = await server.factories.tenant();
+    const client = api(t.token);
+    await client.ensureOperations(['createPatient']);
+    const patient = await client.call('createPatient', { body: { firstName: 'Giulia', lastName: 'Esposito', phone: '+39 347 555 1234' } });
+    const conversation = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations`, { patientId: patient.id });
+    expect(conversation.status, conversation.text).toBe(201);
+    for (const text of ['Buongiorno', 'Vorrei spostare la visita', 'Sono Giulia Esposito']) {
+      const m = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations/${conversation.body.id}/messages`, { direction: 'in', body: text });
+      expect(m.status, m.text).toBe(201);
+    }
+    const result = await handOffToClinic(client, { conversationId: conversation.body.id, query: 'Giulia Espositto', pauseMinutes: 30 });
+    expect(result.ambiguous).toBe(false);
+    expect(result.patient?.id).toBe(patient.id);
+    expect(result.messages.map((m) => m.body)).toEqual(['Buongiorno', 'Vorrei spostare la visita', 'Sono Giulia Esposito']);
+    expect(result.conversation.botState).toBe('in_pausa');
+    expect(Date.parse(result.conversation.botPausedUntil!)).toBeGreaterThan(Date.now() + 25 * 60_000);
+  });
 });
 
 describe('webhook receiver example fed by the service', () => {

@@ -66,6 +66,8 @@ it('converts the rows written before it and in the old shape after it, one store
   );
   const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM access_log_resources`.execute(database.db);
   expect(stored.rows[0]!.n).toBe(2);
-  const leftInOldColumns = await sql<{ n: number }>`SELECT count(*)::int AS n FROM access_log WHERE resource_ids IS NOT NULL OR resource_type IS NOT NULL`.execute(database.db);
+  const leftInOldColumns = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM access_log WHERE resource_ids IS NOT NULL OR resource_type IS NOT NULL`.execute(database.db);
   expect(leftInOldColumns.rows[0]!.n).toBe(0);
 });

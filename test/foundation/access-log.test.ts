@@ -116,7 +116,9 @@ describe('access log writer', () => {
     let results;
     try {
       results = await Promise.all(
-        ['away-1', 'away-2', 'away-3'].map((requestId) => server.call('GET', `/v1/appointments/${appointmentId}`, { token: tenant.token, headers: { 'x-request-id': requestId } })),
+        ['away-1', 'away-2', 'away-3'].map((requestId) =>
+          server.call('GET', `/v1/appointments/${appointmentId}`, { token: tenant.token, headers: { 'x-request-id': requestId } }),
+        ),
       );
     } finally {
       await sql`ALTER TABLE access_log_away RENAME TO access_log`.execute(server.ctx.db);
@@ -144,7 +146,9 @@ describe('access log lists of resources', () => {
     const stored = await server.ctx.db.selectFrom('access_log_resources').selectAll().where('id', '=', first!.resources_id).execute();
     expect(stored).toEqual([{ id: first!.resources_id, clinic_id: tenant.clinicId, resource_type: 'appointment', resource_ids: [appointmentId] }]);
     // Its id is the SQL function's of the same content, so rows converted by the migration and rows written since name one list.
-    const derived = await sql<{ id: string }>`SELECT access_log_resources_id(${tenant.clinicId}::uuid, 'appointment', ARRAY[${appointmentId}]::uuid[]) AS id`.execute(server.ctx.db);
+    const derived = await sql<{
+      id: string;
+    }>`SELECT access_log_resources_id(${tenant.clinicId}::uuid, 'appointment', ARRAY[${appointmentId}]::uuid[]) AS id`.execute(server.ctx.db);
     expect(derived.rows[0]!.id).toBe(first!.resources_id);
     // The same ids as another type of resource are another list.
     const auth = await server.ctx.authenticator.authenticate(`Bearer ${tenant.token}`);

@@ -51,7 +51,11 @@ describe('error envelope', () => {
     expectEnvelope(malformed, 'invalid_request', 400);
     expect(malformed.body.error.details.in).toBe('body');
 
-    const wrongType = await server.call('POST', '/v1/test-profiles', { token, rawBody: 'firstName=Mario', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const wrongType = await server.call('POST', '/v1/test-profiles', {
+      token,
+      rawBody: 'firstName=Mario',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectEnvelope(wrongType, 'invalid_request', 400);
     expect(wrongType.body.error.details.issues[0].path).toBe('Content-Type');
 
@@ -67,9 +71,17 @@ describe('error envelope', () => {
 
     const noBody = await server.call('POST', '/v1/test-profiles', { token, headers: { 'content-type': 'application/json' } });
     expectEnvelope(noBody, 'invalid_request', 400);
-    const poisoned = await server.call('POST', '/v1/test-profiles', { token, rawBody: '{"firstName":"a","__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } });
+    const poisoned = await server.call('POST', '/v1/test-profiles', {
+      token,
+      rawBody: '{"firstName":"a","__proto__":{"x":1}}',
+      headers: { 'content-type': 'application/json' },
+    });
     expectEnvelope(poisoned, 'invalid_request', 400);
-    const invalidUtf8 = await server.call('POST', '/v1/test-profiles', { token, rawBody: Buffer.from([0x7b, 0x22, 0x66, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), headers: { 'content-type': 'application/json' } });
+    const invalidUtf8 = await server.call('POST', '/v1/test-profiles', {
+      token,
+      rawBody: Buffer.from([0x7b, 0x22, 0x66, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(invalidUtf8.status).toBe(400);
     expect(await profiles()).toBe(0);
   });

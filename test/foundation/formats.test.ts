@@ -17,7 +17,19 @@ describe('input formats of spec 2.1', () => {
     expect(parseTimestamp('2026-03-02T09:30:15+01:00')?.toISOString()).toBe('2026-03-02T08:30:15.000Z');
     expect(parseTimestamp('2026-03-02T09:30:15.123456-02:30')?.toISOString()).toBe('2026-03-02T12:00:15.123Z');
     expect(parseTimestamp('2024-02-29T00:00:00Z')).not.toBeNull();
-    for (const bad of ['2025-02-29T00:00:00Z', '2026-04-31T10:00Z', '2026-03-02 09:30Z', '2026-03-02T09:30', '2026-03-02', '2026-03-02T24:00Z', '2026-03-02T09:60Z', '2026-03-02T09:30:61Z', '2026-13-01T00:00Z', '2026-03-02T09:30+0100', 'yesterday']) {
+    for (const bad of [
+      '2025-02-29T00:00:00Z',
+      '2026-04-31T10:00Z',
+      '2026-03-02 09:30Z',
+      '2026-03-02T09:30',
+      '2026-03-02',
+      '2026-03-02T24:00Z',
+      '2026-03-02T09:60Z',
+      '2026-03-02T09:30:61Z',
+      '2026-13-01T00:00Z',
+      '2026-03-02T09:30+0100',
+      'yesterday',
+    ]) {
       expect(parseTimestamp(bad), bad).toBeNull();
     }
   });
@@ -32,7 +44,16 @@ describe('input formats of spec 2.1', () => {
 
   it('email: no leading dot, no two dots in a row, a 2+ letter top-level part', () => {
     for (const ok of ['mario.rossi@example.com', 'a+b@studio.dental.it', "o'neil@x.io"]) expect(isEmail(ok), ok).toBe(true);
-    for (const bad of ['.mario@example.com', 'mario..rossi@example.com', 'mario@example.c', 'mario@example', 'mario@', '@example.com', 'ma rio@example.com', 'mario@exa..mple.com']) {
+    for (const bad of [
+      '.mario@example.com',
+      'mario..rossi@example.com',
+      'mario@example.c',
+      'mario@example',
+      'mario@',
+      '@example.com',
+      'ma rio@example.com',
+      'mario@exa..mple.com',
+    ]) {
       expect(isEmail(bad), bad).toBe(false);
     }
   });
@@ -49,7 +70,16 @@ describe('input formats of spec 2.1', () => {
 describe('configuration', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, databaseUrl: null, dataDir: './data', redisUrl: null, adminToken: null, logLevel: 'info', defaultPhoneRegion: 'IT', webhookAllowInsecure: false });
+    expect(c).toMatchObject({
+      port: 3000,
+      databaseUrl: null,
+      dataDir: './data',
+      redisUrl: null,
+      adminToken: null,
+      logLevel: 'info',
+      defaultPhoneRegion: 'IT',
+      webhookAllowInsecure: false,
+    });
   });
 
   it('stops on a bad value, naming the variable', () => {

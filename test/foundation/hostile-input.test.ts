@@ -33,7 +33,16 @@ function expectInvalid(res: RawAnswer, where: string, path: string) {
   expect(res.body.error.requestId).toBe(res.headers['x-request-id']);
 }
 
-const patientCount = async () => Number((await server.ctx.db.selectFrom('patients').select((eb) => eb.fn.countAll().as('n')).where('clinic_id', '=', tenant.clinicId).executeTakeFirstOrThrow()).n);
+const patientCount = async () =>
+  Number(
+    (
+      await server.ctx.db
+        .selectFrom('patients')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('clinic_id', '=', tenant.clinicId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('a single-valued header sent twice', () => {
   it('two Authorization headers are refused, whatever their letter case and values (Node would keep the first)', async () => {
@@ -42,7 +51,10 @@ describe('a single-valued header sent twice', () => {
       [bearer(), bearer()],
       [bearer(), bearer(other)],
       [bearer(), ['authorization', 'Bearer nope']],
-      [['AUTHORIZATION', `Bearer ${tenant.token}`], ['authorization', `Bearer ${tenant.token}`]],
+      [
+        ['AUTHORIZATION', `Bearer ${tenant.token}`],
+        ['authorization', `Bearer ${tenant.token}`],
+      ],
       [bearer(), ['Accept', '*/*'], ['Authorization', '']],
     ];
     for (const headers of cases) {
@@ -58,7 +70,11 @@ describe('a single-valued header sent twice', () => {
   it('two Idempotency-Key headers are refused and nothing is created (Node would join them with ", ")', async () => {
     const before = await patientCount();
     const body = JSON.stringify({ firstName: 'Mario', lastName: 'Rossi' });
-    for (const keys of [['k-1', 'k-2'], ['same', 'same'], ['a', '']]) {
+    for (const keys of [
+      ['k-1', 'k-2'],
+      ['same', 'same'],
+      ['a', ''],
+    ]) {
       const res = await rawRequest('POST', '/v1/patients', [bearer(), json, ['Idempotency-Key', keys[0]!], ['idempotency-key', keys[1]!]], body);
       expectInvalid(res, 'header', 'Idempotency-Key');
     }
@@ -69,7 +85,12 @@ describe('a single-valued header sent twice', () => {
 
   it('two Content-Type headers are refused (which one a proxy read is anyone’s guess), two Content-Length too', async () => {
     const before = await patientCount();
-    const res = await rawRequest('POST', '/v1/patients', [bearer(), json, ['Content-Type', 'text/plain']], JSON.stringify({ firstName: 'Mario', lastName: 'Rossi' }));
+    const res = await rawRequest(
+      'POST',
+      '/v1/patients',
+      [bearer(), json, ['Content-Type', 'text/plain']],
+      JSON.stringify({ firstName: 'Mario', lastName: 'Rossi' }),
+    );
     expectInvalid(res, 'header', 'Content-Type');
     // Node's parser refuses a repeated Content-Length, even an equal one; app.ts answers with the envelope.
     const lengths = await rawRequest('POST', '/v1/patients', [bearer(), json, ['Content-Length', '2']], '{}');
@@ -83,10 +104,17 @@ describe('a single-valued header sent twice', () => {
     expect(twice.status).toBe(200);
     expect(twice.headers['x-request-id']).toMatch(/^req_/);
 
-    const created = await server.call('POST', '/v1/webhook-endpoints', { token: tenant.token, body: { url: 'https://hooks.example.com/x', events: ['task.created'] } });
+    const created = await server.call('POST', '/v1/webhook-endpoints', {
+      token: tenant.token,
+      body: { url: 'https://hooks.example.com/x', events: ['task.created'] },
+    });
     const etag = created.headers.get('etag')!;
-    const patch = (ifMatch: Array<[string, string]>) => rawRequest('PATCH', `/v1/webhook-endpoints/${created.body.id}`, [bearer(), json, ...ifMatch], JSON.stringify({ description: 'x' }));
-    const res = await patch([['If-Match', etag], ['If-Match', etag]]);
+    const patch = (ifMatch: Array<[string, string]>) =>
+      rawRequest('PATCH', `/v1/webhook-endpoints/${created.body.id}`, [bearer(), json, ...ifMatch], JSON.stringify({ description: 'x' }));
+    const res = await patch([
+      ['If-Match', etag],
+      ['If-Match', etag],
+    ]);
     expect(res.status).toBe(409);
     expect(res.body.error.details.reason).toBe('version_mismatch');
     expect((await patch([['If-Match', etag]])).status).toBe(200);
@@ -138,7 +166,28 @@ describe('a JSON body that is not valid UTF-8 text', () => {
 });
 
 describe('an integer query parameter spelled other than in decimal digits', () => {
-  const SPELLINGS = ['1e2', '1E1', '+5', '0x10', '0X1a', '0b101', '0o7', '%205', '5%20', '%095', '5%0A', '5.0', '5.', '.5e1', '1_0', 'Infinity', '%EF%BC%95', '-', '', '5,6'];
+  const SPELLINGS = [
+    '1e2',
+    '1E1',
+    '+5',
+    '0x10',
+    '0X1a',
+    '0b101',
+    '0o7',
+    '%205',
+    '5%20',
+    '%095',
+    '5%0A',
+    '5.0',
+    '5.',
+    '.5e1',
+    '1_0',
+    'Infinity',
+    '%EF%BC%95',
+    '-',
+    '',
+    '5,6',
+  ];
 
   it.each(SPELLINGS)('limit=%s is 400 naming limit', async (spelling) => {
     const res = await rawRequest('GET', `/v1/tasks?limit=${spelling}`, [bearer()]);
@@ -169,7 +218,9 @@ describe('an integer query parameter spelled other than in decimal digits', () =
   it('is one rule of the validator for path, query and header integers, nullable ones included', () => {
     const schema = Type.Object({ n: Type.Integer(), o: Type.Optional(Type.Unsafe({ type: ['integer', 'null'] })), s: Type.Optional(Type.String()) });
     for (const httpPart of ['params', 'querystring', 'headers']) {
-      const validate = validatorCompiler({ schema, httpPart, method: 'GET', url: '/' }) as ((data: unknown) => boolean) & { errors?: Array<{ instancePath: string }> };
+      const validate = validatorCompiler({ schema, httpPart, method: 'GET', url: '/' }) as ((data: unknown) => boolean) & {
+        errors?: Array<{ instancePath: string }>;
+      };
       expect(validate({ n: '12', s: '1e2' }), httpPart).toBe(true);
       expect(validate({ n: '1e2', o: '+1', s: 'x' }), httpPart).toBe(false);
       expect(validate.errors!.map((e) => e.instancePath).sort()).toEqual(['/n', '/o']);

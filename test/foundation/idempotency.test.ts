@@ -47,7 +47,12 @@ describe('Idempotency-Key', () => {
     await create({ firstName: 'Fresco' }, 'k-fresh');
     await age(25);
     expect(await purgeIdempotencyKeys(server.ctx.db)).toBeGreaterThanOrEqual(1);
-    const left = await server.ctx.db.selectFrom('idempotency_keys').select('idempotency_key').where('clinic_id', '=', tenant.clinicId).where('idempotency_key', 'in', ['k-day', 'k-fresh']).execute();
+    const left = await server.ctx.db
+      .selectFrom('idempotency_keys')
+      .select('idempotency_key')
+      .where('clinic_id', '=', tenant.clinicId)
+      .where('idempotency_key', 'in', ['k-day', 'k-fresh'])
+      .execute();
     expect(left.map((r) => r.idempotency_key)).toEqual(['k-fresh']);
   });
 
@@ -120,7 +125,11 @@ describe('Idempotency-Key', () => {
     expect(replay.status).toBe(409);
     expect(replay.body.error.code).toBe('conflict');
     expect(replay.body.error.details.reason).toBe('response_not_stored');
-    const stored = await server.ctx.db.selectFrom('idempotency_keys').select('response_body').where('idempotency_key', '=', 'k-secret').executeTakeFirstOrThrow();
+    const stored = await server.ctx.db
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('idempotency_key', '=', 'k-secret')
+      .executeTakeFirstOrThrow();
     expect(stored.response_body).toBeNull();
   });
 

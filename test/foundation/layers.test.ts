@@ -46,7 +46,9 @@ describe('layers (DESIGN.md "Layout")', () => {
     const offending = graph.flatMap(({ file, local }) =>
       MAY_IMPORT_HTTP(file) ? [] : local.filter((target) => within(target, 'src/http')).map((target) => `${file} -> ${target}`),
     );
-    console.log(`import check: ${graph.length} files under src; ${offending.length} import src/http from outside it${offending.map((l) => `\n  ${l}`).join('')}`);
+    console.log(
+      `import check: ${graph.length} files under src; ${offending.length} import src/http from outside it${offending.map((l) => `\n  ${l}`).join('')}`,
+    );
     expect(offending).toEqual([]);
   });
 

@@ -15,70 +15,109 @@ import { Cursor, IdParams, Limit } from '../../src/core/schemas.js';
 import type { App } from '../../src/http/types.js';
 
 export function mechanismRoutes(app: App, ctx: AppContext): void {
-  app.post('/v1/test-profiles', {
-    schema: {
-      operationId: 'testCreateProfile',
-      body: Type.Object({ firstName: Type.String({ minLength: 1, maxLength: 100 }), delayMs: Type.Optional(Type.Integer({ maximum: 5000 })), fail: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+  app.post(
+    '/v1/test-profiles',
+    {
+      schema: {
+        operationId: 'testCreateProfile',
+        body: Type.Object(
+          {
+            firstName: Type.String({ minLength: 1, maxLength: 100 }),
+            delayMs: Type.Optional(Type.Integer({ maximum: 5000 })),
+            fail: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      config: { scopes: ['patients:write'], idempotent: true },
     },
-    config: { scopes: ['patients:write'], idempotent: true },
-  }, async (request, reply) => {
-    if (request.body.delayMs) await new Promise((r) => setTimeout(r, request.body.delayMs));
-    if (request.body.fail) throw ApiError.conflict('asked_to_fail');
-    const row = await ctx.db
-      .insertInto('staff_profiles')
-      .values({ id: randomUUID(), clinic_id: request.auth.clinicId, first_name: request.body.firstName, last_name: 'Test' })
-      .returning(['id', 'first_name as firstName'])
-      .executeTakeFirstOrThrow();
-    setEtag(reply, 1);
-    return reply.status(201).send(row);
-  });
+    async (request, reply) => {
+      if (request.body.delayMs) await new Promise((r) => setTimeout(r, request.body.delayMs));
+      if (request.body.fail) throw ApiError.conflict('asked_to_fail');
+      const row = await ctx.db
+        .insertInto('staff_profiles')
+        .values({ id: randomUUID(), clinic_id: request.auth.clinicId, first_name: request.body.firstName, last_name: 'Test' })
+        .returning(['id', 'first_name as firstName'])
+        .executeTakeFirstOrThrow();
+      setEtag(reply, 1);
+      return reply.status(201).send(row);
+    },
+  );
 
   app.get('/v1/test-boom', { schema: { operationId: 'testBoom' }, config: { scopes: ['clinic:read'] } }, async () => {
     throw new Error('secret detail of a bug');
   });
 
-  app.post('/v1/test-secrets', {
-    schema: { operationId: 'testCreateSecret' },
-    config: { scopes: ['patients:write'], idempotent: 'secret' },
-  }, async (_request, reply) => reply.status(201).send({ secret: `whsec_${randomUUID()}` }));
-
-  app.patch('/v1/test-facilities/:id', {
-    schema: { operationId: 'testRenameFacility', params: IdParams, body: Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
-    config: { scopes: ['clinic:read'] },
-  }, async (request, reply) => {
-    const expected = expectedVersion(request);
-    let q = ctx.db
-      .updateTable('facilities')
-      .set({ name: request.body.name, version: sql`version + 1`, updated_at: sql`now()` })
-      .where('id', '=', request.params.id)
-      .where('clinic_id', '=', request.auth.clinicId);
-    if (expected !== null) q = q.where('version', '=', expected);
-    const row = await q.returning(['id', 'name', 'version']).executeTakeFirst();
-    if (!row) {
-      const exists = await ctx.db.selectFrom('facilities').select('id').where('id', '=', request.params.id).where('clinic_id', '=', request.auth.clinicId).executeTakeFirst();
-      throw exists ? versionMismatch() : ApiError.notFound();
-    }
-    setEtag(reply, row.version);
-    return { id: row.id, name: row.name };
-  });
-
-  app.get('/v1/test-profiles', {
-    schema: {
-      operationId: 'testListProfiles',
-      querystring: Type.Object({ limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()), role: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  app.post(
+    '/v1/test-secrets',
+    {
+      schema: { operationId: 'testCreateSecret' },
+      config: { scopes: ['patients:write'], idempotent: 'secret' },
     },
-    config: { scopes: ['patients:read'] },
-  }, async (request) => {
-    const { limit = 50, cursor, role = '' } = request.query;
-    const scope = `test-profiles:${request.auth.clinicId}:${role}`;
-    let q = ctx.db.selectFrom('staff_profiles').select(['id', 'first_name as firstName', 'updated_at']).where('clinic_id', '=', request.auth.clinicId);
-    if (role) q = q.where('role', '=', role);
-    if (cursor) {
-      const [at, id] = decodeCursor(ctx.cursorSecret, scope, cursor);
-      q = q.where(after(['updated_at', 'id'], [at, id]));
-    }
-    const rows = await q.orderBy('updated_at').orderBy('id').limit(limit + 1).execute();
-    const page = pageOf(rows, limit, (r) => encodeCursor(ctx.cursorSecret, scope, [r.updated_at.toISOString(), r.id]));
-    return { data: page.items.map((r) => ({ id: r.id, firstName: r.firstName })), nextCursor: page.nextCursor };
-  });
+    async (_request, reply) => reply.status(201).send({ secret: `whsec_${randomUUID()}` }),
+  );
+
+  app.patch(
+    '/v1/test-facilities/:id',
+    {
+      schema: {
+        operationId: 'testRenameFacility',
+        params: IdParams,
+        body: Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+      },
+      config: { scopes: ['clinic:read'] },
+    },
+    async (request, reply) => {
+      const expected = expectedVersion(request);
+      let q = ctx.db
+        .updateTable('facilities')
+        .set({ name: request.body.name, version: sql`version + 1`, updated_at: sql`now()` })
+        .where('id', '=', request.params.id)
+        .where('clinic_id', '=', request.auth.clinicId);
+      if (expected !== null) q = q.where('version', '=', expected);
+      const row = await q.returning(['id', 'name', 'version']).executeTakeFirst();
+      if (!row) {
+        const exists = await ctx.db
+          .selectFrom('facilities')
+          .select('id')
+          .where('id', '=', request.params.id)
+          .where('clinic_id', '=', request.auth.clinicId)
+          .executeTakeFirst();
+        throw exists ? versionMismatch() : ApiError.notFound();
+      }
+      setEtag(reply, row.version);
+      return { id: row.id, name: row.name };
+    },
+  );
+
+  app.get(
+    '/v1/test-profiles',
+    {
+      schema: {
+        operationId: 'testListProfiles',
+        querystring: Type.Object(
+          { limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()), role: Type.Optional(Type.String()) },
+          { additionalProperties: false },
+        ),
+      },
+      config: { scopes: ['patients:read'] },
+    },
+    async (request) => {
+      const { limit = 50, cursor, role = '' } = request.query;
+      const scope = `test-profiles:${request.auth.clinicId}:${role}`;
+      let q = ctx.db.selectFrom('staff_profiles').select(['id', 'first_name as firstName', 'updated_at']).where('clinic_id', '=', request.auth.clinicId);
+      if (role) q = q.where('role', '=', role);
+      if (cursor) {
+        const [at, id] = decodeCursor(ctx.cursorSecret, scope, cursor);
+        q = q.where(after(['updated_at', 'id'], [at, id]));
+      }
+      const rows = await q
+        .orderBy('updated_at')
+        .orderBy('id')
+        .limit(limit + 1)
+        .execute();
+      const page = pageOf(rows, limit, (r) => encodeCursor(ctx.cursorSecret, scope, [r.updated_at.toISOString(), r.id]));
+      return { data: page.items.map((r) => ({ id: r.id, firstName: r.firstName })), nextCursor: page.nextCursor };
+    },
+  );
 }

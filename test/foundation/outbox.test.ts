@@ -20,7 +20,14 @@ describe('the event outbox', () => {
       await recordEvent(trx, { clinicId: tenant.clinicId, type: 'task.created', facilityId: tenant.facilityIds[0], data: { id: tenant.staffId } });
     });
     const [event] = await eventsOf(tenant.clinicId);
-    expect(event).toMatchObject({ type: 'task.created', scope: 'tasks:read', livemode: true, api_version: 'v1', facility_id: tenant.facilityIds[0], data: { id: tenant.staffId } });
+    expect(event).toMatchObject({
+      type: 'task.created',
+      scope: 'tasks:read',
+      livemode: true,
+      api_version: 'v1',
+      facility_id: tenant.facilityIds[0],
+      data: { id: tenant.staffId },
+    });
   });
 
   it('leaves no event when the change rolls back', async () => {

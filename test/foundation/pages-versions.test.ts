@@ -80,13 +80,25 @@ describe('ETag and If-Match', () => {
     const read = await server.call('GET', `/v1/facilities/${tenant.facilityIds[1]}`, { token: tenant.token });
     const etag = read.headers.get('etag')!;
     expect(etag).toMatch(/^"\d+"$/);
-    const first = await server.call('PATCH', `/v1/test-facilities/${tenant.facilityIds[1]}`, { token: tenant.token, body: { name: 'Uno' }, headers: { 'if-match': etag } });
+    const first = await server.call('PATCH', `/v1/test-facilities/${tenant.facilityIds[1]}`, {
+      token: tenant.token,
+      body: { name: 'Uno' },
+      headers: { 'if-match': etag },
+    });
     expect(first.status).toBe(200);
     expect(first.headers.get('etag')).not.toBe(etag);
-    const stale = await server.call('PATCH', `/v1/test-facilities/${tenant.facilityIds[1]}`, { token: tenant.token, body: { name: 'Due' }, headers: { 'if-match': etag } });
+    const stale = await server.call('PATCH', `/v1/test-facilities/${tenant.facilityIds[1]}`, {
+      token: tenant.token,
+      body: { name: 'Due' },
+      headers: { 'if-match': etag },
+    });
     expect(stale.status).toBe(409);
     expect(stale.body.error).toMatchObject({ code: 'conflict', details: { reason: 'version_mismatch' } });
-    const garbage = await server.call('PATCH', `/v1/test-facilities/${tenant.facilityIds[1]}`, { token: tenant.token, body: { name: 'Tre' }, headers: { 'if-match': 'nonsense' } });
+    const garbage = await server.call('PATCH', `/v1/test-facilities/${tenant.facilityIds[1]}`, {
+      token: tenant.token,
+      body: { name: 'Tre' },
+      headers: { 'if-match': 'nonsense' },
+    });
     expect(garbage.status).toBe(409);
     const now = await server.call('GET', `/v1/facilities/${tenant.facilityIds[1]}`, { token: tenant.token });
     expect(now.body.name).toBe('Uno');
@@ -98,13 +110,27 @@ describe('access log', () => {
   it('is readable through the back office, newest first, by resource', async () => {
     // An older entry, written as the writer would, a minute back.
     const resourcesId = crypto.randomUUID();
-    await server.ctx.db.insertInto('access_log_resources').values({
-      id: resourcesId, clinic_id: tenant.clinicId, resource_type: 'call', resource_ids: [tenant.facilityIds[0]],
-    }).execute();
-    await server.ctx.db.insertInto('access_log').values({
-      id: crypto.randomUUID(), clinic_id: tenant.clinicId, api_key_id: tenant.keyId, request_id: 'r1',
-      resources_id: resourcesId, fields: ['transcript'], at: sql`now() - interval '1 minute'`,
-    }).execute();
+    await server.ctx.db
+      .insertInto('access_log_resources')
+      .values({
+        id: resourcesId,
+        clinic_id: tenant.clinicId,
+        resource_type: 'call',
+        resource_ids: [tenant.facilityIds[0]],
+      })
+      .execute();
+    await server.ctx.db
+      .insertInto('access_log')
+      .values({
+        id: crypto.randomUUID(),
+        clinic_id: tenant.clinicId,
+        api_key_id: tenant.keyId,
+        request_id: 'r1',
+        resources_id: resourcesId,
+        fields: ['transcript'],
+        at: sql`now() - interval '1 minute'`,
+      })
+      .execute();
     const auth = await server.ctx.authenticator.authenticate(`Bearer ${tenant.token}`);
     await server.ctx.accessLog.record(auth, { resourceType: 'appointment', resourceIds: [tenant.doctorId], fields: ['title', 'reason'], requestId: 'r2' });
     const all = await server.admin('GET', `/admin/v1/clinics/${tenant.clinicId}/access-log?limit=1`);

@@ -57,7 +57,9 @@ describe.skipIf(ENGINE === 'postgres')('the service process (embedded database)'
     await new Promise((r) => socket.once('connect', r));
     let response = '';
     socket.on('data', (d) => (response += d));
-    socket.write(`POST /admin/v1/clinics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+    socket.write(
+      `POST /admin/v1/clinics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
     socket.write(body.slice(0, 10));
     await new Promise((r) => setTimeout(r, 200));
     first.child.kill('SIGTERM');

@@ -82,7 +82,12 @@ describe('rate limits (spec 8), in memory', () => {
       expect((await own.admin('PATCH', `/admin/v1/organizations/${suspended.organizationId}`, { suspended: true })).status).toBe(200);
       await new Promise((r) => setTimeout(r, 1100)); // the authenticator's one-second cache
 
-      const known: Array<[string, string]> = [[revoked, 'api_key_revoked'], [expired, 'api_key_revoked'], [offPlan.token, 'plan_required'], [suspended.token, 'organization_suspended']];
+      const known: Array<[string, string]> = [
+        [revoked, 'api_key_revoked'],
+        [expired, 'api_key_revoked'],
+        [offPlan.token, 'plan_required'],
+        [suspended.token, 'organization_suspended'],
+      ];
       // Many refusals of known keys: none is a 429, and they leave the address's guess budget whole.
       for (let round = 0; round < 5; round++) {
         for (const [token, code] of known) {

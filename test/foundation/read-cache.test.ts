@@ -90,7 +90,12 @@ describe('pages of GET /v1/appointments from memory', () => {
     const patient = await insertPatient(server, tenant);
     const ids = async (token = tenant.token) => (await server.call('GET', '/v1/appointments?sort=start', { token })).body.data.map((a: any) => a.id).join(',');
     expect(await ids()).toBe('');
-    const created = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, { patientId: patient, start: at(3, 9), end: at(3, 9, 30), facilityId: tenant.facilityIds[0] });
+    const created = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, {
+      patientId: patient,
+      start: at(3, 9),
+      end: at(3, 9, 30),
+      facilityId: tenant.facilityIds[0],
+    });
     expect(created.status, created.text).toBe(201);
     expect(await seenWithin(ids, created.body.id)).toBeLessThan(500);
 
@@ -106,13 +111,23 @@ describe('pages of GET /v1/appointments from memory', () => {
   it('writes the access log for every read, from memory or not', async () => {
     const tenant = await server.factories.tenant();
     const patient = await insertPatient(server, tenant);
-    const created = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, { patientId: patient, start: at(3, 10), end: at(3, 10, 30), title: 'Igiene' });
+    const created = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, {
+      patientId: patient,
+      start: at(3, 10),
+      end: at(3, 10, 30),
+      title: 'Igiene',
+    });
     expect(created.status, created.text).toBe(201);
     for (const n of [1, 2, 3]) {
       const res = await server.call('GET', '/v1/appointments', { token: tenant.token, headers: { 'x-request-id': `cached-read-${n}` } });
       expect(res.body.data.map((a: any) => a.id)).toEqual([created.body.id]);
     }
-    const log = await server.ctx.db.selectFrom('access_log_entries').select(['request_id', 'resource_ids']).where('clinic_id', '=', tenant.clinicId).orderBy('at').execute();
+    const log = await server.ctx.db
+      .selectFrom('access_log_entries')
+      .select(['request_id', 'resource_ids'])
+      .where('clinic_id', '=', tenant.clinicId)
+      .orderBy('at')
+      .execute();
     expect(log).toEqual([1, 2, 3].map((n) => ({ request_id: `cached-read-${n}`, resource_ids: [created.body.id] })));
   });
 });
@@ -131,7 +146,8 @@ describe.skipIf(ENGINE !== 'postgres')('another process, and a lost listening co
     await second.ctx.database.close();
   });
 
-  const nameIn = async (url: string) => (await (await fetch(`${url}/v1/facilities/${t.facilityIds[0]}`, { headers: { authorization: `Bearer ${t.token}` } })).json()).name;
+  const nameIn = async (url: string) =>
+    (await (await fetch(`${url}/v1/facilities/${t.facilityIds[0]}`, { headers: { authorization: `Bearer ${t.token}` } })).json()).name;
 
   it('a change committed through one process is seen at once by the other', async () => {
     const before = await nameIn(second.url);
@@ -145,7 +161,9 @@ describe.skipIf(ENGINE !== 'postgres')('another process, and a lost listening co
     expect(second.ctx.changes.live).toBe(true);
     expect(await nameIn(second.url)).toBe('Sede Duomo');
     // The database ends the listening session (a restart or a network cut would too).
-    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %dcm_changes%' AND datname = current_database()`.execute(server.ctx.db);
+    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %dcm_changes%' AND datname = current_database()`.execute(
+      server.ctx.db,
+    );
     await seenWithin(async () => second.ctx.changes.live, false);
     // Not live: a change the feed cannot announce is read from the database.
     await renameUnannounced(server.ctx, t.facilityIds[0], 'Sede Senza Avviso');

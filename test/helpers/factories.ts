@@ -4,13 +4,7 @@
  */
 import { createApiKey, revokeApiKey } from '../../src/modules/auth/keys-service.js';
 import { SCOPES, type Scope } from '../../src/modules/auth/scopes.js';
-import {
-  createClinic,
-  createDoctor,
-  createFacility,
-  createStaffProfile,
-  type NewClinic,
-} from '../../src/modules/clinics/service.js';
+import { createClinic, createDoctor, createFacility, createStaffProfile, type NewClinic } from '../../src/modules/clinics/service.js';
 import type { TestServer } from './server.js';
 
 export interface Tenant {
@@ -54,14 +48,22 @@ export class Factories {
   }
 
   /** A key of the clinic with exactly these scopes (and facilities, when limited). */
-  async key(clinicId: string, scopes: readonly Scope[], facilityIds: string[] | null = null, expiresAt: Date | null = null): Promise<{ token: string; id: string }> {
+  async key(
+    clinicId: string,
+    scopes: readonly Scope[],
+    facilityIds: string[] | null = null,
+    expiresAt: Date | null = null,
+  ): Promise<{ token: string; id: string }> {
     const key = await createApiKey(this.db, clinicId, { name: `key ${++counter}`, scopes: [...scopes], facilityIds, expiresAt });
     return { token: key.token, id: key.id };
   }
 
   /** Every scope but these. */
   async keyWithout(clinicId: string, missing: readonly Scope[]): Promise<{ token: string; id: string }> {
-    return this.key(clinicId, SCOPES.filter((s) => !missing.includes(s)));
+    return this.key(
+      clinicId,
+      SCOPES.filter((s) => !missing.includes(s)),
+    );
   }
 
   async revokedKey(clinicId: string): Promise<string> {

@@ -16,8 +16,24 @@ let n = 0;
 const phone = () => `+39 349 ${String(4000000 + ++n).padStart(7, '0')}`;
 const post = (body: Record<string, unknown>, token = t.token) =>
   server.call('POST', '/v1/calls', { token, body: { externalCallId: randomUUID(), direction: 'inbound', to: '+39 02 5555 1234', ...body } });
-const events = (clinicId: string, type: string) => server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).execute();
-const CALL_KEYS = ['id', 'externalCallId', 'direction', 'from', 'to', 'startedAt', 'durationSeconds', 'outcome', 'summary', 'recordingUrl', 'patientId', 'leadId', 'facilityId', 'createdAt'];
+const events = (clinicId: string, type: string) =>
+  server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).execute();
+const CALL_KEYS = [
+  'id',
+  'externalCallId',
+  'direction',
+  'from',
+  'to',
+  'startedAt',
+  'durationSeconds',
+  'outcome',
+  'summary',
+  'recordingUrl',
+  'patientId',
+  'leadId',
+  'facilityId',
+  'createdAt',
+];
 
 describe('POST /v1/calls', () => {
   it('tells a key limited to facilities nothing of a call it cannot see that has the same externalCallId', async () => {
@@ -35,7 +51,14 @@ describe('POST /v1/calls', () => {
 
   it('is idempotent on externalCallId: 201 then 200 with the same row, also concurrently', async () => {
     const tenant = await server.factories.tenant();
-    const body = { externalCallId: `ext-${randomUUID()}`, from: phone(), startedAt: '2026-03-01T09:30:00+01:00', durationSeconds: 86400, outcome: 'booked', caller: { firstName: 'Ugo', lastName: 'Neri' } };
+    const body = {
+      externalCallId: `ext-${randomUUID()}`,
+      from: phone(),
+      startedAt: '2026-03-01T09:30:00+01:00',
+      durationSeconds: 86400,
+      outcome: 'booked',
+      caller: { firstName: 'Ugo', lastName: 'Neri' },
+    };
     const first = await post(body, tenant.token);
     expect(first.status, first.text).toBe(201);
     expect(Object.keys(first.body).sort()).toEqual([...CALL_KEYS].sort());
@@ -58,12 +81,21 @@ describe('POST /v1/calls', () => {
   it('makes a lead of an unknown number (source phone, caller name, call activity), once', async () => {
     const tenant = await server.factories.tenant();
     const number = phone();
-    const first = await post({ from: number, caller: { firstName: 'Gino', lastName: 'Bruno' }, summary: 'chiede orari', startedAt: '2026-04-01T10:00:00Z' }, tenant.token);
+    const first = await post(
+      { from: number, caller: { firstName: 'Gino', lastName: 'Bruno' }, summary: 'chiede orari', startedAt: '2026-04-01T10:00:00Z' },
+      tenant.token,
+    );
     expect(first.status).toBe(201);
     expect(first.body.leadId).toBeTruthy();
     expect(first.body.patientId).toBeNull();
     const lead = await server.call('GET', `/v1/leads/${first.body.leadId}`, { token: tenant.token });
-    expect(lead.body).toMatchObject({ source: 'phone', firstName: 'Gino', lastName: 'Bruno', phone: number.replace(/ /g, ''), lastContactedAt: '2026-04-01T10:00:00.000Z' });
+    expect(lead.body).toMatchObject({
+      source: 'phone',
+      firstName: 'Gino',
+      lastName: 'Bruno',
+      phone: number.replace(/ /g, ''),
+      lastContactedAt: '2026-04-01T10:00:00.000Z',
+    });
     expect(lead.body.activities).toEqual([{ id: expect.any(String), kind: 'call', body: 'chiede orari', at: '2026-04-01T10:00:00.000Z' }]);
     const second = await post({ from: number.replace('+39 ', ''), outcome: 'callback' }, tenant.token);
     expect(second.body.leadId).toBe(first.body.leadId);
@@ -113,17 +145,58 @@ describe('POST /v1/calls', () => {
     const bad = await server.call('POST', '/v1/calls', {
       token: tenant.token,
       body: {
-        externalCallId: 'x'.repeat(256), direction: 'sideways', from: 'ab', to: '1'.repeat(33), startedAt: '2026-13-01T00:00Z', durationSeconds: 86401,
-        outcome: 'maybe', summary: 's'.repeat(4001), recordingUrl: 'u'.repeat(2049), transcript: 't'.repeat(200001), patientId: 'p', leadId: 'l', facilityId: 'f', caller: { nick: 'x' },
+        externalCallId: 'x'.repeat(256),
+        direction: 'sideways',
+        from: 'ab',
+        to: '1'.repeat(33),
+        startedAt: '2026-13-01T00:00Z',
+        durationSeconds: 86401,
+        outcome: 'maybe',
+        summary: 's'.repeat(4001),
+        recordingUrl: 'u'.repeat(2049),
+        transcript: 't'.repeat(200001),
+        patientId: 'p',
+        leadId: 'l',
+        facilityId: 'f',
+        caller: { nick: 'x' },
       },
     });
     expect(bad.status).toBe(400);
     const paths = new Set(bad.body.error.details.issues.map((i: { path: string }) => i.path.split('.')[0]));
-    for (const f of ['externalCallId', 'direction', 'from', 'to', 'startedAt', 'durationSeconds', 'outcome', 'summary', 'recordingUrl', 'transcript', 'patientId', 'leadId', 'facilityId', 'caller']) expect(paths.has(f), f).toBe(true);
-    const edge = await post({ externalCallId: 'e'.repeat(255), from: '1'.repeat(3).padStart(3, '0'), durationSeconds: 0, summary: 's'.repeat(4000), transcript: 't'.repeat(200000) }, tenant.token);
+    for (const f of [
+      'externalCallId',
+      'direction',
+      'from',
+      'to',
+      'startedAt',
+      'durationSeconds',
+      'outcome',
+      'summary',
+      'recordingUrl',
+      'transcript',
+      'patientId',
+      'leadId',
+      'facilityId',
+      'caller',
+    ])
+      expect(paths.has(f), f).toBe(true);
+    const edge = await post(
+      { externalCallId: 'e'.repeat(255), from: '1'.repeat(3).padStart(3, '0'), durationSeconds: 0, summary: 's'.repeat(4000), transcript: 't'.repeat(200000) },
+      tenant.token,
+    );
     expect(edge.status).toBe(400); // "001" is not a phone number
     expect(edge.body.error.details.issues).toEqual([{ path: 'from', message: expect.any(String) }]);
-    const ok = await post({ externalCallId: 'e'.repeat(255), from: 'anonymous', durationSeconds: 0, summary: 's'.repeat(4000), transcript: 't'.repeat(200000), recordingUrl: `https://rec.example.com/${'a'.repeat(2048 - 24)}` }, tenant.token);
+    const ok = await post(
+      {
+        externalCallId: 'e'.repeat(255),
+        from: 'anonymous',
+        durationSeconds: 0,
+        summary: 's'.repeat(4000),
+        transcript: 't'.repeat(200000),
+        recordingUrl: `https://rec.example.com/${'a'.repeat(2048 - 24)}`,
+      },
+      tenant.token,
+    );
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.recordingUrl.length).toBe(2048);
     const semantic = await post({ from: 'anonymous', patientId: foreignPatient.body.id, leadId: foreignPatient.body.id, to: '12345' }, tenant.token);

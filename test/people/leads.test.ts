@@ -15,22 +15,63 @@ let n = 0;
 const phone = () => `348 ${String(3000000 + ++n).padStart(7, '0')}`;
 const post = (body: unknown, token = t.token) => server.call('POST', '/v1/leads', { token, body });
 const count = async (table: 'leads' | 'events', clinicId: string, type?: string) => {
-  let q = server.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll().as('c')).where('clinic_id', '=', clinicId);
+  let q = server.ctx.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('c'))
+    .where('clinic_id', '=', clinicId);
   if (type) q = q.where('type' as never, '=', type as never);
   return Number((await q.executeTakeFirstOrThrow()).c);
 };
 
-const LEAD_KEYS = ['id', 'facilityId', 'firstName', 'lastName', 'email', 'phone', 'source', 'sourceDetail', 'status', 'assignedTo', 'estimatedValue', 'notes', 'nextFollowUpAt', 'lastContactedAt', 'lostReason', 'convertedPatientId', 'convertedAt', 'createdAt', 'updatedAt', 'deduplicated'];
+const LEAD_KEYS = [
+  'id',
+  'facilityId',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'source',
+  'sourceDetail',
+  'status',
+  'assignedTo',
+  'estimatedValue',
+  'notes',
+  'nextFollowUpAt',
+  'lastContactedAt',
+  'lostReason',
+  'convertedPatientId',
+  'convertedAt',
+  'createdAt',
+  'updatedAt',
+  'deduplicated',
+];
 
 describe('POST /v1/leads', () => {
   it('creates a lead (201, lead.created) with exactly the documented fields', async () => {
     const res = await post({
-      firstName: 'Sara', lastName: 'Galli', email: 'sara@example.com', phone: '348 111 2222', source: 'website', sourceDetail: 'form',
-      status: 'contacted', notes: 'chiede preventivo', assignedTo: t.staffId, estimatedValue: 1500.5, nextFollowUpAt: '2026-12-01T10:00+01:00', facilityId: t.facilityIds[0],
+      firstName: 'Sara',
+      lastName: 'Galli',
+      email: 'sara@example.com',
+      phone: '348 111 2222',
+      source: 'website',
+      sourceDetail: 'form',
+      status: 'contacted',
+      notes: 'chiede preventivo',
+      assignedTo: t.staffId,
+      estimatedValue: 1500.5,
+      nextFollowUpAt: '2026-12-01T10:00+01:00',
+      facilityId: t.facilityIds[0],
     });
     expect(res.status, res.text).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual([...LEAD_KEYS].sort());
-    expect(res.body).toMatchObject({ phone: '+393481112222', status: 'contacted', estimatedValue: 1500.5, nextFollowUpAt: '2026-12-01T09:00:00.000Z', deduplicated: false, assignedTo: t.staffId });
+    expect(res.body).toMatchObject({
+      phone: '+393481112222',
+      status: 'contacted',
+      estimatedValue: 1500.5,
+      nextFollowUpAt: '2026-12-01T09:00:00.000Z',
+      deduplicated: false,
+      assignedTo: t.staffId,
+    });
     const events = await server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', t.clinicId).where('type', '=', 'lead.created').execute();
     expect(events.some((e) => e.data.id === res.body.id)).toBe(true);
   });
@@ -62,19 +103,49 @@ describe('POST /v1/leads', () => {
 
   it('accepts every bound at its edge and refuses one past it, naming every field', async () => {
     const ok = await post({
-      firstName: 'f'.repeat(100), lastName: 'l'.repeat(100), email: `${'e'.repeat(242)}@example.com`, phone: ` ${phone()} `.padEnd(40, ' '),
-      sourceDetail: 's'.repeat(200), notes: 'n'.repeat(5000), estimatedValue: 100000000, source: 'chat',
+      firstName: 'f'.repeat(100),
+      lastName: 'l'.repeat(100),
+      email: `${'e'.repeat(242)}@example.com`,
+      phone: ` ${phone()} `.padEnd(40, ' '),
+      sourceDetail: 's'.repeat(200),
+      notes: 'n'.repeat(5000),
+      estimatedValue: 100000000,
+      source: 'chat',
     });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.email.length).toBe(254);
     expect((await post({ firstName: 'Zero', estimatedValue: 0, lastName: '' })).status).toBe(201);
     const bad = await post({
-      firstName: '', lastName: 'l'.repeat(101), email: `${'e'.repeat(243)}@example.com`, phone: '1'.repeat(41), source: 'tv', sourceDetail: 's'.repeat(201),
-      status: 'open', notes: 'n'.repeat(5001), assignedTo: 'x', estimatedValue: 100000000.01, nextFollowUpAt: '2026-02-30T10:00Z', facilityId: 'y',
+      firstName: '',
+      lastName: 'l'.repeat(101),
+      email: `${'e'.repeat(243)}@example.com`,
+      phone: '1'.repeat(41),
+      source: 'tv',
+      sourceDetail: 's'.repeat(201),
+      status: 'open',
+      notes: 'n'.repeat(5001),
+      assignedTo: 'x',
+      estimatedValue: 100000000.01,
+      nextFollowUpAt: '2026-02-30T10:00Z',
+      facilityId: 'y',
     });
     expect(bad.status).toBe(400);
     const paths = new Set(bad.body.error.details.issues.map((i: { path: string }) => i.path));
-    for (const f of ['firstName', 'lastName', 'email', 'phone', 'source', 'sourceDetail', 'status', 'notes', 'assignedTo', 'estimatedValue', 'nextFollowUpAt', 'facilityId']) expect(paths.has(f), f).toBe(true);
+    for (const f of [
+      'firstName',
+      'lastName',
+      'email',
+      'phone',
+      'source',
+      'sourceDetail',
+      'status',
+      'notes',
+      'assignedTo',
+      'estimatedValue',
+      'nextFollowUpAt',
+      'facilityId',
+    ])
+      expect(paths.has(f), f).toBe(true);
     expect((await post({ firstName: 'Neg', estimatedValue: -0.01 })).status).toBe(400);
     expect((await post({ firstName: 'f'.repeat(101) })).status).toBe(400);
     expect((await post({ firstName: 'f', estimatedValue: '12' })).status).toBe(400);
@@ -108,7 +179,11 @@ describe('lead back office', () => {
     const stale = await server.call('PATCH', base, { token: 'test-admin-token-0123456789', body: { status: 'qualified' }, headers: { 'if-match': '"99"' } });
     expect(stale.status).toBe(409);
     expect(stale.body.error.details.reason).toBe('version_mismatch');
-    const upd = await server.call('PATCH', base, { token: 'test-admin-token-0123456789', body: { status: 'qualified', assignedTo: t.staffId }, headers: { 'if-match': etag } });
+    const upd = await server.call('PATCH', base, {
+      token: 'test-admin-token-0123456789',
+      body: { status: 'qualified', assignedTo: t.staffId },
+      headers: { 'if-match': etag },
+    });
     expect(upd.status, upd.text).toBe(200);
     expect(upd.body.status).toBe('qualified');
     const act = await server.admin('POST', `${base}/activities`, { kind: 'email', body: 'inviato preventivo', at: '2026-01-10T10:00:00Z' });

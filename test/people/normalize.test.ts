@@ -3,7 +3,7 @@ import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance }
 
 describe('name normalization and distances', () => {
   it('normalizes case, accents, apostrophes and spaces', () => {
-    expect(normalizeName("  NICOLÒ   D’Àngelo-Rossi ")).toBe('nicolo dangelo rossi');
+    expect(normalizeName('  NICOLÒ   D’Àngelo-Rossi ')).toBe('nicolo dangelo rossi');
     expect(normalizeTaxCode(' rss mra80a01 f205x ')).toBe('RSSMRA80A01F205X');
   });
 

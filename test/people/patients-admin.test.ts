@@ -15,14 +15,21 @@ afterAll(() => server.close());
 let n = 0;
 const create = async (body: Record<string, unknown> = {}, token = t.token) =>
   (await server.call('POST', '/v1/patients', { token, body: { firstName: 'Ada', lastName: `Lovelace${++n}`, ...body } })).body;
-const events = (clinicId: string, type: string) => server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).execute();
-const admin = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => server.call(method, path, { token: ADMIN_TOKEN, body, headers });
+const events = (clinicId: string, type: string) =>
+  server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).execute();
+const admin = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  server.call(method, path, { token: ADMIN_TOKEN, body, headers });
 
 describe('patient back office', () => {
   it('updates the sent fields with patient.updated listing changedFields, honouring If-Match', async () => {
     const p = await create({ phone: '333 765 4321' });
     const url = `/admin/v1/clinics/${t.clinicId}/patients/${p.id}`;
-    const res = await admin('PATCH', url, { lastName: 'Byron', phone: '+393337654321', email: 'ada@example.com', allergies: ['lattice'] }, { 'if-match': '"1"' });
+    const res = await admin(
+      'PATCH',
+      url,
+      { lastName: 'Byron', phone: '+393337654321', email: 'ada@example.com', allergies: ['lattice'] },
+      { 'if-match': '"1"' },
+    );
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('etag')).toBe('"2"');
     expect(res.body).toMatchObject({ lastName: 'Byron', email: 'ada@example.com', allergies: ['lattice'] });
@@ -54,17 +61,45 @@ describe('patient back office', () => {
   });
 
   it('erases personal and clinical data for good, keeps the id, clears appointment, call and chat free text', async () => {
-    const p = await create({ phone: '333 000 9999', email: 'erase@example.com', taxCode: 'ERSDTA80A01F205X', notes: 'diabete', allergies: ['x'], dateOfBirth: '1980-01-01' });
+    const p = await create({
+      phone: '333 000 9999',
+      email: 'erase@example.com',
+      taxCode: 'ERSDTA80A01F205X',
+      notes: 'diabete',
+      allergies: ['x'],
+      dateOfBirth: '1980-01-01',
+    });
     const appointmentId = randomUUID();
-    await server.ctx.db.insertInto('appointments').values({
-      id: appointmentId, clinic_id: t.clinicId, patient_id: p.id, start_at: '2026-01-01T10:00:00Z', end_at: '2026-01-01T10:30:00Z', status: 'completed',
-      origin: 'manual', title: 'Visita', reason: 'dolore', notes: 'n', clinical_notes: 'cn', completion_notes: 'done',
-    }).execute();
-    const call = await server.call('POST', '/v1/calls', { token: t.token, body: { externalCallId: randomUUID(), direction: 'inbound', from: '333 000 9999', to: '02 1234567', transcript: 'parla di diabete', summary: 'diabete' } });
+    await server.ctx.db
+      .insertInto('appointments')
+      .values({
+        id: appointmentId,
+        clinic_id: t.clinicId,
+        patient_id: p.id,
+        start_at: '2026-01-01T10:00:00Z',
+        end_at: '2026-01-01T10:30:00Z',
+        status: 'completed',
+        origin: 'manual',
+        title: 'Visita',
+        reason: 'dolore',
+        notes: 'n',
+        clinical_notes: 'cn',
+        completion_notes: 'done',
+      })
+      .execute();
+    const call = await server.call('POST', '/v1/calls', {
+      token: t.token,
+      body: { externalCallId: randomUUID(), direction: 'inbound', from: '333 000 9999', to: '02 1234567', transcript: 'parla di diabete', summary: 'diabete' },
+    });
     expect(call.body.patientId).toBe(p.id);
     const chat = await admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations`, { patientId: p.id });
     expect(chat.status, chat.text).toBe(201);
-    const said = await admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations/${chat.body.id}/messages`, { direction: 'in', author: 'paziente', type: 'testo', body: 'ho il diabete' });
+    const said = await admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations/${chat.body.id}/messages`, {
+      direction: 'in',
+      author: 'paziente',
+      type: 'testo',
+      body: 'ho il diabete',
+    });
     expect(said.status, said.text).toBe(201);
     const res = await admin('POST', `/admin/v1/clinics/${t.clinicId}/patients/${p.id}/erase`);
     expect(res.status, res.text).toBe(200);
@@ -72,7 +107,18 @@ describe('patient back office', () => {
     expect(messages).toEqual([{ body: null, transcription: null }]);
     const conversation = await server.ctx.db.selectFrom('conversations').select('phone').where('id', '=', chat.body.id).executeTakeFirstOrThrow();
     expect(conversation.phone).toBeNull();
-    expect(res.body).toMatchObject({ id: p.id, firstName: null, lastName: null, email: null, phone: null, taxCode: null, dateOfBirth: null, notes: null, allergies: null, isActive: false });
+    expect(res.body).toMatchObject({
+      id: p.id,
+      firstName: null,
+      lastName: null,
+      email: null,
+      phone: null,
+      taxCode: null,
+      dateOfBirth: null,
+      notes: null,
+      allergies: null,
+      isActive: false,
+    });
     const row = await server.ctx.db.selectFrom('patients').selectAll().where('id', '=', p.id).executeTakeFirstOrThrow();
     expect(row.erased_at).toBeTruthy();
     expect(JSON.stringify(row)).not.toMatch(/diabete|erase@|Ada|ERSDTA/);
@@ -86,12 +132,15 @@ describe('patient back office', () => {
     const lookup = await server.call('GET', '/v1/patients/lookup?phone=3330009999', { token: t.token });
     expect(lookup.body.found).toBe(false);
     // The same person may be created again.
-    expect((await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Ada', lastName: row.last_name ?? 'x', phone: '333 000 9999' } })).status).toBe(201);
+    expect(
+      (await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Ada', lastName: row.last_name ?? 'x', phone: '333 000 9999' } })).status,
+    ).toBe(201);
   });
 
   it('imports a list: up to 50 record one event each, more record one events.skipped bulk_import', async () => {
     const small = await server.factories.tenant();
-    const list = (k: number, prefix: string) => Array.from({ length: k }, (_, i) => ({ firstName: prefix, lastName: `Numero${i}`, phone: `+39 333 ${String(5000000 + i)}` }));
+    const list = (k: number, prefix: string) =>
+      Array.from({ length: k }, (_, i) => ({ firstName: prefix, lastName: `Numero${i}`, phone: `+39 333 ${String(5000000 + i)}` }));
     const res = await admin('POST', `/admin/v1/clinics/${small.clinicId}/patients/import`, { patients: list(50, 'Piccolo') });
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ created: 50, eventsSkipped: false });
@@ -107,12 +156,23 @@ describe('patient back office', () => {
     expect(skipped[0]!.data).toEqual({ type: 'patient.created', scope: 'patients:read', reason: 'bulk_import', count: 51 });
 
     // All or nothing: a duplicate or a bad item writes nothing.
-    const dup = await admin('POST', `/admin/v1/clinics/${big.clinicId}/patients/import`, { patients: [{ firstName: 'Nuovo', lastName: 'Uno' }, list(1, 'Grande')[0]] });
+    const dup = await admin('POST', `/admin/v1/clinics/${big.clinicId}/patients/import`, {
+      patients: [{ firstName: 'Nuovo', lastName: 'Uno' }, list(1, 'Grande')[0]],
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.error.details).toMatchObject({ reason: 'duplicate_patient', index: 1 });
-    const bad = await admin('POST', `/admin/v1/clinics/${big.clinicId}/patients/import`, { patients: [{ firstName: 'Nuovo', lastName: 'Due', phone: '12345' }, { firstName: '', lastName: 'x' }] });
+    const bad = await admin('POST', `/admin/v1/clinics/${big.clinicId}/patients/import`, {
+      patients: [
+        { firstName: 'Nuovo', lastName: 'Due', phone: '12345' },
+        { firstName: '', lastName: 'x' },
+      ],
+    });
     expect(bad.status).toBe(400);
-    const count = await server.ctx.db.selectFrom('patients').select((eb) => eb.fn.countAll().as('c')).where('clinic_id', '=', big.clinicId).executeTakeFirstOrThrow();
+    const count = await server.ctx.db
+      .selectFrom('patients')
+      .select((eb) => eb.fn.countAll().as('c'))
+      .where('clinic_id', '=', big.clinicId)
+      .executeTakeFirstOrThrow();
     expect(Number(count.c)).toBe(51);
   });
 });
@@ -122,9 +182,25 @@ describe('OpenAPI', () => {
     const v1 = (await server.call('GET', '/v1/openapi.json')).body;
     const adminDoc = (await admin('GET', '/admin/v1/openapi.json')).body;
     const ops = new Map<string, any>();
-    for (const doc of [v1, adminDoc]) for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) for (const op of Object.values(item)) ops.set(op.operationId, op);
-    for (const id of ['createPatient', 'getPatient', 'searchPatients', 'lookupPatient', 'createLead', 'getLead', 'createCall', 'getCall',
-      'adminUpdatePatient', 'adminArchivePatient', 'adminErasePatient', 'adminImportPatients', 'adminUpdateLead', 'adminAddLeadActivity', 'adminConvertLead']) {
+    for (const doc of [v1, adminDoc])
+      for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) for (const op of Object.values(item)) ops.set(op.operationId, op);
+    for (const id of [
+      'createPatient',
+      'getPatient',
+      'searchPatients',
+      'lookupPatient',
+      'createLead',
+      'getLead',
+      'createCall',
+      'getCall',
+      'adminUpdatePatient',
+      'adminArchivePatient',
+      'adminErasePatient',
+      'adminImportPatients',
+      'adminUpdateLead',
+      'adminAddLeadActivity',
+      'adminConvertLead',
+    ]) {
       const op = ops.get(id);
       expect(op, id).toBeTruthy();
       expect(op.tags.length, id).toBeGreaterThan(0);

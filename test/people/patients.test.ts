@@ -19,20 +19,65 @@ const phone = () => `333 ${String(1000000 + unique()).padStart(7, '0')}`;
 const eventsOf = (clinicId: string, type: string) =>
   server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).execute();
 const countPatients = async (clinicId: string) =>
-  Number((await server.ctx.db.selectFrom('patients').select((eb) => eb.fn.countAll().as('c')).where('clinic_id', '=', clinicId).executeTakeFirstOrThrow()).c);
+  Number(
+    (
+      await server.ctx.db
+        .selectFrom('patients')
+        .select((eb) => eb.fn.countAll().as('c'))
+        .where('clinic_id', '=', clinicId)
+        .executeTakeFirstOrThrow()
+    ).c,
+  );
 
 describe('POST /v1/patients', () => {
   it('creates a patient with canonical phone, ETag, clinical fields and patient.created', async () => {
     const res = await post({
-      firstName: 'Mario', lastName: 'Rossi', phone: '333 123 4567', email: 'Mario.Rossi@Example.com', dateOfBirth: '1980-02-29',
-      gender: 'male', taxCode: 'RSSMRA80B29F205X', address: { street: 'Via Roma 1', city: 'Milano', zip: '20100', country: 'IT' },
-      facilityId: t.facilityIds[0], referralSource: 'internet', allergies: ['penicillina'], notes: 'ok',
+      firstName: 'Mario',
+      lastName: 'Rossi',
+      phone: '333 123 4567',
+      email: 'Mario.Rossi@Example.com',
+      dateOfBirth: '1980-02-29',
+      gender: 'male',
+      taxCode: 'RSSMRA80B29F205X',
+      address: { street: 'Via Roma 1', city: 'Milano', zip: '20100', country: 'IT' },
+      facilityId: t.facilityIds[0],
+      referralSource: 'internet',
+      allergies: ['penicillina'],
+      notes: 'ok',
     });
     expect(res.status, res.text).toBe(201);
     expect(res.headers.get('etag')).toBe('"1"');
-    expect(res.body).toMatchObject({ firstName: 'Mario', phone: '+393331234567', isActive: true, archivedAt: null, allergies: ['penicillina'], notes: 'ok', medications: null });
+    expect(res.body).toMatchObject({
+      firstName: 'Mario',
+      phone: '+393331234567',
+      isActive: true,
+      archivedAt: null,
+      allergies: ['penicillina'],
+      notes: 'ok',
+      medications: null,
+    });
     expect(Object.keys(res.body).sort()).toEqual(
-      ['id', 'firstName', 'lastName', 'email', 'phone', 'dateOfBirth', 'gender', 'taxCode', 'address', 'facilityId', 'referralSource', 'isActive', 'archivedAt', 'createdAt', 'updatedAt', 'allergies', 'medications', 'conditions', 'notes'].sort(),
+      [
+        'id',
+        'firstName',
+        'lastName',
+        'email',
+        'phone',
+        'dateOfBirth',
+        'gender',
+        'taxCode',
+        'address',
+        'facilityId',
+        'referralSource',
+        'isActive',
+        'archivedAt',
+        'createdAt',
+        'updatedAt',
+        'allergies',
+        'medications',
+        'conditions',
+        'notes',
+      ].sort(),
     );
     const events = await eventsOf(t.clinicId, 'patient.created');
     const ev = events.find((e) => e.data.id === res.body.id)!;
@@ -46,7 +91,11 @@ describe('POST /v1/patients', () => {
   });
 
   it('accepts phones in every format and stores the same E.164', async () => {
-    for (const [input, expected] of [['+39 06 1234 5678', '+390612345678'], ['0039 347-765.4321', '+393477654321'], ['(02) 8765 4321', '+390287654321']]) {
+    for (const [input, expected] of [
+      ['+39 06 1234 5678', '+390612345678'],
+      ['0039 347-765.4321', '+393477654321'],
+      ['(02) 8765 4321', '+390287654321'],
+    ]) {
       const res = await post({ firstName: `Tel${unique()}`, lastName: 'Prova', phone: input });
       expect(res.status, res.text).toBe(201);
       expect(res.body.phone).toBe(expected);
@@ -55,24 +104,65 @@ describe('POST /v1/patients', () => {
 
   it('accepts every bound at its edge and refuses one past it, naming every field', async () => {
     const ok = await post({
-      firstName: 'a'.repeat(100), lastName: 'b', email: `${'x'.repeat(188)}@example.com`, phone: '+39 333 12 34 567 ' + ' '.repeat(12),
-      taxCode: 'T'.repeat(32), allergies: Array.from({ length: 100 }, () => 'y'.repeat(200)), medications: [], notes: 'n'.repeat(5000),
+      firstName: 'a'.repeat(100),
+      lastName: 'b',
+      email: `${'x'.repeat(188)}@example.com`,
+      phone: '+39 333 12 34 567 ' + ' '.repeat(12),
+      taxCode: 'T'.repeat(32),
+      allergies: Array.from({ length: 100 }, () => 'y'.repeat(200)),
+      medications: [],
+      notes: 'n'.repeat(5000),
     });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.email.length).toBe(200);
-    const ok2 = await post({ firstName: 'a', lastName: 'b'.repeat(100), taxCode: 'T', medications: Array.from({ length: 100 }, () => 'm'), conditions: ['c'.repeat(200)], notes: '' });
+    const ok2 = await post({
+      firstName: 'a',
+      lastName: 'b'.repeat(100),
+      taxCode: 'T',
+      medications: Array.from({ length: 100 }, () => 'm'),
+      conditions: ['c'.repeat(200)],
+      notes: '',
+    });
     expect(ok2.status, ok2.text).toBe(201);
     expect(ok2.body.medications).toHaveLength(100);
     const bad = await post({
-      firstName: '', lastName: 'b'.repeat(101), email: `${'x'.repeat(189)}@example.com`, phone: '12', dateOfBirth: '2023-02-29',
-      gender: 'x', taxCode: 'T'.repeat(33), address: { street: 1 }, facilityId: 'nope', referralSource: 'tv',
-      allergies: Array.from({ length: 101 }, () => 'a'), medications: [''], conditions: ['c'.repeat(201)], notes: 'n'.repeat(5001), extra: 1,
+      firstName: '',
+      lastName: 'b'.repeat(101),
+      email: `${'x'.repeat(189)}@example.com`,
+      phone: '12',
+      dateOfBirth: '2023-02-29',
+      gender: 'x',
+      taxCode: 'T'.repeat(33),
+      address: { street: 1 },
+      facilityId: 'nope',
+      referralSource: 'tv',
+      allergies: Array.from({ length: 101 }, () => 'a'),
+      medications: [''],
+      conditions: ['c'.repeat(201)],
+      notes: 'n'.repeat(5001),
+      extra: 1,
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_request');
     expect(bad.body.error.details.in).toBe('body');
     const paths = new Set(bad.body.error.details.issues.map((i: { path: string }) => i.path.split('.')[0]));
-    for (const f of ['firstName', 'lastName', 'email', 'phone', 'dateOfBirth', 'gender', 'taxCode', 'address', 'facilityId', 'referralSource', 'allergies', 'medications', 'conditions', 'notes', 'extra']) {
+    for (const f of [
+      'firstName',
+      'lastName',
+      'email',
+      'phone',
+      'dateOfBirth',
+      'gender',
+      'taxCode',
+      'address',
+      'facilityId',
+      'referralSource',
+      'allergies',
+      'medications',
+      'conditions',
+      'notes',
+      'extra',
+    ]) {
       expect(paths.has(f), f).toBe(true);
     }
     const longPhone = await post({ firstName: 'P', lastName: 'Q', phone: '3'.repeat(31) });
@@ -101,13 +191,20 @@ describe('POST /v1/patients', () => {
     const full = await post({ firstName: 'C', lastName: `L${unique()}`, notes: 'segreto' });
     const read = await server.call('GET', `/v1/patients/${full.body.id}`, { token: writer.token });
     expect(read.body).not.toHaveProperty('notes');
-    const logOf = async () => (await server.ctx.db.selectFrom('access_log_entries').selectAll().where('clinic_id', '=', t.clinicId).execute()).filter((r) => r.resource_ids.includes(full.body.id));
+    const logOf = async () =>
+      (await server.ctx.db.selectFrom('access_log_entries').selectAll().where('clinic_id', '=', t.clinicId).execute()).filter((r) =>
+        r.resource_ids.includes(full.body.id),
+      );
     expect(await logOf()).toHaveLength(0);
     const clinical = await server.call('GET', `/v1/patients/${full.body.id}`, { token: t.token });
     expect(clinical.body.notes).toBe('segreto');
     const log = await logOf();
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ resource_type: 'patient', fields: ['allergies', 'medications', 'conditions', 'notes'], request_id: clinical.headers.get('x-request-id') });
+    expect(log[0]).toMatchObject({
+      resource_type: 'patient',
+      fields: ['allergies', 'medications', 'conditions', 'notes'],
+      request_id: clinical.headers.get('x-request-id'),
+    });
   });
 
   it('refuses a duplicate by name without case/accents/spaces and same phone or email', async () => {

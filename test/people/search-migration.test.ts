@@ -36,7 +36,11 @@ it('adds the words of names of several words to the lookup keys and keeps every 
   const clinicId = randomUUID();
   await sql`INSERT INTO organizations (id, name) VALUES (${organizationId}, 'Org')`.execute(db);
   await sql`INSERT INTO clinics (id, organization_id, name, mode) VALUES (${clinicId}, ${organizationId}, 'Clinica', 'live')`.execute(db);
-  const people = [['Maria Grazia', 'De Luca'], ['Mario', 'Rossi'], ['Anna', 'Di Stefano']];
+  const people = [
+    ['Maria Grazia', 'De Luca'],
+    ['Mario', 'Rossi'],
+    ['Anna', 'Di Stefano'],
+  ];
   const ids: string[] = [];
   for (const [first, last] of people) {
     const id = randomUUID();
@@ -55,11 +59,27 @@ it('adds the words of names of several words to the lookup keys and keeps every 
   }
 
   expect(await migrate(database)).toEqual(expect.arrayContaining(['0060_search_vocabulary.sql', '0061_search_covering_indexes.sql']));
-  const { rows } = await sql<{ key: string; term: string }>`SELECT key, term FROM patient_name_keys WHERE clinic_id = ${clinicId} AND key IN ('grazia', 'maria', 'de', 'luca', 'stefano')`.execute(db);
-  expect(rows.map((r) => `${r.key}>${r.term}`).sort()).toEqual(['de>de luca', 'grazia>maria grazia', 'luca>de luca', 'maria>maria grazia', 'stefano>di stefano']);
+  const { rows } = await sql<{
+    key: string;
+    term: string;
+  }>`SELECT key, term FROM patient_name_keys WHERE clinic_id = ${clinicId} AND key IN ('grazia', 'maria', 'de', 'luca', 'stefano')`.execute(db);
+  expect(rows.map((r) => `${r.key}>${r.term}`).sort()).toEqual([
+    'de>de luca',
+    'grazia>maria grazia',
+    'luca>de luca',
+    'maria>maria grazia',
+    'stefano>di stefano',
+  ]);
 
   const search = (q: string) => searchPatients(db, backOffice(clinicId), 'IT', { q, limit: 5 });
-  for (const [q, at] of [['grazia de luca', 0], ['Maria Grazia Deluca', 0], ['De Luca', 0], ['Mario Rosi', 1], ['distefano', 2], ['Anna Di Stefnao', 2]] as const) {
+  for (const [q, at] of [
+    ['grazia de luca', 0],
+    ['Maria Grazia Deluca', 0],
+    ['De Luca', 0],
+    ['Mario Rosi', 1],
+    ['distefano', 2],
+    ['Anna Di Stefnao', 2],
+  ] as const) {
     expect((await search(q)).data[0]?.id, q).toBe(ids[at]);
   }
 });

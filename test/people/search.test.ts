@@ -8,7 +8,15 @@ let t: Tenant;
 const ids: Record<string, string> = {};
 
 const PEOPLE = [
-  { key: 'rossi', firstName: 'Mario', lastName: 'Rossi', phone: '+39 333 111 2233', taxCode: 'RSSMRA80A01F205X', email: 'mario.rossi@example.com', dateOfBirth: '1980-01-01' },
+  {
+    key: 'rossi',
+    firstName: 'Mario',
+    lastName: 'Rossi',
+    phone: '+39 333 111 2233',
+    taxCode: 'RSSMRA80A01F205X',
+    email: 'mario.rossi@example.com',
+    dateOfBirth: '1980-01-01',
+  },
   { key: 'rossa', firstName: 'Maria', lastName: 'Rossi', phone: '+39 333 111 4455' },
   { key: 'nicolo', firstName: 'Nicolò', lastName: 'Esposito', phone: '06 1234 5678' },
   { key: 'dangelo', firstName: 'Giuseppe', lastName: "D'Angelo" },
@@ -56,7 +64,13 @@ describe('GET /v1/patients/search', () => {
   });
 
   it('finds by phone in any format, tax code in any case, email in any case, with score 1', async () => {
-    for (const [q, by] of [['3331112233', 'phone'], ['+39 333 111 22 33', 'phone'], ['0039-333-1112233', 'phone'], ['rssmra80a01f205x', 'taxCode'], ['MARIO.ROSSI@example.com', 'email']] as const) {
+    for (const [q, by] of [
+      ['3331112233', 'phone'],
+      ['+39 333 111 22 33', 'phone'],
+      ['0039-333-1112233', 'phone'],
+      ['rssmra80a01f205x', 'taxCode'],
+      ['MARIO.ROSSI@example.com', 'email'],
+    ] as const) {
       const res = await search(q);
       expect(res.body.data, q).toHaveLength(1);
       expect(res.body.data[0]).toMatchObject({ id: ids.rossi, matchedBy: by, score: 1 });
@@ -66,10 +80,24 @@ describe('GET /v1/patients/search', () => {
 
   it('answers hits with exactly the documented fields and counts close matches', async () => {
     const res = await search('mario rossi');
-    expect(res.body.data.slice(0, 2).map((h: { id: string }) => h.id).sort()).toEqual([ids.rossi, ids.rossi2].sort());
+    expect(
+      res.body.data
+        .slice(0, 2)
+        .map((h: { id: string }) => h.id)
+        .sort(),
+    ).toEqual([ids.rossi, ids.rossi2].sort());
     expect(res.body.closeMatches).toBe(2);
     const hit = res.body.data.find((h: { id: string }) => h.id === ids.rossi);
-    expect(hit).toEqual({ id: ids.rossi, name: 'Mario Rossi', birthYear: 1980, phoneLast4: '2233', archived: false, score: 1, matchedBy: 'name', lastVisitAt: null });
+    expect(hit).toEqual({
+      id: ids.rossi,
+      name: 'Mario Rossi',
+      birthYear: 1980,
+      phoneLast4: '2233',
+      archived: false,
+      score: 1,
+      matchedBy: 'name',
+      lastVisitAt: null,
+    });
     const nulls = res.body.data.find((h: { id: string }) => h.id === ids.rossi2);
     expect(nulls).toMatchObject({ birthYear: null, phoneLast4: null });
     for (const h of res.body.data) expect(h.score >= 0 && h.score <= 1).toBe(true);
@@ -85,10 +113,23 @@ describe('GET /v1/patients/search', () => {
     expect((await search('mario rossi', `&facilityId=${t.facilityIds[0]}`, limited.token)).status).toBe(400);
 
     await server.call('POST', `/admin/v1/clinics/${t.clinicId}/patients/${ids.bianchi}/archive`, { token: ADMIN_TOKEN });
-    for (const [start, status] of [['2026-01-10T09:00:00Z', 'completed'], ['2026-02-10T09:00:00Z', 'cancelled'], ['2099-01-01T09:00:00Z', 'scheduled']] as const) {
-      await server.ctx.db.insertInto('appointments').values({
-        id: randomUUID(), clinic_id: t.clinicId, patient_id: ids.bianchi!, start_at: start, end_at: start.replace('09:00', '09:30'), status, origin: 'manual',
-      }).execute();
+    for (const [start, status] of [
+      ['2026-01-10T09:00:00Z', 'completed'],
+      ['2026-02-10T09:00:00Z', 'cancelled'],
+      ['2099-01-01T09:00:00Z', 'scheduled'],
+    ] as const) {
+      await server.ctx.db
+        .insertInto('appointments')
+        .values({
+          id: randomUUID(),
+          clinic_id: t.clinicId,
+          patient_id: ids.bianchi!,
+          start_at: start,
+          end_at: start.replace('09:00', '09:30'),
+          status,
+          origin: 'manual',
+        })
+        .execute();
     }
     const res = await search('Giulia Bianchi');
     expect(res.body.data[0]).toMatchObject({ id: ids.bianchi, archived: true, lastVisitAt: '2026-01-10T09:00:00.000Z' });
@@ -105,12 +146,19 @@ describe('GET /v1/patients/search', () => {
   });
 
   it('finds the shapes callers produce: a surname of two words alone, two errors in one word, a spelling heard by speech-to-text, a surname with a birth year', async () => {
-    const created = await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Anna', lastName: 'Di Stefano', dateOfBirth: '1975-03-02' } });
+    const created = await server.call('POST', '/v1/patients', {
+      token: t.token,
+      body: { firstName: 'Anna', lastName: 'Di Stefano', dateOfBirth: '1975-03-02' },
+    });
     for (const q of ['Di Stefano', 'distefano', 'Anna Di Stefano']) {
       const res = await search(q);
       expect(res.body.data[0]?.id, `${q}: ${res.text}`).toBe(created.body.id);
     }
-    for (const [q, key] of [['Francesca Fearri', 'ferrari'], ['Alesandor Colombo', 'colombo'], ['Giuseppe Dangleo', 'dangelo']] as const) {
+    for (const [q, key] of [
+      ['Francesca Fearri', 'ferrari'],
+      ['Alesandor Colombo', 'colombo'],
+      ['Giuseppe Dangleo', 'dangelo'],
+    ] as const) {
       const res = await search(q);
       expect(res.body.data[0]?.id, `${q}: ${res.text}`).toBe(ids[key]);
     }

@@ -58,7 +58,11 @@ const lockFile = (dir: string) => path.join(dir, 'dcm.lock');
 describe.skipIf(ENGINE === 'postgres')('the embedded data folder lock', () => {
   beforeAll(async () => {
     for (let i = 0; i < 4; i++) {
-      const child = fork(path.join(ROOT, 'test/helpers/lock-contender.ts'), [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = fork(path.join(ROOT, 'test/helpers/lock-contender.ts'), [], {
+        cwd: ROOT,
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
       contenders.push(child);
     }
     await Promise.all(contenders.map((c) => nextMessage(c)));

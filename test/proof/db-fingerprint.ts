@@ -23,7 +23,11 @@ export async function makeFingerprinter(db: Kysely<any>): Promise<() => Promise<
   }
   const parts = [...tables].map(([name, cols]) => {
     const q = `"${name.replace(/"/g, '""')}"`;
-    const version = cols.has('version') ? 'coalesce(sum(version), 0)::text' : cols.has('version_text') ? `coalesce(string_agg(version::text, ',' ORDER BY version::text), '')` : `''`;
+    const version = cols.has('version')
+      ? 'coalesce(sum(version), 0)::text'
+      : cols.has('version_text')
+        ? `coalesce(string_agg(version::text, ',' ORDER BY version::text), '')`
+        : `''`;
     const updated = cols.has('updated_at') ? `coalesce(max(updated_at)::text, '')` : `''`;
     return `SELECT '${name.replace(/'/g, "''")}' AS t, count(*)::text || '/' || ${version} || '/' || ${updated} AS f FROM ${q}`;
   });

@@ -40,7 +40,9 @@ async function freePort(): Promise<number> {
 
 /** A redis-server of this test alone, without persistence. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   redis.stdout!.on('data', (d) => (out += d));
   await waitFor(() => out.includes('Ready to accept connections') || redis.exitCode !== null, 10_000, 'redis-server');
@@ -187,7 +189,7 @@ async function startWithClinic(env: Record<string, string>): Promise<{ proc: Ser
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (proc.child.exitCode !== null) throw new Error(`the service exited with ${proc.child.exitCode}:\n${proc.output()}`);
-    if (await readyStatus(base).catch(() => 0) === 200) break;
+    if ((await readyStatus(base).catch(() => 0)) === 200) break;
     if (Date.now() > deadline) throw new Error(`the service did not become ready:\n${proc.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -287,7 +289,13 @@ describe.skipIf(ENGINE === 'pglite')('the service when PostgreSQL goes away and 
     viaProxy.port = String(proxy.port);
     const { proc, base, token, facilityId } = await startWithClinic({ DATABASE_URL: viaProxy.toString() });
     let n = 0;
-    const write = () => call(base, 'POST', '/v1/patients', token, { firstName: 'Ada', lastName: `Guasto ${++n}`, phone: `+39 333 100 ${String(1000 + n).slice(-4)}`, facilityId });
+    const write = () =>
+      call(base, 'POST', '/v1/patients', token, {
+        firstName: 'Ada',
+        lastName: `Guasto ${++n}`,
+        phone: `+39 333 100 ${String(1000 + n).slice(-4)}`,
+        facilityId,
+      });
     const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
     expect((await write()).status).toBe(201);
     expect((await read()).status).toBe(200);
@@ -317,39 +325,49 @@ describe.skipIf(ENGINE === 'pglite')('the service when PostgreSQL goes away and 
     expectNoUnhandled(proc);
   }, 120_000);
 
-  it.skipIf(!fs.existsSync(path.join(PG_BIN, 'initdb')))('answers 503 unavailable quickly while its server is stopped, then recovers when it is started again', async () => {
-    const cluster = new PrivateCluster(await freePort());
-    cleanups.push(() => cluster.remove());
-    cluster.init();
-    cluster.start();
-    const { proc, base, token, facilityId } = await startWithClinic({ DATABASE_URL: cluster.url });
-    let n = 0;
-    const write = () => call(base, 'POST', '/v1/patients', token, { firstName: 'Bice', lastName: `Fermo ${++n}`, phone: `+39 333 200 ${String(1000 + n).slice(-4)}`, facilityId });
-    const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
-    expect((await write()).status).toBe(201);
+  it.skipIf(!fs.existsSync(path.join(PG_BIN, 'initdb')))(
+    'answers 503 unavailable quickly while its server is stopped, then recovers when it is started again',
+    async () => {
+      const cluster = new PrivateCluster(await freePort());
+      cleanups.push(() => cluster.remove());
+      cluster.init();
+      cluster.start();
+      const { proc, base, token, facilityId } = await startWithClinic({ DATABASE_URL: cluster.url });
+      let n = 0;
+      const write = () =>
+        call(base, 'POST', '/v1/patients', token, {
+          firstName: 'Bice',
+          lastName: `Fermo ${++n}`,
+          phone: `+39 333 200 ${String(1000 + n).slice(-4)}`,
+          facilityId,
+        });
+      const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
+      expect((await write()).status).toBe(201);
 
-    // Stopped while requests are in flight: the server terminates every session (57P01).
-    const inFlight = Array.from({ length: 12 }, (_, i) => (i % 2 ? read() : write()));
-    await new Promise((r) => setTimeout(r, 5));
-    await cluster.stopAsync();
-    for (const answer of await Promise.all(inFlight)) {
-      if (answer.status >= 300) expectUnavailable(answer, 'a request in flight at the stop');
-    }
-    for (let i = 0; i < 6; i++) {
-      const answer = await (i % 2 ? read() : write());
-      expectUnavailable(answer, `request ${i} with PostgreSQL stopped`);
-      expect(answer.ms).toBeLessThan(1000);
-    }
-    expect(await readyStatus(base)).toBe(503);
+      // Stopped while requests are in flight: the server terminates every session (57P01).
+      const inFlight = Array.from({ length: 12 }, (_, i) => (i % 2 ? read() : write()));
+      await new Promise((r) => setTimeout(r, 5));
+      await cluster.stopAsync();
+      for (const answer of await Promise.all(inFlight)) {
+        if (answer.status >= 300) expectUnavailable(answer, 'a request in flight at the stop');
+      }
+      for (let i = 0; i < 6; i++) {
+        const answer = await (i % 2 ? read() : write());
+        expectUnavailable(answer, `request ${i} with PostgreSQL stopped`);
+        expect(answer.ms).toBeLessThan(1000);
+      }
+      expect(await readyStatus(base)).toBe(503);
 
-    cluster.start();
-    const backBy = Date.now() + 15_000;
-    while ((await write()).status !== 201) {
-      if (Date.now() > backBy) throw new Error(`the service did not recover after PostgreSQL was started again:\n${proc.output()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect((await read()).status).toBe(200);
-    expect(await readyStatus(base)).toBe(200);
-    expectNoUnhandled(proc);
-  }, 120_000);
+      cluster.start();
+      const backBy = Date.now() + 15_000;
+      while ((await write()).status !== 201) {
+        if (Date.now() > backBy) throw new Error(`the service did not recover after PostgreSQL was started again:\n${proc.output()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect((await read()).status).toBe(200);
+      expect(await readyStatus(base)).toBe(200);
+      expectNoUnhandled(proc);
+    },
+    120_000,
+  );
 });

@@ -32,7 +32,12 @@ beforeAll(async () => {
   routes = server.app.plannedRoutes.filter((r) => r.plane !== 'public' && r.method !== 'HEAD');
 });
 afterAll(async () => {
-  console.log(`request-line fuzz: ${RUNS} runs; answers by status: ${[...seen].sort().map(([s, n]) => `${s}×${n}`).join(' ')}`);
+  console.log(
+    `request-line fuzz: ${RUNS} runs; answers by status: ${[...seen]
+      .sort()
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ')}`,
+  );
   await server?.close();
 });
 
@@ -51,7 +56,10 @@ function wrongCredentials(plane: PlannedRoute['plane']): Array<Array<[string, st
     [['authorization', `Bearer ${right.slice(0, -1)}`]],
     [['authorization', `Bearer ${right.toUpperCase()}`]],
     [['authorization', `Bearer ${wrong},${right}`]],
-    [['authorization', `Bearer ${wrong}`], ['authorization', `Bearer ${right}`]],
+    [
+      ['authorization', `Bearer ${wrong}`],
+      ['authorization', `Bearer ${right}`],
+    ],
     [['x-authorization', `Bearer ${right}`]],
     [['proxy-authorization', `Bearer ${right}`]],
     [['cookie', `token=${right}`]],
@@ -61,7 +69,11 @@ function wrongCredentials(plane: PlannedRoute['plane']): Array<Array<[string, st
 describe('request-line and credential fuzz', () => {
   it('never lets a respelled path past its gate without the right credential', async () => {
     const arbitrary = fc
-      .record({ route: fc.integer({ min: 0, max: 10_000 }), steps: fc.array(fc.integer({ min: 0, max: 10_000 }), { minLength: 1, maxLength: 3 }), credential: fc.integer({ min: 0, max: 100 }) })
+      .record({
+        route: fc.integer({ min: 0, max: 10_000 }),
+        steps: fc.array(fc.integer({ min: 0, max: 10_000 }), { minLength: 1, maxLength: 3 }),
+        credential: fc.integer({ min: 0, max: 100 }),
+      })
       .map(({ route: r, steps, credential }) => {
         const route = routes[r % routes.length]!;
         let target = route.url.replace(/:[A-Za-z0-9_]+/g, SOME_ID);

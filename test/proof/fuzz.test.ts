@@ -58,15 +58,12 @@ function sendOnce(req: HostileRequest, target: TestServer, via: http.Agent | fal
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | string[] | number> = { ...req.headers };
     if (req.body) headers['content-length'] = req.body.length;
-    const r = http.request(
-      { host: url.hostname, port: url.port, method: req.method, path: req.url, headers, agent: via, timeout: 30_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
+    const r = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.url, headers, agent: via, timeout: 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
     r.on('timeout', () => r.destroy(new Error('no answer within 30 s')));
     r.on('error', reject);
     r.end(req.body ?? undefined);
@@ -133,7 +130,12 @@ beforeAll(async () => {
   knownIds = await ownIds(tenant.clinicId);
 });
 afterAll(async () => {
-  console.log(`fuzz: ${RUNS} runs per operation; answers by method and status: ${[...statuses].sort().map(([k, n]) => `${k}: ${n}`).join(', ')}`);
+  console.log(
+    `fuzz: ${RUNS} runs per operation; answers by method and status: ${[...statuses]
+      .sort()
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(', ')}`,
+  );
   agent.destroy();
   await server?.close();
 });
@@ -211,7 +213,13 @@ describe('hostile input against the shared mechanisms (bodies, Idempotency-Key, 
   it('refuses deeply nested JSON with 400 invalid_request, with or without Idempotency-Key', async () => {
     for (const rawBody of ['{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000), '['.repeat(100_000) + ']'.repeat(100_000)]) {
       for (const headers of [{ 'idempotency-key': randomUUID() }, {}] as Record<string, string>[]) {
-        const req = { method: 'POST', url: '/v1/test-secrets', headers: { authorization: `Bearer ${mechToken}`, 'content-type': 'application/json', ...headers }, body: Buffer.from(rawBody), label: 'deep JSON' };
+        const req = {
+          method: 'POST',
+          url: '/v1/test-secrets',
+          headers: { authorization: `Bearer ${mechToken}`, 'content-type': 'application/json', ...headers },
+          body: Buffer.from(rawBody),
+          label: 'deep JSON',
+        };
         const before = await mechFingerprint();
         const answer = await send(req, mech);
         check(req, answer, before, await mechFingerprint());
@@ -220,7 +228,16 @@ describe('hostile input against the shared mechanisms (bodies, Idempotency-Key, 
       }
     }
     // A body nested like real data still works.
-    const ok = await send({ method: 'POST', url: '/v1/test-secrets', headers: { authorization: `Bearer ${mechToken}`, 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ a: [{ b: { c: [1, 2, { d: 'e' }] } }] })), label: 'nested JSON' }, mech);
+    const ok = await send(
+      {
+        method: 'POST',
+        url: '/v1/test-secrets',
+        headers: { authorization: `Bearer ${mechToken}`, 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify({ a: [{ b: { c: [1, 2, { d: 'e' }] } }] })),
+        label: 'nested JSON',
+      },
+      mech,
+    );
     expect(ok.status).toBe(201);
   });
 
@@ -234,7 +251,13 @@ describe('hostile input against the shared mechanisms (bodies, Idempotency-Key, 
       { method: 'PATCH', url: `/v1/test-facilities/${mechIds[0]}`, body: JSON.stringify({ name: '\u0000' }), where: 'body' },
     ];
     for (const c of cases) {
-      const req = { method: c.method, url: c.url, headers: { authorization: `Bearer ${mechToken}`, ...(c.body ? { 'content-type': 'application/json' } : {}) }, body: c.body ? Buffer.from(c.body) : null, label: `${c.method} ${c.url} ${c.body ?? ''}` };
+      const req = {
+        method: c.method,
+        url: c.url,
+        headers: { authorization: `Bearer ${mechToken}`, ...(c.body ? { 'content-type': 'application/json' } : {}) },
+        body: c.body ? Buffer.from(c.body) : null,
+        label: `${c.method} ${c.url} ${c.body ?? ''}`,
+      };
       const before = await mechFingerprint();
       const answer = await send(req, mech);
       check(req, answer, before, await mechFingerprint());

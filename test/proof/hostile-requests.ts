@@ -40,10 +40,11 @@ export function resolveRef(doc: OpenApiDoc, schema: Schema | undefined): Schema 
   for (let i = 0; i < 20 && typeof s.$ref === 'string'; i++) {
     const ref: string = s.$ref;
     if (ref.startsWith('#/')) {
-      s = ref
-        .slice(2)
-        .split('/')
-        .reduce((node: any, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc) ?? {};
+      s =
+        ref
+          .slice(2)
+          .split('/')
+          .reduce((node: any, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc) ?? {};
     } else {
       const name = ref.replace(/#$/, '');
       s = doc.components?.schemas?.[name] ?? {};
@@ -62,7 +63,7 @@ export function operationsOf(doc: OpenApiDoc): Operation[] {
         const param = resolveRef(doc, p);
         return { name: param.name, in: param.in, required: !!param.required, schema: resolveRef(doc, param.schema) };
       });
-      const content = op.requestBody ? resolveRef(doc, op.requestBody).content ?? {} : null;
+      const content = op.requestBody ? (resolveRef(doc, op.requestBody).content ?? {}) : null;
       const body = content ? resolveRef(doc, (content['application/json'] ?? Object.values(content)[0] ?? {}).schema) : null;
       ops.push({ method: method.toUpperCase(), path, operationId: op.operationId ?? `${method} ${path}`, parameters, body });
     }
@@ -176,7 +177,8 @@ export function validValue(doc: OpenApiDoc, raw: Schema, depth = 0): fc.Arbitrar
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(alternatives) && alternatives.length > 0) return fc.oneof(...alternatives.map((s: Schema) => validValue(doc, s, depth + 1)));
-  if (Array.isArray(schema.allOf) && schema.allOf.length > 0) return validValue(doc, Object.assign({}, ...schema.allOf.map((s: Schema) => resolveRef(doc, s))), depth + 1);
+  if (Array.isArray(schema.allOf) && schema.allOf.length > 0)
+    return validValue(doc, Object.assign({}, ...schema.allOf.map((s: Schema) => resolveRef(doc, s))), depth + 1);
   const nullable = Array.isArray(schema.type) && schema.type.includes('null');
   const base = validNonNull(doc, schema, depth);
   return nullable ? fc.option(base, { nil: null, freq: 5 }) : base;
@@ -194,7 +196,10 @@ function validNonNull(doc: OpenApiDoc, schema: Schema, depth: number): fc.Arbitr
     case 'number': {
       const min = schema.minimum ?? -1e6;
       const max = schema.maximum ?? 1e6;
-      return fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((n) => Math.round(n * 100) / 100).filter((n) => n >= min && n <= max);
+      return fc
+        .double({ min, max, noNaN: true, noDefaultInfinity: true })
+        .map((n) => Math.round(n * 100) / 100)
+        .filter((n) => n >= min && n <= max);
     }
     case 'boolean':
       return fc.boolean();
@@ -204,7 +209,10 @@ function validNonNull(doc: OpenApiDoc, schema: Schema, depth: number): fc.Arbitr
       const items = schema.items ? validValue(doc, schema.items, depth + 1) : fc.jsonValue({ maxDepth: 1 });
       const minLength = schema.minItems ?? 0;
       const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? 4, minLength + 4));
-      return fc.array(items, { minLength, maxLength, ...(schema.uniqueItems ? {} : {}) }).map((a) => (schema.uniqueItems ? [...new Map(a.map((v) => [JSON.stringify(v), v])).values()] : a)).filter((a) => a.length >= minLength);
+      return fc
+        .array(items, { minLength, maxLength, ...(schema.uniqueItems ? {} : {}) })
+        .map((a) => (schema.uniqueItems ? [...new Map(a.map((v) => [JSON.stringify(v), v])).values()] : a))
+        .filter((a) => a.length >= minLength);
     }
     case 'object': {
       if (depth > 6) return fc.constant({});
@@ -228,9 +236,15 @@ function validString(schema: Schema): fc.Arbitrary<string> {
     case 'date-time':
       return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
     case 'date':
-      return fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+      return fc
+        .date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+        .map((d) => d.toISOString().slice(0, 10));
     case 'email':
-      return fit(fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,15}$/), fc.stringMatching(/^[a-z]{1,10}$/), fc.constantFrom('it', 'com', 'org')).map(([l, d, t]) => `${l}@${d}.${t}`));
+      return fit(
+        fc
+          .tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,15}$/), fc.stringMatching(/^[a-z]{1,10}$/), fc.constantFrom('it', 'com', 'org'))
+          .map(([l, d, t]) => `${l}@${d}.${t}`),
+      );
     case 'uri':
       return fc.webUrl();
   }
@@ -241,7 +255,9 @@ function validString(schema: Schema): fc.Arbitrary<string> {
       // a pattern fast-check cannot generate from: plain text below
     }
   }
-  return fc.string({ unit: 'grapheme', minLength, maxLength: Math.min(maxLength, minLength + 40) }).filter((s) => s.length >= minLength && s.length <= maxLength);
+  return fc
+    .string({ unit: 'grapheme', minLength, maxLength: Math.min(maxLength, minLength + 40) })
+    .filter((s) => s.length >= minLength && s.length <= maxLength);
 }
 
 /** A value close to valid: the schema's value with one thing wrong, or anything at all. */
@@ -251,9 +267,21 @@ export function confusedValue(doc: OpenApiDoc, raw: Schema): fc.Arbitrary<unknow
   if (typeOf(schema) === 'object' && schema.properties && Object.keys(schema.properties).length > 0) {
     const names = Object.keys(schema.properties);
     options.push(
-      fc.tuple(validValue(doc, schema) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom(...names), hostileValue).map(([v, k, bad]) => ({ ...v, [k]: bad })),
-      fc.tuple(validValue(doc, schema) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom(...names), fc.constantFrom(...names), hostileValue, hostileValue).map(([v, k1, k2, b1, b2]) => ({ ...v, [k1]: b1, [k2]: b2 })),
-      fc.tuple(validValue(doc, schema) as fc.Arbitrary<Record<string, unknown>>, fc.string({ minLength: 1, maxLength: 20 }), hostileValue).map(([v, k, bad]) => ({ ...v, [k]: bad })),
+      fc
+        .tuple(validValue(doc, schema) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom(...names), hostileValue)
+        .map(([v, k, bad]) => ({ ...v, [k]: bad })),
+      fc
+        .tuple(
+          validValue(doc, schema) as fc.Arbitrary<Record<string, unknown>>,
+          fc.constantFrom(...names),
+          fc.constantFrom(...names),
+          hostileValue,
+          hostileValue,
+        )
+        .map(([v, k1, k2, b1, b2]) => ({ ...v, [k1]: b1, [k2]: b2 })),
+      fc
+        .tuple(validValue(doc, schema) as fc.Arbitrary<Record<string, unknown>>, fc.string({ minLength: 1, maxLength: 20 }), hostileValue)
+        .map(([v, k, bad]) => ({ ...v, [k]: bad })),
       fc.tuple(validValue(doc, schema) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom(...names)).map(([v, k]) => {
         const copy = { ...v };
         delete copy[k];
@@ -281,7 +309,22 @@ export function encodeComponent(value: string): string {
 const INTEGER_SPELLINGS = ['1e2', '+5', '0x10', '0b1', '0o7', '%205', '5%20', '5.0', '1_0', '%EF%BC%95'];
 
 /** Already-encoded path and query pieces that a percent-encoder would never produce. */
-const RAW_URL_PIECES = ['%ff', '%FF%FE', '%', '%zz', '%c0%af', '%ed%a0%80', '%00', '..%2f..%2f', '%2e%2e', 'a%20b', '%E2%80%AE', '%F0%9F%98%80', 'x'.repeat(600), '%25'];
+const RAW_URL_PIECES = [
+  '%ff',
+  '%FF%FE',
+  '%',
+  '%zz',
+  '%c0%af',
+  '%ed%a0%80',
+  '%00',
+  '..%2f..%2f',
+  '%2e%2e',
+  'a%20b',
+  '%E2%80%AE',
+  '%F0%9F%98%80',
+  'x'.repeat(600),
+  '%25',
+];
 
 function asText(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -308,7 +351,13 @@ const queryValue = (doc: OpenApiDoc, schema: Schema) =>
 
 /** Header values Node may send: visible ASCII and Latin-1, no CR or LF. */
 const headerText = (max: number) =>
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: max });
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((c) => c !== 0x7f)
+      .map((c) => String.fromCharCode(c)),
+    maxLength: max,
+  });
 
 /** What a client can put in a header: characters outside Latin-1 become `?`, as a browser would refuse them. */
 const sendableHeader = (value: string) => value.replace(/[^\x20-\x7e\x80-\xff]/g, '?');
@@ -360,7 +409,7 @@ const RAW_BODIES: fc.Arbitrary<Buffer> = fc.oneof(
     Buffer.from('{"firstName":"x\\udc00","lastName":"\\ud83d\\ud83d"}'), // lone low, two highs
     Buffer.from('{"\\ud800":1}'),
     Buffer.from('{"a":"\\u0000"}'),
-    Buffer.from('[' .repeat(100_000) + ']'.repeat(100_000)),
+    Buffer.from('['.repeat(100_000) + ']'.repeat(100_000)),
     Buffer.from('{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000)),
     Buffer.from('['.repeat(10_000)),
   ),
@@ -389,13 +438,26 @@ export function hostileRequest(op: Operation, ctx: RequestContext): fc.Arbitrary
 
   const declaredQuery = fc.tuple(
     ...queryParams.map((p) =>
-      fc.option(queryValue(doc, p.schema).map((v) => `${encodeComponent(p.name)}=${v}`), { nil: null, freq: 2 }),
+      fc.option(
+        queryValue(doc, p.schema).map((v) => `${encodeComponent(p.name)}=${v}`),
+        { nil: null, freq: 2 },
+      ),
     ),
   );
   const extraQuery = fc.array(
     fc.oneof(
       fc.tuple(fc.string({ minLength: 1, maxLength: 10 }), nastyString).map(([k, v]) => `${encodeComponent(k)}=${encodeComponent(v)}`),
-      fc.constantFrom('a[b]=1', 'a[]=1&a[]=2', '__proto__[x]=1', 'constructor[prototype][x]=1', '=', '&&&', '%ff=%ff', 'limit=1&limit=2', 'cursor=' + 'x'.repeat(501)),
+      fc.constantFrom(
+        'a[b]=1',
+        'a[]=1&a[]=2',
+        '__proto__[x]=1',
+        'constructor[prototype][x]=1',
+        '=',
+        '&&&',
+        '%ff=%ff',
+        'limit=1&limit=2',
+        'cursor=' + 'x'.repeat(501),
+      ),
       queryParams.length ? fc.constantFrom(...queryParams).map((p) => `${p.name}=1&${p.name}=2`) : fc.constant('x=1'),
     ),
     { maxLength: 3 },
@@ -419,7 +481,15 @@ export function hostileRequest(op: Operation, ctx: RequestContext): fc.Arbitrary
       accept: fc.constantFrom('application/xml', 'text/html', '*/*', 'application/json;q=0'),
       'accept-encoding': fc.constantFrom('gzip', 'br', 'identity;q=0', 'x'.repeat(100)),
       'x-forwarded-for': headerText(60),
-      ...Object.fromEntries(headerParams.map((p) => [p.name.toLowerCase(), fc.oneof(validValue(doc, p.schema).map((v) => sendableHeader(asText(v))), headerText(300))])),
+      ...Object.fromEntries(
+        headerParams.map((p) => [
+          p.name.toLowerCase(),
+          fc.oneof(
+            validValue(doc, p.schema).map((v) => sendableHeader(asText(v))),
+            headerText(300),
+          ),
+        ]),
+      ),
     },
     { requiredKeys: ['authorization'] },
   );
@@ -430,7 +500,12 @@ export function hostileRequest(op: Operation, ctx: RequestContext): fc.Arbitrary
         { weight: 3, arbitrary: jsonBody(validValue(doc, op.body)) },
         { weight: 5, arbitrary: jsonBody(confusedValue(doc, op.body)) },
         { weight: 3, arbitrary: RAW_BODIES.map((b) => ({ body: b, contentType: 'application/json' })) },
-        { weight: 2, arbitrary: fc.tuple(validValue(doc, op.body), fc.constantFrom(...CONTENT_TYPES)).map(([v, ct]) => ({ body: Buffer.from(JSON.stringify(v) ?? ''), contentType: ct })) },
+        {
+          weight: 2,
+          arbitrary: fc
+            .tuple(validValue(doc, op.body), fc.constantFrom(...CONTENT_TYPES))
+            .map(([v, ct]) => ({ body: Buffer.from(JSON.stringify(v) ?? ''), contentType: ct })),
+        },
         { weight: 1, arbitrary: fc.constant({ body: null, contentType: null }) },
         { weight: 1, arbitrary: fc.constant({ body: null, contentType: 'application/json' }) },
       )
@@ -453,11 +528,21 @@ export function hostileRequest(op: Operation, ctx: RequestContext): fc.Arbitrary
     if (repeated !== null && typeof h[repeated[0]] === 'string') h[repeated[0]] = [h[repeated[0]] as string, repeated[1] ?? (h[repeated[0]] as string)];
     const url = `${ctx.base}${path}${query ? `?${query}` : ''}`;
     const shortUrl = url.length > 200 ? `${url.slice(0, 200)}… (${url.length} chars)` : url;
-    const shownBody = body.body ? (body.body.length > 200 ? `${body.body.length} bytes: ${JSON.stringify(body.body.subarray(0, 80).toString('latin1'))}…` : JSON.stringify(body.body.toString('latin1'))) : 'none';
+    const shownBody = body.body
+      ? body.body.length > 200
+        ? `${body.body.length} bytes: ${JSON.stringify(body.body.subarray(0, 80).toString('latin1'))}…`
+        : JSON.stringify(body.body.toString('latin1'))
+      : 'none';
     const shownHeaders = Object.entries(h)
       .flatMap(([k, values]) => [values].flat().map((v) => `${k}: ${v.length > 80 ? v.slice(0, 80) + `… (${v.length} chars)` : v}`))
       .join('; ');
-    return labelled({ method: op.method, url, headers: h, body: body.body, label: `${op.method} ${shortUrl}\n   headers: ${shownHeaders}\n   body: ${shownBody}` });
+    return labelled({
+      method: op.method,
+      url,
+      headers: h,
+      body: body.body,
+      label: `${op.method} ${shortUrl}\n   headers: ${shownHeaders}\n   body: ${shownBody}`,
+    });
   });
 }
 

@@ -32,13 +32,30 @@ beforeAll(async () => {
   };
 
   // A destination of the owner, so its events become deliveries.
-  ids.endpoint = ok(await as('POST', '/v1/webhook-endpoints', { url: 'https://hooks.example.com/isolation', events: ['patient.created', 'lead.created', 'task.created', 'call.logged'] })).id;
-  ids.patient = ok(await as('POST', '/v1/patients', { firstName: 'Isolde', lastName: 'Riservata', phone: '+39 333 424 2424', email: 'isolde@example.com', facilityId: f1 })).id;
+  ids.endpoint = ok(
+    await as('POST', '/v1/webhook-endpoints', {
+      url: 'https://hooks.example.com/isolation',
+      events: ['patient.created', 'lead.created', 'task.created', 'call.logged'],
+    }),
+  ).id;
+  ids.patient = ok(
+    await as('POST', '/v1/patients', { firstName: 'Isolde', lastName: 'Riservata', phone: '+39 333 424 2424', email: 'isolde@example.com', facilityId: f1 }),
+  ).id;
   ids.lead = ok(await as('POST', '/v1/leads', { firstName: 'Leandro', lastName: 'Nascosto', phone: '+39 347 424 2424', facilityId: f1 })).id;
-  ids.call = ok(await as('POST', '/v1/calls', { externalCallId: 'iso-1', direction: 'inbound', from: '+39 333 424 2424', to: '+39 02 1234567', facilityId: f1 })).id;
+  ids.call = ok(
+    await as('POST', '/v1/calls', { externalCallId: 'iso-1', direction: 'inbound', from: '+39 333 424 2424', to: '+39 02 1234567', facilityId: f1 }),
+  ).id;
   const start = new Date(Date.now() + 3 * 86_400_000);
   start.setUTCHours(9, 0, 0, 0);
-  ids.appointment = ok(await admin('/appointments', { patientId: ids.patient, start: start.toISOString(), end: new Date(start.getTime() + 1_800_000).toISOString(), facilityId: f1, title: 'Visita riservata' })).id;
+  ids.appointment = ok(
+    await admin('/appointments', {
+      patientId: ids.patient,
+      start: start.toISOString(),
+      end: new Date(start.getTime() + 1_800_000).toISOString(),
+      facilityId: f1,
+      title: 'Visita riservata',
+    }),
+  ).id;
   ids.task = ok(await admin('/tasks', { title: 'Richiamare Isolde', patientId: ids.patient, facilityId: f1 })).id;
   ids.conversation = ok(await admin('/conversations', { patientId: ids.patient, facilityId: f1 })).id;
   ids.plan = ok(await admin('/payment-plans', { patientId: ids.patient, installments: [{ amount: 50, dueDate: '2026-01-01' }] })).id;
@@ -50,7 +67,15 @@ afterAll(() => server.close());
 
 describe('isolation between clinics and facilities', () => {
   it('the owner sees every record (the checks below are real)', async () => {
-    for (const path of [`/v1/patients/${ids.patient}`, `/v1/leads/${ids.lead}`, `/v1/calls/${ids.call}`, `/v1/appointments/${ids.appointment}`, `/v1/tasks/${ids.task}`, `/v1/conversations/${ids.conversation}`, `/v1/webhook-endpoints/${ids.endpoint}`]) {
+    for (const path of [
+      `/v1/patients/${ids.patient}`,
+      `/v1/leads/${ids.lead}`,
+      `/v1/calls/${ids.call}`,
+      `/v1/appointments/${ids.appointment}`,
+      `/v1/tasks/${ids.task}`,
+      `/v1/conversations/${ids.conversation}`,
+      `/v1/webhook-endpoints/${ids.endpoint}`,
+    ]) {
       expect((await server.call('GET', path, { token: owner.token })).status, path).toBe(200);
     }
     const search = await server.call('GET', '/v1/patients/search?q=Isolde%20Riservata', { token: owner.token });

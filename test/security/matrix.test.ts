@@ -9,7 +9,10 @@ import type { MatrixCase } from './matrix.js';
 
 const casesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cases');
 const cases: MatrixCase[] = [];
-for (const file of fs.readdirSync(casesDir).filter((f) => f.endsWith('.ts')).sort()) {
+for (const file of fs
+  .readdirSync(casesDir)
+  .filter((f) => f.endsWith('.ts'))
+  .sort()) {
   const mod = (await import(path.join(casesDir, file))) as { cases: MatrixCase[] };
   cases.push(...mod.cases);
 }
@@ -66,7 +69,10 @@ describe('security matrix', () => {
         expect(res.body.error.code).toBe('insufficient_scope');
         expect(res.body.error.details.requiredScopes).toEqual([scope]);
       }
-      const none = await server.factories.key(tenant.clinicId, SCOPES.filter((s) => !c.scopes.includes(s)));
+      const none = await server.factories.key(
+        tenant.clinicId,
+        SCOPES.filter((s) => !c.scopes.includes(s)),
+      );
       const res = await send(c, none.token);
       expect(res.status).toBe(403);
       expect([...res.body.error.details.requiredScopes].sort()).toEqual([...c.scopes].sort());

@@ -49,9 +49,11 @@ function expectRefused(answer: RawAnswer, what: string): void {
 /** Runs `tasks` with at most `width` in flight. */
 async function inParallel<T>(items: T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await task(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
 }
 
 describe('every route, every spelling of its request line', () => {
@@ -107,7 +109,12 @@ describe('a route without a gate cannot exist', () => {
     const app = Fastify();
     requirePlanes(app, { separateAdminListener: false });
     expect(() => app.get('/loose', async () => 'open')).toThrow(RouteWithoutGateError);
-    await registerPlane(app, 'public', () => {}, (scope) => void scope.get('/fine', async () => 'ok'));
+    await registerPlane(
+      app,
+      'public',
+      () => {},
+      (scope) => void scope.get('/fine', async () => 'ok'),
+    );
     await app.ready();
     expect(app.plannedRoutes.map((r) => `${r.method} ${r.url} ${r.plane}`)).toContain('GET /fine public');
     await app.close();
@@ -116,7 +123,9 @@ describe('a route without a gate cannot exist', () => {
   it('stops the start when a v1 route declares no scopes', async () => {
     const { ctx, drop } = await openTestContext(testConfig({ adminToken: ADMIN_TOKEN }));
     try {
-      await expect(buildApp({ ctx, logger: false, extraRoutes: (v1) => void v1.get('/v1/no-scopes', async () => ({})) })).rejects.toThrow(/without config.scopes/);
+      await expect(buildApp({ ctx, logger: false, extraRoutes: (v1) => void v1.get('/v1/no-scopes', async () => ({})) })).rejects.toThrow(
+        /without config.scopes/,
+      );
     } finally {
       await drop();
     }

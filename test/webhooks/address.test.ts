@@ -79,25 +79,85 @@ describe('address safety when a destination is saved (setting off)', () => {
 
 describe('address safety when a delivery connects', () => {
   const refused = [
-    '0.0.0.0', '10.1.2.3', '100.64.0.1', '100.127.255.254', '127.0.0.1', '127.255.0.9', '169.254.169.254', '172.16.0.1', '172.31.255.255',
-    '192.0.0.8', '192.0.2.10', '192.88.99.1', '192.168.1.1', '198.18.0.1', '198.19.255.1', '198.51.100.7', '203.0.113.9', '224.0.0.1',
-    '239.255.255.250', '240.0.0.1', '255.255.255.255',
-    '::', '::1', '::ffff:10.0.0.1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', '::127.0.0.1', '64:ff9b::10.0.0.1', '64:ff9b::7f00:1',
-    '64:ff9b:1::8.8.8.8', '2002:c0a8:0101::1', '2002:7f00:1::', '100::1', '2001::1', '2001:db8::1', '3fff::1', 'fc00::1', 'fd12:3456::1',
-    'fe80::1', 'fec0::1', 'ff02::1', 'fe80::1%eth0',
+    '0.0.0.0',
+    '10.1.2.3',
+    '100.64.0.1',
+    '100.127.255.254',
+    '127.0.0.1',
+    '127.255.0.9',
+    '169.254.169.254',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.0.0.8',
+    '192.0.2.10',
+    '192.88.99.1',
+    '192.168.1.1',
+    '198.18.0.1',
+    '198.19.255.1',
+    '198.51.100.7',
+    '203.0.113.9',
+    '224.0.0.1',
+    '239.255.255.250',
+    '240.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    '::ffff:10.0.0.1',
+    '::ffff:127.0.0.1',
+    '::ffff:169.254.169.254',
+    '::127.0.0.1',
+    '64:ff9b::10.0.0.1',
+    '64:ff9b::7f00:1',
+    '64:ff9b:1::8.8.8.8',
+    '2002:c0a8:0101::1',
+    '2002:7f00:1::',
+    '100::1',
+    '2001::1',
+    '2001:db8::1',
+    '3fff::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'fe80::1',
+    'fec0::1',
+    'ff02::1',
+    'fe80::1%eth0',
     // Every IPv6 form that carries an IPv4 address, checked on that address:
-    '::ffff:7f00:1', '::FFFF:127.0.0.1', '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:10.0.0.1', '::ffff:0:169.254.169.254', // mapped, translated
-    '64:ff9b::127.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b:0:0:0:0:192.168.0.1', // NAT64 well-known prefix
-    '2002:7f00:1::', '2002:a00:1::1', '2002:a9fe:a9fe:1234::1', // 6to4
+    '::ffff:7f00:1',
+    '::FFFF:127.0.0.1',
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:7f00:1',
+    '::ffff:0:10.0.0.1',
+    '::ffff:0:169.254.169.254', // mapped, translated
+    '64:ff9b::127.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b:0:0:0:0:192.168.0.1', // NAT64 well-known prefix
+    '2002:7f00:1::',
+    '2002:a00:1::1',
+    '2002:a9fe:a9fe:1234::1', // 6to4
     // ... or refused whole: local-use NAT64 (RFC 8215), IPv4-compatible (deprecated), Teredo.
-    '64:ff9b:1::7f00:1', '64:ff9b:1:7f00:1::', '::8.8.8.8', '::808:808', '::7f00:1', '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '64:ff9b:1::7f00:1',
+    '64:ff9b:1:7f00:1::',
+    '::8.8.8.8',
+    '::808:808',
+    '::7f00:1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
   ];
   it.each(refused)('refuses %s', (ip) => {
     expect(isAllowedAddress(ip, strict)).toBe(false);
   });
 
   it('allows public addresses of both families, including public NAT64 and 6to4 forms', () => {
-    for (const ip of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '64:ff9b::808:808', '2002:0808:0808::1', '::ffff:8.8.8.8', '::ffff:0:808:808']) {
+    for (const ip of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '93.184.216.34',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001:80b::200e',
+      '64:ff9b::808:808',
+      '2002:0808:0808::1',
+      '::ffff:8.8.8.8',
+      '::ffff:0:808:808',
+    ]) {
       expect(isAllowedAddress(ip, strict), ip).toBe(true);
     }
     expect(isAllowedAddress('127.0.0.1', { allowInsecure: true })).toBe(true);
@@ -170,24 +230,37 @@ describe('address safety end to end (setting off)', () => {
     expect(res.body.error.details.issues[0].path).toBe('url');
   });
 
-  it.each(REFUSED_URLS.filter(([, label]) => /dot|label|translated/.test(label)))('PATCH /webhook-endpoints/{id} refuses %s with 400 naming url', async (url) => {
-    const ok = await server.call('POST', '/v1/webhook-endpoints', { token: tenant.token, body: { url: 'https://hooks.example.com/patched', events: ['task.created'] } });
-    expect(ok.status).toBe(201);
-    const res = await server.call('PATCH', `/v1/webhook-endpoints/${ok.body.id}`, { token: tenant.token, body: { url } });
-    expect(res.status).toBe(400);
-    expect(res.body.error.details.issues[0].path).toBe('url');
-    const after = await server.call('GET', `/v1/webhook-endpoints/${ok.body.id}`, { token: tenant.token });
-    expect(after.body.url).toBe('https://hooks.example.com/patched');
-    await server.call('DELETE', `/v1/webhook-endpoints/${ok.body.id}`, { token: tenant.token });
-  });
+  it.each(REFUSED_URLS.filter(([, label]) => /dot|label|translated/.test(label)))(
+    'PATCH /webhook-endpoints/{id} refuses %s with 400 naming url',
+    async (url) => {
+      const ok = await server.call('POST', '/v1/webhook-endpoints', {
+        token: tenant.token,
+        body: { url: 'https://hooks.example.com/patched', events: ['task.created'] },
+      });
+      expect(ok.status).toBe(201);
+      const res = await server.call('PATCH', `/v1/webhook-endpoints/${ok.body.id}`, { token: tenant.token, body: { url } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.issues[0].path).toBe('url');
+      const after = await server.call('GET', `/v1/webhook-endpoints/${ok.body.id}`, { token: tenant.token });
+      expect(after.body.url).toBe('https://hooks.example.com/patched');
+      await server.call('DELETE', `/v1/webhook-endpoints/${ok.body.id}`, { token: tenant.token });
+    },
+  );
 
   it('a destination saved with an IPv6 address that carries 127.0.0.1 is never contacted (rows written before a rule change)', async () => {
     const port = new URL(receiver.url).port;
     const ids: string[] = [];
     for (const ip of EMBEDDED_LOOPBACK) {
-      const ok = await server.call('POST', '/v1/webhook-endpoints', { token: tenant.token, body: { url: 'https://hooks.example.com/embedded', events: ['task.completed'] } });
+      const ok = await server.call('POST', '/v1/webhook-endpoints', {
+        token: tenant.token,
+        body: { url: 'https://hooks.example.com/embedded', events: ['task.completed'] },
+      });
       expect(ok.status).toBe(201);
-      await server.ctx.db.updateTable('webhook_endpoints').set({ url: `http://[${ip}]:${port}/embedded` }).where('id', '=', ok.body.id).execute();
+      await server.ctx.db
+        .updateTable('webhook_endpoints')
+        .set({ url: `http://[${ip}]:${port}/embedded` })
+        .where('id', '=', ok.body.id)
+        .execute();
       ids.push(ok.body.id);
     }
     await emit(server.ctx, tenant.clinicId, 'task.completed', tenant.facilityIds[0]);
@@ -205,11 +278,18 @@ describe('address safety end to end (setting off)', () => {
   });
 
   it('a destination whose name resolves to a private address (DNS changed after saving) is never contacted', async () => {
-    const ok = await server.call('POST', '/v1/webhook-endpoints', { token: tenant.token, body: { url: 'https://hooks.example.com/x', events: ['task.created'] } });
+    const ok = await server.call('POST', '/v1/webhook-endpoints', {
+      token: tenant.token,
+      body: { url: 'https://hooks.example.com/x', events: ['task.created'] },
+    });
     expect(ok.status).toBe(201);
     // Simulate the name now resolving to this machine: point the saved row at a loopback name.
     const port = new URL(receiver.url).port;
-    await server.ctx.db.updateTable('webhook_endpoints').set({ url: `http://localhost:${port}/rebound` }).where('id', '=', ok.body.id).execute();
+    await server.ctx.db
+      .updateTable('webhook_endpoints')
+      .set({ url: `http://localhost:${port}/rebound` })
+      .where('id', '=', ok.body.id)
+      .execute();
     await emit(server.ctx, tenant.clinicId, 'task.created', tenant.facilityIds[0]);
     const d = await until(
       () => server.ctx.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', ok.body.id).executeTakeFirst(),

@@ -56,10 +56,17 @@ describe.skipIf(ENGINE !== 'postgres')('worker crash (PostgreSQL only: PGlite is
     });
     for (let c = 0; c < CLINICS; c++) {
       const t = await server.factories.tenant();
-      const res = await server.call('POST', '/v1/webhook-endpoints', { token: t.token, body: { url: 'https://hooks.example.com/crash', events: ['task.created'] } });
+      const res = await server.call('POST', '/v1/webhook-endpoints', {
+        token: t.token,
+        body: { url: 'https://hooks.example.com/crash', events: ['task.created'] },
+      });
       expect(res.status, res.text).toBe(201);
       // Saved as a public name; point it at the local receiver (the worker runs with WEBHOOK_ALLOW_INSECURE).
-      await server.ctx.db.updateTable('webhook_endpoints').set({ url: `${receiver.url}/crash` }).where('id', '=', res.body.id).execute();
+      await server.ctx.db
+        .updateTable('webhook_endpoints')
+        .set({ url: `${receiver.url}/crash` })
+        .where('id', '=', res.body.id)
+        .execute();
       await server.ctx.db.transaction().execute(async (trx) => {
         for (let i = 0; i < PER_CLINIC; i++) {
           await recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0], data: { i } });
@@ -82,7 +89,12 @@ describe.skipIf(ENGINE !== 'postgres')('worker crash (PostgreSQL only: PGlite is
     const second = startWorker(databaseUrl);
     children.push(second);
     await until(
-      () => server.ctx.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'succeeded').executeTakeFirstOrThrow(),
+      () =>
+        server.ctx.db
+          .selectFrom('webhook_deliveries')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('status', '=', 'succeeded')
+          .executeTakeFirstOrThrow(),
       (r) => Number(r.n) === TOTAL,
       90_000,
     );
@@ -95,6 +107,8 @@ describe.skipIf(ENGINE !== 'postgres')('worker crash (PostgreSQL only: PGlite is
     expect(statuses.map((s) => s.status)).toEqual(['succeeded']);
     // Deliveries claimed by the killed worker were retaken after their lease.
     for (const { id } of inFlightAtKill) expect(seen.has(id)).toBe(true);
-    console.log(`crash test: ${atKill} received before SIGKILL, ${inFlightAtKill.length} claimed at the kill, ${receiver.received.length} requests in all for ${TOTAL} deliveries`);
+    console.log(
+      `crash test: ${atKill} received before SIGKILL, ${inFlightAtKill.length} claimed at the kill, ${receiver.received.length} requests in all for ${TOTAL} deliveries`,
+    );
   }, 180_000);
 });

@@ -33,7 +33,15 @@ describe('delivery worker', () => {
     expect(r.headers['x-service-signature']).toBe(`v1=${computeSignature(ep.secret, ts, key, r.raw)}`);
     expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(10);
     expect(Object.keys(r.body)).toEqual(['id', 'eventId', 'type', 'createdAt', 'apiVersion', 'livemode', 'facilityId', 'data']);
-    expect(r.body).toMatchObject({ id: key, eventId: event.id, type: 'patient.created', apiVersion: 'v1', livemode: true, facilityId: tenant.facilityIds[0], data: { id: patientId } });
+    expect(r.body).toMatchObject({
+      id: key,
+      eventId: event.id,
+      type: 'patient.created',
+      apiVersion: 'v1',
+      livemode: true,
+      facilityId: tenant.facilityIds[0],
+      data: { id: patientId },
+    });
     expect(verifyWebhook(r.raw, r.headers, [ep.secret]).ok).toBe(true);
 
     const delivery = await until(
@@ -74,7 +82,10 @@ describe('retries, discarding and switching off', () => {
       expect(g, `gap ${i + 1}`).toBeGreaterThanOrEqual(expected[i]! * 0.9 - 5);
       expect(g, `gap ${i + 1}`).toBeLessThan(expected[i]! * 1.1 + 1500);
     });
-    const [d] = await until(() => deliveriesOf(ep.id), (rows) => rows[0]?.status === 'discarded');
+    const [d] = await until(
+      () => deliveriesOf(ep.id),
+      (rows) => rows[0]?.status === 'discarded',
+    );
     const detail = await server.call('GET', `/v1/webhook-deliveries/${d!.id}`, { token: tenant.token });
     expect(detail.body.status).toBe('discarded');
     expect(detail.body.attempts.map((a: any) => [a.number, a.statusCode, a.success])).toEqual([1, 2, 3, 4, 5].map((n) => [n, 500, false]));
@@ -101,9 +112,16 @@ describe('retries, discarding and switching off', () => {
       return 200;
     });
     await emit(server.ctx, tenant.clinicId, 'appointment.no_show', tenant.facilityIds[0]);
-    const [d] = await until(() => deliveriesOf(ep.id), (rows) => rows[0]?.status === 'succeeded', 30_000);
+    const [d] = await until(
+      () => deliveriesOf(ep.id),
+      (rows) => rows[0]?.status === 'succeeded',
+      30_000,
+    );
     const attempts = await server.ctx.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', d!.id).orderBy('number').execute();
-    expect(attempts.map((a) => [a.number, a.status_code, a.error, a.success])).toEqual([[1, null, 'timeout', false], [2, 200, null, true]]);
+    expect(attempts.map((a) => [a.number, a.status_code, a.error, a.success])).toEqual([
+      [1, null, 'timeout', false],
+      [2, 200, null, true],
+    ]);
     expect(attempts[0]!.duration_ms).toBeGreaterThanOrEqual(9_900);
     expect(attempts[0]!.duration_ms).toBeLessThan(10_900);
   }, 40_000);
@@ -113,7 +131,13 @@ describe('retries, discarding and switching off', () => {
     const res = await server.call('POST', '/v1/webhook-endpoints', { token: t.token, body: { url: 'http://127.0.0.1:1/closed', events: ['task.created'] } });
     await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0]);
     const rows = await until(
-      () => server.ctx.db.selectFrom('webhook_attempts as a').innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id').select(['a.error', 'a.status_code']).where('d.endpoint_id', '=', res.body.id).execute(),
+      () =>
+        server.ctx.db
+          .selectFrom('webhook_attempts as a')
+          .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+          .select(['a.error', 'a.status_code'])
+          .where('d.endpoint_id', '=', res.body.id)
+          .execute(),
       (r) => r.length >= 1,
     );
     expect(rows[0]).toEqual({ error: 'connection_refused', status_code: null });
@@ -128,7 +152,10 @@ describe('retries, discarding and switching off', () => {
     await server.ctx.db.updateTable('webhook_endpoints').set({ consecutive_discarded: 49 }).where('id', '=', ep.id).execute();
     failing = false;
     await emit(server.ctx, t.clinicId, 'lead.created');
-    await until(() => server.ctx.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', ep.id).executeTakeFirstOrThrow(), (r) => r.consecutive_discarded === 0);
+    await until(
+      () => server.ctx.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', ep.id).executeTakeFirstOrThrow(),
+      (r) => r.consecutive_discarded === 0,
+    );
     failing = true;
     for (let i = 0; i < 50; i++) await emit(server.ctx, t.clinicId, 'lead.created');
     const off = await until(
@@ -137,7 +164,12 @@ describe('retries, discarding and switching off', () => {
       60_000,
     );
     expect(off.body.disabledReason).toBe('too_many_failures');
-    const count = await server.ctx.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('endpoint_id', '=', ep.id).where('status', '=', 'discarded').executeTakeFirstOrThrow();
+    const count = await server.ctx.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('endpoint_id', '=', ep.id)
+      .where('status', '=', 'discarded')
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(50);
     // Switched off: new events do not reach it.
     const before = receiver.forPath('/fifty').length;
@@ -180,8 +212,14 @@ describe('signatures and verification', () => {
     await receiver.waitFor(() => receiver.forPath('/verify').length === 1);
     const r = receiver.forPath('/verify')[0]!;
     const ts = Number(r.headers['x-service-timestamp']);
-    expect(verifyWebhook(r.raw, r.headers, [ep.secret], { toleranceSeconds: 300, now: new Date((ts + 301) * 1000) })).toEqual({ ok: false, reason: 'stale_timestamp' });
-    expect(verifyWebhook(r.raw, r.headers, [ep.secret], { toleranceSeconds: 300, now: new Date((ts - 301) * 1000) })).toEqual({ ok: false, reason: 'stale_timestamp' });
+    expect(verifyWebhook(r.raw, r.headers, [ep.secret], { toleranceSeconds: 300, now: new Date((ts + 301) * 1000) })).toEqual({
+      ok: false,
+      reason: 'stale_timestamp',
+    });
+    expect(verifyWebhook(r.raw, r.headers, [ep.secret], { toleranceSeconds: 300, now: new Date((ts - 301) * 1000) })).toEqual({
+      ok: false,
+      reason: 'stale_timestamp',
+    });
     expect(verifyWebhook(r.raw, r.headers, [ep.secret], { toleranceSeconds: 300, now: new Date((ts + 299) * 1000) }).ok).toBe(true);
     const tampered = Buffer.from(r.raw.toString().replace('call.logged', 'call.loggeD'));
     expect(verifyWebhook(tampered, r.headers, [ep.secret]).ok).toBe(false);

@@ -23,7 +23,14 @@ describe('webhook destinations', () => {
     expect(Object.keys(res.body).sort()).toEqual(
       ['createdAt', 'description', 'disabledReason', 'enabled', 'events', 'id', 'previousSecretExpiresAt', 'secret', 'updatedAt', 'url'].sort(),
     );
-    expect(res.body).toMatchObject({ url: URL, events: ['patient.created', 'appointment.created'], description: 'CRM', enabled: true, disabledReason: null, previousSecretExpiresAt: null });
+    expect(res.body).toMatchObject({
+      url: URL,
+      events: ['patient.created', 'appointment.created'],
+      description: 'CRM',
+      enabled: true,
+      disabledReason: null,
+      previousSecretExpiresAt: null,
+    });
     const one = await server.call('GET', `/v1/webhook-endpoints/${res.body.id}`, { token: tenant.token });
     expect(one.status).toBe(200);
     expect(one.body.secret).toBeUndefined();
@@ -99,10 +106,17 @@ describe('webhook destinations', () => {
     const desc = await server.call('PATCH', `/v1/webhook-endpoints/${ep.id}`, { token: onlyEnable.token, body: { description: 'x' } });
     expect(desc.status).toBe(403);
     expect(desc.body.error.details.requiredScopes).toEqual(['tasks:read']);
-    const ok = await server.call('PATCH', `/v1/webhook-endpoints/${ep.id}`, { token: tenant.token, body: { events: ['task.created', 'call.logged'], url: 'https://other.example.org/x' } });
+    const ok = await server.call('PATCH', `/v1/webhook-endpoints/${ep.id}`, {
+      token: tenant.token,
+      body: { events: ['task.created', 'call.logged'], url: 'https://other.example.org/x' },
+    });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body).toMatchObject({ events: ['task.created', 'call.logged'], url: 'https://other.example.org/x' });
-    const stale = await server.call('PATCH', `/v1/webhook-endpoints/${ep.id}`, { token: tenant.token, body: { enabled: true }, headers: { 'if-match': '"1"' } });
+    const stale = await server.call('PATCH', `/v1/webhook-endpoints/${ep.id}`, {
+      token: tenant.token,
+      body: { enabled: true },
+      headers: { 'if-match': '"1"' },
+    });
     expect(stale.status).toBe(409);
     expect(stale.body.error.details.reason).toBe('version_mismatch');
     const bad = await server.call('PATCH', `/v1/webhook-endpoints/${ep.id}`, { token: tenant.token, body: { url: 'https://10.0.0.1/x' } });
@@ -149,7 +163,19 @@ describe('webhook destinations', () => {
 
   it('documents every operation in the OpenAPI document', async () => {
     const doc = (await server.call('GET', '/v1/openapi.json')).body;
-    const ops = ['createWebhookEndpoint', 'listWebhookEndpoints', 'getWebhookEndpoint', 'updateWebhookEndpoint', 'deleteWebhookEndpoint', 'rotateWebhookEndpointSecret', 'testWebhookEndpoint', 'listEvents', 'listWebhookDeliveries', 'getWebhookDelivery', 'redeliverWebhookDelivery'];
+    const ops = [
+      'createWebhookEndpoint',
+      'listWebhookEndpoints',
+      'getWebhookEndpoint',
+      'updateWebhookEndpoint',
+      'deleteWebhookEndpoint',
+      'rotateWebhookEndpointSecret',
+      'testWebhookEndpoint',
+      'listEvents',
+      'listWebhookDeliveries',
+      'getWebhookDelivery',
+      'redeliverWebhookDelivery',
+    ];
     const found = new Map<string, any>();
     for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) for (const op of Object.values(item)) found.set(op.operationId, op);
     for (const id of ops) {

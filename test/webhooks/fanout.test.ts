@@ -31,7 +31,12 @@ async function endpoint(token: string, path: string, events: string[]) {
   return res.body as { id: string; secret: string };
 }
 const countFor = (endpointId: string) =>
-  server.ctx.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('endpoint_id', '=', endpointId).executeTakeFirstOrThrow().then((r) => Number(r.n));
+  server.ctx.db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirstOrThrow()
+    .then((r) => Number(r.n));
 
 describe('fan-out: who receives an event', () => {
   it('reaches only destinations subscribed to the type whose key sees its scope and facility', async () => {
@@ -112,7 +117,10 @@ describe('events.skipped (spec 6.4)', () => {
     const tasks = await endpoint(t.token, '/skip/tasks', ['task.created']);
     await server.ctx.db.transaction().execute((trx) => recordSkipped(trx, t.clinicId, 'patient.created', { reason: 'bulk_import', count: 120 }));
     await receiver.waitFor(() => receiver.forPath('/skip/patients').length === 1);
-    expect(receiver.forPath('/skip/patients')[0]!.body).toMatchObject({ type: 'events.skipped', data: { type: 'patient.created', scope: 'patients:read', reason: 'bulk_import', count: 120 } });
+    expect(receiver.forPath('/skip/patients')[0]!.body).toMatchObject({
+      type: 'events.skipped',
+      data: { type: 'patient.created', scope: 'patients:read', reason: 'bulk_import', count: 120 },
+    });
     expect(await countFor(tasks.id)).toBe(0);
     expect(await countFor(patients.id)).toBe(1);
   });
@@ -133,7 +141,11 @@ describe('events.skipped (spec 6.4)', () => {
     const ep = await endpoint(t.token, '/skip/gap', ['task.created', 'lead.created']);
     const keys = await server.ctx.db.selectFrom('api_keys').select('id').where('clinic_id', '=', t.clinicId).execute();
     for (const k of keys) await revokeApiKey(server.ctx.db, k.id);
-    const gapStart = await server.ctx.db.selectFrom('api_keys').select(sql<Date>`max(revoked_at)`.as('at')).where('clinic_id', '=', t.clinicId).executeTakeFirstOrThrow();
+    const gapStart = await server.ctx.db
+      .selectFrom('api_keys')
+      .select(sql<Date>`max(revoked_at)`.as('at'))
+      .where('clinic_id', '=', t.clinicId)
+      .executeTakeFirstOrThrow();
     for (let i = 0; i < 3; i++) {
       const r = await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0]);
       expect(r.skipped).toBe('no_active_key');

@@ -27,10 +27,10 @@ describe('retry waits (spec 6.7)', () => {
   });
 });
 
-describe('an attempt\'s outcome', () => {
+describe("an attempt's outcome", () => {
   const delivery = (attempt_count: number, redeliveries = 0) => ({ attempt_count, attempt_limit: 5, redeliveries });
 
-  it('succeeds, retries until the fifth failure, then discards; only a scheduled delivery\'s discard counts', () => {
+  it("succeeds, retries until the fifth failure, then discards; only a scheduled delivery's discard counts", () => {
     expect(attemptOutcome(delivery(0), true)).toEqual({ number: 1, status: 'succeeded', countsAsDiscard: false });
     expect(attemptOutcome(delivery(3), false)).toEqual({ number: 4, status: 'pending', countsAsDiscard: false });
     expect(attemptOutcome(delivery(4), false)).toEqual({ number: 5, status: 'discarded', countsAsDiscard: true });
@@ -52,8 +52,16 @@ describe('switching a destination off (spec 8: 50 discarded deliveries in a row)
   });
 
   it('applies outcomes in order: a success resets the count, but not a switch-off already made', () => {
-    expect(destinationAfter({ ...healthy, consecutiveDiscarded: 48 }, [discard, discard, success, discard])).toEqual({ consecutiveDiscarded: 1, enabled: false, disabledReason: 'too_many_failures' });
-    expect(destinationAfter({ ...healthy, consecutiveDiscarded: 49 }, [success, discard])).toEqual({ consecutiveDiscarded: 1, enabled: true, disabledReason: null });
+    expect(destinationAfter({ ...healthy, consecutiveDiscarded: 48 }, [discard, discard, success, discard])).toEqual({
+      consecutiveDiscarded: 1,
+      enabled: false,
+      disabledReason: 'too_many_failures',
+    });
+    expect(destinationAfter({ ...healthy, consecutiveDiscarded: 49 }, [success, discard])).toEqual({
+      consecutiveDiscarded: 1,
+      enabled: true,
+      disabledReason: null,
+    });
   });
 
   it('a retry scheduled counts nothing, and a destination already off keeps its reason', () => {

@@ -61,7 +61,10 @@ describe('GET /events', () => {
     const old = await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0]);
     const keep = await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0]);
     await receiver.waitFor(() => receiver.forPath('/old').length === 2);
-    await until(() => server.ctx.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', ep.id).where('status', '=', 'succeeded').execute(), (r) => r.length === 2);
+    await until(
+      () => server.ctx.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', ep.id).where('status', '=', 'succeeded').execute(),
+      (r) => r.length === 2,
+    );
     await sql`UPDATE events SET created_at = now() - interval '31 days' WHERE id = ${old.id}`.execute(server.ctx.db);
     await sql`UPDATE webhook_deliveries SET finished_at = now() - interval '31 days' WHERE event_id = ${old.id}`.execute(server.ctx.db);
     const listed = await server.call('GET', '/v1/events', { token: t.token });
@@ -83,7 +86,10 @@ describe('GET /webhook-deliveries', () => {
     receiver.respond('/list/bad', 500);
     for (let i = 0; i < 3; i++) await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0]);
     await receiver.waitFor(() => receiver.forPath('/list/ok').length === 3);
-    await until(() => server.call('GET', `/v1/webhook-deliveries?endpointId=${ok.id}&status=succeeded`, { token: t.token }), (r) => r.body.data.length === 3);
+    await until(
+      () => server.call('GET', `/v1/webhook-deliveries?endpointId=${ok.id}&status=succeeded`, { token: t.token }),
+      (r) => r.body.data.length === 3,
+    );
     const badOnes = await server.call('GET', `/v1/webhook-deliveries?endpointId=${bad.id}`, { token: t.token });
     expect(badOnes.body.data).toHaveLength(3);
     expect(badOnes.body.data.every((d: any) => d.endpointId === bad.id && d.status !== 'succeeded')).toBe(true);
@@ -114,13 +120,19 @@ describe('POST /webhook-deliveries/{id}/redeliver', () => {
     await receiver.waitFor(() => receiver.forPath('/again').length === 1);
     const first = receiver.forPath('/again')[0]!;
     const id = first.headers['x-service-idempotency-key'] as string;
-    await until(() => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }), (r) => r.body.status === 'succeeded');
+    await until(
+      () => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }),
+      (r) => r.body.status === 'succeeded',
+    );
     for (let n = 1; n <= 3; n++) {
       const res = await server.call('POST', `/v1/webhook-deliveries/${id}/redeliver`, { token: t.token });
       expect(res.status, res.text).toBe(202);
       expect(res.body).toMatchObject({ id, redeliveries: n });
       await receiver.waitFor(() => receiver.forPath('/again').length === n + 1);
-      await until(() => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }), (r) => r.body.status === 'succeeded');
+      await until(
+        () => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }),
+        (r) => r.body.status === 'succeeded',
+      );
     }
     const all = receiver.forPath('/again');
     expect(new Set(all.map((r) => r.raw.toString())).size).toBe(1);
@@ -130,7 +142,12 @@ describe('POST /webhook-deliveries/{id}/redeliver', () => {
     expect(limit.status).toBe(409);
     expect(limit.body.error.details.reason).toBe('redeliver_limit');
     const detail = await server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token });
-    expect(detail.body.attempts.map((a: any) => [a.number, a.redelivery])).toEqual([[1, false], [2, true], [3, true], [4, true]]);
+    expect(detail.body.attempts.map((a: any) => [a.number, a.redelivery])).toEqual([
+      [1, false],
+      [2, true],
+      [3, true],
+      [4, true],
+    ]);
   });
 
   it('refuses a delivery still pending with 409 delivery_not_finished, and redelivers a discarded one once', async () => {
@@ -144,10 +161,17 @@ describe('POST /webhook-deliveries/{id}/redeliver', () => {
     const early = await server.call('POST', `/v1/webhook-deliveries/${id}/redeliver`, { token: t.token });
     expect(early.status).toBe(409);
     expect(early.body.error.details.reason).toBe('delivery_not_finished');
-    await until(() => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }), (r) => r.body.status === 'discarded', 30_000);
+    await until(
+      () => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }),
+      (r) => r.body.status === 'discarded',
+      30_000,
+    );
     status = 200;
     expect((await server.call('POST', `/v1/webhook-deliveries/${id}/redeliver`, { token: t.token })).status).toBe(202);
-    const done = await until(() => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }), (r) => r.body.status === 'succeeded');
+    const done = await until(
+      () => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }),
+      (r) => r.body.status === 'succeeded',
+    );
     expect(done.body.attempts).toHaveLength(6);
     expect(done.body.attempts[5]).toMatchObject({ number: 6, statusCode: 200, success: true, redelivery: true });
   });
@@ -160,7 +184,10 @@ describe('redelivery refusals', () => {
     await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0]);
     await receiver.waitFor(() => receiver.forPath('/again/gone').length === 1);
     const id = receiver.forPath('/again/gone')[0]!.headers['x-service-idempotency-key'] as string;
-    await until(() => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }), (r) => r.body.status === 'succeeded');
+    await until(
+      () => server.call('GET', `/v1/webhook-deliveries/${id}`, { token: t.token }),
+      (r) => r.body.status === 'succeeded',
+    );
     const other = await server.factories.tenant();
     expect((await server.call('POST', `/v1/webhook-deliveries/${id}/redeliver`, { token: other.token })).status).toBe(404);
     await server.call('PATCH', `/v1/webhook-endpoints/${ep.id}`, { token: t.token, body: { enabled: false } });

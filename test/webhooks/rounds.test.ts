@@ -48,9 +48,16 @@ const attempts = (endpointId: string) =>
 
 describe('recording outcomes in batches', () => {
   it('applies one destination’s outcomes in the order they finished: the threshold reached before a success still switches it off', async () => {
-    const { endpointId, deliveries: [a, b, c, d] } = await leased(4, 48);
+    const {
+      endpointId,
+      deliveries: [a, b, c, d],
+    } = await leased(4, 48);
     const at = new Date();
-    await deliveryRound(server.ctx, [a!, b!, c!, d!].map((x, i) => ({ delivery: x, startedAt: at, result: i === 2 ? ok : fail })), { limit: 0, leaseMs: 60_000 });
+    await deliveryRound(
+      server.ctx,
+      [a!, b!, c!, d!].map((x, i) => ({ delivery: x, startedAt: at, result: i === 2 ? ok : fail })),
+      { limit: 0, leaseMs: 60_000 },
+    );
     const e = await endpoint(endpointId);
     // 48 + 2 discards = 50: switched off; then the success resets, then one more discard.
     expect(e).toMatchObject({ consecutive_discarded: 1, enabled: false, disabled_reason: 'too_many_failures' });
@@ -62,9 +69,19 @@ describe('recording outcomes in batches', () => {
   });
 
   it('a success first resets the count, so the discards after it start again from zero', async () => {
-    const { endpointId, deliveries: [a, b] } = await leased(2, 49);
+    const {
+      endpointId,
+      deliveries: [a, b],
+    } = await leased(2, 49);
     const at = new Date();
-    await deliveryRound(server.ctx, [{ delivery: a!, startedAt: at, result: ok }, { delivery: b!, startedAt: at, result: fail }], { limit: 0, leaseMs: 60_000 });
+    await deliveryRound(
+      server.ctx,
+      [
+        { delivery: a!, startedAt: at, result: ok },
+        { delivery: b!, startedAt: at, result: fail },
+      ],
+      { limit: 0, leaseMs: 60_000 },
+    );
     expect(await endpoint(endpointId)).toMatchObject({ consecutive_discarded: 1, enabled: true, disabled_reason: null });
   });
 
@@ -79,26 +96,51 @@ describe('recording outcomes in batches', () => {
     for (const { start, results } of cases) {
       const { endpointId, deliveries } = await leased(results.length, start);
       const at = new Date();
-      await deliveryRound(server.ctx, deliveries.map((d, i) => ({ delivery: d, startedAt: at, result: results[i] ? ok : fail })), { limit: 0, leaseMs: 60_000 });
+      await deliveryRound(
+        server.ctx,
+        deliveries.map((d, i) => ({ delivery: d, startedAt: at, result: results[i] ? ok : fail })),
+        { limit: 0, leaseMs: 60_000 },
+      );
       const expected = destinationAfter(
         { consecutiveDiscarded: start, enabled: true, disabledReason: null },
         deliveries.map((d, i) => attemptOutcome(d, results[i]!)),
       );
       const e = await endpoint(endpointId);
-      expect({ consecutiveDiscarded: e.consecutive_discarded, enabled: e.enabled, disabledReason: e.disabled_reason }, JSON.stringify({ start, results })).toEqual(expected);
+      expect(
+        { consecutiveDiscarded: e.consecutive_discarded, enabled: e.enabled, disabledReason: e.disabled_reason },
+        JSON.stringify({ start, results }),
+      ).toEqual(expected);
     }
   });
 
   it('drops a late outcome whose lease was retaken (fencing), and counts nothing for it', async () => {
-    const { endpointId, deliveries: [a, b] } = await leased(2, 10);
+    const {
+      endpointId,
+      deliveries: [a, b],
+    } = await leased(2, 10);
     // Another worker retook `a` after its lease: its lease value changed.
-    await server.ctx.db.updateTable('webhook_deliveries').set({ lease_until: new Date(Date.now() + 120_000) }).where('id', '=', a!.id).execute();
+    await server.ctx.db
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: new Date(Date.now() + 120_000) })
+      .where('id', '=', a!.id)
+      .execute();
     const at = new Date();
-    await deliveryRound(server.ctx, [{ delivery: a!, startedAt: at, result: fail }, { delivery: b!, startedAt: at, result: fail }], { limit: 0, leaseMs: 60_000 });
+    await deliveryRound(
+      server.ctx,
+      [
+        { delivery: a!, startedAt: at, result: fail },
+        { delivery: b!, startedAt: at, result: fail },
+      ],
+      { limit: 0, leaseMs: 60_000 },
+    );
     expect((await endpoint(endpointId)).consecutive_discarded).toBe(11);
     const rows = await attempts(endpointId);
     expect(rows.map((r) => r.id)).toEqual([b!.id]);
-    const stillLeased = await server.ctx.db.selectFrom('webhook_deliveries').select(['status', 'attempt_count']).where('id', '=', a!.id).executeTakeFirstOrThrow();
+    const stillLeased = await server.ctx.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempt_count'])
+      .where('id', '=', a!.id)
+      .executeTakeFirstOrThrow();
     expect(stillLeased).toEqual({ status: 'delivering', attempt_count: 4 });
   });
 });
@@ -135,39 +177,46 @@ describe('wake-up: NOTIFY at low rates, polling under load', () => {
 
   // PostgreSQL only: PGlite runs every statement on this process's thread, and the emitting
   // loop below leaves the worker and the receiver too little of it to keep up.
-  it.skipIf(ENGINE !== 'postgres')('a worker claiming many deliveries a second promises to poll, and keeps delivering new events without NOTIFY', async () => {
-    const receiver = await startReceiver();
-    // A one-minute poll: an event is delivered within a second only by a NOTIFY or by the
-    // promised polling. Busy from 20 claims a second (100 by default) so that a loaded test
-    // machine reaches it.
-    const worker = await startDeliveryWorker(server.ctx, { pollMs: 60_000, pollFromPerSecond: 20 });
-    try {
-      const tenants = await Promise.all([1, 2, 3, 4].map(() => server.factories.tenant()));
-      for (const t of tenants) {
-        const res = await server.call('POST', '/v1/webhook-endpoints', { token: t.token, body: { url: receiver.url + '/load', events: ['lead.created'] } });
-        expect(res.status, res.text).toBe(201);
+  it.skipIf(ENGINE !== 'postgres')(
+    'a worker claiming many deliveries a second promises to poll, and keeps delivering new events without NOTIFY',
+    async () => {
+      const receiver = await startReceiver();
+      // A one-minute poll: an event is delivered within a second only by a NOTIFY or by the
+      // promised polling. Busy from 20 claims a second (100 by default) so that a loaded test
+      // machine reaches it.
+      const worker = await startDeliveryWorker(server.ctx, { pollMs: 60_000, pollFromPerSecond: 20 });
+      try {
+        const tenants = await Promise.all([1, 2, 3, 4].map(() => server.factories.tenant()));
+        for (const t of tenants) {
+          const res = await server.call('POST', '/v1/webhook-endpoints', { token: t.token, body: { url: receiver.url + '/load', events: ['lead.created'] } });
+          expect(res.status, res.text).toBe(201);
+        }
+        const t = tenants[0]!;
+        // Up to about 300 events a second for two seconds.
+        const start = Date.now();
+        for (let i = 0; Date.now() - start < 2_000; i++) {
+          await Promise.all(tenants.map((x) => emit(server.ctx, x.clinicId, 'lead.created')));
+          await new Promise((r) => setTimeout(r, Math.max(0, start + (i + 1) * 12 - Date.now())));
+        }
+        const polling = await server.ctx.db.selectFrom('webhook_polling').select('polling_until').executeTakeFirstOrThrow();
+        expect(new Date(polling.polling_until).getTime()).toBeGreaterThan(Date.now() + 1_000);
+        // Within the promise events do not notify, yet the next one arrives promptly.
+        const sent = Date.now();
+        const n = await notified(async () => {
+          await emit(server.ctx, t.clinicId, 'lead.created', null, { last: true });
+          await receiver.waitFor((all) => all.some((r) => r.body?.data?.last === true), 1_000);
+        });
+        expect(n).toBe(0);
+        expect(Date.now() - sent).toBeLessThan(1_200);
+      } finally {
+        await worker.stop();
+        await receiver.close();
+        await server.ctx.db
+          .updateTable('webhook_polling')
+          .set({ polling_until: new Date(0) })
+          .execute();
       }
-      const t = tenants[0]!;
-      // Up to about 300 events a second for two seconds.
-      const start = Date.now();
-      for (let i = 0; Date.now() - start < 2_000; i++) {
-        await Promise.all(tenants.map((x) => emit(server.ctx, x.clinicId, 'lead.created')));
-        await new Promise((r) => setTimeout(r, Math.max(0, start + (i + 1) * 12 - Date.now())));
-      }
-      const polling = await server.ctx.db.selectFrom('webhook_polling').select('polling_until').executeTakeFirstOrThrow();
-      expect(new Date(polling.polling_until).getTime()).toBeGreaterThan(Date.now() + 1_000);
-      // Within the promise events do not notify, yet the next one arrives promptly.
-      const sent = Date.now();
-      const n = await notified(async () => {
-        await emit(server.ctx, t.clinicId, 'lead.created', null, { last: true });
-        await receiver.waitFor((all) => all.some((r) => r.body?.data?.last === true), 1_000);
-      });
-      expect(n).toBe(0);
-      expect(Date.now() - sent).toBeLessThan(1_200);
-    } finally {
-      await worker.stop();
-      await receiver.close();
-      await server.ctx.db.updateTable('webhook_polling').set({ polling_until: new Date(0) }).execute();
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 });

@@ -14,13 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import createFetchClient, { type Client, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
-import type {
-  HttpMethod,
-  OperationRequestBodyContent,
-  PathsWithMethod,
-  RequiredKeysOf,
-  SuccessResponseJSON,
-} from 'openapi-typescript-helpers';
+import type { HttpMethod, OperationRequestBodyContent, PathsWithMethod, RequiredKeysOf, SuccessResponseJSON } from 'openapi-typescript-helpers';
 import { ApiClientError } from './errors.js';
 import { operations as generatedOperations } from './operations.js';
 import { createRetryingFetch, type FetchLike, type RetryOptions } from './retry.js';
@@ -55,9 +49,7 @@ export interface DentalClinicClientOptions {
   newIdempotencyKey?: () => string;
 }
 
-type InitParam<Init> = RequiredKeysOf<Init> extends never
-  ? [(Init & { [key: string]: unknown })?]
-  : [Init & { [key: string]: unknown }];
+type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
 
 type Json = `${string}/${string}`;
 
@@ -126,8 +118,7 @@ export class DentalClinicClient<Paths extends Record<string, any> = GeneratedPat
     this.operationTable = { ...(generatedOperations as Record<string, OperationInfo>), ...options.operations };
     const repeatable = new WeakSet<Request>();
     const transport: FetchLike = options.fetch ?? ((request) => globalThis.fetch(request));
-    const fetch =
-      options.retry === false ? transport : createRetryingFetch({ ...options.retry, fetch: transport, repeatable });
+    const fetch = options.retry === false ? transport : createRetryingFetch({ ...options.retry, fetch: transport, repeatable });
     this.raw = createFetchClient<Paths, Json>({
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       fetch,
@@ -202,9 +193,7 @@ export class DentalClinicClient<Paths extends Record<string, any> = GeneratedPat
     path: P,
     ...init: InitParam<Init>
   ): AsyncIterable<PageItem<ResponseData<Paths, P, 'get', Init>>> {
-    return this.paginatePath(path as string, init[0] as LooseInit | undefined) as AsyncIterable<
-      PageItem<ResponseData<Paths, P, 'get', Init>>
-    >;
+    return this.paginatePath(path as string, init[0] as LooseInit | undefined) as AsyncIterable<PageItem<ResponseData<Paths, P, 'get', Init>>>;
   }
 
   /** `paginate` by operationId (a list operation). */
@@ -276,8 +265,6 @@ export class DentalClinicClient<Paths extends Record<string, any> = GeneratedPat
   }
 }
 
-export function createClient<Paths extends Record<string, any> = GeneratedPaths>(
-  options: DentalClinicClientOptions,
-): DentalClinicClient<Paths> {
+export function createClient<Paths extends Record<string, any> = GeneratedPaths>(options: DentalClinicClientOptions): DentalClinicClient<Paths> {
   return new DentalClinicClient<Paths>(options);
 }

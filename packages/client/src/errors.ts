@@ -75,9 +75,7 @@ export class ApiClientError extends Error {
 
   /** Builds the error from a non-2xx response and its already-read body (parsed JSON or text). */
   static fromResponse(response: Response, body: unknown, method?: string): ApiClientError {
-    const envelope = (body && typeof body === 'object' ? (body as Record<string, unknown>).error : undefined) as
-      | Record<string, unknown>
-      | undefined;
+    const envelope = (body && typeof body === 'object' ? (body as Record<string, unknown>).error : undefined) as Record<string, unknown> | undefined;
     const headerId = response.headers.get('x-request-id');
     const retryAfter = parseRetryAfter(response.headers.get('retry-after'));
     if (envelope && typeof envelope.code === 'string') {

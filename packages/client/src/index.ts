@@ -1,15 +1,6 @@
 /** @dental-clinic/client: the TypeScript client of the Dental Clinic Management API. */
 export { createClient, DentalClinicClient } from './client.js';
-export type {
-  DentalClinicClientOptions,
-  LooseInit,
-  OperationData,
-  OperationInfo,
-  OperationInit,
-  PageItem,
-  RequestExtras,
-  ResponseData,
-} from './client.js';
+export type { DentalClinicClientOptions, LooseInit, OperationData, OperationInfo, OperationInit, PageItem, RequestExtras, ResponseData } from './client.js';
 export { ApiClientError, isApiClientError, parseRetryAfter } from './errors.js';
 export type { ApiClientErrorInit, ClientErrorCode, ErrorCode, KnownErrorCode } from './errors.js';
 export { backoffDelay, createRetryingFetch } from './retry.js';

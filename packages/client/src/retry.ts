@@ -90,8 +90,7 @@ export function createRetryingFetch(options: RetryingFetchOptions = {}): FetchLi
   const sleep = options.sleep ?? defaultSleep;
 
   return async function retryingFetch(request: Request): Promise<Response> {
-    const repeatable =
-      SAFE_METHODS.has(request.method) || (request.headers.has('idempotency-key') && (options.repeatable?.has(request) ?? false));
+    const repeatable = SAFE_METHODS.has(request.method) || (request.headers.has('idempotency-key') && (options.repeatable?.has(request) ?? false));
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= maxRetries;
       // Keep the original unread so every attempt sends the same body.

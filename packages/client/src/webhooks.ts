@@ -11,9 +11,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type WebhookHeaders =
-  | Headers
-  | Record<string, string | string[] | undefined>;
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
 export interface VerifyWebhookOptions {
   /** Largest allowed distance between the timestamp and now, in seconds (default 300). */
@@ -44,12 +42,7 @@ export interface VerifiedWebhook<Data = Record<string, unknown>> {
 }
 
 export type WebhookVerificationReason =
-  | 'missing_header'
-  | 'invalid_timestamp'
-  | 'timestamp_out_of_tolerance'
-  | 'invalid_signature'
-  | 'invalid_body'
-  | 'no_secret';
+  'missing_header' | 'invalid_timestamp' | 'timestamp_out_of_tolerance' | 'invalid_signature' | 'invalid_body' | 'no_secret';
 
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';

@@ -26,7 +26,9 @@ async function importInChunks(ctx: AppContext, clinicId: string, patients: unkno
       if (res.status >= 300) {
         const e = res.body?.error ?? {};
         const where = `rows ${start + 1}-${start + chunk.length}`;
-        throw new Error(`${where}: ${describeApiError(e.code ?? String(res.status), e.message ?? '', e.details ?? null)} (rows before ${start + 1} were imported)`);
+        throw new Error(
+          `${where}: ${describeApiError(e.code ?? String(res.status), e.message ?? '', e.details ?? null)} (rows before ${start + 1} were imported)`,
+        );
       }
       ids.push(...((res.body?.ids ?? res.body?.data?.map((p: { id: string }) => p.id) ?? []) as string[]));
       progress(Math.min(start + CHUNK, patients.length), patients.length, label);
@@ -38,7 +40,23 @@ async function importInChunks(ctx: AppContext, clinicId: string, patients: unkno
 }
 
 const FIRST = ['Giulia', 'Marco', 'Francesca', 'Luca', 'Chiara', 'Matteo', 'Sara', 'Nicolò', 'Elena', 'Andrea', 'Martina', 'Davide'];
-const LAST = ['Rossi', 'Russo', 'Ferrari', 'Esposito', 'Bianchi', 'Romano', 'Colombo', 'Ricci', 'Marino', 'Greco', 'Bruno', 'Gallo', 'Conti', 'De Luca', 'Mancini'];
+const LAST = [
+  'Rossi',
+  'Russo',
+  'Ferrari',
+  'Esposito',
+  'Bianchi',
+  'Romano',
+  'Colombo',
+  'Ricci',
+  'Marino',
+  'Greco',
+  'Bruno',
+  'Gallo',
+  'Conti',
+  'De Luca',
+  'Mancini',
+];
 
 function demoPatients(count: number): unknown[] {
   return Array.from({ length: count }, (_, i) => ({

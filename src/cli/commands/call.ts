@@ -12,7 +12,13 @@ import { describeApiError, fail, openContext } from '../support.js';
 
 /** The operations, read from routes built without a database (building touches none). */
 export async function listAdminOperations(): Promise<AdminOperation[]> {
-  const offline = { config: testConfig(), database: null, db: null, authenticator: new Authenticator(null as never), cursorSecret: '' } as unknown as AppContext;
+  const offline = {
+    config: testConfig(),
+    database: null,
+    db: null,
+    authenticator: new Authenticator(null as never),
+    cursorSecret: '',
+  } as unknown as AppContext;
   const api = await openAdminApi(offline);
   await api.close();
   return api.operations;
@@ -39,7 +45,13 @@ export const callCommand: Command = {
     const [name, ...rest] = args;
     const operations = await listAdminOperations();
     const op = name && !name.startsWith('-') ? find(operations, name) : undefined;
-    if (!op) fail(name && !name.startsWith('-') ? `unknown operation "${name}". Run "dental-clinic --help" to list them.` : 'name an operation: dental-clinic call <operation> …', 2);
+    if (!op)
+      fail(
+        name && !name.startsWith('-')
+          ? `unknown operation "${name}". Run "dental-clinic --help" to list them.`
+          : 'name an operation: dental-clinic call <operation> …',
+        2,
+      );
     const params = [...op.pathParams, ...op.queryParams];
     if (rest.includes('--help') || rest.includes('-h')) {
       console.log(

@@ -26,7 +26,10 @@ export const tenantCommands: Command[] = [
     options: {},
     async run(ctx, _args, json) {
       const applied = await migrate(ctx.database);
-      printResult(applied.map((file) => ({ applied: file })), json);
+      printResult(
+        applied.map((file) => ({ applied: file })),
+        json,
+      );
     },
   },
   {
@@ -118,7 +121,11 @@ export const tenantCommands: Command[] = [
     },
     async run(ctx, args, json) {
       printResult(
-        await clinics.createDoctor(ctx.db, str(args.clinic)!, { firstName: str(args['first-name'])!, lastName: str(args['last-name'])!, facilityId: str(args.facility) }),
+        await clinics.createDoctor(ctx.db, str(args.clinic)!, {
+          firstName: str(args['first-name'])!,
+          lastName: str(args['last-name'])!,
+          facilityId: str(args.facility),
+        }),
         json,
       );
     },

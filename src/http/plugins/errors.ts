@@ -28,7 +28,14 @@ function toApiError(error: FastifyError & { validation?: any[]; validationContex
   if (error.validation) {
     const where = PARTS[error.validationContext ?? 'body'] ?? 'body';
     const issues = toIssues(error.validation);
-    if (where === 'header') for (const issue of issues) issue.path = issue.path.replace(/^(idempotency-key|if-match)$/, (h) => h.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('-'));
+    if (where === 'header')
+      for (const issue of issues)
+        issue.path = issue.path.replace(/^(idempotency-key|if-match)$/, (h) =>
+          h
+            .split('-')
+            .map((w) => w[0]!.toUpperCase() + w.slice(1))
+            .join('-'),
+        );
     return ApiError.invalid(where, issues);
   }
   switch (error.code) {

@@ -60,7 +60,8 @@ function jsonDepthOver(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -144,7 +145,11 @@ export function registerInputChecks(app: FastifyInstance): void {
 
   // Strings are checked once parsed, so a `\ud800` escape is caught with the field it is in.
   app.addHook('preValidation', async (request) => {
-    for (const [part, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
+    for (const [part, value] of [
+      ['path', request.params],
+      ['query', request.query],
+      ['body', request.body],
+    ] as const) {
       const bad = badString(value);
       if (bad !== null) throw ApiError.invalid(part, [{ path: bad.path.join('.'), message: bad.message }]);
     }

@@ -39,7 +39,6 @@ export function registerMetrics(app: FastifyInstance, metrics: HttpMetrics): voi
     requests.inc({ route, method: request.method, status: reply.statusCode });
     duration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
   });
-
 }
 
 /** GET /metrics, on the admin plane: the series name every route and show traffic, not for the public. */

@@ -71,7 +71,11 @@ export function exampleFor(schema: Schema | undefined, name = '', depth = 0): un
       return stringExample(schema, name);
     case 'integer':
     case 'number':
-      return schema.minimum !== undefined ? Math.max(schema.minimum, Math.min(schema.maximum ?? Infinity, 1)) : schema.maximum !== undefined ? Math.min(1, schema.maximum) : 1;
+      return schema.minimum !== undefined
+        ? Math.max(schema.minimum, Math.min(schema.maximum ?? Infinity, 1))
+        : schema.maximum !== undefined
+          ? Math.min(1, schema.maximum)
+          : 1;
     case 'boolean':
       return true;
     case 'null':

@@ -128,9 +128,7 @@ function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOpera
   const declared = new Map<string, OpenApiDoc>((full.tags ?? []).map((t: OpenApiDoc) => [t.name, t]));
   const tags = [...usedTags].map((name) => declared.get(name) ?? (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
   const components = structuredClone(full.components ?? {}) as OpenApiDoc;
-  components.headers = Object.fromEntries(
-    Object.entries(RESPONSE_HEADERS).filter(([name]) => rateLimited || name === 'X-Request-Id'),
-  );
+  components.headers = Object.fromEntries(Object.entries(RESPONSE_HEADERS).filter(([name]) => rateLimited || name === 'X-Request-Id'));
   if (components.securitySchemes) {
     components.securitySchemes = Object.fromEntries(Object.entries(components.securitySchemes).filter(([name]) => usedSchemes.has(name)));
   }
@@ -172,9 +170,19 @@ export async function registerOpenApi(app: FastifyInstance): Promise<OpenApiDocs
   let admin: OpenApiDoc | null = null;
   return {
     v1: () =>
-      (v1 ??= cut(app.swagger() as OpenApiDoc, '/v1', { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION }, idempotentOperations)),
+      (v1 ??= cut(
+        app.swagger() as OpenApiDoc,
+        '/v1',
+        { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION },
+        idempotentOperations,
+      )),
     admin: () =>
-      (admin ??= cut(app.swagger() as OpenApiDoc, '/admin/v1', { title: 'Dental Clinic Management API: back office', version: '1.0.0', description: ADMIN_DESCRIPTION }, idempotentOperations)),
+      (admin ??= cut(
+        app.swagger() as OpenApiDoc,
+        '/admin/v1',
+        { title: 'Dental Clinic Management API: back office', version: '1.0.0', description: ADMIN_DESCRIPTION },
+        idempotentOperations,
+      )),
   };
 }
 

@@ -62,9 +62,7 @@ export class RateLimiter {
       remaining: Math.max(0, w.rule.limit - counts[i]!),
       resetAt: w.resetAt,
     }));
-    const tightest = states.reduce((a, b) =>
-      b.remaining < a.remaining || (b.remaining === a.remaining && b.resetAt < a.resetAt) ? b : a,
-    );
+    const tightest = states.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetAt < a.resetAt) ? b : a));
     let retryAfter = 0;
     if (!allowed) {
       const full = states.filter((s) => s.remaining === 0);

@@ -144,7 +144,10 @@ export class AccessLogWriter {
     const lists = new Map(batch.map((p) => [p.row.resources_id, p]));
     const unknown = [...lists.keys()].filter((id) => !this.stored.has(id));
     try {
-      await this.insert(batch, unknown.map((id) => listRow(lists.get(id)!)));
+      await this.insert(
+        batch,
+        unknown.map((id) => listRow(lists.get(id)!)),
+      );
     } catch (error) {
       if (!hasSqlState(error, SQLSTATE.foreignKeyViolation) || unknown.length === lists.size) throw error;
       // A list remembered as stored is not in the table: forget them all, write them all.
@@ -161,7 +164,12 @@ export class AccessLogWriter {
       return;
     }
     await this.db
-      .with('stored_lists', (db) => db.insertInto('access_log_resources').values(lists).onConflict((oc) => oc.column('id').doNothing()))
+      .with('stored_lists', (db) =>
+        db
+          .insertInto('access_log_resources')
+          .values(lists)
+          .onConflict((oc) => oc.column('id').doNothing()),
+      )
       .insertInto('access_log')
       .values(rows)
       .execute();

@@ -5,7 +5,18 @@ import type { AppointmentsTable } from '../../db/tables/core.js';
 
 export type AppointmentRow = Selectable<AppointmentsTable>;
 
-export const APPOINTMENT_STATUSES = ['draft', 'scheduled', 'confirmed', 'checked_in', 'in_progress', 'completed', 'cancelled', 'no_show', 'pending', 'postponed'] as const;
+export const APPOINTMENT_STATUSES = [
+  'draft',
+  'scheduled',
+  'confirmed',
+  'checked_in',
+  'in_progress',
+  'completed',
+  'cancelled',
+  'no_show',
+  'pending',
+  'postponed',
+] as const;
 export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
 export const APPOINTMENT_TYPES = ['checkup', 'treatment', 'consultation', 'emergency', 'other'] as const;
 export const APPOINTMENT_CATEGORIES = ['recall', 'treatment_plan', 'first_visit', 'case_study', 'standard'] as const;

@@ -25,9 +25,6 @@ import {
   type AppointmentView,
 } from './model.js';
 
-
-
-
 export interface ListQuery {
   limit: number;
   cursor?: string;
@@ -44,7 +41,15 @@ export interface ListQuery {
 /** The list's filters, normalized: what a cursor is bound to, and part of a cached page's key. */
 export function listFilters(q: ListQuery): string {
   const statuses = q.status ? [...new Set(q.status.split(','))].sort() : null;
-  return JSON.stringify([q.updatedSince ?? null, q.from ?? null, q.to ?? null, q.facilityId?.toLowerCase() ?? null, q.doctorId?.toLowerCase() ?? null, q.patientId?.toLowerCase() ?? null, statuses]);
+  return JSON.stringify([
+    q.updatedSince ?? null,
+    q.from ?? null,
+    q.to ?? null,
+    q.facilityId?.toLowerCase() ?? null,
+    q.doctorId?.toLowerCase() ?? null,
+    q.patientId?.toLowerCase() ?? null,
+    statuses,
+  ]);
 }
 
 export async function listAppointments(ctx: AppContext, scope: TenantScope, q: ListQuery): Promise<{ data: AppointmentView[]; nextCursor: string | null }> {
@@ -63,7 +68,11 @@ export async function listAppointments(ctx: AppContext, scope: TenantScope, q: L
   if (q.cursor) {
     query = query.where(after([column, 'id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
   }
-  const rows = await query.orderBy(column).orderBy('id').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy(column)
+    .orderBy('id')
+    .limit(q.limit + 1)
+    .execute();
   const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, q.sort === 'start' ? r.start_at : r.updated_at, r.id));
   return { data: page.items.map((r) => toView(r)), nextCursor: page.nextCursor };
 }
@@ -84,7 +93,11 @@ export async function withOverlapCheck<T>(fn: () => Promise<T>): Promise<T> {
   } catch (error) {
     const reason = overlapReason(error);
     if (reason) {
-      throw ApiError.conflict(reason, {}, reason === 'doctor_busy' ? 'Il medico ha già un appuntamento in quell’orario.' : 'La poltrona è già occupata in quell’orario.');
+      throw ApiError.conflict(
+        reason,
+        {},
+        reason === 'doctor_busy' ? 'Il medico ha già un appuntamento in quell’orario.' : 'La poltrona è già occupata in quell’orario.',
+      );
     }
     throw error;
   }
@@ -184,7 +197,8 @@ export async function createAppointment(db: Db, scope: TenantScope, input: NewAp
       ]);
       issues.push(...timeIssues(start, end));
       if (issues.length > 0) throw ApiError.invalid('body', issues);
-      const facilityId = input.facilityId ?? rows.get('chairId')?.facility_id ?? rows.get('calendarId')?.facility_id ?? rows.get('patientId')?.facility_id ?? null;
+      const facilityId =
+        input.facilityId ?? rows.get('chairId')?.facility_id ?? rows.get('calendarId')?.facility_id ?? rows.get('patientId')?.facility_id ?? null;
       return insertAppointment(trx, scope.clinicId, {
         patientId: input.patientId,
         facilityId,
@@ -234,7 +248,13 @@ const MOVE_FIELDS = ['start', 'end', 'doctorId', 'chairId', 'facilityId'] as con
 export async function updateAppointment(db: Db, scope: TenantScope, id: string, input: AppointmentChanges, expected: number | null): Promise<AppointmentRow> {
   // Ids are case-insensitive (spec 2.1): compare them in the database's lower-case form.
   const lower = (v: string | null | undefined) => (typeof v === 'string' ? v.toLowerCase() : v);
-  const changes: AppointmentChanges = { ...input, doctorId: lower(input.doctorId), chairId: lower(input.chairId), facilityId: lower(input.facilityId), treatmentPlanId: lower(input.treatmentPlanId) };
+  const changes: AppointmentChanges = {
+    ...input,
+    doctorId: lower(input.doctorId),
+    chairId: lower(input.chairId),
+    facilityId: lower(input.facilityId),
+    treatmentPlanId: lower(input.treatmentPlanId),
+  };
   for (const key of ['doctorId', 'chairId', 'facilityId', 'treatmentPlanId'] as const) if (input[key] === undefined) delete changes[key];
   return withOverlapCheck(() =>
     db.transaction().execute(async (trx) => {
@@ -265,8 +285,17 @@ export async function updateAppointment(db: Db, scope: TenantScope, id: string, 
       if (changes.start !== undefined) set.start_at = start;
       if (changes.end !== undefined) set.end_at = end;
       const columns: Record<string, string> = {
-        facilityId: 'facility_id', doctorId: 'doctor_id', chairId: 'chair_id', treatmentPlanId: 'treatment_plan_id', type: 'type', category: 'category',
-        title: 'title', reason: 'reason', notes: 'notes', clinicalNotes: 'clinical_notes', completionNotes: 'completion_notes',
+        facilityId: 'facility_id',
+        doctorId: 'doctor_id',
+        chairId: 'chair_id',
+        treatmentPlanId: 'treatment_plan_id',
+        type: 'type',
+        category: 'category',
+        title: 'title',
+        reason: 'reason',
+        notes: 'notes',
+        clinicalNotes: 'clinical_notes',
+        completionNotes: 'completion_notes',
       };
       for (const [field, column] of Object.entries(columns)) {
         const value = (changes as Record<string, unknown>)[field];
@@ -304,7 +333,13 @@ export async function recordRescheduled(trx: Transaction, clinicId: string, befo
 }
 
 /** Moves an appointment to another status per TRANSITIONS, recording the status's event. */
-export async function setStatusInTx(trx: Transaction, clinicId: string, current: AppointmentRow, status: AppointmentStatus, completionNotes?: string | null): Promise<AppointmentRow> {
+export async function setStatusInTx(
+  trx: Transaction,
+  clinicId: string,
+  current: AppointmentRow,
+  status: AppointmentStatus,
+  completionNotes?: string | null,
+): Promise<AppointmentRow> {
   if (!TRANSITIONS[current.status as AppointmentStatus]?.includes(status)) {
     throw ApiError.conflict('invalid_transition', { from: current.status, to: status, allowed: TRANSITIONS[current.status as AppointmentStatus] ?? [] });
   }
@@ -324,7 +359,14 @@ export async function setStatusInTx(trx: Transaction, clinicId: string, current:
   return row;
 }
 
-export async function changeStatus(db: Db, scope: TenantScope, id: string, status: AppointmentStatus, completionNotes: string | null | undefined, expected: number | null): Promise<AppointmentRow> {
+export async function changeStatus(
+  db: Db,
+  scope: TenantScope,
+  id: string,
+  status: AppointmentStatus,
+  completionNotes: string | null | undefined,
+  expected: number | null,
+): Promise<AppointmentRow> {
   return withOverlapCheck(() =>
     db.transaction().execute(async (trx) => {
       const current = await lockAppointment(trx, scope, id);

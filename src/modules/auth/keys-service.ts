@@ -64,7 +64,12 @@ export async function createApiKey(db: Db, clinicId: string, input: NewApiKey, r
   });
   const facilityIds = input.facilityIds ? [...new Set(input.facilityIds.map((f) => f.toLowerCase()))] : null;
   if (facilityIds) {
-    const found = await db.selectFrom('facilities').select('id').where('clinic_id', '=', clinicId).where('id', 'in', facilityIds.length ? facilityIds : ['00000000-0000-0000-0000-000000000000']).execute();
+    const found = await db
+      .selectFrom('facilities')
+      .select('id')
+      .where('clinic_id', '=', clinicId)
+      .where('id', 'in', facilityIds.length ? facilityIds : ['00000000-0000-0000-0000-000000000000'])
+      .execute();
     const known = new Set(found.map((f) => f.id));
     facilityIds.forEach((f, i) => {
       if (!known.has(f)) issues.push({ path: `facilityIds.${i}`, message: 'sede inesistente in questo studio' });

@@ -50,13 +50,26 @@ export async function recordOverdueInstallments(db: Kysely<DB>): Promise<number>
         RETURNING i.id, i.clinic_id, i.payment_plan_id, p.patient_id, p.facility_id, i.amount, i.amount_paid, i.due_date, i.status`.execute(trx);
       const plans = [...new Set(rows.map((r) => r.payment_plan_id))];
       // The overdue flag is part of the plan as listed: syncing clients see it via updatedSince.
-      if (plans.length > 0) await trx.updateTable('payment_plans').set({ updated_at: sql`now()` }).where('id', 'in', plans).execute();
+      if (plans.length > 0)
+        await trx
+          .updateTable('payment_plans')
+          .set({ updated_at: sql`now()` })
+          .where('id', 'in', plans)
+          .execute();
       for (const r of rows) {
         await recordEvent(trx, {
           clinicId: r.clinic_id,
           type: 'installment.overdue',
           facilityId: r.facility_id,
-          data: { id: r.id, paymentPlanId: r.payment_plan_id, patientId: r.patient_id, amount: Number(r.amount), amountPaid: Number(r.amount_paid), dueDate: r.due_date, status: r.status },
+          data: {
+            id: r.id,
+            paymentPlanId: r.payment_plan_id,
+            patientId: r.patient_id,
+            amount: Number(r.amount),
+            amountPaid: Number(r.amount_paid),
+            dueDate: r.due_date,
+            status: r.status,
+          },
         });
       }
       return rows.length;

@@ -28,7 +28,12 @@ const amountIssue = (path: string, n: number): ValidationIssue[] => (isCents(n) 
 
 // ---- Treatment plans ----
 
-export const TREATMENT_PLAN_TRANSITIONS: Record<string, readonly string[]> = { draft: ['presented'], presented: ['accepted', 'rejected'], accepted: [], rejected: [] };
+export const TREATMENT_PLAN_TRANSITIONS: Record<string, readonly string[]> = {
+  draft: ['presented'],
+  presented: ['accepted', 'rejected'],
+  accepted: [],
+  rejected: [],
+};
 
 export function treatmentPlanView(row: TreatmentPlanRow) {
   return {
@@ -53,7 +58,11 @@ function treatmentPlanEvent(row: TreatmentPlanRow): Record<string, unknown> {
 
 const TP_EVENTS = { presented: 'treatment_plan.presented', accepted: 'treatment_plan.accepted', rejected: 'treatment_plan.rejected' } as const;
 
-export async function createTreatmentPlan(db: Db, scope: TenantScope, input: { patientId: string; title?: string | null; totalAmount: number; status?: 'draft' | 'presented' }): Promise<TreatmentPlanRow> {
+export async function createTreatmentPlan(
+  db: Db,
+  scope: TenantScope,
+  input: { patientId: string; title?: string | null; totalAmount: number; status?: 'draft' | 'presented' },
+): Promise<TreatmentPlanRow> {
   return db.transaction().execute(async (trx) => {
     const { issues, rows } = await checkRefs(trx, scope, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
     issues.push(...amountIssue('totalAmount', input.totalAmount));
@@ -61,10 +70,20 @@ export async function createTreatmentPlan(db: Db, scope: TenantScope, input: { p
     const status = input.status ?? 'draft';
     const row = await trx
       .insertInto('treatment_plans')
-      .values({ id: randomUUID(), clinic_id: scope.clinicId, facility_id: rows.get('patientId')?.facility_id ?? null, patient_id: input.patientId, title: input.title ?? null, total_amount: input.totalAmount, status, presented_at: status === 'presented' ? sql`now()` : null })
+      .values({
+        id: randomUUID(),
+        clinic_id: scope.clinicId,
+        facility_id: rows.get('patientId')?.facility_id ?? null,
+        patient_id: input.patientId,
+        title: input.title ?? null,
+        total_amount: input.totalAmount,
+        status,
+        presented_at: status === 'presented' ? sql`now()` : null,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (status === 'presented') await recordEvent(trx, { clinicId: scope.clinicId, type: TP_EVENTS.presented, facilityId: row.facility_id, data: treatmentPlanEvent(row) });
+    if (status === 'presented')
+      await recordEvent(trx, { clinicId: scope.clinicId, type: TP_EVENTS.presented, facilityId: row.facility_id, data: treatmentPlanEvent(row) });
     return row;
   });
 }
@@ -75,7 +94,12 @@ export async function setTreatmentPlanStatus(db: Db, scope: TenantScope, id: str
     if (!TREATMENT_PLAN_TRANSITIONS[current.status]?.includes(status)) throw ApiError.conflict('invalid_transition', { from: current.status, to: status });
     const row = await trx
       .updateTable('treatment_plans')
-      .set({ status, ...(status === 'presented' ? { presented_at: sql`now()` } : { decided_at: sql`now()` }), updated_at: sql`now()`, version: sql`version + 1` })
+      .set({
+        status,
+        ...(status === 'presented' ? { presented_at: sql`now()` } : { decided_at: sql`now()` }),
+        updated_at: sql`now()`,
+        version: sql`version + 1`,
+      })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -140,7 +164,11 @@ export async function clinicToday(db: Db, scope: TenantScope): Promise<string> {
   return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
 }
 
-export async function createPaymentPlan(db: Db, scope: TenantScope, input: { patientId: string; treatmentPlanId?: string | null; type?: string; installments: Array<{ amount: number; dueDate: string }> }): Promise<PaymentPlanView> {
+export async function createPaymentPlan(
+  db: Db,
+  scope: TenantScope,
+  input: { patientId: string; treatmentPlanId?: string | null; type?: string; installments: Array<{ amount: number; dueDate: string }> },
+): Promise<PaymentPlanView> {
   const plan = await db.transaction().execute(async (trx) => {
     const { issues, rows } = await checkRefs(trx, scope, [
       { field: 'patientId', table: 'patients', id: input.patientId },
@@ -151,12 +179,30 @@ export async function createPaymentPlan(db: Db, scope: TenantScope, input: { pat
     const total = input.installments.reduce((s, i) => s + cents(i.amount), 0) / 100;
     const plan = await trx
       .insertInto('payment_plans')
-      .values({ id: randomUUID(), clinic_id: scope.clinicId, facility_id: rows.get('patientId')?.facility_id ?? null, patient_id: input.patientId, treatment_plan_id: input.treatmentPlanId ?? null, type: input.type ?? 'installments', total_amount: total, installment_count: input.installments.length })
+      .values({
+        id: randomUUID(),
+        clinic_id: scope.clinicId,
+        facility_id: rows.get('patientId')?.facility_id ?? null,
+        patient_id: input.patientId,
+        treatment_plan_id: input.treatmentPlanId ?? null,
+        type: input.type ?? 'installments',
+        total_amount: total,
+        installment_count: input.installments.length,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     await trx
       .insertInto('installments')
-      .values(input.installments.map((i, n) => ({ id: randomUUID(), clinic_id: scope.clinicId, payment_plan_id: plan.id, seq: n + 1, amount: i.amount, due_date: i.dueDate })))
+      .values(
+        input.installments.map((i, n) => ({
+          id: randomUUID(),
+          clinic_id: scope.clinicId,
+          payment_plan_id: plan.id,
+          seq: n + 1,
+          amount: i.amount,
+          due_date: i.dueDate,
+        })),
+      )
       .execute();
     return plan;
   });
@@ -192,11 +238,26 @@ export async function listPaymentPlans(ctx: AppContext, scope: TenantScope, q: P
   if (q.cursor) {
     query = query.where(after(['p.updated_at', 'p.id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
   }
-  const rows = await query.orderBy('p.updated_at').orderBy('p.id').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('p.updated_at')
+    .orderBy('p.id')
+    .limit(q.limit + 1)
+    .execute();
   const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, r.updated_at, r.id));
   const ids = page.items.map((p) => p.id);
-  const installments = ids.length ? await ctx.db.selectFrom('installments').selectAll().where('payment_plan_id', 'in', ids).orderBy('due_date').orderBy('seq').execute() : [];
-  return { data: page.items.map((p) => planView(p, installments.filter((i) => i.payment_plan_id === p.id), today)), nextCursor: page.nextCursor };
+  const installments = ids.length
+    ? await ctx.db.selectFrom('installments').selectAll().where('payment_plan_id', 'in', ids).orderBy('due_date').orderBy('seq').execute()
+    : [];
+  return {
+    data: page.items.map((p) =>
+      planView(
+        p,
+        installments.filter((i) => i.payment_plan_id === p.id),
+        today,
+      ),
+    ),
+    nextCursor: page.nextCursor,
+  };
 }
 
 // ---- Invoices and payments ----
@@ -215,7 +276,11 @@ export function invoiceView(row: InvoiceRow) {
   };
 }
 
-export async function issueInvoice(db: Db, scope: TenantScope, input: { patientId: string; number: string; totalAmount: number; issuedAt?: string }): Promise<InvoiceRow> {
+export async function issueInvoice(
+  db: Db,
+  scope: TenantScope,
+  input: { patientId: string; number: string; totalAmount: number; issuedAt?: string },
+): Promise<InvoiceRow> {
   try {
     return await insertInvoice(db, scope, input);
   } catch (error) {
@@ -225,7 +290,11 @@ export async function issueInvoice(db: Db, scope: TenantScope, input: { patientI
   }
 }
 
-async function insertInvoice(db: Db, scope: TenantScope, input: { patientId: string; number: string; totalAmount: number; issuedAt?: string }): Promise<InvoiceRow> {
+async function insertInvoice(
+  db: Db,
+  scope: TenantScope,
+  input: { patientId: string; number: string; totalAmount: number; issuedAt?: string },
+): Promise<InvoiceRow> {
   return db.transaction().execute(async (trx) => {
     const { issues, rows } = await checkRefs(trx, scope, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
     issues.push(...amountIssue('totalAmount', input.totalAmount));
@@ -234,7 +303,15 @@ async function insertInvoice(db: Db, scope: TenantScope, input: { patientId: str
     if (taken) throw ApiError.conflict('duplicate_number', { invoiceId: taken.id });
     const row = await trx
       .insertInto('invoices')
-      .values({ id: randomUUID(), clinic_id: scope.clinicId, facility_id: rows.get('patientId')?.facility_id ?? null, patient_id: input.patientId, number: input.number, total_amount: input.totalAmount, ...(input.issuedAt ? { issued_at: new Date(input.issuedAt) } : {}) })
+      .values({
+        id: randomUUID(),
+        clinic_id: scope.clinicId,
+        facility_id: rows.get('patientId')?.facility_id ?? null,
+        patient_id: input.patientId,
+        number: input.number,
+        total_amount: input.totalAmount,
+        ...(input.issuedAt ? { issued_at: new Date(input.issuedAt) } : {}),
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     await recordEvent(trx, { clinicId: scope.clinicId, type: 'invoice.issued', facilityId: row.facility_id, data: invoiceView(row) });
@@ -275,27 +352,44 @@ export async function recordPayment(db: Db, scope: TenantScope, input: NewPaymen
     let invoice: InvoiceRow | undefined;
     if (input.installmentId) {
       const current = await trx.selectFrom('installments').selectAll().where('id', '=', input.installmentId).forUpdate().executeTakeFirstOrThrow();
-      const plan = await trx.selectFrom('payment_plans').select(['patient_id', 'facility_id']).where('id', '=', current.payment_plan_id).executeTakeFirstOrThrow();
+      const plan = await trx
+        .selectFrom('payment_plans')
+        .select(['patient_id', 'facility_id'])
+        .where('id', '=', current.payment_plan_id)
+        .executeTakeFirstOrThrow();
       patientId = plan.patient_id;
       facilityId = plan.facility_id;
       const paid = cents(current.amount_paid) + cents(input.amount);
-      if (paid > cents(current.amount)) throw ApiError.conflict('exceeds_balance', { field: 'installmentId', balance: (cents(current.amount) - cents(current.amount_paid)) / 100 });
+      if (paid > cents(current.amount))
+        throw ApiError.conflict('exceeds_balance', { field: 'installmentId', balance: (cents(current.amount) - cents(current.amount_paid)) / 100 });
       const full = paid === cents(current.amount);
       installment = await trx
         .updateTable('installments')
-        .set({ amount_paid: paid / 100, status: full ? 'paid' : 'partially_paid', payment_method: input.method, ...(full ? { paid_at: receivedAt } : {}), updated_at: sql`now()` })
+        .set({
+          amount_paid: paid / 100,
+          status: full ? 'paid' : 'partially_paid',
+          payment_method: input.method,
+          ...(full ? { paid_at: receivedAt } : {}),
+          updated_at: sql`now()`,
+        })
         .where('id', '=', current.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      await trx.updateTable('payment_plans').set({ updated_at: sql`now()` }).where('id', '=', current.payment_plan_id).execute();
+      await trx
+        .updateTable('payment_plans')
+        .set({ updated_at: sql`now()` })
+        .where('id', '=', current.payment_plan_id)
+        .execute();
     }
     if (input.invoiceId) {
       const current = await trx.selectFrom('invoices').selectAll().where('id', '=', input.invoiceId).forUpdate().executeTakeFirstOrThrow();
-      if (patientId !== null && current.patient_id !== patientId) throw ApiError.invalid('body', [{ path: 'invoiceId', message: 'la fattura è di un altro paziente' }]);
+      if (patientId !== null && current.patient_id !== patientId)
+        throw ApiError.invalid('body', [{ path: 'invoiceId', message: 'la fattura è di un altro paziente' }]);
       patientId = current.patient_id;
       facilityId = current.facility_id;
       const paid = cents(current.amount_paid) + cents(input.amount);
-      if (paid > cents(current.total_amount)) throw ApiError.conflict('exceeds_balance', { field: 'invoiceId', balance: (cents(current.total_amount) - cents(current.amount_paid)) / 100 });
+      if (paid > cents(current.total_amount))
+        throw ApiError.conflict('exceeds_balance', { field: 'invoiceId', balance: (cents(current.total_amount) - cents(current.amount_paid)) / 100 });
       const full = paid === cents(current.total_amount);
       invoice = await trx
         .updateTable('invoices')
@@ -307,7 +401,17 @@ export async function recordPayment(db: Db, scope: TenantScope, input: NewPaymen
     }
     const payment = await trx
       .insertInto('payments')
-      .values({ id: randomUUID(), clinic_id: scope.clinicId, facility_id: facilityId, patient_id: patientId!, invoice_id: input.invoiceId ?? null, installment_id: input.installmentId ?? null, amount: input.amount, method: input.method, received_at: receivedAt })
+      .values({
+        id: randomUUID(),
+        clinic_id: scope.clinicId,
+        facility_id: facilityId,
+        patient_id: patientId!,
+        invoice_id: input.invoiceId ?? null,
+        installment_id: input.installmentId ?? null,
+        amount: input.amount,
+        method: input.method,
+        received_at: receivedAt,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     const view = {
@@ -320,6 +424,10 @@ export async function recordPayment(db: Db, scope: TenantScope, input: NewPaymen
       receivedAt: payment.received_at.toISOString(),
     };
     await recordEvent(trx, { clinicId: scope.clinicId, type: 'payment.received', facilityId, data: view });
-    return { payment: view, installment: installment ? installmentView(installment, await clinicToday(trx, scope)) : null, invoice: invoice ? invoiceView(invoice) : null };
+    return {
+      payment: view,
+      installment: installment ? installmentView(installment, await clinicToday(trx, scope)) : null,
+      invoice: invoice ? invoiceView(invoice) : null,
+    };
   });
 }

@@ -28,12 +28,21 @@ async function alternatives(db: Db, cal: CalendarRow, tz: string, start: Date, o
   if (!window) return [];
   const slots = await freeSlots(db, cal, tz, window, opts);
   return slots
-    .sort((a, b) => Math.abs(Date.parse(a.start) - start.getTime()) - Math.abs(Date.parse(b.start) - start.getTime()) || Date.parse(a.start) - Date.parse(b.start))
+    .sort(
+      (a, b) => Math.abs(Date.parse(a.start) - start.getTime()) - Math.abs(Date.parse(b.start) - start.getTime()) || Date.parse(a.start) - Date.parse(b.start),
+    )
     .slice(0, ALTERNATIVES)
     .sort((a, b) => Date.parse(a.start) - Date.parse(b.start));
 }
 
-async function noAvailability(db: Db, cal: CalendarRow, tz: string, start: Date, reason: NoSlot['reason'], opts: { doctorId?: string; excludeAppointmentId?: string }): Promise<ApiError> {
+async function noAvailability(
+  db: Db,
+  cal: CalendarRow,
+  tz: string,
+  start: Date,
+  reason: NoSlot['reason'],
+  opts: { doctorId?: string; excludeAppointmentId?: string },
+): Promise<ApiError> {
   return new ApiError('no_availability', { reason, alternatives: await alternatives(db, cal, tz, start, opts) });
 }
 
@@ -48,7 +57,14 @@ async function slotAt(db: Db, cal: CalendarRow, tz: string, start: Date, opts: {
 }
 
 /** Runs a booking command; no slot (or a lost race on the constraint) becomes 409 no_availability with alternatives. */
-async function booking<T>(db: Db, scope: TenantScope, start: Date, calOf: () => CalendarRow | null, opts: () => { doctorId?: string; excludeAppointmentId?: string }, fn: () => Promise<T>): Promise<T> {
+async function booking<T>(
+  db: Db,
+  scope: TenantScope,
+  start: Date,
+  calOf: () => CalendarRow | null,
+  opts: () => { doctorId?: string; excludeAppointmentId?: string },
+  fn: () => Promise<T>,
+): Promise<T> {
   try {
     return await fn();
   } catch (error) {
@@ -79,34 +95,41 @@ export async function bookAppointment(db: Db, scope: TenantScope, input: BookInp
   const start = new Date(input.start);
   let cal: CalendarRow | null = null;
   const opts = { doctorId: input.doctorId?.toLowerCase() };
-  return booking(db, scope, start, () => cal, () => opts, () =>
-    db.transaction().execute(async (trx) => {
-      const { issues } = await checkRefs(trx, scope, [
-        { field: 'calendarId', table: 'calendars', id: input.calendarId },
-        { field: 'patientId', table: 'patients', id: input.patientId },
-      ]);
-      const found = issues.some((i) => i.path === 'calendarId') ? undefined : await loadCalendar(trx, scope.clinicId, input.calendarId);
-      if (found && opts.doctorId && !found.doctor_ids.includes(opts.doctorId)) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
-      if (issues.length > 0) throw ApiError.invalid('body', issues);
-      cal = found!;
-      const tz = await clinicTimeZone(trx, scope);
-      const slot = await slotAt(trx, cal, tz, start, opts);
-      return insertAppointment(trx, scope.clinicId, {
-        patientId: input.patientId,
-        facilityId: cal.facility_id,
-        doctorId: slot.doctorId,
-        chairId: slot.chairId,
-        calendarId: cal.id,
-        start: slot.start,
-        end: slot.end,
-        status: 'scheduled',
-        origin: input.origin ?? 'api',
-        type: input.type,
-        category: input.category,
-        title: input.title,
-        reason: input.reason,
-      });
-    }),
+  return booking(
+    db,
+    scope,
+    start,
+    () => cal,
+    () => opts,
+    () =>
+      db.transaction().execute(async (trx) => {
+        const { issues } = await checkRefs(trx, scope, [
+          { field: 'calendarId', table: 'calendars', id: input.calendarId },
+          { field: 'patientId', table: 'patients', id: input.patientId },
+        ]);
+        const found = issues.some((i) => i.path === 'calendarId') ? undefined : await loadCalendar(trx, scope.clinicId, input.calendarId);
+        if (found && opts.doctorId && !found.doctor_ids.includes(opts.doctorId))
+          issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
+        if (issues.length > 0) throw ApiError.invalid('body', issues);
+        cal = found!;
+        const tz = await clinicTimeZone(trx, scope);
+        const slot = await slotAt(trx, cal, tz, start, opts);
+        return insertAppointment(trx, scope.clinicId, {
+          patientId: input.patientId,
+          facilityId: cal.facility_id,
+          doctorId: slot.doctorId,
+          chairId: slot.chairId,
+          calendarId: cal.id,
+          start: slot.start,
+          end: slot.end,
+          status: 'scheduled',
+          origin: input.origin ?? 'api',
+          type: input.type,
+          category: input.category,
+          title: input.title,
+          reason: input.reason,
+        });
+      }),
   );
 }
 
@@ -120,45 +143,69 @@ async function calendarOf(trx: Db, scope: TenantScope, current: AppointmentRow):
 function assertNotice(cal: CalendarRow, current: AppointmentRow): void {
   const noticeMs = cal.cancellation_notice_minutes * 60_000;
   if (current.start_at.getTime() - Date.now() < noticeMs) {
-    throw ApiError.forbidden('cancellation_notice', { cancellationNoticeMinutes: cal.cancellation_notice_minutes }, 'Troppo tardi: il calendario richiede un preavviso maggiore per spostare o annullare.');
+    throw ApiError.forbidden(
+      'cancellation_notice',
+      { cancellationNoticeMinutes: cal.cancellation_notice_minutes },
+      'Troppo tardi: il calendario richiede un preavviso maggiore per spostare o annullare.',
+    );
   }
 }
 
 const API_MOVABLE: ReadonlySet<string> = new Set(['scheduled', 'confirmed', 'pending']);
 
-export async function rescheduleAppointmentViaApi(db: Db, scope: TenantScope, id: string, input: { start: string; doctorId?: string }, expected: number | null): Promise<AppointmentRow> {
+export async function rescheduleAppointmentViaApi(
+  db: Db,
+  scope: TenantScope,
+  id: string,
+  input: { start: string; doctorId?: string },
+  expected: number | null,
+): Promise<AppointmentRow> {
   const start = new Date(input.start);
   let cal: CalendarRow | null = null;
   const opts = { doctorId: input.doctorId?.toLowerCase(), excludeAppointmentId: id };
-  return booking(db, scope, start, () => cal, () => opts, () =>
-    db.transaction().execute(async (trx) => {
-      const current = await lockAppointment(trx, scope, id);
-      assertVersion(expected, current.version);
-      const found = await calendarOf(trx, scope, current);
-      if (!API_MOVABLE.has(current.status)) throw ApiError.conflict('not_reschedulable', { status: current.status });
-      const issues: ValidationIssue[] = [];
-      if (opts.doctorId && !found.doctor_ids.includes(opts.doctorId)) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
-      if (issues.length > 0) throw ApiError.invalid('body', issues);
-      assertNotice(found, current);
-      cal = found;
-      const tz = await clinicTimeZone(trx, scope);
-      // Keep the same doctor when it is free at the new time and no other was asked for.
-      let slot: Slot;
-      try {
-        slot = await slotAt(trx, found, tz, start, { ...opts, doctorId: opts.doctorId ?? current.doctor_id ?? undefined });
-      } catch (error) {
-        if (opts.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
-        slot = await slotAt(trx, found, tz, start, opts);
-      }
-      const row = await trx
-        .updateTable('appointments')
-        .set({ start_at: slot.start, end_at: slot.end, doctor_id: slot.doctorId, chair_id: slot.chairId, facility_id: found.facility_id, updated_at: sql`now()`, version: sql`version + 1` })
-        .where('id', '=', current.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await recordRescheduled(trx, scope.clinicId, current, row);
-      return row;
-    }),
+  return booking(
+    db,
+    scope,
+    start,
+    () => cal,
+    () => opts,
+    () =>
+      db.transaction().execute(async (trx) => {
+        const current = await lockAppointment(trx, scope, id);
+        assertVersion(expected, current.version);
+        const found = await calendarOf(trx, scope, current);
+        if (!API_MOVABLE.has(current.status)) throw ApiError.conflict('not_reschedulable', { status: current.status });
+        const issues: ValidationIssue[] = [];
+        if (opts.doctorId && !found.doctor_ids.includes(opts.doctorId)) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
+        if (issues.length > 0) throw ApiError.invalid('body', issues);
+        assertNotice(found, current);
+        cal = found;
+        const tz = await clinicTimeZone(trx, scope);
+        // Keep the same doctor when it is free at the new time and no other was asked for.
+        let slot: Slot;
+        try {
+          slot = await slotAt(trx, found, tz, start, { ...opts, doctorId: opts.doctorId ?? current.doctor_id ?? undefined });
+        } catch (error) {
+          if (opts.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
+          slot = await slotAt(trx, found, tz, start, opts);
+        }
+        const row = await trx
+          .updateTable('appointments')
+          .set({
+            start_at: slot.start,
+            end_at: slot.end,
+            doctor_id: slot.doctorId,
+            chair_id: slot.chairId,
+            facility_id: found.facility_id,
+            updated_at: sql`now()`,
+            version: sql`version + 1`,
+          })
+          .where('id', '=', current.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await recordRescheduled(trx, scope.clinicId, current, row);
+        return row;
+      }),
   );
 }
 

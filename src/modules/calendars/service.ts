@@ -70,7 +70,13 @@ async function calendarIssues(trx: Transaction, scope: TenantScope, input: Calen
     ...(input.doctorIds ?? []).map((id, i) => ({ field: `doctorIds.${i}`, table: 'doctors' as const, id })),
   ]);
   for (const [i, id] of (input.chairIds ?? []).entries()) {
-    const chair = await trx.selectFrom('chairs').select('facility_id').where('id', '=', id).where('clinic_id', '=', scope.clinicId).where('active', '=', true).executeTakeFirst();
+    const chair = await trx
+      .selectFrom('chairs')
+      .select('facility_id')
+      .where('id', '=', id)
+      .where('clinic_id', '=', scope.clinicId)
+      .where('active', '=', true)
+      .executeTakeFirst();
     if (!chair) issues.push({ path: `chairIds.${i}`, message: 'non esiste in questo studio' });
     else if (chair.facility_id !== facilityId) issues.push({ path: `chairIds.${i}`, message: 'la poltrona è di un’altra sede' });
   }
@@ -78,7 +84,11 @@ async function calendarIssues(trx: Transaction, scope: TenantScope, input: Calen
   return issues;
 }
 
-export async function createCalendar(db: Db, scope: TenantScope, input: Required<Pick<CalendarInput, 'facilityId' | 'name' | 'slotMinutes' | 'workingHours' | 'doctorIds'>> & CalendarInput): Promise<CalendarRow> {
+export async function createCalendar(
+  db: Db,
+  scope: TenantScope,
+  input: Required<Pick<CalendarInput, 'facilityId' | 'name' | 'slotMinutes' | 'workingHours' | 'doctorIds'>> & CalendarInput,
+): Promise<CalendarRow> {
   return db.transaction().execute(async (trx) => {
     const issues = await calendarIssues(trx, scope, input, input.facilityId);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
@@ -192,7 +202,13 @@ export async function clinicTimeZone(db: Db, scope: TenantScope): Promise<string
  * in an appointment that overlaps the slot. `excludeAppointmentId` ignores one appointment
  * (the one being moved).
  */
-export async function freeSlots(db: Db, cal: CalendarRow, tz: string, window: Window, opts: { doctorId?: string; excludeAppointmentId?: string } = {}): Promise<Slot[]> {
+export async function freeSlots(
+  db: Db,
+  cal: CalendarRow,
+  tz: string,
+  window: Window,
+  opts: { doctorId?: string; excludeAppointmentId?: string } = {},
+): Promise<Slot[]> {
   const grid = gridSlots(cal, tz, window);
   if (grid.length === 0) return [];
   const doctors = opts.doctorId ? [opts.doctorId.toLowerCase()] : cal.doctor_ids;
@@ -225,13 +241,19 @@ export async function freeSlots(db: Db, cal: CalendarRow, tz: string, window: Wi
 
 export const MAX_WINDOW_DAYS = 31;
 
-export async function availability(db: Db, scope: TenantScope, id: string, q: { from?: string; to?: string; doctorId?: string }): Promise<{ calendarId: string; slotMinutes: number; window: { from: string; to: string } | null; data: Slot[] }> {
+export async function availability(
+  db: Db,
+  scope: TenantScope,
+  id: string,
+  q: { from?: string; to?: string; doctorId?: string },
+): Promise<{ calendarId: string; slotMinutes: number; window: { from: string; to: string } | null; data: Slot[] }> {
   const from = q.from ? new Date(q.from) : new Date();
   const to = q.to ? new Date(q.to) : new Date(from.getTime() + 7 * 86_400_000);
   const cal = await findCalendar(db, scope, id);
   const issues: ValidationIssue[] = [];
   if (to.getTime() <= from.getTime()) issues.push({ path: 'to', message: 'deve essere successivo a from' });
-  else if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * 86_400_000) issues.push({ path: 'to', message: `la finestra può durare al massimo ${MAX_WINDOW_DAYS} giorni` });
+  else if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * 86_400_000)
+    issues.push({ path: 'to', message: `la finestra può durare al massimo ${MAX_WINDOW_DAYS} giorni` });
   if (q.doctorId && !cal.doctor_ids.includes(q.doctorId.toLowerCase())) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
   if (issues.length > 0) throw ApiError.invalid('query', issues);
   const window = bookableWindow(cal, from, to);

@@ -22,8 +22,18 @@ import { checkFacility } from '../patients/facility.js';
 type CallRow = Selectable<CallsTable>;
 
 export const OUTCOMES = [
-  'booked', 'rescheduled', 'cancelled', 'information', 'callback', 'interested', 'not_interested',
-  'transferred', 'no_answer', 'voicemail', 'failed', 'other',
+  'booked',
+  'rescheduled',
+  'cancelled',
+  'information',
+  'callback',
+  'interested',
+  'not_interested',
+  'transferred',
+  'no_answer',
+  'voicemail',
+  'failed',
+  'other',
 ] as const;
 
 export const ANONYMOUS = 'anonymous';
@@ -161,13 +171,17 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
       const patient = await findPatientByPhone(trx, scope, counterpart);
       if (patient) patientId = patient.id;
       else {
-        const { row, created } = await createLeadInTransaction(trx, { scope, region }, {
-          firstName: input.caller?.firstName?.trim() || UNKNOWN_CALLER_NAME,
-          lastName: input.caller?.lastName ?? null,
-          phone: counterpart,
-          source: 'phone',
-          facilityId: facilityId ?? (scope.facilityIds === null ? null : scope.facilityIds[0]!),
-        });
+        const { row, created } = await createLeadInTransaction(
+          trx,
+          { scope, region },
+          {
+            firstName: input.caller?.firstName?.trim() || UNKNOWN_CALLER_NAME,
+            lastName: input.caller?.lastName ?? null,
+            phone: counterpart,
+            source: 'phone',
+            facilityId: facilityId ?? (scope.facilityIds === null ? null : scope.facilityIds[0]!),
+          },
+        );
         leadId = row.id;
         leadCreated = created;
       }

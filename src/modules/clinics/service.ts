@@ -30,11 +30,7 @@ export interface ClinicView {
 }
 
 export async function createOrganization(db: Db, input: { name: string }): Promise<OrganizationView> {
-  const row = await db
-    .insertInto('organizations')
-    .values({ id: randomUUID(), name: input.name })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await db.insertInto('organizations').values({ id: randomUUID(), name: input.name }).returningAll().executeTakeFirstOrThrow();
   return { id: row.id, name: row.name, suspended: false, suspendedAt: null, createdAt: row.created_at.toISOString() };
 }
 
@@ -154,12 +150,7 @@ async function assertClinic(db: Db, clinicId: string): Promise<void> {
 
 /** A facility id given with a clinic's record must be one of that clinic's facilities. */
 export async function assertFacilityOfClinic(db: Db, clinicId: string, facilityId: string, field = 'facilityId'): Promise<void> {
-  const row = await db
-    .selectFrom('facilities')
-    .select('id')
-    .where('id', '=', facilityId)
-    .where('clinic_id', '=', clinicId)
-    .executeTakeFirst();
+  const row = await db.selectFrom('facilities').select('id').where('id', '=', facilityId).where('clinic_id', '=', clinicId).executeTakeFirst();
   if (!row) throw ApiError.invalid('body', [{ path: field, message: 'sede inesistente in questo studio' }]);
 }
 
@@ -229,7 +220,11 @@ export async function createDoctor(
   return { id: row.id, clinicId, facilityId: row.facility_id, firstName: row.first_name, lastName: row.last_name };
 }
 
-export async function createChair(db: Db, clinicId: string, input: { name: string; facilityId: string }): Promise<{ id: string; facilityId: string; name: string }> {
+export async function createChair(
+  db: Db,
+  clinicId: string,
+  input: { name: string; facilityId: string },
+): Promise<{ id: string; facilityId: string; name: string }> {
   await assertClinic(db, clinicId);
   await assertFacilityOfClinic(db, clinicId, input.facilityId);
   const row = await db
@@ -289,7 +284,13 @@ export async function listDoctors(db: Db, clinicId: string) {
 
 export async function listChairs(db: Db, clinicId: string) {
   await assertClinic(db, clinicId);
-  return db.selectFrom('chairs').select(['id', 'facility_id as facilityId', 'name']).where('clinic_id', '=', clinicId).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('chairs')
+    .select(['id', 'facility_id as facilityId', 'name'])
+    .where('clinic_id', '=', clinicId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function listStaffProfiles(db: Db, clinicId: string) {

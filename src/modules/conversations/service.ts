@@ -91,7 +91,13 @@ export async function findConversation(db: Db, scope: TenantScope, id: string): 
   return findScoped(db, 'conversations', scope, id);
 }
 
-export async function listMessages(ctx: AppContext, scope: TenantScope, conversationId: string, q: { limit: number; cursor?: string; updatedSince?: string }, withTranscription: (conversation: ConversationRow) => boolean) {
+export async function listMessages(
+  ctx: AppContext,
+  scope: TenantScope,
+  conversationId: string,
+  q: { limit: number; cursor?: string; updatedSince?: string },
+  withTranscription: (conversation: ConversationRow) => boolean,
+) {
   const conversation = await findConversation(ctx.db, scope, conversationId);
   const cursorScope = `messages:${scope.clinicId}:${conversation.id}:${q.updatedSince ?? ''}`;
   let query = ctx.db.selectFrom('chat_messages').selectAll().where('conversation_id', '=', conversation.id).where('clinic_id', '=', scope.clinicId);
@@ -99,14 +105,24 @@ export async function listMessages(ctx: AppContext, scope: TenantScope, conversa
   if (q.cursor) {
     query = query.where(after(['created_at', 'id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
   }
-  const rows = await query.orderBy('created_at').orderBy('id').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(q.limit + 1)
+    .execute();
   const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, r.created_at, r.id));
   const transcription = withTranscription(conversation);
   return { data: page.items.map((r) => messageView(r, transcription)), nextCursor: page.nextCursor, transcription };
 }
 
 /** PATCH /conversations/{id}/bot per spec 3.1. */
-export async function updateBot(db: Db, scope: TenantScope, id: string, input: { state: 'attivo' | 'in_pausa'; pausedUntil?: string }, expected: number | null): Promise<ConversationRow> {
+export async function updateBot(
+  db: Db,
+  scope: TenantScope,
+  id: string,
+  input: { state: 'attivo' | 'in_pausa'; pausedUntil?: string },
+  expected: number | null,
+): Promise<ConversationRow> {
   const issues: ValidationIssue[] = [];
   const now = Date.now();
   let until: Date | null = null;
@@ -136,14 +152,20 @@ export async function updateBot(db: Db, scope: TenantScope, id: string, input: {
 
 // ---- Back office ----
 
-export async function openConversation(db: Db, scope: TenantScope, region: CountryCode, input: { patientId?: string; leadId?: string; phone?: string; facilityId?: string | null }): Promise<ConversationRow> {
+export async function openConversation(
+  db: Db,
+  scope: TenantScope,
+  region: CountryCode,
+  input: { patientId?: string; leadId?: string; phone?: string; facilityId?: string | null },
+): Promise<ConversationRow> {
   return db.transaction().execute(async (trx) => {
     const { issues, rows } = await checkRefs(trx, scope, [
       { field: 'patientId', table: 'patients', id: input.patientId },
       { field: 'leadId', table: 'leads', id: input.leadId },
       { field: 'facilityId', table: 'facilities', id: input.facilityId },
     ]);
-    if (input.patientId && input.leadId) issues.push({ path: 'leadId', message: 'una conversazione è di un paziente, di un contatto o di un numero: non di entrambi' });
+    if (input.patientId && input.leadId)
+      issues.push({ path: 'leadId', message: 'una conversazione è di un paziente, di un contatto o di un numero: non di entrambi' });
     let phone: string | null = null;
     if (input.phone !== undefined) {
       phone = toCanonicalPhone(input.phone, region);
@@ -159,7 +181,14 @@ export async function openConversation(db: Db, scope: TenantScope, region: Count
     const facilityId = input.facilityId ?? rows.get('patientId')?.facility_id ?? rows.get('leadId')?.facility_id ?? null;
     return trx
       .insertInto('conversations')
-      .values({ id: randomUUID(), clinic_id: scope.clinicId, facility_id: facilityId, patient_id: input.patientId ?? null, lead_id: input.leadId ?? null, phone })
+      .values({
+        id: randomUUID(),
+        clinic_id: scope.clinicId,
+        facility_id: facilityId,
+        patient_id: input.patientId ?? null,
+        lead_id: input.leadId ?? null,
+        phone,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
   });
@@ -184,7 +213,12 @@ const STOP = /^\s*stop\s*$/i;
  * opts the conversation out. Outbound from the bot to an opted-out conversation is refused:
  * `409 conflict`, reason `opted_out`.
  */
-export async function recordMessage(db: Db, scope: TenantScope, conversationId: string, input: NewMessage): Promise<{ conversation: ConversationRow; message: MessageRow }> {
+export async function recordMessage(
+  db: Db,
+  scope: TenantScope,
+  conversationId: string,
+  input: NewMessage,
+): Promise<{ conversation: ConversationRow; message: MessageRow }> {
   const author = input.author ?? (input.direction === 'in' ? 'paziente' : 'bot');
   const type = input.type ?? (input.mediaDurationSeconds != null ? 'vocale' : 'testo');
   const issues: ValidationIssue[] = [];
@@ -192,7 +226,8 @@ export async function recordMessage(db: Db, scope: TenantScope, conversationId: 
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   return db.transaction().execute(async (trx) => {
     const current = await lockScoped(trx, 'conversations', scope, conversationId);
-    if (input.direction === 'out' && author === 'bot' && current.opted_out) throw ApiError.conflict('opted_out', {}, 'Il paziente ha scritto STOP: nessun messaggio automatico.');
+    if (input.direction === 'out' && author === 'bot' && current.opted_out)
+      throw ApiError.conflict('opted_out', {}, 'Il paziente ha scritto STOP: nessun messaggio automatico.');
     const message = await trx
       .insertInto('chat_messages')
       .values({
@@ -237,7 +272,13 @@ export async function recordMessage(db: Db, scope: TenantScope, conversationId: 
 }
 
 /** Sets the transcription of a voice message (when the transcriber finishes). */
-export async function setTranscription(db: Db, scope: TenantScope, conversationId: string, messageId: string, input: { transcriptionStatus: string; transcription?: string | null }): Promise<MessageRow> {
+export async function setTranscription(
+  db: Db,
+  scope: TenantScope,
+  conversationId: string,
+  messageId: string,
+  input: { transcriptionStatus: string; transcription?: string | null },
+): Promise<MessageRow> {
   const row = await db
     .updateTable('chat_messages')
     .set({ transcription_status: input.transcriptionStatus, ...(input.transcription !== undefined ? { transcription: input.transcription } : {}) })

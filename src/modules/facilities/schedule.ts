@@ -19,11 +19,27 @@ const Interval = Type.Object(
 const Day = Type.Array(Interval, { maxItems: 6 });
 
 export const WeekScheduleSchema = Type.Object(
-  { mon: Type.Optional(Day), tue: Type.Optional(Day), wed: Type.Optional(Day), thu: Type.Optional(Day), fri: Type.Optional(Day), sat: Type.Optional(Day), sun: Type.Optional(Day) },
+  {
+    mon: Type.Optional(Day),
+    tue: Type.Optional(Day),
+    wed: Type.Optional(Day),
+    thu: Type.Optional(Day),
+    fri: Type.Optional(Day),
+    sat: Type.Optional(Day),
+    sun: Type.Optional(Day),
+  },
   {
     additionalProperties: false,
-    description: 'Weekly hours: keys `mon`..`sun` (missing = closed), each a list of `{open, close}` intervals in `HH:MM` local time of the clinic’s timezone, in order and not overlapping',
-    examples: [{ mon: [{ open: '09:00', close: '13:00' }, { open: '14:00', close: '18:00' }] }],
+    description:
+      'Weekly hours: keys `mon`..`sun` (missing = closed), each a list of `{open, close}` intervals in `HH:MM` local time of the clinic’s timezone, in order and not overlapping',
+    examples: [
+      {
+        mon: [
+          { open: '09:00', close: '13:00' },
+          { open: '14:00', close: '18:00' },
+        ],
+      },
+    ],
   },
 );
 

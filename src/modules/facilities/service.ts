@@ -66,14 +66,30 @@ export async function getFacility(db: Kysely<DB>, auth: TenantScope, id: string)
 export type FacilityChanges = Partial<Omit<NewFacility, 'workingSchedule'>> & { workingSchedule?: WeekSchedule | null };
 
 /** Back office: change a facility (only the fields sent), its working schedule included. */
-export async function updateFacility(db: Kysely<DB>, clinicId: string, id: string, changes: FacilityChanges, expected: number | null): Promise<{ view: FacilityView; version: number }> {
+export async function updateFacility(
+  db: Kysely<DB>,
+  clinicId: string,
+  id: string,
+  changes: FacilityChanges,
+  expected: number | null,
+): Promise<{ view: FacilityView; version: number }> {
   const issues = changes.workingSchedule ? scheduleIssues(changes.workingSchedule, 'workingSchedule') : [];
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   await db.transaction().execute(async (trx) => {
     const current = await trx.selectFrom('facilities').select('version').where('id', '=', id).where('clinic_id', '=', clinicId).forUpdate().executeTakeFirst();
     if (!current) throw ApiError.notFound();
     assertVersion(expected, current.version);
-    const columns: Record<string, string> = { name: 'name', street: 'street', city: 'city', province: 'province', zipCode: 'zip_code', phone: 'phone', email: 'email', isMainLocation: 'is_main_location', avgAppointmentMinutes: 'avg_appointment_minutes' };
+    const columns: Record<string, string> = {
+      name: 'name',
+      street: 'street',
+      city: 'city',
+      province: 'province',
+      zipCode: 'zip_code',
+      phone: 'phone',
+      email: 'email',
+      isMainLocation: 'is_main_location',
+      avgAppointmentMinutes: 'avg_appointment_minutes',
+    };
     const set: Record<string, unknown> = {};
     for (const [field, column] of Object.entries(columns)) {
       const value = (changes as Record<string, unknown>)[field];
@@ -81,7 +97,11 @@ export async function updateFacility(db: Kysely<DB>, clinicId: string, id: strin
     }
     if (changes.workingSchedule !== undefined) set.working_schedule = changes.workingSchedule === null ? null : JSON.stringify(changes.workingSchedule);
     if (Object.keys(set).length === 0) return;
-    await trx.updateTable('facilities').set({ ...set, updated_at: sql`now()`, version: sql`version + 1` }).where('id', '=', id).execute();
+    await trx
+      .updateTable('facilities')
+      .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })
+      .where('id', '=', id)
+      .execute();
   });
   return getFacility(db, backOffice(clinicId), id);
 }

@@ -227,7 +227,13 @@ export interface LeadUpdate {
  * any other (the spec shows no transitions), except that a converted lead stays `won`
  * (409 `lead_converted`). A status change adds a `status_change` activity.
  */
-export async function updateLead(db: Db, scope: TenantScope, id: string, input: LeadUpdate, expectedVersion: number | null): Promise<{ view: LeadView; version: number }> {
+export async function updateLead(
+  db: Db,
+  scope: TenantScope,
+  id: string,
+  input: LeadUpdate,
+  expectedVersion: number | null,
+): Promise<{ view: LeadView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
     const lead = await findScoped(trx, 'leads', scope, id);
     assertVersion(expectedVersion, lead.version);
@@ -274,7 +280,8 @@ export async function convertLead(
 ): Promise<{ view: LeadView; version: number; patientCreated: boolean }> {
   return db.transaction().execute(async (trx) => {
     const lead = await findScoped(trx, 'leads', caller.scope, id);
-    if (lead.converted_patient_id) throw ApiError.conflict('already_converted', { patientId: lead.converted_patient_id }, 'Il contatto è già diventato paziente.');
+    if (lead.converted_patient_id)
+      throw ApiError.conflict('already_converted', { patientId: lead.converted_patient_id }, 'Il contatto è già diventato paziente.');
     let patientId: string;
     let patientCreated = false;
     if (input.patientId) {

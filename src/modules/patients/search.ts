@@ -197,7 +197,10 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
       .filter(([, d]) => d <= best + 1)
       .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
       .filter(([, d]) => d % 1 === 0 || ++partial <= MAX_PARTIAL_TERMS);
-    close.set(part, kept.slice(0, MAX_CLOSE_TERMS).map(([t]) => t));
+    close.set(
+      part,
+      kept.slice(0, MAX_CLOSE_TERMS).map(([t]) => t),
+    );
   }
   const near = (part: string) => close.get(part) ?? [];
   const asFirstOrLast = (part: string) => {
@@ -225,7 +228,10 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
   const select = async (where: RawBuilder<unknown>[]) => {
     // Only columns of the (clinic, first, last) and (clinic, last, first) indexes: index-only;
     // trim(first || ' ' || last) is full_norm.
-    const branch = (w: RawBuilder<unknown>) => base(db).select(['first_norm', 'last_norm']).where(w as RawBuilder<boolean>);
+    const branch = (w: RawBuilder<unknown>) =>
+      base(db)
+        .select(['first_norm', 'last_norm'])
+        .where(w as RawBuilder<boolean>);
     let united = branch(where[0]!);
     for (const w of where.slice(1)) united = united.union(branch(w));
     const { rows } = await sql<{ id: string; is_active: boolean; first_norm: string | null; last_norm: string | null; trgm: number }>`
@@ -262,7 +268,8 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   if (params.facilityId) {
     const facilityId = params.facilityId.toLowerCase();
     const seen = scope.facilityIds === null || scope.facilityIds.includes(facilityId);
-    const exists = seen && (await db.selectFrom('facilities').select('id').where('id', '=', facilityId).where('clinic_id', '=', scope.clinicId).executeTakeFirst());
+    const exists =
+      seen && (await db.selectFrom('facilities').select('id').where('id', '=', facilityId).where('clinic_id', '=', scope.clinicId).executeTakeFirst());
     if (!exists) throw ApiError.invalid('query', [{ path: 'facilityId', message: 'sede inesistente o non accessibile con questa chiave' }]);
   }
   const facilityId = params.facilityId?.toLowerCase() ?? null;
@@ -278,7 +285,13 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   const base: Base = (conn) => visible(conn).where('erased_at', 'is', null);
   // Erasing a patient nulls first_norm and last_norm, so a name condition never meets an
   // erased one: without the erased_at test the name lookups are index-only (migration 0061).
-  const byName: Base = birthYear === null ? visible : (conn) => visible(conn).where('date_of_birth', '>=', `${birthYear}-01-01`).where('date_of_birth', '<', `${birthYear + 1}-01-01`);
+  const byName: Base =
+    birthYear === null
+      ? visible
+      : (conn) =>
+          visible(conn)
+            .where('date_of_birth', '>=', `${birthYear}-01-01`)
+            .where('date_of_birth', '<', `${birthYear + 1}-01-01`);
   const found = new Map<string, Candidate>();
   const add = (c: Candidate) => {
     const prev = found.get(c.id);
@@ -288,7 +301,10 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   const hasLetters = /\p{L}/u.test(query);
   const digits = query.replace(/\D/g, '');
   if (query.includes('@')) {
-    const rows = await base(db).where(sql<boolean>`lower(email) = ${query.toLowerCase()}`).limit(100).execute();
+    const rows = await base(db)
+      .where(sql<boolean>`lower(email) = ${query.toLowerCase()}`)
+      .limit(100)
+      .execute();
     for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'email', active: r.is_active });
   }
   if (!hasLetters && digits.length >= 6) {
@@ -333,7 +349,11 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
           .as('last_visit_at'),
     ])
     .where('p.clinic_id', '=', scope.clinicId)
-    .where('p.id', 'in', top.map((c) => c.id))
+    .where(
+      'p.id',
+      'in',
+      top.map((c) => c.id),
+    )
     .execute();
   const byId = new Map(details.map((d) => [d.id, d]));
   const data = top.map((c): SearchHit => {

@@ -231,7 +231,11 @@ async function prepareCreate(trx: Transaction, caller: Caller, input: PatientInp
  * The rule is clinic-wide, but the id is told only to a key that sees that patient: a key
  * limited to facilities learns nothing of the others (`patientId: null`).
  */
-async function findDuplicate(trx: Transaction, scope: TenantScope, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>): Promise<{ patientId: string | null } | null> {
+async function findDuplicate(
+  trx: Transaction,
+  scope: TenantScope,
+  p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>,
+): Promise<{ patientId: string | null } | null> {
   if (!p.phone && !p.email) return null;
   const row = await trx
     .selectFrom('patients')
@@ -320,7 +324,11 @@ export interface LookupResult {
  * The patient the scope sees with this canonical phone: active ones first, then the most
  * recently updated. Erased patients have no phone any more and are never found.
  */
-export async function findPatientByPhone(db: Db, scope: TenantScope, canonicalPhone: string): Promise<{ id: string; first_name: string | null; last_name: string | null } | undefined> {
+export async function findPatientByPhone(
+  db: Db,
+  scope: TenantScope,
+  canonicalPhone: string,
+): Promise<{ id: string; first_name: string | null; last_name: string | null } | undefined> {
   return db
     .selectFrom('patients')
     .select(['id', 'first_name', 'last_name'])
@@ -405,7 +413,12 @@ export async function updatePatient(
       .executeTakeFirst();
     if (!updated) throw versionMismatch();
     await addNameTerms(trx, updated.clinic_id, [updated.first_name, updated.last_name]);
-    await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'patient.updated', facilityId: updated.facility_id, data: eventData(updated, { changedFields: changed }) });
+    await recordEvent(trx, {
+      clinicId: caller.scope.clinicId,
+      type: 'patient.updated',
+      facilityId: updated.facility_id,
+      data: eventData(updated, { changedFields: changed }),
+    });
     return updated;
   });
   return { view: patientView(row, caller.clinicalRead), version: row.version };
@@ -424,7 +437,12 @@ export async function archivePatient(db: Db, caller: Caller, id: string): Promis
       .where('id', '=', current.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'patient.archived', facilityId: updated.facility_id, data: eventData(updated, { reason: 'archived' }) });
+    await recordEvent(trx, {
+      clinicId: caller.scope.clinicId,
+      type: 'patient.archived',
+      facilityId: updated.facility_id,
+      data: eventData(updated, { reason: 'archived' }),
+    });
     return updated;
   });
   return { view: patientView(row, caller.clinicalRead), version: row.version };
@@ -445,11 +463,30 @@ export async function erasePatient(db: Db, caller: Caller, id: string): Promise<
     const updated = await trx
       .updateTable('patients')
       .set({
-        first_name: null, last_name: null, email: null, phone: null, date_of_birth: null, gender: null,
-        tax_code: null, address: null, referral_source: null, allergies: null, medications: null,
-        conditions: null, notes: null, first_norm: null, last_norm: null, full_norm: null,
-        phon_first: null, phon_last: null, tax_code_norm: null,
-        is_active: false, archived_at: current.archived_at ?? now, erased_at: now, updated_at: now, version: sql`version + 1`,
+        first_name: null,
+        last_name: null,
+        email: null,
+        phone: null,
+        date_of_birth: null,
+        gender: null,
+        tax_code: null,
+        address: null,
+        referral_source: null,
+        allergies: null,
+        medications: null,
+        conditions: null,
+        notes: null,
+        first_norm: null,
+        last_norm: null,
+        full_norm: null,
+        phon_first: null,
+        phon_last: null,
+        tax_code_norm: null,
+        is_active: false,
+        archived_at: current.archived_at ?? now,
+        erased_at: now,
+        updated_at: now,
+        version: sql`version + 1`,
       })
       .where('id', '=', current.id)
       .returningAll()
@@ -457,7 +494,9 @@ export async function erasePatient(db: Db, caller: Caller, id: string): Promise<
     // Names no other patient of the clinic has leave the search vocabulary.
     const terms = [current.first_norm, current.last_norm].filter((x): x is string => !!x);
     if (terms.length > 0) {
-      const { rows: gone } = await sql<{ term: string }>`DELETE FROM patient_name_terms t WHERE t.clinic_id = ${current.clinic_id} AND t.term = ANY(${terms}::text[])
+      const { rows: gone } = await sql<{
+        term: string;
+      }>`DELETE FROM patient_name_terms t WHERE t.clinic_id = ${current.clinic_id} AND t.term = ANY(${terms}::text[])
         AND NOT EXISTS (SELECT 1 FROM patients p WHERE p.clinic_id = t.clinic_id AND (p.first_norm = t.term OR p.last_norm = t.term))
         RETURNING t.term`.execute(trx);
       if (gone.length > 0) {
@@ -490,7 +529,12 @@ export async function erasePatient(db: Db, caller: Caller, id: string): Promise<
       .where('clinic_id', '=', caller.scope.clinicId)
       .where('patient_id', '=', current.id)
       .execute();
-    await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'patient.archived', facilityId: updated.facility_id, data: eventData(updated, { reason: 'erased' }) });
+    await recordEvent(trx, {
+      clinicId: caller.scope.clinicId,
+      type: 'patient.archived',
+      facilityId: updated.facility_id,
+      data: eventData(updated, { reason: 'erased' }),
+    });
     return updated;
   });
   return { view: patientView(row, caller.clinicalRead), version: row.version };
@@ -527,13 +571,18 @@ export async function importPatients(db: Db, caller: Caller, inputs: PatientInpu
         seen.set(k, i);
       }
       const duplicate = await findDuplicate(trx, caller.scope, p);
-      if (duplicate) throw ApiError.conflict('duplicate_patient', { ...duplicate, index: i }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
+      if (duplicate)
+        throw ApiError.conflict('duplicate_patient', { ...duplicate, index: i }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
     }
     await checkPlanLimit(trx, clinicId, prepared.length);
     const bulk = prepared.length > BULK_EVENT_THRESHOLD;
     const ids: string[] = [];
     // One sorted insert of all names: concurrent imports then never lock names in opposite orders.
-    await addNameTerms(trx, clinicId, inputs.flatMap((i) => [i.firstName, i.lastName]));
+    await addNameTerms(
+      trx,
+      clinicId,
+      inputs.flatMap((i) => [i.firstName, i.lastName]),
+    );
     for (const p of prepared) {
       const created = await insertPatient(trx, p, false);
       ids.push(created.id);

@@ -33,7 +33,17 @@ export function taskView(row: TaskRow): TaskView {
 /** Event data: ids, status, type and dates; the title is free text and stays out. */
 function eventData(row: TaskRow): Record<string, unknown> {
   const v = taskView(row);
-  return { id: v.id, status: v.status, type: v.type, dueDate: v.dueDate, assigneeId: v.assigneeId, patientId: v.patientId, facilityId: v.facilityId, createdAt: v.createdAt, updatedAt: v.updatedAt };
+  return {
+    id: v.id,
+    status: v.status,
+    type: v.type,
+    dueDate: v.dueDate,
+    assigneeId: v.assigneeId,
+    patientId: v.patientId,
+    facilityId: v.facilityId,
+    createdAt: v.createdAt,
+    updatedAt: v.updatedAt,
+  };
 }
 
 export async function createTask(db: Db, scope: TenantScope, input: NewTask): Promise<TaskRow> {
@@ -82,7 +92,13 @@ export interface TaskListQuery {
 }
 
 export async function listTasks(ctx: AppContext, scope: TenantScope, q: TaskListQuery): Promise<{ data: TaskView[]; nextCursor: string | null }> {
-  const filters = JSON.stringify([q.updatedSince ?? null, q.status ?? null, q.assigneeId?.toLowerCase() ?? null, q.patientId?.toLowerCase() ?? null, q.dueBefore ?? null]);
+  const filters = JSON.stringify([
+    q.updatedSince ?? null,
+    q.status ?? null,
+    q.assigneeId?.toLowerCase() ?? null,
+    q.patientId?.toLowerCase() ?? null,
+    q.dueBefore ?? null,
+  ]);
   const cursorScope = `tasks:${scope.clinicId}:${filters}`;
   let query = ctx.db.selectFrom('tasks').selectAll().where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope));
   if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
@@ -93,7 +109,11 @@ export async function listTasks(ctx: AppContext, scope: TenantScope, q: TaskList
   if (q.cursor) {
     query = query.where(after(['updated_at', 'id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
   }
-  const rows = await query.orderBy('updated_at').orderBy('id').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('updated_at')
+    .orderBy('id')
+    .limit(q.limit + 1)
+    .execute();
   const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, r.updated_at, r.id));
   return { data: page.items.map(taskView), nextCursor: page.nextCursor };
 }
@@ -103,7 +123,11 @@ export async function updateTask(db: Db, scope: TenantScope, id: string, changes
   return db.transaction().execute(async (trx) => {
     const current = await lockScoped(trx, 'tasks', scope, id);
     const { issues } = await checkRefs(trx, scope, [{ field: 'assigneeId', table: 'staff_profiles', id: changes.assigneeId }]);
-    if (issues.length > 0) throw ApiError.invalid('body', issues.map((i) => ({ ...i, message: 'non è un profilo attivo di questo studio' })));
+    if (issues.length > 0)
+      throw ApiError.invalid(
+        'body',
+        issues.map((i) => ({ ...i, message: 'non è un profilo attivo di questo studio' })),
+      );
     assertVersion(expected, current.version);
     const set: Record<string, unknown> = {};
     if (changes.title !== undefined) set.title = changes.title;

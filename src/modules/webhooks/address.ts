@@ -111,7 +111,7 @@ export function checkEndpointUrl(raw: string, policy: AddressPolicy, path = 'url
   // One trailing dot is the DNS root (`localhost.` is `localhost`); any other empty label
   // (`localhost..`, `127.0.0.1..`, also spelled `%2E%2E`, which the URL parser decodes) makes
   // a name that is neither the IP nor the name it looks like to the checks below.
-  if (host.split('.').includes('')) return issue('non è un nome host valido (contiene un\'etichetta vuota: ..)');
+  if (host.split('.').includes('')) return issue("non è un nome host valido (contiene un'etichetta vuota: ..)");
   if (net.isIP(host) !== 0) {
     if (insecureOk && isLoopback(host)) return [];
     return issue('deve indicare un nome host pubblico, non un indirizzo IP');

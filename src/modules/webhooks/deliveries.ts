@@ -117,7 +117,11 @@ export async function listDeliveries(db: Db, cursorSecret: string, auth: AuthCon
   if (q.cursor) {
     query = query.where(after(['d.created_at', 'd.id'], decodeKeyset(cursorSecret, scope, q.cursor), 'desc'));
   }
-  const rows = await query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
   const page = pageOf(rows as DeliveryRow[], q.limit, (r) => encodeKeyset(cursorSecret, scope, r.created_at, r.id));
   return { data: page.items.map(toView), nextCursor: page.nextCursor };
 }
@@ -125,12 +129,7 @@ export async function listDeliveries(db: Db, cursorSecret: string, auth: AuthCon
 export async function getDelivery(db: Db, auth: AuthContext, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
   const row = await visibleDeliveries(db, auth).select(DELIVERY_COLUMNS).where('d.id', '=', id).executeTakeFirst();
   if (!row) throw ApiError.notFound();
-  const attempts = await db
-    .selectFrom('webhook_attempts')
-    .selectAll()
-    .where('delivery_id', '=', id)
-    .orderBy('number')
-    .execute();
+  const attempts = await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('number').execute();
   return {
     ...toView(row as DeliveryRow),
     attempts: attempts.map((a) => ({
@@ -232,30 +231,30 @@ export async function listEvents(db: Db, cursorSecret: string, auth: AuthContext
     .where(sql<SqlBool>`scope = ANY(${scopes}::text[])`);
   if (auth.facilityIds !== null) {
     const facilities = [...auth.facilityIds];
-    query = query.where(
-      sql<SqlBool>`(facility_id = ANY(${facilities}::uuid[]) OR (facility_id IS NULL AND type = 'events.skipped'))`,
-    );
+    query = query.where(sql<SqlBool>`(facility_id = ANY(${facilities}::uuid[]) OR (facility_id IS NULL AND type = 'events.skipped'))`);
   }
   if (q.type) query = query.where('type', '=', q.type);
   if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
   if (q.cursor) {
     query = query.where(after(['created_at', 'id'], decodeKeyset(cursorSecret, scope, q.cursor)));
   }
-  const rows = await query.orderBy('created_at').orderBy('id').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(q.limit + 1)
+    .execute();
   const page = pageOf(rows, q.limit, (r) => encodeKeyset(cursorSecret, scope, r.created_at, r.id));
   return {
-    data: page.items.map(
-      (r): EventEnvelope => ({
-        id: r.id,
-        eventId: r.id,
-        type: r.type,
-        createdAt: iso(r.created_at),
-        apiVersion: r.api_version,
-        livemode: r.livemode,
-        facilityId: r.facility_id,
-        data: r.data,
-      }),
-    ),
+    data: page.items.map((r): EventEnvelope => ({
+      id: r.id,
+      eventId: r.id,
+      type: r.type,
+      createdAt: iso(r.created_at),
+      apiVersion: r.api_version,
+      livemode: r.livemode,
+      facilityId: r.facility_id,
+      data: r.data,
+    })),
     nextCursor: page.nextCursor,
   };
 }

@@ -90,7 +90,11 @@ export async function createEndpoint(db: Db, auth: AuthContext, policy: AddressP
       .where('deleted_at', 'is', null)
       .executeTakeFirstOrThrow();
     if (Number(count) >= MAX_ENDPOINTS_PER_CLINIC) {
-      throw ApiError.conflict('endpoint_limit', { limit: MAX_ENDPOINTS_PER_CLINIC }, 'Lo studio ha già 20 destinazioni webhook: eliminane una prima di crearne un’altra.');
+      throw ApiError.conflict(
+        'endpoint_limit',
+        { limit: MAX_ENDPOINTS_PER_CLINIC },
+        'Lo studio ha già 20 destinazioni webhook: eliminane una prima di crearne un’altra.',
+      );
     }
     return trx
       .insertInto('webhook_endpoints')
@@ -122,7 +126,11 @@ async function findVisible(db: Db, auth: AuthContext, id: string): Promise<Selec
   return row;
 }
 
-export async function getEndpoint(db: Db, auth: AuthContext, id: string): Promise<{ view: EndpointView; version: number; row: Selectable<WebhookEndpointsTable> }> {
+export async function getEndpoint(
+  db: Db,
+  auth: AuthContext,
+  id: string,
+): Promise<{ view: EndpointView; version: number; row: Selectable<WebhookEndpointsTable> }> {
   const row = await findVisible(db, auth, id);
   return { view: toEndpointView(row), version: row.version, row };
 }

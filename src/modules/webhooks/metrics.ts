@@ -13,7 +13,11 @@ export function registerDeliveryMetrics(registry: Registry, db: Kysely<DB>): voi
     labelNames: ['status'],
     registers: [registry],
     async collect() {
-      const rows = await db.selectFrom('webhook_deliveries').select(['status', sql<number>`count(*)::int`.as('n')]).groupBy('status').execute();
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select(['status', sql<number>`count(*)::int`.as('n')])
+        .groupBy('status')
+        .execute();
       this.reset();
       for (const status of ['pending', 'delivering', 'succeeded', 'discarded']) {
         this.set({ status }, rows.find((r) => r.status === status)?.n ?? 0);

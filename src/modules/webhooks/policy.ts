@@ -53,7 +53,11 @@ export interface DestinationHealth {
  * switched off (reason `too_many_failures`) when a discard brings the count to the threshold.
  * Outcomes that are neither (a retry scheduled, an uncounted discard) change nothing.
  */
-export function destinationAfter(start: DestinationHealth, outcomes: ReadonlyArray<Pick<AttemptOutcome, 'status' | 'countsAsDiscard'>>, threshold = DISABLE_AFTER_DISCARDED): DestinationHealth {
+export function destinationAfter(
+  start: DestinationHealth,
+  outcomes: ReadonlyArray<Pick<AttemptOutcome, 'status' | 'countsAsDiscard'>>,
+  threshold = DISABLE_AFTER_DISCARDED,
+): DestinationHealth {
   let { consecutiveDiscarded, enabled, disabledReason } = start;
   for (const outcome of outcomes) {
     if (outcome.status === 'succeeded') consecutiveDiscarded = 0;

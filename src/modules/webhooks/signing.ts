@@ -10,10 +10,7 @@ export function generateSecret(): string {
 
 /** Lowercase hex HMAC-SHA256 of the four-line string; `body` byte for byte. */
 export function computeSignature(secret: string, timestamp: string, idempotencyKey: string, body: string | Buffer): string {
-  return createHmac('sha256', secret)
-    .update(`v1\n${timestamp}\n${idempotencyKey}\n`)
-    .update(body)
-    .digest('hex');
+  return createHmac('sha256', secret).update(`v1\n${timestamp}\n${idempotencyKey}\n`).update(body).digest('hex');
 }
 
 /** The X-Service-Signature value: `v1=<new>`, or `v1=<new>,v1=<old>` during a rotation's overlap. */

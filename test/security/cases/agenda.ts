@@ -23,7 +23,12 @@ export const cases: MatrixCase[] = [
     resource: true,
     prepare: async (server, tenant) => {
       const patientId = await insertPatient(server, tenant);
-      const row = await createAppointment(server.ctx.db, backOffice(tenant.clinicId), { patientId, start: at(day, 8), end: at(day++, 8, 30), facilityId: tenant.facilityIds[0] });
+      const row = await createAppointment(server.ctx.db, backOffice(tenant.clinicId), {
+        patientId,
+        start: at(day, 8),
+        end: at(day++, 8, 30),
+        facilityId: tenant.facilityIds[0],
+      });
       return { path: `/v1/appointments/${row.id}` };
     },
   },

@@ -14,7 +14,10 @@ async function patientIn(server: TestServer, tenant: Tenant): Promise<string> {
 }
 
 async function leadIn(server: TestServer, tenant: Tenant): Promise<string> {
-  const res = await server.call('POST', '/v1/leads', { token: tenant.token, body: { firstName: 'Matrice', phone: uniquePhone(), facilityId: tenant.facilityIds[0] } });
+  const res = await server.call('POST', '/v1/leads', {
+    token: tenant.token,
+    body: { firstName: 'Matrice', phone: uniquePhone(), facilityId: tenant.facilityIds[0] },
+  });
   return res.body.id;
 }
 

@@ -27,9 +27,11 @@ function sharedEndpoint(server: TestServer, tenant: Tenant): Promise<string> {
 /** A fresh delivery of the shared destination; `finished` marks it succeeded (redeliverable). */
 async function newDelivery(server: TestServer, tenant: Tenant, finished: boolean): Promise<string> {
   const endpointId = await sharedEndpoint(server, tenant);
-  await server.ctx.db.transaction().execute((trx) =>
-    recordEvent(trx, { clinicId: tenant.clinicId, type: 'patient.created', facilityId: tenant.facilityIds[0], data: { id: crypto.randomUUID() } }),
-  );
+  await server.ctx.db
+    .transaction()
+    .execute((trx) =>
+      recordEvent(trx, { clinicId: tenant.clinicId, type: 'patient.created', facilityId: tenant.facilityIds[0], data: { id: crypto.randomUUID() } }),
+    );
   const row = await server.ctx.db
     .selectFrom('webhook_deliveries')
     .select('id')

@@ -10,17 +10,24 @@ import type { App } from '../../types.js';
 const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
 
 export function registerTaskAdminRoutes(app: App, ctx: AppContext): void {
-  app.post('/admin/v1/clinics/:clinicId/tasks', {
-    schema: {
-      operationId: 'adminCreateTask', tags: ['Agenda (back office)'], summary: 'Create a task',
-      description: 'Records `task.created` (and `task.completed` when created done). The facility defaults to the patient’s. The assignee must be an active staff profile of the clinic.',
-      params: ClinicParams,
-      body: NewTaskBody,
-      response: { 201: TaskSchema },
+  app.post(
+    '/admin/v1/clinics/:clinicId/tasks',
+    {
+      schema: {
+        operationId: 'adminCreateTask',
+        tags: ['Agenda (back office)'],
+        summary: 'Create a task',
+        description:
+          'Records `task.created` (and `task.completed` when created done). The facility defaults to the patient’s. The assignee must be an active staff profile of the clinic.',
+        params: ClinicParams,
+        body: NewTaskBody,
+        response: { 201: TaskSchema },
+      },
     },
-  }, async (request, reply) => {
-    const row = await createTask(ctx.db, backOffice(request.params.clinicId), request.body);
-    setEtag(reply, row.version);
-    return reply.status(201).send(taskView(row));
-  });
+    async (request, reply) => {
+      const row = await createTask(ctx.db, backOffice(request.params.clinicId), request.body);
+      setEtag(reply, row.version);
+      return reply.status(201).send(taskView(row));
+    },
+  );
 }

@@ -2,7 +2,14 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { backOffice } from '../../../db/tenant.js';
-import { APPOINTMENT_CATEGORIES, APPOINTMENT_ORIGINS, APPOINTMENT_STATUSES, APPOINTMENT_TYPES, TRANSITIONS, toView } from '../../../modules/appointments/model.js';
+import {
+  APPOINTMENT_CATEGORIES,
+  APPOINTMENT_ORIGINS,
+  APPOINTMENT_STATUSES,
+  APPOINTMENT_TYPES,
+  TRANSITIONS,
+  toView,
+} from '../../../modules/appointments/model.js';
 import { changeStatus, createAppointment, findAppointment, updateAppointment } from '../../../modules/appointments/service.js';
 import { calendarView, createCalendar, findCalendar, updateCalendar } from '../../../modules/calendars/service.js';
 import { WeekScheduleSchema } from '../../../modules/facilities/schedule.js';
@@ -54,7 +61,11 @@ const calendarFields = {
   chairIds: Type.Array(Uuid(), { maxItems: 50, description: 'Chairs of the calendar’s facility; empty: bookings take no chair' }),
   minNoticeMinutes: Type.Integer({ minimum: 0, maximum: 525600, description: 'A slot must start at least this long after now' }),
   horizonDays: Type.Integer({ minimum: 1, maximum: 730, description: 'A slot must start within this many days from now' }),
-  cancellationNoticeMinutes: Type.Integer({ minimum: 0, maximum: 525600, description: 'Through the API, an appointment can be moved or cancelled only this long before its start' }),
+  cancellationNoticeMinutes: Type.Integer({
+    minimum: 0,
+    maximum: 525600,
+    description: 'Through the API, an appointment can be moved or cancelled only this long before its start',
+  }),
   active: Type.Boolean({ description: 'An inactive calendar offers no slots' }),
 };
 
@@ -62,157 +73,245 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
 
   // ---- Appointments ----
-  app.post('/admin/v1/clinics/:clinicId/appointments', {
-    schema: {
-      operationId: 'adminCreateAppointment', tags: [TAG], summary: 'Enter an appointment in the agenda',
-      description: 'Records `appointment.created`. The facility defaults to the chair’s, then the calendar’s, then the patient’s. Initial status: draft, pending, scheduled (default) or confirmed. A doctor or chair already in an overlapping live appointment is `409 conflict` (`doctor_busy`, `chair_busy`).',
-      params: ClinicParams,
-      body: Type.Object({
-        patientId: Uuid(),
-        start: InputTimestamp(),
-        end: InputTimestamp(),
-        facilityId: Type.Optional(Nullable(Uuid())),
-        doctorId: Type.Optional(Nullable(Uuid())),
-        chairId: Type.Optional(Nullable(Uuid())),
-        calendarId: Type.Optional(Nullable(Uuid())),
-        treatmentPlanId: Type.Optional(Nullable(Uuid())),
-        status: Type.Optional(StringEnum(['draft', 'pending', 'scheduled', 'confirmed'] as const)),
-        type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
-        category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
-        title: Type.Optional(Text(200)),
-        reason: Type.Optional(Text(2000)),
-        notes: Type.Optional(Text(5000)),
-        clinicalNotes: Type.Optional(Text(20000)),
-        origin: Type.Optional(StringEnum(APPOINTMENT_ORIGINS)),
-      }, { additionalProperties: false }),
-      response: { 201: AppointmentDetailSchema },
+  app.post(
+    '/admin/v1/clinics/:clinicId/appointments',
+    {
+      schema: {
+        operationId: 'adminCreateAppointment',
+        tags: [TAG],
+        summary: 'Enter an appointment in the agenda',
+        description:
+          'Records `appointment.created`. The facility defaults to the chair’s, then the calendar’s, then the patient’s. Initial status: draft, pending, scheduled (default) or confirmed. A doctor or chair already in an overlapping live appointment is `409 conflict` (`doctor_busy`, `chair_busy`).',
+        params: ClinicParams,
+        body: Type.Object(
+          {
+            patientId: Uuid(),
+            start: InputTimestamp(),
+            end: InputTimestamp(),
+            facilityId: Type.Optional(Nullable(Uuid())),
+            doctorId: Type.Optional(Nullable(Uuid())),
+            chairId: Type.Optional(Nullable(Uuid())),
+            calendarId: Type.Optional(Nullable(Uuid())),
+            treatmentPlanId: Type.Optional(Nullable(Uuid())),
+            status: Type.Optional(StringEnum(['draft', 'pending', 'scheduled', 'confirmed'] as const)),
+            type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
+            category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
+            title: Type.Optional(Text(200)),
+            reason: Type.Optional(Text(2000)),
+            notes: Type.Optional(Text(5000)),
+            clinicalNotes: Type.Optional(Text(20000)),
+            origin: Type.Optional(StringEnum(APPOINTMENT_ORIGINS)),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: AppointmentDetailSchema },
+      },
     },
-  }, async (request, reply) => {
-    const row = await createAppointment(db, backOffice(request.params.clinicId), request.body);
-    setEtag(reply, row.version);
-    return reply.status(201).send(toView(row, true));
-  });
-
-  app.get('/admin/v1/clinics/:clinicId/appointments/:id', {
-    schema: { operationId: 'adminGetAppointment', tags: [TAG], summary: 'Read an appointment with its notes', description: 'The back office sees every field, notes included, with the `ETag` to use as `If-Match`.', params: ClinicItemParams, response: { 200: AppointmentDetailSchema } },
-  }, async (request, reply) => {
-    const row = await findAppointment(db, backOffice(request.params.clinicId), request.params.id);
-    setEtag(reply, row.version);
-    return toView(row, true);
-  });
-
-  app.patch('/admin/v1/clinics/:clinicId/appointments/:id', {
-    schema: {
-      operationId: 'adminUpdateAppointment', tags: [TAG], summary: 'Change or reschedule an appointment',
-      description: 'Only the fields sent change. Moving it (start, end, doctor, chair or facility) records `appointment.rescheduled` with `data.previous` (`startTime`, `endTime`, `doctorId`, `chairId`, `facilityId` before the change) and is allowed only in draft, pending, scheduled, confirmed or postponed (`409 conflict`, reason `not_reschedulable`). Overlaps: `409 conflict` `doctor_busy` / `chair_busy`. `If-Match` honoured.',
-      params: ClinicItemParams,
-      headers: IfMatch,
-      body: Type.Object({
-        start: Type.Optional(InputTimestamp()),
-        end: Type.Optional(InputTimestamp()),
-        facilityId: Type.Optional(Nullable(Uuid())),
-        doctorId: Type.Optional(Nullable(Uuid())),
-        chairId: Type.Optional(Nullable(Uuid())),
-        treatmentPlanId: Type.Optional(Nullable(Uuid())),
-        type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
-        category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
-        title: Type.Optional(Text(200)),
-        reason: Type.Optional(Text(2000)),
-        notes: Type.Optional(Text(5000)),
-        clinicalNotes: Type.Optional(Text(20000)),
-        completionNotes: Type.Optional(Text(20000)),
-      }, { additionalProperties: false }),
-      response: { 200: AppointmentDetailSchema },
+    async (request, reply) => {
+      const row = await createAppointment(db, backOffice(request.params.clinicId), request.body);
+      setEtag(reply, row.version);
+      return reply.status(201).send(toView(row, true));
     },
-  }, async (request, reply) => {
-    const row = await updateAppointment(db, backOffice(request.params.clinicId), request.params.id, request.body, expectedVersion(request));
-    setEtag(reply, row.version);
-    return toView(row, true);
-  });
+  );
 
-  app.post('/admin/v1/clinics/:clinicId/appointments/:id/status', {
-    schema: {
-      operationId: 'adminSetAppointmentStatus', tags: [TAG], summary: 'Move an appointment to another status',
-      description: `Allowed transitions (our choice; spec 3.4 leaves them open): ${transitionsText}. Any other is \`409 conflict\`, reason \`invalid_transition\` (with \`details.from\`, \`details.to\`, \`details.allowed\`). Arrival in confirmed, checked_in, completed, no_show or cancelled records the matching \`appointment.*\` event. Leaving postponed for scheduled may meet \`409 doctor_busy\`/\`chair_busy\`. \`If-Match\` honoured.`,
-      params: ClinicItemParams,
-      headers: IfMatch,
-      body: Type.Object({ status: StringEnum(APPOINTMENT_STATUSES), completionNotes: Type.Optional(Text(20000)) }, { additionalProperties: false }),
-      response: { 200: AppointmentDetailSchema },
+  app.get(
+    '/admin/v1/clinics/:clinicId/appointments/:id',
+    {
+      schema: {
+        operationId: 'adminGetAppointment',
+        tags: [TAG],
+        summary: 'Read an appointment with its notes',
+        description: 'The back office sees every field, notes included, with the `ETag` to use as `If-Match`.',
+        params: ClinicItemParams,
+        response: { 200: AppointmentDetailSchema },
+      },
     },
-  }, async (request, reply) => {
-    const row = await changeStatus(db, backOffice(request.params.clinicId), request.params.id, request.body.status, request.body.completionNotes, expectedVersion(request));
-    setEtag(reply, row.version);
-    return toView(row, true);
-  });
+    async (request, reply) => {
+      const row = await findAppointment(db, backOffice(request.params.clinicId), request.params.id);
+      setEtag(reply, row.version);
+      return toView(row, true);
+    },
+  );
+
+  app.patch(
+    '/admin/v1/clinics/:clinicId/appointments/:id',
+    {
+      schema: {
+        operationId: 'adminUpdateAppointment',
+        tags: [TAG],
+        summary: 'Change or reschedule an appointment',
+        description:
+          'Only the fields sent change. Moving it (start, end, doctor, chair or facility) records `appointment.rescheduled` with `data.previous` (`startTime`, `endTime`, `doctorId`, `chairId`, `facilityId` before the change) and is allowed only in draft, pending, scheduled, confirmed or postponed (`409 conflict`, reason `not_reschedulable`). Overlaps: `409 conflict` `doctor_busy` / `chair_busy`. `If-Match` honoured.',
+        params: ClinicItemParams,
+        headers: IfMatch,
+        body: Type.Object(
+          {
+            start: Type.Optional(InputTimestamp()),
+            end: Type.Optional(InputTimestamp()),
+            facilityId: Type.Optional(Nullable(Uuid())),
+            doctorId: Type.Optional(Nullable(Uuid())),
+            chairId: Type.Optional(Nullable(Uuid())),
+            treatmentPlanId: Type.Optional(Nullable(Uuid())),
+            type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
+            category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
+            title: Type.Optional(Text(200)),
+            reason: Type.Optional(Text(2000)),
+            notes: Type.Optional(Text(5000)),
+            clinicalNotes: Type.Optional(Text(20000)),
+            completionNotes: Type.Optional(Text(20000)),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: AppointmentDetailSchema },
+      },
+    },
+    async (request, reply) => {
+      const row = await updateAppointment(db, backOffice(request.params.clinicId), request.params.id, request.body, expectedVersion(request));
+      setEtag(reply, row.version);
+      return toView(row, true);
+    },
+  );
+
+  app.post(
+    '/admin/v1/clinics/:clinicId/appointments/:id/status',
+    {
+      schema: {
+        operationId: 'adminSetAppointmentStatus',
+        tags: [TAG],
+        summary: 'Move an appointment to another status',
+        description: `Allowed transitions (our choice; spec 3.4 leaves them open): ${transitionsText}. Any other is \`409 conflict\`, reason \`invalid_transition\` (with \`details.from\`, \`details.to\`, \`details.allowed\`). Arrival in confirmed, checked_in, completed, no_show or cancelled records the matching \`appointment.*\` event. Leaving postponed for scheduled may meet \`409 doctor_busy\`/\`chair_busy\`. \`If-Match\` honoured.`,
+        params: ClinicItemParams,
+        headers: IfMatch,
+        body: Type.Object({ status: StringEnum(APPOINTMENT_STATUSES), completionNotes: Type.Optional(Text(20000)) }, { additionalProperties: false }),
+        response: { 200: AppointmentDetailSchema },
+      },
+    },
+    async (request, reply) => {
+      const row = await changeStatus(
+        db,
+        backOffice(request.params.clinicId),
+        request.params.id,
+        request.body.status,
+        request.body.completionNotes,
+        expectedVersion(request),
+      );
+      setEtag(reply, row.version);
+      return toView(row, true);
+    },
+  );
 
   // ---- Calendars ----
-  app.post('/admin/v1/clinics/:clinicId/calendars', {
-    schema: {
-      operationId: 'adminCreateCalendar', tags: [TAG], summary: 'Create a booking calendar',
-      description: 'A calendar of a facility: weekly working hours (clinic timezone, see `workingHours`), slot length, doctors (at least one) and chairs (of the same facility), minimum notice (default 0), booking horizon (default 60 days), cancellation notice (default 0).',
-      params: ClinicParams,
-      body: Type.Object({
-        facilityId: calendarFields.facilityId, name: calendarFields.name, slotMinutes: calendarFields.slotMinutes, workingHours: calendarFields.workingHours, doctorIds: calendarFields.doctorIds,
-        chairIds: Type.Optional(calendarFields.chairIds), minNoticeMinutes: Type.Optional(calendarFields.minNoticeMinutes), horizonDays: Type.Optional(calendarFields.horizonDays),
-        cancellationNoticeMinutes: Type.Optional(calendarFields.cancellationNoticeMinutes), active: Type.Optional(calendarFields.active),
-      }, { additionalProperties: false }),
-      response: { 201: CalendarSchema },
+  app.post(
+    '/admin/v1/clinics/:clinicId/calendars',
+    {
+      schema: {
+        operationId: 'adminCreateCalendar',
+        tags: [TAG],
+        summary: 'Create a booking calendar',
+        description:
+          'A calendar of a facility: weekly working hours (clinic timezone, see `workingHours`), slot length, doctors (at least one) and chairs (of the same facility), minimum notice (default 0), booking horizon (default 60 days), cancellation notice (default 0).',
+        params: ClinicParams,
+        body: Type.Object(
+          {
+            facilityId: calendarFields.facilityId,
+            name: calendarFields.name,
+            slotMinutes: calendarFields.slotMinutes,
+            workingHours: calendarFields.workingHours,
+            doctorIds: calendarFields.doctorIds,
+            chairIds: Type.Optional(calendarFields.chairIds),
+            minNoticeMinutes: Type.Optional(calendarFields.minNoticeMinutes),
+            horizonDays: Type.Optional(calendarFields.horizonDays),
+            cancellationNoticeMinutes: Type.Optional(calendarFields.cancellationNoticeMinutes),
+            active: Type.Optional(calendarFields.active),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: CalendarSchema },
+      },
     },
-  }, async (request, reply) => {
-    const row = await createCalendar(db, backOffice(request.params.clinicId), request.body);
-    setEtag(reply, row.version);
-    return reply.status(201).send(calendarView(row));
-  });
-
-  app.get('/admin/v1/clinics/:clinicId/calendars/:id', {
-    schema: { operationId: 'adminGetCalendar', tags: [TAG], summary: 'Read a calendar', description: 'The calendar’s rules with its `ETag`.', params: ClinicItemParams, response: { 200: CalendarSchema } },
-  }, async (request, reply) => {
-    const row = await findCalendar(db, backOffice(request.params.clinicId), request.params.id);
-    setEtag(reply, row.version);
-    return calendarView(row);
-  });
-
-  app.patch('/admin/v1/clinics/:clinicId/calendars/:id', {
-    schema: {
-      operationId: 'adminUpdateCalendar', tags: [TAG], summary: 'Change a calendar’s rules',
-      description: 'Only the fields sent change; existing appointments stay. `If-Match` honoured.',
-      params: ClinicItemParams,
-      headers: IfMatch,
-      body: Type.Object(Object.fromEntries(Object.entries(calendarFields).map(([k, v]) => [k, Type.Optional(v)])) as any, { additionalProperties: false }),
-      response: { 200: CalendarSchema },
+    async (request, reply) => {
+      const row = await createCalendar(db, backOffice(request.params.clinicId), request.body);
+      setEtag(reply, row.version);
+      return reply.status(201).send(calendarView(row));
     },
-  }, async (request, reply) => {
-    const row = await updateCalendar(db, backOffice(request.params.clinicId), request.params.id, request.body as any, expectedVersion(request));
-    setEtag(reply, row.version);
-    return calendarView(row);
-  });
+  );
+
+  app.get(
+    '/admin/v1/clinics/:clinicId/calendars/:id',
+    {
+      schema: {
+        operationId: 'adminGetCalendar',
+        tags: [TAG],
+        summary: 'Read a calendar',
+        description: 'The calendar’s rules with its `ETag`.',
+        params: ClinicItemParams,
+        response: { 200: CalendarSchema },
+      },
+    },
+    async (request, reply) => {
+      const row = await findCalendar(db, backOffice(request.params.clinicId), request.params.id);
+      setEtag(reply, row.version);
+      return calendarView(row);
+    },
+  );
+
+  app.patch(
+    '/admin/v1/clinics/:clinicId/calendars/:id',
+    {
+      schema: {
+        operationId: 'adminUpdateCalendar',
+        tags: [TAG],
+        summary: 'Change a calendar’s rules',
+        description: 'Only the fields sent change; existing appointments stay. `If-Match` honoured.',
+        params: ClinicItemParams,
+        headers: IfMatch,
+        body: Type.Object(Object.fromEntries(Object.entries(calendarFields).map(([k, v]) => [k, Type.Optional(v)])) as any, { additionalProperties: false }),
+        response: { 200: CalendarSchema },
+      },
+    },
+    async (request, reply) => {
+      const row = await updateCalendar(db, backOffice(request.params.clinicId), request.params.id, request.body as any, expectedVersion(request));
+      setEtag(reply, row.version);
+      return calendarView(row);
+    },
+  );
 
   // ---- Facilities ----
-  app.patch('/admin/v1/clinics/:clinicId/facilities/:id', {
-    schema: {
-      operationId: 'adminUpdateFacility', tags: [TAG], summary: 'Change a facility and its working schedule',
-      description: 'Only the fields sent change. `workingSchedule`: keys `mon`..`sun` (a missing day is closed), each a list of `{open, close}` in `HH:MM` local time, in order and not overlapping; `null` removes it. `If-Match` honoured.',
-      params: ClinicItemParams,
-      headers: IfMatch,
-      body: Type.Object({
-        name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-        street: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-        city: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-        province: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-        zipCode: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
-        phone: Type.Optional(Nullable(Type.String({ maxLength: 40 }))),
-        email: Type.Optional(Nullable(Email(200))),
-        isMainLocation: Type.Optional(Type.Boolean()),
-        avgAppointmentMinutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 600 })),
-        workingSchedule: Type.Optional(Nullable(WeekScheduleSchema)),
-      }, { additionalProperties: false }),
-      response: { 200: FacilitySchema },
+  app.patch(
+    '/admin/v1/clinics/:clinicId/facilities/:id',
+    {
+      schema: {
+        operationId: 'adminUpdateFacility',
+        tags: [TAG],
+        summary: 'Change a facility and its working schedule',
+        description:
+          'Only the fields sent change. `workingSchedule`: keys `mon`..`sun` (a missing day is closed), each a list of `{open, close}` in `HH:MM` local time, in order and not overlapping; `null` removes it. `If-Match` honoured.',
+        params: ClinicItemParams,
+        headers: IfMatch,
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            street: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+            city: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+            province: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+            zipCode: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
+            phone: Type.Optional(Nullable(Type.String({ maxLength: 40 }))),
+            email: Type.Optional(Nullable(Email(200))),
+            isMainLocation: Type.Optional(Type.Boolean()),
+            avgAppointmentMinutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 600 })),
+            workingSchedule: Type.Optional(Nullable(WeekScheduleSchema)),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: FacilitySchema },
+      },
     },
-  }, async (request, reply) => {
-    const { view, version } = await updateFacility(db, request.params.clinicId, request.params.id, request.body as any, expectedVersion(request));
-    setEtag(reply, version);
-    return view;
-  });
+    async (request, reply) => {
+      const { view, version } = await updateFacility(db, request.params.clinicId, request.params.id, request.body as any, expectedVersion(request));
+      setEtag(reply, version);
+      return view;
+    },
+  );
 
   registerChatAdminRoutes(app, ctx);
   registerBillingAdminRoutes(app, ctx);

@@ -27,77 +27,137 @@ const ApiKey = Type.Object(
   },
   { additionalProperties: false },
 );
-const CreatedApiKey = Type.Object({ ...ApiKey.properties, token: Type.String({ description: 'The bearer token: shown only in this response' }) }, { additionalProperties: false });
+const CreatedApiKey = Type.Object(
+  { ...ApiKey.properties, token: Type.String({ description: 'The bearer token: shown only in this response' }) },
+  { additionalProperties: false },
+);
 
 export function registerKeyRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
 
-  app.post('/admin/v1/clinics/:clinicId/api-keys', {
-    schema: {
-      operationId: 'adminCreateApiKey', tags: ['API keys'], summary: 'Issue an API key',
-      description: 'The kind follows the clinic (live or test). `facilityIds` limits the key to those facilities (null: all). The token is returned only here.',
-      params: ClinicParams,
-      body: Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 100 }),
-        scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
-        facilityIds: Type.Optional(Nullable(Type.Array(Uuid(), { minItems: 1, maxItems: 100 }))),
-        expiresAt: Type.Optional(Nullable(InputTimestamp())),
-      }, { additionalProperties: false }),
-      response: { 201: CreatedApiKey },
+  app.post(
+    '/admin/v1/clinics/:clinicId/api-keys',
+    {
+      schema: {
+        operationId: 'adminCreateApiKey',
+        tags: ['API keys'],
+        summary: 'Issue an API key',
+        description:
+          'The kind follows the clinic (live or test). `facilityIds` limits the key to those facilities (null: all). The token is returned only here.',
+        params: ClinicParams,
+        body: Type.Object(
+          {
+            name: Type.String({ minLength: 1, maxLength: 100 }),
+            scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+            facilityIds: Type.Optional(Nullable(Type.Array(Uuid(), { minItems: 1, maxItems: 100 }))),
+            expiresAt: Type.Optional(Nullable(InputTimestamp())),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: CreatedApiKey },
+      },
     },
-  }, async (request, reply) => {
-    const { expiresAt, ...rest } = request.body;
-    const created = await keys.createApiKey(db, request.params.clinicId, { ...rest, expiresAt: expiresAt ? new Date(expiresAt) : null });
-    return reply.status(201).send(created);
-  });
-
-  app.get('/admin/v1/clinics/:clinicId/api-keys', {
-    schema: { operationId: 'adminListApiKeys', tags: ['API keys'], summary: 'List a clinic\'s API keys, oldest first', params: ClinicParams, response: { 200: Type.Object({ data: Type.Array(ApiKey) }) } },
-  }, async (request) => ({ data: await keys.listApiKeys(db, request.params.clinicId) }));
-
-  app.post('/admin/v1/api-keys/:id/revoke', {
-    schema: {
-      operationId: 'adminRevokeApiKey', tags: ['API keys'], summary: 'Revoke an API key',
-      description: 'Takes effect within a second in every process: the key then gets `401 api_key_revoked`, and webhook destinations it created receive nothing more.',
-      params: IdParams, response: { 200: ApiKey },
+    async (request, reply) => {
+      const { expiresAt, ...rest } = request.body;
+      const created = await keys.createApiKey(db, request.params.clinicId, { ...rest, expiresAt: expiresAt ? new Date(expiresAt) : null });
+      return reply.status(201).send(created);
     },
-  }, async (request) => {
-    const key = await keys.revokeApiKey(db, request.params.id);
-    ctx.authenticator.invalidate();
-    return key;
-  });
+  );
 
-  app.post('/admin/v1/api-keys/:id/replace', {
-    schema: {
-      operationId: 'adminReplaceApiKey', tags: ['API keys'], summary: 'Replace an API key',
-      description: 'Issues a new key with the same settings and revokes the old one (`replacedBy`).',
-      params: IdParams, response: { 201: CreatedApiKey }, },
-  }, async (request, reply) => {
-    const key = await keys.replaceApiKey(db, request.params.id);
-    ctx.authenticator.invalidate();
-    return reply.status(201).send(key);
-  });
-
-  const Entry = Type.Object({
-    id: Uuid(), apiKeyId: Nullable(Uuid()), requestId: Nullable(Type.String()), resourceType: Type.String(),
-    resourceIds: Type.Array(Uuid()), fields: Type.Array(Type.String()), at: OutputTimestamp(),
-  }, { additionalProperties: false });
-
-  app.get('/admin/v1/clinics/:clinicId/access-log', {
-    schema: {
-      operationId: 'adminListAccessLog', tags: ['Access log'], summary: 'Read the access log, newest first',
-      description: 'Every read of free text or clinical data through the API: key, resource type and ids, fields, time.',
-      params: ClinicParams,
-      querystring: Type.Object({ resourceId: Type.Optional(Uuid()), limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()) }, { additionalProperties: false }),
-      response: { 200: Page(Entry) },
+  app.get(
+    '/admin/v1/clinics/:clinicId/api-keys',
+    {
+      schema: {
+        operationId: 'adminListApiKeys',
+        tags: ['API keys'],
+        summary: "List a clinic's API keys, oldest first",
+        params: ClinicParams,
+        response: { 200: Type.Object({ data: Type.Array(ApiKey) }) },
+      },
     },
-  }, async (request) => {
-    const { clinicId } = request.params;
-    const { resourceId, limit = 50, cursor } = request.query;
-    const scope = `access-log:${clinicId}:${resourceId ?? ''}`;
-    const before = cursor ? decodeKeyset(ctx.cursorSecret, scope, cursor) : null;
-    const rows = await listAccessLog(db, clinicId, { resourceId, limit: limit + 1, before: before ? { at: before[0].toISOString(), id: before[1] } : undefined });
-    const { items, nextCursor } = pageOf(rows, limit, (last) => encodeKeyset(ctx.cursorSecret, scope, last.at, last.id));
-    return { data: items, nextCursor };
-  });
+    async (request) => ({ data: await keys.listApiKeys(db, request.params.clinicId) }),
+  );
+
+  app.post(
+    '/admin/v1/api-keys/:id/revoke',
+    {
+      schema: {
+        operationId: 'adminRevokeApiKey',
+        tags: ['API keys'],
+        summary: 'Revoke an API key',
+        description:
+          'Takes effect within a second in every process: the key then gets `401 api_key_revoked`, and webhook destinations it created receive nothing more.',
+        params: IdParams,
+        response: { 200: ApiKey },
+      },
+    },
+    async (request) => {
+      const key = await keys.revokeApiKey(db, request.params.id);
+      ctx.authenticator.invalidate();
+      return key;
+    },
+  );
+
+  app.post(
+    '/admin/v1/api-keys/:id/replace',
+    {
+      schema: {
+        operationId: 'adminReplaceApiKey',
+        tags: ['API keys'],
+        summary: 'Replace an API key',
+        description: 'Issues a new key with the same settings and revokes the old one (`replacedBy`).',
+        params: IdParams,
+        response: { 201: CreatedApiKey },
+      },
+    },
+    async (request, reply) => {
+      const key = await keys.replaceApiKey(db, request.params.id);
+      ctx.authenticator.invalidate();
+      return reply.status(201).send(key);
+    },
+  );
+
+  const Entry = Type.Object(
+    {
+      id: Uuid(),
+      apiKeyId: Nullable(Uuid()),
+      requestId: Nullable(Type.String()),
+      resourceType: Type.String(),
+      resourceIds: Type.Array(Uuid()),
+      fields: Type.Array(Type.String()),
+      at: OutputTimestamp(),
+    },
+    { additionalProperties: false },
+  );
+
+  app.get(
+    '/admin/v1/clinics/:clinicId/access-log',
+    {
+      schema: {
+        operationId: 'adminListAccessLog',
+        tags: ['Access log'],
+        summary: 'Read the access log, newest first',
+        description: 'Every read of free text or clinical data through the API: key, resource type and ids, fields, time.',
+        params: ClinicParams,
+        querystring: Type.Object(
+          { resourceId: Type.Optional(Uuid()), limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Page(Entry) },
+      },
+    },
+    async (request) => {
+      const { clinicId } = request.params;
+      const { resourceId, limit = 50, cursor } = request.query;
+      const scope = `access-log:${clinicId}:${resourceId ?? ''}`;
+      const before = cursor ? decodeKeyset(ctx.cursorSecret, scope, cursor) : null;
+      const rows = await listAccessLog(db, clinicId, {
+        resourceId,
+        limit: limit + 1,
+        before: before ? { at: before[0].toISOString(), id: before[1] } : undefined,
+      });
+      const { items, nextCursor } = pageOf(rows, limit, (last) => encodeKeyset(ctx.cursorSecret, scope, last.at, last.id));
+      return { data: items, nextCursor };
+    },
+  );
 }

@@ -24,136 +24,225 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
     return { scope: backOffice(clinic.id), clinicalWrite: true, clinicalRead: true, region: ctx.config.defaultPhoneRegion };
   };
 
-  app.get('/admin/v1/clinics/:clinicId/patients/:id', {
-    schema: { operationId: 'adminGetPatient', tags: [TAG], summary: 'Read a patient, clinical fields included', params: ClinicIdParams, response: { 200: PatientSchema } },
-  }, async (request, reply) => {
-    const c = await caller(request.params.clinicId);
-    const { view, version } = await getPatient(db, c.scope, request.params.id, true);
-    setEtag(reply, version);
-    return view;
-  });
+  app.get(
+    '/admin/v1/clinics/:clinicId/patients/:id',
+    {
+      schema: {
+        operationId: 'adminGetPatient',
+        tags: [TAG],
+        summary: 'Read a patient, clinical fields included',
+        params: ClinicIdParams,
+        response: { 200: PatientSchema },
+      },
+    },
+    async (request, reply) => {
+      const c = await caller(request.params.clinicId);
+      const { view, version } = await getPatient(db, c.scope, request.params.id, true);
+      setEtag(reply, version);
+      return view;
+    },
+  );
 
   const { firstName, lastName, ...optionalFields } = patientFields;
-  app.patch('/admin/v1/clinics/:clinicId/patients/:id', {
-    schema: {
-      operationId: 'adminUpdatePatient', tags: [TAG], summary: 'Change a patient',
-      description: 'Only sent fields change; null clears an optional one. Records `patient.updated` with `data.changedFields` (the fields whose value really changed; none changed: no event, version unchanged). `If-Match` supported (`409 version_mismatch`). An erased patient is `409 patient_erased`.',
-      params: ClinicIdParams, headers: IfMatch,
-      body: Type.Object({ firstName: Type.Optional(firstName), lastName: Type.Optional(lastName), ...optionalFields }, { additionalProperties: false }),
-      response: { 200: PatientSchema },
+  app.patch(
+    '/admin/v1/clinics/:clinicId/patients/:id',
+    {
+      schema: {
+        operationId: 'adminUpdatePatient',
+        tags: [TAG],
+        summary: 'Change a patient',
+        description:
+          'Only sent fields change; null clears an optional one. Records `patient.updated` with `data.changedFields` (the fields whose value really changed; none changed: no event, version unchanged). `If-Match` supported (`409 version_mismatch`). An erased patient is `409 patient_erased`.',
+        params: ClinicIdParams,
+        headers: IfMatch,
+        body: Type.Object({ firstName: Type.Optional(firstName), lastName: Type.Optional(lastName), ...optionalFields }, { additionalProperties: false }),
+        response: { 200: PatientSchema },
+      },
+      config: { errorStatuses: [409] },
     },
-    config: { errorStatuses: [409] },
-  }, async (request, reply) => {
-    const c = await caller(request.params.clinicId);
-    const { view, version } = await updatePatient(db, c, request.params.id, request.body, expectedVersion(request));
-    setEtag(reply, version);
-    return view;
-  });
-
-  app.post('/admin/v1/clinics/:clinicId/patients/:id/archive', {
-    schema: {
-      operationId: 'adminArchivePatient', tags: [TAG], summary: 'Archive a patient',
-      description: '`isActive` becomes false and `archivedAt` is set; records `patient.archived` with `data.reason: archived`. Already archived: `409 already_archived`; erased: `409 patient_erased`.',
-      params: ClinicIdParams, response: { 200: PatientSchema },
+    async (request, reply) => {
+      const c = await caller(request.params.clinicId);
+      const { view, version } = await updatePatient(db, c, request.params.id, request.body, expectedVersion(request));
+      setEtag(reply, version);
+      return view;
     },
-    config: { errorStatuses: [409] },
-  }, async (request, reply) => {
-    const { view, version } = await archivePatient(db, await caller(request.params.clinicId), request.params.id);
-    setEtag(reply, version);
-    return view;
-  });
+  );
 
-  app.post('/admin/v1/clinics/:clinicId/patients/:id/erase', {
-    schema: {
-      operationId: 'adminErasePatient', tags: [TAG], summary: 'Erase a patient for good',
-      description: 'Every personal and clinical field becomes null, for good; the id stays so that appointments, calls and leads keep linking to it. The free text of the patient\'s appointments (title, reason, notes, clinical and completion notes) and the summary and transcript of its calls are cleared too. Records `patient.archived` with `data.reason: erased`. Done before: `409 already_erased`.',
-      params: ClinicIdParams, response: { 200: PatientSchema },
+  app.post(
+    '/admin/v1/clinics/:clinicId/patients/:id/archive',
+    {
+      schema: {
+        operationId: 'adminArchivePatient',
+        tags: [TAG],
+        summary: 'Archive a patient',
+        description:
+          '`isActive` becomes false and `archivedAt` is set; records `patient.archived` with `data.reason: archived`. Already archived: `409 already_archived`; erased: `409 patient_erased`.',
+        params: ClinicIdParams,
+        response: { 200: PatientSchema },
+      },
+      config: { errorStatuses: [409] },
     },
-    config: { errorStatuses: [409] },
-  }, async (request, reply) => {
-    const { view, version } = await erasePatient(db, await caller(request.params.clinicId), request.params.id);
-    setEtag(reply, version);
-    return view;
-  });
-
-  app.post('/admin/v1/clinics/:clinicId/patients/import', {
-    schema: {
-      operationId: 'adminImportPatients', tags: [TAG], summary: 'Import a list of patients',
-      description: `1 to ${IMPORT_MAX} patients, created all or none in one transaction (every wrong field of every item is named, e.g. \`patients.3.phone\`). A duplicate of an existing patient is \`409 duplicate_patient\` with \`details.index\`; the same person twice in the list is \`409 duplicate_in_list\`; the plan limit applies to the whole list. More than 50 creations record one \`events.skipped\` (reason \`bulk_import\`, \`data.count\`) instead of one \`patient.created\` each.`,
-      params: ClinicParams,
-      body: Type.Object({ patients: Type.Array(PatientInputSchema, { minItems: 1, maxItems: IMPORT_MAX }) }, { additionalProperties: false }),
-      response: { 201: Type.Object({ created: Type.Integer(), ids: Type.Array(Uuid()), eventsSkipped: Type.Boolean({ description: 'true: one events.skipped was recorded instead of patient.created events' }) }, { additionalProperties: false }) },
+    async (request, reply) => {
+      const { view, version } = await archivePatient(db, await caller(request.params.clinicId), request.params.id);
+      setEtag(reply, version);
+      return view;
     },
-    config: { errorStatuses: [409] },
-  }, async (request, reply) => {
-    const result = await importPatients(db, await caller(request.params.clinicId), request.body.patients);
-    return reply.status(201).send({ created: result.ids.length, ...result });
-  });
+  );
 
-  app.get('/admin/v1/clinics/:clinicId/leads/:id', {
-    schema: { operationId: 'adminGetLead', tags: [TAG], summary: 'Read a lead with its activities', params: ClinicIdParams, response: { 200: LeadDetailSchema } },
-  }, async (request, reply) => {
-    const c = await caller(request.params.clinicId);
-    const { view, version } = await getLead(db, c.scope, request.params.id);
-    setEtag(reply, version);
-    return view as typeof view & { activities: NonNullable<typeof view.activities> };
-  });
-
-  app.patch('/admin/v1/clinics/:clinicId/leads/:id', {
-    schema: {
-      operationId: 'adminUpdateLead', tags: [TAG], summary: 'Change a lead\'s status, owner, follow-up, notes or value',
-      description: 'Any status may follow any other (the spec shows no transitions); a status change adds a `status_change` activity. A converted lead stays `won`: another status is `409 lead_converted`. `If-Match` supported.',
-      params: ClinicIdParams, headers: IfMatch,
-      body: Type.Object({
-        status: Type.Optional(Type.Unsafe<(typeof LEAD_STATUSES)[number]>({ type: 'string', enum: [...LEAD_STATUSES] })),
-        lostReason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-        assignedTo: Type.Optional(Nullable(Uuid())),
-        nextFollowUpAt: Type.Optional(Nullable(InputTimestamp())),
-        notes: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
-        estimatedValue: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100000000 }))),
-      }, { additionalProperties: false }),
-      response: { 200: LeadSchema },
+  app.post(
+    '/admin/v1/clinics/:clinicId/patients/:id/erase',
+    {
+      schema: {
+        operationId: 'adminErasePatient',
+        tags: [TAG],
+        summary: 'Erase a patient for good',
+        description:
+          "Every personal and clinical field becomes null, for good; the id stays so that appointments, calls and leads keep linking to it. The free text of the patient's appointments (title, reason, notes, clinical and completion notes) and the summary and transcript of its calls are cleared too. Records `patient.archived` with `data.reason: erased`. Done before: `409 already_erased`.",
+        params: ClinicIdParams,
+        response: { 200: PatientSchema },
+      },
+      config: { errorStatuses: [409] },
     },
-    config: { errorStatuses: [409] },
-  }, async (request, reply) => {
-    const c = await caller(request.params.clinicId);
-    const { view, version } = await updateLead(db, c.scope, request.params.id, request.body, expectedVersion(request));
-    setEtag(reply, version);
-    return view;
-  });
-
-  app.post('/admin/v1/clinics/:clinicId/leads/:id/activities', {
-    schema: {
-      operationId: 'adminAddLeadActivity', tags: [TAG], summary: 'Add an activity to a lead',
-      description: 'Every kind but `note` and `status_change` is a contact: it moves `lastContactedAt` forward to `at` (default now).',
-      params: ClinicIdParams,
-      body: Type.Object({
-        kind: Type.Unsafe<(typeof ACTIVITY_KINDS)[number]>({ type: 'string', enum: [...ACTIVITY_KINDS] }),
-        body: Type.String({ minLength: 1, maxLength: 5000 }),
-        at: Type.Optional(InputTimestamp()),
-      }, { additionalProperties: false }),
-      response: { 201: ActivitySchema },
+    async (request, reply) => {
+      const { view, version } = await erasePatient(db, await caller(request.params.clinicId), request.params.id);
+      setEtag(reply, version);
+      return view;
     },
-  }, async (request, reply) => {
-    const c = await caller(request.params.clinicId);
-    return reply.status(201).send(await addActivity(db, c.scope, request.params.id, request.body));
-  });
+  );
 
-  app.post('/admin/v1/clinics/:clinicId/leads/:id/convert', {
-    schema: {
-      operationId: 'adminConvertLead', tags: [TAG], summary: 'Convert a lead into a patient',
-      description: 'With `patientId`, links the lead to that existing patient; otherwise creates a patient from the lead\'s name, phone, email and facility (`lastName` must be given when the lead has none; the duplicate and plan-limit rules of POST /v1/patients apply, so a `409 duplicate_patient` tells which patient to pass as `patientId`). The lead gets `status: won`, `convertedPatientId` and `convertedAt`; events `patient.created` (when created) and `lead.converted` with `data.patientId`. Done before: `409 already_converted`.',
-      params: ClinicIdParams,
-      body: Type.Object({
-        patientId: Type.Optional(Uuid()),
-        firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-        lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-      }, { additionalProperties: false }),
-      response: { 200: Type.Object({ lead: LeadSchema, patientCreated: Type.Boolean() }, { additionalProperties: false }) },
+  app.post(
+    '/admin/v1/clinics/:clinicId/patients/import',
+    {
+      schema: {
+        operationId: 'adminImportPatients',
+        tags: [TAG],
+        summary: 'Import a list of patients',
+        description: `1 to ${IMPORT_MAX} patients, created all or none in one transaction (every wrong field of every item is named, e.g. \`patients.3.phone\`). A duplicate of an existing patient is \`409 duplicate_patient\` with \`details.index\`; the same person twice in the list is \`409 duplicate_in_list\`; the plan limit applies to the whole list. More than 50 creations record one \`events.skipped\` (reason \`bulk_import\`, \`data.count\`) instead of one \`patient.created\` each.`,
+        params: ClinicParams,
+        body: Type.Object({ patients: Type.Array(PatientInputSchema, { minItems: 1, maxItems: IMPORT_MAX }) }, { additionalProperties: false }),
+        response: {
+          201: Type.Object(
+            {
+              created: Type.Integer(),
+              ids: Type.Array(Uuid()),
+              eventsSkipped: Type.Boolean({ description: 'true: one events.skipped was recorded instead of patient.created events' }),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      config: { errorStatuses: [409] },
     },
-    config: { errorStatuses: [409] },
-  }, async (request) => {
-    const { view, patientCreated } = await convertLead(db, await caller(request.params.clinicId), request.params.id, request.body);
-    return { lead: view, patientCreated };
-  });
+    async (request, reply) => {
+      const result = await importPatients(db, await caller(request.params.clinicId), request.body.patients);
+      return reply.status(201).send({ created: result.ids.length, ...result });
+    },
+  );
+
+  app.get(
+    '/admin/v1/clinics/:clinicId/leads/:id',
+    {
+      schema: {
+        operationId: 'adminGetLead',
+        tags: [TAG],
+        summary: 'Read a lead with its activities',
+        params: ClinicIdParams,
+        response: { 200: LeadDetailSchema },
+      },
+    },
+    async (request, reply) => {
+      const c = await caller(request.params.clinicId);
+      const { view, version } = await getLead(db, c.scope, request.params.id);
+      setEtag(reply, version);
+      return view as typeof view & { activities: NonNullable<typeof view.activities> };
+    },
+  );
+
+  app.patch(
+    '/admin/v1/clinics/:clinicId/leads/:id',
+    {
+      schema: {
+        operationId: 'adminUpdateLead',
+        tags: [TAG],
+        summary: "Change a lead's status, owner, follow-up, notes or value",
+        description:
+          'Any status may follow any other (the spec shows no transitions); a status change adds a `status_change` activity. A converted lead stays `won`: another status is `409 lead_converted`. `If-Match` supported.',
+        params: ClinicIdParams,
+        headers: IfMatch,
+        body: Type.Object(
+          {
+            status: Type.Optional(Type.Unsafe<(typeof LEAD_STATUSES)[number]>({ type: 'string', enum: [...LEAD_STATUSES] })),
+            lostReason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+            assignedTo: Type.Optional(Nullable(Uuid())),
+            nextFollowUpAt: Type.Optional(Nullable(InputTimestamp())),
+            notes: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+            estimatedValue: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100000000 }))),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: LeadSchema },
+      },
+      config: { errorStatuses: [409] },
+    },
+    async (request, reply) => {
+      const c = await caller(request.params.clinicId);
+      const { view, version } = await updateLead(db, c.scope, request.params.id, request.body, expectedVersion(request));
+      setEtag(reply, version);
+      return view;
+    },
+  );
+
+  app.post(
+    '/admin/v1/clinics/:clinicId/leads/:id/activities',
+    {
+      schema: {
+        operationId: 'adminAddLeadActivity',
+        tags: [TAG],
+        summary: 'Add an activity to a lead',
+        description: 'Every kind but `note` and `status_change` is a contact: it moves `lastContactedAt` forward to `at` (default now).',
+        params: ClinicIdParams,
+        body: Type.Object(
+          {
+            kind: Type.Unsafe<(typeof ACTIVITY_KINDS)[number]>({ type: 'string', enum: [...ACTIVITY_KINDS] }),
+            body: Type.String({ minLength: 1, maxLength: 5000 }),
+            at: Type.Optional(InputTimestamp()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: ActivitySchema },
+      },
+    },
+    async (request, reply) => {
+      const c = await caller(request.params.clinicId);
+      return reply.status(201).send(await addActivity(db, c.scope, request.params.id, request.body));
+    },
+  );
+
+  app.post(
+    '/admin/v1/clinics/:clinicId/leads/:id/convert',
+    {
+      schema: {
+        operationId: 'adminConvertLead',
+        tags: [TAG],
+        summary: 'Convert a lead into a patient',
+        description:
+          "With `patientId`, links the lead to that existing patient; otherwise creates a patient from the lead's name, phone, email and facility (`lastName` must be given when the lead has none; the duplicate and plan-limit rules of POST /v1/patients apply, so a `409 duplicate_patient` tells which patient to pass as `patientId`). The lead gets `status: won`, `convertedPatientId` and `convertedAt`; events `patient.created` (when created) and `lead.converted` with `data.patientId`. Done before: `409 already_converted`.",
+        params: ClinicIdParams,
+        body: Type.Object(
+          {
+            patientId: Type.Optional(Uuid()),
+            firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+            lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.Object({ lead: LeadSchema, patientCreated: Type.Boolean() }, { additionalProperties: false }) },
+      },
+      config: { errorStatuses: [409] },
+    },
+    async (request) => {
+      const { view, patientCreated } = await convertLead(db, await caller(request.params.clinicId), request.params.id, request.body);
+      return { lead: view, patientCreated };
+    },
+  );
 }

@@ -36,99 +36,159 @@ const ShortText = (max: number) => Nullable(Type.String({ maxLength: max }));
 export function registerTenantRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
 
-  app.post('/admin/v1/organizations', {
-    schema: {
-      operationId: 'adminCreateOrganization', tags: [TAG], summary: 'Create an organization',
-      body: Type.Object({ name: Name }, { additionalProperties: false }),
-      response: { 201: Organization },
+  app.post(
+    '/admin/v1/organizations',
+    {
+      schema: {
+        operationId: 'adminCreateOrganization',
+        tags: [TAG],
+        summary: 'Create an organization',
+        body: Type.Object({ name: Name }, { additionalProperties: false }),
+        response: { 201: Organization },
+      },
     },
-  }, async (request, reply) => reply.status(201).send(await clinics.createOrganization(db, request.body)));
+    async (request, reply) => reply.status(201).send(await clinics.createOrganization(db, request.body)),
+  );
 
-  app.patch('/admin/v1/organizations/:id', {
-    schema: {
-      operationId: 'adminUpdateOrganization', tags: [TAG], summary: 'Suspend or reinstate an organization',
-      description: 'A suspended organization\'s keys get `403 organization_suspended` on every request (within a second).',
-      params: IdParams,
-      body: Type.Object({ suspended: Type.Boolean() }, { additionalProperties: false }),
-      response: { 200: Organization },
+  app.patch(
+    '/admin/v1/organizations/:id',
+    {
+      schema: {
+        operationId: 'adminUpdateOrganization',
+        tags: [TAG],
+        summary: 'Suspend or reinstate an organization',
+        description: "A suspended organization's keys get `403 organization_suspended` on every request (within a second).",
+        params: IdParams,
+        body: Type.Object({ suspended: Type.Boolean() }, { additionalProperties: false }),
+        response: { 200: Organization },
+      },
     },
-  }, async (request) => {
-    const org = await clinics.setOrganizationSuspended(db, request.params.id, request.body.suspended);
-    ctx.authenticator.invalidate();
-    return org;
-  });
-
-  app.post('/admin/v1/clinics', {
-    schema: {
-      operationId: 'adminCreateClinic', tags: [TAG], summary: 'Create a clinic',
-      description: 'Without `organizationId`, a new organization of the same name is created. `mode: test` makes a test clinic: its keys are `dcm_test_…` and nothing it does is sent outside.',
-      body: Type.Object({
-        name: Name,
-        organizationId: Type.Optional(Uuid()),
-        mode: Type.Optional(StringEnum(['live', 'test'])),
-        planActive: Type.Optional(Type.Boolean()),
-        patientLimit: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
-        aiEnabled: Type.Optional(Type.Boolean()),
-        timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-      }, { additionalProperties: false }),
-      response: { 201: Clinic },
+    async (request) => {
+      const org = await clinics.setOrganizationSuspended(db, request.params.id, request.body.suspended);
+      ctx.authenticator.invalidate();
+      return org;
     },
-  }, async (request, reply) => reply.status(201).send(await clinics.createClinic(db, request.body)));
+  );
 
-  app.get('/admin/v1/clinics', {
-    schema: { operationId: 'adminListClinics', tags: [TAG], summary: 'List clinics, oldest first', response: { 200: Type.Object({ data: Type.Array(Clinic) }) } },
-  }, async () => ({ data: await clinics.listClinics(db) }));
-
-  app.get('/admin/v1/clinics/:id', {
-    schema: { operationId: 'adminGetClinic', tags: [TAG], summary: 'Read a clinic', params: IdParams, response: { 200: Clinic } },
-  }, async (request) => clinics.getClinic(db, request.params.id));
-
-  app.patch('/admin/v1/clinics/:id', {
-    schema: {
-      operationId: 'adminUpdateClinic', tags: [TAG], summary: 'Change a clinic\'s plan, patient limit, AI processing or name',
-      params: IdParams,
-      body: Type.Object({
-        name: Type.Optional(Name),
-        planActive: Type.Optional(Type.Boolean()),
-        patientLimit: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
-        aiEnabled: Type.Optional(Type.Boolean()),
-        timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-      }, { additionalProperties: false }),
-      response: { 200: Clinic },
+  app.post(
+    '/admin/v1/clinics',
+    {
+      schema: {
+        operationId: 'adminCreateClinic',
+        tags: [TAG],
+        summary: 'Create a clinic',
+        description:
+          'Without `organizationId`, a new organization of the same name is created. `mode: test` makes a test clinic: its keys are `dcm_test_…` and nothing it does is sent outside.',
+        body: Type.Object(
+          {
+            name: Name,
+            organizationId: Type.Optional(Uuid()),
+            mode: Type.Optional(StringEnum(['live', 'test'])),
+            planActive: Type.Optional(Type.Boolean()),
+            patientLimit: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+            aiEnabled: Type.Optional(Type.Boolean()),
+            timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Clinic },
+      },
     },
-  }, async (request) => {
-    const clinic = await clinics.updateClinic(db, request.params.id, request.body);
-    ctx.authenticator.invalidate();
-    return clinic;
-  });
+    async (request, reply) => reply.status(201).send(await clinics.createClinic(db, request.body)),
+  );
+
+  app.get(
+    '/admin/v1/clinics',
+    {
+      schema: {
+        operationId: 'adminListClinics',
+        tags: [TAG],
+        summary: 'List clinics, oldest first',
+        response: { 200: Type.Object({ data: Type.Array(Clinic) }) },
+      },
+    },
+    async () => ({ data: await clinics.listClinics(db) }),
+  );
+
+  app.get(
+    '/admin/v1/clinics/:id',
+    {
+      schema: { operationId: 'adminGetClinic', tags: [TAG], summary: 'Read a clinic', params: IdParams, response: { 200: Clinic } },
+    },
+    async (request) => clinics.getClinic(db, request.params.id),
+  );
+
+  app.patch(
+    '/admin/v1/clinics/:id',
+    {
+      schema: {
+        operationId: 'adminUpdateClinic',
+        tags: [TAG],
+        summary: "Change a clinic's plan, patient limit, AI processing or name",
+        params: IdParams,
+        body: Type.Object(
+          {
+            name: Type.Optional(Name),
+            planActive: Type.Optional(Type.Boolean()),
+            patientLimit: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+            aiEnabled: Type.Optional(Type.Boolean()),
+            timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Clinic },
+      },
+    },
+    async (request) => {
+      const clinic = await clinics.updateClinic(db, request.params.id, request.body);
+      ctx.authenticator.invalidate();
+      return clinic;
+    },
+  );
 
   const Facility = Type.Object({ id: Uuid(), name: Type.String() }, { additionalProperties: false });
-  app.post('/admin/v1/clinics/:clinicId/facilities', {
-    schema: {
-      operationId: 'adminCreateFacility', tags: [TAG], summary: 'Create a facility (a location of the clinic)',
-      params: ClinicParams,
-      body: Type.Object({
-        name: Name,
-        street: Type.Optional(ShortText(200)),
-        city: Type.Optional(ShortText(100)),
-        province: Type.Optional(ShortText(100)),
-        zipCode: Type.Optional(ShortText(20)),
-        phone: Type.Optional(ShortText(40)),
-        email: Type.Optional(Nullable(Email(200))),
-        isMainLocation: Type.Optional(Type.Boolean()),
-        avgAppointmentMinutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 600 })),
-        workingSchedule: Type.Optional(Type.Unknown()),
-      }, { additionalProperties: false }),
-      response: { 201: Facility },
+  app.post(
+    '/admin/v1/clinics/:clinicId/facilities',
+    {
+      schema: {
+        operationId: 'adminCreateFacility',
+        tags: [TAG],
+        summary: 'Create a facility (a location of the clinic)',
+        params: ClinicParams,
+        body: Type.Object(
+          {
+            name: Name,
+            street: Type.Optional(ShortText(200)),
+            city: Type.Optional(ShortText(100)),
+            province: Type.Optional(ShortText(100)),
+            zipCode: Type.Optional(ShortText(20)),
+            phone: Type.Optional(ShortText(40)),
+            email: Type.Optional(Nullable(Email(200))),
+            isMainLocation: Type.Optional(Type.Boolean()),
+            avgAppointmentMinutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 600 })),
+            workingSchedule: Type.Optional(Type.Unknown()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: Facility },
+      },
     },
-  }, async (request, reply) => reply.status(201).send(await clinics.createFacility(db, request.params.clinicId, request.body)));
+    async (request, reply) => reply.status(201).send(await clinics.createFacility(db, request.params.clinicId, request.body)),
+  );
 
-  app.get('/admin/v1/clinics/:clinicId/facilities', {
-    schema: {
-      operationId: 'adminListFacilities', tags: [TAG], summary: 'List a clinic\'s facilities, oldest first', params: ClinicParams,
-      response: { 200: Type.Object({ data: Type.Array(Type.Object({ id: Uuid(), name: Type.String(), city: Nullable(Type.String()) })) }) },
+  app.get(
+    '/admin/v1/clinics/:clinicId/facilities',
+    {
+      schema: {
+        operationId: 'adminListFacilities',
+        tags: [TAG],
+        summary: "List a clinic's facilities, oldest first",
+        params: ClinicParams,
+        response: { 200: Type.Object({ data: Type.Array(Type.Object({ id: Uuid(), name: Type.String(), city: Nullable(Type.String()) })) }) },
+      },
     },
-  }, async (request) => ({ data: await clinics.listFacilities(db, request.params.clinicId) }));
+    async (request) => ({ data: await clinics.listFacilities(db, request.params.clinicId) }),
+  );
 
   const Person = Type.Object({ id: Uuid(), facilityId: Nullable(Uuid()), firstName: Type.String(), lastName: Type.String() });
   const PersonBody = {
@@ -137,42 +197,102 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
     facilityId: Type.Optional(Nullable(Uuid())),
   };
 
-  app.post('/admin/v1/clinics/:clinicId/doctors', {
-    schema: {
-      operationId: 'adminCreateDoctor', tags: [TAG], summary: 'Create a doctor', params: ClinicParams,
-      body: Type.Object({ ...PersonBody, specialty: Type.Optional(ShortText(100)) }, { additionalProperties: false }),
-      response: { 201: Person },
+  app.post(
+    '/admin/v1/clinics/:clinicId/doctors',
+    {
+      schema: {
+        operationId: 'adminCreateDoctor',
+        tags: [TAG],
+        summary: 'Create a doctor',
+        params: ClinicParams,
+        body: Type.Object({ ...PersonBody, specialty: Type.Optional(ShortText(100)) }, { additionalProperties: false }),
+        response: { 201: Person },
+      },
     },
-  }, async (request, reply) => reply.status(201).send(await clinics.createDoctor(db, request.params.clinicId, request.body)));
+    async (request, reply) => reply.status(201).send(await clinics.createDoctor(db, request.params.clinicId, request.body)),
+  );
 
-  app.get('/admin/v1/clinics/:clinicId/doctors', {
-    schema: { operationId: 'adminListDoctors', tags: [TAG], summary: 'List doctors, oldest first', params: ClinicParams, response: { 200: Type.Object({ data: Type.Array(Person) }) } },
-  }, async (request) => ({ data: await clinics.listDoctors(db, request.params.clinicId) }));
+  app.get(
+    '/admin/v1/clinics/:clinicId/doctors',
+    {
+      schema: {
+        operationId: 'adminListDoctors',
+        tags: [TAG],
+        summary: 'List doctors, oldest first',
+        params: ClinicParams,
+        response: { 200: Type.Object({ data: Type.Array(Person) }) },
+      },
+    },
+    async (request) => ({ data: await clinics.listDoctors(db, request.params.clinicId) }),
+  );
 
   const Chair = Type.Object({ id: Uuid(), facilityId: Uuid(), name: Type.String() });
-  app.post('/admin/v1/clinics/:clinicId/chairs', {
-    schema: {
-      operationId: 'adminCreateChair', tags: [TAG], summary: 'Create a chair (a dental unit of a facility)', params: ClinicParams,
-      body: Type.Object({ name: Name, facilityId: Uuid() }, { additionalProperties: false }),
-      response: { 201: Chair },
+  app.post(
+    '/admin/v1/clinics/:clinicId/chairs',
+    {
+      schema: {
+        operationId: 'adminCreateChair',
+        tags: [TAG],
+        summary: 'Create a chair (a dental unit of a facility)',
+        params: ClinicParams,
+        body: Type.Object({ name: Name, facilityId: Uuid() }, { additionalProperties: false }),
+        response: { 201: Chair },
+      },
     },
-  }, async (request, reply) => reply.status(201).send(await clinics.createChair(db, request.params.clinicId, request.body)));
+    async (request, reply) => reply.status(201).send(await clinics.createChair(db, request.params.clinicId, request.body)),
+  );
 
-  app.get('/admin/v1/clinics/:clinicId/chairs', {
-    schema: { operationId: 'adminListChairs', tags: [TAG], summary: 'List chairs, oldest first', params: ClinicParams, response: { 200: Type.Object({ data: Type.Array(Chair) }) } },
-  }, async (request) => ({ data: await clinics.listChairs(db, request.params.clinicId) }));
-
-  const Staff = Type.Object({ id: Uuid(), facilityId: Nullable(Uuid()), firstName: Type.String(), lastName: Type.String(), email: Nullable(Type.String()), role: Type.String() });
-  app.post('/admin/v1/clinics/:clinicId/staff-profiles', {
-    schema: {
-      operationId: 'adminCreateStaffProfile', tags: [TAG], summary: 'Create a staff profile (task assignee, lead owner)', params: ClinicParams,
-      body: Type.Object({ ...PersonBody, email: Type.Optional(Nullable(Email(200))), role: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })) }, { additionalProperties: false }),
-      response: { 201: Staff },
+  app.get(
+    '/admin/v1/clinics/:clinicId/chairs',
+    {
+      schema: {
+        operationId: 'adminListChairs',
+        tags: [TAG],
+        summary: 'List chairs, oldest first',
+        params: ClinicParams,
+        response: { 200: Type.Object({ data: Type.Array(Chair) }) },
+      },
     },
-  }, async (request, reply) => reply.status(201).send(await clinics.createStaffProfile(db, request.params.clinicId, request.body)));
+    async (request) => ({ data: await clinics.listChairs(db, request.params.clinicId) }),
+  );
 
-  app.get('/admin/v1/clinics/:clinicId/staff-profiles', {
-    schema: { operationId: 'adminListStaffProfiles', tags: [TAG], summary: 'List staff profiles, oldest first', params: ClinicParams, response: { 200: Type.Object({ data: Type.Array(Staff) }) } },
-  }, async (request) => ({ data: await clinics.listStaffProfiles(db, request.params.clinicId) }));
+  const Staff = Type.Object({
+    id: Uuid(),
+    facilityId: Nullable(Uuid()),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    email: Nullable(Type.String()),
+    role: Type.String(),
+  });
+  app.post(
+    '/admin/v1/clinics/:clinicId/staff-profiles',
+    {
+      schema: {
+        operationId: 'adminCreateStaffProfile',
+        tags: [TAG],
+        summary: 'Create a staff profile (task assignee, lead owner)',
+        params: ClinicParams,
+        body: Type.Object(
+          { ...PersonBody, email: Type.Optional(Nullable(Email(200))), role: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })) },
+          { additionalProperties: false },
+        ),
+        response: { 201: Staff },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await clinics.createStaffProfile(db, request.params.clinicId, request.body)),
+  );
+
+  app.get(
+    '/admin/v1/clinics/:clinicId/staff-profiles',
+    {
+      schema: {
+        operationId: 'adminListStaffProfiles',
+        tags: [TAG],
+        summary: 'List staff profiles, oldest first',
+        params: ClinicParams,
+        response: { 200: Type.Object({ data: Type.Array(Staff) }) },
+      },
+    },
+    async (request) => ({ data: await clinics.listStaffProfiles(db, request.params.clinicId) }),
+  );
 }
-

@@ -3,13 +3,32 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
-import { APPOINTMENT_CATEGORIES, APPOINTMENT_ORIGINS, APPOINTMENT_STATUSES, APPOINTMENT_TYPES, toView, type AppointmentView } from '../../../modules/appointments/model.js';
+import {
+  APPOINTMENT_CATEGORIES,
+  APPOINTMENT_ORIGINS,
+  APPOINTMENT_STATUSES,
+  APPOINTMENT_TYPES,
+  toView,
+  type AppointmentView,
+} from '../../../modules/appointments/model.js';
 import { findAppointment, listAppointments, listFilters, type ListQuery as PageQuery } from '../../../modules/appointments/service.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
 import { bookAppointment, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/calendars/booking.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Cursor, IdParams, IdempotencyKeyHeader, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import {
+  Cursor,
+  IdParams,
+  IdempotencyKeyHeader,
+  IfMatchHeader,
+  InputTimestamp,
+  Limit,
+  Nullable,
+  OutputTimestamp,
+  Page,
+  StringEnum,
+  Uuid,
+} from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Agenda (appointments)';
@@ -60,7 +79,12 @@ const ListQuery = Type.Object(
     status: Type.Optional(
       Type.String({ maxLength: 200, pattern: STATUS_LIST, description: `One or more statuses separated by commas, from: ${APPOINTMENT_STATUSES.join(', ')}` }),
     ),
-    sort: Type.Optional(StringEnum(['updated', 'start'] as const, { default: 'updated', description: '`updated` (default): by last modification, then id; `start`: by start time, then id; `updatedSince` is refused with it' })),
+    sort: Type.Optional(
+      StringEnum(['updated', 'start'] as const, {
+        default: 'updated',
+        description: '`updated` (default): by last modification, then id; `start`: by start time, then id; `updatedSince` is refused with it',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -83,7 +107,9 @@ const BookBody = Type.Object(
     patientId: Uuid(),
     start: InputTimestamp({ description: 'Start of a free slot of the calendar (see getCalendarAvailability); the end is start + the calendar’s slot length' }),
     doctorId: Type.Optional(Uuid({ description: 'A doctor of the calendar; otherwise the first free one' })),
-    origin: Type.Optional(StringEnum(['api', 'bot', 'voice'] as const, { default: 'api', description: 'Who books: `api` (default), `bot` (chat) or `voice` (voice agent)' })),
+    origin: Type.Optional(
+      StringEnum(['api', 'bot', 'voice'] as const, { default: 'api', description: 'Who books: `api` (default), `bot` (chat) or `voice` (voice agent)' }),
+    ),
     type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
     category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
     title: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),

@@ -19,13 +19,19 @@ export function registerCalendarRoutes(app: App, ctx: AppContext): void {
         tags: ['Agenda (appointments)'],
         summary: 'Free slots of a calendar',
         description: [
-          'The free slots whose start falls in the requested window [`from`, `to`), oldest first. Defaults: `from` now, `to` seven days after `from`; the window may span at most ' + MAX_WINDOW_DAYS + ' days and `to` must follow `from` (`400` naming `to` otherwise).',
+          'The free slots whose start falls in the requested window [`from`, `to`), oldest first. Defaults: `from` now, `to` seven days after `from`; the window may span at most ' +
+            MAX_WINDOW_DAYS +
+            ' days and `to` must follow `from` (`400` naming `to` otherwise).',
           'A slot lies on the calendar’s slot grid inside its working hours (clinic timezone), has a doctor of the calendar (or `doctorId`) and, when the calendar has chairs, a chair, neither busy in an overlapping appointment (cancelled, no-show, postponed and draft appointments do not hold time). Each slot names the doctor and chair a booking would get.',
           '`window` is the part of the request the calendar’s rules let anyone book (after the minimum notice, before the booking horizon): `null`, with `data: []`, when they leave nothing to search (e.g. a window wholly past the horizon, or an inactive calendar). `data: []` with a `window` means no slot is free.',
         ].join('\n\n'),
         params: IdParams,
         querystring: Type.Object(
-          { from: Type.Optional(InputTimestamp()), to: Type.Optional(InputTimestamp()), doctorId: Type.Optional(Uuid({ description: 'Only slots of this doctor of the calendar' })) },
+          {
+            from: Type.Optional(InputTimestamp()),
+            to: Type.Optional(InputTimestamp()),
+            doctorId: Type.Optional(Uuid({ description: 'Only slots of this doctor of the calendar' })),
+          },
           { additionalProperties: false },
         ),
         response: {

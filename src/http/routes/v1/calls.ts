@@ -95,7 +95,8 @@ export function registerCallRoutes(app: App, ctx: AppContext): void {
         operationId: 'getCall',
         tags: [TAG],
         summary: 'Read a phone call',
-        description: 'The call. `transcript` is present only for a key with `clinical:read`, and that read is written to the access log. A call of another clinic or of a facility the key does not see is `404`.',
+        description:
+          'The call. `transcript` is present only for a key with `clinical:read`, and that read is written to the access log. A call of another clinic or of a facility the key does not see is `404`.',
         params: IdParams,
         response: { 200: CallDetailSchema },
       },

@@ -15,7 +15,9 @@ export const ConversationSchema = Type.Object(
     patientId: Nullable(Uuid()),
     leadId: Nullable(Uuid()),
     phone: Nullable(Type.String({ description: 'E.164' })),
-    botState: StringEnum(['attivo', 'in_pausa', 'allo_studio'] as const, { description: 'attivo = the bot answers; in_pausa = silent until botPausedUntil; allo_studio = switched off by a person' }),
+    botState: StringEnum(['attivo', 'in_pausa', 'allo_studio'] as const, {
+      description: 'attivo = the bot answers; in_pausa = silent until botPausedUntil; allo_studio = switched off by a person',
+    }),
     botPausedUntil: Nullable(OutputTimestamp()),
     optedOut: Type.Boolean({ description: 'true = the patient wrote STOP: no automatic messages are sent' }),
     lastInboundAt: Nullable(OutputTimestamp()),
@@ -39,7 +41,9 @@ export const MessageSchema = Type.Object(
     mediaMimeType: Nullable(Type.String()),
     mediaDurationSeconds: Nullable(Type.Integer()),
     transcriptionStatus: Type.String({ description: '`assente`, `in_corso`, `completata` or `fallita`' }),
-    transcription: Type.Optional(Nullable(Type.String({ description: 'Voice transcript: only with `clinical:read` and `patients:read`, and only in a patient’s conversation' }))),
+    transcription: Type.Optional(
+      Nullable(Type.String({ description: 'Voice transcript: only with `clinical:read` and `patients:read`, and only in a patient’s conversation' })),
+    ),
   },
   { additionalProperties: false, title: 'ChatMessage' },
 );
@@ -52,7 +56,8 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
         operationId: 'getConversation',
         tags: [TAG],
         summary: 'Read a conversation',
-        description: 'The conversation (spec 2.7) with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.',
+        description:
+          'The conversation (spec 2.7) with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.',
         params: IdParams,
         response: { 200: ConversationSchema },
       },
@@ -79,7 +84,11 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
         ].join('\n\n'),
         params: IdParams,
         querystring: Type.Object(
-          { limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()), updatedSince: Type.Optional(InputTimestamp({ description: 'Only messages that arrived at or after it' })) },
+          {
+            limit: Type.Optional(Limit(200, 50)),
+            cursor: Type.Optional(Cursor()),
+            updatedSince: Type.Optional(InputTimestamp({ description: 'Only messages that arrived at or after it' })),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Page(MessageSchema) },
@@ -88,7 +97,13 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const auth = request.auth;
-      const page = await listMessages(ctx, auth, request.params.id, { ...request.query, limit: request.query.limit ?? 50 }, (c) => c.patient_id !== null && hasScope(auth, 'clinical:read') && hasScope(auth, 'patients:read'));
+      const page = await listMessages(
+        ctx,
+        auth,
+        request.params.id,
+        { ...request.query, limit: request.query.limit ?? 50 },
+        (c) => c.patient_id !== null && hasScope(auth, 'clinical:read') && hasScope(auth, 'patients:read'),
+      );
       const withText = page.data.filter((m) => m.body !== null || (page.transcription && m.transcription));
       const fields = page.transcription && withText.some((m) => m.transcription) ? ['body', 'transcription'] : ['body'];
       await ctx.accessLog.record(auth, { resourceType: 'chat_message', resourceIds: withText.map((m) => m.id), fields, requestId: request.id });

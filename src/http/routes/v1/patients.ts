@@ -15,7 +15,14 @@ const TAG = 'Patients';
 export const PHONE_PATTERN = '^[+0-9 ()./-]*$';
 
 const ClinicalList = () =>
-  Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 100, description: 'At most 100 items of 1-200 characters; requires `clinical:write`' })));
+  Type.Optional(
+    Nullable(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 100,
+        description: 'At most 100 items of 1-200 characters; requires `clinical:write`',
+      }),
+    ),
+  );
 
 const AddressInput = Type.Object(
   {
@@ -73,7 +80,11 @@ export const PatientSchema = Type.Object(
     conditions: Type.Optional(Nullable(Type.Array(Type.String()))),
     notes: Type.Optional(Nullable(Type.String())),
   },
-  { additionalProperties: false, title: 'Patient', description: '`allergies`, `medications`, `conditions` and `notes` are present only for a key with `clinical:read`.' },
+  {
+    additionalProperties: false,
+    title: 'Patient',
+    description: '`allergies`, `medications`, `conditions` and `notes` are present only for a key with `clinical:read`.',
+  },
 );
 
 const SearchHitSchema = Type.Object(
@@ -85,7 +96,9 @@ const SearchHitSchema = Type.Object(
     archived: Type.Boolean(),
     score: Type.Number({ minimum: 0, maximum: 1, description: 'Match score: 1 = exact' }),
     matchedBy: StringEnum(['name', 'phone', 'taxCode', 'email'] as const),
-    lastVisitAt: Nullable(OutputTimestamp({ description: 'Start of the latest past appointment that took place (not cancelled, no_show, draft or postponed); null if none' })),
+    lastVisitAt: Nullable(
+      OutputTimestamp({ description: 'Start of the latest past appointment that took place (not cancelled, no_show, draft or postponed); null if none' }),
+    ),
   },
   { additionalProperties: false, title: 'PatientSearchHit' },
 );
@@ -190,7 +203,8 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
         operationId: 'getPatient',
         tags: [TAG],
         summary: 'Read a patient',
-        description: 'The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data, spec 1.6). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.',
+        description:
+          'The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data, spec 1.6). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.',
         params: IdParams,
         response: { 200: PatientSchema },
       },

@@ -41,7 +41,14 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/v1/tasks/:id',
     {
-      schema: { operationId: 'getTask', tags: [TAG], summary: 'Read a task', description: 'One task with its `ETag`.', params: IdParams, response: { 200: TaskSchema } },
+      schema: {
+        operationId: 'getTask',
+        tags: [TAG],
+        summary: 'Read a task',
+        description: 'One task with its `ETag`.',
+        params: IdParams,
+        response: { 200: TaskSchema },
+      },
       config: { scopes: ['tasks:read'] },
     },
     async (request, reply) => {

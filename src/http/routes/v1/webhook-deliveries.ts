@@ -13,7 +13,12 @@ const AttemptSchema = Type.Object(
     startedAt: OutputTimestamp(),
     durationMs: Type.Integer({ description: 'Time to the receiver’s answer or to the error' }),
     statusCode: Nullable(Type.Integer({ description: 'The receiver’s HTTP status; its body is never recorded' })),
-    error: Nullable(Type.String({ description: 'Kind of network error when there was no answer: timeout, connection_refused, connection_reset, dns_error, tls_error, address_refused, network_error' })),
+    error: Nullable(
+      Type.String({
+        description:
+          'Kind of network error when there was no answer: timeout, connection_refused, connection_reset, dns_error, tls_error, address_refused, network_error',
+      }),
+    ),
     success: Type.Boolean({ description: '2xx within 10 seconds' }),
     redelivery: Type.Boolean({ description: 'Made after a POST /webhook-deliveries/{id}/redeliver' }),
   },

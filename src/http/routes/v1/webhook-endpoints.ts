@@ -2,7 +2,15 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../events/catalogue.js';
-import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, MAX_ENDPOINTS_PER_CLINIC, rotateSecret, updateEndpoint } from '../../../modules/webhooks/destinations.js';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  MAX_ENDPOINTS_PER_CLINIC,
+  rotateSecret,
+  updateEndpoint,
+} from '../../../modules/webhooks/destinations.js';
 import { sendTestEvent } from '../../../modules/webhooks/deliveries.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdParams, IdempotencyKeyHeader, IfMatchHeader, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
@@ -12,12 +20,14 @@ const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
   minItems: 1,
   maxItems: 50,
   uniqueItems: true,
-  description: '1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`.',
+  description:
+    '1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`.',
 });
 const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
-  description: 'https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, names with an empty label (`localhost..`), credentials.',
+  description:
+    'https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, names with an empty label (`localhost..`), credentials.',
   examples: ['https://hooks.example.com/dental'],
 });
 const Description = Nullable(Type.String({ maxLength: 500, description: 'Free text for people, up to 500 characters' }));
@@ -44,7 +54,11 @@ const TestOutcomeSchema = Type.Object(
     success: Type.Boolean({ description: 'The receiver answered 2xx within 10 seconds' }),
     statusCode: Nullable(Type.Integer({ description: 'The receiver’s HTTP status; null when nothing was answered or sent' })),
     durationMs: Nullable(Type.Integer({ description: 'Time to the receiver’s answer; null when nothing was sent' })),
-    error: Nullable(Type.String({ description: 'Kind of network error (timeout, connection_refused, address_refused, dns_error, tls_error, connection_reset, network_error)' })),
+    error: Nullable(
+      Type.String({
+        description: 'Kind of network error (timeout, connection_refused, address_refused, dns_error, tls_error, connection_reset, network_error)',
+      }),
+    ),
     skipped: Nullable(StringEnum(['test_mode'], { description: '`test_mode`: a test-kind key; nothing was sent' })),
   },
   { additionalProperties: false, title: 'WebhookTestOutcome' },
@@ -71,10 +85,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           'With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).\n\n' +
           'Scopes: `webhooks:write` and the scope of each chosen event.',
         headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
-        body: Type.Object(
-          { url: Url, events: EventTypes, description: Type.Optional(Description) },
-          { additionalProperties: false },
-        ),
+        body: Type.Object({ url: Url, events: EventTypes, description: Type.Optional(Description) }, { additionalProperties: false }),
         response: { 201: WebhookEndpointWithSecret },
       },
       // The service checks `webhooks:write` together with every chosen event's scope, so that
@@ -189,7 +200,11 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
         body: Type.Object(
-          { overlapMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 10080, default: 1440, description: 'Minutes the old secret stays valid, 0-10080 (default 1440)' })) },
+          {
+            overlapMinutes: Type.Optional(
+              Type.Integer({ minimum: 0, maximum: 10080, default: 1440, description: 'Minutes the old secret stays valid, 0-10080 (default 1440)' }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: { 200: WebhookEndpointWithSecret },
@@ -211,14 +226,18 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           'No retries, and nothing is stored: it is not a delivery. Each test has a fresh `id` (its idempotency key). ' +
           'With a test-kind key nothing is sent: `skipped: "test_mode"`. The request body is optional (`{}`); it has no fields. ' +
           `At most ${TESTS_PER_DESTINATION_PER_MINUTE} tests per destination per minute (the outcome names the network error, so the limit keeps it from probing hosts in a loop): ` +
-          'one more is `429 rate_limited` with `Retry-After`, and consumes none of the key\'s or the clinic\'s budget.',
+          "one more is `429 rate_limited` with `Retry-After`, and consumes none of the key's or the clinic's budget.",
         params: IdParams,
         response: { 200: TestOutcomeSchema },
       },
       config: {
         scopes: ['webhooks:write'],
         extraWindows: (request) => [
-          { name: `webhook-test:${request.auth.clinicId}:${String((request.params as { id: string }).id).toLowerCase()}`, limit: TESTS_PER_DESTINATION_PER_MINUTE, seconds: 60 },
+          {
+            name: `webhook-test:${request.auth.clinicId}:${String((request.params as { id: string }).id).toLowerCase()}`,
+            limit: TESTS_PER_DESTINATION_PER_MINUTE,
+            seconds: 60,
+          },
         ],
       },
     },
