@@ -20,6 +20,11 @@
  *   machine: its statements' planning + execution time replayed under EXPLAIN ANALYZE and
  *   the CPU time of this process; PostgreSQL only; `--plans=1` adds the plans.
  *
+ * `--http` (PostgreSQL): the shapes and the load are sent as GET /v1/patients/search to the
+ * real app in a process of its own (bench/lib/search-server.ts) on the seeded database, one
+ * request at a time over a kept-alive connection, as a voice agent would; without it the
+ * search service is called in this process, which also holds the corpus and its garbage.
+ *
  * Other options: `--queries=200` per shape, `--seed=…`, `--kinds=a,b` (shapes to run),
  * `--failures=1` (list the misses), `--reseed` (rebuild the kept databases).
  *
@@ -32,7 +37,9 @@
  * queries count only with the target patient. A "misspelling" that is exactly another
  * patient's name is skipped and counted in `skipped`.
  */
+import { spawn } from 'node:child_process';
 import os from 'node:os';
+import readline from 'node:readline';
 import pg from 'pg';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import type { DB } from '../src/db/schema.js';
@@ -41,6 +48,10 @@ import { normalizeName } from '../src/modules/patients/normalize.js';
 import { SEARCH_TUNING, searchPatients } from '../src/modules/patients/search.js';
 import { SHAPES, commonSurnames, isFound, makePeople, rng, type Person, type Shape } from './lib/search-corpus.js';
 import { CLINIC_ID, openSeeded, patientId, type SeedPlan } from './lib/search-seed.js';
+
+type SearchAnswer = Awaited<ReturnType<typeof searchPatients>>;
+/** One search of the benchmark: the service in this process, or the API over HTTP (`--http`). */
+type Search = (q: string) => Promise<SearchAnswer>;
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -104,7 +115,7 @@ function makeQueries(people: Person[], n: number): Query[] {
   return out;
 }
 
-async function shapesTable(db: Kysely<DB>, queries: Query[]): Promise<void> {
+async function shapesTable(search: Search, queries: Query[]): Promise<void> {
   console.log('| query shape | queries | skipped | recall@1 | recall@5 | p50 ms | p99 ms | max ms | Node CPU ms | slowest query |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const shape of SHAPES) {
@@ -120,7 +131,7 @@ async function shapesTable(db: Kysely<DB>, queries: Query[]): Promise<void> {
       if (!q) continue;
       count++;
       const start = performance.now();
-      const res = await searchPatients(db, scope, 'IT', { q, limit: 5 });
+      const res = await search(q);
       const t = performance.now() - start;
       times.push(t);
       if (t > slowest.t) slowest = { q, t };
@@ -144,7 +155,7 @@ async function shapesTable(db: Kysely<DB>, queries: Query[]): Promise<void> {
 }
 
 /** `CLIENTS` clients, `RATE` searches per second in all, open loop: latency from when each search was due. */
-async function loadRun(db: Kysely<DB>, queries: Query[]): Promise<void> {
+async function loadRun(search: Search, queries: Query[]): Promise<void> {
   const runnable = queries.filter((x) => x.q);
   const total = RATE * SECONDS;
   const latencies: number[] = [];
@@ -158,7 +169,7 @@ async function loadRun(db: Kysely<DB>, queries: Query[]): Promise<void> {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       const { q } = runnable[(k * 7919) % runnable.length]!;
       try {
-        await searchPatients(db, scope, 'IT', { q, limit: 5 });
+        await search(q);
       } catch {
         errors++;
       }
@@ -289,13 +300,16 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
   console.log(
     `\n## ${engine}, ${what} (${seeded.reused ? 'kept database reused' : `seeded in ${seeded.seedSeconds.toFixed(1)} s`}; load average ${loadAverage()})\n`,
   );
+  const server = args.http && seeded.url ? await startSearchServer(seeded.url) : null;
+  const search: Search = server ? server.search : (q) => searchPatients(seeded.database.db, scope, 'IT', { q, limit: 5 });
+  if (server) console.log('Searches sent as GET /v1/patients/search to the app in a process of its own (--http).\n');
   try {
     // Warm the caches the way a running server has them.
-    for (const { q } of queries.filter((x) => x.q).slice(0, 200)) await searchPatients(seeded.database.db, scope, 'IT', { q, limit: 5 });
-    if (parts.shapes) await shapesTable(seeded.database.db, queries);
+    for (const { q } of queries.filter((x) => x.q).slice(0, 200)) await search(q);
+    if (parts.shapes) await shapesTable(search, queries);
     if (parts.load) {
       console.log(`\nLoad: ${CLIENTS} clients, ${RATE} searches/s in all for ${SECONDS} s, every shape mixed (load average ${loadAverage()})\n`);
-      await loadRun(seeded.database.db, queries);
+      await loadRun(search, queries);
     }
     if (parts.profile) {
       if (!seeded.url) console.log('\n(profile: PostgreSQL only)');
@@ -305,8 +319,34 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
       }
     }
   } finally {
+    server?.stop();
     await seeded.database.close();
   }
+}
+
+/** The app on the seeded database in a child process (`--http`), and a search through it. */
+async function startSearchServer(databaseUrl: string): Promise<{ search: Search; stop: () => void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./lib/search-server.ts', import.meta.url).pathname], {
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = readline.createInterface({ input: child.stdout! });
+  const ready = await new Promise<{ port: number; token: string }>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the search server exited with ${code}`)));
+    lines.on('line', (line) => {
+      if (line.startsWith('{"ready"')) resolve((JSON.parse(line) as { ready: { port: number; token: string } }).ready);
+    });
+  });
+  const base = `http://127.0.0.1:${ready.port}/v1/patients/search?limit=5&q=`;
+  const headers = { authorization: `Bearer ${ready.token}` };
+  return {
+    search: async (q) => {
+      const res = await fetch(base + encodeURIComponent(q), { headers });
+      if (res.status !== 200) throw new Error(`search answered ${res.status}: ${await res.text()}`);
+      return (await res.json()) as SearchAnswer;
+    },
+    stop: () => void child.kill('SIGTERM'),
+  };
 }
 
 const cpu = os.cpus();

@@ -1,0 +1,26 @@
+/**
+ * The server of `bench:search --http`: the real app on a seeded search database (its URL in
+ * DATABASE_URL), in a process of its own, so that the benchmark's corpus and its garbage
+ * collections are not in the process that answers. Issues a key with `patients:read` for the
+ * searched clinic, prints one JSON line `{"ready": {"port", "token"}}`, serves until SIGTERM.
+ */
+import { buildApp } from '../../src/app.js';
+import { closeContext, createContext } from '../../src/bootstrap.js';
+import { testConfig } from '../../src/config.js';
+import { createApiKey } from '../../src/modules/auth/keys-service.js';
+import { CLINIC_ID } from './search-seed.js';
+import { BENCH_LIMITS } from './constants.js';
+
+const config = testConfig({ databaseUrl: process.env.DATABASE_URL!, logLevel: 'silent' });
+const ctx = await createContext(config, { skipMigrations: true });
+const key = await createApiKey(ctx.db, CLINIC_ID, { name: 'bench:search --http', scopes: ['patients:read'] });
+const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });
+await app.listen({ port: 0, host: '127.0.0.1' });
+process.stdout.write(`${JSON.stringify({ ready: { port: (app.server.address() as { port: number }).port, token: key.token } })}\n`);
+const stop = async () => {
+  await app.close();
+  await closeContext(ctx);
+  process.exit(0);
+};
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
