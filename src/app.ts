@@ -40,6 +40,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** More /v1 routes, registered like the real ones (tests of shared mechanisms). */
   extraRoutes?: (app: App, ctx: AppContext) => void;
+  /** More routes on the public plane, with no gate at all (the benchmarks' bare ceiling route). */
+  extraPublicRoutes?: (app: App) => void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -104,6 +106,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     (scope) => registerHealth(scope, ctx, limiter),
   );
   await registerPlane(app, 'public', publicGate(limiter, onRateLimited), (scope) => registerPublicDocs(scope, docs));
+  if (options.extraPublicRoutes)
+    await registerPlane(
+      app,
+      'public',
+      () => {},
+      (scope) => options.extraPublicRoutes!(scope as unknown as App),
+    );
   await registerPlane(
     app,
     'v1',

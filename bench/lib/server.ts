@@ -41,15 +41,15 @@ async function main(): Promise<void> {
     ctx,
     rateLimits: BENCH_LIMITS,
     logger: false,
-    extraRoutes: (v1) => {
+    extraPublicRoutes: (scope) => {
       const answer = async (request: FastifyRequest<{ Params: { slot?: string } }>, reply: FastifyReply) => {
         const ceiling = ceilings.get(request.params.slot ?? '');
         if (!ceiling) return reply.code(404).send({ error: 'no ceiling in this slot' });
         return reply.code(ceiling.status).type(ceiling.contentType).send(ceiling.body);
       };
-      v1.route({ method: ['GET', 'POST'], url: CEILING_PATH, schema: { hide: true }, handler: answer });
-      v1.route({ method: ['GET', 'POST'], url: `${CEILING_PATH}/:slot`, schema: { hide: true }, handler: answer });
-      v1.put(`${CEILING_PATH}/:slot`, { schema: { hide: true } }, async (request: FastifyRequest<{ Params: { slot: string }; Body: Ceiling }>, reply) => {
+      scope.route({ method: ['GET', 'POST'], url: CEILING_PATH, schema: { hide: true }, handler: answer });
+      scope.route({ method: ['GET', 'POST'], url: `${CEILING_PATH}/:slot`, schema: { hide: true }, handler: answer });
+      scope.put(`${CEILING_PATH}/:slot`, { schema: { hide: true } }, async (request: FastifyRequest<{ Params: { slot: string }; Body: Ceiling }>, reply) => {
         ceilings.set(request.params.slot, request.body);
         return reply.code(204).send();
       });
