@@ -105,8 +105,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const port = readInt(env, 'PORT', 3000, 0, 65535);
-  if (env.ADMIN_PORT && adminToken === null) throw new ConfigError('ADMIN_PORT', 'needs ADMIN_TOKEN: without a token there is no back office to serve');
-  if (env.ADMIN_PORT && port !== 0 && readInt(env, 'ADMIN_PORT', 0, 0, 65535) === port) throw new ConfigError('ADMIN_PORT', 'must differ from PORT');
+  const adminPort = env.ADMIN_PORT ? readInt(env, 'ADMIN_PORT', 0, 0, 65535) : null;
+  if (adminPort !== null && adminToken === null) throw new ConfigError('ADMIN_PORT', 'needs ADMIN_TOKEN: without a token there is no back office to serve');
+  if (adminPort !== null && port !== 0 && adminPort === port) throw new ConfigError('ADMIN_PORT', 'must differ from PORT');
 
   return {
     port,
@@ -116,7 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbPoolMax: readInt(env, 'DB_POOL_MAX', 10, 2, 500),
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
-    adminPort: env.ADMIN_PORT ? readInt(env, 'ADMIN_PORT', 0, 0, 65535) : null,
+    adminPort,
     adminHost: env.ADMIN_HOST || '127.0.0.1',
     logLevel,
     defaultPhoneRegion: region as CountryCode,

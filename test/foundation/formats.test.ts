@@ -76,6 +76,8 @@ describe('configuration', () => {
       dataDir: './data',
       redisUrl: null,
       adminToken: null,
+      adminPort: null,
+      adminHost: '127.0.0.1',
       logLevel: 'info',
       defaultPhoneRegion: 'IT',
       webhookAllowInsecure: false,
@@ -91,11 +93,18 @@ describe('configuration', () => {
       [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
       [{ DEFAULT_PHONE_REGION: 'XX' }, 'DEFAULT_PHONE_REGION'],
       [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+      [{ ADMIN_PORT: '3001' }, 'ADMIN_PORT'], // no back office to serve without a token
+      [{ ADMIN_PORT: '3000', ADMIN_TOKEN: 'a-long-enough-admin-token' }, 'ADMIN_PORT'], // the same port as PORT
+      [{ ADMIN_PORT: 'x', ADMIN_TOKEN: 'a-long-enough-admin-token' }, 'ADMIN_PORT'],
       [{ WEBHOOK_ALLOW_INSECURE: 'maybe' }, 'WEBHOOK_ALLOW_INSECURE'],
     ];
     for (const [env, name] of cases) {
       expect(() => loadConfig(env), name).toThrow(ConfigError);
       expect(() => loadConfig(env)).toThrow(name);
     }
+    expect(loadConfig({ ADMIN_PORT: '3001', ADMIN_HOST: '10.0.0.5', ADMIN_TOKEN: 'a-long-enough-admin-token' })).toMatchObject({
+      adminPort: 3001,
+      adminHost: '10.0.0.5',
+    });
   });
 });
