@@ -99,20 +99,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const docs = await registerOpenApi(app);
   const onRateLimited = () => metrics.rateLimited.inc();
 
-  await registerPlane(
-    app,
-    'public',
-    () => {},
-    (scope) => registerHealth(scope, ctx, limiter),
-  );
+  await registerPlane(app, 'public', null, (scope) => registerHealth(scope, ctx, limiter));
   await registerPlane(app, 'public', publicGate(limiter, onRateLimited), (scope) => registerPublicDocs(scope, docs));
-  if (options.extraPublicRoutes)
-    await registerPlane(
-      app,
-      'public',
-      () => {},
-      (scope) => options.extraPublicRoutes!(scope as unknown as App),
-    );
+  const extraPublicRoutes = options.extraPublicRoutes;
+  if (extraPublicRoutes) await registerPlane(app, 'public', null, (scope) => extraPublicRoutes(scope as unknown as App));
   await registerPlane(
     app,
     'v1',

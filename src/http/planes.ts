@@ -81,16 +81,19 @@ export function requirePlanes(app: FastifyInstance, options: { separateAdminList
   });
 }
 
-/** Registers `routes` inside a new context of `plane`, behind the hooks that `gate` adds to it. */
+/**
+ * Registers `routes` inside a new context of `plane`, behind the hooks that `gate` adds to it;
+ * `null` states that these routes have no gate (health, the benchmarks' bare ceiling).
+ */
 export async function registerPlane(
   app: FastifyInstance,
   plane: Plane,
-  gate: (scope: FastifyInstance) => void,
+  gate: ((scope: FastifyInstance) => void) | null,
   routes: (scope: FastifyInstance) => void | Promise<void>,
 ): Promise<void> {
   await app.register(async (scope) => {
     scope.decorate('plane', plane);
-    gate(scope);
+    gate?.(scope);
     await routes(scope);
   });
 }

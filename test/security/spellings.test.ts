@@ -109,12 +109,7 @@ describe('a route without a gate cannot exist', () => {
     const app = Fastify();
     requirePlanes(app, { separateAdminListener: false });
     expect(() => app.get('/loose', async () => 'open')).toThrow(RouteWithoutGateError);
-    await registerPlane(
-      app,
-      'public',
-      () => {},
-      (scope) => void scope.get('/fine', async () => 'ok'),
-    );
+    await registerPlane(app, 'public', null, (scope) => void scope.get('/fine', async () => 'ok'));
     await app.ready();
     expect(app.plannedRoutes.map((r) => `${r.method} ${r.url} ${r.plane}`)).toContain('GET /fine public');
     await app.close();

@@ -29,12 +29,12 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
  */
 function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): void {
   const url = route.url;
-  const isV1 = url.startsWith('/v1/');
-  const isAdmin = url.startsWith('/admin/v1/');
+  const config = (route.config ?? {}) as Record<string, any>;
+  // The plane requirePlanes stamped (it runs first): the gate decides the errors and the security.
+  const isV1 = config.plane === 'v1';
+  const isAdmin = config.plane === 'admin';
   if (!isV1 && !isAdmin) return;
   const schema = (route.schema ??= {}) as Record<string, any>;
-  const config = (route.config ?? {}) as Record<string, any>;
-  if (config.plane === 'public') return;
   const statuses = new Set(COMMON_ERRORS);
   if (url.includes(':')) statuses.add(404);
   if (config.idempotent) {
