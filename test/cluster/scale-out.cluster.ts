@@ -20,20 +20,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { dedicatedDatabase } from '../helpers/databases.js';
-import { startService, type ServiceProcess } from '../helpers/process.js';
+import { freePort, startService, type ServiceProcess } from '../helpers/process.js';
 
 const BASE_URL = process.env.DATABASE_URL;
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const ADMIN = 'cluster-admin-token-0123456789';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function redisReachable(url: string): Promise<boolean> {
   const u = new URL(url);

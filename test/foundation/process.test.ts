@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE } from '../helpers/server.js';
-import { startService, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { freePort, startService, waitFor, type ServiceProcess } from '../helpers/process.js';
 
 const ADMIN = 'process-test-admin-token';
 const dirs: string[] = [];
@@ -18,15 +18,6 @@ afterAll(() => {
   for (const p of running) p.child.kill('SIGKILL');
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe.skipIf(ENGINE === 'postgres')('the service process (embedded database)', () => {
   it('starts with a demo clinic, locks its data folder, and finishes requests in flight on SIGTERM', async () => {

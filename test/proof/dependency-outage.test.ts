@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dedicatedDatabase } from '../helpers/databases.js';
-import { startService, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { freePort, startService, waitFor, type ServiceProcess } from '../helpers/process.js';
 import { ENGINE } from '../helpers/server.js';
 
 const ADMIN = 'outage-test-admin-token-0123456';
@@ -28,15 +28,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A redis-server of this test alone, without persistence. */
 async function startRedis(port: number): Promise<ChildProcess> {
@@ -211,6 +202,52 @@ function expectUnavailable(answer: Answer, what: string): void {
   expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
 }
 
+/**
+ * PostgreSQL taken away while writes and reads are in flight, then given back: every request in
+ * flight is answered (2xx or 503, none 500, none hangs), the next ones are 503 within 1 s, the
+ * service is not ready; once it is back, writes succeed again within 15 s and it is ready.
+ */
+async function breakAndRecover(
+  service: { proc: ServiceProcess; base: string; token: string; facilityId: string },
+  outage: { what: string; down: () => Promise<void>; up: () => Promise<void> },
+): Promise<void> {
+  const { proc, base, token, facilityId } = service;
+  let n = 0;
+  const write = () =>
+    call(base, 'POST', '/v1/patients', token, {
+      firstName: 'Ada',
+      lastName: `Guasto ${++n}`,
+      phone: `+39 333 100 ${String(1000 + n).slice(-4)}`,
+      facilityId,
+    });
+  const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
+  expect((await write()).status).toBe(201);
+  expect((await read()).status).toBe(200);
+
+  const inFlight = Array.from({ length: 12 }, (_, i) => (i % 2 ? read() : write()));
+  await new Promise((r) => setTimeout(r, 5));
+  await outage.down();
+  for (const answer of await Promise.all(inFlight)) {
+    if (answer.status >= 300) expectUnavailable(answer, `a request in flight when PostgreSQL was ${outage.what}`);
+  }
+  for (let i = 0; i < 6; i++) {
+    const answer = await (i % 2 ? read() : write());
+    expectUnavailable(answer, `request ${i} with PostgreSQL ${outage.what}`);
+    expect(answer.ms).toBeLessThan(1000);
+  }
+  expect(await readyStatus(base)).toBe(503);
+
+  await outage.up();
+  const backBy = Date.now() + 15_000;
+  while ((await write()).status !== 201) {
+    if (Date.now() > backBy) throw new Error(`the service did not recover after PostgreSQL was back (${outage.what}):\n${proc.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect((await read()).status).toBe(200);
+  expect(await readyStatus(base)).toBe(200);
+  expectNoUnhandled(proc);
+}
+
 /** Nothing went unhandled: the process runs and never printed an unhandled error or a 500. */
 function expectNoUnhandled(proc: ServiceProcess): void {
   expect(proc.child.exitCode, proc.output()).toBeNull();
@@ -287,42 +324,8 @@ describe.skipIf(ENGINE === 'pglite')('the service when PostgreSQL goes away and 
     const viaProxy = new URL(url!);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
-    const { proc, base, token, facilityId } = await startWithClinic({ DATABASE_URL: viaProxy.toString() });
-    let n = 0;
-    const write = () =>
-      call(base, 'POST', '/v1/patients', token, {
-        firstName: 'Ada',
-        lastName: `Guasto ${++n}`,
-        phone: `+39 333 100 ${String(1000 + n).slice(-4)}`,
-        facilityId,
-      });
-    const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
-    expect((await write()).status).toBe(201);
-    expect((await read()).status).toBe(200);
-
-    // Cut while requests are in flight: each is answered, 2xx or 503, none 500, none hangs.
-    const inFlight = Array.from({ length: 12 }, (_, i) => (i % 2 ? read() : write()));
-    await new Promise((r) => setTimeout(r, 5));
-    await proxy.cut();
-    for (const answer of await Promise.all(inFlight)) {
-      if (answer.status >= 300) expectUnavailable(answer, 'a request in flight at the cut');
-    }
-    for (let i = 0; i < 6; i++) {
-      const answer = await (i % 2 ? read() : write());
-      expectUnavailable(answer, `request ${i} with PostgreSQL cut`);
-      expect(answer.ms).toBeLessThan(1000);
-    }
-    expect(await readyStatus(base)).toBe(503);
-
-    await proxy.open();
-    const backBy = Date.now() + 15_000;
-    while ((await write()).status !== 201) {
-      if (Date.now() > backBy) throw new Error(`the service did not recover after PostgreSQL came back:\n${proc.output()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect((await read()).status).toBe(200);
-    expect(await readyStatus(base)).toBe(200);
-    expectNoUnhandled(proc);
+    const service = await startWithClinic({ DATABASE_URL: viaProxy.toString() });
+    await breakAndRecover(service, { what: 'cut', down: () => proxy.cut(), up: () => proxy.open() });
   }, 120_000);
 
   it.skipIf(!fs.existsSync(path.join(PG_BIN, 'initdb')))(
@@ -332,41 +335,9 @@ describe.skipIf(ENGINE === 'pglite')('the service when PostgreSQL goes away and 
       cleanups.push(() => cluster.remove());
       cluster.init();
       cluster.start();
-      const { proc, base, token, facilityId } = await startWithClinic({ DATABASE_URL: cluster.url });
-      let n = 0;
-      const write = () =>
-        call(base, 'POST', '/v1/patients', token, {
-          firstName: 'Bice',
-          lastName: `Fermo ${++n}`,
-          phone: `+39 333 200 ${String(1000 + n).slice(-4)}`,
-          facilityId,
-        });
-      const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
-      expect((await write()).status).toBe(201);
-
+      const service = await startWithClinic({ DATABASE_URL: cluster.url });
       // Stopped while requests are in flight: the server terminates every session (57P01).
-      const inFlight = Array.from({ length: 12 }, (_, i) => (i % 2 ? read() : write()));
-      await new Promise((r) => setTimeout(r, 5));
-      await cluster.stopAsync();
-      for (const answer of await Promise.all(inFlight)) {
-        if (answer.status >= 300) expectUnavailable(answer, 'a request in flight at the stop');
-      }
-      for (let i = 0; i < 6; i++) {
-        const answer = await (i % 2 ? read() : write());
-        expectUnavailable(answer, `request ${i} with PostgreSQL stopped`);
-        expect(answer.ms).toBeLessThan(1000);
-      }
-      expect(await readyStatus(base)).toBe(503);
-
-      cluster.start();
-      const backBy = Date.now() + 15_000;
-      while ((await write()).status !== 201) {
-        if (Date.now() > backBy) throw new Error(`the service did not recover after PostgreSQL was started again:\n${proc.output()}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect((await read()).status).toBe(200);
-      expect(await readyStatus(base)).toBe(200);
-      expectNoUnhandled(proc);
+      await breakAndRecover(service, { what: 'stopped', down: () => cluster.stopAsync(), up: async () => cluster.start() });
     },
     120_000,
   );

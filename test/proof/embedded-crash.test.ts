@@ -8,12 +8,11 @@
  * PostgreSQL has no data folder to lock and its durability is its own: skipped there.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE } from '../helpers/server.js';
-import { startService, type ServiceProcess } from '../helpers/process.js';
+import { freePort, startService, type ServiceProcess } from '../helpers/process.js';
 
 const ADMIN = 'crash-test-admin-token-0123';
 const dirs: string[] = [];
@@ -22,15 +21,6 @@ afterAll(() => {
   for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function start(dataDir: string): Promise<{ proc: ServiceProcess; base: string }> {
   const port = await freePort();
