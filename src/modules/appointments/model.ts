@@ -21,6 +21,7 @@ export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
 export const APPOINTMENT_TYPES = ['checkup', 'treatment', 'consultation', 'emergency', 'other'] as const;
 export const APPOINTMENT_CATEGORIES = ['recall', 'treatment_plan', 'first_visit', 'case_study', 'standard'] as const;
 export const APPOINTMENT_ORIGINS = ['manual', 'bot', 'voice', 'api'] as const;
+export type AppointmentOrigin = (typeof APPOINTMENT_ORIGINS)[number];
 
 /**
  * Allowed status transitions (spec 3.4 leaves them open; this is our choice).
@@ -69,7 +70,7 @@ export interface AppointmentView {
   category: (typeof APPOINTMENT_CATEGORIES)[number] | null;
   title: string | null;
   reason: string | null;
-  origin: (typeof APPOINTMENT_ORIGINS)[number];
+  origin: AppointmentOrigin;
   treatmentPlanId: string | null;
   createdAt: string | null;
   updatedAt: string | null;

@@ -21,6 +21,7 @@ import {
   overlapReason,
   toView,
   type AppointmentRow,
+  type AppointmentOrigin,
   type AppointmentStatus,
   type AppointmentView,
 } from './model.js';
@@ -103,7 +104,19 @@ export async function withOverlapCheck<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export interface NewAppointment {
+/** What an appointment may describe of itself; unset is null. */
+interface AppointmentDetails {
+  type?: string | null;
+  category?: string | null;
+  title?: string | null;
+  reason?: string | null;
+  notes?: string | null;
+  clinicalNotes?: string | null;
+  treatmentPlanId?: string | null;
+}
+
+/** A creation as the back office asks for it (times as given, the rest to be checked). */
+export interface NewAppointment extends AppointmentDetails {
   patientId: string;
   start: string;
   end: string;
@@ -111,23 +124,16 @@ export interface NewAppointment {
   doctorId?: string | null;
   chairId?: string | null;
   calendarId?: string | null;
-  treatmentPlanId?: string | null;
   status?: 'draft' | 'scheduled' | 'confirmed' | 'pending';
-  type?: string | null;
-  category?: string | null;
-  title?: string | null;
-  reason?: string | null;
-  notes?: string | null;
-  clinicalNotes?: string | null;
-  origin?: 'manual' | 'bot' | 'voice' | 'api';
+  origin?: AppointmentOrigin;
 }
 
 function timeIssues(start: Date, end: Date): ValidationIssue[] {
   return end.getTime() > start.getTime() ? [] : [{ path: 'end', message: 'deve essere successivo a start' }];
 }
 
-/** What an appointment is born with; unset optional text is null. */
-export interface AppointmentInsert {
+/** What an appointment is born with, checked. */
+export interface AppointmentInsert extends AppointmentDetails {
   patientId: string;
   facilityId: string | null;
   doctorId: string | null;
@@ -137,14 +143,7 @@ export interface AppointmentInsert {
   start: Date | string;
   end: Date | string;
   status: AppointmentStatus;
-  origin: 'manual' | 'bot' | 'voice' | 'api';
-  type?: string | null;
-  category?: string | null;
-  title?: string | null;
-  reason?: string | null;
-  notes?: string | null;
-  clinicalNotes?: string | null;
-  treatmentPlanId?: string | null;
+  origin: AppointmentOrigin;
 }
 
 /**
