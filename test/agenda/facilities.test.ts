@@ -67,16 +67,17 @@ describe('back-office calendars', () => {
   it('creates, validates its references and updates its rules', async () => {
     const other = await server.factories.tenant();
     const foreignChair = await createChair(server.ctx.db, t.clinicId, { name: 'Nord 1', facilityId: t.facilityIds[1] });
+    const otherClinicChair = await createChair(server.ctx.db, other.clinicId, { name: 'Altrove 1', facilityId: other.facilityIds[0] });
     const bad = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/calendars`, {
       facilityId: t.facilityIds[0],
       name: 'Igiene',
       slotMinutes: 30,
       workingHours: ALL_DAY,
       doctorIds: [other.doctorId],
-      chairIds: [foreignChair.id],
+      chairIds: [foreignChair.id, otherClinicChair.id],
     });
     expect(bad.status).toBe(400);
-    expect(bad.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['chairIds.0', 'doctorIds.0']);
+    expect(bad.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['chairIds.0', 'chairIds.1', 'doctorIds.0']);
     const empty = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/calendars`, {
       facilityId: t.facilityIds[0],
       name: '',

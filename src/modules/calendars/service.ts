@@ -65,20 +65,16 @@ export interface CalendarInput {
 }
 
 async function calendarIssues(trx: Transaction, scope: TenantScope, input: CalendarInput, facilityId: string): Promise<ValidationIssue[]> {
-  const { issues } = await checkRefs(trx, scope, [
+  const chairs = (input.chairIds ?? []).map((id, i) => ({ field: `chairIds.${i}`, table: 'chairs' as const, id }));
+  const { issues, rows } = await checkRefs(trx, scope, [
     { field: 'facilityId', table: 'facilities', id: input.facilityId },
     ...(input.doctorIds ?? []).map((id, i) => ({ field: `doctorIds.${i}`, table: 'doctors' as const, id })),
+    ...chairs,
   ]);
-  for (const [i, id] of (input.chairIds ?? []).entries()) {
-    const chair = await trx
-      .selectFrom('chairs')
-      .select('facility_id')
-      .where('id', '=', id)
-      .where('clinic_id', '=', scope.clinicId)
-      .where('active', '=', true)
-      .executeTakeFirst();
-    if (!chair) issues.push({ path: `chairIds.${i}`, message: 'non esiste in questo studio' });
-    else if (chair.facility_id !== facilityId) issues.push({ path: `chairIds.${i}`, message: 'la poltrona è di un’altra sede' });
+  // A calendar's chairs stand in its own facility.
+  for (const { field } of chairs) {
+    const chair = rows.get(field);
+    if (chair && chair.facility_id !== facilityId) issues.push({ path: field, message: 'la poltrona è di un’altra sede' });
   }
   if (input.workingHours) issues.push(...scheduleIssues(input.workingHours, 'workingHours'));
   return issues;
