@@ -13,5 +13,7 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 120_000,
     reporters: ['default'],
+    // A 409/403 reason an operation does not declare in config.reasons answers 500 (src/http/plugins/errors.ts).
+    env: { DCM_STRICT_REASONS: '1' },
   },
 });

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
-import type { AppContext } from './context.js';
+import { actorEnvironment, type AppContext } from './context.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from './core/errors.js';
 import { errorEnvelope } from './http/errors.js';
@@ -106,7 +106,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerPlane(
     app,
     'v1',
-    v1Gate({ authenticator: ctx.authenticator, limiter, limits: options.rateLimits ?? SPEC_RATE_LIMITS, onRateLimited }),
+    v1Gate({
+      authenticator: ctx.authenticator,
+      limiter,
+      limits: options.rateLimits ?? SPEC_RATE_LIMITS,
+      onRateLimited,
+      environment: actorEnvironment(ctx),
+    }),
     async (v1) => {
       // A /v1 path that matches no route is still answered behind the v1 gate (401 without a
       // key, rate headers always): the router matched this plane's 404, not a string test.

@@ -1,6 +1,7 @@
 /** What services need from the running process: the database, the configuration, a clock. */
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
+import type { ActorEnvironment } from './core/actor.js';
 import type { ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import type { DB } from './db/schema.js';
@@ -21,3 +22,8 @@ export interface AppContext {
 }
 
 export type Transaction = Kysely<DB>;
+
+/** What every actor of this process carries besides its key (src/core/actor.ts). */
+export function actorEnvironment(ctx: Pick<AppContext, 'config' | 'cursorSecret'>): ActorEnvironment {
+  return { region: ctx.config.defaultPhoneRegion, cursorSecret: ctx.cursorSecret };
+}

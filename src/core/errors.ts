@@ -70,6 +70,13 @@ export class ApiError extends Error {
     return new ApiError('not_found');
   }
 
+  /** `details.reason` of a `conflict` or `forbidden` error; undefined for any other. */
+  get reason(): string | undefined {
+    if (this.code !== 'conflict' && this.code !== 'forbidden') return undefined;
+    const reason = (this.details as Record<string, unknown> | null)?.reason;
+    return typeof reason === 'string' ? reason : undefined;
+  }
+
   /** 409 conflict with a snake_case reason, plus any extra details. */
   static conflict(reason: string, extra: Record<string, unknown> = {}, message?: string): ApiError {
     return new ApiError('conflict', { reason, ...extra }, message);
@@ -78,4 +85,25 @@ export class ApiError extends Error {
   static forbidden(reason: string, extra: Record<string, unknown> = {}, message?: string): ApiError {
     return new ApiError('forbidden', { reason, ...extra }, message);
   }
+}
+
+/** An operation's closed sets of reasons (route `config.reasons`, listed in its OpenAPI description). */
+export interface DeclaredReasons {
+  conflict?: readonly string[];
+  forbidden?: readonly string[];
+}
+
+/**
+ * Reasons any operation of a kind may answer, so no operation restates them: a stale
+ * `If-Match` (`version_mismatch`), and the idempotency store's two (`concurrent_request`,
+ * `response_not_stored`; src/db/IDEMPOTENCY.md).
+ */
+export const COMMON_CONFLICT_REASONS = ['version_mismatch', 'concurrent_request', 'response_not_stored'] as const;
+
+/** Whether an error's reason is one the operation declared (errors without a reason always are). */
+export function reasonDeclared(error: ApiError, declared: DeclaredReasons | undefined): boolean {
+  const reason = error.reason;
+  if (reason === undefined) return true;
+  if (error.code === 'conflict') return (COMMON_CONFLICT_REASONS as readonly string[]).includes(reason) || (declared?.conflict ?? []).includes(reason);
+  return (declared?.forbidden ?? []).includes(reason);
 }

@@ -1,10 +1,11 @@
 /** Fastify typing shared by every route file. */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
-import type { AuthContext } from '../core/actor.js';
+import type { Actor, AuthContext } from '../core/actor.js';
 import type { Scope } from '../modules/auth/scopes.js';
 import type { IdempotencyRecord } from './plugins/idempotency.js';
 import type { WindowRule } from './rate-limit/limiter.js';
+import type { DeclaredReasons } from '../core/errors.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -24,10 +25,19 @@ declare module 'fastify' {
      * and the clinic's (so a refusal here consumes nothing there either).
      */
     extraWindows?: (request: FastifyRequest) => WindowRule[];
+    /**
+     * The closed set of `details.reason` values this operation can answer with `409 conflict`
+     * and `403 forbidden`, declared by its module (e.g. `PATIENT_REASONS.create`). They are listed
+     * in the operation's OpenAPI description; a reason thrown but not declared is logged, and
+     * under the tests (DCM_STRICT_REASONS=1) answered as a 500 so the omission cannot pass.
+     */
+    reasons?: DeclaredReasons;
   }
   interface FastifyRequest {
     /** The caller, set by the auth hook on every authenticated /v1 route. */
     auth: AuthContext;
+    /** Who acts, with the request id and logger: what services take. Set with `auth`. */
+    actor: Actor;
     idempotency: IdempotencyRecord | null;
   }
 }

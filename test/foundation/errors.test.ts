@@ -159,3 +159,19 @@ describe('metrics', () => {
     expect(text).toMatch(/dcm_webhook_queue_oldest_age_seconds 0/);
   });
 });
+
+describe('declared reasons (route config.reasons)', () => {
+  it('answers a reason the operation does not declare as a 500 under the tests, so the omission cannot pass', async () => {
+    const res = await server.call('GET', '/v1/test-undeclared-reason', { token });
+    expectEnvelope(res, 'internal_error', 500);
+  });
+
+  it('answers a declared reason as it is, and lists every operation’s reasons in the OpenAPI description', async () => {
+    const res = await server.call('POST', '/v1/test-profiles', { token, body: { firstName: 'x-reason', fail: true } });
+    expectEnvelope(res, 'conflict', 409);
+    expect(res.body.error.details.reason).toBe('asked_to_fail');
+    const doc = (await server.call('GET', '/v1/openapi.json')).body;
+    expect(doc.paths['/patients'].post.description).toContain('Reasons: `409 conflict` `duplicate_patient`; `403 forbidden` `plan_limit`');
+    expect(doc.paths['/appointments/{id}/cancel'].post.description).toContain('`403 forbidden` `outside_calendar`, `cancellation_notice`');
+  });
+});

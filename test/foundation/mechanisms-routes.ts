@@ -29,7 +29,7 @@ export function mechanismRoutes(app: App, ctx: AppContext): void {
           { additionalProperties: false },
         ),
       },
-      config: { scopes: ['patients:write'], idempotent: true },
+      config: { scopes: ['patients:write'], idempotent: true, reasons: { conflict: ['asked_to_fail'] } },
     },
     async (request, reply) => {
       if (request.body.delayMs) await new Promise((r) => setTimeout(r, request.body.delayMs));
@@ -43,6 +43,11 @@ export function mechanismRoutes(app: App, ctx: AppContext): void {
       return reply.status(201).send(row);
     },
   );
+
+  // A 409 reason the route does not declare in config.reasons (src/http/plugins/errors.ts).
+  app.get('/v1/test-undeclared-reason', { schema: { operationId: 'testUndeclaredReason' }, config: { scopes: ['clinic:read'] } }, async () => {
+    throw ApiError.conflict('never_declared');
+  });
 
   app.get('/v1/test-boom', { schema: { operationId: 'testBoom' }, config: { scopes: ['clinic:read'] } }, async () => {
     throw new Error('secret detail of a bug');

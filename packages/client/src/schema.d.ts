@@ -29,6 +29,8 @@ export interface paths {
          *
          *     With `Idempotency-Key` a retry replays the first response and creates nothing.
          *
+         *     Reasons: `409 conflict` `duplicate_patient`; `403 forbidden` `plan_limit` (`details.reason`; the list is closed).
+         *
          *     Scopes: `patients:write`.
          */
         post: operations["createPatient"];
@@ -285,6 +287,8 @@ export interface paths {
          *
          *     `409 conflict` reason `not_reschedulable` when the appointment is not in scheduled, confirmed or pending; `409 no_availability` (`slot_taken` or `outside_availability`, with `details.alternatives`) when the new time cannot be booked; `If-Match` mismatch is `409 version_mismatch`.
          *
+         *     Reasons: `409 conflict` `not_reschedulable`; `403 forbidden` `outside_calendar`, `cancellation_notice` (`details.reason`; the list is closed).
+         *
          *     Scopes: `appointments:write`.
          */
         patch: operations["rescheduleAppointment"];
@@ -306,6 +310,8 @@ export interface paths {
          *     Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar) or `cancellation_notice` (less than the calendar’s cancellation notice before the start).
          *
          *     `409 conflict` reason `invalid_transition` when the appointment is not in draft, pending, scheduled, confirmed or postponed; `If-Match` mismatch is `409 version_mismatch`.
+         *
+         *     Reasons: `409 conflict` `invalid_transition`; `403 forbidden` `outside_calendar`, `cancellation_notice` (`details.reason`; the list is closed).
          *
          *     Scopes: `appointments:write`.
          */
@@ -433,6 +439,8 @@ export interface paths {
          *
          *     Response: the conversation in its new state, with its new `ETag`.
          *
+         *     Reasons: `409 conflict` `handed_to_clinic` (`details.reason`; the list is closed).
+         *
          *     Scopes: `messages:write`.
          */
         patch: operations["updateConversationBot"];
@@ -534,6 +542,8 @@ export interface paths {
          * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (spec 6.3); `403 insufficient_scope` lists exactly the missing ones. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
          *
          *     Scopes: `webhooks:write` and the scope of each chosen event.
+         *
+         *     Reasons: `409 conflict` `endpoint_limit` (`details.reason`; the list is closed).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -698,6 +708,8 @@ export interface paths {
         /**
          * Send a finished delivery again
          * @description Sends a `succeeded` or `discarded` delivery once more with the same body and the same `X-Service-Idempotency-Key` (new timestamp and signature). Answers `202` with the delivery, back in `pending`: one attempt, no retries; it ends `succeeded` or `discarded`. A failed redelivery does not count towards switching the destination off. `409 conflict` reasons: `redeliver_limit` (3 redeliveries already done), `delivery_not_finished` (pending or delivering), `endpoint_deleted`, `endpoint_disabled`. A test clinic’s delivery is counted but nothing is sent. The body is optional and has no fields.
+         *
+         *     Reasons: `409 conflict` `delivery_not_finished`, `redeliver_limit`, `endpoint_deleted`, `endpoint_disabled` (`details.reason`; the list is closed).
          *
          *     Scopes: `webhooks:write`.
          */

@@ -100,6 +100,7 @@ export interface ApiKeysTable {
   replaced_by: string | null;
   last_used_at: NullableTimestamp;
   created_at: Timestamp;
+  agent: Generated<'none' | 'chat_bot' | 'voice_agent'>;
 }
 
 export interface Address {

@@ -11,12 +11,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { KnownKeyRefused, requireScopes, type Authenticator } from '../../modules/auth/authenticate.js';
 import { ApiError } from '../../core/errors.js';
+import { apiKeyActor, type ActorEnvironment } from '../../core/actor.js';
 import { authFailureRules, callerRules, keyRules, type Decision, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
 
 export interface CallerOptions {
   authenticator: Authenticator;
   limiter: RateLimiter;
   limits: RateLimits;
+  /** What every actor carries besides its key (phone region, cursor secret). */
+  environment: ActorEnvironment;
   /** Called when a request is refused with 429, for metrics. */
   onRateLimited?: () => void;
 }
@@ -40,7 +43,7 @@ function admitOrRefuse(reply: FastifyReply, decision: Decision, onRateLimited?: 
 }
 
 export function v1Gate(options: CallerOptions): (scope: FastifyInstance) => void {
-  const { authenticator, limiter, limits, onRateLimited } = options;
+  const { authenticator, limiter, limits, onRateLimited, environment } = options;
   return (scope) => {
     scope.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       try {
@@ -60,6 +63,7 @@ export function v1Gate(options: CallerOptions): (scope: FastifyInstance) => void
       if (config.extraWindows) windows.push(...config.extraWindows(request));
       admitOrRefuse(reply, await limiter.check(windows), onRateLimited);
       requireScopes(request.auth, config.scopes ?? []);
+      request.actor = apiKeyActor(request.auth, environment, request.id, request.log);
     });
   };
 }

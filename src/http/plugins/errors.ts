@@ -7,7 +7,7 @@
  * with `Retry-After`, never `500`: the client retries, the readiness probe says not ready.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, reasonDeclared } from '../../core/errors.js';
 import { isDatabaseUnreachable } from '../../db/errors.js';
 import { DependencyUnavailableError } from '../../lib/unavailable.js';
 import { errorEnvelope } from '../errors.js';
@@ -23,8 +23,15 @@ const PARTS: Record<string, 'path' | 'query' | 'body' | 'header'> = {
 /** Seconds a client waits before retrying a 503: Redis and the pool reconnect within about a second. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
+/** Under the tests an undeclared reason fails loudly; in production it is answered and logged. */
+const STRICT_REASONS = process.env.DCM_STRICT_REASONS === '1';
+
 function toApiError(error: FastifyError & { validation?: any[]; validationContext?: string }, request: FastifyRequest, bodyLimit: number): ApiError {
-  if (error instanceof ApiError) return error;
+  if (error instanceof ApiError) {
+    if (reasonDeclared(error, request.routeOptions.config?.reasons)) return error;
+    request.log.error({ reason: error.reason, route: request.routeOptions.url }, 'a reason the operation does not declare (config.reasons)');
+    return STRICT_REASONS ? new ApiError('internal_error') : error;
+  }
   if (error.validation) {
     const where = PARTS[error.validationContext ?? 'body'] ?? 'body';
     const issues = toIssues(error.validation);

@@ -43,6 +43,8 @@ function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): 
     statuses.add(422);
   }
   for (const s of config.errorStatuses ?? []) statuses.add(s);
+  if (config.reasons?.conflict?.length) statuses.add(409);
+  if (config.reasons?.forbidden?.length) statuses.add(403);
   if (isAdmin) {
     // The back office is not rate limited; its 403s are clinic rules (forbidden, e.g. plan_limit).
     statuses.delete(429);
@@ -56,6 +58,13 @@ function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): 
     schema.description = `${schema.summary}. Back office: authenticated by the deployment's \`ADMIN_TOKEN\` as a bearer token; not for integrations.`;
   }
   // onRoute also runs for the HEAD twin of a GET, sharing this schema: append once.
+  if (config.reasons && !String(schema.description ?? '').includes('\n\nReasons: ')) {
+    const list = (rs: readonly string[] | undefined) => (rs ?? []).map((r) => `\`${r}\``).join(', ');
+    const parts = [];
+    if (config.reasons.conflict?.length) parts.push(`\`409 conflict\` ${list(config.reasons.conflict)}`);
+    if (config.reasons.forbidden?.length) parts.push(`\`403 forbidden\` ${list(config.reasons.forbidden)}`);
+    if (parts.length) schema.description = `${schema.description ?? ''}\n\nReasons: ${parts.join('; ')} (\`details.reason\`; the list is closed).`;
+  }
   if (isV1 && config.scopes?.length && !String(schema.description ?? '').includes('\n\nScopes: ')) {
     const line = `\n\nScopes: ${config.scopes.map((s: string) => `\`${s}\``).join(', ')}.`;
     schema.description = (schema.description ?? '') + line;

@@ -1,5 +1,6 @@
 /** Back office: treatment plans, payment plans, invoices, payments. */
 import { Type } from 'typebox';
+import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { backOffice } from '../../../db/tenant.js';
 import {
@@ -82,6 +83,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/treatment-plans/:id/status',
     {
+      config: { reasons: BILLING_REASONS.setTreatmentPlanStatus },
       schema: {
         operationId: 'adminSetTreatmentPlanStatus',
         tags: [TAG],
@@ -123,6 +125,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/invoices',
     {
+      config: { reasons: BILLING_REASONS.issueInvoice },
       schema: {
         operationId: 'adminIssueInvoice',
         tags: [TAG],
@@ -142,6 +145,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/payments',
     {
+      config: { reasons: BILLING_REASONS.recordPayment },
       schema: {
         operationId: 'adminRecordPayment',
         tags: [TAG],

@@ -1,5 +1,6 @@
 /** Back office: chat conversations (open, messages, transcriptions, hand-off, STOP). */
 import { Type } from 'typebox';
+import { CONVERSATION_REASONS } from '../../../modules/conversations/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { backOffice } from '../../../db/tenant.js';
 import { conversationView, handOff, messageView, openConversation, optOut, recordMessage, setTranscription } from '../../../modules/conversations/service.js';
@@ -48,6 +49,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/conversations/:id/messages',
     {
+      config: { reasons: CONVERSATION_REASONS.recordMessage },
       schema: {
         operationId: 'adminRecordMessage',
         tags: [TAG],

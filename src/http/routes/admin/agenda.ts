@@ -1,5 +1,6 @@
 /** Back office: appointments, calendars, facilities, chat, tasks, billing. */
 import { Type } from 'typebox';
+import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { backOffice } from '../../../db/tenant.js';
 import {
@@ -76,6 +77,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/appointments',
     {
+      config: { reasons: APPOINTMENT_REASONS.adminCreate },
       schema: {
         operationId: 'adminCreateAppointment',
         tags: [TAG],
@@ -136,6 +138,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.patch(
     '/admin/v1/clinics/:clinicId/appointments/:id',
     {
+      config: { reasons: APPOINTMENT_REASONS.adminUpdate },
       schema: {
         operationId: 'adminUpdateAppointment',
         tags: [TAG],
@@ -175,6 +178,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/appointments/:id/status',
     {
+      config: { reasons: APPOINTMENT_REASONS.adminSetStatus },
       schema: {
         operationId: 'adminSetAppointmentStatus',
         tags: [TAG],

@@ -1,5 +1,6 @@
 /** Back office: API keys and the access log. */
 import { Type } from 'typebox';
+import { KEY_REASONS } from '../../../modules/auth/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { listAccessLog } from '../../../modules/access-log/service.js';
 import * as keys from '../../../modules/auth/keys-service.js';
@@ -101,6 +102,7 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/api-keys/:id/replace',
     {
+      config: { reasons: KEY_REASONS.replace },
       schema: {
         operationId: 'adminReplaceApiKey',
         tags: ['API keys'],

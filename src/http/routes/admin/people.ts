@@ -1,5 +1,7 @@
 /** Back office: the clinic's own operations on patients and leads (issue 3). */
 import { Type } from 'typebox';
+import { LEAD_REASONS } from '../../../modules/leads/reasons.js';
+import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { backOffice } from '../../../db/tenant.js';
 import { addActivity, ACTIVITY_KINDS, convertLead, getLead, LEAD_STATUSES, updateLead } from '../../../modules/leads/service.js';
@@ -58,7 +60,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: Type.Object({ firstName: Type.Optional(firstName), lastName: Type.Optional(lastName), ...optionalFields }, { additionalProperties: false }),
         response: { 200: PatientSchema },
       },
-      config: { errorStatuses: [409] },
+      config: { reasons: PATIENT_REASONS.update, errorStatuses: [409] },
     },
     async (request, reply) => {
       const c = await caller(request.params.clinicId);
@@ -80,7 +82,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         params: ClinicIdParams,
         response: { 200: PatientSchema },
       },
-      config: { errorStatuses: [409] },
+      config: { reasons: PATIENT_REASONS.archive, errorStatuses: [409] },
     },
     async (request, reply) => {
       const { view, version } = await archivePatient(db, await caller(request.params.clinicId), request.params.id);
@@ -101,7 +103,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         params: ClinicIdParams,
         response: { 200: PatientSchema },
       },
-      config: { errorStatuses: [409] },
+      config: { reasons: PATIENT_REASONS.erase, errorStatuses: [409] },
     },
     async (request, reply) => {
       const { view, version } = await erasePatient(db, await caller(request.params.clinicId), request.params.id);
@@ -131,7 +133,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
           ),
         },
       },
-      config: { errorStatuses: [409] },
+      config: { reasons: PATIENT_REASONS.import, errorStatuses: [409] },
     },
     async (request, reply) => {
       const result = await importPatients(db, await caller(request.params.clinicId), request.body.patients);
@@ -182,7 +184,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         ),
         response: { 200: LeadSchema },
       },
-      config: { errorStatuses: [409] },
+      config: { reasons: LEAD_REASONS.update, errorStatuses: [409] },
     },
     async (request, reply) => {
       const c = await caller(request.params.clinicId);
@@ -238,7 +240,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         ),
         response: { 200: Type.Object({ lead: LeadSchema, patientCreated: Type.Boolean() }, { additionalProperties: false }) },
       },
-      config: { errorStatuses: [409] },
+      config: { reasons: LEAD_REASONS.convert, errorStatuses: [409] },
     },
     async (request) => {
       const { view, patientCreated } = await convertLead(db, await caller(request.params.clinicId), request.params.id, request.body);

@@ -1,5 +1,6 @@
 /** /v1/appointments (spec 2.2, 4.1) and booking through a calendar. */
 import type { FastifyRequest } from 'fastify';
+import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
@@ -237,7 +238,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         body: Type.Object({ start: InputTimestamp(), doctorId: Type.Optional(Uuid()) }, { additionalProperties: false }),
         response: { 200: AppointmentSchema },
       },
-      config: { scopes: ['appointments:write'], errorStatuses: [409] },
+      config: { reasons: APPOINTMENT_REASONS.apiReschedule, scopes: ['appointments:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
       const row = await rescheduleAppointmentViaApi(ctx.db, request.auth, request.params.id, request.body, expectedVersion(request));
@@ -262,7 +263,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
         response: { 200: AppointmentSchema },
       },
-      config: { scopes: ['appointments:write'], errorStatuses: [409] },
+      config: { reasons: APPOINTMENT_REASONS.apiCancel, scopes: ['appointments:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
       const row = await cancelAppointmentViaApi(ctx.db, request.auth, request.params.id, expectedVersion(request));

@@ -1,5 +1,6 @@
 /** /v1/conversations (spec 2.7, 2.8, 3.1, 4.6, 4.7). */
 import { Type } from 'typebox';
+import { CONVERSATION_REASONS } from '../../../modules/conversations/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { conversationView, findConversation, listMessages, updateBot } from '../../../modules/conversations/service.js';
@@ -134,7 +135,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
         ),
         response: { 200: ConversationSchema },
       },
-      config: { scopes: ['messages:write'], errorStatuses: [409] },
+      config: { reasons: CONVERSATION_REASONS.updateBot, scopes: ['messages:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
       const row = await updateBot(ctx.db, request.auth, request.params.id, request.body, expectedVersion(request));

@@ -1,5 +1,6 @@
 /** /v1/patients (spec 2.3, 2.4, 4.2, 4.3, 4.11). */
 import { Type } from 'typebox';
+import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { searchPatients } from '../../../modules/patients/search.js';
@@ -133,7 +134,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
         body: PatientInputSchema,
         response: { 201: PatientSchema },
       },
-      config: { scopes: ['patients:write'], idempotent: true, errorStatuses: [403, 409] },
+      config: { reasons: PATIENT_REASONS.create, scopes: ['patients:write'], idempotent: true, errorStatuses: [403, 409] },
     },
     async (request, reply) => {
       const { view, version } = await createPatient(ctx.db, callerOf(request.auth, ctx), request.body);

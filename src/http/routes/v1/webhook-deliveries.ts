@@ -1,5 +1,6 @@
 /** /v1/webhook-deliveries (spec 2.12.1, 3.2, 4.10). */
 import { Type } from 'typebox';
+import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { getDelivery, listDeliveries, redeliver } from '../../../modules/webhooks/deliveries.js';
 import { Cursor, IdParams, IdempotencyKeyHeader, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
@@ -110,7 +111,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
         headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
         response: { 202: DeliveryDetailSchema },
       },
-      config: { scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },
+      config: { reasons: WEBHOOK_REASONS.redeliver, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },
     },
     async (request, reply) => reply.status(202).send(await redeliver(ctx.db, request.auth, request.params.id)),
   );

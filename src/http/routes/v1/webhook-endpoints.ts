@@ -1,5 +1,6 @@
 /** /v1/webhook-endpoints (spec 2.12, 3.3, 4.10, 6). */
 import { Type } from 'typebox';
+import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../events/catalogue.js';
 import {
@@ -90,7 +91,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
       // The service checks `webhooks:write` together with every chosen event's scope, so that
       // one 403 lists all the missing ones.
-      config: { scopes: [], idempotent: 'secret', errorStatuses: [409] },
+      config: { reasons: WEBHOOK_REASONS.createEndpoint, scopes: [], idempotent: 'secret', errorStatuses: [409] },
     },
     async (request, reply) => {
       const created = await createEndpoint(ctx.db, request.auth, policy, request.body);

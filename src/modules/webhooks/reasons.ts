@@ -1,0 +1,7 @@
+/** The closed sets of `details.reason` each webhook operation can answer (route `config.reasons`). */
+import type { DeclaredReasons } from '../../core/errors.js';
+
+export const WEBHOOK_REASONS = {
+  createEndpoint: { conflict: ['endpoint_limit'] },
+  redeliver: { conflict: ['delivery_not_finished', 'redeliver_limit', 'endpoint_deleted', 'endpoint_disabled'] },
+} as const satisfies Record<string, DeclaredReasons>;
