@@ -70,7 +70,7 @@ const CLIENTS = Number(args.clients ?? 20);
 const RATE = Number(args.rate ?? 100);
 const SECONDS = Number(args.seconds ?? 30);
 const KINDS = args.kinds ? new Set(args.kinds.split(',')) : null;
-const scope = backOffice(CLINIC_ID);
+const scope = { ...backOffice(CLINIC_ID), region: 'IT' as const };
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -249,7 +249,7 @@ async function profile(url: string, queries: Query[], plans: boolean): Promise<v
         rec.statements.length = 0;
         const start = performance.now();
         const cpu = process.cpuUsage();
-        await searchPatients(rec.db, scope, 'IT', { q, limit: 5 });
+        await searchPatients(rec.db, scope, { q, limit: 5 });
         const used = process.cpuUsage(cpu);
         const t = performance.now() - start;
         cpus.push((used.user + used.system) / 1000);
@@ -301,7 +301,7 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
     `\n## ${engine}, ${what} (${seeded.reused ? 'kept database reused' : `seeded in ${seeded.seedSeconds.toFixed(1)} s`}; load average ${loadAverage()})\n`,
   );
   const server = args.http && seeded.url ? await startSearchServer(seeded.url) : null;
-  const search: Search = server ? server.search : (q) => searchPatients(seeded.database.db, scope, 'IT', { q, limit: 5 });
+  const search: Search = server ? server.search : (q) => searchPatients(seeded.database.db, scope, { q, limit: 5 });
   if (server) console.log('Searches sent as GET /v1/patients/search to the app in a process of its own (--http).\n');
   try {
     // Warm the caches the way a running server has them.

@@ -36,10 +36,12 @@ export interface ActorLogger {
   error(obj: object, msg?: string): void;
 }
 
+import type { CountryCode } from 'libphonenumber-js';
+
 /** The process-wide values every actor carries, so services take no loose arguments for them. */
 export interface ActorEnvironment {
   /** Default region for phone numbers written without a country code (libphonenumber's CountryCode). */
-  region: string;
+  region: CountryCode;
   /** Secret for signing page cursors; the same in every process. */
   cursorSecret: string;
 }
@@ -63,4 +65,10 @@ export function apiKeyActor(auth: AuthContext, env: ActorEnvironment, requestId:
 /** Whether the actor holds a scope (the back office holds them all). */
 export function can(actor: Pick<Actor, 'scopes'>, scope: string): boolean {
   return actor.scopes.has(scope);
+}
+
+/** The key of an operation only API keys perform (webhook destinations belong to the key that made them). */
+export function apiKeyId(actor: Pick<Actor, 'keyId'>): string {
+  if (actor.keyId === null) throw new Error('an API-key operation was called without a key (back office)');
+  return actor.keyId;
 }

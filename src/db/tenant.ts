@@ -9,11 +9,6 @@ export interface TenantScope {
   clinicId: string;
   /** null: every facility of the clinic. */
   facilityIds: readonly string[] | null;
-  /**
-   * The clinic's IANA time zone when the scope carries it (an API key's, read with the key);
-   * otherwise `clinicTimeZone` of src/modules/calendars/service.ts reads it.
-   */
-  timeZone?: string;
 }
 
 export function backOffice(clinicId: string): TenantScope {

@@ -23,6 +23,7 @@ import { sql } from 'kysely';
 import type { Transaction } from '../db/transaction.js';
 import { EVENT_SCOPES, type EventType } from './catalogue.js';
 import { fanOut } from './fan-out.js';
+import type { ActorLogger } from '../core/actor.js';
 import { keyActive } from '../modules/auth/active-key.js';
 
 /** Channel notified when events commit, so delivery workers wake at once. */
@@ -33,6 +34,8 @@ export interface NewEvent {
   type: EventType;
   facilityId: string | null;
   data: Record<string, unknown>;
+  /** The acting request's logger (its lines carry the request id); jobs and the worker pass none. */
+  log?: ActorLogger;
 }
 
 export interface RecordedEvent {
@@ -43,17 +46,22 @@ export interface RecordedEvent {
   skipped?: 'no_active_key' | 'error';
 }
 
-/** A recording failure is logged (the change still commits; see `error` above): one line on stderr. */
-function onRecordError(error: unknown, type: string): void {
-  console.error(`recordEvent: the ${type} event could not be stored; events.skipped reason error recorded instead: ${(error as Error)?.message ?? error}`);
+/**
+ * A recording failure is logged (the change still commits; see `error` above): on the acting
+ * request's logger, so the line carries its request id; on stderr when no request acts.
+ */
+function onRecordError(error: unknown, type: string, log: ActorLogger | undefined): void {
+  const message = `recordEvent: the ${type} event could not be stored; events.skipped reason error recorded instead`;
+  if (log) log.error({ err: error, eventType: type }, message);
+  else console.error(`${message}: ${(error as Error)?.message ?? error}`);
 }
 
 export async function recordEvent(trx: Transaction, event: NewEvent): Promise<RecordedEvent> {
   if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvent(t, event));
-  const { clinicId, type, facilityId, data } = event;
+  const { clinicId, type, facilityId, data, log } = event;
   const scope = EVENT_SCOPES[type];
   // Common case in one statement: inserted only when the clinic has an active key and no gap to record first.
-  const first = await guarded(trx, clinicId, type, () => insertEvent(trx, clinicId, type, scope, facilityId, data, { checkKeys: true }));
+  const first = await guarded(trx, clinicId, type, () => insertEvent(trx, clinicId, type, scope, facilityId, data, { checkKeys: true }), log);
   if (first.skipped || first.id !== '') return first;
   const state = await clinicKeyState(trx, clinicId);
   if (!state.active) {
@@ -61,14 +69,20 @@ export async function recordEvent(trx: Transaction, event: NewEvent): Promise<Re
     return { id: '', type, skipped: 'no_active_key' };
   }
   if (state.gaps) await flushGaps(trx, clinicId);
-  return guarded(trx, clinicId, type, () => insertEvent(trx, clinicId, type, scope, facilityId, data));
+  return guarded(trx, clinicId, type, () => insertEvent(trx, clinicId, type, scope, facilityId, data), log);
 }
 
 /**
  * Runs `insert` under a savepoint: on failure the savepoint is rolled back (the caller's
  * transaction stays usable) and `events.skipped` reason `error` is recorded instead.
  */
-export async function guarded(trx: Transaction, clinicId: string, type: EventType, insert: () => Promise<RecordedEvent>): Promise<RecordedEvent> {
+export async function guarded(
+  trx: Transaction,
+  clinicId: string,
+  type: EventType,
+  insert: () => Promise<RecordedEvent>,
+  log?: ActorLogger,
+): Promise<RecordedEvent> {
   await sql`SAVEPOINT dcm_event`.execute(trx);
   try {
     const recorded = await insert();
@@ -76,7 +90,7 @@ export async function guarded(trx: Transaction, clinicId: string, type: EventTyp
     return recorded;
   } catch (error) {
     await sql`ROLLBACK TO SAVEPOINT dcm_event`.execute(trx);
-    onRecordError(error, type);
+    onRecordError(error, type, log);
     const scope = EVENT_SCOPES[type];
     const skipped = await insertEvent(trx, clinicId, 'events.skipped', scope, null, { type, scope, reason: 'error' });
     return { id: skipped.id, type, skipped: 'error' };

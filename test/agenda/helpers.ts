@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import { createDoctor, createChair } from '../../src/modules/clinics/service.js';
 import { createCalendar } from '../../src/modules/calendars/service.js';
-import { backOffice } from '../../src/db/tenant.js';
 import type { Tenant } from '../helpers/factories.js';
 import type { TestServer } from '../helpers/server.js';
 import type { WeekSchedule } from '../../src/db/tables/agenda.js';
@@ -64,7 +63,7 @@ export async function makeCalendar(
   const chairIds: string[] = [];
   for (let i = 0; i < (opts.chairs ?? 0); i++)
     chairIds.push((await createChair(server.ctx.db, tenant.clinicId, { name: `Poltrona ${++n}`, facilityId: tenant.facilityIds[0] })).id);
-  const cal = await createCalendar(server.ctx.db, backOffice(tenant.clinicId), {
+  const cal = await createCalendar(server.ctx.db, await server.actor(tenant.clinicId), {
     facilityId: tenant.facilityIds[0],
     name: `Calendario ${++n}`,
     slotMinutes: opts.slotMinutes ?? 30,

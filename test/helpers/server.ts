@@ -2,6 +2,9 @@
  * A real server for a test file: its own database (copied from the run's migrated
  * template), the real app listening on a random loopback port, and helpers to call it.
  */
+import type { Actor } from '../../src/core/actor.js';
+import { actorEnvironment } from '../../src/context.js';
+import { backOfficeActor } from '../../src/modules/clinics/actor.js';
 import fs from 'node:fs';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { closeContext, createContext } from '../../src/bootstrap.js';
@@ -37,6 +40,8 @@ export interface TestServer {
   factories: Factories;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
   admin<T = any>(method: string, path: string, body?: unknown): Promise<CallResult<T>>;
+  /** The back office's actor for a clinic, for tests that call services directly. */
+  actor(clinicId: string): Promise<Actor>;
   close(): Promise<void>;
 }
 
@@ -111,6 +116,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     factories: undefined as unknown as Factories,
     call,
     admin: (method, path, body) => call(method, path, { token: ADMIN_TOKEN, body }),
+    actor: (clinicId) => backOfficeActor(ctx.db, clinicId, actorEnvironment(ctx), 'test', app.log),
     async close() {
       await app.close();
       await drop();

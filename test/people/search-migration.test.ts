@@ -71,7 +71,7 @@ it('adds the words of names of several words to the lookup keys and keeps every 
     'stefano>di stefano',
   ]);
 
-  const search = (q: string) => searchPatients(db, backOffice(clinicId), 'IT', { q, limit: 5 });
+  const search = (q: string) => searchPatients(db, { ...backOffice(clinicId), region: 'IT' }, { q, limit: 5 });
   for (const [q, at] of [
     ['grazia de luca', 0],
     ['Maria Grazia Deluca', 0],

@@ -33,7 +33,6 @@ import type { Insertable, Kysely } from 'kysely';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import type { DB } from '../../db/schema.js';
 import type { AccessLogResourcesTable, AccessLogTable } from '../../db/tables/core.js';
-import type { AuthContext } from '../../core/actor.js';
 import { ResourcesIds, StoredLists } from './resources.js';
 import type { AccessRecord } from './service.js';
 
@@ -61,6 +60,13 @@ export class AccessLogClosedError extends Error {
   }
 }
 
+/** Who read: an `Actor` is one (its request id is used when the record names none). */
+export interface AccessLogActor {
+  clinicId: string;
+  keyId: string | null;
+  requestId?: string;
+}
+
 export class AccessLogWriter {
   readonly stats: AccessLogStats = { flushes: 0, rows: 0, failures: 0 };
   private queue: Pending[] = [];
@@ -82,7 +88,7 @@ export class AccessLogWriter {
    * Resolves once the entry is committed; rejects with the database's error when the
    * statement holding it failed. A read naming no resource or no field is not logged.
    */
-  record(auth: AuthContext, record: AccessRecord): Promise<void> {
+  record(auth: AccessLogActor, record: AccessRecord): Promise<void> {
     if (record.resourceIds.length === 0 || record.fields.length === 0) return Promise.resolve();
     if (this.closed) return Promise.reject(new AccessLogClosedError());
     const resourcesId = this.resourcesIds.of(auth.clinicId, record.resourceType, record.resourceIds);
@@ -92,7 +98,7 @@ export class AccessLogWriter {
           id: randomUUID(),
           clinic_id: auth.clinicId,
           api_key_id: auth.keyId,
-          request_id: record.requestId ?? null,
+          request_id: record.requestId ?? auth.requestId ?? null,
           resources_id: resourcesId,
           fields: record.fields,
         },

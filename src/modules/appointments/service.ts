@@ -2,12 +2,12 @@
  * Appointments (spec 2.2, 3.4, 4.1): the list and the detail of the API, and the back-office
  * commands (create, reschedule, status changes), each recording its event in its transaction.
  */
+import type { Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { AppContext } from '../../context.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { after } from '../../db/keyset.js';
-import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { facilityVisible } from '../../db/tenant.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
@@ -53,12 +53,12 @@ export function listFilters(q: ListQuery): string {
   ]);
 }
 
-export async function listAppointments(ctx: AppContext, scope: TenantScope, q: ListQuery): Promise<{ data: AppointmentView[]; nextCursor: string | null }> {
+export async function listAppointments(db: Db, actor: Actor, q: ListQuery): Promise<{ data: AppointmentView[]; nextCursor: string | null }> {
   const statuses = q.status ? [...new Set(q.status.split(','))] : null;
-  const cursorScope = `appointments:${scope.clinicId}:${q.sort}:${listFilters(q)}`;
+  const cursorScope = `appointments:${actor.clinicId}:${q.sort}:${listFilters(q)}`;
   const column = q.sort === 'start' ? 'start_at' : 'updated_at';
 
-  let query = ctx.db.selectFrom('appointments').selectAll().where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope));
+  let query = db.selectFrom('appointments').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
   if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
   if (q.from) query = query.where('start_at', '>=', new Date(q.from));
   if (q.to) query = query.where('start_at', '<', new Date(q.to));
@@ -67,24 +67,24 @@ export async function listAppointments(ctx: AppContext, scope: TenantScope, q: L
   if (q.patientId) query = query.where('patient_id', '=', q.patientId);
   if (statuses) query = query.where('status', 'in', statuses);
   if (q.cursor) {
-    query = query.where(after([column, 'id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
+    query = query.where(after([column, 'id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
   }
   const rows = await query
     .orderBy(column)
     .orderBy('id')
     .limit(q.limit + 1)
     .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, q.sort === 'start' ? r.start_at : r.updated_at, r.id));
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, q.sort === 'start' ? r.start_at : r.updated_at, r.id));
   return { data: page.items.map((r) => toView(r)), nextCursor: page.nextCursor };
 }
 
-export async function findAppointment(db: Db, scope: TenantScope, id: string): Promise<AppointmentRow> {
-  return findScoped(db, 'appointments', scope, id);
+export async function findAppointment(db: Db, actor: Actor, id: string): Promise<AppointmentRow> {
+  return findScoped(db, 'appointments', actor, id);
 }
 
 /** Row locked for update, in the caller's transaction. */
-export async function lockAppointment(trx: Transaction, scope: TenantScope, id: string): Promise<AppointmentRow> {
-  return lockScoped(trx, 'appointments', scope, id);
+export async function lockAppointment(trx: Transaction, actor: Actor, id: string): Promise<AppointmentRow> {
+  return lockScoped(trx, 'appointments', actor, id);
 }
 
 /** Runs a command; a violation of the overlap constraints becomes `409 conflict`. */
@@ -151,7 +151,8 @@ export interface AppointmentInsert extends AppointmentDetails {
  * `appointment.created` event in the same transaction. The overlap constraints may refuse
  * it: each caller maps that to its own answer (see README.md, "Overlaps").
  */
-export async function insertAppointment(trx: Transaction, clinicId: string, a: AppointmentInsert): Promise<AppointmentRow> {
+export async function insertAppointment(trx: Transaction, actor: Actor, a: AppointmentInsert): Promise<AppointmentRow> {
+  const { clinicId } = actor;
   const row = await trx
     .insertInto('appointments')
     .values({
@@ -176,17 +177,17 @@ export async function insertAppointment(trx: Transaction, clinicId: string, a: A
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  await recordEvent(trx, { clinicId, type: 'appointment.created', facilityId: row.facility_id, data: eventData(row) });
+  await recordEvent(trx, { log: actor.log, clinicId, type: 'appointment.created', facilityId: row.facility_id, data: eventData(row) });
   return row;
 }
 
 /** Back office: an appointment as the clinic enters it in its agenda (origin `manual` by default). */
-export async function createAppointment(db: Db, scope: TenantScope, input: NewAppointment): Promise<AppointmentRow> {
+export async function createAppointment(db: Db, actor: Actor, input: NewAppointment): Promise<AppointmentRow> {
   const start = new Date(input.start);
   const end = new Date(input.end);
   return withOverlapCheck(() =>
     db.transaction().execute(async (trx) => {
-      const { issues, rows } = await checkRefs(trx, scope, [
+      const { issues, rows } = await checkRefs(trx, actor, [
         { field: 'patientId', table: 'patients', id: input.patientId },
         { field: 'facilityId', table: 'facilities', id: input.facilityId },
         { field: 'doctorId', table: 'doctors', id: input.doctorId },
@@ -198,7 +199,7 @@ export async function createAppointment(db: Db, scope: TenantScope, input: NewAp
       if (issues.length > 0) throw ApiError.invalid('body', issues);
       const facilityId =
         input.facilityId ?? rows.get('chairId')?.facility_id ?? rows.get('calendarId')?.facility_id ?? rows.get('patientId')?.facility_id ?? null;
-      return insertAppointment(trx, scope.clinicId, {
+      return insertAppointment(trx, actor, {
         patientId: input.patientId,
         facilityId,
         doctorId: input.doctorId ?? null,
@@ -244,7 +245,7 @@ const MOVE_FIELDS = ['start', 'end', 'doctorId', 'chairId', 'facilityId'] as con
  * facilityId before the change); only appointments in draft, pending, scheduled, confirmed or
  * postponed can be moved (otherwise `409 conflict`, reason `not_reschedulable`).
  */
-export async function updateAppointment(db: Db, scope: TenantScope, id: string, input: AppointmentChanges, expected: number | null): Promise<AppointmentRow> {
+export async function updateAppointment(db: Db, actor: Actor, id: string, input: AppointmentChanges, expected: number | null): Promise<AppointmentRow> {
   // Ids are case-insensitive (spec 2.1): compare them in the database's lower-case form.
   const lower = (v: string | null | undefined) => (typeof v === 'string' ? v.toLowerCase() : v);
   const changes: AppointmentChanges = {
@@ -257,9 +258,9 @@ export async function updateAppointment(db: Db, scope: TenantScope, id: string, 
   for (const key of ['doctorId', 'chairId', 'facilityId', 'treatmentPlanId'] as const) if (input[key] === undefined) delete changes[key];
   return withOverlapCheck(() =>
     db.transaction().execute(async (trx) => {
-      const current = await lockAppointment(trx, scope, id);
+      const current = await lockAppointment(trx, actor, id);
       assertVersion(expected, current.version);
-      const { issues } = await checkRefs(trx, scope, [
+      const { issues } = await checkRefs(trx, actor, [
         { field: 'facilityId', table: 'facilities', id: changes.facilityId },
         { field: 'doctorId', table: 'doctors', id: changes.doctorId },
         { field: 'chairId', table: 'chairs', id: changes.chairId },
@@ -307,14 +308,16 @@ export async function updateAppointment(db: Db, scope: TenantScope, id: string, 
         .where('id', '=', current.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      if (moved) await recordRescheduled(trx, scope.clinicId, current, row);
+      if (moved) await recordRescheduled(trx, actor, current, row);
       return row;
     }),
   );
 }
 
-export async function recordRescheduled(trx: Transaction, clinicId: string, before: AppointmentRow, after: AppointmentRow): Promise<void> {
+export async function recordRescheduled(trx: Transaction, actor: Actor, before: AppointmentRow, after: AppointmentRow): Promise<void> {
+  const { clinicId } = actor;
   await recordEvent(trx, {
+    log: actor.log,
     clinicId,
     type: 'appointment.rescheduled',
     facilityId: after.facility_id,
@@ -334,7 +337,7 @@ export async function recordRescheduled(trx: Transaction, clinicId: string, befo
 /** Moves an appointment to another status per TRANSITIONS, recording the status's event. */
 export async function setStatusInTx(
   trx: Transaction,
-  clinicId: string,
+  actor: Actor,
   current: AppointmentRow,
   status: AppointmentStatus,
   completionNotes?: string | null,
@@ -354,13 +357,13 @@ export async function setStatusInTx(
     .returningAll()
     .executeTakeFirstOrThrow();
   const type = STATUS_EVENTS[status as keyof typeof STATUS_EVENTS];
-  if (type) await recordEvent(trx, { clinicId, type, facilityId: row.facility_id, data: eventData(row) });
+  if (type) await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type, facilityId: row.facility_id, data: eventData(row) });
   return row;
 }
 
 export async function changeStatus(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   id: string,
   status: AppointmentStatus,
   completionNotes: string | null | undefined,
@@ -368,9 +371,9 @@ export async function changeStatus(
 ): Promise<AppointmentRow> {
   return withOverlapCheck(() =>
     db.transaction().execute(async (trx) => {
-      const current = await lockAppointment(trx, scope, id);
+      const current = await lockAppointment(trx, actor, id);
       assertVersion(expected, current.version);
-      return setStatusInTx(trx, scope.clinicId, current, status, completionNotes);
+      return setStatusInTx(trx, actor, current, status, completionNotes);
     }),
   );
 }

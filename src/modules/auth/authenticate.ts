@@ -132,12 +132,12 @@ export class Authenticator {
 }
 
 /** 403 insufficient_scope listing exactly the scopes the key lacks. */
-export function requireScopes(auth: AuthContext, scopes: readonly string[]): void {
+export function requireScopes(auth: Pick<AuthContext, 'scopes'>, scopes: readonly string[]): void {
   const missing = scopes.filter((s) => !auth.scopes.has(s));
   if (missing.length > 0) throw new ApiError('insufficient_scope', { requiredScopes: missing });
 }
 
-export function hasScope(auth: AuthContext, scope: string): boolean {
+export function hasScope(auth: Pick<AuthContext, 'scopes'>, scope: string): boolean {
   return auth.scopes.has(scope);
 }
 

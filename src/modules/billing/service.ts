@@ -2,18 +2,17 @@
  * Billing (spec 2.10, 4.8): treatment plans (quotes), payment plans with installments,
  * invoices and payments, each recording its catalogue event in its transaction.
  */
+import type { Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import type { AppContext } from '../../context.js';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import { after } from '../../db/keyset.js';
 import type { InstallmentsTable, InvoicesTable, PaymentPlansTable, TreatmentPlansTable } from '../../db/tables/agenda.js';
-import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { facilityVisible } from '../../db/tenant.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { recordEvent } from '../../events/record.js';
 import { checkRefs, lockScoped } from '../../db/scoped.js';
-import { clinicTimeZone } from '../calendars/service.js';
 import { localParts } from '../calendars/timezone.js';
 import type { Db } from '../../db/transaction.js';
 
@@ -60,11 +59,11 @@ const TP_EVENTS = { presented: 'treatment_plan.presented', accepted: 'treatment_
 
 export async function createTreatmentPlan(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   input: { patientId: string; title?: string | null; totalAmount: number; status?: 'draft' | 'presented' },
 ): Promise<TreatmentPlanRow> {
   return db.transaction().execute(async (trx) => {
-    const { issues, rows } = await checkRefs(trx, scope, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
+    const { issues, rows } = await checkRefs(trx, actor, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
     issues.push(...amountIssue('totalAmount', input.totalAmount));
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     const status = input.status ?? 'draft';
@@ -72,7 +71,7 @@ export async function createTreatmentPlan(
       .insertInto('treatment_plans')
       .values({
         id: randomUUID(),
-        clinic_id: scope.clinicId,
+        clinic_id: actor.clinicId,
         facility_id: rows.get('patientId')?.facility_id ?? null,
         patient_id: input.patientId,
         title: input.title ?? null,
@@ -83,14 +82,20 @@ export async function createTreatmentPlan(
       .returningAll()
       .executeTakeFirstOrThrow();
     if (status === 'presented')
-      await recordEvent(trx, { clinicId: scope.clinicId, type: TP_EVENTS.presented, facilityId: row.facility_id, data: treatmentPlanEvent(row) });
+      await recordEvent(trx, {
+        log: actor.log,
+        clinicId: actor.clinicId,
+        type: TP_EVENTS.presented,
+        facilityId: row.facility_id,
+        data: treatmentPlanEvent(row),
+      });
     return row;
   });
 }
 
-export async function setTreatmentPlanStatus(db: Db, scope: TenantScope, id: string, status: 'presented' | 'accepted' | 'rejected'): Promise<TreatmentPlanRow> {
+export async function setTreatmentPlanStatus(db: Db, actor: Actor, id: string, status: 'presented' | 'accepted' | 'rejected'): Promise<TreatmentPlanRow> {
   return db.transaction().execute(async (trx) => {
-    const current = await lockScoped(trx, 'treatment_plans', scope, id);
+    const current = await lockScoped(trx, 'treatment_plans', actor, id);
     if (!TREATMENT_PLAN_TRANSITIONS[current.status]?.includes(status)) throw ApiError.conflict('invalid_transition', { from: current.status, to: status });
     const row = await trx
       .updateTable('treatment_plans')
@@ -103,7 +108,7 @@ export async function setTreatmentPlanStatus(db: Db, scope: TenantScope, id: str
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordEvent(trx, { clinicId: scope.clinicId, type: TP_EVENTS[status], facilityId: row.facility_id, data: treatmentPlanEvent(row) });
+    await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: TP_EVENTS[status], facilityId: row.facility_id, data: treatmentPlanEvent(row) });
     return row;
   });
 }
@@ -159,18 +164,19 @@ function planView(plan: PaymentPlanRow, installments: InstallmentRow[], today: s
 }
 
 /** Today's date in the clinic's timezone: an installment is overdue from the day after its due date. */
-export async function clinicToday(db: Db, scope: TenantScope): Promise<string> {
-  const p = localParts(new Date(), await clinicTimeZone(db, scope));
+/** Today's date in the clinic's time zone (carried by the actor). */
+export function clinicToday(actor: Pick<Actor, 'timeZone'>): string {
+  const p = localParts(new Date(), actor.timeZone);
   return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
 }
 
 export async function createPaymentPlan(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   input: { patientId: string; treatmentPlanId?: string | null; type?: string; installments: Array<{ amount: number; dueDate: string }> },
 ): Promise<PaymentPlanView> {
   const plan = await db.transaction().execute(async (trx) => {
-    const { issues, rows } = await checkRefs(trx, scope, [
+    const { issues, rows } = await checkRefs(trx, actor, [
       { field: 'patientId', table: 'patients', id: input.patientId },
       { field: 'treatmentPlanId', table: 'treatment_plans', id: input.treatmentPlanId },
     ]);
@@ -181,7 +187,7 @@ export async function createPaymentPlan(
       .insertInto('payment_plans')
       .values({
         id: randomUUID(),
-        clinic_id: scope.clinicId,
+        clinic_id: actor.clinicId,
         facility_id: rows.get('patientId')?.facility_id ?? null,
         patient_id: input.patientId,
         treatment_plan_id: input.treatmentPlanId ?? null,
@@ -196,7 +202,7 @@ export async function createPaymentPlan(
       .values(
         input.installments.map((i, n) => ({
           id: randomUUID(),
-          clinic_id: scope.clinicId,
+          clinic_id: actor.clinicId,
           payment_plan_id: plan.id,
           seq: n + 1,
           amount: i.amount,
@@ -207,7 +213,7 @@ export async function createPaymentPlan(
     return plan;
   });
   const installments = await db.selectFrom('installments').selectAll().where('payment_plan_id', '=', plan.id).orderBy('due_date').orderBy('seq').execute();
-  return planView(plan, installments, await clinicToday(db, scope));
+  return planView(plan, installments, clinicToday(actor));
 }
 
 export interface PlanListQuery {
@@ -218,10 +224,10 @@ export interface PlanListQuery {
   state: 'open' | 'overdue' | 'all';
 }
 
-export async function listPaymentPlans(ctx: AppContext, scope: TenantScope, q: PlanListQuery): Promise<{ data: PaymentPlanView[]; nextCursor: string | null }> {
-  const today = await clinicToday(ctx.db, scope);
-  const cursorScope = `payment-plans:${scope.clinicId}:${JSON.stringify([q.state, q.updatedSince ?? null, q.patientId?.toLowerCase() ?? null])}`;
-  let query = ctx.db.selectFrom('payment_plans as p').selectAll('p').where('p.clinic_id', '=', scope.clinicId).where(facilityVisible('p.facility_id', scope));
+export async function listPaymentPlans(db: Db, actor: Actor, q: PlanListQuery): Promise<{ data: PaymentPlanView[]; nextCursor: string | null }> {
+  const today = clinicToday(actor);
+  const cursorScope = `payment-plans:${actor.clinicId}:${JSON.stringify([q.state, q.updatedSince ?? null, q.patientId?.toLowerCase() ?? null])}`;
+  let query = db.selectFrom('payment_plans as p').selectAll('p').where('p.clinic_id', '=', actor.clinicId).where(facilityVisible('p.facility_id', actor));
   if (q.updatedSince) query = query.where('p.updated_at', '>=', new Date(q.updatedSince));
   if (q.patientId) query = query.where('p.patient_id', '=', q.patientId);
   if (q.state !== 'all') {
@@ -236,17 +242,17 @@ export async function listPaymentPlans(ctx: AppContext, scope: TenantScope, q: P
     );
   }
   if (q.cursor) {
-    query = query.where(after(['p.updated_at', 'p.id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
+    query = query.where(after(['p.updated_at', 'p.id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
   }
   const rows = await query
     .orderBy('p.updated_at')
     .orderBy('p.id')
     .limit(q.limit + 1)
     .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, r.updated_at, r.id));
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.updated_at, r.id));
   const ids = page.items.map((p) => p.id);
   const installments = ids.length
-    ? await ctx.db.selectFrom('installments').selectAll().where('payment_plan_id', 'in', ids).orderBy('due_date').orderBy('seq').execute()
+    ? await db.selectFrom('installments').selectAll().where('payment_plan_id', 'in', ids).orderBy('due_date').orderBy('seq').execute()
     : [];
   return {
     data: page.items.map((p) =>
@@ -278,11 +284,11 @@ export function invoiceView(row: InvoiceRow) {
 
 export async function issueInvoice(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   input: { patientId: string; number: string; totalAmount: number; issuedAt?: string },
 ): Promise<InvoiceRow> {
   try {
-    return await insertInvoice(db, scope, input);
+    return await insertInvoice(db, actor, input);
   } catch (error) {
     // Two requests issuing the same number at once: the unique index decides.
     if (hasSqlState(error, SQLSTATE.uniqueViolation)) throw ApiError.conflict('duplicate_number');
@@ -290,22 +296,18 @@ export async function issueInvoice(
   }
 }
 
-async function insertInvoice(
-  db: Db,
-  scope: TenantScope,
-  input: { patientId: string; number: string; totalAmount: number; issuedAt?: string },
-): Promise<InvoiceRow> {
+async function insertInvoice(db: Db, actor: Actor, input: { patientId: string; number: string; totalAmount: number; issuedAt?: string }): Promise<InvoiceRow> {
   return db.transaction().execute(async (trx) => {
-    const { issues, rows } = await checkRefs(trx, scope, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
+    const { issues, rows } = await checkRefs(trx, actor, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
     issues.push(...amountIssue('totalAmount', input.totalAmount));
     if (issues.length > 0) throw ApiError.invalid('body', issues);
-    const taken = await trx.selectFrom('invoices').select('id').where('clinic_id', '=', scope.clinicId).where('number', '=', input.number).executeTakeFirst();
+    const taken = await trx.selectFrom('invoices').select('id').where('clinic_id', '=', actor.clinicId).where('number', '=', input.number).executeTakeFirst();
     if (taken) throw ApiError.conflict('duplicate_number', { invoiceId: taken.id });
     const row = await trx
       .insertInto('invoices')
       .values({
         id: randomUUID(),
-        clinic_id: scope.clinicId,
+        clinic_id: actor.clinicId,
         facility_id: rows.get('patientId')?.facility_id ?? null,
         patient_id: input.patientId,
         number: input.number,
@@ -314,7 +316,7 @@ async function insertInvoice(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordEvent(trx, { clinicId: scope.clinicId, type: 'invoice.issued', facilityId: row.facility_id, data: invoiceView(row) });
+    await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'invoice.issued', facilityId: row.facility_id, data: invoiceView(row) });
     return row;
   });
 }
@@ -335,11 +337,11 @@ export interface NewPayment {
  * becomes `paid` (and `invoice.paid` is recorded) when covered. More than the open balance is
  * `409 conflict`, reason `exceeds_balance`.
  */
-export async function recordPayment(db: Db, scope: TenantScope, input: NewPayment) {
+export async function recordPayment(db: Db, actor: Actor, input: NewPayment) {
   const issues: ValidationIssue[] = amountIssue('amount', input.amount);
   if (!input.invoiceId && !input.installmentId) issues.push({ path: 'installmentId', message: 'serve installmentId, invoiceId o entrambi' });
   return db.transaction().execute(async (trx) => {
-    const refs = await checkRefs(trx, scope, [
+    const refs = await checkRefs(trx, actor, [
       { field: 'invoiceId', table: 'invoices', id: input.invoiceId },
       { field: 'installmentId', table: 'installments', id: input.installmentId },
     ]);
@@ -397,13 +399,14 @@ export async function recordPayment(db: Db, scope: TenantScope, input: NewPaymen
         .where('id', '=', current.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      if (full) await recordEvent(trx, { clinicId: scope.clinicId, type: 'invoice.paid', facilityId: invoice.facility_id, data: invoiceView(invoice) });
+      if (full)
+        await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'invoice.paid', facilityId: invoice.facility_id, data: invoiceView(invoice) });
     }
     const payment = await trx
       .insertInto('payments')
       .values({
         id: randomUUID(),
-        clinic_id: scope.clinicId,
+        clinic_id: actor.clinicId,
         facility_id: facilityId,
         patient_id: patientId!,
         invoice_id: input.invoiceId ?? null,
@@ -423,10 +426,10 @@ export async function recordPayment(db: Db, scope: TenantScope, input: NewPaymen
       method: payment.method,
       receivedAt: payment.received_at.toISOString(),
     };
-    await recordEvent(trx, { clinicId: scope.clinicId, type: 'payment.received', facilityId, data: view });
+    await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'payment.received', facilityId, data: view });
     return {
       payment: view,
-      installment: installment ? installmentView(installment, await clinicToday(trx, scope)) : null,
+      installment: installment ? installmentView(installment, clinicToday(actor)) : null,
       invoice: invoice ? invoiceView(invoice) : null,
     };
   });

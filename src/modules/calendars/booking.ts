@@ -3,14 +3,14 @@
  * appointment comes from. The overlap constraints of the appointments table make exactly one
  * of several parallel bookings of one slot win; the losers get `409 no_availability`.
  */
+import type { Actor } from '../../core/actor.js';
 import { sql } from 'kysely';
-import type { TenantScope } from '../../db/tenant.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
 import { checkRefs } from '../../db/scoped.js';
 import { insertAppointment, lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
-import { bookableWindow, clinicTimeZone, freeSlots, gridSlots, type CalendarRow, type Slot } from './service.js';
+import { bookableWindow, freeSlots, gridSlots, type CalendarRow, type Slot } from './service.js';
 import type { Db } from '../../db/transaction.js';
 
 const ALTERNATIVES = 5;
@@ -59,7 +59,7 @@ async function slotAt(db: Db, cal: CalendarRow, tz: string, start: Date, opts: {
 /** Runs a booking command; no slot (or a lost race on the constraint) becomes 409 no_availability with alternatives. */
 async function booking<T>(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   start: Date,
   calOf: () => CalendarRow | null,
   opts: () => { doctorId?: string; excludeAppointmentId?: string },
@@ -71,7 +71,7 @@ async function booking<T>(
     const reason = error instanceof NoSlot ? error.reason : overlapReason(error) ? 'slot_taken' : null;
     const cal = calOf();
     if (!reason || !cal) throw error;
-    throw await noAvailability(db, cal, await clinicTimeZone(db, scope), start, reason, opts());
+    throw await noAvailability(db, cal, actor.timeZone, start, reason, opts());
   }
 }
 
@@ -91,30 +91,30 @@ export interface BookInput {
   reason?: string | null;
 }
 
-export async function bookAppointment(db: Db, scope: TenantScope, input: BookInput): Promise<AppointmentRow> {
+export async function bookAppointment(db: Db, actor: Actor, input: BookInput): Promise<AppointmentRow> {
   const start = new Date(input.start);
   let cal: CalendarRow | null = null;
   const opts = { doctorId: input.doctorId?.toLowerCase() };
   return booking(
     db,
-    scope,
+    actor,
     start,
     () => cal,
     () => opts,
     () =>
       db.transaction().execute(async (trx) => {
-        const { issues } = await checkRefs(trx, scope, [
+        const { issues } = await checkRefs(trx, actor, [
           { field: 'calendarId', table: 'calendars', id: input.calendarId },
           { field: 'patientId', table: 'patients', id: input.patientId },
         ]);
-        const found = issues.some((i) => i.path === 'calendarId') ? undefined : await loadCalendar(trx, scope.clinicId, input.calendarId);
+        const found = issues.some((i) => i.path === 'calendarId') ? undefined : await loadCalendar(trx, actor.clinicId, input.calendarId);
         if (found && opts.doctorId && !found.doctor_ids.includes(opts.doctorId))
           issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
         if (issues.length > 0) throw ApiError.invalid('body', issues);
         cal = found!;
-        const tz = await clinicTimeZone(trx, scope);
+        const tz = actor.timeZone;
         const slot = await slotAt(trx, cal, tz, start, opts);
-        return insertAppointment(trx, scope.clinicId, {
+        return insertAppointment(trx, actor, {
           patientId: input.patientId,
           facilityId: cal.facility_id,
           doctorId: slot.doctorId,
@@ -134,8 +134,8 @@ export async function bookAppointment(db: Db, scope: TenantScope, input: BookInp
 }
 
 /** The calendar rules for touching an existing appointment through the API (403 forbidden otherwise). */
-async function calendarOf(trx: Db, scope: TenantScope, current: AppointmentRow): Promise<CalendarRow> {
-  const cal = current.calendar_id ? await loadCalendar(trx, scope.clinicId, current.calendar_id) : undefined;
+async function calendarOf(trx: Db, actor: Actor, current: AppointmentRow): Promise<CalendarRow> {
+  const cal = current.calendar_id ? await loadCalendar(trx, actor.clinicId, current.calendar_id) : undefined;
   if (!cal) throw ApiError.forbidden('outside_calendar', {}, 'L’appuntamento non viene da un calendario: modificalo dall’agenda dello studio.');
   return cal;
 }
@@ -155,7 +155,7 @@ const API_MOVABLE: ReadonlySet<string> = new Set(['scheduled', 'confirmed', 'pen
 
 export async function rescheduleAppointmentViaApi(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   id: string,
   input: { start: string; doctorId?: string },
   expected: number | null,
@@ -165,22 +165,22 @@ export async function rescheduleAppointmentViaApi(
   const opts = { doctorId: input.doctorId?.toLowerCase(), excludeAppointmentId: id };
   return booking(
     db,
-    scope,
+    actor,
     start,
     () => cal,
     () => opts,
     () =>
       db.transaction().execute(async (trx) => {
-        const current = await lockAppointment(trx, scope, id);
+        const current = await lockAppointment(trx, actor, id);
         assertVersion(expected, current.version);
-        const found = await calendarOf(trx, scope, current);
+        const found = await calendarOf(trx, actor, current);
         if (!API_MOVABLE.has(current.status)) throw ApiError.conflict('not_reschedulable', { status: current.status });
         const issues: ValidationIssue[] = [];
         if (opts.doctorId && !found.doctor_ids.includes(opts.doctorId)) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
         if (issues.length > 0) throw ApiError.invalid('body', issues);
         assertNotice(found, current);
         cal = found;
-        const tz = await clinicTimeZone(trx, scope);
+        const tz = actor.timeZone;
         // Keep the same doctor when it is free at the new time and no other was asked for.
         let slot: Slot;
         try {
@@ -203,21 +203,21 @@ export async function rescheduleAppointmentViaApi(
           .where('id', '=', current.id)
           .returningAll()
           .executeTakeFirstOrThrow();
-        await recordRescheduled(trx, scope.clinicId, current, row);
+        await recordRescheduled(trx, actor, current, row);
         return row;
       }),
   );
 }
 
-export async function cancelAppointmentViaApi(db: Db, scope: TenantScope, id: string, expected: number | null): Promise<AppointmentRow> {
+export async function cancelAppointmentViaApi(db: Db, actor: Actor, id: string, expected: number | null): Promise<AppointmentRow> {
   return db.transaction().execute(async (trx) => {
-    const current = await lockAppointment(trx, scope, id);
+    const current = await lockAppointment(trx, actor, id);
     assertVersion(expected, current.version);
-    const cal = await calendarOf(trx, scope, current);
+    const cal = await calendarOf(trx, actor, current);
     if (!TRANSITIONS[current.status as AppointmentStatus]?.includes('cancelled')) {
       throw ApiError.conflict('invalid_transition', { from: current.status, to: 'cancelled', allowed: TRANSITIONS[current.status as AppointmentStatus] ?? [] });
     }
     assertNotice(cal, current);
-    return setStatusInTx(trx, scope.clinicId, current, 'cancelled');
+    return setStatusInTx(trx, actor, current, 'cancelled');
   });
 }

@@ -3,11 +3,11 @@
  * weekly working hours (clinic timezone), a slot length, doctors and chairs, a minimum
  * notice, a booking horizon and a cancellation notice.
  */
+import type { Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { CalendarsTable, WeekSchedule } from '../../db/tables/agenda.js';
-import type { TenantScope } from '../../db/tenant.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { BLOCKING_EXCLUDED } from '../appointments/model.js';
@@ -64,9 +64,9 @@ export interface CalendarInput {
   active?: boolean;
 }
 
-async function calendarIssues(trx: Transaction, scope: TenantScope, input: CalendarInput, facilityId: string): Promise<ValidationIssue[]> {
+async function calendarIssues(trx: Transaction, actor: Actor, input: CalendarInput, facilityId: string): Promise<ValidationIssue[]> {
   const chairs = (input.chairIds ?? []).map((id, i) => ({ field: `chairIds.${i}`, table: 'chairs' as const, id }));
-  const { issues, rows } = await checkRefs(trx, scope, [
+  const { issues, rows } = await checkRefs(trx, actor, [
     { field: 'facilityId', table: 'facilities', id: input.facilityId },
     ...(input.doctorIds ?? []).map((id, i) => ({ field: `doctorIds.${i}`, table: 'doctors' as const, id })),
     ...chairs,
@@ -82,17 +82,17 @@ async function calendarIssues(trx: Transaction, scope: TenantScope, input: Calen
 
 export async function createCalendar(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   input: Required<Pick<CalendarInput, 'facilityId' | 'name' | 'slotMinutes' | 'workingHours' | 'doctorIds'>> & CalendarInput,
 ): Promise<CalendarRow> {
   return db.transaction().execute(async (trx) => {
-    const issues = await calendarIssues(trx, scope, input, input.facilityId);
+    const issues = await calendarIssues(trx, actor, input, input.facilityId);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     return trx
       .insertInto('calendars')
       .values({
         id: randomUUID(),
-        clinic_id: scope.clinicId,
+        clinic_id: actor.clinicId,
         facility_id: input.facilityId,
         name: input.name,
         slot_minutes: input.slotMinutes,
@@ -109,16 +109,16 @@ export async function createCalendar(
   });
 }
 
-export async function findCalendar(db: Db, scope: TenantScope, id: string): Promise<CalendarRow> {
-  return findScoped(db, 'calendars', scope, id);
+export async function findCalendar(db: Db, actor: Actor, id: string): Promise<CalendarRow> {
+  return findScoped(db, 'calendars', actor, id);
 }
 
-export async function updateCalendar(db: Db, scope: TenantScope, id: string, input: CalendarInput, expected: number | null): Promise<CalendarRow> {
+export async function updateCalendar(db: Db, actor: Actor, id: string, input: CalendarInput, expected: number | null): Promise<CalendarRow> {
   return db.transaction().execute(async (trx) => {
-    const current = await lockScoped(trx, 'calendars', scope, id);
+    const current = await lockScoped(trx, 'calendars', actor, id);
     assertVersion(expected, current.version);
     const facilityId = input.facilityId ?? current.facility_id;
-    const issues = await calendarIssues(trx, scope, { ...input, chairIds: input.chairIds ?? (input.facilityId ? current.chair_ids : undefined) }, facilityId);
+    const issues = await calendarIssues(trx, actor, { ...input, chairIds: input.chairIds ?? (input.facilityId ? current.chair_ids : undefined) }, facilityId);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     return trx
       .updateTable('calendars')
@@ -185,13 +185,6 @@ export function gridSlots(cal: CalendarRow, tz: string, window: Window): Array<{
   return out.sort((a, b) => a.start.getTime() - b.start.getTime());
 }
 
-/** The clinic's time zone: carried by an API key's scope, read for the back office's. */
-export async function clinicTimeZone(db: Db, scope: TenantScope): Promise<string> {
-  if (scope.timeZone) return scope.timeZone;
-  const row = await db.selectFrom('clinics').select('timezone').where('id', '=', scope.clinicId).executeTakeFirstOrThrow();
-  return row.timezone;
-}
-
 /**
  * Free slots of the calendar in the window: on the slot grid of its working hours, with a
  * doctor of the calendar (or `doctorId`) and, when the calendar has chairs, a chair, neither
@@ -239,13 +232,13 @@ export const MAX_WINDOW_DAYS = 31;
 
 export async function availability(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   id: string,
   q: { from?: string; to?: string; doctorId?: string },
 ): Promise<{ calendarId: string; slotMinutes: number; window: { from: string; to: string } | null; data: Slot[] }> {
   const from = q.from ? new Date(q.from) : new Date();
   const to = q.to ? new Date(q.to) : new Date(from.getTime() + 7 * 86_400_000);
-  const cal = await findCalendar(db, scope, id);
+  const cal = await findCalendar(db, actor, id);
   const issues: ValidationIssue[] = [];
   if (to.getTime() <= from.getTime()) issues.push({ path: 'to', message: 'deve essere successivo a from' });
   else if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * 86_400_000)
@@ -254,7 +247,7 @@ export async function availability(
   if (issues.length > 0) throw ApiError.invalid('query', issues);
   const window = bookableWindow(cal, from, to);
   if (!window) return { calendarId: cal.id, slotMinutes: cal.slot_minutes, window: null, data: [] };
-  const tz = await clinicTimeZone(db, scope);
+  const tz = actor.timeZone;
   const data = await freeSlots(db, cal, tz, window, { doctorId: q.doctorId });
   return { calendarId: cal.id, slotMinutes: cal.slot_minutes, window: { from: window.from.toISOString(), to: window.to.toISOString() }, data };
 }

@@ -2,78 +2,30 @@
  * Phone calls (spec 2.6, 4.5): registration idempotent on the provider's call id, matching
  * of the counterpart number to a patient or lead, and the lead an unknown number becomes.
  */
+import { can, type Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
 import { type Selectable } from 'kysely';
 import { checkRefs, findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 import type { CallsTable } from '../../db/tables/people.js';
-import { type TenantScope } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
+import type { CallInput, CallView } from './schema.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { AccessLogWriter } from '../access-log/writer.js';
-import { hasScope, seesFacility } from '../auth/authenticate.js';
-import { type AuthContext } from '../../core/actor.js';
+import { seesFacility } from '../auth/authenticate.js';
 import { findPatientByPhone } from '../patients/service.js';
 import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
 import { checkFacility } from '../patients/facility.js';
 
 type CallRow = Selectable<CallsTable>;
 
-export const OUTCOMES = [
-  'booked',
-  'rescheduled',
-  'cancelled',
-  'information',
-  'callback',
-  'interested',
-  'not_interested',
-  'transferred',
-  'no_answer',
-  'voicemail',
-  'failed',
-  'other',
-] as const;
+export { OUTCOMES } from './schema.js';
 
 export const ANONYMOUS = 'anonymous';
 /** First name of a lead made from an unknown number when the call gives no `caller` name. */
 export const UNKNOWN_CALLER_NAME = 'Sconosciuto';
-
-export interface CallInput {
-  externalCallId: string;
-  direction: 'inbound' | 'outbound';
-  from: string;
-  to: string;
-  startedAt?: string | null;
-  durationSeconds?: number | null;
-  outcome?: (typeof OUTCOMES)[number] | null;
-  summary?: string | null;
-  recordingUrl?: string | null;
-  transcript?: string | null;
-  patientId?: string | null;
-  leadId?: string | null;
-  facilityId?: string | null;
-  caller?: { firstName?: string | null; lastName?: string | null } | null;
-}
-
-export interface CallView {
-  id: string;
-  externalCallId: string;
-  direction: 'inbound' | 'outbound';
-  from: string;
-  to: string;
-  startedAt: string | null;
-  durationSeconds: number | null;
-  outcome: (typeof OUTCOMES)[number] | null;
-  summary: string | null;
-  recordingUrl: string | null;
-  patientId: string | null;
-  leadId: string | null;
-  facilityId: string | null;
-  createdAt: string;
-  transcript?: string | null;
-}
 
 export function callView(row: CallRow): CallView {
   return {
@@ -101,28 +53,22 @@ function numberOrIssue(value: string, region: CountryCode, path: string, issues:
   return canonical ?? value;
 }
 
-export interface CallCaller {
-  scope: TenantScope;
-  clinicalWrite: boolean;
-  region: CountryCode;
-}
-
 /**
  * Registers a call. The first registration of an `externalCallId` in the clinic inserts the
  * row (201); any later one, also concurrent, returns the stored row unchanged (200), thanks
  * to the unique index and INSERT ... ON CONFLICT DO NOTHING.
  */
-export async function createCall(db: Db, caller: CallCaller, input: CallInput): Promise<{ view: CallView; created: boolean }> {
-  if (input.transcript !== undefined && input.transcript !== null && !caller.clinicalWrite) {
+export async function createCall(db: Db, actor: Actor, input: CallInput): Promise<{ view: CallView; created: boolean }> {
+  if (input.transcript !== undefined && input.transcript !== null && !can(actor, 'clinical:write')) {
     throw new ApiError('insufficient_scope', { requiredScopes: ['clinical:write'] });
   }
-  const { scope, region } = caller;
+  const { region } = actor;
   return db.transaction().execute(async (trx) => {
     const issues: ValidationIssue[] = [];
     const from = numberOrIssue(input.from, region, 'from', issues);
     const to = numberOrIssue(input.to, region, 'to', issues);
-    const facilityId = await checkFacility(trx, scope, input.facilityId, issues);
-    const refs = await checkRefs(trx, scope, [
+    const facilityId = await checkFacility(trx, actor, input.facilityId, issues);
+    const refs = await checkRefs(trx, actor, [
       { field: 'patientId', table: 'patients', id: input.patientId },
       { field: 'leadId', table: 'leads', id: input.leadId },
     ]);
@@ -136,7 +82,7 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
       .insertInto('calls')
       .values({
         id: randomUUID(),
-        clinic_id: scope.clinicId,
+        clinic_id: actor.clinicId,
         facility_id: facilityId,
         external_call_id: input.externalCallId,
         direction: input.direction,
@@ -158,30 +104,26 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
       const existing = await trx
         .selectFrom('calls')
         .selectAll()
-        .where('clinic_id', '=', scope.clinicId)
+        .where('clinic_id', '=', actor.clinicId)
         .where('external_call_id', '=', input.externalCallId)
         .executeTakeFirstOrThrow();
-      if (!seesFacility(scope, existing.facility_id)) throw ApiError.notFound();
+      if (!seesFacility(actor, existing.facility_id)) throw ApiError.notFound();
       return { view: callView(existing), created: false };
     }
 
     const counterpart = input.direction === 'inbound' ? from : to;
     let leadCreated = false;
     if (!patientId && !leadId && counterpart !== ANONYMOUS) {
-      const patient = await findPatientByPhone(trx, scope, counterpart);
+      const patient = await findPatientByPhone(trx, actor, counterpart);
       if (patient) patientId = patient.id;
       else {
-        const { row, created } = await createLeadInTransaction(
-          trx,
-          { scope, region },
-          {
-            firstName: input.caller?.firstName?.trim() || UNKNOWN_CALLER_NAME,
-            lastName: input.caller?.lastName ?? null,
-            phone: counterpart,
-            source: 'phone',
-            facilityId: facilityId ?? (scope.facilityIds === null ? null : scope.facilityIds[0]!),
-          },
-        );
+        const { row, created } = await createLeadInTransaction(trx, actor, {
+          firstName: input.caller?.firstName?.trim() || UNKNOWN_CALLER_NAME,
+          lastName: input.caller?.lastName ?? null,
+          phone: counterpart,
+          source: 'phone',
+          facilityId: facilityId ?? (actor.facilityIds === null ? null : actor.facilityIds[0]!),
+        });
         leadId = row.id;
         leadCreated = created;
       }
@@ -190,7 +132,7 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
       const lead = await trx.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow();
       const what = input.direction === 'inbound' ? 'Chiamata in entrata' : 'Chiamata in uscita';
       const body = input.summary ?? (input.outcome ? `${what} (${input.outcome})` : what);
-      await addActivityInTransaction(trx, scope.clinicId, lead, 'call', body, input.startedAt ? new Date(input.startedAt) : now);
+      await addActivityInTransaction(trx, actor.clinicId, lead, 'call', body, input.startedAt ? new Date(input.startedAt) : now);
     }
     const row = await trx
       .updateTable('calls')
@@ -199,7 +141,8 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
       .returningAll()
       .executeTakeFirstOrThrow();
     await recordEvent(trx, {
-      clinicId: scope.clinicId,
+      log: actor.log,
+      clinicId: actor.clinicId,
       type: 'call.logged',
       facilityId: row.facility_id,
       data: {
@@ -221,11 +164,11 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
 }
 
 /** The call; `transcript` only with `clinical:read`, and then the read is written to the access log. */
-export async function getCall(db: Db, accessLog: AccessLogWriter, auth: AuthContext, id: string, requestId: string): Promise<CallView> {
-  const row = await findScoped(db, 'calls', auth, id);
+export async function getCall(db: Db, accessLog: AccessLogWriter, actor: Actor, id: string): Promise<CallView> {
+  const row = await findScoped(db, 'calls', actor, id);
   const view = callView(row);
-  if (hasScope(auth, 'clinical:read')) {
-    await accessLog.record(auth, { resourceType: 'call', resourceIds: [row.id], fields: ['transcript'], requestId });
+  if (can(actor, 'clinical:read')) {
+    await accessLog.record(actor, { resourceType: 'call', resourceIds: [row.id], fields: ['transcript'] });
     view.transcript = row.transcript;
   }
   return view;

@@ -2,18 +2,17 @@
  * Chat conversations with the bot (spec 2.7, 2.8, 3.1, 4.6, 4.7) and the back-office
  * operations that feed them: open, record messages, hand to the clinic, opt out.
  */
+import type { Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import type { AppContext } from '../../context.js';
 import { after } from '../../db/keyset.js';
 import type { ChatMessagesTable, ConversationsTable } from '../../db/tables/agenda.js';
-import { type TenantScope } from '../../db/tenant.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
+import type { ConversationView, MessageView } from './schema.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
-import type { CountryCode } from 'libphonenumber-js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 
@@ -21,21 +20,6 @@ type ConversationRow = Selectable<ConversationsTable>;
 type MessageRow = Selectable<ChatMessagesTable>;
 
 export const MAX_PAUSE_MS = 7 * 86_400_000;
-
-export interface ConversationView {
-  id: string;
-  patientId: string | null;
-  leadId: string | null;
-  phone: string | null;
-  botState: 'attivo' | 'in_pausa' | 'allo_studio';
-  botPausedUntil: string | null;
-  optedOut: boolean;
-  lastInboundAt: string | null;
-  lastOutboundAt: string | null;
-  lastActivityAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 /** A pause whose time has passed reads as `attivo` (spec 3.1). */
 export function conversationView(row: ConversationRow, now = new Date()): ConversationView {
@@ -56,20 +40,6 @@ export function conversationView(row: ConversationRow, now = new Date()): Conver
   };
 }
 
-export interface MessageView {
-  id: string;
-  direction: string;
-  author: string;
-  type: string;
-  body: string | null;
-  occurredAt: string;
-  createdAt: string;
-  mediaMimeType: string | null;
-  mediaDurationSeconds: number | null;
-  transcriptionStatus: string;
-  transcription?: string | null;
-}
-
 export function messageView(row: MessageRow, withTranscription: boolean): MessageView {
   const view: MessageView = {
     id: row.id,
@@ -87,30 +57,30 @@ export function messageView(row: MessageRow, withTranscription: boolean): Messag
   return view;
 }
 
-export async function findConversation(db: Db, scope: TenantScope, id: string): Promise<ConversationRow> {
-  return findScoped(db, 'conversations', scope, id);
+export async function findConversation(db: Db, actor: Actor, id: string): Promise<ConversationRow> {
+  return findScoped(db, 'conversations', actor, id);
 }
 
 export async function listMessages(
-  ctx: AppContext,
-  scope: TenantScope,
+  db: Db,
+  actor: Actor,
   conversationId: string,
   q: { limit: number; cursor?: string; updatedSince?: string },
   withTranscription: (conversation: ConversationRow) => boolean,
 ) {
-  const conversation = await findConversation(ctx.db, scope, conversationId);
-  const cursorScope = `messages:${scope.clinicId}:${conversation.id}:${q.updatedSince ?? ''}`;
-  let query = ctx.db.selectFrom('chat_messages').selectAll().where('conversation_id', '=', conversation.id).where('clinic_id', '=', scope.clinicId);
+  const conversation = await findConversation(db, actor, conversationId);
+  const cursorScope = `messages:${actor.clinicId}:${conversation.id}:${q.updatedSince ?? ''}`;
+  let query = db.selectFrom('chat_messages').selectAll().where('conversation_id', '=', conversation.id).where('clinic_id', '=', actor.clinicId);
   if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
   if (q.cursor) {
-    query = query.where(after(['created_at', 'id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
+    query = query.where(after(['created_at', 'id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
   }
   const rows = await query
     .orderBy('created_at')
     .orderBy('id')
     .limit(q.limit + 1)
     .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, r.created_at, r.id));
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.created_at, r.id));
   const transcription = withTranscription(conversation);
   return { data: page.items.map((r) => messageView(r, transcription)), nextCursor: page.nextCursor, transcription };
 }
@@ -118,7 +88,7 @@ export async function listMessages(
 /** PATCH /conversations/{id}/bot per spec 3.1. */
 export async function updateBot(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   id: string,
   input: { state: 'attivo' | 'in_pausa'; pausedUntil?: string },
   expected: number | null,
@@ -136,7 +106,7 @@ export async function updateBot(
   } else if (input.pausedUntil !== undefined) issues.push({ path: 'pausedUntil', message: 'campo non previsto con state attivo' });
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   return db.transaction().execute(async (trx) => {
-    const current = await lockScoped(trx, 'conversations', scope, id);
+    const current = await lockScoped(trx, 'conversations', actor, id);
     assertVersion(expected, current.version);
     if (input.state === 'in_pausa' && current.bot_state === 'allo_studio') {
       throw ApiError.conflict('handed_to_clinic', {}, 'La conversazione è stata passata allo studio: si può solo riattivare il bot.');
@@ -154,12 +124,11 @@ export async function updateBot(
 
 export async function openConversation(
   db: Db,
-  scope: TenantScope,
-  region: CountryCode,
+  actor: Actor,
   input: { patientId?: string; leadId?: string; phone?: string; facilityId?: string | null },
 ): Promise<ConversationRow> {
   return db.transaction().execute(async (trx) => {
-    const { issues, rows } = await checkRefs(trx, scope, [
+    const { issues, rows } = await checkRefs(trx, actor, [
       { field: 'patientId', table: 'patients', id: input.patientId },
       { field: 'leadId', table: 'leads', id: input.leadId },
       { field: 'facilityId', table: 'facilities', id: input.facilityId },
@@ -168,7 +137,7 @@ export async function openConversation(
       issues.push({ path: 'leadId', message: 'una conversazione è di un paziente, di un contatto o di un numero: non di entrambi' });
     let phone: string | null = null;
     if (input.phone !== undefined) {
-      phone = toCanonicalPhone(input.phone, region);
+      phone = toCanonicalPhone(input.phone, actor.region);
       if (!phone) issues.push({ path: 'phone', message: 'numero di telefono non valido' });
     } else if (!input.patientId && !input.leadId) issues.push({ path: 'phone', message: 'serve patientId, leadId o phone' });
     if (issues.length > 0) throw ApiError.invalid('body', issues);
@@ -176,14 +145,14 @@ export async function openConversation(
       const owner = input.patientId
         ? await trx.selectFrom('patients').select('phone').where('id', '=', input.patientId).executeTakeFirst()
         : await trx.selectFrom('leads').select('phone').where('id', '=', input.leadId!).executeTakeFirst();
-      phone = owner?.phone ? (toCanonicalPhone(owner.phone, region) ?? owner.phone) : null;
+      phone = owner?.phone ? (toCanonicalPhone(owner.phone, actor.region) ?? owner.phone) : null;
     }
     const facilityId = input.facilityId ?? rows.get('patientId')?.facility_id ?? rows.get('leadId')?.facility_id ?? null;
     return trx
       .insertInto('conversations')
       .values({
         id: randomUUID(),
-        clinic_id: scope.clinicId,
+        clinic_id: actor.clinicId,
         facility_id: facilityId,
         patient_id: input.patientId ?? null,
         lead_id: input.leadId ?? null,
@@ -215,7 +184,7 @@ const STOP = /^\s*stop\s*$/i;
  */
 export async function recordMessage(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   conversationId: string,
   input: NewMessage,
 ): Promise<{ conversation: ConversationRow; message: MessageRow }> {
@@ -225,14 +194,14 @@ export async function recordMessage(
   if (type === 'testo' && !input.body) issues.push({ path: 'body', message: 'un messaggio di testo ha un body' });
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   return db.transaction().execute(async (trx) => {
-    const current = await lockScoped(trx, 'conversations', scope, conversationId);
+    const current = await lockScoped(trx, 'conversations', actor, conversationId);
     if (input.direction === 'out' && author === 'bot' && current.opted_out)
       throw ApiError.conflict('opted_out', {}, 'Il paziente ha scritto STOP: nessun messaggio automatico.');
     const message = await trx
       .insertInto('chat_messages')
       .values({
         id: randomUUID(),
-        clinic_id: scope.clinicId,
+        clinic_id: actor.clinicId,
         conversation_id: current.id,
         direction: input.direction,
         author,
@@ -261,7 +230,8 @@ export async function recordMessage(
       .executeTakeFirstOrThrow();
     if (input.direction === 'in') {
       await recordEvent(trx, {
-        clinicId: scope.clinicId,
+        log: actor.log,
+        clinicId: actor.clinicId,
         type: 'conversation.message_received',
         facilityId: current.facility_id,
         data: { id: message.id, conversationId: current.id, patientId: current.patient_id, leadId: current.lead_id },
@@ -274,7 +244,7 @@ export async function recordMessage(
 /** Sets the transcription of a voice message (when the transcriber finishes). */
 export async function setTranscription(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   conversationId: string,
   messageId: string,
   input: { transcriptionStatus: string; transcription?: string | null },
@@ -284,7 +254,7 @@ export async function setTranscription(
     .set({ transcription_status: input.transcriptionStatus, ...(input.transcription !== undefined ? { transcription: input.transcription } : {}) })
     .where('id', '=', messageId)
     .where('conversation_id', '=', conversationId)
-    .where('clinic_id', '=', scope.clinicId)
+    .where('clinic_id', '=', actor.clinicId)
     .returningAll()
     .executeTakeFirst();
   if (!row) throw ApiError.notFound();
@@ -292,9 +262,9 @@ export async function setTranscription(
 }
 
 /** A person takes the conversation: `allo_studio`, `conversation.handoff_requested`. Already there: unchanged, no event. */
-export async function handOff(db: Db, scope: TenantScope, id: string): Promise<ConversationRow> {
+export async function handOff(db: Db, actor: Actor, id: string): Promise<ConversationRow> {
   return db.transaction().execute(async (trx) => {
-    const current = await lockScoped(trx, 'conversations', scope, id);
+    const current = await lockScoped(trx, 'conversations', actor, id);
     if (current.bot_state === 'allo_studio') return current;
     const row = await trx
       .updateTable('conversations')
@@ -303,7 +273,8 @@ export async function handOff(db: Db, scope: TenantScope, id: string): Promise<C
       .returningAll()
       .executeTakeFirstOrThrow();
     await recordEvent(trx, {
-      clinicId: scope.clinicId,
+      log: actor.log,
+      clinicId: actor.clinicId,
       type: 'conversation.handoff_requested',
       facilityId: row.facility_id,
       data: { id: row.id, patientId: row.patient_id, leadId: row.lead_id, botState: row.bot_state, updatedAt: row.updated_at.toISOString() },
@@ -313,12 +284,12 @@ export async function handOff(db: Db, scope: TenantScope, id: string): Promise<C
 }
 
 /** The patient wrote STOP (recorded by hand): no automatic messages from now on. */
-export async function optOut(db: Db, scope: TenantScope, id: string): Promise<ConversationRow> {
+export async function optOut(db: Db, actor: Actor, id: string): Promise<ConversationRow> {
   const row = await db
     .updateTable('conversations')
     .set({ opted_out: true, updated_at: sql`now()`, version: sql`version + 1` })
     .where('id', '=', id)
-    .where('clinic_id', '=', scope.clinicId)
+    .where('clinic_id', '=', actor.clinicId)
     .returningAll()
     .executeTakeFirst();
   if (!row) throw ApiError.notFound();

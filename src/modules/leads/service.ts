@@ -3,76 +3,23 @@
  * with its activities, and the back-office status changes, activities and conversion.
  */
 import { randomUUID } from 'node:crypto';
-import type { CountryCode } from 'libphonenumber-js';
 import { sql, type Selectable } from 'kysely';
 import { checkRefs, findScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { LeadsTable } from '../../db/tables/core.js';
-import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { facilityVisible } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
+import { type LEAD_STATUSES, type ActivityView, type LeadInput, type LeadView } from './schema.js';
+import type { Actor } from '../../core/actor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { checkFacility } from '../patients/facility.js';
 import { normalizeEmail } from '../patients/normalize.js';
 import { assertVersion } from '../../core/version.js';
-import { canonicalPhoneOrIssue, createPatientInTransaction, type Caller as PatientCaller } from '../patients/service.js';
+import { canonicalPhoneOrIssue, createPatientInTransaction } from '../patients/service.js';
 
 type LeadRow = Selectable<LeadsTable>;
 
-export const LEAD_SOURCES = ['social_media', 'website', 'referral_link', 'manual', 'import', 'phone', 'walk_in', 'other', 'chat'] as const;
-export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'proposal', 'won', 'lost'] as const;
-/** Kinds of lead activities: `call` (spec) and ours. */
-export const ACTIVITY_KINDS = ['call', 'note', 'email', 'message', 'meeting', 'status_change'] as const;
-
-export interface LeadInput {
-  firstName: string;
-  lastName?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  source?: (typeof LEAD_SOURCES)[number] | null;
-  sourceDetail?: string | null;
-  status?: (typeof LEAD_STATUSES)[number];
-  notes?: string | null;
-  assignedTo?: string | null;
-  estimatedValue?: number | null;
-  nextFollowUpAt?: string | null;
-  facilityId?: string | null;
-}
-
-export interface ActivityView {
-  id: string;
-  kind: string;
-  body: string;
-  at: string;
-}
-
-export interface LeadView {
-  id: string;
-  facilityId: string | null;
-  firstName: string;
-  lastName: string | null;
-  email: string | null;
-  phone: string | null;
-  source: (typeof LEAD_SOURCES)[number] | null;
-  sourceDetail: string | null;
-  status: (typeof LEAD_STATUSES)[number];
-  assignedTo: string | null;
-  estimatedValue: number | null;
-  notes: string | null;
-  nextFollowUpAt: string | null;
-  lastContactedAt: string | null;
-  lostReason: string | null;
-  convertedPatientId: string | null;
-  convertedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deduplicated: boolean;
-  activities?: ActivityView[];
-}
-
-export interface LeadCaller {
-  scope: TenantScope;
-  region: CountryCode;
-}
+export { ACTIVITY_KINDS, LEAD_SOURCES, LEAD_STATUSES } from './schema.js';
 
 export function leadView(row: LeadRow, deduplicated = false): LeadView {
   return {
@@ -113,14 +60,14 @@ function eventData(row: LeadRow, extra: Record<string, unknown> = {}): Record<st
   };
 }
 
-/** A lead the scope sees with this canonical phone or this email (any case), oldest first. */
-async function findExisting(trx: Transaction, scope: TenantScope, phone: string | null, email: string | null): Promise<LeadRow | undefined> {
+/** A lead the actor sees with this canonical phone or this email (any case), oldest first. */
+async function findExisting(trx: Transaction, actor: Actor, phone: string | null, email: string | null): Promise<LeadRow | undefined> {
   if (!phone && !email) return undefined;
   return trx
     .selectFrom('leads')
     .selectAll()
-    .where('clinic_id', '=', scope.clinicId)
-    .where(facilityVisible('facility_id', scope))
+    .where('clinic_id', '=', actor.clinicId)
+    .where(facilityVisible('facility_id', actor))
     .where((eb) => {
       const ors = [];
       if (phone) ors.push(eb('phone', '=', phone));
@@ -134,21 +81,21 @@ async function findExisting(trx: Transaction, scope: TenantScope, phone: string 
 }
 
 /**
- * Creates a lead in the caller's transaction, or returns the existing one with the same
+ * Creates a lead in the actor's transaction, or returns the existing one with the same
  * phone or email (nothing modified). Concurrent creations of the same phone or email wait
  * for each other (advisory lock), so they end in one lead.
  */
-export async function createLeadInTransaction(trx: Transaction, caller: LeadCaller, input: LeadInput): Promise<{ row: LeadRow; created: boolean }> {
+export async function createLeadInTransaction(trx: Transaction, actor: Actor, input: LeadInput): Promise<{ row: LeadRow; created: boolean }> {
   const issues: ValidationIssue[] = [];
-  const phone = canonicalPhoneOrIssue(input.phone, caller.region, 'phone', issues);
-  const facilityId = await checkFacility(trx, caller.scope, input.facilityId, issues);
-  issues.push(...(await checkRefs(trx, caller.scope, [{ field: 'assignedTo', table: 'staff_profiles', id: input.assignedTo }])).issues);
+  const phone = canonicalPhoneOrIssue(input.phone, actor.region, 'phone', issues);
+  const facilityId = await checkFacility(trx, actor, input.facilityId, issues);
+  issues.push(...(await checkRefs(trx, actor, [{ field: 'assignedTo', table: 'staff_profiles', id: input.assignedTo }])).issues);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   const email = normalizeEmail(input.email);
-  const clinicId = caller.scope.clinicId;
+  const clinicId = actor.clinicId;
   const lockKeys = [phone && `${clinicId}:lead:phone:${phone}`, email && `${clinicId}:lead:email:${email}`].filter(Boolean).sort() as string[];
   for (const key of lockKeys) await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
-  const existing = await findExisting(trx, caller.scope, phone, email);
+  const existing = await findExisting(trx, actor, phone, email);
   if (existing) return { row: existing, created: false };
   const now = new Date();
   const row = await trx
@@ -173,12 +120,12 @@ export async function createLeadInTransaction(trx: Transaction, caller: LeadCall
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  await recordEvent(trx, { clinicId, type: 'lead.created', facilityId: row.facility_id, data: eventData(row) });
+  await recordEvent(trx, { log: actor.log, clinicId, type: 'lead.created', facilityId: row.facility_id, data: eventData(row) });
   return { row, created: true };
 }
 
-export async function createLead(db: Db, caller: LeadCaller, input: LeadInput): Promise<{ view: LeadView; created: boolean; version: number }> {
-  const { row, created } = await db.transaction().execute((trx) => createLeadInTransaction(trx, caller, input));
+export async function createLead(db: Db, actor: Actor, input: LeadInput): Promise<{ view: LeadView; created: boolean; version: number }> {
+  const { row, created } = await db.transaction().execute((trx) => createLeadInTransaction(trx, actor, input));
   return { view: leadView(row, !created), created, version: row.version };
 }
 
@@ -187,8 +134,8 @@ async function activitiesOf(trx: Db, leadId: string): Promise<ActivityView[]> {
   return rows.map((r) => ({ id: r.id, kind: r.kind, body: r.body, at: r.at.toISOString() }));
 }
 
-export async function getLead(db: Db, scope: TenantScope, id: string): Promise<{ view: LeadView; version: number }> {
-  const row = await findScoped(db, 'leads', scope, id);
+export async function getLead(db: Db, actor: Actor, id: string): Promise<{ view: LeadView; version: number }> {
+  const row = await findScoped(db, 'leads', actor, id);
   return { view: { ...leadView(row), activities: await activitiesOf(db, row.id) }, version: row.version };
 }
 
@@ -206,10 +153,10 @@ export async function addActivityInTransaction(trx: Transaction, clinicId: strin
   return { id, kind, body, at: at.toISOString() };
 }
 
-export async function addActivity(db: Db, scope: TenantScope, id: string, input: { kind: string; body: string; at?: string }): Promise<ActivityView> {
+export async function addActivity(db: Db, actor: Actor, id: string, input: { kind: string; body: string; at?: string }): Promise<ActivityView> {
   return db.transaction().execute(async (trx) => {
-    const lead = await findScoped(trx, 'leads', scope, id);
-    return addActivityInTransaction(trx, scope.clinicId, lead, input.kind, input.body, input.at ? new Date(input.at) : new Date());
+    const lead = await findScoped(trx, 'leads', actor, id);
+    return addActivityInTransaction(trx, actor.clinicId, lead, input.kind, input.body, input.at ? new Date(input.at) : new Date());
   });
 }
 
@@ -229,16 +176,16 @@ export interface LeadUpdate {
  */
 export async function updateLead(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   id: string,
   input: LeadUpdate,
   expectedVersion: number | null,
 ): Promise<{ view: LeadView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
-    const lead = await findScoped(trx, 'leads', scope, id);
+    const lead = await findScoped(trx, 'leads', actor, id);
     assertVersion(expectedVersion, lead.version);
     const issues: ValidationIssue[] = [];
-    issues.push(...(await checkRefs(trx, scope, [{ field: 'assignedTo', table: 'staff_profiles', id: input.assignedTo }])).issues);
+    issues.push(...(await checkRefs(trx, actor, [{ field: 'assignedTo', table: 'staff_profiles', id: input.assignedTo }])).issues);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     if (input.status && input.status !== 'won' && lead.converted_patient_id) {
       throw ApiError.conflict('lead_converted', {}, 'Il contatto è già diventato paziente.');
@@ -252,7 +199,7 @@ export async function updateLead(
     if (input.estimatedValue !== undefined) set.estimated_value = input.estimatedValue;
     if (Object.keys(set).length === 0) return lead;
     if (input.status !== undefined && input.status !== lead.status) {
-      await addActivityInTransaction(trx, scope.clinicId, lead, 'status_change', `${lead.status} → ${input.status}`, new Date());
+      await addActivityInTransaction(trx, actor.clinicId, lead, 'status_change', `${lead.status} → ${input.status}`, new Date());
     }
     return trx
       .updateTable('leads')
@@ -274,12 +221,12 @@ export async function updateLead(
  */
 export async function convertLead(
   db: Db,
-  caller: PatientCaller,
+  actor: Actor,
   id: string,
   input: { patientId?: string; firstName?: string; lastName?: string },
 ): Promise<{ view: LeadView; version: number; patientCreated: boolean }> {
   return db.transaction().execute(async (trx) => {
-    const lead = await findScoped(trx, 'leads', caller.scope, id);
+    const lead = await findScoped(trx, 'leads', actor, id);
     if (lead.converted_patient_id)
       throw ApiError.conflict('already_converted', { patientId: lead.converted_patient_id }, 'Il contatto è già diventato paziente.');
     let patientId: string;
@@ -289,14 +236,14 @@ export async function convertLead(
         .selectFrom('patients')
         .select(['id', 'erased_at'])
         .where('id', '=', input.patientId.toLowerCase())
-        .where('clinic_id', '=', caller.scope.clinicId)
+        .where('clinic_id', '=', actor.clinicId)
         .executeTakeFirst();
       if (!p || p.erased_at) throw ApiError.invalid('body', [{ path: 'patientId', message: 'paziente inesistente' }]);
       patientId = p.id;
     } else {
       const lastName = input.lastName ?? lead.last_name;
       if (!lastName) throw ApiError.invalid('body', [{ path: 'lastName', message: 'campo obbligatorio: il contatto non ha un cognome' }]);
-      const patient = await createPatientInTransaction(trx, caller, {
+      const patient = await createPatientInTransaction(trx, actor, {
         firstName: input.firstName ?? lead.first_name,
         lastName,
         phone: lead.phone,
@@ -314,7 +261,13 @@ export async function convertLead(
       .where('id', '=', lead.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordEvent(trx, { clinicId: caller.scope.clinicId, type: 'lead.converted', facilityId: row.facility_id, data: eventData(row, { patientId }) });
+    await recordEvent(trx, {
+      log: actor.log,
+      clinicId: actor.clinicId,
+      type: 'lead.converted',
+      facilityId: row.facility_id,
+      data: eventData(row, { patientId }),
+    });
     return { view: leadView(row), version: row.version, patientCreated };
   });
 }

@@ -11,10 +11,9 @@
  * `closeMatches` counts the candidates whose score equals the best one (3 decimals).
  * README.md in this folder explains the design and where the time goes.
  */
-import type { CountryCode } from 'libphonenumber-js';
+import type { Actor } from '../../core/actor.js';
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { TenantScope } from '../../db/tenant.js';
 import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
@@ -263,13 +262,14 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
   return scoredRows(words.flatMap(asFirstOrLast));
 }
 
-export async function searchPatients(db: Db, scope: TenantScope, region: CountryCode, params: SearchParams): Promise<SearchResult> {
+/** Takes only the parts of the actor it reads, so the benchmark can search without a request. */
+export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'facilityIds' | 'region'>, params: SearchParams): Promise<SearchResult> {
   const query = params.q.trim();
   if (params.facilityId) {
     const facilityId = params.facilityId.toLowerCase();
-    const seen = scope.facilityIds === null || scope.facilityIds.includes(facilityId);
+    const seen = actor.facilityIds === null || actor.facilityIds.includes(facilityId);
     const exists =
-      seen && (await db.selectFrom('facilities').select('id').where('id', '=', facilityId).where('clinic_id', '=', scope.clinicId).executeTakeFirst());
+      seen && (await db.selectFrom('facilities').select('id').where('id', '=', facilityId).where('clinic_id', '=', actor.clinicId).executeTakeFirst());
     if (!exists) throw ApiError.invalid('query', [{ path: 'facilityId', message: 'sede inesistente o non accessibile con questa chiave' }]);
   }
   const facilityId = params.facilityId?.toLowerCase() ?? null;
@@ -277,8 +277,8 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
   // Plain reads, no transaction: each statement stands alone.
   const { words, birthYear } = parseNameQuery(normalizeName(query));
   const visible = (conn: Kysely<DB>) => {
-    let q = conn.selectFrom('patients').select(['id', 'is_active']).where('clinic_id', '=', scope.clinicId);
-    if (scope.facilityIds !== null) q = q.where(sql<boolean>`facility_id = ANY(${[...scope.facilityIds]}::uuid[])`);
+    let q = conn.selectFrom('patients').select(['id', 'is_active']).where('clinic_id', '=', actor.clinicId);
+    if (actor.facilityIds !== null) q = q.where(sql<boolean>`facility_id = ANY(${[...actor.facilityIds]}::uuid[])`);
     if (facilityId) q = q.where('facility_id', '=', facilityId);
     return q;
   };
@@ -308,7 +308,7 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
     for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'email', active: r.is_active });
   }
   if (!hasLetters && digits.length >= 6) {
-    const phone = toCanonicalPhone(query, region);
+    const phone = toCanonicalPhone(query, actor.region);
     if (phone) {
       const rows = await base(db).where('phone', '=', phone).limit(100).execute();
       for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'phone', active: r.is_active });
@@ -320,7 +320,7 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
     for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'taxCode', active: r.is_active });
   }
   if (hasLetters && !query.includes('@') && found.size === 0 && words.length > 0 && words.length <= MAX_NAME_WORDS && words.join(' ').length >= 2) {
-    for (const c of await nameCandidates(db, scope.clinicId, words, byName)) add(c);
+    for (const c of await nameCandidates(db, actor.clinicId, words, byName)) add(c);
   }
 
   const ranked = [...found.values()].sort((a, b) => b.score - a.score || Number(b.active) - Number(a.active) || (a.id < b.id ? -1 : 1));
@@ -343,12 +343,12 @@ export async function searchPatients(db: Db, scope: TenantScope, region: Country
           .selectFrom('appointments as a')
           .select(sql<Date | null>`max(a.start_at)`.as('m'))
           .whereRef('a.patient_id', '=', 'p.id')
-          .where('a.clinic_id', '=', scope.clinicId)
+          .where('a.clinic_id', '=', actor.clinicId)
           .where('a.start_at', '<=', sql<Date>`now()`)
           .where('a.status', 'not in', NOT_A_VISIT)
           .as('last_visit_at'),
     ])
-    .where('p.clinic_id', '=', scope.clinicId)
+    .where('p.clinic_id', '=', actor.clinicId)
     .where(
       'p.id',
       'in',

@@ -9,77 +9,21 @@ import { findScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { DB } from '../../db/schema.js';
 import type { Address, PatientsTable } from '../../db/tables/core.js';
-import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { facilityVisible } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
 import { seesFacility } from '../auth/authenticate.js';
 import { BULK_EVENT_THRESHOLD, recordSkipped } from '../../events/skipped.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { can, type Actor } from '../../core/actor.js';
 import { assertVersion, versionMismatch } from '../../core/version.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
+import { CLINICAL_FIELDS, type AddressInput, type PatientInput, type PatientUpdate, type PatientView } from './schema.js';
 import { lookupKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
 
 type PatientRow = Selectable<PatientsTable>;
 
-export const GENDERS = ['male', 'female', 'other', 'prefer_not_to_say'] as const;
-export const REFERRAL_SOURCES = ['walk_in', 'internet', 'social', 'companies', 'referral'] as const;
-export const CLINICAL_FIELDS = ['allergies', 'medications', 'conditions', 'notes'] as const;
-
-export interface AddressInput {
-  street?: string | null;
-  city?: string | null;
-  zip?: string | null;
-  country?: string | null;
-}
-
-export interface PatientInput {
-  firstName: string;
-  lastName: string;
-  email?: string | null;
-  phone?: string | null;
-  dateOfBirth?: string | null;
-  gender?: (typeof GENDERS)[number] | null;
-  taxCode?: string | null;
-  address?: AddressInput | null;
-  facilityId?: string | null;
-  referralSource?: (typeof REFERRAL_SOURCES)[number] | null;
-  allergies?: string[] | null;
-  medications?: string[] | null;
-  conditions?: string[] | null;
-  notes?: string | null;
-}
-
-export type PatientUpdate = Partial<PatientInput>;
-
-export interface PatientView {
-  id: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  phone: string | null;
-  dateOfBirth: string | null;
-  gender: (typeof GENDERS)[number] | null;
-  taxCode: string | null;
-  address: Address | null;
-  facilityId: string | null;
-  referralSource: (typeof REFERRAL_SOURCES)[number] | null;
-  isActive: boolean;
-  archivedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  allergies?: string[] | null;
-  medications?: string[] | null;
-  conditions?: string[] | null;
-  notes?: string | null;
-}
-
-export interface Caller {
-  scope: TenantScope;
-  /** Whether clinical fields may be written / are shown. */
-  clinicalWrite: boolean;
-  clinicalRead: boolean;
-  region: CountryCode;
-}
+export { CLINICAL_FIELDS, GENDERS, REFERRAL_SOURCES } from './schema.js';
 
 export function patientView(row: PatientRow, clinicalRead: boolean): PatientView {
   const view: PatientView = {
@@ -174,9 +118,9 @@ export function canonicalPhoneOrIssue(value: string | null | undefined, region: 
   return canonical;
 }
 
-function requireClinicalWrite(caller: Caller, input: PatientUpdate): void {
+function requireClinicalWrite(actor: Actor, input: PatientUpdate): void {
   const sent = CLINICAL_FIELDS.filter((f) => input[f] !== undefined);
-  if (sent.length > 0 && !caller.clinicalWrite) throw new ApiError('insufficient_scope', { requiredScopes: ['clinical:write'] });
+  if (sent.length > 0 && !can(actor, 'clinical:write')) throw new ApiError('insufficient_scope', { requiredScopes: ['clinical:write'] });
 }
 
 /** A 64-bit advisory lock key for "someone is creating this person in this clinic". */
@@ -191,10 +135,10 @@ interface Prepared {
   nameKey: string;
 }
 
-async function prepareCreate(trx: Transaction, caller: Caller, input: PatientInput, path = ''): Promise<Prepared> {
+async function prepareCreate(trx: Transaction, actor: Actor, input: PatientInput, path = ''): Promise<Prepared> {
   const issues: ValidationIssue[] = [];
-  const phone = canonicalPhoneOrIssue(input.phone, caller.region, `${path}phone`, issues);
-  const facilityId = await checkFacility(trx, caller.scope, input.facilityId, issues, `${path}facilityId`);
+  const phone = canonicalPhoneOrIssue(input.phone, actor.region, `${path}phone`, issues);
+  const facilityId = await checkFacility(trx, actor, input.facilityId, issues, `${path}facilityId`);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   const now = new Date();
   const email = normalizeEmail(input.email);
@@ -204,7 +148,7 @@ async function prepareCreate(trx: Transaction, caller: Caller, input: PatientInp
     nameKey: `${normalizeName(input.firstName)} ${normalizeName(input.lastName)}`,
     values: {
       id: randomUUID(),
-      clinic_id: caller.scope.clinicId,
+      clinic_id: actor.clinicId,
       facility_id: facilityId,
       first_name: input.firstName,
       last_name: input.lastName,
@@ -231,16 +175,12 @@ async function prepareCreate(trx: Transaction, caller: Caller, input: PatientInp
  * The rule is clinic-wide, but the id is told only to a key that sees that patient: a key
  * limited to facilities learns nothing of the others (`patientId: null`).
  */
-async function findDuplicate(
-  trx: Transaction,
-  scope: TenantScope,
-  p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>,
-): Promise<{ patientId: string | null } | null> {
+async function findDuplicate(trx: Transaction, actor: Actor, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>): Promise<{ patientId: string | null } | null> {
   if (!p.phone && !p.email) return null;
   const row = await trx
     .selectFrom('patients')
     .select(['id', 'facility_id'])
-    .where('clinic_id', '=', scope.clinicId)
+    .where('clinic_id', '=', actor.clinicId)
     .where('erased_at', 'is', null)
     .where('full_norm', '=', p.nameKey.trim())
     .where((eb) => {
@@ -253,7 +193,7 @@ async function findDuplicate(
     .limit(1)
     .executeTakeFirst();
   if (!row) return null;
-  return { patientId: seesFacility(scope, row.facility_id) ? row.id : null };
+  return { patientId: seesFacility(actor, row.facility_id) ? row.id : null };
 }
 
 async function checkPlanLimit(trx: Transaction, clinicId: string, adding: number): Promise<void> {
@@ -279,13 +219,13 @@ async function insertPatient(trx: Transaction, prepared: Prepared, addTerms = tr
 }
 
 /**
- * Creates a patient inside the caller's transaction (also used by lead conversion):
+ * Creates a patient inside the actor's transaction (also used by lead conversion):
  * duplicate, concurrency and plan-limit rules, then `patient.created`.
  */
-export async function createPatientInTransaction(trx: Transaction, caller: Caller, input: PatientInput): Promise<PatientRow> {
-  requireClinicalWrite(caller, input);
-  const prepared = await prepareCreate(trx, caller, input);
-  const clinicId = caller.scope.clinicId;
+export async function createPatientInTransaction(trx: Transaction, actor: Actor, input: PatientInput): Promise<PatientRow> {
+  requireClinicalWrite(actor, input);
+  const prepared = await prepareCreate(trx, actor, input);
+  const clinicId = actor.clinicId;
   // Another transaction holding the lock of this phone or email is creating the same person now.
   const keys: Array<['phone' | 'email', string]> = [];
   if (prepared.phone) keys.push(['phone', prepared.phone]);
@@ -296,23 +236,23 @@ export async function createPatientInTransaction(trx: Transaction, caller: Calle
       throw ApiError.conflict('concurrent_request', {}, 'Un’altra richiesta sta creando la stessa persona: rileggi e riprova.');
     }
   }
-  const duplicate = await findDuplicate(trx, caller.scope, prepared);
+  const duplicate = await findDuplicate(trx, actor, prepared);
   if (duplicate) throw ApiError.conflict('duplicate_patient', duplicate, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
   await checkPlanLimit(trx, clinicId, 1);
   const created = await insertPatient(trx, prepared);
-  await recordEvent(trx, { clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
+  await recordEvent(trx, { log: actor.log, clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
   return created;
 }
 
-export async function createPatient(db: Db, caller: Caller, input: PatientInput): Promise<{ view: PatientView; version: number }> {
-  requireClinicalWrite(caller, input);
-  const row = await db.transaction().execute((trx) => createPatientInTransaction(trx, caller, input));
-  return { view: patientView(row, caller.clinicalRead), version: row.version };
+export async function createPatient(db: Db, actor: Actor, input: PatientInput): Promise<{ view: PatientView; version: number }> {
+  requireClinicalWrite(actor, input);
+  const row = await db.transaction().execute((trx) => createPatientInTransaction(trx, actor, input));
+  return { view: patientView(row, can(actor, 'clinical:read')), version: row.version };
 }
 
-export async function getPatient(db: Db, scope: TenantScope, id: string, clinicalRead: boolean): Promise<{ view: PatientView; version: number }> {
-  const row = await findScoped(db, 'patients', scope, id);
-  return { view: patientView(row, clinicalRead), version: row.version };
+export async function getPatient(db: Db, actor: Actor, id: string): Promise<{ view: PatientView; version: number }> {
+  const row = await findScoped(db, 'patients', actor, id);
+  return { view: patientView(row, can(actor, 'clinical:read')), version: row.version };
 }
 
 export interface LookupResult {
@@ -321,19 +261,19 @@ export interface LookupResult {
 }
 
 /**
- * The patient the scope sees with this canonical phone: active ones first, then the most
+ * The patient the actor sees with this canonical phone: active ones first, then the most
  * recently updated. Erased patients have no phone any more and are never found.
  */
 export async function findPatientByPhone(
   db: Db,
-  scope: TenantScope,
+  actor: Actor,
   canonicalPhone: string,
 ): Promise<{ id: string; first_name: string | null; last_name: string | null } | undefined> {
   return db
     .selectFrom('patients')
     .select(['id', 'first_name', 'last_name'])
-    .where('clinic_id', '=', scope.clinicId)
-    .where(facilityVisible('facility_id', scope))
+    .where('clinic_id', '=', actor.clinicId)
+    .where(facilityVisible('facility_id', actor))
     .where('phone', '=', canonicalPhone)
     .where('erased_at', 'is', null)
     .orderBy('is_active', 'desc')
@@ -343,10 +283,10 @@ export async function findPatientByPhone(
 }
 
 /** The lookup of the API (spec): the patient with this phone, as findPatientByPhone finds it. */
-export async function lookupPatient(db: Db, scope: TenantScope, region: CountryCode, phone: string): Promise<LookupResult> {
-  const canonical = toCanonicalPhone(phone, region);
+export async function lookupPatient(db: Db, actor: Actor, phone: string): Promise<LookupResult> {
+  const canonical = toCanonicalPhone(phone, actor.region);
   if (!canonical) throw ApiError.invalid('query', [{ path: 'phone', message: 'non è un numero di telefono valido' }]);
-  const row = await findPatientByPhone(db, scope, canonical);
+  const row = await findPatientByPhone(db, actor, canonical);
   if (!row) return { found: false, patient: null };
   return { found: true, patient: { id: row.id, name: `${row.first_name ?? ''} ${row.last_name ?? ''}`.trim() } };
 }
@@ -374,18 +314,18 @@ const FIELD_COLUMNS: Record<keyof PatientInput, keyof PatientRow> = {
  */
 export async function updatePatient(
   db: Db,
-  caller: Caller,
+  actor: Actor,
   id: string,
   input: PatientUpdate,
   expectedVersion: number | null,
 ): Promise<{ view: PatientView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
-    const current = await findScoped(trx, 'patients', caller.scope, id);
+    const current = await findScoped(trx, 'patients', actor, id);
     if (current.erased_at) throw ApiError.conflict('patient_erased', {}, 'Il paziente è stato cancellato.');
     assertVersion(expectedVersion, current.version);
     const issues: ValidationIssue[] = [];
-    const phone = input.phone === undefined ? undefined : canonicalPhoneOrIssue(input.phone, caller.region, 'phone', issues);
-    const facilityId = input.facilityId === undefined ? undefined : await checkFacility(trx, caller.scope, input.facilityId, issues);
+    const phone = input.phone === undefined ? undefined : canonicalPhoneOrIssue(input.phone, actor.region, 'phone', issues);
+    const facilityId = input.facilityId === undefined ? undefined : await checkFacility(trx, actor, input.facilityId, issues);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
 
     const next: Record<string, unknown> = {};
@@ -414,20 +354,21 @@ export async function updatePatient(
     if (!updated) throw versionMismatch();
     await addNameTerms(trx, updated.clinic_id, [updated.first_name, updated.last_name]);
     await recordEvent(trx, {
-      clinicId: caller.scope.clinicId,
+      log: actor.log,
+      clinicId: actor.clinicId,
       type: 'patient.updated',
       facilityId: updated.facility_id,
       data: eventData(updated, { changedFields: changed }),
     });
     return updated;
   });
-  return { view: patientView(row, caller.clinicalRead), version: row.version };
+  return { view: patientView(row, can(actor, 'clinical:read')), version: row.version };
 }
 
 /** Back office: archives an active patient (`isActive` false, `archivedAt`); 409 `already_archived` otherwise. */
-export async function archivePatient(db: Db, caller: Caller, id: string): Promise<{ view: PatientView; version: number }> {
+export async function archivePatient(db: Db, actor: Actor, id: string): Promise<{ view: PatientView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
-    const current = await findScoped(trx, 'patients', caller.scope, id);
+    const current = await findScoped(trx, 'patients', actor, id);
     if (current.erased_at) throw ApiError.conflict('patient_erased', {}, 'Il paziente è stato cancellato.');
     if (!current.is_active) throw ApiError.conflict('already_archived', {}, 'Il paziente è già archiviato.');
     const now = new Date();
@@ -438,14 +379,15 @@ export async function archivePatient(db: Db, caller: Caller, id: string): Promis
       .returningAll()
       .executeTakeFirstOrThrow();
     await recordEvent(trx, {
-      clinicId: caller.scope.clinicId,
+      log: actor.log,
+      clinicId: actor.clinicId,
       type: 'patient.archived',
       facilityId: updated.facility_id,
       data: eventData(updated, { reason: 'archived' }),
     });
     return updated;
   });
-  return { view: patientView(row, caller.clinicalRead), version: row.version };
+  return { view: patientView(row, can(actor, 'clinical:read')), version: row.version };
 }
 
 /**
@@ -455,9 +397,9 @@ export async function archivePatient(db: Db, caller: Caller, id: string): Promis
  * notes) and the summary and transcript of its calls are cleared too. 409 `already_erased`
  * when done before.
  */
-export async function erasePatient(db: Db, caller: Caller, id: string): Promise<{ view: PatientView; version: number }> {
+export async function erasePatient(db: Db, actor: Actor, id: string): Promise<{ view: PatientView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
-    const current = await findScoped(trx, 'patients', caller.scope, id);
+    const current = await findScoped(trx, 'patients', actor, id);
     if (current.erased_at) throw ApiError.conflict('already_erased', {}, 'Il paziente è già stato cancellato.');
     const now = new Date();
     const updated = await trx
@@ -506,38 +448,39 @@ export async function erasePatient(db: Db, caller: Caller, id: string): Promise<
     await trx
       .updateTable('appointments')
       .set({ title: null, reason: null, notes: null, clinical_notes: null, completion_notes: null, updated_at: now, version: sql`version + 1` })
-      .where('clinic_id', '=', caller.scope.clinicId)
+      .where('clinic_id', '=', actor.clinicId)
       .where('patient_id', '=', current.id)
       .execute();
     await trx
       .updateTable('calls')
       .set({ summary: null, transcript: null, updated_at: now })
-      .where('clinic_id', '=', caller.scope.clinicId)
+      .where('clinic_id', '=', actor.clinicId)
       .where('patient_id', '=', current.id)
       .execute();
     // The patient's chat: message texts and voice transcriptions, and the conversation's number.
-    const conversations = trx.selectFrom('conversations').select('id').where('clinic_id', '=', caller.scope.clinicId).where('patient_id', '=', current.id);
+    const conversations = trx.selectFrom('conversations').select('id').where('clinic_id', '=', actor.clinicId).where('patient_id', '=', current.id);
     await trx
       .updateTable('chat_messages')
       .set({ body: null, transcription: null })
-      .where('clinic_id', '=', caller.scope.clinicId)
+      .where('clinic_id', '=', actor.clinicId)
       .where('conversation_id', 'in', conversations)
       .execute();
     await trx
       .updateTable('conversations')
       .set({ phone: null, updated_at: now, version: sql`version + 1` })
-      .where('clinic_id', '=', caller.scope.clinicId)
+      .where('clinic_id', '=', actor.clinicId)
       .where('patient_id', '=', current.id)
       .execute();
     await recordEvent(trx, {
-      clinicId: caller.scope.clinicId,
+      log: actor.log,
+      clinicId: actor.clinicId,
       type: 'patient.archived',
       facilityId: updated.facility_id,
       data: eventData(updated, { reason: 'erased' }),
     });
     return updated;
   });
-  return { view: patientView(row, caller.clinicalRead), version: row.version };
+  return { view: patientView(row, can(actor, 'clinical:read')), version: row.version };
 }
 
 export const IMPORT_MAX = 1000;
@@ -548,15 +491,15 @@ export const IMPORT_MAX = 1000;
  * `details.index`. More than 50 creations record one `events.skipped` (reason `bulk_import`)
  * instead of one `patient.created` each.
  */
-export async function importPatients(db: Db, caller: Caller, inputs: PatientInput[]): Promise<{ ids: string[]; eventsSkipped: boolean }> {
-  for (const input of inputs) requireClinicalWrite(caller, input);
+export async function importPatients(db: Db, actor: Actor, inputs: PatientInput[]): Promise<{ ids: string[]; eventsSkipped: boolean }> {
+  for (const input of inputs) requireClinicalWrite(actor, input);
   return db.transaction().execute(async (trx) => {
-    const clinicId = caller.scope.clinicId;
+    const clinicId = actor.clinicId;
     const issues: ValidationIssue[] = [];
     const prepared: Prepared[] = [];
     for (const [i, input] of inputs.entries()) {
       try {
-        prepared.push(await prepareCreate(trx, caller, input, `patients.${i}.`));
+        prepared.push(await prepareCreate(trx, actor, input, `patients.${i}.`));
       } catch (error) {
         if (error instanceof ApiError && error.code === 'invalid_request') issues.push(...((error.details?.issues as ValidationIssue[]) ?? []));
         else throw error;
@@ -570,7 +513,7 @@ export async function importPatients(db: Db, caller: Caller, inputs: PatientInpu
         if (seen.has(k)) throw ApiError.conflict('duplicate_in_list', { index: i, firstIndex: seen.get(k) }, 'La lista contiene due volte la stessa persona.');
         seen.set(k, i);
       }
-      const duplicate = await findDuplicate(trx, caller.scope, p);
+      const duplicate = await findDuplicate(trx, actor, p);
       if (duplicate)
         throw ApiError.conflict('duplicate_patient', { ...duplicate, index: i }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
     }
@@ -586,7 +529,7 @@ export async function importPatients(db: Db, caller: Caller, inputs: PatientInpu
     for (const p of prepared) {
       const created = await insertPatient(trx, p, false);
       ids.push(created.id);
-      if (!bulk) await recordEvent(trx, { clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
+      if (!bulk) await recordEvent(trx, { log: actor.log, clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
     }
     if (bulk) await recordSkipped(trx, clinicId, 'patient.created', { reason: 'bulk_import', count: prepared.length });
     return { ids, eventsSkipped: bulk };

@@ -1,10 +1,10 @@
 /** Tasks (spec 2.9, 3.6, 4.7.1): back-office creation, the API list, detail and update. */
+import type { Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import type { AppContext } from '../../context.js';
 import { after } from '../../db/keyset.js';
 import type { TasksTable } from '../../db/tables/agenda.js';
-import { facilityVisible, type TenantScope } from '../../db/tenant.js';
+import { facilityVisible } from '../../db/tenant.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
@@ -46,9 +46,9 @@ function eventData(row: TaskRow): Record<string, unknown> {
   };
 }
 
-export async function createTask(db: Db, scope: TenantScope, input: NewTask): Promise<TaskRow> {
+export async function createTask(db: Db, actor: Actor, input: NewTask): Promise<TaskRow> {
   return db.transaction().execute(async (trx) => {
-    const { issues, rows } = await checkRefs(trx, scope, [
+    const { issues, rows } = await checkRefs(trx, actor, [
       { field: 'assigneeId', table: 'staff_profiles', id: input.assigneeId },
       { field: 'patientId', table: 'patients', id: input.patientId },
       { field: 'facilityId', table: 'facilities', id: input.facilityId },
@@ -59,7 +59,7 @@ export async function createTask(db: Db, scope: TenantScope, input: NewTask): Pr
       .insertInto('tasks')
       .values({
         id: randomUUID(),
-        clinic_id: scope.clinicId,
+        clinic_id: actor.clinicId,
         facility_id: input.facilityId ?? rows.get('patientId')?.facility_id ?? null,
         patient_id: input.patientId ?? null,
         title: input.title,
@@ -71,14 +71,15 @@ export async function createTask(db: Db, scope: TenantScope, input: NewTask): Pr
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await recordEvent(trx, { clinicId: scope.clinicId, type: 'task.created', facilityId: row.facility_id, data: eventData(row) });
-    if (status === 'done') await recordEvent(trx, { clinicId: scope.clinicId, type: 'task.completed', facilityId: row.facility_id, data: eventData(row) });
+    await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'task.created', facilityId: row.facility_id, data: eventData(row) });
+    if (status === 'done')
+      await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'task.completed', facilityId: row.facility_id, data: eventData(row) });
     return row;
   });
 }
 
-export async function findTask(db: Db, scope: TenantScope, id: string): Promise<TaskRow> {
-  return findScoped(db, 'tasks', scope, id);
+export async function findTask(db: Db, actor: Actor, id: string): Promise<TaskRow> {
+  return findScoped(db, 'tasks', actor, id);
 }
 
 export interface TaskListQuery {
@@ -91,7 +92,7 @@ export interface TaskListQuery {
   dueBefore?: string;
 }
 
-export async function listTasks(ctx: AppContext, scope: TenantScope, q: TaskListQuery): Promise<{ data: TaskView[]; nextCursor: string | null }> {
+export async function listTasks(db: Db, actor: Actor, q: TaskListQuery): Promise<{ data: TaskView[]; nextCursor: string | null }> {
   const filters = JSON.stringify([
     q.updatedSince ?? null,
     q.status ?? null,
@@ -99,30 +100,30 @@ export async function listTasks(ctx: AppContext, scope: TenantScope, q: TaskList
     q.patientId?.toLowerCase() ?? null,
     q.dueBefore ?? null,
   ]);
-  const cursorScope = `tasks:${scope.clinicId}:${filters}`;
-  let query = ctx.db.selectFrom('tasks').selectAll().where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope));
+  const cursorScope = `tasks:${actor.clinicId}:${filters}`;
+  let query = db.selectFrom('tasks').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
   if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
   if (q.status) query = query.where('status', '=', q.status);
   if (q.assigneeId) query = query.where('assignee_id', '=', q.assigneeId);
   if (q.patientId) query = query.where('patient_id', '=', q.patientId);
   if (q.dueBefore) query = query.where('due_date', '<', new Date(q.dueBefore));
   if (q.cursor) {
-    query = query.where(after(['updated_at', 'id'], decodeKeyset(ctx.cursorSecret, cursorScope, q.cursor)));
+    query = query.where(after(['updated_at', 'id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
   }
   const rows = await query
     .orderBy('updated_at')
     .orderBy('id')
     .limit(q.limit + 1)
     .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(ctx.cursorSecret, cursorScope, r.updated_at, r.id));
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.updated_at, r.id));
   return { data: page.items.map(taskView), nextCursor: page.nextCursor };
 }
 
 /** Only the fields sent change; null clears dueDate or assigneeId; `task.completed` when it becomes done. */
-export async function updateTask(db: Db, scope: TenantScope, id: string, changes: TaskChanges, expected: number | null): Promise<TaskRow> {
+export async function updateTask(db: Db, actor: Actor, id: string, changes: TaskChanges, expected: number | null): Promise<TaskRow> {
   return db.transaction().execute(async (trx) => {
-    const current = await lockScoped(trx, 'tasks', scope, id);
-    const { issues } = await checkRefs(trx, scope, [{ field: 'assigneeId', table: 'staff_profiles', id: changes.assigneeId }]);
+    const current = await lockScoped(trx, 'tasks', actor, id);
+    const { issues } = await checkRefs(trx, actor, [{ field: 'assigneeId', table: 'staff_profiles', id: changes.assigneeId }]);
     if (issues.length > 0)
       throw ApiError.invalid(
         'body',
@@ -145,7 +146,7 @@ export async function updateTask(db: Db, scope: TenantScope, id: string, changes
       .returningAll()
       .executeTakeFirstOrThrow();
     if (row.status === 'done' && current.status !== 'done') {
-      await recordEvent(trx, { clinicId: scope.clinicId, type: 'task.completed', facilityId: row.facility_id, data: eventData(row) });
+      await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'task.completed', facilityId: row.facility_id, data: eventData(row) });
     }
     return row;
   });

@@ -7,40 +7,15 @@ import { after } from '../../db/keyset.js';
 import { EVENTS_CHANNEL } from '../../events/record.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError } from '../../core/errors.js';
-import type { AuthContext } from '../../core/actor.js';
+import type { Actor } from '../../core/actor.js';
 import { endpointVisible } from './destinations.js';
 import { MAX_REDELIVERIES } from './policy.js';
 import { createSender } from './sender.js';
 import { deliveryHeaders, signingSecrets } from './signing.js';
+import type { AttemptView, DeliveryView, EventEnvelope, TestOutcome } from './schema.js';
 import type { Db } from '../../db/transaction.js';
 
 export const RETENTION_DAYS = 30;
-
-export interface AttemptView {
-  number: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  success: boolean;
-  redelivery: boolean;
-}
-
-export interface DeliveryView {
-  id: string;
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  status: DeliveryStatus;
-  skippedReason: string | null;
-  attemptCount: number;
-  redeliveries: number;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  finishedAt: string | null;
-  attempts?: AttemptView[];
-}
 
 interface DeliveryRow {
   id: string;
@@ -92,13 +67,13 @@ const DELIVERY_COLUMNS = [
 ] as const;
 
 /** Deliveries the key sees: of its clinic, of a visible destination, deleted destinations included for 30 days. */
-function visibleDeliveries(db: Db, auth: AuthContext) {
+function visibleDeliveries(db: Db, actor: Actor) {
   return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .where('d.clinic_id', '=', auth.clinicId)
-    .where('e.clinic_id', '=', auth.clinicId)
-    .where(endpointVisible(auth))
+    .where('d.clinic_id', '=', actor.clinicId)
+    .where('e.clinic_id', '=', actor.clinicId)
+    .where(endpointVisible(actor))
     .where(sql<SqlBool>`(e.deleted_at IS NULL OR e.deleted_at > now() - make_interval(days => ${RETENTION_DAYS}))`);
 }
 
@@ -109,25 +84,25 @@ export interface DeliveryQuery {
   status?: DeliveryStatus;
 }
 
-export async function listDeliveries(db: Db, cursorSecret: string, auth: AuthContext, q: DeliveryQuery) {
-  const scope = `webhook-deliveries:${auth.clinicId}:${auth.keyId}:${q.endpointId ?? ''}:${q.status ?? ''}`;
-  let query = visibleDeliveries(db, auth).select(DELIVERY_COLUMNS);
+export async function listDeliveries(db: Db, actor: Actor, q: DeliveryQuery) {
+  const scope = `webhook-deliveries:${actor.clinicId}:${actor.keyId}:${q.endpointId ?? ''}:${q.status ?? ''}`;
+  let query = visibleDeliveries(db, actor).select(DELIVERY_COLUMNS);
   if (q.endpointId) query = query.where('d.endpoint_id', '=', q.endpointId);
   if (q.status) query = query.where('d.status', '=', q.status);
   if (q.cursor) {
-    query = query.where(after(['d.created_at', 'd.id'], decodeKeyset(cursorSecret, scope, q.cursor), 'desc'));
+    query = query.where(after(['d.created_at', 'd.id'], decodeKeyset(actor.cursorSecret, scope, q.cursor), 'desc'));
   }
   const rows = await query
     .orderBy('d.created_at', 'desc')
     .orderBy('d.id', 'desc')
     .limit(q.limit + 1)
     .execute();
-  const page = pageOf(rows as DeliveryRow[], q.limit, (r) => encodeKeyset(cursorSecret, scope, r.created_at, r.id));
+  const page = pageOf(rows as DeliveryRow[], q.limit, (r) => encodeKeyset(actor.cursorSecret, scope, r.created_at, r.id));
   return { data: page.items.map(toView), nextCursor: page.nextCursor };
 }
 
-export async function getDelivery(db: Db, auth: AuthContext, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
-  const row = await visibleDeliveries(db, auth).select(DELIVERY_COLUMNS).where('d.id', '=', id).executeTakeFirst();
+export async function getDelivery(db: Db, actor: Actor, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
+  const row = await visibleDeliveries(db, actor).select(DELIVERY_COLUMNS).where('d.id', '=', id).executeTakeFirst();
   if (!row) throw ApiError.notFound();
   const attempts = await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('number').execute();
   return {
@@ -151,9 +126,9 @@ export async function getDelivery(db: Db, auth: AuthContext, id: string): Promis
  * delivering), `endpoint_deleted`, `endpoint_disabled`.
  * A test clinic's delivery is counted but stays as it is: nothing leaves a test clinic.
  */
-export async function redeliver(db: Db, auth: AuthContext, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
+export async function redeliver(db: Db, actor: Actor, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
   await db.transaction().execute(async (trx) => {
-    const row = await visibleDeliveries(trx, auth)
+    const row = await visibleDeliveries(trx, actor)
       .select(['d.id', 'd.status', 'd.redeliveries', 'd.skipped_reason', 'e.enabled', 'e.deleted_at'])
       .where('d.id', '=', id)
       .forUpdate('d')
@@ -189,23 +164,12 @@ export async function redeliver(db: Db, auth: AuthContext, id: string): Promise<
       })
       .where('id', '=', id)
       .execute();
-    await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${auth.clinicId})`.execute(trx);
+    await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${actor.clinicId})`.execute(trx);
   });
-  return getDelivery(db, auth, id);
+  return getDelivery(db, actor, id);
 }
 
 // ---- events -------------------------------------------------------------------------
-
-export interface EventEnvelope {
-  id: string;
-  eventId: string;
-  type: string;
-  createdAt: string;
-  apiVersion: string;
-  livemode: boolean;
-  facilityId: string | null;
-  data: Record<string, unknown>;
-}
 
 export interface EventQuery {
   limit: number;
@@ -220,30 +184,30 @@ export interface EventQuery {
  * limited to facilities; `events.skipped` without a facility: every key with the scope).
  * Oldest first (created_at, id); events never change, so `updatedSince` filters on createdAt.
  */
-export async function listEvents(db: Db, cursorSecret: string, auth: AuthContext, q: EventQuery) {
-  const scope = `events:${auth.clinicId}:${auth.keyId}:${q.type ?? ''}:${q.updatedSince ?? ''}`;
-  const scopes = [...auth.scopes];
+export async function listEvents(db: Db, actor: Actor, q: EventQuery) {
+  const scope = `events:${actor.clinicId}:${actor.keyId}:${q.type ?? ''}:${q.updatedSince ?? ''}`;
+  const scopes = [...actor.scopes];
   let query = db
     .selectFrom('events')
     .selectAll()
-    .where('clinic_id', '=', auth.clinicId)
+    .where('clinic_id', '=', actor.clinicId)
     .where(sql<SqlBool>`created_at > now() - make_interval(days => ${RETENTION_DAYS})`)
     .where(sql<SqlBool>`scope = ANY(${scopes}::text[])`);
-  if (auth.facilityIds !== null) {
-    const facilities = [...auth.facilityIds];
+  if (actor.facilityIds !== null) {
+    const facilities = [...actor.facilityIds];
     query = query.where(sql<SqlBool>`(facility_id = ANY(${facilities}::uuid[]) OR (facility_id IS NULL AND type = 'events.skipped'))`);
   }
   if (q.type) query = query.where('type', '=', q.type);
   if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
   if (q.cursor) {
-    query = query.where(after(['created_at', 'id'], decodeKeyset(cursorSecret, scope, q.cursor)));
+    query = query.where(after(['created_at', 'id'], decodeKeyset(actor.cursorSecret, scope, q.cursor)));
   }
   const rows = await query
     .orderBy('created_at')
     .orderBy('id')
     .limit(q.limit + 1)
     .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(cursorSecret, scope, r.created_at, r.id));
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, scope, r.created_at, r.id));
   return {
     data: page.items.map((r): EventEnvelope => ({
       id: r.id,
@@ -261,26 +225,17 @@ export async function listEvents(db: Db, cursorSecret: string, auth: AuthContext
 
 // ---- webhook.test -------------------------------------------------------------------
 
-export interface TestOutcome {
-  id: string;
-  success: boolean;
-  statusCode: number | null;
-  durationMs: number | null;
-  error: string | null;
-  skipped: 'test_mode' | null;
-}
-
 /**
  * Sends one signed `webhook.test` (empty `data`) at once, no retries, nothing stored.
  * `id` (= X-Service-Idempotency-Key) is fresh for every test. A test-kind key sends nothing.
  */
 export async function sendTestEvent(
   row: { id: string; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null; clinic_id: string },
-  auth: AuthContext,
+  actor: Actor,
   config: Config,
 ): Promise<TestOutcome> {
   const id = randomUUID();
-  if (auth.kind === 'test' || auth.testMode) {
+  if (actor.kind === 'test' || actor.testMode) {
     return { id, success: false, statusCode: null, durationMs: null, error: null, skipped: 'test_mode' };
   }
   const now = new Date();

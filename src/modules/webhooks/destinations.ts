@@ -14,28 +14,13 @@ import { EVENT_SCOPES, type EventType } from '../../events/catalogue.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { requireScopes } from '../auth/authenticate.js';
-import { type AuthContext } from '../../core/actor.js';
+import { apiKeyId, type Actor } from '../../core/actor.js';
 import { checkEndpointUrl, type AddressPolicy } from './address.js';
 import { generateSecret } from './signing.js';
+import type { EndpointView, EndpointWithSecret } from './schema.js';
 import type { Db } from '../../db/transaction.js';
 
 export const MAX_ENDPOINTS_PER_CLINIC = 20;
-
-export interface EndpointView {
-  id: string;
-  url: string;
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface EndpointWithSecret extends EndpointView {
-  secret: string;
-}
 
 export function toEndpointView(row: Selectable<WebhookEndpointsTable>): EndpointView {
   const expires = row.previous_secret_expires_at;
@@ -53,16 +38,16 @@ export function toEndpointView(row: Selectable<WebhookEndpointsTable>): Endpoint
 }
 
 /** SQL condition on an endpoint alias `e`: the caller's key may see it (see the module comment). */
-export function endpointVisible(auth: Pick<AuthContext, 'facilityIds'>, creatorKeyColumn = 'e.api_key_id'): Expression<SqlBool> {
-  if (auth.facilityIds === null) return sql<SqlBool>`true`;
+export function endpointVisible(actor: Pick<Actor, 'facilityIds'>, creatorKeyColumn = 'e.api_key_id'): Expression<SqlBool> {
+  if (actor.facilityIds === null) return sql<SqlBool>`true`;
   return sql<SqlBool>`EXISTS (SELECT 1 FROM api_keys ck WHERE ck.id = ${sql.ref(creatorKeyColumn)}
-    AND ck.facility_ids IS NOT NULL AND ck.facility_ids <@ ${[...auth.facilityIds]}::uuid[])`;
+    AND ck.facility_ids IS NOT NULL AND ck.facility_ids <@ ${[...actor.facilityIds]}::uuid[])`;
 }
 
 /** webhooks:write plus the scope of every event type (403 insufficient_scope lists the missing ones). */
-export function requireEndpointScopes(auth: AuthContext, events: readonly string[]): void {
+export function requireEndpointScopes(actor: Actor, events: readonly string[]): void {
   const scopes = ['webhooks:write', ...new Set(events.map((e) => EVENT_SCOPES[e as EventType]).filter(Boolean))];
-  requireScopes(auth, scopes);
+  requireScopes(actor, scopes);
 }
 
 function checkUrl(url: string, policy: AddressPolicy): void {
@@ -76,17 +61,17 @@ export interface NewEndpoint {
   description?: string | null;
 }
 
-export async function createEndpoint(db: Db, auth: AuthContext, policy: AddressPolicy, input: NewEndpoint): Promise<EndpointWithSecret> {
-  requireEndpointScopes(auth, input.events);
+export async function createEndpoint(db: Db, actor: Actor, policy: AddressPolicy, input: NewEndpoint): Promise<EndpointWithSecret> {
+  requireEndpointScopes(actor, input.events);
   checkUrl(input.url, policy);
   const secret = generateSecret();
   const row = await db.transaction().execute(async (trx) => {
     // One creation at a time per clinic, so the limit holds under concurrent requests.
-    await sql`SELECT pg_advisory_xact_lock(hashtext(${'webhook_endpoints:' + auth.clinicId}))`.execute(trx);
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${'webhook_endpoints:' + actor.clinicId}))`.execute(trx);
     const { count } = await trx
       .selectFrom('webhook_endpoints')
       .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('clinic_id', '=', auth.clinicId)
+      .where('clinic_id', '=', actor.clinicId)
       .where('deleted_at', 'is', null)
       .executeTakeFirstOrThrow();
     if (Number(count) >= MAX_ENDPOINTS_PER_CLINIC) {
@@ -100,8 +85,8 @@ export async function createEndpoint(db: Db, auth: AuthContext, policy: AddressP
       .insertInto('webhook_endpoints')
       .values({
         id: randomUUID(),
-        clinic_id: auth.clinicId,
-        api_key_id: auth.keyId,
+        clinic_id: actor.clinicId,
+        api_key_id: apiKeyId(actor),
         url: input.url,
         events: input.events,
         description: input.description ?? null,
@@ -113,35 +98,31 @@ export async function createEndpoint(db: Db, auth: AuthContext, policy: AddressP
   return { ...toEndpointView(row), secret };
 }
 
-async function findVisible(db: Db, auth: AuthContext, id: string): Promise<Selectable<WebhookEndpointsTable>> {
+async function findVisible(db: Db, actor: Actor, id: string): Promise<Selectable<WebhookEndpointsTable>> {
   const row = await db
     .selectFrom('webhook_endpoints as e')
     .selectAll('e')
     .where('e.id', '=', id)
-    .where('e.clinic_id', '=', auth.clinicId)
+    .where('e.clinic_id', '=', actor.clinicId)
     .where('e.deleted_at', 'is', null)
-    .where(endpointVisible(auth))
+    .where(endpointVisible(actor))
     .executeTakeFirst();
   if (!row) throw ApiError.notFound();
   return row;
 }
 
-export async function getEndpoint(
-  db: Db,
-  auth: AuthContext,
-  id: string,
-): Promise<{ view: EndpointView; version: number; row: Selectable<WebhookEndpointsTable> }> {
-  const row = await findVisible(db, auth, id);
+export async function getEndpoint(db: Db, actor: Actor, id: string): Promise<{ view: EndpointView; version: number; row: Selectable<WebhookEndpointsTable> }> {
+  const row = await findVisible(db, actor, id);
   return { view: toEndpointView(row), version: row.version, row };
 }
 
-export async function listEndpoints(db: Db, auth: AuthContext): Promise<EndpointView[]> {
+export async function listEndpoints(db: Db, actor: Actor): Promise<EndpointView[]> {
   const rows = await db
     .selectFrom('webhook_endpoints as e')
     .selectAll('e')
-    .where('e.clinic_id', '=', auth.clinicId)
+    .where('e.clinic_id', '=', actor.clinicId)
     .where('e.deleted_at', 'is', null)
-    .where(endpointVisible(auth))
+    .where(endpointVisible(actor))
     .orderBy('e.created_at')
     .orderBy('e.id')
     .execute();
@@ -157,16 +138,16 @@ export interface EndpointChanges {
 
 export async function updateEndpoint(
   db: Db,
-  auth: AuthContext,
+  actor: Actor,
   policy: AddressPolicy,
   id: string,
   changes: EndpointChanges,
   expectedVersion: number | null,
 ): Promise<{ view: EndpointView; version: number }> {
-  const current = await findVisible(db, auth, id);
+  const current = await findVisible(db, actor, id);
   assertVersion(expectedVersion, current.version);
   if (changes.url !== undefined || changes.events !== undefined || changes.description !== undefined) {
-    requireEndpointScopes(auth, changes.events ?? current.events);
+    requireEndpointScopes(actor, changes.events ?? current.events);
   }
   if (changes.url !== undefined) checkUrl(changes.url, policy);
   const set: Record<string, unknown> = { updated_at: sql`now()`, version: sql`version + 1` };
@@ -193,8 +174,8 @@ export async function updateEndpoint(
   return { view: toEndpointView(row), version: row.version };
 }
 
-export async function deleteEndpoint(db: Db, auth: AuthContext, id: string): Promise<void> {
-  const current = await findVisible(db, auth, id);
+export async function deleteEndpoint(db: Db, actor: Actor, id: string): Promise<void> {
+  const current = await findVisible(db, actor, id);
   await db
     .updateTable('webhook_endpoints')
     .set({ deleted_at: sql`now()`, enabled: false, updated_at: sql`now()`, version: sql`version + 1` })
@@ -203,8 +184,8 @@ export async function deleteEndpoint(db: Db, auth: AuthContext, id: string): Pro
     .execute();
 }
 
-export async function rotateSecret(db: Db, auth: AuthContext, id: string, overlapMinutes: number): Promise<EndpointWithSecret> {
-  const current = await findVisible(db, auth, id);
+export async function rotateSecret(db: Db, actor: Actor, id: string, overlapMinutes: number): Promise<EndpointWithSecret> {
+  const current = await findVisible(db, actor, id);
   const secret = generateSecret();
   const row = await db
     .updateTable('webhook_endpoints')

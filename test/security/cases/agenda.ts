@@ -1,4 +1,3 @@
-import { backOffice } from '../../../src/db/tenant.js';
 import { createAppointment } from '../../../src/modules/appointments/service.js';
 import { openConversation } from '../../../src/modules/conversations/service.js';
 import { createTask } from '../../../src/modules/tasks/service.js';
@@ -23,7 +22,7 @@ export const cases: MatrixCase[] = [
     resource: true,
     prepare: async (server, tenant) => {
       const patientId = await insertPatient(server, tenant);
-      const row = await createAppointment(server.ctx.db, backOffice(tenant.clinicId), {
+      const row = await createAppointment(server.ctx.db, await server.actor(tenant.clinicId), {
         patientId,
         start: at(day, 8),
         end: at(day++, 8, 30),
@@ -52,7 +51,7 @@ export const cases: MatrixCase[] = [
     prepare: async (server, tenant) => {
       const cal = await makeCalendar(server, tenant);
       const patientId = await insertPatient(server, tenant);
-      const row = await bookAppointment(server.ctx.db, backOffice(tenant.clinicId), { calendarId: cal.id, patientId, start: at(3, 10) });
+      const row = await bookAppointment(server.ctx.db, await server.actor(tenant.clinicId), { calendarId: cal.id, patientId, start: at(3, 10) });
       return { path: `/v1/appointments/${row.id}`, body: { start: at(3, 11) } };
     },
   },
@@ -64,7 +63,7 @@ export const cases: MatrixCase[] = [
     prepare: async (server, tenant) => {
       const cal = await makeCalendar(server, tenant);
       const patientId = await insertPatient(server, tenant);
-      const row = await bookAppointment(server.ctx.db, backOffice(tenant.clinicId), { calendarId: cal.id, patientId, start: at(3, 10) });
+      const row = await bookAppointment(server.ctx.db, await server.actor(tenant.clinicId), { calendarId: cal.id, patientId, start: at(3, 10) });
       return { path: `/v1/appointments/${row.id}/cancel` };
     },
   },
@@ -84,7 +83,7 @@ export const cases: MatrixCase[] = [
     scopes: ['messages:read'],
     resource: true,
     prepare: async (server, tenant) => {
-      const c = await openConversation(server.ctx.db, backOffice(tenant.clinicId), 'IT', { phone: '3331234567', facilityId: tenant.facilityIds[0] });
+      const c = await openConversation(server.ctx.db, await server.actor(tenant.clinicId), { phone: '3331234567', facilityId: tenant.facilityIds[0] });
       return { path: `/v1/conversations/${c.id}` };
     },
   },
@@ -94,7 +93,7 @@ export const cases: MatrixCase[] = [
     scopes: ['messages:read'],
     resource: true,
     prepare: async (server, tenant) => {
-      const c = await openConversation(server.ctx.db, backOffice(tenant.clinicId), 'IT', { phone: '3331234567', facilityId: tenant.facilityIds[0] });
+      const c = await openConversation(server.ctx.db, await server.actor(tenant.clinicId), { phone: '3331234567', facilityId: tenant.facilityIds[0] });
       return { path: `/v1/conversations/${c.id}/messages` };
     },
   },
@@ -104,7 +103,7 @@ export const cases: MatrixCase[] = [
     scopes: ['messages:write'],
     resource: true,
     prepare: async (server, tenant) => {
-      const c = await openConversation(server.ctx.db, backOffice(tenant.clinicId), 'IT', { phone: '3331234567', facilityId: tenant.facilityIds[0] });
+      const c = await openConversation(server.ctx.db, await server.actor(tenant.clinicId), { phone: '3331234567', facilityId: tenant.facilityIds[0] });
       return { path: `/v1/conversations/${c.id}/bot`, body: { state: 'in_pausa', pausedUntil: new Date(Date.now() + 3_600_000).toISOString() } };
     },
   },
@@ -121,7 +120,7 @@ export const cases: MatrixCase[] = [
     scopes: ['tasks:read'],
     resource: true,
     prepare: async (server, tenant) => {
-      const t = await createTask(server.ctx.db, backOffice(tenant.clinicId), { title: 'Richiamare', facilityId: tenant.facilityIds[0] });
+      const t = await createTask(server.ctx.db, await server.actor(tenant.clinicId), { title: 'Richiamare', facilityId: tenant.facilityIds[0] });
       return { path: `/v1/tasks/${t.id}` };
     },
   },
@@ -131,7 +130,7 @@ export const cases: MatrixCase[] = [
     scopes: ['tasks:write'],
     resource: true,
     prepare: async (server, tenant) => {
-      const t = await createTask(server.ctx.db, backOffice(tenant.clinicId), { title: 'Richiamare', facilityId: tenant.facilityIds[0] });
+      const t = await createTask(server.ctx.db, await server.actor(tenant.clinicId), { title: 'Richiamare', facilityId: tenant.facilityIds[0] });
       return { path: `/v1/tasks/${t.id}`, body: { status: 'done' } };
     },
   },

@@ -1,8 +1,8 @@
 /** Back office: treatment plans, payment plans, invoices, payments. */
+import { clinicActor } from './actor.js';
 import { Type } from 'typebox';
 import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
 import type { AppContext } from '../../../context.js';
-import { backOffice } from '../../../db/tenant.js';
 import {
   createPaymentPlan,
   createTreatmentPlan,
@@ -77,7 +77,8 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         response: { 201: TreatmentPlan },
       },
     },
-    async (request, reply) => reply.status(201).send(treatmentPlanView(await createTreatmentPlan(db, backOffice(request.params.clinicId), request.body))),
+    async (request, reply) =>
+      reply.status(201).send(treatmentPlanView(await createTreatmentPlan(db, await clinicActor(ctx, request, request.params.clinicId), request.body))),
   );
 
   app.post(
@@ -95,7 +96,8 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         response: { 200: TreatmentPlan },
       },
     },
-    async (request) => treatmentPlanView(await setTreatmentPlanStatus(db, backOffice(request.params.clinicId), request.params.id, request.body.status)),
+    async (request) =>
+      treatmentPlanView(await setTreatmentPlanStatus(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body.status)),
   );
 
   app.post(
@@ -119,7 +121,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         response: { 201: PaymentPlanSchema },
       },
     },
-    async (request, reply) => reply.status(201).send(await createPaymentPlan(db, backOffice(request.params.clinicId), request.body)),
+    async (request, reply) => reply.status(201).send(await createPaymentPlan(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
   );
 
   app.post(
@@ -139,7 +141,8 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         response: { 201: Invoice },
       },
     },
-    async (request, reply) => reply.status(201).send(invoiceView(await issueInvoice(db, backOffice(request.params.clinicId), request.body))),
+    async (request, reply) =>
+      reply.status(201).send(invoiceView(await issueInvoice(db, await clinicActor(ctx, request, request.params.clinicId), request.body))),
   );
 
   app.post(
@@ -186,6 +189,6 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         },
       },
     },
-    async (request, reply) => reply.status(201).send(await recordPayment(db, backOffice(request.params.clinicId), request.body)),
+    async (request, reply) => reply.status(201).send(await recordPayment(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
   );
 }

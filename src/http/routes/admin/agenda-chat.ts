@@ -1,13 +1,13 @@
 /** Back office: chat conversations (open, messages, transcriptions, hand-off, STOP). */
+import { clinicActor } from './actor.js';
 import { Type } from 'typebox';
 import { CONVERSATION_REASONS } from '../../../modules/conversations/reasons.js';
 import type { AppContext } from '../../../context.js';
-import { backOffice } from '../../../db/tenant.js';
 import { conversationView, handOff, messageView, openConversation, optOut, recordMessage, setTranscription } from '../../../modules/conversations/service.js';
 import { setEtag } from '../../etag.js';
 import { InputTimestamp, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { ConversationSchema, MessageSchema } from '../v1/conversations.js';
+import { ConversationSchema, MessageSchema } from '../../../modules/conversations/schema.js';
 
 const TAG = 'Agenda (back office)';
 const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
@@ -40,7 +40,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await openConversation(db, backOffice(request.params.clinicId), ctx.config.defaultPhoneRegion, request.body);
+      const row = await openConversation(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
       setEtag(reply, row.version);
       return reply.status(201).send(conversationView(row));
     },
@@ -75,7 +75,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { conversation, message } = await recordMessage(db, backOffice(request.params.clinicId), request.params.id, request.body);
+      const { conversation, message } = await recordMessage(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body);
       return reply.status(201).send({ conversation: conversationView(conversation), message: messageView(message, true) });
     },
   );
@@ -97,7 +97,10 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) =>
-      messageView(await setTranscription(db, backOffice(request.params.clinicId), request.params.id, request.params.messageId, request.body), true),
+      messageView(
+        await setTranscription(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.params.messageId, request.body),
+        true,
+      ),
   );
 
   app.post(
@@ -113,7 +116,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         response: { 200: ConversationSchema },
       },
     },
-    async (request) => conversationView(await handOff(db, backOffice(request.params.clinicId), request.params.id)),
+    async (request) => conversationView(await handOff(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id)),
   );
 
   app.post(
@@ -128,6 +131,6 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         response: { 200: ConversationSchema },
       },
     },
-    async (request) => conversationView(await optOut(db, backOffice(request.params.clinicId), request.params.id)),
+    async (request) => conversationView(await optOut(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id)),
   );
 }

@@ -1,7 +1,7 @@
 /** Back office: tasks. */
+import { clinicActor } from './actor.js';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { backOffice } from '../../../db/tenant.js';
 import { NewTaskBody, TaskSchema } from '../../../modules/tasks/schema.js';
 import { createTask, taskView } from '../../../modules/tasks/service.js';
 import { setEtag } from '../../etag.js';
@@ -25,7 +25,7 @@ export function registerTaskAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await createTask(ctx.db, backOffice(request.params.clinicId), request.body);
+      const row = await createTask(ctx.db, await clinicActor(ctx, request, request.params.clinicId), request.body);
       setEtag(reply, row.version);
       return reply.status(201).send(taskView(row));
     },

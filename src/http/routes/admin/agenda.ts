@@ -1,8 +1,8 @@
 /** Back office: appointments, calendars, facilities, chat, tasks, billing. */
+import { clinicActor } from './actor.js';
 import { Type } from 'typebox';
 import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
 import type { AppContext } from '../../../context.js';
-import { backOffice } from '../../../db/tenant.js';
 import {
   APPOINTMENT_CATEGORIES,
   APPOINTMENT_ORIGINS,
@@ -110,7 +110,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await createAppointment(db, backOffice(request.params.clinicId), request.body);
+      const row = await createAppointment(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
       setEtag(reply, row.version);
       return reply.status(201).send(toView(row, true));
     },
@@ -129,7 +129,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await findAppointment(db, backOffice(request.params.clinicId), request.params.id);
+      const row = await findAppointment(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id);
       setEtag(reply, row.version);
       return toView(row, true);
     },
@@ -169,7 +169,13 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await updateAppointment(db, backOffice(request.params.clinicId), request.params.id, request.body, expectedVersion(request));
+      const row = await updateAppointment(
+        db,
+        await clinicActor(ctx, request, request.params.clinicId),
+        request.params.id,
+        request.body,
+        expectedVersion(request),
+      );
       setEtag(reply, row.version);
       return toView(row, true);
     },
@@ -193,7 +199,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const row = await changeStatus(
         db,
-        backOffice(request.params.clinicId),
+        await clinicActor(ctx, request, request.params.clinicId),
         request.params.id,
         request.body.status,
         request.body.completionNotes,
@@ -234,7 +240,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await createCalendar(db, backOffice(request.params.clinicId), request.body);
+      const row = await createCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
       setEtag(reply, row.version);
       return reply.status(201).send(calendarView(row));
     },
@@ -253,7 +259,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await findCalendar(db, backOffice(request.params.clinicId), request.params.id);
+      const row = await findCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id);
       setEtag(reply, row.version);
       return calendarView(row);
     },
@@ -274,7 +280,13 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await updateCalendar(db, backOffice(request.params.clinicId), request.params.id, request.body as any, expectedVersion(request));
+      const row = await updateCalendar(
+        db,
+        await clinicActor(ctx, request, request.params.clinicId),
+        request.params.id,
+        request.body as any,
+        expectedVersion(request),
+      );
       setEtag(reply, row.version);
       return calendarView(row);
     },

@@ -1,17 +1,16 @@
 /** Back office: the clinic's own operations on patients and leads (issue 3). */
+import { clinicActor } from './actor.js';
 import { Type } from 'typebox';
 import { LEAD_REASONS } from '../../../modules/leads/reasons.js';
 import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';
 import type { AppContext } from '../../../context.js';
-import { backOffice } from '../../../db/tenant.js';
 import { addActivity, ACTIVITY_KINDS, convertLead, getLead, LEAD_STATUSES, updateLead } from '../../../modules/leads/service.js';
-import { archivePatient, erasePatient, getPatient, IMPORT_MAX, importPatients, updatePatient, type Caller } from '../../../modules/patients/service.js';
-import { ApiError } from '../../../core/errors.js';
+import { archivePatient, erasePatient, getPatient, IMPORT_MAX, importPatients, updatePatient } from '../../../modules/patients/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IfMatchHeader, InputTimestamp, Nullable, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { ActivitySchema, LeadDetailSchema, LeadSchema } from '../v1/leads.js';
-import { PatientInputSchema, PatientSchema, patientFields } from '../v1/patients.js';
+import { ActivitySchema, LeadDetailSchema, LeadSchema } from '../../../modules/leads/schema.js';
+import { PatientInputSchema, PatientSchema, patientFields } from '../../../modules/patients/schema.js';
 
 const TAG = 'People';
 const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
@@ -20,11 +19,6 @@ const IfMatch = Type.Object({ 'if-match': Type.Optional(IfMatchHeader) });
 
 export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
-  const caller = async (clinicId: string): Promise<Caller> => {
-    const clinic = await db.selectFrom('clinics').select('id').where('id', '=', clinicId.toLowerCase()).executeTakeFirst();
-    if (!clinic) throw ApiError.notFound();
-    return { scope: backOffice(clinic.id), clinicalWrite: true, clinicalRead: true, region: ctx.config.defaultPhoneRegion };
-  };
 
   app.get(
     '/admin/v1/clinics/:clinicId/patients/:id',
@@ -38,8 +32,8 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const c = await caller(request.params.clinicId);
-      const { view, version } = await getPatient(db, c.scope, request.params.id, true);
+      const c = await clinicActor(ctx, request, request.params.clinicId);
+      const { view, version } = await getPatient(db, c, request.params.id);
       setEtag(reply, version);
       return view;
     },
@@ -63,7 +57,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       config: { reasons: PATIENT_REASONS.update, errorStatuses: [409] },
     },
     async (request, reply) => {
-      const c = await caller(request.params.clinicId);
+      const c = await clinicActor(ctx, request, request.params.clinicId);
       const { view, version } = await updatePatient(db, c, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, version);
       return view;
@@ -85,7 +79,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       config: { reasons: PATIENT_REASONS.archive, errorStatuses: [409] },
     },
     async (request, reply) => {
-      const { view, version } = await archivePatient(db, await caller(request.params.clinicId), request.params.id);
+      const { view, version } = await archivePatient(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id);
       setEtag(reply, version);
       return view;
     },
@@ -106,7 +100,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       config: { reasons: PATIENT_REASONS.erase, errorStatuses: [409] },
     },
     async (request, reply) => {
-      const { view, version } = await erasePatient(db, await caller(request.params.clinicId), request.params.id);
+      const { view, version } = await erasePatient(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id);
       setEtag(reply, version);
       return view;
     },
@@ -136,7 +130,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       config: { reasons: PATIENT_REASONS.import, errorStatuses: [409] },
     },
     async (request, reply) => {
-      const result = await importPatients(db, await caller(request.params.clinicId), request.body.patients);
+      const result = await importPatients(db, await clinicActor(ctx, request, request.params.clinicId), request.body.patients);
       return reply.status(201).send({ created: result.ids.length, ...result });
     },
   );
@@ -153,8 +147,8 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const c = await caller(request.params.clinicId);
-      const { view, version } = await getLead(db, c.scope, request.params.id);
+      const c = await clinicActor(ctx, request, request.params.clinicId);
+      const { view, version } = await getLead(db, c, request.params.id);
       setEtag(reply, version);
       return view as typeof view & { activities: NonNullable<typeof view.activities> };
     },
@@ -187,8 +181,8 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       config: { reasons: LEAD_REASONS.update, errorStatuses: [409] },
     },
     async (request, reply) => {
-      const c = await caller(request.params.clinicId);
-      const { view, version } = await updateLead(db, c.scope, request.params.id, request.body, expectedVersion(request));
+      const c = await clinicActor(ctx, request, request.params.clinicId);
+      const { view, version } = await updateLead(db, c, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, version);
       return view;
     },
@@ -215,8 +209,8 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const c = await caller(request.params.clinicId);
-      return reply.status(201).send(await addActivity(db, c.scope, request.params.id, request.body));
+      const c = await clinicActor(ctx, request, request.params.clinicId);
+      return reply.status(201).send(await addActivity(db, c, request.params.id, request.body));
     },
   );
 
@@ -243,7 +237,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       config: { reasons: LEAD_REASONS.convert, errorStatuses: [409] },
     },
     async (request) => {
-      const { view, patientCreated } = await convertLead(db, await caller(request.params.clinicId), request.params.id, request.body);
+      const { view, patientCreated } = await convertLead(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body);
       return { lead: view, patientCreated };
     },
   );

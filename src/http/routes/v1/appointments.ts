@@ -133,7 +133,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
 
   /** A response holding an appointment's title or reason is a read of them: logged. */
   const logged = async (request: FastifyRequest, view: AppointmentView): Promise<AppointmentView> => {
-    await ctx.accessLog.record(request.auth, { resourceType: 'appointment', resourceIds: [view.id], fields: loggedFields(view), requestId: request.id });
+    await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: [view.id], fields: loggedFields(view), requestId: request.id });
     return view;
   };
 
@@ -159,13 +159,13 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const query: PageQuery = { ...request.query, limit: request.query.limit ?? 50, sort: request.query.sort ?? 'updated' };
-      const { body, loggedIds } = await pages.get(request.auth.clinicId, pageKey(request.auth, query), async () => {
-        const page = await listAppointments(ctx, request.auth, query);
+      const { body, loggedIds } = await pages.get(request.actor.clinicId, pageKey(request.actor, query), async () => {
+        const page = await listAppointments(ctx.db, request.actor, query);
         const logged = page.data.filter((a) => a.title !== null || a.reason !== null);
         return { body: reply.serialize(page) as string, loggedIds: logged.map((a) => a.id) };
       });
       // Every read is logged, whether the page came from the cache or not.
-      await ctx.accessLog.record(request.auth, { resourceType: 'appointment', resourceIds: loggedIds, fields: ['title', 'reason'], requestId: request.id });
+      await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: loggedIds, fields: ['title', 'reason'], requestId: request.id });
       // Already serialized by the route's response schema: a JSON string is sent as it is.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
@@ -186,9 +186,9 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['appointments:read'] },
     },
     async (request, reply) => {
-      const row = await findAppointment(ctx.db, request.auth, request.params.id);
-      const view = toView(row, hasScope(request.auth, 'clinical:read'));
-      await ctx.accessLog.record(request.auth, { resourceType: 'appointment', resourceIds: [row.id], fields: loggedFields(view), requestId: request.id });
+      const row = await findAppointment(ctx.db, request.actor, request.params.id);
+      const view = toView(row, hasScope(request.actor, 'clinical:read'));
+      await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: [row.id], fields: loggedFields(view), requestId: request.id });
       setEtag(reply, row.version);
       return view;
     },
@@ -215,7 +215,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['appointments:write'], idempotent: true, errorStatuses: [409] },
     },
     async (request, reply) => {
-      const row = await bookAppointment(ctx.db, request.auth, request.body);
+      const row = await bookAppointment(ctx.db, request.actor, request.body);
       setEtag(reply, row.version);
       return reply.status(201).send(await logged(request, toView(row)));
     },
@@ -241,7 +241,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
       config: { reasons: APPOINTMENT_REASONS.apiReschedule, scopes: ['appointments:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
-      const row = await rescheduleAppointmentViaApi(ctx.db, request.auth, request.params.id, request.body, expectedVersion(request));
+      const row = await rescheduleAppointmentViaApi(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, row.version);
       return logged(request, toView(row));
     },
@@ -266,7 +266,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
       config: { reasons: APPOINTMENT_REASONS.apiCancel, scopes: ['appointments:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
-      const row = await cancelAppointmentViaApi(ctx.db, request.auth, request.params.id, expectedVersion(request));
+      const row = await cancelAppointmentViaApi(ctx.db, request.actor, request.params.id, expectedVersion(request));
       setEtag(reply, row.version);
       return logged(request, toView(row));
     },

@@ -48,6 +48,6 @@ export function registerCalendarRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['appointments:read'] },
     },
-    async (request) => availability(ctx.db, request.auth, request.params.id, request.query),
+    async (request) => availability(ctx.db, request.actor, request.params.id, request.query),
   );
 }

@@ -4,50 +4,12 @@ import { CONVERSATION_REASONS } from '../../../modules/conversations/reasons.js'
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { conversationView, findConversation, listMessages, updateBot } from '../../../modules/conversations/service.js';
+import { ConversationSchema, MessageSchema } from '../../../modules/conversations/schema.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Page, StringEnum } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Chat messages';
-
-export const ConversationSchema = Type.Object(
-  {
-    id: Uuid(),
-    patientId: Nullable(Uuid()),
-    leadId: Nullable(Uuid()),
-    phone: Nullable(Type.String({ description: 'E.164' })),
-    botState: StringEnum(['attivo', 'in_pausa', 'allo_studio'] as const, {
-      description: 'attivo = the bot answers; in_pausa = silent until botPausedUntil; allo_studio = switched off by a person',
-    }),
-    botPausedUntil: Nullable(OutputTimestamp()),
-    optedOut: Type.Boolean({ description: 'true = the patient wrote STOP: no automatic messages are sent' }),
-    lastInboundAt: Nullable(OutputTimestamp()),
-    lastOutboundAt: Nullable(OutputTimestamp()),
-    lastActivityAt: Nullable(OutputTimestamp()),
-    createdAt: OutputTimestamp(),
-    updatedAt: OutputTimestamp(),
-  },
-  { additionalProperties: false, title: 'Conversation' },
-);
-
-export const MessageSchema = Type.Object(
-  {
-    id: Uuid(),
-    direction: Type.String({ description: '`in` (from the person) or `out` (to the person)' }),
-    author: Type.String({ description: '`paziente`, `bot` or `operatore`' }),
-    type: Type.String({ description: '`testo`, `vocale`, `immagine` or `documento`' }),
-    body: Nullable(Type.String({ description: 'Text; reading it is logged as access to clinical data' })),
-    occurredAt: OutputTimestamp(),
-    createdAt: OutputTimestamp({ description: 'Arrival at the service: the order of the list' }),
-    mediaMimeType: Nullable(Type.String()),
-    mediaDurationSeconds: Nullable(Type.Integer()),
-    transcriptionStatus: Type.String({ description: '`assente`, `in_corso`, `completata` or `fallita`' }),
-    transcription: Type.Optional(
-      Nullable(Type.String({ description: 'Voice transcript: only with `clinical:read` and `patients:read`, and only in a patient’s conversation' })),
-    ),
-  },
-  { additionalProperties: false, title: 'ChatMessage' },
-);
 
 export function registerConversationRoutes(app: App, ctx: AppContext): void {
   app.get(
@@ -65,7 +27,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['messages:read'] },
     },
     async (request, reply) => {
-      const row = await findConversation(ctx.db, request.auth, request.params.id);
+      const row = await findConversation(ctx.db, request.actor, request.params.id);
       setEtag(reply, row.version);
       return conversationView(row);
     },
@@ -97,9 +59,9 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['messages:read'] },
     },
     async (request) => {
-      const auth = request.auth;
+      const auth = request.actor;
       const page = await listMessages(
-        ctx,
+        ctx.db,
         auth,
         request.params.id,
         { ...request.query, limit: request.query.limit ?? 50 },
@@ -138,7 +100,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
       config: { reasons: CONVERSATION_REASONS.updateBot, scopes: ['messages:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
-      const row = await updateBot(ctx.db, request.auth, request.params.id, request.body, expectedVersion(request));
+      const row = await updateBot(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, row.version);
       return conversationView(row);
     },

@@ -3,22 +3,9 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../events/catalogue.js';
 import { listEvents } from '../../../modules/webhooks/deliveries.js';
-import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { Cursor, InputTimestamp, Limit, Page, StringEnum } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-
-export const EventEnvelopeSchema = Type.Object(
-  {
-    id: Uuid({ description: 'In GET /events: the event id (in a webhook: the delivery id)' }),
-    eventId: Uuid({ description: 'The event id; use it to spot duplicates' }),
-    type: Type.String({ description: 'Event type (spec 6.3), or `events.skipped`' }),
-    createdAt: OutputTimestamp({ description: 'When it happened' }),
-    apiVersion: Type.String({ description: 'Version of the shape of `data`: `v1`' }),
-    livemode: Type.Boolean({ description: 'false only for the events of a test clinic' }),
-    facilityId: Nullable(Uuid()),
-    data: Type.Object({}, { additionalProperties: true, description: 'The resource as it was at the time of the event; never health data' }),
-  },
-  { additionalProperties: false, title: 'EventEnvelope' },
-);
+import { EventEnvelopeSchema } from '../../../modules/webhooks/schema.js';
 
 export function registerEventRoutes(app: App, ctx: AppContext): void {
   app.get(
@@ -46,6 +33,6 @@ export function registerEventRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['webhooks:read'] },
     },
-    async (request) => listEvents(ctx.db, ctx.cursorSecret, request.auth, { ...request.query, limit: request.query.limit ?? 50 }),
+    async (request) => listEvents(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 50 }),
   );
 }

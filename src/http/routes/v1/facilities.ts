@@ -45,13 +45,13 @@ export function registerFacilityRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['clinic:read'] },
     },
     async (request, reply) => {
-      const { clinicId } = request.auth;
+      const { clinicId } = request.actor;
       const id = request.params.id.toLowerCase();
       const found = await facilities.get(clinicId, id, async () => {
         const read = await readFacility(ctx.db, clinicId, id);
         return read && { read, body: reply.serialize(read.view) as string };
       });
-      const { version } = visibleFacility(request.auth, found?.read ?? null); // 404 unless found and seen
+      const { version } = visibleFacility(request.actor, found?.read ?? null); // 404 unless found and seen
       setEtag(reply, version);
       // Already serialized by the route's response schema: a JSON string is sent as it is.
       return reply.type('application/json; charset=utf-8').send(found!.body as never);

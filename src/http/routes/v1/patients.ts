@@ -2,116 +2,14 @@
 import { Type } from 'typebox';
 import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';
 import type { AppContext } from '../../../context.js';
-import { hasScope } from '../../../modules/auth/authenticate.js';
 import { searchPatients } from '../../../modules/patients/search.js';
-import { CLINICAL_FIELDS, createPatient, getPatient, GENDERS, lookupPatient, REFERRAL_SOURCES, type Caller } from '../../../modules/patients/service.js';
-import type { AuthContext } from '../../../core/actor.js';
+import { createPatient, getPatient, lookupPatient } from '../../../modules/patients/service.js';
+import { CLINICAL_FIELDS, PatientInputSchema, PatientSchema, SearchHitSchema } from '../../../modules/patients/schema.js';
 import { setEtag } from '../../etag.js';
-import { DateOnly, Email, IdempotencyKeyHeader, IdParams, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
+import { IdempotencyKeyHeader, IdParams, Nullable, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Patients';
-
-/** Phones: digits and the usual separators; the number itself is checked by libphonenumber. */
-export const PHONE_PATTERN = '^[+0-9 ()./-]*$';
-
-const ClinicalList = () =>
-  Type.Optional(
-    Nullable(
-      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
-        maxItems: 100,
-        description: 'At most 100 items of 1-200 characters; requires `clinical:write`',
-      }),
-    ),
-  );
-
-const AddressInput = Type.Object(
-  {
-    street: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-    city: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-    zip: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
-    country: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-  },
-  { additionalProperties: false, description: 'Our bounds (the spec shows none): street 200, city 100, zip 20, country 100 characters' },
-);
-
-export const patientFields = {
-  firstName: Type.String({ minLength: 1, maxLength: 100 }),
-  lastName: Type.String({ minLength: 1, maxLength: 100 }),
-  email: Type.Optional(Nullable(Email(200))),
-  phone: Type.Optional(Nullable(Type.String({ minLength: 3, maxLength: 30, pattern: PHONE_PATTERN, description: 'Any format; stored and returned in E.164' }))),
-  dateOfBirth: Type.Optional(Nullable(DateOnly())),
-  gender: Type.Optional(Nullable(StringEnum(GENDERS))),
-  taxCode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 32 }))),
-  address: Type.Optional(Nullable(AddressInput)),
-  facilityId: Type.Optional(Nullable(Uuid({ description: 'Required when the key is limited to facilities; must be one the key sees' }))),
-  referralSource: Type.Optional(Nullable(StringEnum(REFERRAL_SOURCES))),
-  allergies: ClinicalList(),
-  medications: ClinicalList(),
-  conditions: ClinicalList(),
-  notes: Type.Optional(Nullable(Type.String({ maxLength: 5000, description: 'Requires `clinical:write`' }))),
-};
-
-export const PatientInputSchema = Type.Object(patientFields, { additionalProperties: false, title: 'PatientInput' });
-
-const AddressOutput = Type.Object(
-  { street: Nullable(Type.String()), city: Nullable(Type.String()), zip: Nullable(Type.String()), country: Nullable(Type.String()) },
-  { additionalProperties: false },
-);
-
-export const PatientSchema = Type.Object(
-  {
-    id: Uuid(),
-    firstName: Nullable(Type.String({ description: 'null only once the patient is erased' })),
-    lastName: Nullable(Type.String({ description: 'null only once the patient is erased' })),
-    email: Nullable(Type.String()),
-    phone: Nullable(Type.String({ description: 'E.164, starting with `+`' })),
-    dateOfBirth: Nullable(Type.String({ format: 'date' })),
-    gender: Nullable(StringEnum(GENDERS)),
-    taxCode: Nullable(Type.String()),
-    address: Nullable(AddressOutput),
-    facilityId: Nullable(Uuid()),
-    referralSource: Nullable(StringEnum(REFERRAL_SOURCES)),
-    isActive: Type.Boolean({ description: 'false = archived (or erased)' }),
-    archivedAt: Nullable(OutputTimestamp()),
-    createdAt: OutputTimestamp(),
-    updatedAt: OutputTimestamp(),
-    allergies: Type.Optional(Nullable(Type.Array(Type.String()))),
-    medications: Type.Optional(Nullable(Type.Array(Type.String()))),
-    conditions: Type.Optional(Nullable(Type.Array(Type.String()))),
-    notes: Type.Optional(Nullable(Type.String())),
-  },
-  {
-    additionalProperties: false,
-    title: 'Patient',
-    description: '`allergies`, `medications`, `conditions` and `notes` are present only for a key with `clinical:read`.',
-  },
-);
-
-const SearchHitSchema = Type.Object(
-  {
-    id: Uuid(),
-    name: Type.String({ description: 'First and last name' }),
-    birthYear: Nullable(Type.Integer({ description: 'null when the date of birth is unknown' })),
-    phoneLast4: Nullable(Type.String({ description: 'Last four digits of the phone; null when there is no phone' })),
-    archived: Type.Boolean(),
-    score: Type.Number({ minimum: 0, maximum: 1, description: 'Match score: 1 = exact' }),
-    matchedBy: StringEnum(['name', 'phone', 'taxCode', 'email'] as const),
-    lastVisitAt: Nullable(
-      OutputTimestamp({ description: 'Start of the latest past appointment that took place (not cancelled, no_show, draft or postponed); null if none' }),
-    ),
-  },
-  { additionalProperties: false, title: 'PatientSearchHit' },
-);
-
-export function callerOf(auth: AuthContext, ctx: AppContext): Caller {
-  return {
-    scope: auth,
-    clinicalWrite: hasScope(auth, 'clinical:write'),
-    clinicalRead: hasScope(auth, 'clinical:read'),
-    region: ctx.config.defaultPhoneRegion,
-  };
-}
 
 export function registerPatientRoutes(app: App, ctx: AppContext): void {
   app.post(
@@ -137,7 +35,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
       config: { reasons: PATIENT_REASONS.create, scopes: ['patients:write'], idempotent: true, errorStatuses: [403, 409] },
     },
     async (request, reply) => {
-      const { view, version } = await createPatient(ctx.db, callerOf(request.auth, ctx), request.body);
+      const { view, version } = await createPatient(ctx.db, request.actor, request.body);
       setEtag(reply, version);
       return reply.status(201).send(view);
     },
@@ -169,7 +67,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['patients:read'] },
     },
-    async (request) => searchPatients(ctx.db, request.auth, ctx.config.defaultPhoneRegion, { ...request.query, limit: request.query.limit ?? 10 }),
+    async (request) => searchPatients(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 10 }),
   );
 
   app.get(
@@ -194,7 +92,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['patients:read'] },
     },
-    async (request) => lookupPatient(ctx.db, request.auth, ctx.config.defaultPhoneRegion, request.query.phone),
+    async (request) => lookupPatient(ctx.db, request.actor, request.query.phone),
   );
 
   app.get(
@@ -212,10 +110,9 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['patients:read'] },
     },
     async (request, reply) => {
-      const clinicalRead = hasScope(request.auth, 'clinical:read');
-      const { view, version } = await getPatient(ctx.db, request.auth, request.params.id, clinicalRead);
-      if (clinicalRead) {
-        await ctx.accessLog.record(request.auth, { resourceType: 'patient', resourceIds: [view.id], fields: [...CLINICAL_FIELDS], requestId: request.id });
+      const { view, version } = await getPatient(ctx.db, request.actor, request.params.id);
+      if (view.notes !== undefined) {
+        await ctx.accessLog.record(request.actor, { resourceType: 'patient', resourceIds: [view.id], fields: [...CLINICAL_FIELDS], requestId: request.id });
       }
       setEtag(reply, version);
       return view;

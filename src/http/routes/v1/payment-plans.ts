@@ -59,6 +59,6 @@ export function registerPaymentPlanRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['billing:read'] },
     },
-    async (request) => listPaymentPlans(ctx, request.auth, { ...request.query, limit: request.query.limit ?? 50, state: request.query.state ?? 'open' }),
+    async (request) => listPaymentPlans(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 50, state: request.query.state ?? 'open' }),
   );
 }

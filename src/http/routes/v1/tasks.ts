@@ -35,7 +35,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['tasks:read'] },
     },
-    async (request) => listTasks(ctx, request.auth, { ...request.query, limit: request.query.limit ?? 50 }),
+    async (request) => listTasks(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 50 }),
   );
 
   app.get(
@@ -52,7 +52,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['tasks:read'] },
     },
     async (request, reply) => {
-      const row = await findTask(ctx.db, request.auth, request.params.id);
+      const row = await findTask(ctx.db, request.actor, request.params.id);
       setEtag(reply, row.version);
       return taskView(row);
     },
@@ -77,7 +77,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['tasks:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
-      const row = await updateTask(ctx.db, request.auth, request.params.id, request.body, expectedVersion(request));
+      const row = await updateTask(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, row.version);
       return taskView(row);
     },

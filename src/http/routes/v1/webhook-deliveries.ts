@@ -3,53 +3,9 @@ import { Type } from 'typebox';
 import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { getDelivery, listDeliveries, redeliver } from '../../../modules/webhooks/deliveries.js';
-import { Cursor, IdParams, IdempotencyKeyHeader, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { Cursor, IdParams, IdempotencyKeyHeader, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-
-const STATUSES = ['pending', 'delivering', 'succeeded', 'discarded'] as const;
-
-const AttemptSchema = Type.Object(
-  {
-    number: Type.Integer({ description: '1 to 5 on the schedule; higher for redeliveries' }),
-    startedAt: OutputTimestamp(),
-    durationMs: Type.Integer({ description: 'Time to the receiver’s answer or to the error' }),
-    statusCode: Nullable(Type.Integer({ description: 'The receiver’s HTTP status; its body is never recorded' })),
-    error: Nullable(
-      Type.String({
-        description:
-          'Kind of network error when there was no answer: timeout, connection_refused, connection_reset, dns_error, tls_error, address_refused, network_error',
-      }),
-    ),
-    success: Type.Boolean({ description: '2xx within 10 seconds' }),
-    redelivery: Type.Boolean({ description: 'Made after a POST /webhook-deliveries/{id}/redeliver' }),
-  },
-  { additionalProperties: false, title: 'WebhookAttempt' },
-);
-
-const deliveryFields = {
-  id: Uuid({ description: 'The delivery id: the envelope `id` and the X-Service-Idempotency-Key' }),
-  endpointId: Uuid(),
-  eventId: Uuid(),
-  eventType: Type.String(),
-  status: StringEnum(STATUSES),
-  skippedReason: Nullable(
-    Type.String({
-      description:
-        'Why it finished without being sent: `test_mode` (a test clinic: recorded `succeeded`, nothing leaves), `endpoint_deleted`, `endpoint_disabled`, `key_inactive` (the creating key was revoked or expired; recorded `discarded`)',
-    }),
-  ),
-  attemptCount: Type.Integer(),
-  redeliveries: Type.Integer({ description: 'Redeliveries requested, at most 3' }),
-  nextAttemptAt: Nullable(OutputTimestamp({ description: 'When the next attempt is due (pending only)' })),
-  createdAt: OutputTimestamp(),
-  updatedAt: OutputTimestamp(),
-  finishedAt: Nullable(OutputTimestamp({ description: 'When it became succeeded or discarded' })),
-};
-const DeliverySchema = Type.Object(deliveryFields, { additionalProperties: false, title: 'WebhookDelivery' });
-const DeliveryDetailSchema = Type.Object(
-  { ...deliveryFields, attempts: Type.Array(AttemptSchema, { description: 'Every attempt, oldest first' }) },
-  { additionalProperties: false, title: 'WebhookDeliveryDetail' },
-);
+import { DELIVERY_STATUSES, DeliveryDetailSchema, DeliverySchema } from '../../../modules/webhooks/schema.js';
 
 export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
   app.get(
@@ -68,7 +24,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
             limit: Type.Optional(Limit(200, 50)),
             cursor: Type.Optional(Cursor()),
             endpointId: Type.Optional(Uuid({ description: 'Only deliveries to this destination' })),
-            status: Type.Optional(StringEnum(STATUSES, { description: 'Only deliveries in this status' })),
+            status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this status' })),
           },
           { additionalProperties: false },
         ),
@@ -76,7 +32,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['webhooks:read'] },
     },
-    async (request) => listDeliveries(ctx.db, ctx.cursorSecret, request.auth, { ...request.query, limit: request.query.limit ?? 50 }),
+    async (request) => listDeliveries(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 50 }),
   );
 
   app.get(
@@ -92,7 +48,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['webhooks:read'] },
     },
-    async (request) => getDelivery(ctx.db, request.auth, request.params.id),
+    async (request) => getDelivery(ctx.db, request.actor, request.params.id),
   );
 
   app.post(
@@ -113,6 +69,6 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
       },
       config: { reasons: WEBHOOK_REASONS.redeliver, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },
     },
-    async (request, reply) => reply.status(202).send(await redeliver(ctx.db, request.auth, request.params.id)),
+    async (request, reply) => reply.status(202).send(await redeliver(ctx.db, request.actor, request.params.id)),
   );
 }

@@ -2,7 +2,6 @@
 import { Type } from 'typebox';
 import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
 import type { AppContext } from '../../../context.js';
-import { SUBSCRIBABLE_EVENT_TYPES } from '../../../events/catalogue.js';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -14,56 +13,9 @@ import {
 } from '../../../modules/webhooks/destinations.js';
 import { sendTestEvent } from '../../../modules/webhooks/deliveries.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { IdParams, IdempotencyKeyHeader, IfMatchHeader, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
+import { IdParams, IdempotencyKeyHeader, IfMatchHeader } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-
-const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
-  minItems: 1,
-  maxItems: 50,
-  uniqueItems: true,
-  description:
-    '1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`.',
-});
-const Url = Type.String({
-  minLength: 1,
-  maxLength: 2048,
-  description:
-    'https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, names with an empty label (`localhost..`), credentials.',
-  examples: ['https://hooks.example.com/dental'],
-});
-const Description = Nullable(Type.String({ maxLength: 500, description: 'Free text for people, up to 500 characters' }));
-
-const endpointFields = {
-  id: Uuid(),
-  url: Type.String(),
-  events: Type.Array(Type.String()),
-  description: Nullable(Type.String()),
-  enabled: Type.Boolean(),
-  disabledReason: Nullable(Type.String({ description: '`too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise' })),
-  previousSecretExpiresAt: Nullable(OutputTimestamp({ description: 'Until when the previous secret also signs (after a rotation); null before any rotation' })),
-  createdAt: OutputTimestamp(),
-  updatedAt: OutputTimestamp(),
-};
-export const WebhookEndpointSchema = Type.Object(endpointFields, { additionalProperties: false, title: 'WebhookEndpoint' });
-const WebhookEndpointWithSecret = Type.Object(
-  { ...endpointFields, secret: Type.String({ description: 'Signing secret, `whsec_…`: shown only in this response' }) },
-  { additionalProperties: false, title: 'WebhookEndpointWithSecret' },
-);
-const TestOutcomeSchema = Type.Object(
-  {
-    id: Uuid({ description: 'The `id` of the test envelope, also its X-Service-Idempotency-Key' }),
-    success: Type.Boolean({ description: 'The receiver answered 2xx within 10 seconds' }),
-    statusCode: Nullable(Type.Integer({ description: 'The receiver’s HTTP status; null when nothing was answered or sent' })),
-    durationMs: Nullable(Type.Integer({ description: 'Time to the receiver’s answer; null when nothing was sent' })),
-    error: Nullable(
-      Type.String({
-        description: 'Kind of network error (timeout, connection_refused, address_refused, dns_error, tls_error, connection_reset, network_error)',
-      }),
-    ),
-    skipped: Nullable(StringEnum(['test_mode'], { description: '`test_mode`: a test-kind key; nothing was sent' })),
-  },
-  { additionalProperties: false, title: 'WebhookTestOutcome' },
-);
+import { Description, EventTypes, TestOutcomeSchema, Url, WebhookEndpointSchema, WebhookEndpointWithSecret } from '../../../modules/webhooks/schema.js';
 
 /** Test sends per destination per minute: enough to debug a receiver, too few to scan a network. */
 const TESTS_PER_DESTINATION_PER_MINUTE = 5;
@@ -94,7 +46,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       config: { reasons: WEBHOOK_REASONS.createEndpoint, scopes: [], idempotent: 'secret', errorStatuses: [409] },
     },
     async (request, reply) => {
-      const created = await createEndpoint(ctx.db, request.auth, policy, request.body);
+      const created = await createEndpoint(ctx.db, request.actor, policy, request.body);
       setEtag(reply, 1);
       reply.header('location', `/v1/webhook-endpoints/${created.id}`);
       return reply.status(201).send(created);
@@ -115,7 +67,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['webhooks:read'] },
     },
-    async (request) => ({ data: await listEndpoints(ctx.db, request.auth), nextCursor: null }),
+    async (request) => ({ data: await listEndpoints(ctx.db, request.actor), nextCursor: null }),
   );
 
   app.get(
@@ -132,7 +84,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['webhooks:read'] },
     },
     async (request, reply) => {
-      const { view, version } = await getEndpoint(ctx.db, request.auth, request.params.id);
+      const { view, version } = await getEndpoint(ctx.db, request.actor, request.params.id);
       setEtag(reply, version);
       return view;
     },
@@ -160,7 +112,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['webhooks:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
-      const { view, version } = await updateEndpoint(ctx.db, request.auth, policy, request.params.id, request.body, expectedVersion(request));
+      const { view, version } = await updateEndpoint(ctx.db, request.actor, policy, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, version);
       return view;
     },
@@ -182,7 +134,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['webhooks:write'] },
     },
     async (request, reply) => {
-      await deleteEndpoint(ctx.db, request.auth, request.params.id);
+      await deleteEndpoint(ctx.db, request.actor, request.params.id);
       return reply.status(204).send(null);
     },
   );
@@ -212,7 +164,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['webhooks:write'], idempotent: 'secret' },
     },
-    async (request) => rotateSecret(ctx.db, request.auth, request.params.id, request.body.overlapMinutes ?? 1440),
+    async (request) => rotateSecret(ctx.db, request.actor, request.params.id, request.body.overlapMinutes ?? 1440),
   );
 
   app.post(
@@ -243,8 +195,8 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const { row } = await getEndpoint(ctx.db, request.auth, request.params.id);
-      return sendTestEvent(row, request.auth, ctx.config);
+      const { row } = await getEndpoint(ctx.db, request.actor, request.params.id);
+      return sendTestEvent(row, request.actor, ctx.config);
     },
   );
 }

@@ -1,0 +1,108 @@
+/**
+ * Patients on the wire (spec 2.3, 4.2, 4.11): the schemas /v1 and the back office validate and
+ * serialize with, and the service's types derived from them by `Static<>`.
+ */
+import { Type, type Static } from 'typebox';
+import { DateOnly, Email, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+
+export const GENDERS = ['male', 'female', 'other', 'prefer_not_to_say'] as const;
+export const REFERRAL_SOURCES = ['walk_in', 'internet', 'social', 'companies', 'referral'] as const;
+export const CLINICAL_FIELDS = ['allergies', 'medications', 'conditions', 'notes'] as const;
+
+/** Phones: digits and the usual separators; the number itself is checked by libphonenumber. */
+export const PHONE_PATTERN = '^[+0-9 ()./-]*$';
+
+const ClinicalList = () =>
+  Type.Optional(
+    Nullable(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        maxItems: 100,
+        description: 'At most 100 items of 1-200 characters; requires `clinical:write`',
+      }),
+    ),
+  );
+
+const AddressInput = Type.Object(
+  {
+    street: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    city: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    zip: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
+    country: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+  },
+  { additionalProperties: false, description: 'Our bounds (the spec shows none): street 200, city 100, zip 20, country 100 characters' },
+);
+
+export const patientFields = {
+  firstName: Type.String({ minLength: 1, maxLength: 100 }),
+  lastName: Type.String({ minLength: 1, maxLength: 100 }),
+  email: Type.Optional(Nullable(Email(200))),
+  phone: Type.Optional(Nullable(Type.String({ minLength: 3, maxLength: 30, pattern: PHONE_PATTERN, description: 'Any format; stored and returned in E.164' }))),
+  dateOfBirth: Type.Optional(Nullable(DateOnly())),
+  gender: Type.Optional(Nullable(StringEnum(GENDERS))),
+  taxCode: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 32 }))),
+  address: Type.Optional(Nullable(AddressInput)),
+  facilityId: Type.Optional(Nullable(Uuid({ description: 'Required when the key is limited to facilities; must be one the key sees' }))),
+  referralSource: Type.Optional(Nullable(StringEnum(REFERRAL_SOURCES))),
+  allergies: ClinicalList(),
+  medications: ClinicalList(),
+  conditions: ClinicalList(),
+  notes: Type.Optional(Nullable(Type.String({ maxLength: 5000, description: 'Requires `clinical:write`' }))),
+};
+
+export const PatientInputSchema = Type.Object(patientFields, { additionalProperties: false, title: 'PatientInput' });
+
+const AddressOutput = Type.Object(
+  { street: Nullable(Type.String()), city: Nullable(Type.String()), zip: Nullable(Type.String()), country: Nullable(Type.String()) },
+  { additionalProperties: false },
+);
+
+export const PatientSchema = Type.Object(
+  {
+    id: Uuid(),
+    firstName: Nullable(Type.String({ description: 'null only once the patient is erased' })),
+    lastName: Nullable(Type.String({ description: 'null only once the patient is erased' })),
+    email: Nullable(Type.String()),
+    phone: Nullable(Type.String({ description: 'E.164, starting with `+`' })),
+    dateOfBirth: Nullable(Type.String({ format: 'date' })),
+    gender: Nullable(StringEnum(GENDERS)),
+    taxCode: Nullable(Type.String()),
+    address: Nullable(AddressOutput),
+    facilityId: Nullable(Uuid()),
+    referralSource: Nullable(StringEnum(REFERRAL_SOURCES)),
+    isActive: Type.Boolean({ description: 'false = archived (or erased)' }),
+    archivedAt: Nullable(OutputTimestamp()),
+    createdAt: OutputTimestamp(),
+    updatedAt: OutputTimestamp(),
+    allergies: Type.Optional(Nullable(Type.Array(Type.String()))),
+    medications: Type.Optional(Nullable(Type.Array(Type.String()))),
+    conditions: Type.Optional(Nullable(Type.Array(Type.String()))),
+    notes: Type.Optional(Nullable(Type.String())),
+  },
+  {
+    additionalProperties: false,
+    title: 'Patient',
+    description: '`allergies`, `medications`, `conditions` and `notes` are present only for a key with `clinical:read`.',
+  },
+);
+
+export const SearchHitSchema = Type.Object(
+  {
+    id: Uuid(),
+    name: Type.String({ description: 'First and last name' }),
+    birthYear: Nullable(Type.Integer({ description: 'null when the date of birth is unknown' })),
+    phoneLast4: Nullable(Type.String({ description: 'Last four digits of the phone; null when there is no phone' })),
+    archived: Type.Boolean(),
+    score: Type.Number({ minimum: 0, maximum: 1, description: 'Match score: 1 = exact' }),
+    matchedBy: StringEnum(['name', 'phone', 'taxCode', 'email'] as const),
+    lastVisitAt: Nullable(
+      OutputTimestamp({ description: 'Start of the latest past appointment that took place (not cancelled, no_show, draft or postponed); null if none' }),
+    ),
+  },
+  { additionalProperties: false, title: 'PatientSearchHit' },
+);
+
+export type PatientInput = Static<typeof PatientInputSchema>;
+export type PatientUpdate = Partial<PatientInput>;
+export type AddressInput = NonNullable<PatientInput['address']>;
+export type PatientView = Static<typeof PatientSchema>;
+export type SearchHit = Static<typeof SearchHitSchema>;

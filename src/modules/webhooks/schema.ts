@@ -1,0 +1,122 @@
+/**
+ * Webhook destinations, deliveries and events on the wire (spec 2.12, 6): the schemas the routes
+ * validate and serialize with, and the service's view types derived from them by `Static<>`.
+ */
+import { Type, type Static } from 'typebox';
+import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../../events/catalogue.js';
+
+export const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
+  minItems: 1,
+  maxItems: 50,
+  uniqueItems: true,
+  description:
+    '1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`.',
+});
+export const Url = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description:
+    'https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, names with an empty label (`localhost..`), credentials.',
+  examples: ['https://hooks.example.com/dental'],
+});
+export const Description = Nullable(Type.String({ maxLength: 500, description: 'Free text for people, up to 500 characters' }));
+
+export const endpointFields = {
+  id: Uuid(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  description: Nullable(Type.String()),
+  enabled: Type.Boolean(),
+  disabledReason: Nullable(Type.String({ description: '`too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise' })),
+  previousSecretExpiresAt: Nullable(OutputTimestamp({ description: 'Until when the previous secret also signs (after a rotation); null before any rotation' })),
+  createdAt: OutputTimestamp(),
+  updatedAt: OutputTimestamp(),
+};
+export const WebhookEndpointSchema = Type.Object(endpointFields, { additionalProperties: false, title: 'WebhookEndpoint' });
+export const WebhookEndpointWithSecret = Type.Object(
+  { ...endpointFields, secret: Type.String({ description: 'Signing secret, `whsec_…`: shown only in this response' }) },
+  { additionalProperties: false, title: 'WebhookEndpointWithSecret' },
+);
+export const TestOutcomeSchema = Type.Object(
+  {
+    id: Uuid({ description: 'The `id` of the test envelope, also its X-Service-Idempotency-Key' }),
+    success: Type.Boolean({ description: 'The receiver answered 2xx within 10 seconds' }),
+    statusCode: Nullable(Type.Integer({ description: 'The receiver’s HTTP status; null when nothing was answered or sent' })),
+    durationMs: Nullable(Type.Integer({ description: 'Time to the receiver’s answer; null when nothing was sent' })),
+    error: Nullable(
+      Type.String({
+        description: 'Kind of network error (timeout, connection_refused, address_refused, dns_error, tls_error, connection_reset, network_error)',
+      }),
+    ),
+    skipped: Nullable(StringEnum(['test_mode'], { description: '`test_mode`: a test-kind key; nothing was sent' })),
+  },
+  { additionalProperties: false, title: 'WebhookTestOutcome' },
+);
+
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'discarded'] as const;
+
+export const AttemptSchema = Type.Object(
+  {
+    number: Type.Integer({ description: '1 to 5 on the schedule; higher for redeliveries' }),
+    startedAt: OutputTimestamp(),
+    durationMs: Type.Integer({ description: 'Time to the receiver’s answer or to the error' }),
+    statusCode: Nullable(Type.Integer({ description: 'The receiver’s HTTP status; its body is never recorded' })),
+    error: Nullable(
+      Type.String({
+        description:
+          'Kind of network error when there was no answer: timeout, connection_refused, connection_reset, dns_error, tls_error, address_refused, network_error',
+      }),
+    ),
+    success: Type.Boolean({ description: '2xx within 10 seconds' }),
+    redelivery: Type.Boolean({ description: 'Made after a POST /webhook-deliveries/{id}/redeliver' }),
+  },
+  { additionalProperties: false, title: 'WebhookAttempt' },
+);
+
+export const deliveryFields = {
+  id: Uuid({ description: 'The delivery id: the envelope `id` and the X-Service-Idempotency-Key' }),
+  endpointId: Uuid(),
+  eventId: Uuid(),
+  eventType: Type.String(),
+  status: StringEnum(DELIVERY_STATUSES),
+  skippedReason: Nullable(
+    Type.String({
+      description:
+        'Why it finished without being sent: `test_mode` (a test clinic: recorded `succeeded`, nothing leaves), `endpoint_deleted`, `endpoint_disabled`, `key_inactive` (the creating key was revoked or expired; recorded `discarded`)',
+    }),
+  ),
+  attemptCount: Type.Integer(),
+  redeliveries: Type.Integer({ description: 'Redeliveries requested, at most 3' }),
+  nextAttemptAt: Nullable(OutputTimestamp({ description: 'When the next attempt is due (pending only)' })),
+  createdAt: OutputTimestamp(),
+  updatedAt: OutputTimestamp(),
+  finishedAt: Nullable(OutputTimestamp({ description: 'When it became succeeded or discarded' })),
+};
+export const DeliverySchema = Type.Object(deliveryFields, { additionalProperties: false, title: 'WebhookDelivery' });
+export const DeliveryDetailSchema = Type.Object(
+  { ...deliveryFields, attempts: Type.Array(AttemptSchema, { description: 'Every attempt, oldest first' }) },
+  { additionalProperties: false, title: 'WebhookDeliveryDetail' },
+);
+
+export const EventEnvelopeSchema = Type.Object(
+  {
+    id: Uuid({ description: 'In GET /events: the event id (in a webhook: the delivery id)' }),
+    eventId: Uuid({ description: 'The event id; use it to spot duplicates' }),
+    type: Type.String({ description: 'Event type (spec 6.3), or `events.skipped`' }),
+    createdAt: OutputTimestamp({ description: 'When it happened' }),
+    apiVersion: Type.String({ description: 'Version of the shape of `data`: `v1`' }),
+    livemode: Type.Boolean({ description: 'false only for the events of a test clinic' }),
+    facilityId: Nullable(Uuid()),
+    data: Type.Object({}, { additionalProperties: true, description: 'The resource as it was at the time of the event; never health data' }),
+  },
+  { additionalProperties: false, title: 'EventEnvelope' },
+);
+
+export type EndpointView = Static<typeof WebhookEndpointSchema>;
+export type EndpointWithSecret = Static<typeof WebhookEndpointWithSecret>;
+export type TestOutcome = Static<typeof TestOutcomeSchema>;
+export type AttemptView = Static<typeof AttemptSchema>;
+/** A delivery; `attempts` only in the detail. */
+export type DeliveryView = Static<typeof DeliverySchema> & { attempts?: AttemptView[] };
+export type EventEnvelope = Static<typeof EventEnvelopeSchema>;
