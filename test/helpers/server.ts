@@ -2,6 +2,7 @@
  * A real server for a test file: its own database (copied from the run's migrated
  * template), the real app listening on a random loopback port, and helpers to call it.
  */
+import { createClient, type DentalClinicClient } from '../../packages/client/src/index.js';
 import type { Actor } from '../../src/core/actor.js';
 import { actorEnvironment } from '../../src/context.js';
 import { backOfficeActor } from '../../src/modules/clinics/actor.js';
@@ -40,6 +41,12 @@ export interface TestServer {
   factories: Factories;
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<CallResult<T>>;
   admin<T = any>(method: string, path: string, body?: unknown): Promise<CallResult<T>>;
+  /**
+   * A typed client of /v1 for a key: the project's own client package, so a test's calls and
+   * answers are typed by the generated OpenAPI types instead of `any`. No retries: a test sees
+   * every answer. Errors throw `ApiClientError` (status, code, details); `.raw` returns them.
+   */
+  api(token: string): DentalClinicClient;
   /** The back office's actor for a clinic, for tests that call services directly. */
   actor(clinicId: string): Promise<Actor>;
   close(): Promise<void>;
@@ -116,6 +123,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     factories: undefined as unknown as Factories,
     call,
     admin: (method, path, body) => call(method, path, { token: ADMIN_TOKEN, body }),
+    api: (token) => createClient({ baseUrl: `${url}/v1`, apiKey: token, retry: false }),
     actor: (clinicId) => backOfficeActor(ctx.db, clinicId, actorEnvironment(ctx), 'test', app.log),
     async close() {
       await app.close();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { CallInput } from '../../src/modules/calls/schema.js';
 
 let server: TestServer;
 let t: Tenant;
@@ -79,29 +80,30 @@ describe('POST /v1/calls', () => {
   });
 
   it('makes a lead of an unknown number (source phone, caller name, call activity), once', async () => {
+    // Typed calls (test/helpers/server.ts `api`): bodies and answers are checked by the generated OpenAPI types.
     const tenant = await server.factories.tenant();
+    const api = server.api(tenant.token);
     const number = phone();
-    const first = await post(
-      { from: number, caller: { firstName: 'Gino', lastName: 'Bruno' }, summary: 'chiede orari', startedAt: '2026-04-01T10:00:00Z' },
-      tenant.token,
-    );
-    expect(first.status).toBe(201);
-    expect(first.body.leadId).toBeTruthy();
-    expect(first.body.patientId).toBeNull();
-    const lead = await server.call('GET', `/v1/leads/${first.body.leadId}`, { token: tenant.token });
-    expect(lead.body).toMatchObject({
+    const call = (body: Partial<CallInput> & Pick<CallInput, 'from'>) =>
+      api.callWithResponse('createCall', { body: { externalCallId: randomUUID(), direction: 'inbound', to: '+39 02 5555 1234', ...body } });
+    const first = await call({ from: number, caller: { firstName: 'Gino', lastName: 'Bruno' }, summary: 'chiede orari', startedAt: '2026-04-01T10:00:00Z' });
+    expect(first.response.status).toBe(201);
+    expect(first.data.leadId).toBeTruthy();
+    expect(first.data.patientId).toBeNull();
+    const lead = await api.call('getLead', { params: { path: { id: first.data.leadId! } } });
+    expect(lead).toMatchObject({
       source: 'phone',
       firstName: 'Gino',
       lastName: 'Bruno',
       phone: number.replace(/ /g, ''),
       lastContactedAt: '2026-04-01T10:00:00.000Z',
     });
-    expect(lead.body.activities).toEqual([{ id: expect.any(String), kind: 'call', body: 'chiede orari', at: '2026-04-01T10:00:00.000Z' }]);
-    const second = await post({ from: number.replace('+39 ', ''), outcome: 'callback' }, tenant.token);
-    expect(second.body.leadId).toBe(first.body.leadId);
+    expect(lead.activities).toEqual([{ id: expect.any(String), kind: 'call', body: 'chiede orari', at: '2026-04-01T10:00:00.000Z' }]);
+    const second = await call({ from: number.replace('+39 ', ''), outcome: 'callback' });
+    expect(second.data.leadId).toBe(first.data.leadId);
     expect(await events(tenant.clinicId, 'lead.created')).toHaveLength(1);
-    const lead2 = await server.call('GET', `/v1/leads/${first.body.leadId}`, { token: tenant.token });
-    expect(lead2.body.activities.map((a: { body: string }) => a.body)).toEqual(['chiede orari', 'Chiamata in entrata (callback)']);
+    const lead2 = await api.call('getLead', { params: { path: { id: first.data.leadId! } } });
+    expect(lead2.activities.map((a) => a.body)).toEqual(['chiede orari', 'Chiamata in entrata (callback)']);
   });
 
   it('matches a patient by the counterpart number (to for outbound) and creates nothing for anonymous', async () => {

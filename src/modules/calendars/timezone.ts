@@ -1,4 +1,11 @@
-/** Local wall-clock time of an IANA timezone to UTC and back, with Intl only. */
+/**
+ * Local wall-clock time of an IANA timezone to UTC and back, with Intl only.
+ *
+ * Kept ours for a measured reason (issue 14): availability converts every slot of a window,
+ * and Luxon 3 did the same work 1.6x (localToUtc: 31.9 against 19.8 µs) and 2x (localParts:
+ * 17.2 against 8.4 µs) slower in one run of 200,000 calls on this machine; DST gaps and
+ * overlaps are covered by test/agenda/timezone.test.ts. 50 lines; revisit with Temporal.
+ */
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
