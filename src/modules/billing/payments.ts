@@ -78,7 +78,12 @@ interface Open {
   cents: number;
 }
 
-/** Locks what the payment may pay (invoices before installments, each by id: one lock order) and returns it oldest due first. */
+/**
+ * Locks what the payment may pay (invoices before installments, each by id: one lock order)
+ * and returns it oldest due first. FOR NO KEY UPDATE, not FOR UPDATE: the payment row just
+ * inserted holds a KEY SHARE lock on these rows (its foreign keys), which FOR UPDATE would
+ * wait for in the other transaction: two payments at once would deadlock.
+ */
 async function lockOpen(trx: Transaction, clinicId: string, target: { invoiceId?: string; installmentId?: string; patientId?: string }): Promise<Open[]> {
   const invoices = await trx
     .selectFrom('invoices')
@@ -88,7 +93,7 @@ async function lockOpen(trx: Transaction, clinicId: string, target: { invoiceId?
     .$if(target.patientId !== undefined, (q) => q.where('patient_id', '=', target.patientId!).where('status', '=', 'issued'))
     .$if(target.installmentId !== undefined, (q) => q.where(sql<boolean>`false`))
     .orderBy('id')
-    .forUpdate()
+    .forNoKeyUpdate()
     .execute();
   const installments = await trx
     .selectFrom('installments')
@@ -104,7 +109,7 @@ async function lockOpen(trx: Transaction, clinicId: string, target: { invoiceId?
     )
     .$if(target.invoiceId !== undefined, (q) => q.where(sql<boolean>`false`))
     .orderBy('id')
-    .forUpdate()
+    .forNoKeyUpdate()
     .execute();
   const open: Open[] = [
     ...invoices.map((i) => ({ invoice: i, due: i.due_date ?? i.issued_at.toISOString().slice(0, 10), cents: invoiceDueCents(i) })),

@@ -23,7 +23,9 @@ const Clinic = Type.Object(
     patientLimit: Nullable(Type.Integer()),
     aiEnabled: Type.Boolean(),
     timezone: Type.String(),
-    quotesRequireSignature: Type.Boolean({ description: 'Accepting a quote needs a signed document (`signedDocumentId`), else `403 forbidden`, reason `signature_required`' }),
+    quotesRequireSignature: Type.Boolean({
+      description: 'Accepting a quote needs a signed document (`signedDocumentId`), else `403 forbidden`, reason `signature_required`',
+    }),
     suspended: Type.Boolean({ description: 'The organization is suspended (403 organization_suspended)' }),
     createdAt: OutputTimestamp(),
     updatedAt: OutputTimestamp(),
@@ -126,7 +128,8 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         operationId: 'adminUpdateClinic',
         tags: [TAG],
         summary: "Change a clinic's plan, patient limit, AI processing, name or quote rules",
-        description: '`quotesRequireSignature`: accepting a quote (acceptTreatmentPlan) then needs a `signedDocumentId`, otherwise `403 forbidden`, reason `signature_required`.',
+        description:
+          '`quotesRequireSignature`: accepting a quote (acceptTreatmentPlan) then needs a `signedDocumentId`, otherwise `403 forbidden`, reason `signature_required`.',
         params: IdParams,
         body: Type.Object(
           {

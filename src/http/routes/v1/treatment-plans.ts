@@ -151,12 +151,16 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
           RULES,
         ].join('\n\n'),
         params: IdParams,
-        body: Type.Optional(PresentQuoteBody),
+        body: PresentQuoteBody,
         response: { 200: QuoteSchema },
       },
       config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.presentTreatmentPlan },
+      // The body is optional: none is the same as `{}`.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
     },
-    async (request) => logged(request, await decideQuote(db, request.actor, request.params.id, { to: 'presented', validUntil: request.body?.validUntil })),
+    async (request) => logged(request, await decideQuote(db, request.actor, request.params.id, { to: 'presented', validUntil: request.body.validUntil })),
   );
 
   app.post(
