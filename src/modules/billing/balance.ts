@@ -1,8 +1,8 @@
 /**
  * A patient's balance (issue 16): "how much do I owe?" in one read. What is owed is the open
  * part of the issued invoices plus the unpaid part of the installments; overdue is the part
- * whose due date is past in the clinic's time zone (an invoice without a due date is due when
- * issued... and so never overdue: only a due date makes a debt late).
+ * whose due date is past in the clinic's time zone (an invoice without a due date is never
+ * overdue: only a due date makes a debt late).
  */
 import type { Actor } from '../../core/actor.js';
 import { findScoped } from '../../db/scoped.js';
