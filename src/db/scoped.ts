@@ -59,7 +59,8 @@ export type RefTable =
   | 'treatment_plans'
   | 'payment_plans'
   | 'installments'
-  | 'invoices';
+  | 'invoices'
+  | 'appointments';
 
 export interface Ref {
   field: string;
@@ -73,7 +74,16 @@ export interface RefRow {
 }
 
 /** Tables whose rows belong to a facility that a limited key must see. */
-const FACILITY_SCOPED: ReadonlySet<RefTable> = new Set(['patients', 'leads', 'calendars', 'treatment_plans', 'payment_plans', 'invoices']);
+const FACILITY_SCOPED: ReadonlySet<RefTable> = new Set([
+  'patients',
+  'leads',
+  'calendars',
+  'treatment_plans',
+  'payment_plans',
+  'installments',
+  'invoices',
+  'appointments',
+]);
 
 /**
  * Checks that ids sent in a body name rows the caller may point to: visible as above, and
@@ -86,7 +96,13 @@ export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[
   const rows = new Map<string, RefRow>();
   for (const ref of refs) {
     if (ref.id === null || ref.id === undefined) continue;
-    const facilityColumn = ref.table === 'facilities' ? sql.ref('id') : ref.table === 'installments' ? sql`null::uuid` : sql.ref('facility_id');
+    // An installment belongs to the facility of its payment plan.
+    const facilityColumn =
+      ref.table === 'facilities'
+        ? sql.ref('id')
+        : ref.table === 'installments'
+          ? sql`(SELECT p.facility_id FROM payment_plans p WHERE p.id = payment_plan_id)`
+          : sql.ref('facility_id');
     const extra =
       ref.table === 'staff_profiles' || ref.table === 'doctors' || ref.table === 'chairs'
         ? sql`AND active`

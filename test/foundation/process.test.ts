@@ -36,6 +36,15 @@ describe.skipIf(ENGINE === 'postgres')('the service process (embedded database)'
     const demo = await fetch(curl![2]!, { headers: { authorization: `Bearer ${token}` } });
     expect(demo.status).toBe(200);
     expect((await demo.json()).name).toBe('Sede di Milano');
+    // The demo's billing (issue 16): a presented quote, an issued invoice, a payment, a balance.
+    const base = new URL(curl![2]!).origin;
+    const get = async (p: string) => (await fetch(base + p, { headers: { authorization: `Bearer ${token}` } })).json();
+    const quotes = await get('/v1/treatment-plans');
+    expect(quotes.data.map((q: { status: string }) => q.status)).toEqual(['presented']);
+    const invoices = await get('/v1/invoices');
+    expect(invoices.data[0]).toMatchObject({ status: 'issued', totalAmount: 122, amountPaid: 50, amountDue: 72 });
+    expect((await get('/v1/payments')).data[0]).toMatchObject({ amount: 50, reference: 'demo_pi_0001' });
+    expect(await get(`/v1/patients/${quotes.data[0].patientId}/balance`)).toMatchObject({ amountDue: 72, openInvoiceCount: 1 });
 
     // A second process on the same folder stops with a clear message and changes nothing.
     const second = startService({ DATA_DIR: dataDir, PORT: String(await freePort()) });

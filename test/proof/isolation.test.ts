@@ -4,6 +4,7 @@
  * of the same clinic limited to its second facility, in any list, search, lookup, event or
  * delivery, and their ids answer 404 to both on reads and writes.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import type { Tenant } from '../helpers/factories.js';
@@ -59,6 +60,16 @@ beforeAll(async () => {
   ids.task = ok(await admin('/tasks', { title: 'Richiamare Isolde', patientId: ids.patient, facilityId: f1 })).id;
   ids.conversation = ok(await admin('/conversations', { patientId: ids.patient, facilityId: f1 })).id;
   ids.plan = ok(await admin('/payment-plans', { patientId: ids.patient, installments: [{ amount: 50, dueDate: '2026-01-01' }] })).id;
+  ids.quote = ok(
+    await as('POST', '/v1/treatment-plans', {
+      patientId: ids.patient,
+      title: 'Impianto riservato',
+      items: [{ description: 'Impianto', teeth: [36], unitAmount: 1200 }],
+    }),
+  ).id;
+  ok(await as('POST', `/v1/treatment-plans/${ids.quote}/present`, {}));
+  ids.invoice = ok(await admin('/invoices', { patientId: ids.patient, number: 'ISO-1', lines: [{ description: 'Visita riservata', unitAmount: 100 }] })).id;
+  ids.payment = ok(await as('POST', '/v1/payments', { amount: 10, method: 'card', reference: 'iso-pay-1', invoiceId: ids.invoice })).id;
   const events = await server.ctx.db.selectFrom('events').select('id').where('clinic_id', '=', owner.clinicId).execute();
   expect(events.length).toBeGreaterThan(3);
   ids.events = events.map((e) => e.id).join(',');
@@ -75,6 +86,10 @@ describe('isolation between clinics and facilities', () => {
       `/v1/tasks/${ids.task}`,
       `/v1/conversations/${ids.conversation}`,
       `/v1/webhook-endpoints/${ids.endpoint}`,
+      `/v1/treatment-plans/${ids.quote}`,
+      `/v1/invoices/${ids.invoice}`,
+      `/v1/payments/${ids.payment}`,
+      `/v1/patients/${ids.patient}/balance`,
     ]) {
       expect((await server.call('GET', path, { token: owner.token })).status, path).toBe(200);
     }
@@ -99,6 +114,15 @@ describe('isolation between clinics and facilities', () => {
         ['PATCH', `/v1/conversations/${ids.conversation}/bot`, { state: 'attivo' }],
         ['GET', `/v1/webhook-endpoints/${ids.endpoint}`],
         ['PATCH', `/v1/webhook-endpoints/${ids.endpoint}`, { enabled: false }],
+        ['GET', `/v1/treatment-plans/${ids.quote}`],
+        ['PATCH', `/v1/treatment-plans/${ids.quote}`, { discount: 1 }],
+        ['POST', `/v1/treatment-plans/${ids.quote}/accept`, { channel: 'chat' }],
+        ['POST', `/v1/treatment-plans/${ids.quote}/reject`, { reason: 'price' }],
+        ['POST', `/v1/treatment-plans/${ids.quote}/cancel`],
+        ['POST', `/v1/treatment-plans/${ids.quote}/present`, {}],
+        ['GET', `/v1/invoices/${ids.invoice}`],
+        ['GET', `/v1/payments/${ids.payment}`],
+        ['GET', `/v1/patients/${ids.patient}/balance`],
       ];
       for (const [method, path, body] of calls) {
         const res = await server.call(method, path, { token, body });
@@ -106,6 +130,24 @@ describe('isolation between clinics and facilities', () => {
       }
     }
     expect((await server.call('GET', `/v1/tasks/${ids.task}`, { token: owner.token })).body.status).not.toBe('done');
+    expect((await server.call('GET', `/v1/treatment-plans/${ids.quote}`, { token: owner.token })).body.status).toBe('presented');
+  });
+
+  it('payments toward their invoice or patient are refused as unknown references, paying nothing', async () => {
+    for (const { who, token } of outsiders) {
+      for (const target of [{ invoiceId: ids.invoice }, { patientId: ids.patient }]) {
+        const res = await server.call('POST', '/v1/payments', { token, body: { amount: 1, method: 'cash', reference: `iso-${randomUUID()}`, ...target } });
+        expect(res.status, `${who}: ${res.text}`).toBe(400);
+        expect(res.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(Object.keys(target));
+      }
+      // The owner's reference, reused by an outsider, neither answers the owner's payment nor records one.
+      const reused = await server.call('POST', '/v1/payments', {
+        token,
+        body: { amount: 10, method: 'card', reference: 'iso-pay-1', patientId: randomUUID() },
+      });
+      expect(reused.status, who).toBe(400);
+    }
+    expect((await server.call('GET', `/v1/invoices/${ids.invoice}`, { token: owner.token })).body.amountPaid).toBe(10);
   });
 
   it('lists, searches, lookups, events and deliveries never show them', async () => {
@@ -116,6 +158,9 @@ describe('isolation between clinics and facilities', () => {
         '/v1/appointments?sort=start&limit=200',
         '/v1/tasks?limit=200',
         '/v1/payment-plans?state=all&limit=200',
+        '/v1/treatment-plans?limit=200',
+        '/v1/invoices?limit=200',
+        '/v1/payments?limit=200',
         '/v1/events?limit=200',
         '/v1/webhook-deliveries?limit=200',
         '/v1/webhook-endpoints',

@@ -3,9 +3,19 @@
  * operationId -> HTTP method, path template, and whether it accepts Idempotency-Key.
  */
 export const operations = {
+  "acceptTreatmentPlan": {
+    "method": "post",
+    "path": "/treatment-plans/{id}/accept",
+    "idempotent": false
+  },
   "cancelAppointment": {
     "method": "post",
     "path": "/appointments/{id}/cancel",
+    "idempotent": false
+  },
+  "cancelTreatmentPlan": {
+    "method": "post",
+    "path": "/treatment-plans/{id}/cancel",
     "idempotent": false
   },
   "createAppointment": {
@@ -26,6 +36,11 @@ export const operations = {
   "createPatient": {
     "method": "post",
     "path": "/patients",
+    "idempotent": true
+  },
+  "createTreatmentPlan": {
+    "method": "post",
+    "path": "/treatment-plans",
     "idempotent": true
   },
   "createWebhookEndpoint": {
@@ -63,6 +78,11 @@ export const operations = {
     "path": "/facilities/{id}",
     "idempotent": false
   },
+  "getInvoice": {
+    "method": "get",
+    "path": "/invoices/{id}",
+    "idempotent": false
+  },
   "getLead": {
     "method": "get",
     "path": "/leads/{id}",
@@ -73,9 +93,24 @@ export const operations = {
     "path": "/patients/{id}",
     "idempotent": false
   },
+  "getPatientBalance": {
+    "method": "get",
+    "path": "/patients/{id}/balance",
+    "idempotent": false
+  },
+  "getPayment": {
+    "method": "get",
+    "path": "/payments/{id}",
+    "idempotent": false
+  },
   "getTask": {
     "method": "get",
     "path": "/tasks/{id}",
+    "idempotent": false
+  },
+  "getTreatmentPlan": {
+    "method": "get",
+    "path": "/treatment-plans/{id}",
     "idempotent": false
   },
   "getWebhookDelivery": {
@@ -103,14 +138,29 @@ export const operations = {
     "path": "/events",
     "idempotent": false
   },
+  "listInvoices": {
+    "method": "get",
+    "path": "/invoices",
+    "idempotent": false
+  },
   "listPaymentPlans": {
     "method": "get",
     "path": "/payment-plans",
     "idempotent": false
   },
+  "listPayments": {
+    "method": "get",
+    "path": "/payments",
+    "idempotent": false
+  },
   "listTasks": {
     "method": "get",
     "path": "/tasks",
+    "idempotent": false
+  },
+  "listTreatmentPlans": {
+    "method": "get",
+    "path": "/treatment-plans",
     "idempotent": false
   },
   "listWebhookDeliveries": {
@@ -128,10 +178,25 @@ export const operations = {
     "path": "/patients/lookup",
     "idempotent": false
   },
+  "presentTreatmentPlan": {
+    "method": "post",
+    "path": "/treatment-plans/{id}/present",
+    "idempotent": false
+  },
+  "recordPayment": {
+    "method": "post",
+    "path": "/payments",
+    "idempotent": true
+  },
   "redeliverWebhookDelivery": {
     "method": "post",
     "path": "/webhook-deliveries/{id}/redeliver",
     "idempotent": true
+  },
+  "rejectTreatmentPlan": {
+    "method": "post",
+    "path": "/treatment-plans/{id}/reject",
+    "idempotent": false
   },
   "rescheduleAppointment": {
     "method": "patch",
@@ -161,6 +226,11 @@ export const operations = {
   "updateTask": {
     "method": "patch",
     "path": "/tasks/{id}",
+    "idempotent": false
+  },
+  "updateTreatmentPlan": {
+    "method": "patch",
+    "path": "/treatment-plans/{id}",
     "idempotent": false
   },
   "updateWebhookEndpoint": {

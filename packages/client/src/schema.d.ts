@@ -522,6 +522,344 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/treatment-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List quotes
+         * @description Quotes of the clinic and of the facilities the key sees, with their items. Order: by last modification, oldest first, then by id (resume with `updatedSince`). Filters: `patientId`, `status`, `facilityId`, `updatedSince` (modified at or after it).
+         *
+         *     States: `draft` → `presented` → `accepted` or `rejected`; `draft` or `presented` → `cancelled` (withdrawn or replaced; no event). Any other move is `409 conflict`, reason `invalid_transition`. A decision repeated on a quote already in that state answers it unchanged and records nothing, so a bot can retry safely.
+         *
+         *     Amounts are euro with at most two decimals, computed in integer cents: item total = quantity × unitAmount − discount; `subtotal` = sum of the item totals; `totalAmount` = subtotal − `discount` (the discount on the whole quote). `currency` is always `EUR`.
+         *
+         *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
+         *
+         *     Scopes: `treatment_plans:read`.
+         */
+        get: operations["listTreatmentPlans"];
+        put?: never;
+        /**
+         * Create a quote (draft)
+         * @description A draft with at least one item, for a patient; its facility is the patient’s. It gets a number `P-<year>-<seq>` counted per clinic and year. `doctorId` is an active doctor; an item’s `appointmentId` an appointment the key sees; `teeth` are FDI numbers (11-18, 21-28, 31-38, 41-48; deciduous 51-55 … 81-85); `surfaces` M, O, D, B, L, I, F, P. `notes` needs `clinical:write`. A discount above what it discounts is `400` naming it. No event: a draft is not yet presented.
+         *
+         *     States: `draft` → `presented` → `accepted` or `rejected`; `draft` or `presented` → `cancelled` (withdrawn or replaced; no event). Any other move is `409 conflict`, reason `invalid_transition`. A decision repeated on a quote already in that state answers it unchanged and records nothing, so a bot can retry safely.
+         *
+         *     Amounts are euro with at most two decimals, computed in integer cents: item total = quantity × unitAmount − discount; `subtotal` = sum of the item totals; `totalAmount` = subtotal − `discount` (the discount on the whole quote). `currency` is always `EUR`.
+         *
+         *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
+         *
+         *     Scopes: `treatment_plans:write`.
+         */
+        post: operations["createTreatmentPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/treatment-plans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a quote
+         * @description One quote with its items and an `ETag` (for `If-Match` on updateTreatmentPlan). `expired` is true for a draft or presented quote whose `validUntil` is past in the clinic’s time zone.
+         *
+         *     States: `draft` → `presented` → `accepted` or `rejected`; `draft` or `presented` → `cancelled` (withdrawn or replaced; no event). Any other move is `409 conflict`, reason `invalid_transition`. A decision repeated on a quote already in that state answers it unchanged and records nothing, so a bot can retry safely.
+         *
+         *     Amounts are euro with at most two decimals, computed in integer cents: item total = quantity × unitAmount − discount; `subtotal` = sum of the item totals; `totalAmount` = subtotal − `discount` (the discount on the whole quote). `currency` is always `EUR`.
+         *
+         *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
+         *
+         *     Scopes: `treatment_plans:read`.
+         */
+        get: operations["getTreatmentPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a draft quote
+         * @description Only a draft changes (otherwise `409 conflict`, reason `invalid_transition`); only the fields sent change, `items` replaces the whole list and the amounts are recomputed. `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.
+         *
+         *     States: `draft` → `presented` → `accepted` or `rejected`; `draft` or `presented` → `cancelled` (withdrawn or replaced; no event). Any other move is `409 conflict`, reason `invalid_transition`. A decision repeated on a quote already in that state answers it unchanged and records nothing, so a bot can retry safely.
+         *
+         *     Amounts are euro with at most two decimals, computed in integer cents: item total = quantity × unitAmount − discount; `subtotal` = sum of the item totals; `totalAmount` = subtotal − `discount` (the discount on the whole quote). `currency` is always `EUR`.
+         *
+         *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
+         *
+         *     Reasons: `409 conflict` `invalid_transition` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `treatment_plans:write`.
+         */
+        patch: operations["updateTreatmentPlan"];
+        trace?: never;
+    };
+    "/treatment-plans/{id}/present": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Present a quote to the patient
+         * @description draft → presented; records `treatment_plan.presented`. `validUntil` (a date not past) sets the validity; without it the one already set is kept, or it becomes 90 days after today (clinic time zone).
+         *
+         *     States: `draft` → `presented` → `accepted` or `rejected`; `draft` or `presented` → `cancelled` (withdrawn or replaced; no event). Any other move is `409 conflict`, reason `invalid_transition`. A decision repeated on a quote already in that state answers it unchanged and records nothing, so a bot can retry safely.
+         *
+         *     Amounts are euro with at most two decimals, computed in integer cents: item total = quantity × unitAmount − discount; `subtotal` = sum of the item totals; `totalAmount` = subtotal − `discount` (the discount on the whole quote). `currency` is always `EUR`.
+         *
+         *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
+         *
+         *     Reasons: `409 conflict` `invalid_transition` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `treatment_plans:write`.
+         */
+        post: operations["presentTreatmentPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/treatment-plans/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that the patient accepts a quote
+         * @description presented → accepted; records `treatment_plan.accepted` with the `channel` (chat, voice, portal, in_person, email). A quote past its `validUntil` is `409 conflict`, reason `quote_expired`. When the clinic requires a signed document (back office: `quotesRequireSignature`), accepting without `signedDocumentId` is `403 forbidden`, reason `signature_required`; the id names a document of the Documents area and is stored as given.
+         *
+         *     States: `draft` → `presented` → `accepted` or `rejected`; `draft` or `presented` → `cancelled` (withdrawn or replaced; no event). Any other move is `409 conflict`, reason `invalid_transition`. A decision repeated on a quote already in that state answers it unchanged and records nothing, so a bot can retry safely.
+         *
+         *     Amounts are euro with at most two decimals, computed in integer cents: item total = quantity × unitAmount − discount; `subtotal` = sum of the item totals; `totalAmount` = subtotal − `discount` (the discount on the whole quote). `currency` is always `EUR`.
+         *
+         *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
+         *
+         *     Reasons: `409 conflict` `invalid_transition`, `quote_expired`; `403 forbidden` `signature_required` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `treatment_plans:write`.
+         */
+        post: operations["acceptTreatmentPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/treatment-plans/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that the patient rejects a quote
+         * @description presented → rejected; records `treatment_plan.rejected`. `reason`: price, timing, second_opinion, not_needed or other; `note` is free text.
+         *
+         *     States: `draft` → `presented` → `accepted` or `rejected`; `draft` or `presented` → `cancelled` (withdrawn or replaced; no event). Any other move is `409 conflict`, reason `invalid_transition`. A decision repeated on a quote already in that state answers it unchanged and records nothing, so a bot can retry safely.
+         *
+         *     Amounts are euro with at most two decimals, computed in integer cents: item total = quantity × unitAmount − discount; `subtotal` = sum of the item totals; `totalAmount` = subtotal − `discount` (the discount on the whole quote). `currency` is always `EUR`.
+         *
+         *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
+         *
+         *     Reasons: `409 conflict` `invalid_transition` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `treatment_plans:write`.
+         */
+        post: operations["rejectTreatmentPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/treatment-plans/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a quote
+         * @description draft or presented → cancelled (withdrawn, or replaced by another quote). No event.
+         *
+         *     States: `draft` → `presented` → `accepted` or `rejected`; `draft` or `presented` → `cancelled` (withdrawn or replaced; no event). Any other move is `409 conflict`, reason `invalid_transition`. A decision repeated on a quote already in that state answers it unchanged and records nothing, so a bot can retry safely.
+         *
+         *     Amounts are euro with at most two decimals, computed in integer cents: item total = quantity × unitAmount − discount; `subtotal` = sum of the item totals; `totalAmount` = subtotal − `discount` (the discount on the whole quote). `currency` is always `EUR`.
+         *
+         *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
+         *
+         *     Reasons: `409 conflict` `invalid_transition` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `treatment_plans:write`.
+         */
+        post: operations["cancelTreatmentPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoices
+         * @description Invoices of the clinic and of the facilities the key sees, with their lines. Order: by last modification, oldest first, then by id (a payment changes its invoice: resume with `updatedSince`). Filters: `patientId`, `status`, `facilityId`, `issuedFrom` (inclusive) and `issuedTo` (exclusive) on the issue time, `updatedSince`.
+         *
+         *     Amounts are euro (`currency` always `EUR`), computed in integer cents: a line is quantity × unitAmount − discount plus its VAT (`vatRate` percent, rounded to the cent per line; 0 for exempt health care); `subtotal` sums the lines before VAT (after their discounts, which `discount` totals), `tax` their VAT; `totalAmount` = subtotal + tax + `stampDuty` (the Italian marca da bollo: 2.00 on exempt amounts above 77.47); `amountDue` = totalAmount − amountPaid, 0 once `void`.
+         *
+         *     Statuses: `issued` → `paid` (when payments cover it; event `invoice.paid`) or `void` (back office, only with nothing paid). Issuing and voiding are the clinic’s (its fiscal numbering): the back office does them.
+         *
+         *     Access log: the line descriptions describe treatments; every response holding lines is logged.
+         *
+         *     Scopes: `billing:read`.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an invoice
+         * @description One invoice with its lines.
+         *
+         *     Amounts are euro (`currency` always `EUR`), computed in integer cents: a line is quantity × unitAmount − discount plus its VAT (`vatRate` percent, rounded to the cent per line; 0 for exempt health care); `subtotal` sums the lines before VAT (after their discounts, which `discount` totals), `tax` their VAT; `totalAmount` = subtotal + tax + `stampDuty` (the Italian marca da bollo: 2.00 on exempt amounts above 77.47); `amountDue` = totalAmount − amountPaid, 0 once `void`.
+         *
+         *     Statuses: `issued` → `paid` (when payments cover it; event `invoice.paid`) or `void` (back office, only with nothing paid). Issuing and voiding are the clinic’s (its fiscal numbering): the back office does them.
+         *
+         *     Access log: the line descriptions describe treatments; every response holding lines is logged.
+         *
+         *     Scopes: `billing:read`.
+         */
+        get: operations["getInvoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payments
+         * @description Payments of the clinic and of the facilities the key sees. Order: by creation, oldest first, then by id (payments do not change: resume with `createdSince`). Filters: `patientId`, `facilityId`, `invoiceId` and `installmentId` (payments that paid some of it), `createdSince` (recorded at or after it). Amounts are euro (`currency` `EUR`).
+         *
+         *     Scopes: `billing:read`.
+         */
+        get: operations["listPayments"];
+        put?: never;
+        /**
+         * Record a payment received by a provider
+         * @description Exactly one of `invoiceId` (that invoice), `installmentId` (that installment) or `patientId` (the patient’s oldest due amounts first: open invoices and unpaid installments by due date, an invoice without one by its issue date) says what it pays; sending none or two is `400` naming them. `amount` is euro, at most two decimals; `receivedAt` defaults to now.
+         *
+         *     Idempotent on `reference` (the provider’s id of the payment) within the clinic: `201` the first time, then `200` with the same payment, unchanged, also for retries sent at the same moment (a unique index decides). The same `reference` with another amount, method, target or `receivedAt` is `409 conflict`, reason `reference_reused`, with `details.paymentId`. `Idempotency-Key` is honoured too.
+         *
+         *     More than what is open (checked with the rows locked, so two payments at once cannot together exceed it) is `409 conflict`, reason `exceeds_balance`, with `details.balance`. A void invoice has nothing open.
+         *
+         *     Effects, in one transaction: invoices covered become `paid` (`invoice.paid`), installments covered become `paid` (no longer `overdue`; `partially_paid` before) and their plans change (`updatedSince`), and `payment.received` is recorded. A refused payment writes nothing and records no event.
+         *
+         *     Reasons: `409 conflict` `exceeds_balance`, `reference_reused` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `billing:write`.
+         */
+        post: operations["recordPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a payment
+         * @description One payment with what it paid (`allocations`).
+         *
+         *     Scopes: `billing:read`.
+         */
+        get: operations["getPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/patients/{id}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a patient owes
+         * @description For “how much do I owe?” in one call: `amountDue` = the open part of issued invoices plus the unpaid part of installments; `overdueAmount` = the part of it past its due date (clinic time zone; an invoice without a due date is never overdue); `nextInstallment` = the earliest unpaid installment due today or later (overdue ones are in `overdueAmount`), or null; `openInvoiceCount` = issued invoices with something to pay. A clinic that invoices an amount and also schedules it as installments sees it twice: invoice installments when they are paid (the Italian practice of invoicing at payment) to avoid it.
+         *
+         *     Scopes: `billing:read`.
+         */
+        get: operations["getPatientBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -7339,6 +7677,6040 @@ export interface operations {
                      *             "clinic:read"
                      *           ]
                      *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listTreatmentPlans: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                patientId?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                facilityId?: string;
+                status?: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "number": "P-2026-0042",
+                     *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "title": "Riabilitazione implantare arcata inferiore",
+                     *           "status": "draft",
+                     *           "validUntil": "2026-06-30",
+                     *           "expired": true,
+                     *           "currency": "EUR",
+                     *           "subtotal": 2600,
+                     *           "discount": 100,
+                     *           "totalAmount": 2500,
+                     *           "items": [
+                     *             {
+                     *               "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *               "position": 1,
+                     *               "phase": 1,
+                     *               "procedureCode": "IMP-01",
+                     *               "description": "Impianto osteointegrato in titanio",
+                     *               "teeth": [
+                     *                 36
+                     *               ],
+                     *               "surfaces": [
+                     *                 "O"
+                     *               ],
+                     *               "quantity": 1,
+                     *               "unitAmount": 1200,
+                     *               "discount": 100,
+                     *               "totalAmount": 1100,
+                     *               "status": "planned",
+                     *               "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *             }
+                     *           ],
+                     *           "acceptance": {
+                     *             "channel": "chat",
+                     *             "acceptedAt": "2026-03-02T09:30:00.000Z",
+                     *             "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           },
+                     *           "rejection": {
+                     *             "reason": "price",
+                     *             "note": "Preferisce aspettare dopo l’estate",
+                     *             "rejectedAt": "2026-03-02T09:30:00.000Z"
+                     *           },
+                     *           "notes": "Paziente ansioso: sedazione cosciente",
+                     *           "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *           "decidedAt": "2026-03-02T09:30:00.000Z",
+                     *           "createdAt": "2026-03-02T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * @description Per clinic and year, given at creation
+                             * @example P-2026-0042
+                             */
+                            number: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            patientId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            doctorId: string | null;
+                            /**
+                             * @description Clinical text; the read is access-logged
+                             * @example Riabilitazione implantare arcata inferiore
+                             */
+                            title: string | null;
+                            /** @enum {string} */
+                            status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                            /**
+                             * Format: date
+                             * @description Last day it can be accepted (clinic time zone)
+                             * @example 2026-06-30
+                             */
+                            validUntil: string | null;
+                            /** @description Draft or presented, and `validUntil` is past (clinic time zone) */
+                            expired: boolean;
+                            /**
+                             * @description Always `EUR`
+                             * @enum {string}
+                             */
+                            currency: "EUR";
+                            /**
+                             * @description Euro. Sum of the item totals
+                             * @example 2600
+                             */
+                            subtotal: number;
+                            /**
+                             * @description Euro. Discount on the whole quote
+                             * @example 100
+                             */
+                            discount: number;
+                            /**
+                             * @description Euro. subtotal − discount
+                             * @example 2500
+                             */
+                            totalAmount: number;
+                            /** @description By position */
+                            items: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                                 */
+                                id: string;
+                                /**
+                                 * @description 1, 2, … in the order of the quote
+                                 * @example 1
+                                 */
+                                position: number;
+                                /**
+                                 * @description Treatment phase, 1 first (hygiene before prosthetics, say)
+                                 * @example 1
+                                 */
+                                phase: number;
+                                /**
+                                 * @description The clinic’s procedure code (its price list)
+                                 * @example IMP-01
+                                 */
+                                procedureCode: string | null;
+                                /**
+                                 * @description Clinical text; the read is access-logged
+                                 * @example Impianto osteointegrato in titanio
+                                 */
+                                description: string;
+                                /**
+                                 * @description FDI two-digit numbers (11-48 permanent, 51-85 deciduous)
+                                 * @example [
+                                 *       36
+                                 *     ]
+                                 */
+                                teeth: number[];
+                                /**
+                                 * @description M, O, D, B, L, I, F, P
+                                 * @example [
+                                 *       "O"
+                                 *     ]
+                                 */
+                                surfaces: ("M" | "O" | "D" | "B" | "L" | "I" | "F" | "P")[];
+                                /** @example 1 */
+                                quantity: number;
+                                /**
+                                 * @description Euro. Price of one
+                                 * @example 1200
+                                 */
+                                unitAmount: number;
+                                /**
+                                 * @description Euro. Discount on this item
+                                 * @example 100
+                                 */
+                                discount: number;
+                                /**
+                                 * @description Euro. quantity × unitAmount − discount
+                                 * @example 1100
+                                 */
+                                totalAmount: number;
+                                /** @enum {string} */
+                                status: "planned" | "scheduled" | "completed" | "cancelled";
+                                /**
+                                 * Format: uuid
+                                 * @description The appointment it is booked in
+                                 */
+                                appointmentId: string | null;
+                            }[];
+                            /** QuoteAcceptance */
+                            acceptance: {
+                                /**
+                                 * @description Where the patient said yes
+                                 * @enum {string}
+                                 */
+                                channel: "chat" | "voice" | "portal" | "in_person" | "email";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                acceptedAt: string;
+                                /**
+                                 * Format: uuid
+                                 * @description The signed document (Documents), if any
+                                 */
+                                signedDocumentId: string | null;
+                            } | null;
+                            /** QuoteRejection */
+                            rejection: {
+                                /** @enum {string} */
+                                reason: "price" | "timing" | "second_opinion" | "not_needed" | "other";
+                                /**
+                                 * @description Free text; the read is access-logged
+                                 * @example Preferisce aspettare dopo l’estate
+                                 */
+                                note: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 */
+                                rejectedAt: string;
+                            } | null;
+                            /**
+                             * @description Only with `clinical:read`; access-logged
+                             * @example Paziente ansioso: sedazione cosciente
+                             */
+                            notes?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            presentedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Accepted, rejected or cancelled at
+                             */
+                            decidedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createTreatmentPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "title": "Riabilitazione implantare arcata inferiore",
+                 *       "validUntil": "2026-06-30",
+                 *       "discount": 100,
+                 *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
+                 *       "items": [
+                 *         {
+                 *           "phase": 1,
+                 *           "procedureCode": "IMP-01",
+                 *           "description": "Impianto osteointegrato in titanio",
+                 *           "teeth": [
+                 *             36
+                 *           ],
+                 *           "surfaces": [
+                 *             "O"
+                 *           ],
+                 *           "quantity": 1,
+                 *           "unitAmount": 1200,
+                 *           "discount": 100,
+                 *           "status": "planned",
+                 *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    patientId: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    doctorId?: string | null;
+                    /** @example Riabilitazione implantare arcata inferiore */
+                    title?: string | null;
+                    /**
+                     * Format: date
+                     * @description `YYYY-MM-DD`, a valid calendar date
+                     * @example 2026-06-30
+                     */
+                    validUntil?: string | null;
+                    /**
+                     * @description Discount on the whole quote, euro
+                     * @example 100
+                     */
+                    discount?: number;
+                    /** @description Needs `clinical:write` */
+                    notes?: string | null;
+                    items: {
+                        /** @default 1 */
+                        phase?: number;
+                        /** @example IMP-01 */
+                        procedureCode?: string | null;
+                        /** @example Impianto osteointegrato in titanio */
+                        description: string;
+                        /**
+                         * @example [
+                         *       36
+                         *     ]
+                         */
+                        teeth?: number[];
+                        /**
+                         * @example [
+                         *       "O"
+                         *     ]
+                         */
+                        surfaces?: ("M" | "O" | "D" | "B" | "L" | "I" | "F" | "P")[];
+                        /** @default 1 */
+                        quantity?: number;
+                        /**
+                         * @description Euro, at most two decimals
+                         * @example 1200
+                         */
+                        unitAmount: number;
+                        /**
+                         * @description Euro, at most two decimals
+                         * @example 100
+                         */
+                        discount?: number;
+                        /**
+                         * @default planned
+                         * @enum {string}
+                         */
+                        status?: "planned" | "scheduled" | "completed" | "cancelled";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        appointmentId?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "number": "P-2026-0042",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "title": "Riabilitazione implantare arcata inferiore",
+                     *       "status": "draft",
+                     *       "validUntil": "2026-06-30",
+                     *       "expired": true,
+                     *       "currency": "EUR",
+                     *       "subtotal": 2600,
+                     *       "discount": 100,
+                     *       "totalAmount": 2500,
+                     *       "items": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "position": 1,
+                     *           "phase": 1,
+                     *           "procedureCode": "IMP-01",
+                     *           "description": "Impianto osteointegrato in titanio",
+                     *           "teeth": [
+                     *             36
+                     *           ],
+                     *           "surfaces": [
+                     *             "O"
+                     *           ],
+                     *           "quantity": 1,
+                     *           "unitAmount": 1200,
+                     *           "discount": 100,
+                     *           "totalAmount": 1100,
+                     *           "status": "planned",
+                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *         }
+                     *       ],
+                     *       "acceptance": {
+                     *         "channel": "chat",
+                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
+                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *       },
+                     *       "rejection": {
+                     *         "reason": "price",
+                     *         "note": "Preferisce aspettare dopo l’estate",
+                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
+                     *       },
+                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description Per clinic and year, given at creation
+                         * @example P-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * @description Clinical text; the read is access-logged
+                         * @example Riabilitazione implantare arcata inferiore
+                         */
+                        title: string | null;
+                        /** @enum {string} */
+                        status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                        /**
+                         * Format: date
+                         * @description Last day it can be accepted (clinic time zone)
+                         * @example 2026-06-30
+                         */
+                        validUntil: string | null;
+                        /** @description Draft or presented, and `validUntil` is past (clinic time zone) */
+                        expired: boolean;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the item totals
+                         * @example 2600
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Discount on the whole quote
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. subtotal − discount
+                         * @example 2500
+                         */
+                        totalAmount: number;
+                        /** @description By position */
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * @description 1, 2, … in the order of the quote
+                             * @example 1
+                             */
+                            position: number;
+                            /**
+                             * @description Treatment phase, 1 first (hygiene before prosthetics, say)
+                             * @example 1
+                             */
+                            phase: number;
+                            /**
+                             * @description The clinic’s procedure code (its price list)
+                             * @example IMP-01
+                             */
+                            procedureCode: string | null;
+                            /**
+                             * @description Clinical text; the read is access-logged
+                             * @example Impianto osteointegrato in titanio
+                             */
+                            description: string;
+                            /**
+                             * @description FDI two-digit numbers (11-48 permanent, 51-85 deciduous)
+                             * @example [
+                             *       36
+                             *     ]
+                             */
+                            teeth: number[];
+                            /**
+                             * @description M, O, D, B, L, I, F, P
+                             * @example [
+                             *       "O"
+                             *     ]
+                             */
+                            surfaces: ("M" | "O" | "D" | "B" | "L" | "I" | "F" | "P")[];
+                            /** @example 1 */
+                            quantity: number;
+                            /**
+                             * @description Euro. Price of one
+                             * @example 1200
+                             */
+                            unitAmount: number;
+                            /**
+                             * @description Euro. Discount on this item
+                             * @example 100
+                             */
+                            discount: number;
+                            /**
+                             * @description Euro. quantity × unitAmount − discount
+                             * @example 1100
+                             */
+                            totalAmount: number;
+                            /** @enum {string} */
+                            status: "planned" | "scheduled" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description The appointment it is booked in
+                             */
+                            appointmentId: string | null;
+                        }[];
+                        /** QuoteAcceptance */
+                        acceptance: {
+                            /**
+                             * @description Where the patient said yes
+                             * @enum {string}
+                             */
+                            channel: "chat" | "voice" | "portal" | "in_person" | "email";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            acceptedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The signed document (Documents), if any
+                             */
+                            signedDocumentId: string | null;
+                        } | null;
+                        /** QuoteRejection */
+                        rejection: {
+                            /** @enum {string} */
+                            reason: "price" | "timing" | "second_opinion" | "not_needed" | "other";
+                            /**
+                             * @description Free text; the read is access-logged
+                             * @example Preferisce aspettare dopo l’estate
+                             */
+                            note: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            rejectedAt: string;
+                        } | null;
+                        /**
+                         * @description Only with `clinical:read`; access-logged
+                         * @example Paziente ansioso: sedazione cosciente
+                         */
+                        notes?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        presentedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Accepted, rejected or cancelled at
+                         */
+                        decidedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTreatmentPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "number": "P-2026-0042",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "title": "Riabilitazione implantare arcata inferiore",
+                     *       "status": "draft",
+                     *       "validUntil": "2026-06-30",
+                     *       "expired": true,
+                     *       "currency": "EUR",
+                     *       "subtotal": 2600,
+                     *       "discount": 100,
+                     *       "totalAmount": 2500,
+                     *       "items": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "position": 1,
+                     *           "phase": 1,
+                     *           "procedureCode": "IMP-01",
+                     *           "description": "Impianto osteointegrato in titanio",
+                     *           "teeth": [
+                     *             36
+                     *           ],
+                     *           "surfaces": [
+                     *             "O"
+                     *           ],
+                     *           "quantity": 1,
+                     *           "unitAmount": 1200,
+                     *           "discount": 100,
+                     *           "totalAmount": 1100,
+                     *           "status": "planned",
+                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *         }
+                     *       ],
+                     *       "acceptance": {
+                     *         "channel": "chat",
+                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
+                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *       },
+                     *       "rejection": {
+                     *         "reason": "price",
+                     *         "note": "Preferisce aspettare dopo l’estate",
+                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
+                     *       },
+                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description Per clinic and year, given at creation
+                         * @example P-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * @description Clinical text; the read is access-logged
+                         * @example Riabilitazione implantare arcata inferiore
+                         */
+                        title: string | null;
+                        /** @enum {string} */
+                        status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                        /**
+                         * Format: date
+                         * @description Last day it can be accepted (clinic time zone)
+                         * @example 2026-06-30
+                         */
+                        validUntil: string | null;
+                        /** @description Draft or presented, and `validUntil` is past (clinic time zone) */
+                        expired: boolean;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the item totals
+                         * @example 2600
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Discount on the whole quote
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. subtotal − discount
+                         * @example 2500
+                         */
+                        totalAmount: number;
+                        /** @description By position */
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * @description 1, 2, … in the order of the quote
+                             * @example 1
+                             */
+                            position: number;
+                            /**
+                             * @description Treatment phase, 1 first (hygiene before prosthetics, say)
+                             * @example 1
+                             */
+                            phase: number;
+                            /**
+                             * @description The clinic’s procedure code (its price list)
+                             * @example IMP-01
+                             */
+                            procedureCode: string | null;
+                            /**
+                             * @description Clinical text; the read is access-logged
+                             * @example Impianto osteointegrato in titanio
+                             */
+                            description: string;
+                            /**
+                             * @description FDI two-digit numbers (11-48 permanent, 51-85 deciduous)
+                             * @example [
+                             *       36
+                             *     ]
+                             */
+                            teeth: number[];
+                            /**
+                             * @description M, O, D, B, L, I, F, P
+                             * @example [
+                             *       "O"
+                             *     ]
+                             */
+                            surfaces: ("M" | "O" | "D" | "B" | "L" | "I" | "F" | "P")[];
+                            /** @example 1 */
+                            quantity: number;
+                            /**
+                             * @description Euro. Price of one
+                             * @example 1200
+                             */
+                            unitAmount: number;
+                            /**
+                             * @description Euro. Discount on this item
+                             * @example 100
+                             */
+                            discount: number;
+                            /**
+                             * @description Euro. quantity × unitAmount − discount
+                             * @example 1100
+                             */
+                            totalAmount: number;
+                            /** @enum {string} */
+                            status: "planned" | "scheduled" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description The appointment it is booked in
+                             */
+                            appointmentId: string | null;
+                        }[];
+                        /** QuoteAcceptance */
+                        acceptance: {
+                            /**
+                             * @description Where the patient said yes
+                             * @enum {string}
+                             */
+                            channel: "chat" | "voice" | "portal" | "in_person" | "email";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            acceptedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The signed document (Documents), if any
+                             */
+                            signedDocumentId: string | null;
+                        } | null;
+                        /** QuoteRejection */
+                        rejection: {
+                            /** @enum {string} */
+                            reason: "price" | "timing" | "second_opinion" | "not_needed" | "other";
+                            /**
+                             * @description Free text; the read is access-logged
+                             * @example Preferisce aspettare dopo l’estate
+                             */
+                            note: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            rejectedAt: string;
+                        } | null;
+                        /**
+                         * @description Only with `clinical:read`; access-logged
+                         * @example Paziente ansioso: sedazione cosciente
+                         */
+                        notes?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        presentedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Accepted, rejected or cancelled at
+                         */
+                        decidedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateTreatmentPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag received earlier */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the fields sent change; `items` replaces the whole list */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "title": "Riabilitazione implantare arcata inferiore",
+                 *       "validUntil": "2026-06-30",
+                 *       "discount": 100,
+                 *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
+                 *       "items": [
+                 *         {
+                 *           "phase": 1,
+                 *           "procedureCode": "IMP-01",
+                 *           "description": "Impianto osteointegrato in titanio",
+                 *           "teeth": [
+                 *             36
+                 *           ],
+                 *           "surfaces": [
+                 *             "O"
+                 *           ],
+                 *           "quantity": 1,
+                 *           "unitAmount": 1200,
+                 *           "discount": 100,
+                 *           "status": "planned",
+                 *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    doctorId?: string | null;
+                    /** @example Riabilitazione implantare arcata inferiore */
+                    title?: string | null;
+                    /**
+                     * Format: date
+                     * @description `YYYY-MM-DD`, a valid calendar date
+                     * @example 2026-06-30
+                     */
+                    validUntil?: string | null;
+                    /**
+                     * @description Discount on the whole quote, euro
+                     * @example 100
+                     */
+                    discount?: number;
+                    /** @description Needs `clinical:write` */
+                    notes?: string | null;
+                    items?: {
+                        /** @default 1 */
+                        phase?: number;
+                        /** @example IMP-01 */
+                        procedureCode?: string | null;
+                        /** @example Impianto osteointegrato in titanio */
+                        description: string;
+                        /**
+                         * @example [
+                         *       36
+                         *     ]
+                         */
+                        teeth?: number[];
+                        /**
+                         * @example [
+                         *       "O"
+                         *     ]
+                         */
+                        surfaces?: ("M" | "O" | "D" | "B" | "L" | "I" | "F" | "P")[];
+                        /** @default 1 */
+                        quantity?: number;
+                        /**
+                         * @description Euro, at most two decimals
+                         * @example 1200
+                         */
+                        unitAmount: number;
+                        /**
+                         * @description Euro, at most two decimals
+                         * @example 100
+                         */
+                        discount?: number;
+                        /**
+                         * @default planned
+                         * @enum {string}
+                         */
+                        status?: "planned" | "scheduled" | "completed" | "cancelled";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        appointmentId?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "number": "P-2026-0042",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "title": "Riabilitazione implantare arcata inferiore",
+                     *       "status": "draft",
+                     *       "validUntil": "2026-06-30",
+                     *       "expired": true,
+                     *       "currency": "EUR",
+                     *       "subtotal": 2600,
+                     *       "discount": 100,
+                     *       "totalAmount": 2500,
+                     *       "items": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "position": 1,
+                     *           "phase": 1,
+                     *           "procedureCode": "IMP-01",
+                     *           "description": "Impianto osteointegrato in titanio",
+                     *           "teeth": [
+                     *             36
+                     *           ],
+                     *           "surfaces": [
+                     *             "O"
+                     *           ],
+                     *           "quantity": 1,
+                     *           "unitAmount": 1200,
+                     *           "discount": 100,
+                     *           "totalAmount": 1100,
+                     *           "status": "planned",
+                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *         }
+                     *       ],
+                     *       "acceptance": {
+                     *         "channel": "chat",
+                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
+                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *       },
+                     *       "rejection": {
+                     *         "reason": "price",
+                     *         "note": "Preferisce aspettare dopo l’estate",
+                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
+                     *       },
+                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description Per clinic and year, given at creation
+                         * @example P-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * @description Clinical text; the read is access-logged
+                         * @example Riabilitazione implantare arcata inferiore
+                         */
+                        title: string | null;
+                        /** @enum {string} */
+                        status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                        /**
+                         * Format: date
+                         * @description Last day it can be accepted (clinic time zone)
+                         * @example 2026-06-30
+                         */
+                        validUntil: string | null;
+                        /** @description Draft or presented, and `validUntil` is past (clinic time zone) */
+                        expired: boolean;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the item totals
+                         * @example 2600
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Discount on the whole quote
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. subtotal − discount
+                         * @example 2500
+                         */
+                        totalAmount: number;
+                        /** @description By position */
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * @description 1, 2, … in the order of the quote
+                             * @example 1
+                             */
+                            position: number;
+                            /**
+                             * @description Treatment phase, 1 first (hygiene before prosthetics, say)
+                             * @example 1
+                             */
+                            phase: number;
+                            /**
+                             * @description The clinic’s procedure code (its price list)
+                             * @example IMP-01
+                             */
+                            procedureCode: string | null;
+                            /**
+                             * @description Clinical text; the read is access-logged
+                             * @example Impianto osteointegrato in titanio
+                             */
+                            description: string;
+                            /**
+                             * @description FDI two-digit numbers (11-48 permanent, 51-85 deciduous)
+                             * @example [
+                             *       36
+                             *     ]
+                             */
+                            teeth: number[];
+                            /**
+                             * @description M, O, D, B, L, I, F, P
+                             * @example [
+                             *       "O"
+                             *     ]
+                             */
+                            surfaces: ("M" | "O" | "D" | "B" | "L" | "I" | "F" | "P")[];
+                            /** @example 1 */
+                            quantity: number;
+                            /**
+                             * @description Euro. Price of one
+                             * @example 1200
+                             */
+                            unitAmount: number;
+                            /**
+                             * @description Euro. Discount on this item
+                             * @example 100
+                             */
+                            discount: number;
+                            /**
+                             * @description Euro. quantity × unitAmount − discount
+                             * @example 1100
+                             */
+                            totalAmount: number;
+                            /** @enum {string} */
+                            status: "planned" | "scheduled" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description The appointment it is booked in
+                             */
+                            appointmentId: string | null;
+                        }[];
+                        /** QuoteAcceptance */
+                        acceptance: {
+                            /**
+                             * @description Where the patient said yes
+                             * @enum {string}
+                             */
+                            channel: "chat" | "voice" | "portal" | "in_person" | "email";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            acceptedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The signed document (Documents), if any
+                             */
+                            signedDocumentId: string | null;
+                        } | null;
+                        /** QuoteRejection */
+                        rejection: {
+                            /** @enum {string} */
+                            reason: "price" | "timing" | "second_opinion" | "not_needed" | "other";
+                            /**
+                             * @description Free text; the read is access-logged
+                             * @example Preferisce aspettare dopo l’estate
+                             */
+                            note: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            rejectedAt: string;
+                        } | null;
+                        /**
+                         * @description Only with `clinical:read`; access-logged
+                         * @example Paziente ansioso: sedazione cosciente
+                         */
+                        notes?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        presentedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Accepted, rejected or cancelled at
+                         */
+                        decidedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    presentTreatmentPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "validUntil": "2026-06-30"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description Default: the one set, or 90 days after today
+                     * @example 2026-06-30
+                     */
+                    validUntil?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "number": "P-2026-0042",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "title": "Riabilitazione implantare arcata inferiore",
+                     *       "status": "draft",
+                     *       "validUntil": "2026-06-30",
+                     *       "expired": true,
+                     *       "currency": "EUR",
+                     *       "subtotal": 2600,
+                     *       "discount": 100,
+                     *       "totalAmount": 2500,
+                     *       "items": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "position": 1,
+                     *           "phase": 1,
+                     *           "procedureCode": "IMP-01",
+                     *           "description": "Impianto osteointegrato in titanio",
+                     *           "teeth": [
+                     *             36
+                     *           ],
+                     *           "surfaces": [
+                     *             "O"
+                     *           ],
+                     *           "quantity": 1,
+                     *           "unitAmount": 1200,
+                     *           "discount": 100,
+                     *           "totalAmount": 1100,
+                     *           "status": "planned",
+                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *         }
+                     *       ],
+                     *       "acceptance": {
+                     *         "channel": "chat",
+                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
+                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *       },
+                     *       "rejection": {
+                     *         "reason": "price",
+                     *         "note": "Preferisce aspettare dopo l’estate",
+                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
+                     *       },
+                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description Per clinic and year, given at creation
+                         * @example P-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * @description Clinical text; the read is access-logged
+                         * @example Riabilitazione implantare arcata inferiore
+                         */
+                        title: string | null;
+                        /** @enum {string} */
+                        status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                        /**
+                         * Format: date
+                         * @description Last day it can be accepted (clinic time zone)
+                         * @example 2026-06-30
+                         */
+                        validUntil: string | null;
+                        /** @description Draft or presented, and `validUntil` is past (clinic time zone) */
+                        expired: boolean;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the item totals
+                         * @example 2600
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Discount on the whole quote
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. subtotal − discount
+                         * @example 2500
+                         */
+                        totalAmount: number;
+                        /** @description By position */
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * @description 1, 2, … in the order of the quote
+                             * @example 1
+                             */
+                            position: number;
+                            /**
+                             * @description Treatment phase, 1 first (hygiene before prosthetics, say)
+                             * @example 1
+                             */
+                            phase: number;
+                            /**
+                             * @description The clinic’s procedure code (its price list)
+                             * @example IMP-01
+                             */
+                            procedureCode: string | null;
+                            /**
+                             * @description Clinical text; the read is access-logged
+                             * @example Impianto osteointegrato in titanio
+                             */
+                            description: string;
+                            /**
+                             * @description FDI two-digit numbers (11-48 permanent, 51-85 deciduous)
+                             * @example [
+                             *       36
+                             *     ]
+                             */
+                            teeth: number[];
+                            /**
+                             * @description M, O, D, B, L, I, F, P
+                             * @example [
+                             *       "O"
+                             *     ]
+                             */
+                            surfaces: ("M" | "O" | "D" | "B" | "L" | "I" | "F" | "P")[];
+                            /** @example 1 */
+                            quantity: number;
+                            /**
+                             * @description Euro. Price of one
+                             * @example 1200
+                             */
+                            unitAmount: number;
+                            /**
+                             * @description Euro. Discount on this item
+                             * @example 100
+                             */
+                            discount: number;
+                            /**
+                             * @description Euro. quantity × unitAmount − discount
+                             * @example 1100
+                             */
+                            totalAmount: number;
+                            /** @enum {string} */
+                            status: "planned" | "scheduled" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description The appointment it is booked in
+                             */
+                            appointmentId: string | null;
+                        }[];
+                        /** QuoteAcceptance */
+                        acceptance: {
+                            /**
+                             * @description Where the patient said yes
+                             * @enum {string}
+                             */
+                            channel: "chat" | "voice" | "portal" | "in_person" | "email";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            acceptedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The signed document (Documents), if any
+                             */
+                            signedDocumentId: string | null;
+                        } | null;
+                        /** QuoteRejection */
+                        rejection: {
+                            /** @enum {string} */
+                            reason: "price" | "timing" | "second_opinion" | "not_needed" | "other";
+                            /**
+                             * @description Free text; the read is access-logged
+                             * @example Preferisce aspettare dopo l’estate
+                             */
+                            note: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            rejectedAt: string;
+                        } | null;
+                        /**
+                         * @description Only with `clinical:read`; access-logged
+                         * @example Paziente ansioso: sedazione cosciente
+                         */
+                        notes?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        presentedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Accepted, rejected or cancelled at
+                         */
+                        decidedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    acceptTreatmentPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channel": "chat",
+                 *       "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    channel: "chat" | "voice" | "portal" | "in_person" | "email";
+                    /**
+                     * Format: uuid
+                     * @description The signed consent/quote document (Documents)
+                     */
+                    signedDocumentId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "number": "P-2026-0042",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "title": "Riabilitazione implantare arcata inferiore",
+                     *       "status": "draft",
+                     *       "validUntil": "2026-06-30",
+                     *       "expired": true,
+                     *       "currency": "EUR",
+                     *       "subtotal": 2600,
+                     *       "discount": 100,
+                     *       "totalAmount": 2500,
+                     *       "items": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "position": 1,
+                     *           "phase": 1,
+                     *           "procedureCode": "IMP-01",
+                     *           "description": "Impianto osteointegrato in titanio",
+                     *           "teeth": [
+                     *             36
+                     *           ],
+                     *           "surfaces": [
+                     *             "O"
+                     *           ],
+                     *           "quantity": 1,
+                     *           "unitAmount": 1200,
+                     *           "discount": 100,
+                     *           "totalAmount": 1100,
+                     *           "status": "planned",
+                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *         }
+                     *       ],
+                     *       "acceptance": {
+                     *         "channel": "chat",
+                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
+                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *       },
+                     *       "rejection": {
+                     *         "reason": "price",
+                     *         "note": "Preferisce aspettare dopo l’estate",
+                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
+                     *       },
+                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description Per clinic and year, given at creation
+                         * @example P-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * @description Clinical text; the read is access-logged
+                         * @example Riabilitazione implantare arcata inferiore
+                         */
+                        title: string | null;
+                        /** @enum {string} */
+                        status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                        /**
+                         * Format: date
+                         * @description Last day it can be accepted (clinic time zone)
+                         * @example 2026-06-30
+                         */
+                        validUntil: string | null;
+                        /** @description Draft or presented, and `validUntil` is past (clinic time zone) */
+                        expired: boolean;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the item totals
+                         * @example 2600
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Discount on the whole quote
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. subtotal − discount
+                         * @example 2500
+                         */
+                        totalAmount: number;
+                        /** @description By position */
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * @description 1, 2, … in the order of the quote
+                             * @example 1
+                             */
+                            position: number;
+                            /**
+                             * @description Treatment phase, 1 first (hygiene before prosthetics, say)
+                             * @example 1
+                             */
+                            phase: number;
+                            /**
+                             * @description The clinic’s procedure code (its price list)
+                             * @example IMP-01
+                             */
+                            procedureCode: string | null;
+                            /**
+                             * @description Clinical text; the read is access-logged
+                             * @example Impianto osteointegrato in titanio
+                             */
+                            description: string;
+                            /**
+                             * @description FDI two-digit numbers (11-48 permanent, 51-85 deciduous)
+                             * @example [
+                             *       36
+                             *     ]
+                             */
+                            teeth: number[];
+                            /**
+                             * @description M, O, D, B, L, I, F, P
+                             * @example [
+                             *       "O"
+                             *     ]
+                             */
+                            surfaces: ("M" | "O" | "D" | "B" | "L" | "I" | "F" | "P")[];
+                            /** @example 1 */
+                            quantity: number;
+                            /**
+                             * @description Euro. Price of one
+                             * @example 1200
+                             */
+                            unitAmount: number;
+                            /**
+                             * @description Euro. Discount on this item
+                             * @example 100
+                             */
+                            discount: number;
+                            /**
+                             * @description Euro. quantity × unitAmount − discount
+                             * @example 1100
+                             */
+                            totalAmount: number;
+                            /** @enum {string} */
+                            status: "planned" | "scheduled" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description The appointment it is booked in
+                             */
+                            appointmentId: string | null;
+                        }[];
+                        /** QuoteAcceptance */
+                        acceptance: {
+                            /**
+                             * @description Where the patient said yes
+                             * @enum {string}
+                             */
+                            channel: "chat" | "voice" | "portal" | "in_person" | "email";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            acceptedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The signed document (Documents), if any
+                             */
+                            signedDocumentId: string | null;
+                        } | null;
+                        /** QuoteRejection */
+                        rejection: {
+                            /** @enum {string} */
+                            reason: "price" | "timing" | "second_opinion" | "not_needed" | "other";
+                            /**
+                             * @description Free text; the read is access-logged
+                             * @example Preferisce aspettare dopo l’estate
+                             */
+                            note: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            rejectedAt: string;
+                        } | null;
+                        /**
+                         * @description Only with `clinical:read`; access-logged
+                         * @example Paziente ansioso: sedazione cosciente
+                         */
+                        notes?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        presentedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Accepted, rejected or cancelled at
+                         */
+                        decidedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    rejectTreatmentPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "price",
+                 *       "note": "Il paziente chiede un appuntamento per una pulizia."
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    reason: "price" | "timing" | "second_opinion" | "not_needed" | "other";
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "number": "P-2026-0042",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "title": "Riabilitazione implantare arcata inferiore",
+                     *       "status": "draft",
+                     *       "validUntil": "2026-06-30",
+                     *       "expired": true,
+                     *       "currency": "EUR",
+                     *       "subtotal": 2600,
+                     *       "discount": 100,
+                     *       "totalAmount": 2500,
+                     *       "items": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "position": 1,
+                     *           "phase": 1,
+                     *           "procedureCode": "IMP-01",
+                     *           "description": "Impianto osteointegrato in titanio",
+                     *           "teeth": [
+                     *             36
+                     *           ],
+                     *           "surfaces": [
+                     *             "O"
+                     *           ],
+                     *           "quantity": 1,
+                     *           "unitAmount": 1200,
+                     *           "discount": 100,
+                     *           "totalAmount": 1100,
+                     *           "status": "planned",
+                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *         }
+                     *       ],
+                     *       "acceptance": {
+                     *         "channel": "chat",
+                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
+                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *       },
+                     *       "rejection": {
+                     *         "reason": "price",
+                     *         "note": "Preferisce aspettare dopo l’estate",
+                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
+                     *       },
+                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description Per clinic and year, given at creation
+                         * @example P-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * @description Clinical text; the read is access-logged
+                         * @example Riabilitazione implantare arcata inferiore
+                         */
+                        title: string | null;
+                        /** @enum {string} */
+                        status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                        /**
+                         * Format: date
+                         * @description Last day it can be accepted (clinic time zone)
+                         * @example 2026-06-30
+                         */
+                        validUntil: string | null;
+                        /** @description Draft or presented, and `validUntil` is past (clinic time zone) */
+                        expired: boolean;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the item totals
+                         * @example 2600
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Discount on the whole quote
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. subtotal − discount
+                         * @example 2500
+                         */
+                        totalAmount: number;
+                        /** @description By position */
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * @description 1, 2, … in the order of the quote
+                             * @example 1
+                             */
+                            position: number;
+                            /**
+                             * @description Treatment phase, 1 first (hygiene before prosthetics, say)
+                             * @example 1
+                             */
+                            phase: number;
+                            /**
+                             * @description The clinic’s procedure code (its price list)
+                             * @example IMP-01
+                             */
+                            procedureCode: string | null;
+                            /**
+                             * @description Clinical text; the read is access-logged
+                             * @example Impianto osteointegrato in titanio
+                             */
+                            description: string;
+                            /**
+                             * @description FDI two-digit numbers (11-48 permanent, 51-85 deciduous)
+                             * @example [
+                             *       36
+                             *     ]
+                             */
+                            teeth: number[];
+                            /**
+                             * @description M, O, D, B, L, I, F, P
+                             * @example [
+                             *       "O"
+                             *     ]
+                             */
+                            surfaces: ("M" | "O" | "D" | "B" | "L" | "I" | "F" | "P")[];
+                            /** @example 1 */
+                            quantity: number;
+                            /**
+                             * @description Euro. Price of one
+                             * @example 1200
+                             */
+                            unitAmount: number;
+                            /**
+                             * @description Euro. Discount on this item
+                             * @example 100
+                             */
+                            discount: number;
+                            /**
+                             * @description Euro. quantity × unitAmount − discount
+                             * @example 1100
+                             */
+                            totalAmount: number;
+                            /** @enum {string} */
+                            status: "planned" | "scheduled" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description The appointment it is booked in
+                             */
+                            appointmentId: string | null;
+                        }[];
+                        /** QuoteAcceptance */
+                        acceptance: {
+                            /**
+                             * @description Where the patient said yes
+                             * @enum {string}
+                             */
+                            channel: "chat" | "voice" | "portal" | "in_person" | "email";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            acceptedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The signed document (Documents), if any
+                             */
+                            signedDocumentId: string | null;
+                        } | null;
+                        /** QuoteRejection */
+                        rejection: {
+                            /** @enum {string} */
+                            reason: "price" | "timing" | "second_opinion" | "not_needed" | "other";
+                            /**
+                             * @description Free text; the read is access-logged
+                             * @example Preferisce aspettare dopo l’estate
+                             */
+                            note: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            rejectedAt: string;
+                        } | null;
+                        /**
+                         * @description Only with `clinical:read`; access-logged
+                         * @example Paziente ansioso: sedazione cosciente
+                         */
+                        notes?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        presentedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Accepted, rejected or cancelled at
+                         */
+                        decidedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelTreatmentPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "number": "P-2026-0042",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "title": "Riabilitazione implantare arcata inferiore",
+                     *       "status": "draft",
+                     *       "validUntil": "2026-06-30",
+                     *       "expired": true,
+                     *       "currency": "EUR",
+                     *       "subtotal": 2600,
+                     *       "discount": 100,
+                     *       "totalAmount": 2500,
+                     *       "items": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "position": 1,
+                     *           "phase": 1,
+                     *           "procedureCode": "IMP-01",
+                     *           "description": "Impianto osteointegrato in titanio",
+                     *           "teeth": [
+                     *             36
+                     *           ],
+                     *           "surfaces": [
+                     *             "O"
+                     *           ],
+                     *           "quantity": 1,
+                     *           "unitAmount": 1200,
+                     *           "discount": 100,
+                     *           "totalAmount": 1100,
+                     *           "status": "planned",
+                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *         }
+                     *       ],
+                     *       "acceptance": {
+                     *         "channel": "chat",
+                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
+                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *       },
+                     *       "rejection": {
+                     *         "reason": "price",
+                     *         "note": "Preferisce aspettare dopo l’estate",
+                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
+                     *       },
+                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description Per clinic and year, given at creation
+                         * @example P-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * @description Clinical text; the read is access-logged
+                         * @example Riabilitazione implantare arcata inferiore
+                         */
+                        title: string | null;
+                        /** @enum {string} */
+                        status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                        /**
+                         * Format: date
+                         * @description Last day it can be accepted (clinic time zone)
+                         * @example 2026-06-30
+                         */
+                        validUntil: string | null;
+                        /** @description Draft or presented, and `validUntil` is past (clinic time zone) */
+                        expired: boolean;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the item totals
+                         * @example 2600
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Discount on the whole quote
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. subtotal − discount
+                         * @example 2500
+                         */
+                        totalAmount: number;
+                        /** @description By position */
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * @description 1, 2, … in the order of the quote
+                             * @example 1
+                             */
+                            position: number;
+                            /**
+                             * @description Treatment phase, 1 first (hygiene before prosthetics, say)
+                             * @example 1
+                             */
+                            phase: number;
+                            /**
+                             * @description The clinic’s procedure code (its price list)
+                             * @example IMP-01
+                             */
+                            procedureCode: string | null;
+                            /**
+                             * @description Clinical text; the read is access-logged
+                             * @example Impianto osteointegrato in titanio
+                             */
+                            description: string;
+                            /**
+                             * @description FDI two-digit numbers (11-48 permanent, 51-85 deciduous)
+                             * @example [
+                             *       36
+                             *     ]
+                             */
+                            teeth: number[];
+                            /**
+                             * @description M, O, D, B, L, I, F, P
+                             * @example [
+                             *       "O"
+                             *     ]
+                             */
+                            surfaces: ("M" | "O" | "D" | "B" | "L" | "I" | "F" | "P")[];
+                            /** @example 1 */
+                            quantity: number;
+                            /**
+                             * @description Euro. Price of one
+                             * @example 1200
+                             */
+                            unitAmount: number;
+                            /**
+                             * @description Euro. Discount on this item
+                             * @example 100
+                             */
+                            discount: number;
+                            /**
+                             * @description Euro. quantity × unitAmount − discount
+                             * @example 1100
+                             */
+                            totalAmount: number;
+                            /** @enum {string} */
+                            status: "planned" | "scheduled" | "completed" | "cancelled";
+                            /**
+                             * Format: uuid
+                             * @description The appointment it is booked in
+                             */
+                            appointmentId: string | null;
+                        }[];
+                        /** QuoteAcceptance */
+                        acceptance: {
+                            /**
+                             * @description Where the patient said yes
+                             * @enum {string}
+                             */
+                            channel: "chat" | "voice" | "portal" | "in_person" | "email";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            acceptedAt: string;
+                            /**
+                             * Format: uuid
+                             * @description The signed document (Documents), if any
+                             */
+                            signedDocumentId: string | null;
+                        } | null;
+                        /** QuoteRejection */
+                        rejection: {
+                            /** @enum {string} */
+                            reason: "price" | "timing" | "second_opinion" | "not_needed" | "other";
+                            /**
+                             * @description Free text; the read is access-logged
+                             * @example Preferisce aspettare dopo l’estate
+                             */
+                            note: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            rejectedAt: string;
+                        } | null;
+                        /**
+                         * @description Only with `clinical:read`; access-logged
+                         * @example Paziente ansioso: sedazione cosciente
+                         */
+                        notes?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        presentedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Accepted, rejected or cancelled at
+                         */
+                        decidedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listInvoices: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                patientId?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                facilityId?: string;
+                status?: "issued" | "paid" | "void";
+                /**
+                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                issuedFrom?: string;
+                /**
+                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                issuedTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "number": "2026/0117",
+                     *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "status": "issued",
+                     *           "currency": "EUR",
+                     *           "subtotal": 1100,
+                     *           "discount": 100,
+                     *           "tax": 0,
+                     *           "stampDuty": 2,
+                     *           "totalAmount": 1102,
+                     *           "amountPaid": 500,
+                     *           "amountDue": 602,
+                     *           "dueDate": "2026-04-30",
+                     *           "issuedAt": "2026-03-02T09:30:00.000Z",
+                     *           "paidAt": "2026-03-02T09:30:00.000Z",
+                     *           "voidedAt": "2026-03-02T09:30:00.000Z",
+                     *           "lines": [
+                     *             {
+                     *               "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *               "position": 1,
+                     *               "description": "Impianto osteointegrato in titanio (36)",
+                     *               "quantity": 1,
+                     *               "unitAmount": 1200,
+                     *               "discount": 100,
+                     *               "vatRate": 0,
+                     *               "tax": 0,
+                     *               "totalAmount": 1100,
+                     *               "treatmentPlanItemId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-03-02T09:30:00.000Z",
+                     *           "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * @description The clinic’s fiscal number
+                             * @example 2026/0117
+                             */
+                            number: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            patientId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            treatmentPlanId: string | null;
+                            /** @enum {string} */
+                            status: "issued" | "paid" | "void";
+                            /**
+                             * @description Always `EUR`
+                             * @enum {string}
+                             */
+                            currency: "EUR";
+                            /**
+                             * @description Euro. Sum of the lines’ quantity × unitAmount − discount
+                             * @example 1100
+                             */
+                            subtotal: number;
+                            /**
+                             * @description Euro. Sum of the line discounts (already out of subtotal)
+                             * @example 100
+                             */
+                            discount: number;
+                            /**
+                             * @description Euro. Sum of the lines’ VAT
+                             * @example 0
+                             */
+                            tax: number;
+                            /**
+                             * @description Euro. Marca da bollo (2.00 on VAT-exempt amounts above 77.47)
+                             * @example 2
+                             */
+                            stampDuty: number;
+                            /**
+                             * @description Euro. subtotal + tax + stampDuty
+                             * @example 1102
+                             */
+                            totalAmount: number;
+                            /**
+                             * @description Euro. Paid so far
+                             * @example 500
+                             */
+                            amountPaid: number;
+                            /**
+                             * @description Euro. totalAmount − amountPaid; 0 once void
+                             * @example 602
+                             */
+                            amountDue: number;
+                            /**
+                             * Format: date
+                             * @description `YYYY-MM-DD`, a valid calendar date
+                             * @example 2026-04-30
+                             */
+                            dueDate: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            issuedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            paidAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            voidedAt: string | null;
+                            /** @description By position */
+                            lines: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                                 */
+                                id: string;
+                                /** @example 1 */
+                                position: number;
+                                /**
+                                 * @description The read is access-logged
+                                 * @example Impianto osteointegrato in titanio (36)
+                                 */
+                                description: string;
+                                /** @example 1 */
+                                quantity: number;
+                                /**
+                                 * @description Euro. Price of one, before VAT
+                                 * @example 1200
+                                 */
+                                unitAmount: number;
+                                /**
+                                 * @description Euro. Discount on this line
+                                 * @example 100
+                                 */
+                                discount: number;
+                                /**
+                                 * @description Percent; 0 for exempt health care (art. 10 DPR 633/72)
+                                 * @example 0
+                                 */
+                                vatRate: number;
+                                /**
+                                 * @description Euro. VAT of the line
+                                 * @example 0
+                                 */
+                                tax: number;
+                                /**
+                                 * @description Euro. quantity × unitAmount − discount + tax
+                                 * @example 1100
+                                 */
+                                totalAmount: number;
+                                /**
+                                 * Format: uuid
+                                 * @description The quote item it bills
+                                 */
+                                treatmentPlanItemId: string | null;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "number": "2026/0117",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "status": "issued",
+                     *       "currency": "EUR",
+                     *       "subtotal": 1100,
+                     *       "discount": 100,
+                     *       "tax": 0,
+                     *       "stampDuty": 2,
+                     *       "totalAmount": 1102,
+                     *       "amountPaid": 500,
+                     *       "amountDue": 602,
+                     *       "dueDate": "2026-04-30",
+                     *       "issuedAt": "2026-03-02T09:30:00.000Z",
+                     *       "paidAt": "2026-03-02T09:30:00.000Z",
+                     *       "voidedAt": "2026-03-02T09:30:00.000Z",
+                     *       "lines": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "position": 1,
+                     *           "description": "Impianto osteointegrato in titanio (36)",
+                     *           "quantity": 1,
+                     *           "unitAmount": 1200,
+                     *           "discount": 100,
+                     *           "vatRate": 0,
+                     *           "tax": 0,
+                     *           "totalAmount": 1100,
+                     *           "treatmentPlanItemId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description The clinic’s fiscal number
+                         * @example 2026/0117
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /** @enum {string} */
+                        status: "issued" | "paid" | "void";
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the lines’ quantity × unitAmount − discount
+                         * @example 1100
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Sum of the line discounts (already out of subtotal)
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. Sum of the lines’ VAT
+                         * @example 0
+                         */
+                        tax: number;
+                        /**
+                         * @description Euro. Marca da bollo (2.00 on VAT-exempt amounts above 77.47)
+                         * @example 2
+                         */
+                        stampDuty: number;
+                        /**
+                         * @description Euro. subtotal + tax + stampDuty
+                         * @example 1102
+                         */
+                        totalAmount: number;
+                        /**
+                         * @description Euro. Paid so far
+                         * @example 500
+                         */
+                        amountPaid: number;
+                        /**
+                         * @description Euro. totalAmount − amountPaid; 0 once void
+                         * @example 602
+                         */
+                        amountDue: number;
+                        /**
+                         * Format: date
+                         * @description `YYYY-MM-DD`, a valid calendar date
+                         * @example 2026-04-30
+                         */
+                        dueDate: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        issuedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        paidAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        voidedAt: string | null;
+                        /** @description By position */
+                        lines: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /** @example 1 */
+                            position: number;
+                            /**
+                             * @description The read is access-logged
+                             * @example Impianto osteointegrato in titanio (36)
+                             */
+                            description: string;
+                            /** @example 1 */
+                            quantity: number;
+                            /**
+                             * @description Euro. Price of one, before VAT
+                             * @example 1200
+                             */
+                            unitAmount: number;
+                            /**
+                             * @description Euro. Discount on this line
+                             * @example 100
+                             */
+                            discount: number;
+                            /**
+                             * @description Percent; 0 for exempt health care (art. 10 DPR 633/72)
+                             * @example 0
+                             */
+                            vatRate: number;
+                            /**
+                             * @description Euro. VAT of the line
+                             * @example 0
+                             */
+                            tax: number;
+                            /**
+                             * @description Euro. quantity × unitAmount − discount + tax
+                             * @example 1100
+                             */
+                            totalAmount: number;
+                            /**
+                             * Format: uuid
+                             * @description The quote item it bills
+                             */
+                            treatmentPlanItemId: string | null;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listPayments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                createdSince?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                patientId?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                facilityId?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                invoiceId?: string;
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                installmentId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "amount": 250,
+                     *           "currency": "EUR",
+                     *           "method": "cash",
+                     *           "reference": "pi_3PqL8s2eZvKYlo2C",
+                     *           "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "paymentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "allocations": [
+                     *             {
+                     *               "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *               "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *               "amount": 250
+                     *             }
+                     *           ],
+                     *           "receivedAt": "2026-03-02T09:30:00.000Z",
+                     *           "createdAt": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            patientId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string | null;
+                            /**
+                             * @description Euro. Received
+                             * @example 250
+                             */
+                            amount: number;
+                            /**
+                             * @description Always `EUR`
+                             * @enum {string}
+                             */
+                            currency: "EUR";
+                            /** @enum {string} */
+                            method: "cash" | "card" | "bank_transfer" | "financing" | "other";
+                            /**
+                             * @description The provider’s reference (null for one recorded by the back office without it)
+                             * @example pi_3PqL8s2eZvKYlo2C
+                             */
+                            reference: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The invoice it paid, when it paid one invoice
+                             */
+                            invoiceId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The installment it paid, when it paid one installment
+                             */
+                            installmentId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The plan of that installment
+                             */
+                            paymentPlanId: string | null;
+                            /** @description What it paid, oldest due first (one entry unless sent with `patientId`) */
+                            allocations: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                                 */
+                                invoiceId: string | null;
+                                /**
+                                 * Format: uuid
+                                 * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                                 */
+                                installmentId: string | null;
+                                /**
+                                 * @description Euro. Applied to it
+                                 * @example 250
+                                 */
+                                amount: number;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            receivedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    recordPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 250,
+                 *       "method": "cash",
+                 *       "reference": "pi_3PqL8s2eZvKYlo2C",
+                 *       "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "receivedAt": "2026-03-02T09:30:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Euro, more than 0, at most two decimals
+                     * @example 250
+                     */
+                    amount: number;
+                    /** @enum {string} */
+                    method: "cash" | "card" | "bank_transfer" | "financing" | "other";
+                    /**
+                     * @description The provider’s id of the payment: the idempotency key
+                     * @example pi_3PqL8s2eZvKYlo2C
+                     */
+                    reference: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    invoiceId?: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    installmentId?: string;
+                    /**
+                     * Format: uuid
+                     * @description Toward the patient’s oldest due amounts
+                     */
+                    patientId?: string;
+                    /**
+                     * Format: date-time
+                     * @description Default: now
+                     * @example 2026-03-02T09:30:00Z
+                     */
+                    receivedAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "amount": 250,
+                     *       "currency": "EUR",
+                     *       "method": "cash",
+                     *       "reference": "pi_3PqL8s2eZvKYlo2C",
+                     *       "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "paymentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "allocations": [
+                     *         {
+                     *           "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "amount": 250
+                     *         }
+                     *       ],
+                     *       "receivedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * @description Euro. Received
+                         * @example 250
+                         */
+                        amount: number;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /** @enum {string} */
+                        method: "cash" | "card" | "bank_transfer" | "financing" | "other";
+                        /**
+                         * @description The provider’s reference (null for one recorded by the back office without it)
+                         * @example pi_3PqL8s2eZvKYlo2C
+                         */
+                        reference: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The invoice it paid, when it paid one invoice
+                         */
+                        invoiceId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The installment it paid, when it paid one installment
+                         */
+                        installmentId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The plan of that installment
+                         */
+                        paymentPlanId: string | null;
+                        /** @description What it paid, oldest due first (one entry unless sent with `patientId`) */
+                        allocations: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            invoiceId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            installmentId: string | null;
+                            /**
+                             * @description Euro. Applied to it
+                             * @example 250
+                             */
+                            amount: number;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        receivedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "amount": 250,
+                     *       "currency": "EUR",
+                     *       "method": "cash",
+                     *       "reference": "pi_3PqL8s2eZvKYlo2C",
+                     *       "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "paymentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "allocations": [
+                     *         {
+                     *           "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "amount": 250
+                     *         }
+                     *       ],
+                     *       "receivedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * @description Euro. Received
+                         * @example 250
+                         */
+                        amount: number;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /** @enum {string} */
+                        method: "cash" | "card" | "bank_transfer" | "financing" | "other";
+                        /**
+                         * @description The provider’s reference (null for one recorded by the back office without it)
+                         * @example pi_3PqL8s2eZvKYlo2C
+                         */
+                        reference: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The invoice it paid, when it paid one invoice
+                         */
+                        invoiceId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The installment it paid, when it paid one installment
+                         */
+                        installmentId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The plan of that installment
+                         */
+                        paymentPlanId: string | null;
+                        /** @description What it paid, oldest due first (one entry unless sent with `patientId`) */
+                        allocations: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            invoiceId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            installmentId: string | null;
+                            /**
+                             * @description Euro. Applied to it
+                             * @example 250
+                             */
+                            amount: number;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        receivedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "amount": 250,
+                     *       "currency": "EUR",
+                     *       "method": "cash",
+                     *       "reference": "pi_3PqL8s2eZvKYlo2C",
+                     *       "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "paymentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "allocations": [
+                     *         {
+                     *           "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "amount": 250
+                     *         }
+                     *       ],
+                     *       "receivedAt": "2026-03-02T09:30:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * @description Euro. Received
+                         * @example 250
+                         */
+                        amount: number;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /** @enum {string} */
+                        method: "cash" | "card" | "bank_transfer" | "financing" | "other";
+                        /**
+                         * @description The provider’s reference (null for one recorded by the back office without it)
+                         * @example pi_3PqL8s2eZvKYlo2C
+                         */
+                        reference: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The invoice it paid, when it paid one invoice
+                         */
+                        invoiceId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The installment it paid, when it paid one installment
+                         */
+                        installmentId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The plan of that installment
+                         */
+                        paymentPlanId: string | null;
+                        /** @description What it paid, oldest due first (one entry unless sent with `patientId`) */
+                        allocations: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            invoiceId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            installmentId: string | null;
+                            /**
+                             * @description Euro. Applied to it
+                             * @example 250
+                             */
+                            amount: number;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        receivedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPatientBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "currency": "EUR",
+                     *       "amountDue": 602,
+                     *       "overdueAmount": 150,
+                     *       "nextInstallment": {
+                     *         "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *         "paymentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *         "dueDate": "2026-05-01",
+                     *         "amount": 150
+                     *       },
+                     *       "openInvoiceCount": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * @description Always `EUR`
+                         * @enum {string}
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Open on issued invoices plus unpaid installments
+                         * @example 602
+                         */
+                        amountDue: number;
+                        /**
+                         * @description Euro. The part of amountDue past its due date
+                         * @example 150
+                         */
+                        overdueAmount: number;
+                        /** NextInstallment */
+                        nextInstallment: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            paymentPlanId: string;
+                            /**
+                             * Format: date
+                             * @description `YYYY-MM-DD`, a valid calendar date
+                             * @example 2026-05-01
+                             */
+                            dueDate: string;
+                            /**
+                             * @description Euro. Still to pay on it
+                             * @example 150
+                             */
+                            amount: number;
+                        } | null;
+                        /** @example 1 */
+                        openInvoiceCount: number;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
                      *     }

@@ -86,12 +86,43 @@ export interface TreatmentPlansTable {
   patient_id: string;
   title: string | null;
   total_amount: Numeric;
-  status: Generated<'draft' | 'presented' | 'accepted' | 'rejected'>;
+  status: Generated<'draft' | 'presented' | 'accepted' | 'rejected' | 'cancelled'>;
   presented_at: NullableTimestamp;
   decided_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
   version: Generated<number>;
+  number: string;
+  doctor_id: string | null;
+  /** 'YYYY-MM-DD' */
+  valid_until: string | null;
+  subtotal_amount: GeneratedNumeric;
+  discount_amount: GeneratedNumeric;
+  notes: string | null;
+  acceptance_channel: string | null;
+  /** A document of issue 17 (no foreign key). */
+  signed_document_id: string | null;
+  rejection_reason: string | null;
+  rejection_note: string | null;
+  cancelled_at: NullableTimestamp;
+}
+
+export interface TreatmentPlanItemsTable {
+  id: string;
+  clinic_id: string;
+  treatment_plan_id: string;
+  position: number;
+  phase: number;
+  procedure_code: string | null;
+  description: string;
+  teeth: ColumnType<number[], number[], number[]>;
+  surfaces: ColumnType<string[], string[], string[]>;
+  quantity: number;
+  unit_amount: Numeric;
+  discount_amount: Numeric;
+  total_amount: Numeric;
+  status: string;
+  appointment_id: string | null;
 }
 
 export interface PaymentPlansTable {
@@ -132,11 +163,34 @@ export interface InvoicesTable {
   number: string;
   total_amount: Numeric;
   amount_paid: GeneratedNumeric;
-  status: Generated<'issued' | 'paid'>;
+  status: Generated<'issued' | 'paid' | 'void'>;
   issued_at: Timestamp;
   paid_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  treatment_plan_id: string | null;
+  subtotal_amount: GeneratedNumeric;
+  discount_amount: GeneratedNumeric;
+  tax_amount: GeneratedNumeric;
+  stamp_duty_amount: GeneratedNumeric;
+  /** 'YYYY-MM-DD' */
+  due_date: string | null;
+  voided_at: NullableTimestamp;
+}
+
+export interface InvoiceLinesTable {
+  id: string;
+  clinic_id: string;
+  invoice_id: string;
+  position: number;
+  description: string;
+  quantity: number;
+  unit_amount: Numeric;
+  discount_amount: Numeric;
+  vat_rate: Numeric;
+  tax_amount: Numeric;
+  total_amount: Numeric;
+  treatment_plan_item_id: string | null;
 }
 
 export interface PaymentsTable {
@@ -150,6 +204,25 @@ export interface PaymentsTable {
   method: string;
   received_at: Timestamp;
   created_at: Timestamp;
+  reference: string | null;
+  payment_plan_id: string | null;
+  request_fingerprint: string | null;
+}
+
+export interface PaymentAllocationsTable {
+  clinic_id: string;
+  payment_id: string;
+  position: number;
+  invoice_id: string | null;
+  installment_id: string | null;
+  amount: Numeric;
+}
+
+export interface BillingCountersTable {
+  clinic_id: string;
+  kind: string;
+  year: number;
+  last: number;
 }
 
 export interface AgendaTables {
@@ -158,6 +231,10 @@ export interface AgendaTables {
   chat_messages: ChatMessagesTable;
   tasks: TasksTable;
   treatment_plans: TreatmentPlansTable;
+  treatment_plan_items: TreatmentPlanItemsTable;
+  invoice_lines: InvoiceLinesTable;
+  payment_allocations: PaymentAllocationsTable;
+  billing_counters: BillingCountersTable;
   payment_plans: PaymentPlansTable;
   installments: InstallmentsTable;
   invoices: InvoicesTable;

@@ -28,6 +28,8 @@ export interface ClinicsTable {
   patient_limit: number | null;
   ai_enabled: Generated<boolean>;
   timezone: Generated<string>;
+  /** Accepting a quote needs a signed document (issue 16). */
+  quotes_require_signature: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
   version: Generated<number>;

@@ -1,4 +1,7 @@
-/** The scopes of spec 5.3, plus `appointments:write` for booking through the API. */
+/**
+ * The scopes of spec 5.3, plus `appointments:write` for booking through the API, and (issue 16)
+ * `treatment_plans:write` (create, change and decide quotes) and `billing:write` (record payments).
+ */
 export const SCOPES = [
   'appointments:read',
   'appointments:write',
@@ -15,8 +18,10 @@ export const SCOPES = [
   'calls:read',
   'calls:write',
   'billing:read',
+  'billing:write',
   'clinic:read',
   'treatment_plans:read',
+  'treatment_plans:write',
   'webhooks:read',
   'webhooks:write',
 ] as const;

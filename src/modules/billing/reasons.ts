@@ -2,7 +2,14 @@
 import type { DeclaredReasons } from '../../core/errors.js';
 
 export const BILLING_REASONS = {
-  setTreatmentPlanStatus: { conflict: ['invalid_transition'] },
+  /** Back office: the old single status move (present, accept, reject). */
+  setTreatmentPlanStatus: { conflict: ['invalid_transition', 'quote_expired'], forbidden: ['signature_required'] },
+  updateTreatmentPlan: { conflict: ['invalid_transition'] },
+  presentTreatmentPlan: { conflict: ['invalid_transition'] },
+  acceptTreatmentPlan: { conflict: ['invalid_transition', 'quote_expired'], forbidden: ['signature_required'] },
+  rejectTreatmentPlan: { conflict: ['invalid_transition'] },
+  cancelTreatmentPlan: { conflict: ['invalid_transition'] },
   issueInvoice: { conflict: ['duplicate_number'] },
-  recordPayment: { conflict: ['exceeds_balance'] },
+  voidInvoice: { conflict: ['invalid_transition', 'invoice_has_payments'] },
+  recordPayment: { conflict: ['exceeds_balance', 'reference_reused'] },
 } as const satisfies Record<string, DeclaredReasons>;

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { createApiKey } from '../auth/keys-service.js';
 import { SCOPES } from '../auth/scopes.js';
+import { seedDemoBilling } from '../billing/demo.js';
 import { createClinic, createFacility } from './service.js';
 
 const MARK = 'demo_seeded';
@@ -57,6 +58,7 @@ export async function createDemoClinic(db: Kysely<DB>): Promise<DemoClinic> {
   await facilitiesFor(db, test.id);
   const liveKey = await createApiKey(db, live.id, { name: 'Demo live key', scopes: [...SCOPES] });
   const testKey = await createApiKey(db, test.id, { name: 'Demo test key', scopes: [...SCOPES] });
+  await seedDemoBilling(db, live.id, liveFacilities[0]!);
   return { liveClinicId: live.id, testClinicId: test.id, liveToken: liveKey.token, testToken: testKey.token, facilityIds: liveFacilities };
 }
 

@@ -24,6 +24,7 @@ export interface ClinicView {
   patientLimit: number | null;
   aiEnabled: boolean;
   timezone: string;
+  quotesRequireSignature: boolean;
   suspended: boolean;
   createdAt: string;
   updatedAt: string;
@@ -108,6 +109,7 @@ export async function getClinic(db: Db, id: string): Promise<ClinicView> {
     patientLimit: row.patient_limit,
     aiEnabled: row.ai_enabled,
     timezone: row.timezone,
+    quotesRequireSignature: row.quotes_require_signature,
     suspended: row.suspended_at !== null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -125,6 +127,7 @@ export interface ClinicChanges {
   patientLimit?: number | null;
   aiEnabled?: boolean;
   timezone?: string;
+  quotesRequireSignature?: boolean;
 }
 
 export async function updateClinic(db: Db, id: string, changes: ClinicChanges): Promise<ClinicView> {
@@ -134,6 +137,7 @@ export async function updateClinic(db: Db, id: string, changes: ClinicChanges): 
   if (changes.patientLimit !== undefined) set.patient_limit = changes.patientLimit;
   if (changes.aiEnabled !== undefined) set.ai_enabled = changes.aiEnabled;
   if (changes.timezone !== undefined) set.timezone = changes.timezone;
+  if (changes.quotesRequireSignature !== undefined) set.quotes_require_signature = changes.quotesRequireSignature;
   const result = await db
     .updateTable('clinics')
     .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })

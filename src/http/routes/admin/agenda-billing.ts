@@ -1,55 +1,34 @@
-/** Back office: treatment plans, payment plans, invoices, payments. */
-import { clinicActor } from './actor.js';
+/** Back office: quotes (treatment plans), payment plans, invoices (issue and void), payments. */
 import { Type } from 'typebox';
-import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
 import type { AppContext } from '../../../context.js';
+import { DateOnly, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
+import { issueInvoice, voidInvoice } from '../../../modules/billing/invoices.js';
+import { recordPayment } from '../../../modules/billing/payments.js';
+import { createPaymentPlan } from '../../../modules/billing/plans.js';
+import { createQuote, decideQuote } from '../../../modules/billing/quotes.js';
+import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
 import {
-  createPaymentPlan,
-  createTreatmentPlan,
-  invoiceView,
-  issueInvoice,
-  PAYMENT_METHODS,
-  recordPayment,
-  setTreatmentPlanStatus,
-  treatmentPlanView,
-} from '../../../modules/billing/service.js';
-import { DateOnly, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
+  ACCEPTANCE_CHANNELS,
+  InvoiceSchema,
+  NewInvoiceBody,
+  NewPaymentBody,
+  NewQuoteBody,
+  PaymentPlanSchema,
+  PaymentSchema,
+  PositiveAmount,
+  QuoteSchema,
+  REJECTION_REASONS,
+} from '../../../modules/billing/schema.js';
 import type { App } from '../../types.js';
-import { InstallmentSchema, PaymentPlanSchema } from '../v1/payment-plans.js';
+import { clinicActor } from './actor.js';
 
 const TAG = 'Agenda (back office)';
 const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
 const ItemParams = Type.Object({ clinicId: Uuid(), id: Uuid() }, { additionalProperties: false });
-const Amount = (description = 'Euro, at most two decimals') => Type.Number({ exclusiveMinimum: 0, maximum: 100000000, description });
 
-const TreatmentPlan = Type.Object(
-  {
-    id: Uuid(),
-    patientId: Uuid(),
-    facilityId: Nullable(Uuid()),
-    title: Nullable(Type.String()),
-    totalAmount: Type.Number(),
-    status: StringEnum(['draft', 'presented', 'accepted', 'rejected'] as const),
-    presentedAt: Nullable(OutputTimestamp()),
-    decidedAt: Nullable(OutputTimestamp()),
-    createdAt: OutputTimestamp(),
-    updatedAt: OutputTimestamp(),
-  },
-  { additionalProperties: false },
-);
-
-const Invoice = Type.Object(
-  {
-    id: Uuid(),
-    patientId: Uuid(),
-    facilityId: Nullable(Uuid()),
-    number: Type.String(),
-    totalAmount: Type.Number(),
-    amountPaid: Type.Number(),
-    status: StringEnum(['issued', 'paid'] as const),
-    issuedAt: OutputTimestamp(),
-    paidAt: Nullable(OutputTimestamp()),
-  },
+/** The back office's payment: the /v1 body with `reference` optional (a cash payment at the desk has none). */
+const AdminPaymentBody = Type.Object(
+  { ...NewPaymentBody.properties, reference: Type.Optional(NewPaymentBody.properties.reference) },
   { additionalProperties: false },
 );
 
@@ -62,23 +41,14 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
       schema: {
         operationId: 'adminCreateTreatmentPlan',
         tags: [TAG],
-        summary: 'Create a treatment plan (quote)',
-        description: 'Status `draft` (default) or `presented` (records `treatment_plan.presented`).',
+        summary: 'Create a quote (treatment plan) in draft',
+        description: 'The same rules as createTreatmentPlan on /v1 (a draft with items, numbered `P-<year>-<seq>`).',
         params: ClinicParams,
-        body: Type.Object(
-          {
-            patientId: Uuid(),
-            title: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
-            totalAmount: Amount(),
-            status: Type.Optional(StringEnum(['draft', 'presented'] as const)),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 201: TreatmentPlan },
+        body: NewQuoteBody,
+        response: { 201: QuoteSchema },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(treatmentPlanView(await createTreatmentPlan(db, await clinicActor(ctx, request, request.params.clinicId), request.body))),
+    async (request, reply) => reply.status(201).send(await createQuote(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
   );
 
   app.post(
@@ -88,16 +58,37 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
       schema: {
         operationId: 'adminSetTreatmentPlanStatus',
         tags: [TAG],
-        summary: 'Present, accept or reject a treatment plan',
+        summary: 'Present, accept, reject or cancel a quote',
         description:
-          'Transitions: draft → presented (`treatment_plan.presented`); presented → accepted (`treatment_plan.accepted`) or rejected (`treatment_plan.rejected`). Any other is `409 conflict`, reason `invalid_transition`.',
+          'The decisions of /v1 in one operation for the desk: draft → presented (`treatment_plan.presented`, `validUntil` default 90 days); presented → accepted (`treatment_plan.accepted`, `channel` default `in_person`) or rejected (`treatment_plan.rejected`, `reason` default `other`); draft or presented → cancelled (no event). Any other move is `409 conflict`, reason `invalid_transition`.',
         params: ItemParams,
-        body: Type.Object({ status: StringEnum(['presented', 'accepted', 'rejected'] as const) }, { additionalProperties: false }),
-        response: { 200: TreatmentPlan },
+        body: Type.Object(
+          {
+            status: StringEnum(['presented', 'accepted', 'rejected', 'cancelled'] as const),
+            validUntil: Type.Optional(DateOnly()),
+            channel: Type.Optional(StringEnum(ACCEPTANCE_CHANNELS)),
+            signedDocumentId: Type.Optional(Nullable(Uuid())),
+            reason: Type.Optional(StringEnum(REJECTION_REASONS)),
+            note: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2000 }))),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: QuoteSchema },
       },
     },
-    async (request) =>
-      treatmentPlanView(await setTreatmentPlanStatus(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body.status)),
+    async (request) => {
+      const actor = await clinicActor(ctx, request, request.params.clinicId);
+      const b = request.body;
+      const decision =
+        b.status === 'presented'
+          ? { to: b.status, validUntil: b.validUntil }
+          : b.status === 'accepted'
+            ? { to: b.status, acceptance: { channel: b.channel ?? 'in_person', signedDocumentId: b.signedDocumentId } }
+            : b.status === 'rejected'
+              ? { to: b.status, rejection: { reason: b.reason ?? 'other', note: b.note } }
+              : { to: b.status };
+      return decideQuote(db, actor, request.params.id, decision);
+    },
   );
 
   app.post(
@@ -114,7 +105,10 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
             patientId: Uuid(),
             treatmentPlanId: Type.Optional(Nullable(Uuid())),
             type: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
-            installments: Type.Array(Type.Object({ amount: Amount(), dueDate: DateOnly() }, { additionalProperties: false }), { minItems: 1, maxItems: 120 }),
+            installments: Type.Array(Type.Object({ amount: PositiveAmount(), dueDate: DateOnly() }, { additionalProperties: false }), {
+              minItems: 1,
+              maxItems: 120,
+            }),
           },
           { additionalProperties: false },
         ),
@@ -132,17 +126,34 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         operationId: 'adminIssueInvoice',
         tags: [TAG],
         summary: 'Issue an invoice',
-        description: 'Records `invoice.issued`. A number already used in the clinic is `409 conflict`, reason `duplicate_number`.',
+        description: [
+          'Records `invoice.issued`. The number is the clinic’s fiscal number: one already used in the clinic is `409 conflict`, reason `duplicate_number`.',
+          'With `lines`: each line is quantity × unitAmount − discount, plus VAT at `vatRate` percent (rounded to the cent per line; 0, the default, for exempt health care). `stampDuty` defaults to 2.00 when the exempt lines exceed 77.47 (the Italian marca da bollo), else 0. With `totalAmount` instead: one exempt line of that amount and no stamp duty unless sent.',
+          '`treatmentPlanId` and each line’s `treatmentPlanItemId` must be the patient’s.',
+        ].join('\n\n'),
         params: ClinicParams,
-        body: Type.Object(
-          { patientId: Uuid(), number: Type.String({ minLength: 1, maxLength: 50 }), totalAmount: Amount(), issuedAt: Type.Optional(InputTimestamp()) },
-          { additionalProperties: false },
-        ),
-        response: { 201: Invoice },
+        body: NewInvoiceBody,
+        response: { 201: InvoiceSchema },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(invoiceView(await issueInvoice(db, await clinicActor(ctx, request, request.params.clinicId), request.body))),
+    async (request, reply) => reply.status(201).send(await issueInvoice(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
+  );
+
+  app.post(
+    '/admin/v1/clinics/:clinicId/invoices/:id/void',
+    {
+      config: { reasons: BILLING_REASONS.voidInvoice },
+      schema: {
+        operationId: 'adminVoidInvoice',
+        tags: [TAG],
+        summary: 'Void an invoice',
+        description:
+          'Only an issued invoice with nothing paid: one with payments is `409 conflict`, reason `invoice_has_payments` (issue a credit note instead); a paid one is `invalid_transition`. Voiding a void invoice answers it unchanged. No event.',
+        params: ItemParams,
+        response: { 200: InvoiceSchema },
+      },
+    },
+    async (request) => voidInvoice(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id),
   );
 
   app.post(
@@ -154,41 +165,15 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Record a payment',
         description:
-          'Toward an installment (`installmentId`), an invoice (`invoiceId`) or both. Records `payment.received`; raises `amountPaid`; an installment covered in full becomes `paid` with `paidAt` and `paymentMethod`; an invoice covered in full becomes `paid` and records `invoice.paid`. More than the open balance is `409 conflict`, reason `exceeds_balance`.',
+          'The rules of recordPayment on /v1; `reference` is optional here (a payment at the desk may have none; with one, it is idempotent as on /v1: `200` with the stored payment on a repeat).',
         params: ClinicParams,
-        body: Type.Object(
-          {
-            amount: Amount(),
-            method: StringEnum(PAYMENT_METHODS),
-            installmentId: Type.Optional(Uuid()),
-            invoiceId: Type.Optional(Uuid()),
-            receivedAt: Type.Optional(InputTimestamp()),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          201: Type.Object(
-            {
-              payment: Type.Object(
-                {
-                  id: Uuid(),
-                  patientId: Uuid(),
-                  invoiceId: Nullable(Uuid()),
-                  installmentId: Nullable(Uuid()),
-                  amount: Type.Number(),
-                  method: Type.String(),
-                  receivedAt: OutputTimestamp(),
-                },
-                { additionalProperties: false },
-              ),
-              installment: Nullable(InstallmentSchema),
-              invoice: Nullable(Invoice),
-            },
-            { additionalProperties: false },
-          ),
-        },
+        body: AdminPaymentBody,
+        response: { 200: PaymentSchema, 201: PaymentSchema },
       },
     },
-    async (request, reply) => reply.status(201).send(await recordPayment(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
+    async (request, reply) => {
+      const { view, created } = await recordPayment(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
+      return reply.status(created ? 201 : 200).send(view);
+    },
   );
 }

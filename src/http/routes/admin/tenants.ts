@@ -23,6 +23,9 @@ const Clinic = Type.Object(
     patientLimit: Nullable(Type.Integer()),
     aiEnabled: Type.Boolean(),
     timezone: Type.String(),
+    quotesRequireSignature: Type.Boolean({
+      description: 'Accepting a quote needs a signed document (`signedDocumentId`), else `403 forbidden`, reason `signature_required`',
+    }),
     suspended: Type.Boolean({ description: 'The organization is suspended (403 organization_suspended)' }),
     createdAt: OutputTimestamp(),
     updatedAt: OutputTimestamp(),
@@ -124,7 +127,9 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
       schema: {
         operationId: 'adminUpdateClinic',
         tags: [TAG],
-        summary: "Change a clinic's plan, patient limit, AI processing or name",
+        summary: "Change a clinic's plan, patient limit, AI processing, name or quote rules",
+        description:
+          '`quotesRequireSignature`: accepting a quote (acceptTreatmentPlan) then needs a `signedDocumentId`, otherwise `403 forbidden`, reason `signature_required`.',
         params: IdParams,
         body: Type.Object(
           {
@@ -133,6 +138,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
             patientLimit: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
             aiEnabled: Type.Optional(Type.Boolean()),
             timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+            quotesRequireSignature: Type.Optional(Type.Boolean()),
           },
           { additionalProperties: false },
         ),

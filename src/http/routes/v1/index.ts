@@ -9,8 +9,11 @@ import { registerEventRoutes } from './events.js';
 import { registerFacilityRoutes } from './facilities.js';
 import { registerLeadRoutes } from './leads.js';
 import { registerPatientRoutes } from './patients.js';
+import { registerInvoiceRoutes } from './invoices.js';
 import { registerPaymentPlanRoutes } from './payment-plans.js';
+import { registerPaymentRoutes } from './payments.js';
 import { registerTaskRoutes } from './tasks.js';
+import { registerTreatmentPlanRoutes } from './treatment-plans.js';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
 import { registerWebhookEndpointRoutes } from './webhook-endpoints.js';
 
@@ -24,6 +27,9 @@ export function registerV1Routes(app: App, ctx: AppContext): void {
   registerConversationRoutes(app, ctx);
   registerTaskRoutes(app, ctx);
   registerPaymentPlanRoutes(app, ctx);
+  registerTreatmentPlanRoutes(app, ctx);
+  registerInvoiceRoutes(app, ctx);
+  registerPaymentRoutes(app, ctx);
   registerWebhookEndpointRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);

@@ -1,37 +1,10 @@
 /** /v1/payment-plans (spec 2.10, 4.8). */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { listPaymentPlans } from '../../../modules/billing/service.js';
-import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { listPaymentPlans } from '../../../modules/billing/plans.js';
+import { PaymentPlanSchema } from '../../../modules/billing/schema.js';
+import { Cursor, InputTimestamp, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-
-export const InstallmentSchema = Type.Object(
-  {
-    id: Uuid(),
-    amount: Type.Number({ description: 'Euro' }),
-    amountPaid: Type.Number(),
-    dueDate: Type.String({ format: 'date', description: '`YYYY-MM-DD`' }),
-    status: Type.String({ description: '`pending`, `partially_paid` or `paid`' }),
-    paidAt: Nullable(OutputTimestamp({ description: 'When it was paid in full' })),
-    paymentMethod: Nullable(Type.String({ description: 'Method of the last payment: `cash`, `card`, `bank_transfer`, `financing` or `other`' })),
-    overdue: Type.Boolean({ description: 'Unpaid and its due date has passed (clinic timezone)' }),
-  },
-  { additionalProperties: false, title: 'Installment' },
-);
-
-export const PaymentPlanSchema = Type.Object(
-  {
-    id: Uuid(),
-    patientId: Uuid(),
-    treatmentPlanId: Nullable(Uuid()),
-    type: Type.String({ description: '`installments` (default), `prepaid`, or a type of the app' }),
-    totalAmount: Type.Number({ description: 'Euro: the sum of the installments' }),
-    installmentCount: Type.Integer(),
-    createdAt: OutputTimestamp(),
-    installments: Type.Array(InstallmentSchema, { description: 'By due date, then in the order of the plan' }),
-  },
-  { additionalProperties: false, title: 'PaymentPlan' },
-);
 
 export function registerPaymentPlanRoutes(app: App, ctx: AppContext): void {
   app.get(

@@ -1,0 +1,39 @@
+/**
+ * Money (spec 2.10, issue 16): euro amounts travel as JSON numbers with at most two decimals
+ * and are stored as numeric(14, 2); every sum, difference and comparison in the code is done
+ * on integer cents, never on floats, and turned back into euro only for output or storage.
+ */
+import type { ValidationIssue } from '../../core/errors.js';
+
+/** The only currency: every resource with an amount says so. */
+export const CURRENCY = 'EUR' as const;
+
+/** Integer cents of a euro amount that has at most two decimals (checked by `centsIssue`). */
+export function toCents(euro: number | string): number {
+  return Math.round(Number(euro) * 100);
+}
+
+/** Euro for output or storage: an exact decimal of two places (no float sum ever made it). */
+export function toEuro(cents: number): number {
+  return cents / 100;
+}
+
+/** Whether a JSON number has at most two decimals (1.1 * 100 is 110.00000000000001: tolerated). */
+export function hasCents(euro: number): boolean {
+  return Math.abs(euro * 100 - Math.round(euro * 100)) < 1e-6;
+}
+
+export function centsIssue(path: string, euro: number | undefined | null): ValidationIssue[] {
+  return euro === undefined || euro === null || hasCents(euro) ? [] : [{ path, message: 'al massimo due decimali' }];
+}
+
+export function sumCents(values: readonly number[]): number {
+  return values.reduce((s, v) => s + v, 0);
+}
+
+/** VAT of a net amount in cents at a percent rate (e.g. 22 or 10.5), rounded half up to the cent. */
+export function vatCents(netCents: number, ratePercent: number): number {
+  // rate in hundredths of a percent, so 10.5 % is the integer 1050: one rounding only.
+  const rate = Math.round(ratePercent * 100);
+  return Math.round((netCents * rate) / 10000);
+}

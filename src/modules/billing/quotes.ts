@@ -1,0 +1,406 @@
+/**
+ * Quotes (treatment plans, issue 16): a draft with items is presented to the patient, who
+ * accepts or rejects it; a draft or presented quote can be cancelled (withdrawn or replaced).
+ * Every decision is one transaction with its event (no event for a cancellation); deciding
+ * again what is already decided answers the quote unchanged.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import { can, type Actor } from '../../core/actor.js';
+import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { assertVersion } from '../../core/version.js';
+import { after } from '../../db/keyset.js';
+import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
+import type { TreatmentPlanItemsTable, TreatmentPlansTable } from '../../db/tables/agenda.js';
+import { facilityVisible } from '../../db/tenant.js';
+import type { Db, Transaction } from '../../db/transaction.js';
+import { recordEvent } from '../../events/record.js';
+import { localDate, addDays } from './dates.js';
+import { centsIssue, CURRENCY, sumCents, toCents, toEuro } from './money.js';
+import {
+  isFdiTooth,
+  type NewQuote,
+  type QuoteAcceptanceInput,
+  type QuoteChanges,
+  type QuoteItemInputType,
+  type QuoteRejectionInput,
+  type QuoteStatus,
+  type QuoteView,
+} from './schema.js';
+
+export type QuoteRow = Selectable<TreatmentPlansTable>;
+type ItemRow = Selectable<TreatmentPlanItemsTable>;
+
+/** Validity given at presentation when the quote has none: 90 days, as Italian practice has it. */
+export const DEFAULT_VALIDITY_DAYS = 90;
+
+/** Allowed moves; anything else is `409 conflict`, reason `invalid_transition`. */
+export const QUOTE_TRANSITIONS: Record<QuoteStatus, readonly QuoteStatus[]> = {
+  draft: ['presented', 'cancelled'],
+  presented: ['accepted', 'rejected', 'cancelled'],
+  accepted: [],
+  rejected: [],
+  cancelled: [],
+};
+
+const EVENTS = { presented: 'treatment_plan.presented', accepted: 'treatment_plan.accepted', rejected: 'treatment_plan.rejected' } as const;
+
+function itemView(row: ItemRow) {
+  return {
+    id: row.id,
+    position: row.position,
+    phase: row.phase,
+    procedureCode: row.procedure_code,
+    description: row.description,
+    teeth: row.teeth,
+    surfaces: row.surfaces as QuoteView['items'][number]['surfaces'],
+    quantity: row.quantity,
+    unitAmount: Number(row.unit_amount),
+    discount: Number(row.discount_amount),
+    totalAmount: Number(row.total_amount),
+    status: row.status as QuoteView['items'][number]['status'],
+    appointmentId: row.appointment_id,
+  };
+}
+
+export function isExpired(row: Pick<QuoteRow, 'status' | 'valid_until'>, today: string): boolean {
+  return (row.status === 'draft' || row.status === 'presented') && row.valid_until !== null && row.valid_until < today;
+}
+
+/** The quote as the API shows it; `notes` only for a caller with `clinical:read`. */
+export function quoteView(row: QuoteRow, items: ItemRow[], today: string, clinical: boolean): QuoteView {
+  const view: QuoteView = {
+    id: row.id,
+    number: row.number,
+    patientId: row.patient_id,
+    facilityId: row.facility_id,
+    doctorId: row.doctor_id,
+    title: row.title,
+    status: row.status,
+    validUntil: row.valid_until,
+    expired: isExpired(row, today),
+    currency: CURRENCY,
+    subtotal: Number(row.subtotal_amount),
+    discount: Number(row.discount_amount),
+    totalAmount: Number(row.total_amount),
+    items: items.map(itemView),
+    acceptance:
+      row.status === 'accepted' && row.acceptance_channel
+        ? { channel: row.acceptance_channel as never, acceptedAt: row.decided_at!.toISOString(), signedDocumentId: row.signed_document_id }
+        : null,
+    rejection:
+      row.status === 'rejected' && row.rejection_reason
+        ? { reason: row.rejection_reason as never, note: row.rejection_note, rejectedAt: row.decided_at!.toISOString() }
+        : null,
+    presentedAt: row.presented_at?.toISOString() ?? null,
+    decidedAt: row.decided_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+  if (clinical) view.notes = row.notes;
+  return view;
+}
+
+/**
+ * Event data (spec 6.2): ids, status, amounts, currency, validity and the acceptance channel;
+ * never the title, item descriptions, teeth or notes (health data), nor the rejection note.
+ */
+export function quoteEventData(row: QuoteRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    number: row.number,
+    patientId: row.patient_id,
+    facilityId: row.facility_id,
+    doctorId: row.doctor_id,
+    status: row.status,
+    currency: CURRENCY,
+    subtotal: Number(row.subtotal_amount),
+    discount: Number(row.discount_amount),
+    totalAmount: Number(row.total_amount),
+    validUntil: row.valid_until,
+    acceptanceChannel: row.status === 'accepted' ? row.acceptance_channel : null,
+    presentedAt: row.presented_at?.toISOString() ?? null,
+    decidedAt: row.decided_at?.toISOString() ?? null,
+  };
+}
+
+/** Items of these quotes, by position. */
+export async function quoteItems(db: Db, clinicId: string, ids: string[]): Promise<ItemRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('treatment_plan_items')
+    .selectAll()
+    .where('clinic_id', '=', clinicId)
+    .where('treatment_plan_id', 'in', ids)
+    .orderBy('treatment_plan_id')
+    .orderBy('position')
+    .execute();
+}
+
+/** The next number of a kind for the clinic and year, atomic under concurrency (one upsert). */
+export async function nextNumber(trx: Transaction, clinicId: string, kind: string, year: number): Promise<number> {
+  const row = await trx
+    .insertInto('billing_counters')
+    .values({ clinic_id: clinicId, kind, year, last: 1 })
+    .onConflict((oc) => oc.columns(['clinic_id', 'kind', 'year']).doUpdateSet({ last: sql`billing_counters.last + 1` }))
+    .returning('last')
+    .executeTakeFirstOrThrow();
+  return row.last;
+}
+
+interface PricedItems {
+  rows: Array<Omit<ItemRow, 'id' | 'clinic_id' | 'treatment_plan_id'>>;
+  subtotalCents: number;
+}
+
+/** Checks and prices the items (integer cents); issues name every wrong field. */
+function priceItems(items: QuoteItemInputType[], issues: ValidationIssue[]): PricedItems {
+  const rows = items.map((item, n) => {
+    const path = `items.${n}`;
+    issues.push(...centsIssue(`${path}.unitAmount`, item.unitAmount), ...centsIssue(`${path}.discount`, item.discount));
+    (item.teeth ?? []).forEach((t, k) => {
+      if (!isFdiTooth(t)) issues.push({ path: `${path}.teeth.${k}`, message: 'non è un dente FDI (11-48, 51-85)' });
+    });
+    const quantity = item.quantity ?? 1;
+    const gross = quantity * toCents(item.unitAmount);
+    const discount = toCents(item.discount ?? 0);
+    if (discount > gross) issues.push({ path: `${path}.discount`, message: 'supera quantità × prezzo' });
+    return {
+      position: n + 1,
+      phase: item.phase ?? 1,
+      procedure_code: item.procedureCode ?? null,
+      description: item.description,
+      teeth: item.teeth ?? [],
+      surfaces: item.surfaces ?? [],
+      quantity,
+      unit_amount: item.unitAmount,
+      discount_amount: toEuro(discount),
+      total_amount: toEuro(gross - discount),
+      status: item.status ?? 'planned',
+      appointment_id: item.appointmentId ?? null,
+    };
+  });
+  return { rows, subtotalCents: sumCents(rows.map((r) => toCents(r.total_amount))) };
+}
+
+function appointmentRefs(items: QuoteItemInputType[] | undefined) {
+  return (items ?? []).map((item, n) => ({ field: `items.${n}.appointmentId`, table: 'appointments' as const, id: item.appointmentId }));
+}
+
+function requireClinicalWrite(actor: Actor, notes: unknown): void {
+  if (notes !== undefined && notes !== null && !can(actor, 'clinical:write')) throw new ApiError('insufficient_scope', { requiredScopes: ['clinical:write'] });
+}
+
+async function replaceItems(trx: Transaction, clinicId: string, planId: string, priced: PricedItems): Promise<void> {
+  await trx.deleteFrom('treatment_plan_items').where('clinic_id', '=', clinicId).where('treatment_plan_id', '=', planId).execute();
+  await trx
+    .insertInto('treatment_plan_items')
+    .values(priced.rows.map((r) => ({ ...r, id: randomUUID(), clinic_id: clinicId, treatment_plan_id: planId })))
+    .execute();
+}
+
+async function withItems(db: Db, actor: Actor, row: QuoteRow): Promise<QuoteView> {
+  return quoteView(row, await quoteItems(db, actor.clinicId, [row.id]), localDate(actor.timeZone), can(actor, 'clinical:read'));
+}
+
+/** A draft with its items; its facility is the patient's. Number `P-<year>-<seq>`. */
+export async function createQuote(db: Db, actor: Actor, input: NewQuote): Promise<QuoteView> {
+  requireClinicalWrite(actor, input.notes);
+  const row = await db.transaction().execute(async (trx) => {
+    const { issues, rows } = await checkRefs(trx, actor, [
+      { field: 'patientId', table: 'patients', id: input.patientId },
+      { field: 'doctorId', table: 'doctors', id: input.doctorId },
+      ...appointmentRefs(input.items),
+    ]);
+    const priced = priceItems(input.items, issues);
+    issues.push(...centsIssue('discount', input.discount));
+    const discount = toCents(input.discount ?? 0);
+    if (discount > priced.subtotalCents) issues.push({ path: 'discount', message: 'supera il totale delle voci' });
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    const year = Number(localDate(actor.timeZone).slice(0, 4));
+    const seq = await nextNumber(trx, actor.clinicId, 'quote', year);
+    const id = randomUUID();
+    const row = await trx
+      .insertInto('treatment_plans')
+      .values({
+        id,
+        clinic_id: actor.clinicId,
+        facility_id: rows.get('patientId')?.facility_id ?? null,
+        patient_id: input.patientId,
+        number: `P-${year}-${String(seq).padStart(4, '0')}`,
+        doctor_id: input.doctorId ?? null,
+        title: input.title ?? null,
+        valid_until: input.validUntil ?? null,
+        notes: input.notes ?? null,
+        subtotal_amount: toEuro(priced.subtotalCents),
+        discount_amount: toEuro(discount),
+        total_amount: toEuro(priced.subtotalCents - discount),
+        status: 'draft',
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await replaceItems(trx, actor.clinicId, id, priced);
+    return row;
+  });
+  return withItems(db, actor, row);
+}
+
+/** Changes a draft (`If-Match`); `items` replaces the list and the amounts are recomputed. */
+export async function updateQuote(
+  db: Db,
+  actor: Actor,
+  id: string,
+  changes: QuoteChanges,
+  expected: number | null,
+): Promise<{ view: QuoteView; version: number }> {
+  requireClinicalWrite(actor, changes.notes);
+  const row = await db.transaction().execute(async (trx) => {
+    const current = await lockScoped(trx, 'treatment_plans', actor, id);
+    assertVersion(expected, current.version);
+    const { issues } = await checkRefs(trx, actor, [{ field: 'doctorId', table: 'doctors', id: changes.doctorId }, ...appointmentRefs(changes.items)]);
+    let priced: PricedItems | null = null;
+    if (changes.items) priced = priceItems(changes.items, issues);
+    issues.push(...centsIssue('discount', changes.discount));
+    const subtotal = priced ? priced.subtotalCents : toCents(current.subtotal_amount);
+    const discount = changes.discount !== undefined ? toCents(changes.discount) : toCents(current.discount_amount);
+    if (discount > subtotal) issues.push({ path: changes.discount !== undefined ? 'discount' : 'items', message: 'lo sconto supera il totale delle voci' });
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    if (current.status !== 'draft')
+      throw ApiError.conflict('invalid_transition', { from: current.status, to: 'draft' }, 'Si modifica solo un preventivo in bozza.');
+    if (priced) await replaceItems(trx, actor.clinicId, id, priced);
+    return trx
+      .updateTable('treatment_plans')
+      .set({
+        ...(changes.doctorId !== undefined ? { doctor_id: changes.doctorId } : {}),
+        ...(changes.title !== undefined ? { title: changes.title } : {}),
+        ...(changes.validUntil !== undefined ? { valid_until: changes.validUntil } : {}),
+        ...(changes.notes !== undefined ? { notes: changes.notes } : {}),
+        subtotal_amount: toEuro(subtotal),
+        discount_amount: toEuro(discount),
+        total_amount: toEuro(subtotal - discount),
+        updated_at: sql`now()`,
+        version: sql`version + 1`,
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+  return { view: await withItems(db, actor, row), version: row.version };
+}
+
+type Decision =
+  | { to: 'presented'; validUntil?: string }
+  | { to: 'accepted'; acceptance: QuoteAcceptanceInput }
+  | { to: 'rejected'; rejection: QuoteRejectionInput }
+  | { to: 'cancelled' };
+
+/**
+ * One move of the quote's state, with its event, in one transaction. The same decision on a
+ * quote already in that state answers it unchanged (no event): decisions are safe to retry.
+ */
+export async function decideQuote(db: Db, actor: Actor, id: string, decision: Decision): Promise<QuoteView> {
+  const row = await db.transaction().execute(async (trx) => {
+    const current = await lockScoped(trx, 'treatment_plans', actor, id);
+    if (current.status === decision.to) return current;
+    if (!QUOTE_TRANSITIONS[current.status].includes(decision.to)) throw ApiError.conflict('invalid_transition', { from: current.status, to: decision.to });
+    const today = localDate(actor.timeZone);
+    let set: Record<string, unknown>;
+    switch (decision.to) {
+      case 'presented': {
+        const validUntil = decision.validUntil ?? current.valid_until ?? addDays(today, DEFAULT_VALIDITY_DAYS);
+        if (validUntil < today) throw ApiError.invalid('body', [{ path: 'validUntil', message: 'è già passata' }]);
+        set = { presented_at: sql`now()`, valid_until: validUntil };
+        break;
+      }
+      case 'accepted': {
+        if (isExpired(current, today)) throw ApiError.conflict('quote_expired', { validUntil: current.valid_until });
+        const signed = decision.acceptance.signedDocumentId ?? null;
+        if (signed === null && (await signatureRequired(trx, actor.clinicId))) throw ApiError.forbidden('signature_required');
+        set = { decided_at: sql`now()`, acceptance_channel: decision.acceptance.channel, signed_document_id: signed };
+        break;
+      }
+      case 'rejected':
+        set = { decided_at: sql`now()`, rejection_reason: decision.rejection.reason, rejection_note: decision.rejection.note ?? null };
+        break;
+      case 'cancelled':
+        set = { decided_at: sql`now()`, cancelled_at: sql`now()` };
+        break;
+    }
+    const row = await trx
+      .updateTable('treatment_plans')
+      .set({ ...set, status: decision.to, updated_at: sql`now()`, version: sql`version + 1` })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (decision.to !== 'cancelled')
+      await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: EVENTS[decision.to], facilityId: row.facility_id, data: quoteEventData(row) });
+    return row;
+  });
+  return withItems(db, actor, row);
+}
+
+async function signatureRequired(trx: Transaction, clinicId: string): Promise<boolean> {
+  const clinic = await trx.selectFrom('clinics').select('quotes_require_signature').where('id', '=', clinicId).executeTakeFirstOrThrow();
+  return clinic.quotes_require_signature;
+}
+
+export async function findQuote(db: Db, actor: Actor, id: string): Promise<{ view: QuoteView; version: number }> {
+  const row = await findScoped(db, 'treatment_plans', actor, id);
+  return { view: await withItems(db, actor, row), version: row.version };
+}
+
+export interface QuoteListQuery {
+  limit: number;
+  cursor?: string;
+  updatedSince?: string;
+  patientId?: string;
+  facilityId?: string;
+  status?: QuoteStatus;
+}
+
+export async function listQuotes(db: Db, actor: Actor, q: QuoteListQuery): Promise<{ data: QuoteView[]; nextCursor: string | null }> {
+  const cursorScope = `treatment-plans:${actor.clinicId}:${JSON.stringify([q.updatedSince ?? null, q.patientId?.toLowerCase() ?? null, q.facilityId?.toLowerCase() ?? null, q.status ?? null])}`;
+  let query = db.selectFrom('treatment_plans').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
+  if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
+  if (q.patientId) query = query.where('patient_id', '=', q.patientId);
+  if (q.facilityId) query = query.where('facility_id', '=', q.facilityId);
+  if (q.status) query = query.where('status', '=', q.status);
+  if (q.cursor) query = query.where(after(['updated_at', 'id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
+  const rows = await query
+    .orderBy('updated_at')
+    .orderBy('id')
+    .limit(q.limit + 1)
+    .execute();
+  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.updated_at, r.id));
+  const items = await quoteItems(
+    db,
+    actor.clinicId,
+    page.items.map((r) => r.id),
+  );
+  const today = localDate(actor.timeZone);
+  const clinical = can(actor, 'clinical:read');
+  return {
+    data: page.items.map((r) =>
+      quoteView(
+        r,
+        items.filter((i) => i.treatment_plan_id === r.id),
+        today,
+        clinical,
+      ),
+    ),
+    nextCursor: page.nextCursor,
+  };
+}
+
+/** The fields of a quote view holding clinical text (access-logged when returned). */
+export function quoteLoggedFields(views: QuoteView[]): string[] {
+  const fields = new Set<string>();
+  for (const v of views) {
+    if (v.title !== null) fields.add('title');
+    if (v.items.length > 0) fields.add('items.description');
+    if (v.notes !== undefined && v.notes !== null) fields.add('notes');
+    if (v.rejection?.note) fields.add('rejection.note');
+  }
+  return [...fields];
+}
