@@ -17,6 +17,8 @@ export const SCOPES = [
   'billing:read',
   'clinic:read',
   'treatment_plans:read',
+  'documents:read',
+  'documents:write',
   'webhooks:read',
   'webhooks:write',
 ] as const;

@@ -66,6 +66,8 @@ export interface MessageView {
   createdAt: string;
   mediaMimeType: string | null;
   mediaDurationSeconds: number | null;
+  /** The document holding the media file, once one was created with this message's id. */
+  documentId: string | null;
   transcriptionStatus: string;
   transcription?: string | null;
 }
@@ -81,6 +83,7 @@ export function messageView(row: MessageRow, withTranscription: boolean): Messag
     createdAt: row.created_at.toISOString(),
     mediaMimeType: row.media_mime_type,
     mediaDurationSeconds: row.media_duration_seconds,
+    documentId: row.document_id,
     transcriptionStatus: row.transcription_status,
   };
   if (withTranscription) view.transcription = row.transcription;

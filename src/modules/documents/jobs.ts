@@ -9,18 +9,15 @@
  * - sweep: bytes no row wants (a crash between the bytes and the row, a second use of an S3
  *   upload link, a rejected or purged document), once older than an hour.
  */
-import type { AppContext } from '../../context.js';
 import type { Job } from '../../jobs/scheduler.js';
 import { purgeLinkUses } from './storage/links.js';
 import { documentOfKey } from './storage/storage.js';
-import { finishUpload, purgeDueDocuments, retryScan, type DocumentsDeps } from './service.js';
+import { depsOf, finishUpload, purgeDueDocuments, retryScan, type DocumentsDeps } from './service.js';
 import { ApiError } from '../../core/errors.js';
 
 const BATCH = 50;
 /** Bytes younger than this are left alone: their row may be about to be written. */
 export const SWEEP_GRACE_MS = 60 * 60_000;
-
-export const depsOf = (ctx: Pick<AppContext, 'db' | 'documents'>): DocumentsDeps => ({ db: ctx.db, ...ctx.documents });
 
 export async function finishExpiredUploads(deps: DocumentsDeps): Promise<number> {
   const rows = await deps.db.selectFrom('documents').selectAll().where('status', '=', 'pending_upload').where('upload_expires_at', '<=', new Date()).limit(BATCH).execute();

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { sql, type Selectable } from 'kysely';
+import type { AppContext } from '../../context.js';
 import { can, type Actor } from '../../core/actor.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
@@ -38,6 +39,8 @@ export type DocumentRow = Selectable<DocumentsTable>;
 export interface DocumentsDeps extends DocumentsRuntime {
   db: Db;
 }
+
+export const depsOf = (ctx: Pick<AppContext, 'db' | 'documents'>): DocumentsDeps => ({ db: ctx.db, ...ctx.documents });
 
 export function documentView(row: DocumentRow, upload?: UploadView): DocumentView {
   return {
