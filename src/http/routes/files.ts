@@ -10,7 +10,7 @@
  * upload stops).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Transform, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
@@ -18,6 +18,7 @@ import { StringEnum, Uuid } from '../../core/schemas.js';
 import { DOCUMENT_STATUSES, REJECTED_REASONS } from '../../modules/documents/schema.js';
 import { depsOf, finishUpload } from '../../modules/documents/service.js';
 import { claimLink, finishLink, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
+import { uploadKey } from '../../modules/documents/storage/storage.js';
 import type { App } from '../types.js';
 
 const TAG = 'Documents';
@@ -48,20 +49,20 @@ export function signedLinkGate(ctx: AppContext): (scope: FastifyInstance) => voi
   };
 }
 
-/** Passes bytes through, failing once more than `limit` went by (the link's declared size). */
-function capped(limit: number): Transform {
+/** The request's bytes, failing once more than `limit` went by (the declared size): the upload stops there. */
+async function* capped(body: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
   let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback: TransformCallback) {
-      seen += chunk.length;
-      if (seen > limit) callback(ApiError.invalid('body', [{ path: '', message: `il file supera i ${limit} byte dichiarati` }]));
-      else callback(null, chunk);
-    },
-  });
+  for await (const chunk of body) {
+    seen += chunk.length;
+    if (seen > limit) throw ApiError.invalid('body', [{ path: '', message: `il file supera i ${limit} byte dichiarati` }]);
+    yield chunk;
+  }
 }
 
 export function registerFileRoutes(app: App, ctx: AppContext): void {
   const deps = depsOf(ctx);
+  const linkedDocument = (claims: LinkClaims) =>
+    ctx.db.selectFrom('documents').selectAll().where('id', '=', claims.documentId).where('clinic_id', '=', claims.clinicId).executeTakeFirst();
   app.put(
     '/files/upload/:token',
     {
@@ -72,7 +73,7 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         description: [
           'The `upload.url` of `POST /v1/documents` with the default (fs) storage: send the raw bytes as the body with the `upload.headers` given, once, before `upload.expiresAt`. No API key: the link is signed.',
           'The bytes are checked at once, as `POST /v1/documents/{id}/complete` would (which then just answers the document): the answer is the outcome, `available`, `pending_scan` or `rejected` with its reason.',
-          '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use; an upload that broke midway frees it again). More bytes than declared stop the upload with `400`.',
+          '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use, and useless once the document is no longer `pending_upload`; an upload that broke midway frees it again). More bytes than declared stop the upload with `400`.',
         ].join('\n\n'),
         params: TokenParams,
         response: {
@@ -86,15 +87,18 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const claims = request.link!;
+      const row = await linkedDocument(claims);
+      // Only the upload this link was made for, while it waits: anything else would be bytes no row reads.
+      if (!row || row.status !== 'pending_upload' || row.upload_key !== uploadKey(claims.clinicId, claims.documentId, claims.nonce)) {
+        throw ApiError.forbidden('link_used', {}, 'Il documento non attende più questo caricamento.');
+      }
       try {
-        await deps.store.write(claims.key, request.raw.pipe(capped(claims.sizeBytes)), claims.sizeBytes, claims.contentType);
+        await deps.store.write(row.upload_key, Readable.from(capped(request.raw, row.size_bytes)), row.size_bytes, row.content_type);
       } catch (error) {
         await releaseLink(ctx.db, claims);
         throw error;
       }
       await finishLink(ctx.db, claims);
-      const row = await ctx.db.selectFrom('documents').selectAll().where('id', '=', claims.documentId).where('clinic_id', '=', claims.clinicId).executeTakeFirst();
-      if (!row) throw ApiError.notFound();
       const done = await finishUpload(deps, row);
       return { id: done.id, status: done.status, rejectedReason: done.rejected_reason };
     },
@@ -116,11 +120,12 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const claims = request.link!;
-      const bytes = await deps.store.read(claims.key);
-      if (!bytes) throw ApiError.notFound();
+      const row = await linkedDocument(claims);
+      const bytes = row && row.status === 'available' && row.purged_at === null ? await deps.store.read(row.storage_key) : null;
+      if (!row || !bytes) throw ApiError.notFound();
       await finishLink(ctx.db, claims);
-      const name = claims.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(claims.filename)}` : 'attachment';
-      return (reply as FastifyReply).type(claims.contentType).header('content-length', claims.sizeBytes).header('content-disposition', name).send(bytes);
+      const name = row.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(row.filename)}` : 'attachment';
+      return (reply as FastifyReply).type(row.content_type).header('content-length', row.size_bytes).header('content-disposition', name).send(bytes);
     },
   );
 }

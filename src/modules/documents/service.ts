@@ -208,6 +208,7 @@ export async function createDocument(deps: DocumentsDeps, actor: Actor, input: C
       sizeBytes: row.size_bytes,
       expiresAt,
       linkBase: input.linkBase,
+      nonce,
     });
     return documentView(row, upload);
   }

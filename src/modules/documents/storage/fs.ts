@@ -80,32 +80,22 @@ export class FsStorage implements DocumentStorage {
     }
   }
 
-  async uploadTarget(key: string, link: LinkRequest) {
-    const token = this.sign('upload', key, link);
+  async uploadTarget(_key: string, link: LinkRequest) {
     return {
       method: 'PUT' as const,
-      url: `${link.linkBase}/files/upload/${token}`,
+      url: `${link.linkBase}/files/upload/${this.sign('upload', link, link.nonce ?? newNonce())}`,
       headers: { 'content-type': link.contentType },
       expiresAt: link.expiresAt.toISOString(),
     };
   }
 
-  async downloadLink(key: string, link: LinkRequest): Promise<string> {
-    return `${link.linkBase}/files/download/${this.sign('download', key, link)}`;
+  async downloadLink(_key: string, link: LinkRequest): Promise<string> {
+    return `${link.linkBase}/files/download/${this.sign('download', link, newNonce())}`;
   }
 
-  private sign(op: 'upload' | 'download', key: string, link: LinkRequest): string {
-    return signLink(this.linkSecret, {
-      op,
-      clinicId: link.clinicId,
-      documentId: link.documentId,
-      key,
-      contentType: link.contentType,
-      sizeBytes: link.sizeBytes,
-      filename: link.filename ?? null,
-      nonce: newNonce(),
-      expiresAt: link.expiresAt.getTime(),
-    });
+  /** The link names the document, not the key: the route reads the key from its row. */
+  private sign(op: 'upload' | 'download', link: LinkRequest, nonce: string): string {
+    return signLink(this.linkSecret, { op, clinicId: link.clinicId, documentId: link.documentId, nonce, expiresAt: link.expiresAt.getTime() });
   }
 
   async close(): Promise<void> {}

@@ -12,19 +12,26 @@ export interface LinkClaims {
   op: 'upload' | 'download';
   clinicId: string;
   documentId: string;
-  key: string;
-  contentType: string;
-  sizeBytes: number;
-  filename: string | null;
+  /** Single use; for an upload, also the last part of the key the bytes go to (storage.ts uploadKey). */
   nonce: string;
   /** Milliseconds since the epoch. */
   expiresAt: number;
 }
 
+/** Short field names: the token is a path segment (the router takes at most 500 characters). */
+interface Packed {
+  o: 'u' | 'd';
+  c: string;
+  d: string;
+  n: string;
+  e: number;
+}
+
 export const newNonce = () => randomBytes(16).toString('base64url');
 
 export function signLink(secret: string, claims: LinkClaims): string {
-  const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+  const packed: Packed = { o: claims.op === 'upload' ? 'u' : 'd', c: claims.clinicId, d: claims.documentId, n: claims.nonce, e: claims.expiresAt };
+  const body = Buffer.from(JSON.stringify(packed)).toString('base64url');
   return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
 }
 
@@ -39,7 +46,8 @@ export function verifyLink(secret: string, token: string, op: LinkClaims['op'], 
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, why: 'invalid' };
   let claims: LinkClaims;
   try {
-    claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as LinkClaims;
+    const p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Packed;
+    claims = { op: p.o === 'u' ? 'upload' : 'download', clinicId: p.c, documentId: p.d, nonce: p.n, expiresAt: p.e };
   } catch {
     return { ok: false, why: 'invalid' };
   }

@@ -22,6 +22,8 @@ export interface LinkRequest {
   linkBase: string;
   /** Download only: the name the browser saves it as. */
   filename?: string | null;
+  /** Upload only: the nonce of the upload's key, which is also the link's single-use nonce. */
+  nonce?: string;
 }
 
 export interface DocumentStorage {
