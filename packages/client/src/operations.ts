@@ -3,9 +3,19 @@
  * operationId -> HTTP method, path template, and whether it accepts Idempotency-Key.
  */
 export const operations = {
+  "archiveDocument": {
+    "method": "delete",
+    "path": "/documents/{id}",
+    "idempotent": false
+  },
   "cancelAppointment": {
     "method": "post",
     "path": "/appointments/{id}/cancel",
+    "idempotent": false
+  },
+  "completeDocument": {
+    "method": "post",
+    "path": "/documents/{id}/complete",
     "idempotent": false
   },
   "createAppointment": {
@@ -16,6 +26,11 @@ export const operations = {
   "createCall": {
     "method": "post",
     "path": "/calls",
+    "idempotent": true
+  },
+  "createDocument": {
+    "method": "post",
+    "path": "/documents",
     "idempotent": true
   },
   "createLead": {
@@ -58,6 +73,16 @@ export const operations = {
     "path": "/conversations/{id}",
     "idempotent": false
   },
+  "getDocument": {
+    "method": "get",
+    "path": "/documents/{id}",
+    "idempotent": false
+  },
+  "getDocumentContent": {
+    "method": "get",
+    "path": "/documents/{id}/content",
+    "idempotent": false
+  },
   "getFacility": {
     "method": "get",
     "path": "/facilities/{id}",
@@ -96,6 +121,11 @@ export const operations = {
   "listConversationMessages": {
     "method": "get",
     "path": "/conversations/{id}/messages",
+    "idempotent": false
+  },
+  "listDocuments": {
+    "method": "get",
+    "path": "/documents",
     "idempotent": false
   },
   "listEvents": {

@@ -88,7 +88,7 @@ export const NewDocumentBody = Type.Object(
     sizeBytes: Type.Integer({ minimum: 1, description: 'The exact number of bytes' }),
     sha256: Sha256,
     contentBase64: Type.Optional(
-      Type.String({ minLength: 1, maxLength: INLINE_MAX_BASE64, description: 'The bytes, base64 (up to 4 MiB): one call, the answer is final', contentEncoding: 'base64' }),
+      Type.String({ minLength: 1, maxLength: INLINE_MAX_BASE64, description: 'The bytes, base64 (up to 4 MiB): one call, the answer is final', contentEncoding: 'base64', examples: ['JVBERi0xLjcKJeLjz9MKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyA+PgplbmRvYmoK'] }),
     ),
     appointmentId: Type.Optional(Links.appointmentId),
     quoteId: Type.Optional(Links.quoteId),
