@@ -25,6 +25,7 @@ import { connectRedis, MemoryCounterStore, RateLimiter, RedisCounterStore, SPEC_
 import { registerInputChecks } from './http/plugins/input.js';
 import { registerAdminRoutes } from './http/routes/admin/index.js';
 import { registerV1Routes } from './http/routes/v1/index.js';
+import { registerFileRoutes, signedLinkGate } from './http/routes/files.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { answerClientError } from './http/client-error.js';
@@ -101,6 +102,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await registerPlane(app, 'public', null, (scope) => registerHealth(scope, ctx, limiter));
   await registerPlane(app, 'public', publicGate(limiter, onRateLimited), (scope) => registerPublicDocs(scope, docs));
+  // The fs storage's upload and download links: gated by their signature, not by a key (src/http/routes/files.ts).
+  if (ctx.documents.store.kind === 'fs') await registerPlane(app, 'public', signedLinkGate(ctx), (scope) => registerFileRoutes(scope as unknown as App, ctx));
   const extraPublicRoutes = options.extraPublicRoutes;
   if (extraPublicRoutes) await registerPlane(app, 'public', null, (scope) => extraPublicRoutes(scope as unknown as App));
   await registerPlane(

@@ -7,6 +7,7 @@ import { migrate } from './db/migrate.js';
 import { serverSecret } from './lib/server-secret.js';
 import { AccessLogWriter } from './modules/access-log/writer.js';
 import { Authenticator } from './modules/auth/authenticate.js';
+import { createDocumentsRuntime } from './modules/documents/runtime.js';
 
 export interface ContextOptions {
   /** Keep the embedded database in memory instead of DATA_DIR (tests). */
@@ -26,6 +27,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   try {
     if (!options.skipMigrations) await migrate(database);
     const cursorSecret = await serverSecret(database.db, 'cursor_secret');
+    const documents = await createDocumentsRuntime(config.documents, database.db);
     const changes = await ChangeFeed.start(database);
     return {
       config,
@@ -35,6 +37,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       changes,
       accessLog: new AccessLogWriter(database.db),
       cursorSecret,
+      documents,
     };
   } catch (error) {
     await database.close();
@@ -47,6 +50,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
   try {
     await ctx.changes.close();
     await ctx.accessLog.close();
+    await ctx.documents.store.close();
   } finally {
     await ctx.database.close();
   }

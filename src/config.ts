@@ -35,6 +35,27 @@ export interface Config {
   shutdownGraceMs: number;
   bodyLimitBytes: number;
   trustProxy: boolean;
+  documents: DocumentsConfig;
+}
+
+/** Documents (issue 17): where the bytes go, how they are checked, how long they stay. */
+export interface DocumentsConfig {
+  /** `fs` (default): DOCUMENT_DIR; `s3`: any S3-compatible store (chosen when S3_ENDPOINT is set). */
+  storage: 'fs' | 's3';
+  /** Folder of the fs driver; default `<DATA_DIR>-documents`, beside the data folder. */
+  dir: string;
+  s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; forcePathStyle: boolean } | null;
+  /** Largest document accepted (DOCUMENT_MAX_BYTES, default 25 MiB). */
+  maxBytes: number;
+  /** Days an archived document's bytes are kept before the purge job deletes them. */
+  retentionDays: number;
+  /** Lifetime of an upload link (15 minutes) and of a download link (5 minutes), in seconds. */
+  uploadLinkSeconds: number;
+  downloadLinkSeconds: number;
+  /** Origin of the fs driver's links (https://api.example.com); null: the origin the request came to. */
+  publicUrl: string | null;
+  /** `none` (default) or `clamd` at CLAMD_URL (tcp://host:3310). */
+  scanner: { kind: 'none' } | { kind: 'clamd'; host: string; port: number; timeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -127,6 +148,42 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     trustProxy: readBool(env, 'TRUST_PROXY', false),
+    documents: readDocumentsConfig(env, env.DATA_DIR || './data'),
+  };
+}
+
+function readDocumentsConfig(env: Env, dataDir: string): DocumentsConfig {
+  const endpoint = readUrl(env, 'S3_ENDPOINT', ['http:', 'https:']);
+  let s3: DocumentsConfig['s3'] = null;
+  if (endpoint !== null) {
+    for (const name of ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY']) {
+      if (!env[name]) throw new ConfigError(name, 'is needed with S3_ENDPOINT');
+    }
+    s3 = {
+      endpoint,
+      bucket: env.S3_BUCKET!,
+      region: env.S3_REGION || 'us-east-1',
+      accessKeyId: env.S3_ACCESS_KEY_ID!,
+      secretAccessKey: env.S3_SECRET_ACCESS_KEY!,
+      forcePathStyle: readBool(env, 'S3_FORCE_PATH_STYLE', true),
+    };
+  }
+  const clamd = readUrl(env, 'CLAMD_URL', ['tcp:']);
+  let scanner: DocumentsConfig['scanner'] = { kind: 'none' };
+  if (clamd !== null) {
+    const url = new URL(clamd);
+    scanner = { kind: 'clamd', host: url.hostname, port: Number(url.port || 3310), timeoutMs: readInt(env, 'CLAMD_TIMEOUT_MS', 30_000, 100, 600_000) };
+  }
+  return {
+    storage: s3 ? 's3' : 'fs',
+    dir: env.DOCUMENT_DIR || `${dataDir.replace(/\/+$/, '')}-documents`,
+    s3,
+    maxBytes: readInt(env, 'DOCUMENT_MAX_BYTES', 25 * 1_048_576, 1, 5 * 1024 * 1_048_576),
+    retentionDays: readInt(env, 'DOCUMENT_RETENTION_DAYS', 30, 0, 3650),
+    uploadLinkSeconds: 15 * 60,
+    downloadLinkSeconds: 5 * 60,
+    publicUrl: readUrl(env, 'PUBLIC_URL', ['http:', 'https:']),
+    scanner,
   };
 }
 

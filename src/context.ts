@@ -7,6 +7,7 @@ import type { Database } from './db/database.js';
 import type { DB } from './db/schema.js';
 import type { AccessLogWriter } from './modules/access-log/writer.js';
 import type { Authenticator } from './modules/auth/authenticate.js';
+import type { DocumentsRuntime } from './modules/documents/runtime.js';
 
 export interface AppContext {
   config: Config;
@@ -19,6 +20,8 @@ export interface AppContext {
   accessLog: AccessLogWriter;
   /** Secret for signing cursors; the same in every process (stored in the database). */
   cursorSecret: string;
+  /** Documents: the storage driver and the malware scanner (src/modules/documents/runtime.ts). */
+  documents: DocumentsRuntime;
 }
 
 export type Transaction = Kysely<DB>;

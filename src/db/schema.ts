@@ -1,7 +1,8 @@
 /** The database as Kysely sees it: one interface per module, joined here. */
 import type { AgendaTables } from './tables/agenda.js';
 import type { CoreTables } from './tables/core.js';
+import type { DocumentsTables } from './tables/documents.js';
 import type { PeopleTables } from './tables/people.js';
 import type { WebhooksTables } from './tables/webhooks.js';
 
-export interface DB extends CoreTables, PeopleTables, AgendaTables, WebhooksTables {}
+export interface DB extends CoreTables, PeopleTables, AgendaTables, WebhooksTables, DocumentsTables {}

@@ -1,6 +1,7 @@
 /** Every periodic job of the service, each owned by its module. */
 import { purgeIdempotencyKeys } from '../db/idempotency.js';
 import { billingJobs } from '../modules/billing/jobs.js';
+import { documentJobs } from '../modules/documents/jobs.js';
 import { conversationJobs } from '../modules/conversations/jobs.js';
 import { webhookJobs } from '../modules/webhooks/jobs.js';
 import type { Job } from './scheduler.js';
@@ -10,6 +11,7 @@ export function allJobs(): Job[] {
     { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: (ctx) => purgeIdempotencyKeys(ctx.db) },
     ...billingJobs(),
     ...conversationJobs(),
+    ...documentJobs(),
     ...webhookJobs(),
   ];
 }

@@ -7,6 +7,8 @@ import type { Actor } from '../../src/core/actor.js';
 import { actorEnvironment } from '../../src/context.js';
 import { backOfficeActor } from '../../src/modules/clinics/actor.js';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { closeContext, createContext } from '../../src/bootstrap.js';
 import { testConfig, type Config } from '../../src/config.js';
@@ -89,7 +91,15 @@ export const ROOMY_LIMITS: RateLimits = {
 };
 
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {
-  const config = testConfig({ adminToken: ADMIN_TOKEN, port: 0, ...options.config });
+  // Documents' bytes go to a folder of this server alone (never the working tree), removed on close.
+  const documentDir = options.config?.documents ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-documents-'));
+  const base = testConfig();
+  const config = testConfig({
+    adminToken: ADMIN_TOKEN,
+    port: 0,
+    ...(documentDir ? { documents: { ...base.documents, dir: documentDir } } : {}),
+    ...options.config,
+  });
   const { ctx, drop } = await openTestContext(config);
   const app = await buildApp({ ctx, rateLimits: options.rateLimits ?? ROOMY_LIMITS, logger: false, ...options.appOptions });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -128,6 +138,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     async close() {
       await app.close();
       await drop();
+      if (documentDir) fs.rmSync(documentDir, { recursive: true, force: true });
     },
   };
   server.factories = new Factories(server);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { announced, inline, pdf } from '../documents/helpers.js';
 
 let server: TestServer;
 let owner: Tenant;
@@ -59,6 +60,9 @@ beforeAll(async () => {
   ).id;
   ids.task = ok(await admin('/tasks', { title: 'Richiamare Isolde', patientId: ids.patient, facilityId: f1 })).id;
   ids.conversation = ok(await admin('/conversations', { patientId: ids.patient, facilityId: f1 })).id;
+  const bytes = pdf(900);
+  ids.document = ok(await as('POST', '/v1/documents', inline(ids.patient, bytes, { title: 'Radiografia riservata' }))).id;
+  ids.upload = ok(await as('POST', '/v1/documents', announced(ids.patient, bytes))).id;
   ids.plan = ok(await admin('/payment-plans', { patientId: ids.patient, installments: [{ amount: 50, dueDate: '2026-01-01' }] })).id;
   ids.quote = ok(
     await as('POST', '/v1/treatment-plans', {
@@ -90,6 +94,9 @@ describe('isolation between clinics and facilities', () => {
       `/v1/invoices/${ids.invoice}`,
       `/v1/payments/${ids.payment}`,
       `/v1/patients/${ids.patient}/balance`,
+      `/v1/documents/${ids.document}`,
+      `/v1/documents/${ids.document}/content`,
+      `/v1/documents/${ids.upload}`,
     ]) {
       expect((await server.call('GET', path, { token: owner.token })).status, path).toBe(200);
     }
@@ -97,6 +104,8 @@ describe('isolation between clinics and facilities', () => {
     expect(search.body.data.map((h: { id: string }) => h.id)).toContain(ids.patient);
     const plans = await server.call('GET', '/v1/payment-plans?state=all', { token: owner.token });
     expect(plans.body.data.map((p: { id: string }) => p.id)).toContain(ids.plan);
+    const documents = await server.call('GET', `/v1/documents?patientId=${ids.patient}`, { token: owner.token });
+    expect(documents.body.data.map((d: { id: string }) => d.id)).toEqual(expect.arrayContaining([ids.document, ids.upload]));
   });
 
   it('reads and writes of those ids answer 404', async () => {
@@ -123,6 +132,11 @@ describe('isolation between clinics and facilities', () => {
         ['GET', `/v1/invoices/${ids.invoice}`],
         ['GET', `/v1/payments/${ids.payment}`],
         ['GET', `/v1/patients/${ids.patient}/balance`],
+        ['GET', `/v1/documents/${ids.document}`],
+        ['GET', `/v1/documents/${ids.document}/content`],
+        ['GET', `/v1/documents/${ids.document}/content?delivery=link`],
+        ['POST', `/v1/documents/${ids.upload}/complete`],
+        ['DELETE', `/v1/documents/${ids.document}`],
       ];
       for (const [method, path, body] of calls) {
         const res = await server.call(method, path, { token, body });
@@ -130,6 +144,13 @@ describe('isolation between clinics and facilities', () => {
       }
     }
     expect((await server.call('GET', `/v1/tasks/${ids.task}`, { token: owner.token })).body.status).not.toBe('done');
+    expect((await server.call('GET', `/v1/documents/${ids.document}`, { token: owner.token })).body.archivedAt).toBeNull();
+    // A document linking a patient the key cannot see is refused naming the field.
+    for (const { who, token } of outsiders) {
+      const res = await server.call('POST', '/v1/documents', { token, body: inline(ids.patient, pdf(100)) });
+      expect(res.status, who).toBe(400);
+      expect(res.body.error.details.issues[0].path).toBe('patientId');
+    }
     expect((await server.call('GET', `/v1/treatment-plans/${ids.quote}`, { token: owner.token })).body.status).toBe('presented');
   });
 
@@ -157,6 +178,8 @@ describe('isolation between clinics and facilities', () => {
         '/v1/appointments?limit=200',
         '/v1/appointments?sort=start&limit=200',
         '/v1/tasks?limit=200',
+        '/v1/documents?limit=200&includeArchived=true',
+        `/v1/documents?patientId=${ids.patient}`,
         '/v1/payment-plans?state=all&limit=200',
         '/v1/treatment-plans?limit=200',
         '/v1/invoices?limit=200',

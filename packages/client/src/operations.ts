@@ -8,6 +8,11 @@ export const operations = {
     "path": "/treatment-plans/{id}/accept",
     "idempotent": false
   },
+  "archiveDocument": {
+    "method": "delete",
+    "path": "/documents/{id}",
+    "idempotent": false
+  },
   "cancelAppointment": {
     "method": "post",
     "path": "/appointments/{id}/cancel",
@@ -18,6 +23,11 @@ export const operations = {
     "path": "/treatment-plans/{id}/cancel",
     "idempotent": false
   },
+  "completeDocument": {
+    "method": "post",
+    "path": "/documents/{id}/complete",
+    "idempotent": false
+  },
   "createAppointment": {
     "method": "post",
     "path": "/appointments",
@@ -26,6 +36,11 @@ export const operations = {
   "createCall": {
     "method": "post",
     "path": "/calls",
+    "idempotent": true
+  },
+  "createDocument": {
+    "method": "post",
+    "path": "/documents",
     "idempotent": true
   },
   "createLead": {
@@ -71,6 +86,16 @@ export const operations = {
   "getConversation": {
     "method": "get",
     "path": "/conversations/{id}",
+    "idempotent": false
+  },
+  "getDocument": {
+    "method": "get",
+    "path": "/documents/{id}",
+    "idempotent": false
+  },
+  "getDocumentContent": {
+    "method": "get",
+    "path": "/documents/{id}/content",
     "idempotent": false
   },
   "getFacility": {
@@ -131,6 +156,11 @@ export const operations = {
   "listConversationMessages": {
     "method": "get",
     "path": "/conversations/{id}/messages",
+    "idempotent": false
+  },
+  "listDocuments": {
+    "method": "get",
+    "path": "/documents",
     "idempotent": false
   },
   "listEvents": {

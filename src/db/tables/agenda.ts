@@ -57,6 +57,7 @@ export interface ChatMessagesTable {
   body: string | null;
   occurred_at: ColumnType<Date, Date | string, Date | string>;
   media_mime_type: string | null;
+  document_id: ColumnType<string | null, string | null | undefined, string | null>;
   media_duration_seconds: number | null;
   transcription_status: Generated<string>;
   transcription: string | null;

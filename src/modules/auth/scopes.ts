@@ -22,6 +22,8 @@ export const SCOPES = [
   'clinic:read',
   'treatment_plans:read',
   'treatment_plans:write',
+  'documents:read',
+  'documents:write',
   'webhooks:read',
   'webhooks:write',
 ] as const;

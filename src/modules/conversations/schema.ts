@@ -36,6 +36,7 @@ export const MessageSchema = Type.Object(
     createdAt: OutputTimestamp({ description: 'Arrival at the service: the order of the list' }),
     mediaMimeType: Nullable(Type.String()),
     mediaDurationSeconds: Nullable(Type.Integer()),
+    documentId: Nullable(Uuid({ description: 'The document holding the media file (`POST /v1/documents` with `chatMessageId`)' })),
     transcriptionStatus: Type.String({ description: '`assente`, `in_corso`, `completata` or `fallita`' }),
     transcription: Type.Optional(
       Nullable(Type.String({ description: 'Voice transcript: only with `clinical:read` and `patients:read`, and only in a patient’s conversation' })),

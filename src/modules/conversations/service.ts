@@ -51,6 +51,7 @@ export function messageView(row: MessageRow, withTranscription: boolean): Messag
     createdAt: row.created_at.toISOString(),
     mediaMimeType: row.media_mime_type,
     mediaDurationSeconds: row.media_duration_seconds,
+    documentId: row.document_id,
     transcriptionStatus: row.transcription_status,
   };
   if (withTranscription) view.transcription = row.transcription;

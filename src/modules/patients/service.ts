@@ -2,6 +2,7 @@
  * Patients (spec 2.3, 4.2, 4.11): creation with duplicate and concurrency rules, reads,
  * lookup by phone, and the back-office update, archive, erase and bulk import.
  */
+import { forgetPatientDocuments, purgePatientDocuments, type DocumentsDeps } from '../documents/service.js';
 import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
 import { sql, type InsertObject, type Selectable } from 'kysely';
@@ -394,10 +395,11 @@ export async function archivePatient(db: Db, actor: Actor, id: string): Promise<
  * Back office: erases a patient for good. Every personal and clinical field becomes null;
  * the id, facility and timestamps stay so that appointments, calls and leads still link to
  * it. The free text of its appointments (title, reason, notes, clinical and completion
- * notes) and the summary and transcript of its calls are cleared too. 409 `already_erased`
+ * notes) and the summary and transcript of its calls are cleared too, its documents lose their
+ * titles and file names and their bytes are purged (with `documents`). 409 `already_erased`
  * when done before.
  */
-export async function erasePatient(db: Db, actor: Actor, id: string): Promise<{ view: PatientView; version: number }> {
+export async function erasePatient(db: Db, actor: Actor, id: string, documents?: DocumentsDeps): Promise<{ view: PatientView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
     const current = await findScoped(trx, 'patients', actor, id);
     if (current.erased_at) throw ApiError.conflict('already_erased', {}, 'Il paziente è già stato cancellato.');
@@ -478,8 +480,11 @@ export async function erasePatient(db: Db, actor: Actor, id: string): Promise<{ 
       facilityId: updated.facility_id,
       data: eventData(updated, { reason: 'erased' }),
     });
+    await forgetPatientDocuments(trx, actor, current.id);
     return updated;
   });
+  // The documents' bytes go at once, after the commit (storage is no part of the transaction; the purge job finishes what a crash interrupts).
+  if (documents) await purgePatientDocuments(documents, actor, row.id);
   return { view: patientView(row, can(actor, 'clinical:read')), version: row.version };
 }
 

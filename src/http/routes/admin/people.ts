@@ -6,6 +6,7 @@ import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { addActivity, ACTIVITY_KINDS, convertLead, getLead, LEAD_STATUSES, updateLead } from '../../../modules/leads/service.js';
 import { archivePatient, erasePatient, getPatient, IMPORT_MAX, importPatients, updatePatient } from '../../../modules/patients/service.js';
+import { depsOf } from '../../../modules/documents/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IfMatchHeader, InputTimestamp, Nullable, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
@@ -93,14 +94,14 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Erase a patient for good',
         description:
-          "Every personal and clinical field becomes null, for good; the id stays so that appointments, calls and leads keep linking to it. The free text of the patient's appointments (title, reason, notes, clinical and completion notes) and the summary and transcript of its calls are cleared too. Records `patient.archived` with `data.reason: erased`. Done before: `409 already_erased`.",
+          "Every personal and clinical field becomes null, for good; the id stays so that appointments, calls and leads keep linking to it. The free text of the patient's appointments (title, reason, notes, clinical and completion notes) and the summary and transcript of its calls are cleared too; its documents lose title and file name and their bytes are deleted at once. Records `patient.archived` with `data.reason: erased`. Done before: `409 already_erased`.",
         params: ClinicIdParams,
         response: { 200: PatientSchema },
       },
       config: { reasons: PATIENT_REASONS.erase, errorStatuses: [409] },
     },
     async (request, reply) => {
-      const { view, version } = await erasePatient(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id);
+      const { view, version } = await erasePatient(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, depsOf(ctx));
       setEtag(reply, version);
       return view;
     },

@@ -5,6 +5,7 @@ import { registerAppointmentRoutes } from './appointments.js';
 import { registerCalendarRoutes } from './calendars.js';
 import { registerCallRoutes } from './calls.js';
 import { registerConversationRoutes } from './conversations.js';
+import { registerDocumentRoutes } from './documents.js';
 import { registerEventRoutes } from './events.js';
 import { registerFacilityRoutes } from './facilities.js';
 import { registerLeadRoutes } from './leads.js';
@@ -26,6 +27,7 @@ export function registerV1Routes(app: App, ctx: AppContext): void {
   registerFacilityRoutes(app, ctx);
   registerConversationRoutes(app, ctx);
   registerTaskRoutes(app, ctx);
+  registerDocumentRoutes(app, ctx);
   registerPaymentPlanRoutes(app, ctx);
   registerTreatmentPlanRoutes(app, ctx);
   registerInvoiceRoutes(app, ctx);

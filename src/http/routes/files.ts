@@ -1,0 +1,131 @@
+/**
+ * The fs driver's upload and download links (`/files/upload/{token}`, `/files/download/{token}`).
+ * They are in the public plane with a gate of their own: the link's signature. No API key is
+ * involved: whoever holds an unexpired, unused link may use it once. The gate checks the HMAC
+ * and the expiry and claims the link's single use before a byte of the body is read.
+ *
+ * The upload's body is the raw file, streamed to the storage (never held whole in memory): this
+ * plane has its own content-type parser that leaves the body unread, the JSON body limit of
+ * the rest of the API does not apply, the link's declared size does (one byte more and the
+ * upload stops).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { Type } from 'typebox';
+import type { AppContext } from '../../context.js';
+import { ApiError } from '../../core/errors.js';
+import { StringEnum, Uuid } from '../../core/schemas.js';
+import { DOCUMENT_STATUSES, REJECTED_REASONS } from '../../modules/documents/schema.js';
+import { depsOf, finishUpload } from '../../modules/documents/service.js';
+import { claimLink, finishLink, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
+import { uploadKey } from '../../modules/documents/storage/storage.js';
+import type { App } from '../types.js';
+
+const TAG = 'Documents';
+const LINK_REASONS = { forbidden: ['link_invalid', 'link_expired', 'link_used'] } as const;
+const TokenParams = Type.Object({ token: Type.String({ minLength: 10, maxLength: 2000 }) }, { additionalProperties: false });
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The claims of the signed link this request uses (files plane only). */
+    link?: LinkClaims;
+  }
+}
+
+/** The files plane's gate: a valid, unexpired, unused link, or 403 with the reason. */
+export function signedLinkGate(ctx: AppContext): (scope: FastifyInstance) => void {
+  return (scope) => {
+    scope.addHook('onRequest', async (request) => {
+      const op = request.routeOptions.url?.startsWith('/files/upload/') ? 'upload' : 'download';
+      const token = (request.params as { token?: string }).token ?? '';
+      const check = verifyLink(ctx.documents.linkSecret, token, op);
+      if (!check.ok) throw ApiError.forbidden(check.why === 'expired' ? 'link_expired' : 'link_invalid', {}, 'Il link non è valido o è scaduto.');
+      if (!(await claimLink(ctx.db, check.claims))) throw ApiError.forbidden('link_used', {}, 'Il link è già stato usato.');
+      request.link = check.claims;
+    });
+    // The raw bytes are the body: left unread here, streamed by the handler.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request: FastifyRequest, _payload: unknown, done: (err: null, body?: undefined) => void) => done(null));
+  };
+}
+
+/** The request's bytes, failing once more than `limit` went by (the declared size): the upload stops there. */
+async function* capped(body: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.length;
+    if (seen > limit) throw ApiError.invalid('body', [{ path: '', message: `il file supera i ${limit} byte dichiarati` }]);
+    yield chunk;
+  }
+}
+
+export function registerFileRoutes(app: App, ctx: AppContext): void {
+  const deps = depsOf(ctx);
+  const linkedDocument = (claims: LinkClaims) =>
+    ctx.db.selectFrom('documents').selectAll().where('id', '=', claims.documentId).where('clinic_id', '=', claims.clinicId).executeTakeFirst();
+  app.put(
+    '/files/upload/:token',
+    {
+      schema: {
+        operationId: 'uploadDocumentBytes',
+        tags: [TAG],
+        summary: 'Send the bytes of a document (fs storage upload link)',
+        description: [
+          'The `upload.url` of `POST /v1/documents` with the default (fs) storage: send the raw bytes as the body with the `upload.headers` given, once, before `upload.expiresAt`. No API key: the link is signed.',
+          'The bytes are checked at once, as `POST /v1/documents/{id}/complete` would (which then just answers the document): the answer is the outcome, `available`, `pending_scan` or `rejected` with its reason.',
+          '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use, and useless once the document is no longer `pending_upload`; an upload that broke midway frees it again). More bytes than declared stop the upload with `400`.',
+        ].join('\n\n'),
+        params: TokenParams,
+        response: {
+          200: Type.Object(
+            { id: Uuid(), status: StringEnum(DOCUMENT_STATUSES), rejectedReason: Type.Union([StringEnum(REJECTED_REASONS), Type.Null()]) },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      config: { reasons: LINK_REASONS, errorStatuses: [403] },
+    },
+    async (request) => {
+      const claims = request.link!;
+      const row = await linkedDocument(claims);
+      // Only the upload this link was made for, while it waits: anything else would be bytes no row reads.
+      if (!row || row.status !== 'pending_upload' || row.upload_key !== uploadKey(claims.clinicId, claims.documentId, claims.nonce)) {
+        throw ApiError.forbidden('link_used', {}, 'Il documento non attende più questo caricamento.');
+      }
+      try {
+        await deps.store.write(row.upload_key, Readable.from(capped(request.raw, row.size_bytes)), row.size_bytes, row.content_type);
+      } catch (error) {
+        await releaseLink(ctx.db, claims);
+        throw error;
+      }
+      await finishLink(ctx.db, claims);
+      const done = await finishUpload(deps, row);
+      return { id: done.id, status: done.status, rejectedReason: done.rejected_reason };
+    },
+  );
+
+  app.get(
+    '/files/download/:token',
+    {
+      schema: {
+        operationId: 'downloadDocumentBytes',
+        tags: [TAG],
+        summary: 'The bytes of a document (fs storage download link)',
+        description:
+          'The `url` of `GET /v1/documents/{id}/content?delivery=link` with the default (fs) storage: the bytes with their content type, once, within 5 minutes. `403 forbidden` reason `link_invalid`, `link_expired` or `link_used`.',
+        params: TokenParams,
+        response: { 200: { description: 'The bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } },
+      },
+      config: { reasons: LINK_REASONS, errorStatuses: [403] },
+    },
+    async (request, reply) => {
+      const claims = request.link!;
+      const row = await linkedDocument(claims);
+      const bytes = row && row.status === 'available' && row.purged_at === null ? await deps.store.read(row.storage_key) : null;
+      if (!row || !bytes) throw ApiError.notFound();
+      await finishLink(ctx.db, claims);
+      const name = row.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(row.filename)}` : 'attachment';
+      return (reply as FastifyReply).type(row.content_type).header('content-length', row.size_bytes).header('content-disposition', name).send(bytes);
+    },
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * The checks a document's bytes pass before it becomes `available` (issue 17): size and
+ * SHA-256 as declared, and a real type (read from the bytes by `file-type`) that is allowed and
+ * agrees with the declared one. The bytes are read as a stream: only the first 4100 bytes (what
+ * `file-type` needs) are kept.
+ */
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { fileTypeFromBuffer } from 'file-type';
+import { ALLOWED_CONTENT_TYPES, type AllowedContentType, type RejectedReason } from './schema.js';
+
+const HEAD_BYTES = 4100;
+
+export interface Inspected {
+  /** Bytes read; reading stops at one byte past the declared size. */
+  size: number;
+  sha256: string;
+  head: Buffer;
+}
+
+/** Reads the stream once: size, hash, head. Stops (destroying the stream) once it holds more than `limit` bytes. */
+export async function inspect(bytes: Readable, limit: number): Promise<Inspected> {
+  const hash = createHash('sha256');
+  const head: Buffer[] = [];
+  let headSize = 0;
+  let size = 0;
+  for await (const chunk of bytes) {
+    const data = chunk as Buffer;
+    size += data.length;
+    if (size > limit) {
+      bytes.destroy();
+      break;
+    }
+    hash.update(data);
+    if (headSize < HEAD_BYTES) {
+      head.push(data.subarray(0, HEAD_BYTES - headSize));
+      headSize += Math.min(data.length, HEAD_BYTES - headSize);
+    }
+  }
+  return { size, sha256: hash.digest('hex'), head: Buffer.concat(head) };
+}
+
+/** `application/pdf; charset=x` -> `application/pdf`; `image/jpg` is a common spelling of `image/jpeg`. */
+export function normalizeContentType(value: string): string {
+  const base = value.split(';')[0]!.trim().toLowerCase();
+  return base === 'image/jpg' ? 'image/jpeg' : base;
+}
+
+export function isAllowedType(value: string): value is AllowedContentType {
+  return (ALLOWED_CONTENT_TYPES as readonly string[]).includes(value);
+}
+
+/** Plain text has no magic number: UTF-8 without control characters other than tab, line feed, form feed and carriage return. */
+function looksLikeText(head: Buffer): boolean {
+  // The head may end inside a multi-byte character: drop up to 3 trailing bytes of it.
+  for (let cut = 0; cut <= 3 && cut < head.length + 1; cut++) {
+    try {
+      const text = new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, head.length - cut));
+      return !/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text);
+    } catch {
+      if (head.length < HEAD_BYTES) return false;
+    }
+  }
+  return false;
+}
+
+/** The real type of the bytes, or null when it is none of the allowed ones. */
+export async function realType(head: Buffer): Promise<AllowedContentType | null> {
+  const found = await fileTypeFromBuffer(head);
+  if (found) {
+    const mime = found.mime === 'image/heif' ? 'image/heic' : found.mime;
+    return isAllowedType(mime) ? mime : null;
+  }
+  return head.length > 0 && looksLikeText(head) ? 'text/plain' : null;
+}
+
+/** The first failed check, or null when the bytes are what was declared. */
+export async function verdict(found: Inspected, declared: { sizeBytes: number; sha256: string; contentType: string }): Promise<RejectedReason | null> {
+  if (found.size !== declared.sizeBytes) return 'size_mismatch';
+  if (found.sha256 !== declared.sha256.toLowerCase()) return 'checksum_mismatch';
+  const type = await realType(found.head);
+  if (type === null || type !== normalizeContentType(declared.contentType)) return 'type_not_allowed';
+  return null;
+}

@@ -1,0 +1,25 @@
+/** The documents module's process-wide parts: the storage driver and the scanner, chosen by the configuration. */
+import type { Kysely } from 'kysely';
+import type { DocumentsConfig } from '../../config.js';
+import type { DB } from '../../db/schema.js';
+import { serverSecret } from '../../lib/server-secret.js';
+import { ClamdScanner } from './scanner/clamd.js';
+import { noScanner, type Scanner } from './scanner/scanner.js';
+import { FsStorage } from './storage/fs.js';
+import { S3Storage } from './storage/s3.js';
+import type { DocumentStorage } from './storage/storage.js';
+
+export interface DocumentsRuntime {
+  config: DocumentsConfig;
+  store: DocumentStorage;
+  scanner: Scanner;
+  /** Signs the fs driver's links; the same in every process (stored in the database). */
+  linkSecret: string;
+}
+
+export async function createDocumentsRuntime(config: DocumentsConfig, db: Kysely<DB>): Promise<DocumentsRuntime> {
+  const linkSecret = await serverSecret(db, 'document_link_secret');
+  const store = config.s3 ? new S3Storage(config.s3) : new FsStorage(config.dir, linkSecret);
+  const scanner = config.scanner.kind === 'clamd' ? new ClamdScanner(config.scanner) : noScanner;
+  return { config, store, scanner, linkSecret };
+}

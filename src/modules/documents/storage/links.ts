@@ -1,0 +1,82 @@
+/**
+ * The fs driver's own links: HMAC-SHA256-signed, expiring, single-use. The token carries what
+ * the link allows (an upload to one key, or a download of one key) and is checked before a
+ * byte is read; its nonce is claimed in `document_link_uses` so a second use is refused in
+ * every process sharing the database.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../../../db/transaction.js';
+
+export interface LinkClaims {
+  op: 'upload' | 'download';
+  clinicId: string;
+  documentId: string;
+  /** Single use; for an upload, also the last part of the key the bytes go to (storage.ts uploadKey). */
+  nonce: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+/** Short field names: the token is a path segment (the router takes at most 500 characters). */
+interface Packed {
+  o: 'u' | 'd';
+  c: string;
+  d: string;
+  n: string;
+  e: number;
+}
+
+export const newNonce = () => randomBytes(16).toString('base64url');
+
+export function signLink(secret: string, claims: LinkClaims): string {
+  const packed: Packed = { o: claims.op === 'upload' ? 'u' : 'd', c: claims.clinicId, d: claims.documentId, n: claims.nonce, e: claims.expiresAt };
+  const body = Buffer.from(JSON.stringify(packed)).toString('base64url');
+  return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
+}
+
+export type LinkCheck = { ok: true; claims: LinkClaims } | { ok: false; why: 'invalid' | 'expired' };
+
+/** The claims of a well-signed, unexpired token of this operation. */
+export function verifyLink(secret: string, token: string, op: LinkClaims['op'], now = Date.now()): LinkCheck {
+  const [body, mac, extra] = token.split('.');
+  if (!body || !mac || extra !== undefined) return { ok: false, why: 'invalid' };
+  const expected = createHmac('sha256', secret).update(body).digest();
+  const given = Buffer.from(mac, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, why: 'invalid' };
+  let claims: LinkClaims;
+  try {
+    const p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Packed;
+    claims = { op: p.o === 'u' ? 'upload' : 'download', clinicId: p.c, documentId: p.d, nonce: p.n, expiresAt: p.e };
+  } catch {
+    return { ok: false, why: 'invalid' };
+  }
+  if (claims.op !== op) return { ok: false, why: 'invalid' };
+  if (!(claims.expiresAt > now)) return { ok: false, why: 'expired' };
+  return { ok: true, claims };
+}
+
+/** Claims the link's single use; false when it was used (or is being used) already. */
+export async function claimLink(db: Db, claims: LinkClaims): Promise<boolean> {
+  const { rows } = await sql<{ nonce: string }>`INSERT INTO document_link_uses (clinic_id, nonce, expires_at)
+    VALUES (${claims.clinicId}, ${claims.nonce}, ${new Date(claims.expiresAt)})
+    ON CONFLICT DO NOTHING RETURNING nonce`.execute(db);
+  return rows.length === 1;
+}
+
+/** An upload that failed midway frees its link, so the caller may send the bytes again before it expires. */
+export async function releaseLink(db: Db, claims: LinkClaims): Promise<void> {
+  await db.deleteFrom('document_link_uses').where('clinic_id', '=', claims.clinicId).where('nonce', '=', claims.nonce).where('done', '=', false).execute();
+}
+
+export async function finishLink(db: Db, claims: LinkClaims): Promise<void> {
+  await db.updateTable('document_link_uses').set({ done: true }).where('clinic_id', '=', claims.clinicId).where('nonce', '=', claims.nonce).execute();
+}
+
+/** Uses of expired links are forgotten: the expiry alone refuses them now. */
+export async function purgeLinkUses(db: Db): Promise<void> {
+  await db
+    .deleteFrom('document_link_uses')
+    .where('expires_at', '<', new Date(Date.now() - 60_000))
+    .execute();
+}
