@@ -4,7 +4,7 @@
  * notice, a booking horizon and a cancellation notice.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { CalendarsTable, WeekSchedule } from '../../db/tables/agenda.js';
 import type { TenantScope } from '../../db/tenant.js';
@@ -198,27 +198,12 @@ export async function clinicTimeZone(db: Db, scope: TenantScope): Promise<string
  * in an appointment that overlaps the slot. `excludeAppointmentId` ignores one appointment
  * (the one being moved).
  */
-export async function freeSlots(
-  db: Db,
-  cal: CalendarRow,
-  tz: string,
-  window: Window,
-  opts: { doctorId?: string; excludeAppointmentId?: string } = {},
-): Promise<Slot[]> {
+export async function freeSlots(db: Db, cal: CalendarRow, tz: string, window: Window, opts: SlotOptions = {}): Promise<Slot[]> {
   const grid = gridSlots(cal, tz, window);
   if (grid.length === 0) return [];
   const doctors = opts.doctorId ? [opts.doctorId.toLowerCase()] : cal.doctor_ids;
   const chairs = cal.chair_ids;
-  let q = db
-    .selectFrom('appointments')
-    .select(['doctor_id', 'chair_id', 'start_at', 'end_at'])
-    .where('clinic_id', '=', cal.clinic_id)
-    .where('status', 'not in', [...BLOCKING_EXCLUDED])
-    .where('start_at', '<', grid[grid.length - 1]!.end)
-    .where('end_at', '>', grid[0]!.start)
-    .where((eb) => eb.or([eb('doctor_id', 'in', doctors), ...(chairs.length > 0 ? [eb('chair_id', 'in', chairs)] : [])]));
-  if (opts.excludeAppointmentId) q = q.where('id', '<>', opts.excludeAppointmentId);
-  const busy = await q.execute();
+  const busy = await busyTimes(db, cal.clinic_id, doctors, chairs, grid[0]!.start, grid[grid.length - 1]!.end, opts);
   const overlaps = (b: { start_at: Date; end_at: Date }, s: { start: Date; end: Date }) => b.start_at < s.end && b.end_at > s.start;
   const slots: Slot[] = [];
   for (const s of grid) {
@@ -233,6 +218,61 @@ export async function freeSlots(
     slots.push({ start: s.start.toISOString(), end: s.end.toISOString(), doctorId, chairId });
   }
   return slots;
+}
+
+export interface SlotOptions {
+  doctorId?: string;
+  /** The appointment being moved: its own time is free. */
+  excludeAppointmentId?: string;
+  /** The hold being booked: its own time is free. */
+  excludeHoldId?: string;
+  /** The instant the calendar's notice and horizon are measured from (a live hold's creation); default now. */
+  now?: Date;
+}
+
+export interface BusyTime {
+  doctor_id: string | null;
+  chair_id: string | null;
+  start_at: Date;
+  end_at: Date;
+  /** A hold's expiry; null for an appointment. */
+  expires_at: Date | null;
+}
+
+/**
+ * Time taken on these doctors or chairs in [from, to): appointments that hold time and live
+ * slot holds (src/modules/holds), in one query.
+ */
+export async function busyTimes(
+  db: Db,
+  clinicId: string,
+  doctors: readonly string[],
+  chairs: readonly string[],
+  from: Date,
+  to: Date,
+  opts: Pick<SlotOptions, 'excludeAppointmentId' | 'excludeHoldId'> = {},
+): Promise<BusyTime[]> {
+  const people = sql<SqlBool>`(doctor_id = ANY(${[...doctors]}::uuid[]) OR chair_id = ANY(${[...chairs]}::uuid[]))`;
+  let appointments = db
+    .selectFrom('appointments')
+    .select(['doctor_id', 'chair_id', 'start_at', 'end_at', sql<Date | null>`null::timestamptz`.as('expires_at')])
+    .where('clinic_id', '=', clinicId)
+    .where('status', 'not in', [...BLOCKING_EXCLUDED])
+    .where('start_at', '<', to)
+    .where('end_at', '>', from)
+    .where(people);
+  if (opts.excludeAppointmentId) appointments = appointments.where('id', '<>', opts.excludeAppointmentId);
+  let holds = db
+    .selectFrom('slot_holds')
+    .select(['doctor_id', 'chair_id', 'start_at', 'end_at', 'expires_at'])
+    .where('clinic_id', '=', clinicId)
+    .where('appointment_id', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .where('start_at', '<', to)
+    .where('end_at', '>', from)
+    .where(people);
+  if (opts.excludeHoldId) holds = holds.where('id', '<>', opts.excludeHoldId);
+  return (await appointments.unionAll(holds as never).execute()) as BusyTime[];
 }
 
 export const MAX_WINDOW_DAYS = 31;
