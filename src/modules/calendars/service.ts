@@ -14,54 +14,59 @@ import { BLOCKING_EXCLUDED } from '../appointments/model.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { WEEKDAYS, minutesOf, scheduleIssues } from '../facilities/schedule.js';
 import { localParts, localToUtc } from './timezone.js';
+import type { CalendarChanges, CalendarView, NewCalendar } from './schema.js';
 
 export type CalendarRow = Selectable<CalendarsTable>;
-
-export interface CalendarView {
-  id: string;
-  facilityId: string;
-  name: string;
-  slotMinutes: number;
-  workingHours: WeekSchedule;
-  doctorIds: string[];
-  chairIds: string[];
-  minNoticeMinutes: number;
-  horizonDays: number;
-  cancellationNoticeMinutes: number;
-  active: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export function calendarView(row: CalendarRow): CalendarView {
   return {
     id: row.id,
     facilityId: row.facility_id,
     name: row.name,
+    description: row.description,
     slotMinutes: row.slot_minutes,
+    type: row.appointment_type as CalendarView['type'],
+    category: row.appointment_category as CalendarView['category'],
     workingHours: row.working_hours,
     doctorIds: row.doctor_ids,
     chairIds: row.chair_ids,
     minNoticeMinutes: row.min_notice_minutes,
     horizonDays: row.horizon_days,
     cancellationNoticeMinutes: row.cancellation_notice_minutes,
+    bookableBy: row.bookable_by,
+    takesNewPatients: row.takes_new_patients,
+    keywords: row.keywords,
     active: row.active,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
-export interface CalendarInput {
-  facilityId?: string;
-  name?: string;
-  slotMinutes?: number;
-  workingHours?: WeekSchedule;
-  doctorIds?: string[];
-  chairIds?: string[];
-  minNoticeMinutes?: number;
-  horizonDays?: number;
-  cancellationNoticeMinutes?: number;
-  active?: boolean;
+type CalendarInput = CalendarChanges;
+
+/** The columns of the fields sent (a change sets only those). */
+function calendarColumns(input: CalendarInput) {
+  const set = <K extends keyof CalendarInput, V>(key: K, column: string, value: (v: NonNullable<CalendarInput[K]> | null) => V) =>
+    input[key] !== undefined ? { [column]: value(input[key] as NonNullable<CalendarInput[K]> | null) } : {};
+  return {
+    ...set('facilityId', 'facility_id', (v) => v),
+    ...set('name', 'name', (v) => v),
+    ...set('description', 'description', (v) => v),
+    ...set('slotMinutes', 'slot_minutes', (v) => v),
+    ...set('type', 'appointment_type', (v) => v),
+    ...set('category', 'appointment_category', (v) => v),
+    ...set('workingHours', 'working_hours', (v) => JSON.stringify(v)),
+    ...set('doctorIds', 'doctor_ids', (v) => [...new Set(v)]),
+    ...set('chairIds', 'chair_ids', (v) => [...new Set(v)]),
+    ...set('minNoticeMinutes', 'min_notice_minutes', (v) => v),
+    ...set('horizonDays', 'horizon_days', (v) => v),
+    ...set('cancellationNoticeMinutes', 'cancellation_notice_minutes', (v) => v),
+    ...set('bookableBy', 'bookable_by', (v) => [...new Set(v)]),
+    ...set('takesNewPatients', 'takes_new_patients', (v) => v),
+    // Matched against a caller's words: kept lower-case, without repeats.
+    ...set('keywords', 'keywords', (v) => [...new Set((v ?? []).map((k) => k.trim().toLowerCase()))]),
+    ...set('active', 'active', (v) => v),
+  };
 }
 
 async function calendarIssues(trx: Transaction, scope: TenantScope, input: CalendarInput, facilityId: string): Promise<ValidationIssue[]> {
@@ -80,11 +85,7 @@ async function calendarIssues(trx: Transaction, scope: TenantScope, input: Calen
   return issues;
 }
 
-export async function createCalendar(
-  db: Db,
-  scope: TenantScope,
-  input: Required<Pick<CalendarInput, 'facilityId' | 'name' | 'slotMinutes' | 'workingHours' | 'doctorIds'>> & CalendarInput,
-): Promise<CalendarRow> {
+export async function createCalendar(db: Db, scope: TenantScope, input: NewCalendar): Promise<CalendarRow> {
   return db.transaction().execute(async (trx) => {
     const issues = await calendarIssues(trx, scope, input, input.facilityId);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
@@ -98,11 +99,7 @@ export async function createCalendar(
         slot_minutes: input.slotMinutes,
         working_hours: JSON.stringify(input.workingHours),
         doctor_ids: [...new Set(input.doctorIds)],
-        chair_ids: [...new Set(input.chairIds ?? [])],
-        min_notice_minutes: input.minNoticeMinutes ?? 0,
-        horizon_days: input.horizonDays ?? 60,
-        cancellation_notice_minutes: input.cancellationNoticeMinutes ?? 0,
-        active: input.active ?? true,
+        ...calendarColumns(input),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -123,16 +120,7 @@ export async function updateCalendar(db: Db, scope: TenantScope, id: string, inp
     return trx
       .updateTable('calendars')
       .set({
-        ...(input.facilityId !== undefined ? { facility_id: input.facilityId } : {}),
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.slotMinutes !== undefined ? { slot_minutes: input.slotMinutes } : {}),
-        ...(input.workingHours !== undefined ? { working_hours: JSON.stringify(input.workingHours) } : {}),
-        ...(input.doctorIds !== undefined ? { doctor_ids: [...new Set(input.doctorIds)] } : {}),
-        ...(input.chairIds !== undefined ? { chair_ids: [...new Set(input.chairIds)] } : {}),
-        ...(input.minNoticeMinutes !== undefined ? { min_notice_minutes: input.minNoticeMinutes } : {}),
-        ...(input.horizonDays !== undefined ? { horizon_days: input.horizonDays } : {}),
-        ...(input.cancellationNoticeMinutes !== undefined ? { cancellation_notice_minutes: input.cancellationNoticeMinutes } : {}),
-        ...(input.active !== undefined ? { active: input.active } : {}),
+        ...calendarColumns(input),
         updated_at: sql`now()`,
         version: sql`version + 1`,
       })
@@ -273,28 +261,4 @@ export async function busyTimes(
     .where(people);
   if (opts.excludeHoldId) holds = holds.where('id', '<>', opts.excludeHoldId);
   return (await appointments.unionAll(holds as never).execute()) as BusyTime[];
-}
-
-export const MAX_WINDOW_DAYS = 31;
-
-export async function availability(
-  db: Db,
-  scope: TenantScope,
-  id: string,
-  q: { from?: string; to?: string; doctorId?: string },
-): Promise<{ calendarId: string; slotMinutes: number; window: { from: string; to: string } | null; data: Slot[] }> {
-  const from = q.from ? new Date(q.from) : new Date();
-  const to = q.to ? new Date(q.to) : new Date(from.getTime() + 7 * 86_400_000);
-  const cal = await findCalendar(db, scope, id);
-  const issues: ValidationIssue[] = [];
-  if (to.getTime() <= from.getTime()) issues.push({ path: 'to', message: 'deve essere successivo a from' });
-  else if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * 86_400_000)
-    issues.push({ path: 'to', message: `la finestra può durare al massimo ${MAX_WINDOW_DAYS} giorni` });
-  if (q.doctorId && !cal.doctor_ids.includes(q.doctorId.toLowerCase())) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
-  if (issues.length > 0) throw ApiError.invalid('query', issues);
-  const window = bookableWindow(cal, from, to);
-  if (!window) return { calendarId: cal.id, slotMinutes: cal.slot_minutes, window: null, data: [] };
-  const tz = await clinicTimeZone(db, scope);
-  const data = await freeSlots(db, cal, tz, window, { doctorId: q.doctorId });
-  return { calendarId: cal.id, slotMinutes: cal.slot_minutes, window: { from: window.from.toISOString(), to: window.to.toISOString() }, data };
 }
