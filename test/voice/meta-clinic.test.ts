@@ -41,7 +41,11 @@ describe('GET /v1/meta', () => {
     const key = await server.factories.key(tenant.clinicId, ['webhooks:read', 'patients:read']);
     const res = await server.call('GET', '/v1/meta/event-types', { token: key.token });
     expect(res.body.data).toHaveLength(SUBSCRIBABLE_EVENT_TYPES.length);
-    expect(res.body.data.find((t: { type: string }) => t.type === 'patient.created')).toEqual({ type: 'patient.created', scope: 'patients:read', subscribable: true });
+    expect(res.body.data.find((t: { type: string }) => t.type === 'patient.created')).toEqual({
+      type: 'patient.created',
+      scope: 'patients:read',
+      subscribable: true,
+    });
     expect(res.body.data.find((t: { type: string }) => t.type === 'lead.created')).toEqual({ type: 'lead.created', scope: 'leads:read', subscribable: false });
     const noWebhooks = await server.factories.key(tenant.clinicId, ['patients:read']);
     const none = await server.call('GET', '/v1/meta/event-types', { token: noWebhooks.token });
@@ -119,7 +123,9 @@ describe('Clinic lists', () => {
     for (const path of ['/v1/calendars', '/v1/doctors']) expect((await server.call('GET', path, { token: limited.token })).body.data, path).toEqual([]);
     expect((await server.call('GET', '/v1/facilities', { token: limited.token })).body.data.map((f: { id: string }) => f.id)).toEqual([own.facilityIds[1]]);
     expect((await server.call('GET', '/v1/chairs', { token: limited.token })).body.data.map((c: { name: string }) => c.name)).toEqual(['Poltrona Nord']);
-    expect((await server.call('GET', '/v1/staff-profiles', { token: limited.token })).body.data.map((c: { firstName: string }) => c.firstName)).toEqual(['Nora']);
+    expect((await server.call('GET', '/v1/staff-profiles', { token: limited.token })).body.data.map((c: { firstName: string }) => c.firstName)).toEqual([
+      'Nora',
+    ]);
     expect((await server.call('GET', `/v1/calendars/${cal.id}`, { token: limited.token })).status).toBe(404);
     expect((await server.call('GET', `/v1/doctors/${cal.doctorIds[0]}`, { token: limited.token })).status).toBe(404);
   });
@@ -128,8 +134,18 @@ describe('Clinic lists', () => {
 describe('availability an agent can say', () => {
   it('labels slots in Italian in the clinic’s zone, spreads them, and explains an empty answer', async () => {
     const own = await server.factories.tenant();
-    const cal = await makeCalendar(server, own, { workingHours: { tue: [{ open: '09:00', close: '12:00' }, { open: '15:00', close: '17:00' }], thu: [{ open: '09:00', close: '10:00' }] } });
-    const res = await server.call('GET', `/v1/calendars/${cal.id}/availability?from=${encodeURIComponent(at(1, 0))}&to=${encodeURIComponent(at(15, 0))}`, { token: own.token });
+    const cal = await makeCalendar(server, own, {
+      workingHours: {
+        tue: [
+          { open: '09:00', close: '12:00' },
+          { open: '15:00', close: '17:00' },
+        ],
+        thu: [{ open: '09:00', close: '10:00' }],
+      },
+    });
+    const res = await server.call('GET', `/v1/calendars/${cal.id}/availability?from=${encodeURIComponent(at(1, 0))}&to=${encodeURIComponent(at(15, 0))}`, {
+      token: own.token,
+    });
     expect(res.status, res.text).toBe(200);
     const first = res.body.data[0];
     expect(first.localTime).toBe('09:00');
@@ -137,11 +153,19 @@ describe('availability an agent can say', () => {
     expect(first.partOfDay).toBe('morning');
     expect(res.body).toMatchObject({ emptyReason: null, nextAvailable: null });
 
-    const byDay = await server.call('GET', `/v1/calendars/${cal.id}/availability?from=${encodeURIComponent(at(1, 0))}&to=${encodeURIComponent(at(15, 0))}&spread=day`, { token: own.token });
+    const byDay = await server.call(
+      'GET',
+      `/v1/calendars/${cal.id}/availability?from=${encodeURIComponent(at(1, 0))}&to=${encodeURIComponent(at(15, 0))}&spread=day`,
+      { token: own.token },
+    );
     const days = byDay.body.data.map((s: { localDate: string }) => s.localDate);
     expect(new Set(days).size).toBe(days.length);
     expect(days.length).toBeGreaterThanOrEqual(3);
-    const byPart = await server.call('GET', `/v1/calendars/${cal.id}/availability?from=${encodeURIComponent(at(1, 0))}&to=${encodeURIComponent(at(15, 0))}&spread=part_of_day&limit=3`, { token: own.token });
+    const byPart = await server.call(
+      'GET',
+      `/v1/calendars/${cal.id}/availability?from=${encodeURIComponent(at(1, 0))}&to=${encodeURIComponent(at(15, 0))}&spread=part_of_day&limit=3`,
+      { token: own.token },
+    );
     expect(byPart.body.data).toHaveLength(3);
     expect(byPart.body.data.some((s: { partOfDay: string }) => s.partOfDay === 'afternoon')).toBe(true);
 
@@ -149,7 +173,11 @@ describe('availability an agent can say', () => {
     const monday = new Date(Date.now() + 86_400_000);
     while (monday.getUTCDay() !== 1) monday.setUTCDate(monday.getUTCDate() + 1);
     monday.setUTCHours(6, 0, 0, 0);
-    const closed = await server.call('GET', `/v1/calendars/${cal.id}/availability?from=${monday.toISOString()}&to=${new Date(monday.getTime() + 12 * 3_600_000).toISOString()}`, { token: own.token });
+    const closed = await server.call(
+      'GET',
+      `/v1/calendars/${cal.id}/availability?from=${monday.toISOString()}&to=${new Date(monday.getTime() + 12 * 3_600_000).toISOString()}`,
+      { token: own.token },
+    );
     expect(closed.body).toMatchObject({ data: [], emptyReason: 'closed' });
     expect(closed.body.window).not.toBeNull();
     expect(Date.parse(closed.body.nextAvailable.start)).toBeGreaterThan(monday.getTime());
@@ -167,7 +195,9 @@ describe('availability an agent can say', () => {
     const from = at(2, 9);
     const to = at(2, 10);
     await server.call('POST', `/v1/calendars/${cal.id}/holds`, { token: own.token, body: { start: from, holderRef: 'full' } });
-    const res = await server.call('GET', `/v1/calendars/${cal.id}/availability?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, { token: own.token });
+    const res = await server.call('GET', `/v1/calendars/${cal.id}/availability?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, {
+      token: own.token,
+    });
     expect(res.body).toMatchObject({ data: [], emptyReason: 'fully_booked' });
     expect(res.body.nextAvailable.start).toBe(to);
   });
