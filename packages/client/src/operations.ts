@@ -28,6 +28,16 @@ export const operations = {
     "path": "/patients",
     "idempotent": true
   },
+  "createSlotHold": {
+    "method": "post",
+    "path": "/calendars/{id}/holds",
+    "idempotent": true
+  },
+  "createVoiceHandoff": {
+    "method": "post",
+    "path": "/voice/handoffs",
+    "idempotent": true
+  },
   "createWebhookEndpoint": {
     "method": "post",
     "path": "/webhook-endpoints",
@@ -41,6 +51,11 @@ export const operations = {
   "getAppointment": {
     "method": "get",
     "path": "/appointments/{id}",
+    "idempotent": false
+  },
+  "getCalendar": {
+    "method": "get",
+    "path": "/calendars/{id}",
     "idempotent": false
   },
   "getCalendarAvailability": {
@@ -58,6 +73,11 @@ export const operations = {
     "path": "/conversations/{id}",
     "idempotent": false
   },
+  "getDoctor": {
+    "method": "get",
+    "path": "/doctors/{id}",
+    "idempotent": false
+  },
   "getFacility": {
     "method": "get",
     "path": "/facilities/{id}",
@@ -68,6 +88,11 @@ export const operations = {
     "path": "/leads/{id}",
     "idempotent": false
   },
+  "getMeta": {
+    "method": "get",
+    "path": "/meta",
+    "idempotent": false
+  },
   "getPatient": {
     "method": "get",
     "path": "/patients/{id}",
@@ -76,6 +101,11 @@ export const operations = {
   "getTask": {
     "method": "get",
     "path": "/tasks/{id}",
+    "idempotent": false
+  },
+  "getVoiceContext": {
+    "method": "get",
+    "path": "/voice/context",
     "idempotent": false
   },
   "getWebhookDelivery": {
@@ -93,9 +123,24 @@ export const operations = {
     "path": "/appointments",
     "idempotent": false
   },
+  "listCalendars": {
+    "method": "get",
+    "path": "/calendars",
+    "idempotent": false
+  },
+  "listChairs": {
+    "method": "get",
+    "path": "/chairs",
+    "idempotent": false
+  },
   "listConversationMessages": {
     "method": "get",
     "path": "/conversations/{id}/messages",
+    "idempotent": false
+  },
+  "listDoctors": {
+    "method": "get",
+    "path": "/doctors",
     "idempotent": false
   },
   "listEvents": {
@@ -103,9 +148,24 @@ export const operations = {
     "path": "/events",
     "idempotent": false
   },
+  "listEventTypes": {
+    "method": "get",
+    "path": "/meta/event-types",
+    "idempotent": false
+  },
+  "listFacilities": {
+    "method": "get",
+    "path": "/facilities",
+    "idempotent": false
+  },
   "listPaymentPlans": {
     "method": "get",
     "path": "/payment-plans",
+    "idempotent": false
+  },
+  "listStaffProfiles": {
+    "method": "get",
+    "path": "/staff-profiles",
     "idempotent": false
   },
   "listTasks": {
@@ -132,6 +192,11 @@ export const operations = {
     "method": "post",
     "path": "/webhook-deliveries/{id}/redeliver",
     "idempotent": true
+  },
+  "releaseSlotHold": {
+    "method": "delete",
+    "path": "/holds/{id}",
+    "idempotent": false
   },
   "rescheduleAppointment": {
     "method": "patch",

@@ -59,7 +59,7 @@ CREATE UNIQUE INDEX slot_holds_holder_idx ON slot_holds (clinic_id, api_key_id, 
 CREATE INDEX slot_holds_clinic_time_idx ON slot_holds (clinic_id, start_at) WHERE appointment_id IS NULL;
 CREATE INDEX slot_holds_expires_idx ON slot_holds (expires_at);
 
--- An agent giving a call up to a person: one per call (call_ref), answered again on a retry.
+-- An agent giving a call up to a person: one per call (call_ref) and key, answered again on a retry.
 CREATE TABLE voice_handoffs (
   id uuid PRIMARY KEY,
   clinic_id uuid NOT NULL REFERENCES clinics(id),
@@ -74,5 +74,5 @@ CREATE TABLE voice_handoffs (
   transfer_to text,
   task_id uuid REFERENCES tasks(id),
   created_at timestamptz(3) NOT NULL DEFAULT now(),
-  UNIQUE (clinic_id, call_ref)
+  UNIQUE (clinic_id, api_key_id, call_ref)
 );

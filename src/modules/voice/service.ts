@@ -177,15 +177,16 @@ async function existingHandoff(db: Db, actor: Actor, callId: string): Promise<Ha
     .selectFrom('voice_handoffs')
     .selectAll()
     .where('clinic_id', '=', actor.clinicId)
+    .where('api_key_id', '=', actor.keyId)
     .where('call_ref', '=', callId)
-    .where(facilityVisible('facility_id', actor))
     .executeTakeFirst();
 }
 
 /**
  * The agent gives the call up. Open now (by the facility's schedule) with a phone: `transfer`
  * to it. Otherwise a callback task for the clinic (`task.created`) and `callback`. One per
- * call: the same `callId` answers the first handoff again (`created: false`).
+ * call and key: the same `callId` from the same key answers the first handoff again
+ * (`created: false`); another key's call ids are its own, so nothing of one key shows to another.
  */
 export async function handOff(db: Db, actor: Actor, input: NewHandoff, now = new Date()): Promise<{ view: HandoffView; created: boolean }> {
   const earlier = await existingHandoff(db, actor, input.callId);

@@ -55,7 +55,7 @@ export function registerVoiceRoutes(app: App, ctx: AppContext): void {
         description: [
           'The agent gives up: `reason` (emergency, patient_request, billing, clinical_question, not_understood, other), an optional `summary`, the caller’s `patientId` or `leadId` when known, and the provider’s `callId`.',
           'While the facility (given, else the patient’s or lead’s, else the main one the key sees) is open by its working schedule and has a phone, it answers `outcome: transfer` with `transferTo`, the number to put the caller through to. Otherwise it creates a callback task for the clinic (type `callback`, due at the next opening, its title holding the reason and the summary; event `task.created`) and answers `outcome: callback` with `taskId`.',
-          'One handoff per call: `201` the first time; the same `callId` again answers the first handoff with `200` and creates nothing, whatever the body. Ids the key cannot see are `400` naming the field.',
+          'One handoff per call and key: `201` the first time; the same `callId` from the same key again answers the first handoff with `200` and creates nothing, whatever the body. Ids the key cannot see are `400` naming the field.',
           AI_OFF,
         ].join('\n\n'),
         headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
