@@ -33,7 +33,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       config,
       database,
       db: database.db,
-      authenticator: new Authenticator(database.db),
+      authenticator: new Authenticator(database.db, changes),
       changes,
       accessLog: new AccessLogWriter(database.db),
       cursorSecret,

@@ -72,3 +72,24 @@ export function apiKeyId(actor: Pick<Actor, 'keyId'>): string {
   if (actor.keyId === null) throw new Error('an API-key operation was called without a key (back office)');
   return actor.keyId;
 }
+
+/** Who books through the API, as a calendar's `bookableBy` names it: plain keys `api`, agents `bot` / `voice`. */
+export type BookingChannel = 'api' | 'bot' | 'voice';
+export const BOOKING_CHANNELS: readonly BookingChannel[] = ['api', 'bot', 'voice'];
+
+const CHANNEL_OF: Record<AgentKind, BookingChannel> = { none: 'api', chat_bot: 'bot', voice_agent: 'voice' };
+
+/**
+ * The channel an API key books through; null for the back office and for callers that carry no
+ * key (services called with a bare tenant scope), to which a calendar's `bookableBy` does not apply.
+ */
+export function bookingChannel(who: { via?: Actor['via']; agent?: AgentKind }): BookingChannel | null {
+  if (who.via !== 'api_key' || who.agent === undefined) return null;
+  return CHANNEL_OF[who.agent];
+}
+
+/** The origin an agent key stamps on what it books, moves or cancels (issue 15), or null for any other caller. */
+export function agentOrigin(who: { via?: Actor['via']; agent?: AgentKind }): 'bot' | 'voice' | null {
+  const channel = bookingChannel(who);
+  return channel === 'bot' || channel === 'voice' ? channel : null;
+}

@@ -100,10 +100,16 @@ export interface DeclaredReasons {
  */
 export const COMMON_CONFLICT_REASONS = ['version_mismatch', 'concurrent_request', 'response_not_stored'] as const;
 
+/**
+ * Forbidden reasons any /v1 operation may answer: `ai_disabled` (spec 7) refuses every request
+ * of an agent key while the clinic's AI processing is off (src/http/plugins/caller.ts).
+ */
+export const COMMON_FORBIDDEN_REASONS = ['ai_disabled'] as const;
+
 /** Whether an error's reason is one the operation declared (errors without a reason always are). */
 export function reasonDeclared(error: ApiError, declared: DeclaredReasons | undefined): boolean {
   const reason = error.reason;
   if (reason === undefined) return true;
   if (error.code === 'conflict') return (COMMON_CONFLICT_REASONS as readonly string[]).includes(reason) || (declared?.conflict ?? []).includes(reason);
-  return (declared?.forbidden ?? []).includes(reason);
+  return (COMMON_FORBIDDEN_REASONS as readonly string[]).includes(reason) || (declared?.forbidden ?? []).includes(reason);
 }

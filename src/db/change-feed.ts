@@ -23,6 +23,8 @@ export type ChangeToken = object;
 
 export class ChangeFeed {
   #tokens = new Map<string, ChangeToken>();
+  /** One token per table, replaced by a change of any clinic's row (rarely changed tables: clinics). */
+  #tableTokens = new Map<string, ChangeToken>();
   #live = false;
   #listener: Listener | null = null;
 
@@ -56,6 +58,20 @@ export class ChangeFeed {
     return token;
   }
 
+  /**
+   * The current token of a whole table (any clinic), or null when changes could be missed.
+   * For caches keyed by something other than the clinic (the key lookups of authenticate.ts).
+   */
+  tableToken(table: string): ChangeToken | null {
+    if (!this.#live) return null;
+    let token = this.#tableTokens.get(table);
+    if (!token) {
+      token = {};
+      this.#tableTokens.set(table, token);
+    }
+    return token;
+  }
+
   async close(): Promise<void> {
     this.#live = false;
     await this.#listener?.stop();
@@ -64,6 +80,7 @@ export class ChangeFeed {
   /** Whatever changed while not listening is unknown: start from new tokens. */
   #goLive(): void {
     this.#tokens = new Map();
+    this.#tableTokens = new Map();
     this.#live = true;
   }
 
@@ -71,6 +88,7 @@ export class ChangeFeed {
     const at = payload.lastIndexOf(':');
     const table = payload.slice(0, at);
     const clinicId = payload.slice(at + 1);
+    this.#tableTokens.delete(table);
     if (clinicId === '*') {
       for (const key of [...this.#tokens.keys()]) if (key.startsWith(`${table}:`)) this.#tokens.delete(key);
     } else {

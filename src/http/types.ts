@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { Actor, AuthContext } from '../core/actor.js';
 import type { Scope } from '../modules/auth/scopes.js';
 import type { IdempotencyRecord } from './plugins/idempotency.js';
-import type { WindowRule } from './rate-limit/limiter.js';
+import type { RateWindowState, WindowRule } from './rate-limit/limiter.js';
 import type { DeclaredReasons } from '../core/errors.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -32,6 +32,12 @@ declare module 'fastify' {
      * under the tests (DCM_STRICT_REASONS=1) answered as a 500 so the omission cannot pass.
      */
     reasons?: DeclaredReasons;
+    /**
+     * An operation of the AI agents (the /v1/voice/* operations): refused `403 forbidden` reason
+     * `ai_disabled` to every key while the clinic's AI processing is off (agent keys are refused
+     * on every operation anyway).
+     */
+    aiOperation?: true;
   }
   interface FastifyRequest {
     /** The caller, set by the auth hook on every authenticated /v1 route. */
@@ -39,5 +45,7 @@ declare module 'fastify' {
     /** Who acts, with the request id and logger: what services take. Set with `auth`. */
     actor: Actor;
     idempotency: IdempotencyRecord | null;
+    /** Every rate-limit window this request was counted in, as counted (GET /v1/meta shows them). */
+    rateWindows: readonly RateWindowState[];
   }
 }

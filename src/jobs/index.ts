@@ -4,11 +4,14 @@ import { billingJobs } from '../modules/billing/jobs.js';
 import { documentJobs } from '../modules/documents/jobs.js';
 import { conversationJobs } from '../modules/conversations/jobs.js';
 import { webhookJobs } from '../modules/webhooks/jobs.js';
+import { purgeLapsedHolds } from '../modules/holds/service.js';
 import type { Job } from './scheduler.js';
 
 export function allJobs(): Job[] {
   return [
     { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: (ctx) => purgeIdempotencyKeys(ctx.db) },
+    // A lapsed hold blocks nothing (every read filters on expires_at): this only keeps the table small.
+    { name: 'purge-lapsed-holds', everyMs: 60 * 60_000, run: (ctx) => purgeLapsedHolds(ctx.db) },
     ...billingJobs(),
     ...conversationJobs(),
     ...documentJobs(),

@@ -74,6 +74,24 @@ beforeAll(async () => {
   ok(await as('POST', `/v1/treatment-plans/${ids.quote}/present`, {}));
   ids.invoice = ok(await admin('/invoices', { patientId: ids.patient, number: 'ISO-1', lines: [{ description: 'Visita riservata', unitAmount: 100 }] })).id;
   ids.payment = ok(await as('POST', '/v1/payments', { amount: 10, method: 'card', reference: 'iso-pay-1', invoiceId: ids.invoice })).id;
+  // The Clinic area and the voice agent (issue 15): a chair, a calendar of the owner's doctor, a hold, a handoff.
+  ids.chair = ok(await admin('/chairs', { name: 'Poltrona riservata', facilityId: f1 })).id;
+  const weekdays = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ open: '00:00', close: '24:00' }]]));
+  ids.calendar = ok(
+    await admin('/calendars', {
+      facilityId: f1,
+      name: 'Igiene riservata',
+      slotMinutes: 30,
+      workingHours: weekdays,
+      doctorIds: [owner.doctorId],
+      chairIds: [ids.chair],
+    }),
+  ).id;
+  ids.doctor = owner.doctorId;
+  const holdStart = new Date(Date.now() + 4 * 86_400_000);
+  holdStart.setUTCHours(9, 0, 0, 0);
+  ids.hold = ok(await as('POST', `/v1/calendars/${ids.calendar}/holds`, { start: holdStart.toISOString(), holderRef: 'iso-call' })).id;
+  ids.handoff = ok(await as('POST', '/v1/voice/handoffs', { callId: 'iso-call', reason: 'other', patientId: ids.patient, facilityId: f1 })).id;
   const events = await server.ctx.db.selectFrom('events').select('id').where('clinic_id', '=', owner.clinicId).execute();
   expect(events.length).toBeGreaterThan(3);
   ids.events = events.map((e) => e.id).join(',');
@@ -97,6 +115,9 @@ describe('isolation between clinics and facilities', () => {
       `/v1/documents/${ids.document}`,
       `/v1/documents/${ids.document}/content`,
       `/v1/documents/${ids.upload}`,
+      `/v1/calendars/${ids.calendar}`,
+      `/v1/doctors/${ids.doctor}`,
+      `/v1/calendars/${ids.calendar}/availability`,
     ]) {
       expect((await server.call('GET', path, { token: owner.token })).status, path).toBe(200);
     }
@@ -137,6 +158,15 @@ describe('isolation between clinics and facilities', () => {
         ['GET', `/v1/documents/${ids.document}/content?delivery=link`],
         ['POST', `/v1/documents/${ids.upload}/complete`],
         ['DELETE', `/v1/documents/${ids.document}`],
+        ['GET', `/v1/calendars/${ids.calendar}`],
+        ['GET', `/v1/calendars/${ids.calendar}/availability`],
+        [
+          'POST',
+          `/v1/calendars/${ids.calendar}/holds`,
+          { start: new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 11) + '09:00:00Z', holderRef: 'x' },
+        ],
+        ['DELETE', `/v1/holds/${ids.hold}`],
+        ['GET', `/v1/doctors/${ids.doctor}`],
       ];
       for (const [method, path, body] of calls) {
         const res = await server.call(method, path, { token, body });
@@ -190,6 +220,11 @@ describe('isolation between clinics and facilities', () => {
         '/v1/patients/search?q=Isolde%20Riservata',
         '/v1/patients/search?q=isolde%40example.com',
         '/v1/patients/search?q=3334242424',
+        '/v1/calendars?limit=200',
+        '/v1/doctors?limit=200',
+        '/v1/chairs?limit=200',
+        '/v1/facilities?limit=200',
+        '/v1/voice/context?from=%2B393334242424',
       ]) {
         const res = await server.call('GET', path, { token });
         expect(res.status, `${who}: ${path}: ${res.text}`).toBe(200);
@@ -198,6 +233,11 @@ describe('isolation between clinics and facilities', () => {
       }
       const lookup = await server.call('GET', '/v1/patients/lookup?phone=%2B393334242424', { token });
       expect(lookup.body.found, who).toBe(false);
+      const context = await server.call('GET', '/v1/voice/context?from=%2B393334242424', { token });
+      expect(context.body.caller.match, who).toBe('unknown');
+      // The handoff of the same call id is the owner's: another key's handoff is its own, never the owner's.
+      const handoff = await server.call('POST', '/v1/voice/handoffs', { token, body: { callId: 'iso-call', reason: 'other', patientId: ids.patient } });
+      expect(handoff.status, `${who}: ${handoff.text}`).toBe(400);
     }
   });
 });

@@ -53,9 +53,19 @@ export const operations = {
     "path": "/patients",
     "idempotent": true
   },
+  "createSlotHold": {
+    "method": "post",
+    "path": "/calendars/{id}/holds",
+    "idempotent": true
+  },
   "createTreatmentPlan": {
     "method": "post",
     "path": "/treatment-plans",
+    "idempotent": true
+  },
+  "createVoiceHandoff": {
+    "method": "post",
+    "path": "/voice/handoffs",
     "idempotent": true
   },
   "createWebhookEndpoint": {
@@ -73,6 +83,11 @@ export const operations = {
     "path": "/appointments/{id}",
     "idempotent": false
   },
+  "getCalendar": {
+    "method": "get",
+    "path": "/calendars/{id}",
+    "idempotent": false
+  },
   "getCalendarAvailability": {
     "method": "get",
     "path": "/calendars/{id}/availability",
@@ -86,6 +101,11 @@ export const operations = {
   "getConversation": {
     "method": "get",
     "path": "/conversations/{id}",
+    "idempotent": false
+  },
+  "getDoctor": {
+    "method": "get",
+    "path": "/doctors/{id}",
     "idempotent": false
   },
   "getDocument": {
@@ -113,6 +133,11 @@ export const operations = {
     "path": "/leads/{id}",
     "idempotent": false
   },
+  "getMeta": {
+    "method": "get",
+    "path": "/meta",
+    "idempotent": false
+  },
   "getPatient": {
     "method": "get",
     "path": "/patients/{id}",
@@ -138,6 +163,11 @@ export const operations = {
     "path": "/treatment-plans/{id}",
     "idempotent": false
   },
+  "getVoiceContext": {
+    "method": "get",
+    "path": "/voice/context",
+    "idempotent": false
+  },
   "getWebhookDelivery": {
     "method": "get",
     "path": "/webhook-deliveries/{id}",
@@ -153,9 +183,24 @@ export const operations = {
     "path": "/appointments",
     "idempotent": false
   },
+  "listCalendars": {
+    "method": "get",
+    "path": "/calendars",
+    "idempotent": false
+  },
+  "listChairs": {
+    "method": "get",
+    "path": "/chairs",
+    "idempotent": false
+  },
   "listConversationMessages": {
     "method": "get",
     "path": "/conversations/{id}/messages",
+    "idempotent": false
+  },
+  "listDoctors": {
+    "method": "get",
+    "path": "/doctors",
     "idempotent": false
   },
   "listDocuments": {
@@ -166,6 +211,16 @@ export const operations = {
   "listEvents": {
     "method": "get",
     "path": "/events",
+    "idempotent": false
+  },
+  "listEventTypes": {
+    "method": "get",
+    "path": "/meta/event-types",
+    "idempotent": false
+  },
+  "listFacilities": {
+    "method": "get",
+    "path": "/facilities",
     "idempotent": false
   },
   "listInvoices": {
@@ -181,6 +236,11 @@ export const operations = {
   "listPayments": {
     "method": "get",
     "path": "/payments",
+    "idempotent": false
+  },
+  "listStaffProfiles": {
+    "method": "get",
+    "path": "/staff-profiles",
     "idempotent": false
   },
   "listTasks": {
@@ -226,6 +286,11 @@ export const operations = {
   "rejectTreatmentPlan": {
     "method": "post",
     "path": "/treatment-plans/{id}/reject",
+    "idempotent": false
+  },
+  "releaseSlotHold": {
+    "method": "delete",
+    "path": "/holds/{id}",
     "idempotent": false
   },
   "rescheduleAppointment": {

@@ -241,15 +241,23 @@ export interface paths {
         put?: never;
         /**
          * Book a free slot of a calendar
-         * @description For the chat bot and the voice agent: books the slot starting at `start` in the calendar `calendarId` for the patient, with status `scheduled` and the `origin` the caller names (`api`, `bot` or `voice`). The facility is the calendar’s; the doctor is `doctorId` when given (it must be one of the calendar’s) or the first free one; the chair is the first free one of the calendar.
+         * @description For the chat bot and the voice agent: books the slot starting at `start` in the calendar `calendarId` for the patient, with status `scheduled`. The facility is the calendar’s; the doctor is `doctorId` when given (it must be one of the calendar’s) or the first free one; the chair is the first free one of the calendar; `type` and `category` default to the calendar’s.
+         *
+         *     `origin`: an agent key’s kind decides it whatever the body says (`chat_bot` → `bot`, `voice_agent` → `voice`); a plain key names it (`api` by default).
+         *
+         *     With `holdId` (a hold this key made with createSlotHold) it books the held slot at the hold’s doctor, and the hold is used up. Sent again for the same patient it answers `200` with the same appointment; for another patient `409 conflict` reason `hold_used`. A hold that lapsed still books if its slot is still free.
          *
          *     Answers `201` with the appointment (spec 2.2) and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.
          *
-         *     `409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked it meanwhile), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).
+         *     `409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).
          *
-         *     Of parallel bookings of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair).
+         *     Of parallel bookings and holds of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair, and bookings and holds take the same schedule locks).
          *
-         *     A `calendarId` or `patientId` the key cannot see, or a `doctorId` not of the calendar, is `400` naming the field.
+         *     `403 forbidden` reason `not_bookable_by_agent` when the calendar’s `bookableBy` does not include the key’s channel (`api` for a plain key, `bot`, `voice`); `new_patients_not_accepted` when the calendar takes no new patients and the patient has no appointment yet (cancelled ones do not count).
+         *
+         *     A `calendarId` or `patientId` the key cannot see, a `doctorId` not of the calendar, a `holdId` not of this key, or a missing `calendarId`/`start` without `holdId`, is `400` naming the field.
+         *
+         *     Reasons: `409 conflict` `hold_used`; `403 forbidden` `not_bookable_by_agent`, `new_patients_not_accepted` (`details.reason`; the list is closed).
          *
          *     Scopes: `appointments:write`.
          */
@@ -283,11 +291,11 @@ export interface paths {
          * Move an appointment to another free slot of its calendar
          * @description Moves the appointment to the slot starting at `start` of the calendar it came from (`calendarId`), optionally with another doctor of the calendar. Records `appointment.rescheduled` with `data.previous`.
          *
-         *     Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar: change it from the clinic’s agenda) or `cancellation_notice` (less than the calendar’s cancellation notice before the current start).
+         *     Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar: change it from the clinic’s agenda), `cancellation_notice` (less than the calendar’s cancellation notice before the current start) or `not_bookable_by_agent` (the calendar’s `bookableBy` excludes the key’s channel). An agent key sets `origin` to `bot` or `voice`.
          *
          *     `409 conflict` reason `not_reschedulable` when the appointment is not in scheduled, confirmed or pending; `409 no_availability` (`slot_taken` or `outside_availability`, with `details.alternatives`) when the new time cannot be booked; `If-Match` mismatch is `409 version_mismatch`.
          *
-         *     Reasons: `409 conflict` `not_reschedulable`; `403 forbidden` `outside_calendar`, `cancellation_notice` (`details.reason`; the list is closed).
+         *     Reasons: `409 conflict` `not_reschedulable`; `403 forbidden` `outside_calendar`, `cancellation_notice`, `not_bookable_by_agent` (`details.reason`; the list is closed).
          *
          *     Scopes: `appointments:write`.
          */
@@ -305,7 +313,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an appointment
-         * @description Cancels the appointment (status `cancelled`, event `appointment.cancelled`). No body.
+         * @description Cancels the appointment (status `cancelled`, event `appointment.cancelled`). No body. An agent key sets `origin` to `bot` or `voice`.
          *
          *     Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar) or `cancellation_notice` (less than the calendar’s cancellation notice before the start).
          *
@@ -316,6 +324,52 @@ export interface paths {
          *     Scopes: `appointments:write`.
          */
         post: operations["cancelAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the calendars (bookable services)
+         * @description The clinic’s calendars, each a bookable service: name, description, facility, doctors and chairs, slot length, appointment `type` and `category`, minimum notice, booking horizon, cancellation notice, weekly working hours in the clinic’s time zone, who may book it (`bookableBy`), whether it takes new patients, and `keywords` an agent can match a caller’s words against. Inactive calendars are listed too (`active: false`).
+         *
+         *     A key limited to facilities sees only the calendars of its facilities. Filters: `facilityId`, `doctorId`. Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`).
+         *
+         *     Scopes: `clinic:read`.
+         */
+        get: operations["listCalendars"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendars/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a calendar
+         * @description One calendar (see listCalendars). A calendar of a facility the key does not see is `404`.
+         *
+         *     Scopes: `clinic:read`.
+         */
+        get: operations["getCalendar"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -333,9 +387,13 @@ export interface paths {
          * Free slots of a calendar
          * @description The free slots whose start falls in the requested window [`from`, `to`), oldest first. Defaults: `from` now, `to` seven days after `from`; the window may span at most 31 days and `to` must follow `from` (`400` naming `to` otherwise).
          *
-         *     A slot lies on the calendar’s slot grid inside its working hours (clinic timezone), has a doctor of the calendar (or `doctorId`) and, when the calendar has chairs, a chair, neither busy in an overlapping appointment (cancelled, no-show, postponed and draft appointments do not hold time). Each slot names the doctor and chair a booking would get.
+         *     A slot lies on the calendar’s slot grid inside its working hours (clinic timezone), has a doctor of the calendar (or `doctorId`) and, when the calendar has chairs, a chair, neither busy in an overlapping appointment (cancelled, no-show, postponed and draft appointments do not hold time) nor in a live slot hold (createSlotHold). Each slot names the doctor and chair a booking would get.
          *
-         *     `window` is the part of the request the calendar’s rules let anyone book (after the minimum notice, before the booking horizon): `null`, with `data: []`, when they leave nothing to search (e.g. a window wholly past the horizon, or an inactive calendar). `data: []` with a `window` means no slot is free.
+         *     For an agent to say it, each slot carries `localDate`, `localTime` and `partOfDay` in the clinic’s zone and an Italian `label` (“martedì 4 marzo alle 9:30”). `spread=day` keeps the first free slot of each day, `spread=part_of_day` the first of each morning, afternoon and evening, so a few slots cover several days; `limit` (1-200) then keeps the first ones.
+         *
+         *     `window` is the part of the request the calendar’s rules let anyone book (after the minimum notice, before the booking horizon): `null`, with `data: []`, when they leave nothing to search (spec 4.11). `data: []` with a `window` means no slot is free.
+         *
+         *     An empty answer says why in `emptyReason`: `calendar_inactive`, `not_bookable_by_agent` (the calendar’s `bookableBy` excludes this key’s channel: `api`, `bot` or `voice`), `beyond_horizon` (the window starts past the booking horizon), `closed` (no working hours in the window, or the window is wholly before the minimum notice), `fully_booked` (working hours, every slot taken). With `closed` and `fully_booked`, `nextAvailable` is the first free slot after the window (within the horizon, searched up to 93 days), or null. Both are null when `data` is not empty.
          *
          *     Scopes: `appointments:read`.
          */
@@ -343,6 +401,58 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendars/{id}/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hold a free slot while the caller confirms
+         * @description Keeps the free slot starting at `start` for `ttlSeconds` (30-600, default 300) for the call or chat `holderRef`, at `doctorId` when given or the first free doctor and chair. Answers `201` with the hold. From then on the time is missing from everyone’s availability and bookings (`409 no_availability` reason `slot_taken` with `details.heldUntil`), until it is booked (createAppointment with `holdId`), released (releaseSlotHold) or lapses at `expiresAt`.
+         *
+         *     A new hold with the same `holderRef` by the same key replaces the old one (whose time is freed first). Of parallel holds and bookings of one time exactly one wins, on both engines (they take the same schedule locks).
+         *
+         *     A key holds at most 10 live slots at once (a call needs one): beyond that, `409 conflict` reason `hold_limit` with `details.limit` and `details.nextExpiresAt`, until one is released, booked or lapses.
+         *
+         *     Refusals write nothing: `409 no_availability` (`slot_taken`, `outside_availability`, with `details.alternatives`) as for a booking; `403 forbidden` reason `not_bookable_by_agent` when the calendar’s `bookableBy` excludes this key’s channel; `400` naming `doctorId` for a doctor not of the calendar. A calendar the key does not see is `404`.
+         *
+         *     Reasons: `409 conflict` `hold_limit`; `403 forbidden` `not_bookable_by_agent` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `appointments:write`.
+         */
+        post: operations["createSlotHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/holds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release a slot hold
+         * @description Frees the held time at once. Only the key that made the hold can release it (`404` for any other key). Releasing a hold that lapsed, or was already used by a booking, answers `204` and changes nothing.
+         *
+         *     Scopes: `appointments:write`.
+         */
+        delete: operations["releaseSlotHold"];
         options?: never;
         head?: never;
         patch?: never;
@@ -364,6 +474,222 @@ export interface paths {
         get: operations["getFacility"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/facilities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the facilities
+         * @description The clinic’s facilities (spec 2.11): where they are, their phone and opening hours.
+         *
+         *     Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). A key limited to facilities sees only the rows of its facilities (rows of no facility only to an unrestricted key).
+         *
+         *     Scopes: `clinic:read`.
+         */
+        get: operations["listFacilities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/doctors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the doctors
+         * @description The clinic’s doctors: name, display name, specialty, facility, the calendars they work in (`calendarIds`, those the key sees), and whether they are active. Filters: `facilityId`, `calendarId`.
+         *
+         *     Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). A key limited to facilities sees only the rows of its facilities (rows of no facility only to an unrestricted key).
+         *
+         *     Scopes: `clinic:read`.
+         */
+        get: operations["listDoctors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/doctors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a doctor
+         * @description One doctor (see listDoctors). A doctor of a facility the key does not see (or of no facility, for a key limited to facilities) is `404`.
+         *
+         *     Scopes: `clinic:read`.
+         */
+        get: operations["getDoctor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/chairs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the chairs
+         * @description The clinic’s dental chairs, each in a facility.
+         *
+         *     Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). A key limited to facilities sees only the rows of its facilities (rows of no facility only to an unrestricted key).
+         *
+         *     Scopes: `clinic:read`.
+         */
+        get: operations["listChairs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/staff-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the staff profiles
+         * @description The people who work at the clinic, as task assignees (`assigneeId`) and lead owners (`assignedTo`) name them: name, role, facility, active. No contact details.
+         *
+         *     Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). A key limited to facilities sees only the rows of its facilities (rows of no facility only to an unrestricted key).
+         *
+         *     Scopes: `clinic:read`.
+         */
+        get: operations["listStaffProfiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meta": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key, its clinic and its rate limits
+         * @description Any valid key, no scope needed; not access-logged (no free text or clinical data). An integration’s first call: which key this is (`kind`, `scopes`, `facilityIds`, `agent`, expiry), its clinic (`timezone`, `aiEnabled`, `planActive`) and the server’s clock.
+         *
+         *     `rateLimits` lists every window of spec 8 this request was counted in (the key’s and the clinic’s, ten seconds and the UTC day) with its `limit`, `remaining` and `reset`; the `X-RateLimit-*` headers show only the tightest. Calling it costs budget like any request.
+         */
+        get: operations["getMeta"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/meta/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event catalogue, as this key may subscribe to it
+         * @description Every event type a webhook destination can subscribe to (spec 6.3), with the scope needed to receive it and whether this key may subscribe to it (`subscribable`: it holds that scope and `webhooks:read`). `webhook.test` and `events.skipped` cannot be subscribed to and are not listed. Any valid key, no scope needed.
+         */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/voice/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the agent needs when the phone rings
+         * @description One answer for the start of a call. `from` is the caller’s number in any format (or `anonymous`), `to` the number called: it picks the facility whose phone it is (otherwise the main facility the key sees).
+         *
+         *     `clinic`: its name and time zone, the facility, whether it is open now by the facility’s working schedule, when it closes and when it opens next. `caller`: `patient` when active patients have this number (up to 5, a family may share one: each with the first name only and its next 3 appointments as id, start and calendar name), else `lead` (an open lead with this number, first name only), else `unknown`. `transfer`: whether a person can take the call now (open, with a phone) and the number.
+         *
+         *     As little personal data as the job needs: no last name, birth date, contact or clinical data. The read is access-logged (resource `patient` with the patients named, fields `firstName` and `nextAppointments`; resource `lead` likewise). A number that cannot be a phone is `400` naming `from` or `to`.
+         *
+         *     While the clinic has switched AI processing off, this operation answers `403 forbidden` reason `ai_disabled` to every key (and every operation does to an agent key), from the first request after the switch, in every server process.
+         *
+         *     Scopes: `patients:read`, `appointments:read`.
+         */
+        get: operations["getVoiceContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/voice/handoffs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give the call to a person
+         * @description The agent gives up: `reason` (emergency, patient_request, billing, clinical_question, not_understood, other), an optional `summary`, the caller’s `patientId` or `leadId` when known, and the provider’s `callId`.
+         *
+         *     While the facility (given, else the patient’s or lead’s, else the main one the key sees) is open by its working schedule and has a phone, it answers `outcome: transfer` with `transferTo`, the number to put the caller through to. Otherwise it creates a callback task for the clinic (type `callback`, due at the next opening, its title holding the reason and the summary; event `task.created`) and answers `outcome: callback` with `taskId`.
+         *
+         *     One handoff per call and key: `201` the first time; the same `callId` from the same key again answers the first handoff with `200` and creates nothing, whatever the body. Ids the key cannot see are `400` naming the field.
+         *
+         *     While the clinic has switched AI processing off, this operation answers `403 forbidden` reason `ai_disabled` to every key (and every operation does to an agent key), from the first request after the switch, in every server process.
+         *
+         *     Scopes: `calls:write`.
+         */
+        post: operations["createVoiceHandoff"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4123,6 +4449,7 @@ export interface operations {
                  *       "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                  *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                  *       "start": "2026-03-02T09:30:00Z",
+                 *       "holdId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                  *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                  *       "origin": "api",
                  *       "type": "checkup",
@@ -4134,9 +4461,9 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uuid
-                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     * @description Required without `holdId`; with it, optional and must be the hold’s
                      */
-                    calendarId: string;
+                    calendarId?: string;
                     /**
                      * Format: uuid
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
@@ -4144,24 +4471,35 @@ export interface operations {
                     patientId: string;
                     /**
                      * Format: date-time
-                     * @description Start of a free slot of the calendar (see getCalendarAvailability); the end is start + the calendar’s slot length
+                     * @description Start of a free slot of the calendar (see getCalendarAvailability); the end is start + the calendar’s slot length. Required without `holdId`; with it, optional and must be the hold’s
                      * @example 2026-03-02T09:30:00Z
                      */
-                    start: string;
+                    start?: string;
+                    /**
+                     * Format: uuid
+                     * @description A slot hold of this key (createSlotHold): books the held slot
+                     */
+                    holdId?: string;
                     /**
                      * Format: uuid
                      * @description A doctor of the calendar; otherwise the first free one
                      */
                     doctorId?: string;
                     /**
-                     * @description Who books: `api` (default), `bot` (chat) or `voice` (voice agent)
+                     * @description Who books: `api` (default), `bot` (chat) or `voice` (voice agent). Ignored for an agent key: its kind decides (`chat_bot` → `bot`, `voice_agent` → `voice`)
                      * @default api
                      * @enum {string}
                      */
                     origin?: "api" | "bot" | "voice";
-                    /** @enum {string|null} */
+                    /**
+                     * @description Default: the calendar’s appointment type
+                     * @enum {string|null}
+                     */
                     type?: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
-                    /** @enum {string|null} */
+                    /**
+                     * @description Default: the calendar’s appointment category
+                     * @enum {string|null}
+                     */
                     category?: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
                     title?: string | null;
                     reason?: string | null;
@@ -4169,6 +4507,108 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "start": "2026-03-02T09:30:00.000Z",
+                     *       "end": "2026-03-02T09:30:00.000Z",
+                     *       "status": "draft",
+                     *       "type": "checkup",
+                     *       "category": "recall",
+                     *       "title": "Richiamare per il controllo",
+                     *       "reason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "origin": "manual",
+                     *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        start: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        end: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /** @enum {string|null} */
+                        type: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
+                        /** @enum {string|null} */
+                        category: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
+                        /** @description Free text; the read is access-logged */
+                        title: string | null;
+                        /** @description Reason for the visit; free text; the read is access-logged */
+                        reason: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string | null;
+                    };
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -5429,6 +5869,717 @@ export interface operations {
             };
         };
     };
+    listCalendars: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description Only rows modified at or after this instant
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+                /** @description Only calendars of this facility */
+                facilityId?: string;
+                /** @description Only calendars this doctor works in */
+                doctorId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "5b0c2f1e-8a7d-4c3b-9e2f-1a0b9c8d7e6f",
+                     *           "facilityId": "0f4a3b2c-1d0e-4f9a-8b7c-6d5e4f3a2b1c",
+                     *           "name": "Igiene orale",
+                     *           "description": "Pulizia professionale dei denti con l’igienista (45 minuti).",
+                     *           "slotMinutes": 45,
+                     *           "type": "treatment",
+                     *           "category": "standard",
+                     *           "workingHours": {
+                     *             "mon": [
+                     *               {
+                     *                 "open": "09:00",
+                     *                 "close": "13:00"
+                     *               }
+                     *             ],
+                     *             "wed": [
+                     *               {
+                     *                 "open": "14:00",
+                     *                 "close": "18:00"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "doctorIds": [
+                     *             "2c9e8f7a-6b5d-4c3e-8f1a-9b0c7d6e5f4a"
+                     *           ],
+                     *           "chairIds": [
+                     *             "8e7d6c5b-4a3f-4e2d-9c1b-0a9f8e7d6c5b"
+                     *           ],
+                     *           "minNoticeMinutes": 120,
+                     *           "horizonDays": 60,
+                     *           "cancellationNoticeMinutes": 1440,
+                     *           "bookableBy": [
+                     *             "api",
+                     *             "bot",
+                     *             "voice"
+                     *           ],
+                     *           "takesNewPatients": true,
+                     *           "keywords": [
+                     *             "pulizia",
+                     *             "igiene",
+                     *             "detartrasi",
+                     *             "tartaro"
+                     *           ],
+                     *           "active": true,
+                     *           "createdAt": "2026-01-10T09:00:00.000Z",
+                     *           "updatedAt": "2026-02-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string;
+                            name: string;
+                            /** @description What the service is, in words an agent can read out */
+                            description: string | null;
+                            /** @description Slot length in minutes */
+                            slotMinutes: number;
+                            /**
+                             * @description Appointment type of its bookings (spec 2.2)
+                             * @enum {string|null}
+                             */
+                            type: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
+                            /**
+                             * @description Appointment category of its bookings (spec 2.2)
+                             * @enum {string|null}
+                             */
+                            category: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
+                            /**
+                             * @description Weekly hours: keys `mon`..`sun` (missing = closed), each a list of `{open, close}` intervals in `HH:MM` local time of the clinic’s timezone, in order and not overlapping
+                             * @example {
+                             *       "mon": [
+                             *         {
+                             *           "open": "09:00",
+                             *           "close": "13:00"
+                             *         },
+                             *         {
+                             *           "open": "14:00",
+                             *           "close": "18:00"
+                             *         }
+                             *       ]
+                             *     }
+                             */
+                            workingHours: {
+                                mon?: {
+                                    /** @description `HH:MM` */
+                                    open: string;
+                                    /** @description `HH:MM` (`24:00` = midnight) */
+                                    close: string;
+                                }[];
+                                tue?: {
+                                    /** @description `HH:MM` */
+                                    open: string;
+                                    /** @description `HH:MM` (`24:00` = midnight) */
+                                    close: string;
+                                }[];
+                                wed?: {
+                                    /** @description `HH:MM` */
+                                    open: string;
+                                    /** @description `HH:MM` (`24:00` = midnight) */
+                                    close: string;
+                                }[];
+                                thu?: {
+                                    /** @description `HH:MM` */
+                                    open: string;
+                                    /** @description `HH:MM` (`24:00` = midnight) */
+                                    close: string;
+                                }[];
+                                fri?: {
+                                    /** @description `HH:MM` */
+                                    open: string;
+                                    /** @description `HH:MM` (`24:00` = midnight) */
+                                    close: string;
+                                }[];
+                                sat?: {
+                                    /** @description `HH:MM` */
+                                    open: string;
+                                    /** @description `HH:MM` (`24:00` = midnight) */
+                                    close: string;
+                                }[];
+                                sun?: {
+                                    /** @description `HH:MM` */
+                                    open: string;
+                                    /** @description `HH:MM` (`24:00` = midnight) */
+                                    close: string;
+                                }[];
+                            };
+                            doctorIds: string[];
+                            chairIds: string[];
+                            minNoticeMinutes: number;
+                            horizonDays: number;
+                            cancellationNoticeMinutes: number;
+                            /** @description Who may book it through the API: `api` (plain keys), `bot` (chat bot keys), `voice` (voice agent keys) */
+                            bookableBy: ("api" | "bot" | "voice")[];
+                            /** @description false: only patients with an appointment already (not cancelled) can book it */
+                            takesNewPatients: boolean;
+                            /** @description Words an agent can match a caller’s words against */
+                            keywords: string[];
+                            active: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5b0c2f1e-8a7d-4c3b-9e2f-1a0b9c8d7e6f",
+                     *       "facilityId": "0f4a3b2c-1d0e-4f9a-8b7c-6d5e4f3a2b1c",
+                     *       "name": "Igiene orale",
+                     *       "description": "Pulizia professionale dei denti con l’igienista (45 minuti).",
+                     *       "slotMinutes": 45,
+                     *       "type": "treatment",
+                     *       "category": "standard",
+                     *       "workingHours": {
+                     *         "mon": [
+                     *           {
+                     *             "open": "09:00",
+                     *             "close": "13:00"
+                     *           }
+                     *         ],
+                     *         "wed": [
+                     *           {
+                     *             "open": "14:00",
+                     *             "close": "18:00"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "doctorIds": [
+                     *         "2c9e8f7a-6b5d-4c3e-8f1a-9b0c7d6e5f4a"
+                     *       ],
+                     *       "chairIds": [
+                     *         "8e7d6c5b-4a3f-4e2d-9c1b-0a9f8e7d6c5b"
+                     *       ],
+                     *       "minNoticeMinutes": 120,
+                     *       "horizonDays": 60,
+                     *       "cancellationNoticeMinutes": 1440,
+                     *       "bookableBy": [
+                     *         "api",
+                     *         "bot",
+                     *         "voice"
+                     *       ],
+                     *       "takesNewPatients": true,
+                     *       "keywords": [
+                     *         "pulizia",
+                     *         "igiene",
+                     *         "detartrasi",
+                     *         "tartaro"
+                     *       ],
+                     *       "active": true,
+                     *       "createdAt": "2026-01-10T09:00:00.000Z",
+                     *       "updatedAt": "2026-02-01T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string;
+                        name: string;
+                        /** @description What the service is, in words an agent can read out */
+                        description: string | null;
+                        /** @description Slot length in minutes */
+                        slotMinutes: number;
+                        /**
+                         * @description Appointment type of its bookings (spec 2.2)
+                         * @enum {string|null}
+                         */
+                        type: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
+                        /**
+                         * @description Appointment category of its bookings (spec 2.2)
+                         * @enum {string|null}
+                         */
+                        category: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
+                        /**
+                         * @description Weekly hours: keys `mon`..`sun` (missing = closed), each a list of `{open, close}` intervals in `HH:MM` local time of the clinic’s timezone, in order and not overlapping
+                         * @example {
+                         *       "mon": [
+                         *         {
+                         *           "open": "09:00",
+                         *           "close": "13:00"
+                         *         },
+                         *         {
+                         *           "open": "14:00",
+                         *           "close": "18:00"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        workingHours: {
+                            mon?: {
+                                /** @description `HH:MM` */
+                                open: string;
+                                /** @description `HH:MM` (`24:00` = midnight) */
+                                close: string;
+                            }[];
+                            tue?: {
+                                /** @description `HH:MM` */
+                                open: string;
+                                /** @description `HH:MM` (`24:00` = midnight) */
+                                close: string;
+                            }[];
+                            wed?: {
+                                /** @description `HH:MM` */
+                                open: string;
+                                /** @description `HH:MM` (`24:00` = midnight) */
+                                close: string;
+                            }[];
+                            thu?: {
+                                /** @description `HH:MM` */
+                                open: string;
+                                /** @description `HH:MM` (`24:00` = midnight) */
+                                close: string;
+                            }[];
+                            fri?: {
+                                /** @description `HH:MM` */
+                                open: string;
+                                /** @description `HH:MM` (`24:00` = midnight) */
+                                close: string;
+                            }[];
+                            sat?: {
+                                /** @description `HH:MM` */
+                                open: string;
+                                /** @description `HH:MM` (`24:00` = midnight) */
+                                close: string;
+                            }[];
+                            sun?: {
+                                /** @description `HH:MM` */
+                                open: string;
+                                /** @description `HH:MM` (`24:00` = midnight) */
+                                close: string;
+                            }[];
+                        };
+                        doctorIds: string[];
+                        chairIds: string[];
+                        minNoticeMinutes: number;
+                        horizonDays: number;
+                        cancellationNoticeMinutes: number;
+                        /** @description Who may book it through the API: `api` (plain keys), `bot` (chat bot keys), `voice` (voice agent keys) */
+                        bookableBy: ("api" | "bot" | "voice")[];
+                        /** @description false: only patients with an appointment already (not cancelled) can book it */
+                        takesNewPatients: boolean;
+                        /** @description Words an agent can match a caller’s words against */
+                        keywords: string[];
+                        active: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getCalendarAvailability: {
         parameters: {
             query?: {
@@ -5444,6 +6595,10 @@ export interface operations {
                 to?: string;
                 /** @description Only slots of this doctor of the calendar */
                 doctorId?: string;
+                /** @description `day`: the first free slot of each day; `part_of_day`: of each part of each day */
+                spread?: "day" | "part_of_day";
+                /** @description At most this many slots (after `spread`); default all */
+                limit?: number;
             };
             header?: never;
             path: {
@@ -5477,9 +6632,24 @@ export interface operations {
                      *           "start": "2026-03-02T09:30:00.000Z",
                      *           "end": "2026-03-02T09:30:00.000Z",
                      *           "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "localDate": "testo",
+                     *           "localTime": "testo",
+                     *           "partOfDay": "morning",
+                     *           "label": "martedì 4 marzo alle 9:30"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "emptyReason": "calendar_inactive",
+                     *       "nextAvailable": {
+                     *         "start": "2026-03-02T09:30:00.000Z",
+                     *         "end": "2026-03-02T09:30:00.000Z",
+                     *         "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *         "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *         "localDate": "testo",
+                     *         "localTime": "testo",
+                     *         "partOfDay": "morning",
+                     *         "label": "martedì 4 marzo alle 9:30"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -5522,9 +6692,596 @@ export interface operations {
                              * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                              */
                             chairId: string | null;
+                            /** @description `YYYY-MM-DD` in the clinic’s time zone */
+                            localDate: string;
+                            /** @description `HH:MM` in the clinic’s time zone */
+                            localTime: string;
+                            /**
+                             * @description `morning` before 13:00, `afternoon` before 18:00, `evening` after (local time)
+                             * @enum {string}
+                             */
+                            partOfDay: "morning" | "afternoon" | "evening";
+                            /**
+                             * @description The slot in Italian words, to be read out
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
                         }[];
+                        /** @enum {string|null} */
+                        emptyReason: "calendar_inactive" | "not_bookable_by_agent" | "beyond_horizon" | "closed" | "fully_booked" | null;
+                        /** Slot */
+                        nextAvailable: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            end: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            doctorId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            chairId: string | null;
+                            /** @description `YYYY-MM-DD` in the clinic’s time zone */
+                            localDate: string;
+                            /** @description `HH:MM` in the clinic’s time zone */
+                            localTime: string;
+                            /**
+                             * @description `morning` before 13:00, `afternoon` before 18:00, `evening` after (local time)
+                             * @enum {string}
+                             */
+                            partOfDay: "morning" | "afternoon" | "evening";
+                            /**
+                             * @description The slot in Italian words, to be read out
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
+                        } | null;
                     };
                 };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createSlotHold: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "start": "2026-03-02T09:30:00Z",
+                 *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "ttlSeconds": 300,
+                 *       "holderRef": "CA1f2e3d4c5b6a"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Start of a free slot of the calendar (see getCalendarAvailability)
+                     * @example 2026-03-02T09:30:00Z
+                     */
+                    start: string;
+                    /**
+                     * Format: uuid
+                     * @description A doctor of the calendar; otherwise the first free one
+                     */
+                    doctorId?: string;
+                    /**
+                     * @description How long the hold lives (30-600 s, default 300)
+                     * @default 300
+                     */
+                    ttlSeconds?: number;
+                    /**
+                     * @description The call or chat id the hold is for: a new hold with the same `holderRef` (same key) replaces the old one
+                     * @example CA1f2e3d4c5b6a
+                     */
+                    holderRef: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7d1c7a52-3f0e-4f55-9a1e-0b8f3c2d1e4a",
+                     *       "calendarId": "5b0c2f1e-8a7d-4c3b-9e2f-1a0b9c8d7e6f",
+                     *       "start": "2026-03-04T08:30:00.000Z",
+                     *       "end": "2026-03-04T09:00:00.000Z",
+                     *       "doctorId": "2c9e8f7a-6b5d-4c3e-8f1a-9b0c7d6e5f4a",
+                     *       "chairId": null,
+                     *       "holderRef": "CA1f2e3d4c5b6a",
+                     *       "expiresAt": "2026-03-01T10:05:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        calendarId: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        start: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        end: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        holderRef: string;
+                        /**
+                         * Format: date-time
+                         * @description When the hold lapses by itself
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    releaseSlotHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Released */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
             400: {
@@ -5861,6 +7618,2320 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listFacilities: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description Only rows modified at or after this instant
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "name": "Mario Rossi",
+                     *           "street": "Via Torino 12",
+                     *           "city": "Milano",
+                     *           "province": "MI",
+                     *           "zipCode": "20123",
+                     *           "phone": "+393331234567",
+                     *           "email": "mario.rossi@example.com",
+                     *           "isMainLocation": true,
+                     *           "avgAppointmentMinutes": 1,
+                     *           "workingSchedule": null,
+                     *           "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            name: string;
+                            street: string | null;
+                            city: string | null;
+                            province: string | null;
+                            zipCode: string | null;
+                            phone: string | null;
+                            email: string | null;
+                            isMainLocation: boolean;
+                            avgAppointmentMinutes: number;
+                            /** @description Opening hours, as the clinic stores them */
+                            workingSchedule: unknown;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listDoctors: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description Only rows modified at or after this instant
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+                /** @description Only doctors of this facility */
+                facilityId?: string;
+                /** @description Only doctors who work in this calendar */
+                calendarId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "2c9e8f7a-6b5d-4c3e-8f1a-9b0c7d6e5f4a",
+                     *           "firstName": "Laura",
+                     *           "lastName": "Bianchi",
+                     *           "displayName": "Dott.ssa Laura Bianchi",
+                     *           "specialty": "Igiene dentale",
+                     *           "facilityId": "0f4a3b2c-1d0e-4f9a-8b7c-6d5e4f3a2b1c",
+                     *           "calendarIds": [
+                     *             "5b0c2f1e-8a7d-4c3b-9e2f-1a0b9c8d7e6f"
+                     *           ],
+                     *           "active": true,
+                     *           "updatedAt": "2026-02-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            firstName: string;
+                            lastName: string;
+                            /** @description How the clinic names the doctor to patients (default “Dott. <first> <last>”) */
+                            displayName: string;
+                            specialty: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string | null;
+                            /** @description The calendars the doctor works in (that the key sees) */
+                            calendarIds: string[];
+                            active: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getDoctor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "2c9e8f7a-6b5d-4c3e-8f1a-9b0c7d6e5f4a",
+                     *       "firstName": "Laura",
+                     *       "lastName": "Bianchi",
+                     *       "displayName": "Dott.ssa Laura Bianchi",
+                     *       "specialty": "Igiene dentale",
+                     *       "facilityId": "0f4a3b2c-1d0e-4f9a-8b7c-6d5e4f3a2b1c",
+                     *       "calendarIds": [
+                     *         "5b0c2f1e-8a7d-4c3b-9e2f-1a0b9c8d7e6f"
+                     *       ],
+                     *       "active": true,
+                     *       "updatedAt": "2026-02-01T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        firstName: string;
+                        lastName: string;
+                        /** @description How the clinic names the doctor to patients (default “Dott. <first> <last>”) */
+                        displayName: string;
+                        specialty: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /** @description The calendars the doctor works in (that the key sees) */
+                        calendarIds: string[];
+                        active: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listChairs: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description Only rows modified at or after this instant
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "8e7d6c5b-4a3f-4e2d-9c1b-0a9f8e7d6c5b",
+                     *           "name": "Poltrona 1",
+                     *           "facilityId": "0f4a3b2c-1d0e-4f9a-8b7c-6d5e4f3a2b1c",
+                     *           "active": true,
+                     *           "updatedAt": "2026-02-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            name: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string;
+                            active: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listStaffProfiles: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description Only rows modified at or after this instant
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "4d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a",
+                     *           "firstName": "Marco",
+                     *           "lastName": "Verdi",
+                     *           "role": "reception",
+                     *           "facilityId": null,
+                     *           "active": true,
+                     *           "updatedAt": "2026-02-01T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            firstName: string;
+                            lastName: string;
+                            /** @description The clinic’s own word for the job (e.g. `staff`, `reception`, `manager`) */
+                            role: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string | null;
+                            active: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            updatedAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getMeta: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "apiVersion": "1.0.0",
+                     *       "serverTime": "2026-03-01T10:00:00.000Z",
+                     *       "key": {
+                     *         "id": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "name": "Agente vocale",
+                     *         "kind": "live",
+                     *         "scopes": [
+                     *           "appointments:read",
+                     *           "appointments:write",
+                     *           "patients:read",
+                     *           "calls:write",
+                     *           "clinic:read"
+                     *         ],
+                     *         "facilityIds": null,
+                     *         "agent": "voice_agent",
+                     *         "createdAt": "2026-01-10T09:00:00.000Z",
+                     *         "expiresAt": null
+                     *       },
+                     *       "clinic": {
+                     *         "id": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *         "name": "Studio Dentistico Sorriso",
+                     *         "timezone": "Europe/Rome",
+                     *         "aiEnabled": true,
+                     *         "planActive": true
+                     *       },
+                     *       "rateLimits": [
+                     *         {
+                     *           "scope": "key",
+                     *           "window": "10s",
+                     *           "limit": 60,
+                     *           "remaining": 59,
+                     *           "reset": 1772359210
+                     *         },
+                     *         {
+                     *           "scope": "key",
+                     *           "window": "day",
+                     *           "limit": 12000,
+                     *           "remaining": 11999,
+                     *           "reset": 1772409600
+                     *         },
+                     *         {
+                     *           "scope": "clinic",
+                     *           "window": "10s",
+                     *           "limit": 100,
+                     *           "remaining": 99,
+                     *           "reset": 1772359210
+                     *         },
+                     *         {
+                     *           "scope": "clinic",
+                     *           "window": "day",
+                     *           "limit": 20000,
+                     *           "remaining": 19999,
+                     *           "reset": 1772409600
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Version of the API description */
+                        apiVersion: string;
+                        /**
+                         * Format: date-time
+                         * @description The server’s clock, to measure drift against
+                         */
+                        serverTime: string;
+                        key: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            kind: "live" | "test";
+                            scopes: string[];
+                            /** @description null: every facility */
+                            facilityIds: string[] | null;
+                            /** @enum {string} */
+                            agent: "none" | "chat_bot" | "voice_agent";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            expiresAt: string | null;
+                        };
+                        clinic: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            name: string;
+                            /** @description IANA time zone of the clinic */
+                            timezone: string;
+                            /** @description false: agent keys and /v1/voice/* are refused (`403 forbidden` reason `ai_disabled`) */
+                            aiEnabled: boolean;
+                            planActive: boolean;
+                        };
+                        /** @description Every window of spec 8 this request was counted in; the headers show only the tightest */
+                        rateLimits: {
+                            /**
+                             * @description Whose budget: this key’s or the whole clinic’s (every key)
+                             * @enum {string}
+                             */
+                            scope: "key" | "clinic";
+                            /**
+                             * @description `10s`: ten seconds aligned to the epoch; `day`: the UTC day
+                             * @enum {string}
+                             */
+                            window: "10s" | "day";
+                            limit: number;
+                            /** @description Left after this request */
+                            remaining: number;
+                            /** @description When the window ends, epoch seconds UTC */
+                            reset: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "type": "appointment.created",
+                     *           "scope": "appointments:read",
+                     *           "subscribable": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            type: string;
+                            /** @description The scope a key needs to receive it (besides `webhooks:read`) */
+                            scope: string;
+                            /** @description Whether this key may subscribe a webhook destination to it: it holds the scope and `webhooks:read` */
+                            subscribable: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getVoiceContext: {
+        parameters: {
+            query: {
+                /** @description The caller’s number in any format, or `anonymous` */
+                from: string;
+                /** @description The number called: picks the facility whose phone it is */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clinic": {
+                     *         "name": "Studio Dentistico Sorriso",
+                     *         "timezone": "Europe/Rome",
+                     *         "facilityId": "0f4a3b2c-1d0e-4f9a-8b7c-6d5e4f3a2b1c",
+                     *         "facilityName": "Sede di Milano",
+                     *         "openNow": true,
+                     *         "closesAt": "2026-03-02T12:00:00.000Z",
+                     *         "nextOpening": "2026-03-02T13:00:00.000Z"
+                     *       },
+                     *       "caller": {
+                     *         "match": "patient",
+                     *         "phone": "+393331234567",
+                     *         "patients": [
+                     *           {
+                     *             "id": "6f5e4d3c-2b1a-4098-8f7e-6d5c4b3a2918",
+                     *             "firstName": "Giulia",
+                     *             "nextAppointments": [
+                     *               {
+                     *                 "id": "3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
+                     *                 "start": "2026-03-04T08:30:00.000Z",
+                     *                 "calendarName": "Igiene orale"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "lead": null
+                     *       },
+                     *       "transfer": {
+                     *         "possible": true,
+                     *         "number": "+390212345678"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        clinic: {
+                            name: string;
+                            timezone: string;
+                            /**
+                             * Format: uuid
+                             * @description The facility called (by `to`), else the main one the key sees
+                             */
+                            facilityId: string | null;
+                            facilityName: string | null;
+                            openNow: boolean;
+                            /**
+                             * Format: date-time
+                             * @description When the current opening ends
+                             */
+                            closesAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The next opening after now (within two weeks)
+                             */
+                            nextOpening: string | null;
+                        };
+                        caller: {
+                            /** @enum {string} */
+                            match: "patient" | "lead" | "unknown";
+                            /** @description E.164; null when the number is hidden */
+                            phone: string | null;
+                            /** @description Active patients with this number (a family may share one), most recently updated first */
+                            patients: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                                 */
+                                id: string;
+                                firstName: string | null;
+                                nextAppointments: {
+                                    /**
+                                     * Format: uuid
+                                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                                     */
+                                    id: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601, UTC
+                                     */
+                                    start: string;
+                                    /** @description The service booked; null outside any calendar */
+                                    calendarName: string | null;
+                                }[];
+                            }[];
+                            /** @description Only when no patient matched */
+                            lead: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                                 */
+                                id: string;
+                                firstName: string;
+                            } | null;
+                        };
+                        transfer: {
+                            /** @description The facility is open now and has a phone: a person can take the call */
+                            possible: boolean;
+                            /** @description Where to transfer to (E.164), when possible */
+                            number: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createVoiceHandoff: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "callId": "testo",
+                 *       "reason": "emergency",
+                 *       "summary": "Il paziente chiede un appuntamento per una pulizia.",
+                 *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "leadId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The call id at the voice provider: one handoff per call (a retry answers the same) */
+                    callId: string;
+                    /** @enum {string} */
+                    reason: "emergency" | "patient_request" | "billing" | "clinical_question" | "not_understood" | "other";
+                    /** @description What the caller wanted, for the person who takes over */
+                    summary?: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    patientId?: string;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    leadId?: string;
+                    /**
+                     * Format: uuid
+                     * @description The facility called; default the patient’s or lead’s, else the main one the key sees
+                     */
+                    facilityId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1e2d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b",
+                     *       "callId": "CA1f2e3d4c5b6a",
+                     *       "reason": "billing",
+                     *       "outcome": "callback",
+                     *       "transferTo": null,
+                     *       "taskId": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
+                     *       "patientId": "6f5e4d3c-2b1a-4098-8f7e-6d5c4b3a2918",
+                     *       "leadId": null,
+                     *       "facilityId": "0f4a3b2c-1d0e-4f9a-8b7c-6d5e4f3a2b1c",
+                     *       "createdAt": "2026-03-01T19:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        callId: string;
+                        /** @enum {string} */
+                        reason: "emergency" | "patient_request" | "billing" | "clinical_question" | "not_understood" | "other";
+                        /**
+                         * @description `transfer`: put the caller through to `transferTo` now; `callback`: a person will call back (`taskId`)
+                         * @enum {string}
+                         */
+                        outcome: "transfer" | "callback";
+                        /** @description E.164 number to transfer the call to */
+                        transferTo: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The callback task (event `task.created`)
+                         */
+                        taskId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        leadId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1e2d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b",
+                     *       "callId": "CA1f2e3d4c5b6a",
+                     *       "reason": "billing",
+                     *       "outcome": "callback",
+                     *       "transferTo": null,
+                     *       "taskId": "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d",
+                     *       "patientId": "6f5e4d3c-2b1a-4098-8f7e-6d5c4b3a2918",
+                     *       "leadId": null,
+                     *       "facilityId": "0f4a3b2c-1d0e-4f9a-8b7c-6d5e4f3a2b1c",
+                     *       "createdAt": "2026-03-01T19:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        callId: string;
+                        /** @enum {string} */
+                        reason: "emergency" | "patient_request" | "billing" | "clinical_question" | "not_understood" | "other";
+                        /**
+                         * @description `transfer`: put the caller through to `transferTo` now; `callback`: a person will call back (`taskId`)
+                         * @enum {string}
+                         */
+                        outcome: "transfer" | "callback";
+                        /** @description E.164 number to transfer the call to */
+                        transferTo: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The callback task (event `task.created`)
+                         */
+                        taskId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        leadId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "clinic:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "details": {
+                     *           "reason": "version_mismatch"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
                      *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }

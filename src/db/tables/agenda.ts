@@ -27,6 +27,45 @@ export interface CalendarsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   version: Generated<number>;
+  description: ColumnType<string | null, string | null | undefined, string | null>;
+  keywords: ColumnType<string[], string[] | undefined, string[]>;
+  /** Who may book it through the API: `api` (plain keys), `bot` (chat bot keys), `voice` (voice agent keys). */
+  bookable_by: ColumnType<Array<'api' | 'bot' | 'voice'>, Array<'api' | 'bot' | 'voice'> | undefined, Array<'api' | 'bot' | 'voice'>>;
+  takes_new_patients: Generated<boolean>;
+  appointment_type: ColumnType<string | null, string | null | undefined, string | null>;
+  appointment_category: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface SlotHoldsTable {
+  id: string;
+  clinic_id: string;
+  facility_id: string;
+  calendar_id: string;
+  api_key_id: string;
+  holder_ref: string;
+  doctor_id: string | null;
+  chair_id: string | null;
+  start_at: ColumnType<Date, Date | string, Date | string>;
+  end_at: ColumnType<Date, Date | string, Date | string>;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  appointment_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface VoiceHandoffsTable {
+  id: string;
+  clinic_id: string;
+  facility_id: string | null;
+  api_key_id: string | null;
+  call_ref: string;
+  reason: string;
+  summary: string | null;
+  patient_id: string | null;
+  lead_id: string | null;
+  outcome: 'transfer' | 'callback';
+  transfer_to: string | null;
+  task_id: string | null;
+  created_at: Timestamp;
 }
 
 export interface ConversationsTable {
@@ -228,6 +267,8 @@ export interface BillingCountersTable {
 
 export interface AgendaTables {
   calendars: CalendarsTable;
+  slot_holds: SlotHoldsTable;
+  voice_handoffs: VoiceHandoffsTable;
   conversations: ConversationsTable;
   chat_messages: ChatMessagesTable;
   tasks: TasksTable;

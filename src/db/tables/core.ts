@@ -60,6 +60,8 @@ export interface DoctorsTable {
   first_name: string;
   last_name: string;
   specialty: string | null;
+  /** How the clinic names the doctor to patients ("Dott.ssa Bianchi"); null: "Dott. <first> <last>". */
+  display_name: ColumnType<string | null, string | null | undefined, string | null>;
   active: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -61,7 +61,14 @@ export function v1Gate(options: CallerOptions): (scope: FastifyInstance) => void
       const config = request.routeOptions.config;
       const windows = callerRules(limits, request.auth.clinicId, request.auth.keyId);
       if (config.extraWindows) windows.push(...config.extraWindows(request));
-      admitOrRefuse(reply, await limiter.check(windows), onRateLimited);
+      const decision = await limiter.check(windows);
+      admitOrRefuse(reply, decision, onRateLimited);
+      request.rateWindows = decision.windows;
+      // Spec 7: with the clinic's AI off, an agent key and every AI operation are refused, after
+      // the request was counted (like any request) and before the scopes are looked at.
+      if (!request.auth.aiEnabled && (request.auth.agent !== 'none' || config.aiOperation)) {
+        throw ApiError.forbidden('ai_disabled', {}, 'Lo studio ha disattivato l’elaborazione tramite intelligenza artificiale: l’agente non è disponibile.');
+      }
       requireScopes(request.auth, config.scopes ?? []);
       request.actor = apiKeyActor(request.auth, environment, request.id, request.log);
     });

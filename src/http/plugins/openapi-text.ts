@@ -23,8 +23,8 @@ The back office of the service: organizations, clinics, facilities, staff, API k
 
 /** Descriptions of the tags (API areas of spec 1 and back-office areas), shown as sections of /docs. */
 export const TAG_DESCRIPTIONS: Record<string, string> = {
-  Meta: 'The service itself: health and the API description.',
-  Clinic: 'The clinic and its facilities: where it is and its opening hours.',
+  Meta: 'The service itself and the key calling it: health, the API description, who the key is, its clinic, its rate limits and the event catalogue it may subscribe to.',
+  Clinic: 'The clinic as an integration needs it: facilities, doctors, chairs, staff profiles and calendars (the bookable services).',
   Facilities: 'The clinic and its facilities: where it is and its opening hours.',
   Patients: 'Create, read and search patients; look a caller up by phone.',
   Agenda: 'Appointments and calendar availability.',
@@ -45,7 +45,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Conversations: 'Chat conversations with the bot and their messages.',
   'Phone calls': 'Finished phone calls registered by a voice agent or a switchboard.',
   Calls: 'Finished phone calls registered by a voice agent or a switchboard.',
-  'Voice agent': 'Operations for a voice agent answering the clinic phone.',
+  'Voice agent':
+    'Operations for a voice agent answering the clinic phone: the context of a ringing call and the handoff to a person. With slot holds (Agenda) and POST /calls it runs a whole call.',
   Webhooks: 'Webhook destinations, events and deliveries.',
   'Webhooks and events': 'Webhook destinations, events and deliveries.',
   Events: 'Events of the last 30 days, in the webhook envelope.',

@@ -27,8 +27,16 @@ export interface WindowState {
   resetAt: number;
 }
 
+/** One window's state, named by its rule (`key:<id>:10s`, `clinic:<id>:day`). */
+export interface RateWindowState extends WindowState {
+  name: string;
+  seconds: number;
+}
+
 export interface Decision {
   allowed: boolean;
+  /** Every window, in the order of the rules. */
+  windows: RateWindowState[];
   /** The tightest window: the fewest requests left (ties: the one that resets first). */
   tightest: WindowState;
   /** Seconds until the refusing window ends (only when refused). */
@@ -68,7 +76,7 @@ export class RateLimiter {
       const full = states.filter((s) => s.remaining === 0);
       retryAfter = Math.max(1, Math.max(...full.map((s) => s.resetAt)) - nowSec);
     }
-    return { allowed, tightest, retryAfter };
+    return { allowed, tightest, retryAfter, windows: states.map((s, i) => ({ ...s, name: rules[i]!.name, seconds: rules[i]!.seconds })) };
   }
 
   /** Throws DependencyUnavailableError when the counters cannot be reached (readiness). */

@@ -13,6 +13,8 @@ export const APPOINTMENT_REASONS = {
   adminCreate: { conflict: OVERLAP },
   adminUpdate: { conflict: ['not_reschedulable', ...OVERLAP] },
   adminSetStatus: { conflict: ['invalid_transition', ...OVERLAP] },
-  apiReschedule: { conflict: ['not_reschedulable'], forbidden: CALENDAR_RULES },
+  /** Booking through the API: a calendar closed to the key's channel or to new patients; a hold used for another patient. */
+  apiBook: { conflict: ['hold_used'], forbidden: ['not_bookable_by_agent', 'new_patients_not_accepted'] },
+  apiReschedule: { conflict: ['not_reschedulable'], forbidden: [...CALENDAR_RULES, 'not_bookable_by_agent'] },
   apiCancel: { conflict: ['invalid_transition'], forbidden: CALENDAR_RULES },
 } as const satisfies Record<string, DeclaredReasons>;

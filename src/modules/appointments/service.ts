@@ -341,6 +341,8 @@ export async function setStatusInTx(
   current: AppointmentRow,
   status: AppointmentStatus,
   completionNotes?: string | null,
+  /** An agent key's origin, stamped on what it cancels (issue 15). */
+  origin?: AppointmentOrigin,
 ): Promise<AppointmentRow> {
   if (!TRANSITIONS[current.status as AppointmentStatus]?.includes(status)) {
     throw ApiError.conflict('invalid_transition', { from: current.status, to: status, allowed: TRANSITIONS[current.status as AppointmentStatus] ?? [] });
@@ -350,6 +352,7 @@ export async function setStatusInTx(
     .set({
       status,
       ...(completionNotes !== undefined ? { completion_notes: completionNotes } : {}),
+      ...(origin !== undefined ? { origin } : {}),
       updated_at: sql`now()`,
       version: sql`version + 1`,
     })

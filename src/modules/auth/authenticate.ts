@@ -2,6 +2,11 @@
  * Turns a bearer token into the caller's identity, or the error of spec 5.5.
  * Lookups are cached for at most one second, so revoking a key, switching a plan off or
  * suspending an organization takes effect within a second in every process.
+ *
+ * A clinic's switches (AI off, plan off) take effect at once: a cached lookup is also dropped
+ * when any clinic row changes (the change feed's `clinics` token, 0070_voice_agent.sql), and
+ * while the feed is not live an agent key's lookup is never served from the cache, so an
+ * agent key is refused `ai_disabled` on the first request after the switch, in every process.
  */
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
@@ -11,6 +16,7 @@ import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../core/errors.js';
 import type { AuthContext } from '../../core/actor.js';
 import { hashToken, tokenKind } from './tokens.js';
+import type { ChangeFeed, ChangeToken } from '../../db/change-feed.js';
 
 interface KeyRecord {
   context: AuthContext;
@@ -38,11 +44,15 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 export class Authenticator {
   /** Lookups by token hash, unknown tokens included, for at most a second; the least recently used go first. */
-  readonly #cache = new LRUCache<string, { record: KeyRecord | null }>({ max: 10_000, ttl: CACHE_TTL_MS });
+  readonly #cache = new LRUCache<string, { record: KeyRecord | null; clinics: ChangeToken | null }>({ max: 10_000, ttl: CACHE_TTL_MS });
   /** Keys whose last use was written less than a minute ago. */
   readonly #lastUsedWrites = new LRUCache<string, true>({ max: 100_000, ttl: LAST_USED_WRITE_INTERVAL_MS });
 
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    /** Clinic changes as they commit; without it, lookups are cached for the TTL alone. */
+    private readonly changes: ChangeFeed | null = null,
+  ) {}
 
   /** Forgets cached lookups (after a revocation in this process). */
   invalidate(): void {
@@ -69,7 +79,9 @@ export class Authenticator {
 
   async #lookup(tokenHash: string): Promise<KeyRecord | null> {
     const cached = this.#cache.get(tokenHash);
-    if (cached) return cached.record;
+    if (cached && this.#fresh(cached)) return cached.record;
+    // Read before the query: a clinic change committed meanwhile makes this lookup stale at once.
+    const clinics = this.changes?.tableToken('clinics') ?? null;
 
     const row = await this.db
       .selectFrom('api_keys as k')
@@ -114,8 +126,17 @@ export class Authenticator {
           suspended: row.suspended_at !== null,
         }
       : null;
-    this.#cache.set(tokenHash, { record });
+    this.#cache.set(tokenHash, { record, clinics });
     return record;
+  }
+
+  /** A cached lookup is served while no clinic changed since it was read (see the top of the file). */
+  #fresh(cached: { record: KeyRecord | null; clinics: ChangeToken | null }): boolean {
+    if (!this.changes || cached.record === null) return true;
+    const now = this.changes.tableToken('clinics');
+    if (now !== null) return now === cached.clinics;
+    // The feed is down: plain keys keep the one-second cache; agent keys read the clinic every time.
+    return cached.record.context.agent === 'none';
   }
 
   /** Records when a key was last used, at most once a minute per key and off the request path. */

@@ -9,6 +9,7 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { generateToken, hashToken, tokenPrefix } from './tokens.js';
 import { isScope, type Scope } from './scopes.js';
 import type { Db } from '../../db/transaction.js';
+import type { AgentKind } from '../../core/actor.js';
 
 export interface ApiKeyView {
   id: string;
@@ -18,6 +19,8 @@ export interface ApiKeyView {
   prefix: string;
   scopes: string[];
   facilityIds: string[] | null;
+  /** What the key is issued for: a plain integration (`none`), a chat bot or a voice agent. */
+  agent: AgentKind;
   expiresAt: string | null;
   revokedAt: string | null;
   replacedBy: string | null;
@@ -35,6 +38,7 @@ export interface NewApiKey {
   scopes: string[];
   facilityIds?: string[] | null;
   expiresAt?: Date | null;
+  agent?: AgentKind;
 }
 
 function toView(row: Selectable<ApiKeysTable>): ApiKeyView {
@@ -46,6 +50,7 @@ function toView(row: Selectable<ApiKeysTable>): ApiKeyView {
     prefix: row.token_prefix,
     scopes: row.scopes,
     facilityIds: row.facility_ids,
+    agent: row.agent,
     expiresAt: row.expires_at?.toISOString() ?? null,
     revokedAt: row.revoked_at?.toISOString() ?? null,
     replacedBy: row.replaced_by,
@@ -92,6 +97,7 @@ export async function createApiKey(db: Db, clinicId: string, input: NewApiKey, r
       scopes: [...new Set(input.scopes as Scope[])],
       facility_ids: facilityIds,
       expires_at: input.expiresAt ?? null,
+      agent: input.agent ?? 'none',
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -135,7 +141,7 @@ export async function replaceApiKey(db: Db, keyId: string): Promise<CreatedApiKe
   return createApiKey(
     db,
     old.clinicId,
-    { name: old.name, scopes: old.scopes, facilityIds: old.facilityIds, expiresAt: old.expiresAt ? new Date(old.expiresAt) : null },
+    { name: old.name, scopes: old.scopes, facilityIds: old.facilityIds, agent: old.agent, expiresAt: old.expiresAt ? new Date(old.expiresAt) : null },
     old.id,
   );
 }

@@ -3,30 +3,31 @@
  * appointment comes from. The overlap constraints of the appointments table make exactly one
  * of several parallel bookings of one slot win; the losers get `409 no_availability`.
  */
-import type { Actor } from '../../core/actor.js';
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
 import { checkRefs } from '../../db/scoped.js';
 import { insertAppointment, lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
-import { bookableWindow, freeSlots, gridSlots, type CalendarRow, type Slot } from './service.js';
-import type { Db } from '../../db/transaction.js';
+import { bookableWindow, busyTimes, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions } from './service.js';
+import type { Db, Transaction } from '../../db/transaction.js';
+import { agentOrigin, bookingChannel, type Actor } from '../../core/actor.js';
+import type { SlotHoldsTable } from '../../db/tables/agenda.js';
 
 const ALTERNATIVES = 5;
 const ALTERNATIVES_SPAN_MS = 14 * 86_400_000;
 
-class NoSlot extends Error {
+export class NoSlot extends Error {
   constructor(readonly reason: 'slot_taken' | 'outside_availability') {
     super(reason);
   }
 }
 
 /** Up to five free slots nearest to `start` (before or after it). */
-async function alternatives(db: Db, cal: CalendarRow, tz: string, start: Date, opts: { doctorId?: string; excludeAppointmentId?: string }): Promise<Slot[]> {
+async function alternatives(db: Db, cal: CalendarRow, tz: string, start: Date, opts: SlotOptions): Promise<Slot[]> {
   const window = bookableWindow(cal, new Date(start.getTime() - ALTERNATIVES_SPAN_MS / 2), new Date(start.getTime() + ALTERNATIVES_SPAN_MS));
   if (!window) return [];
-  const slots = await freeSlots(db, cal, tz, window, opts);
+  const slots = await freeSlots(db, cal, tz, window, { ...opts, now: undefined });
   return slots
     .sort(
       (a, b) => Math.abs(Date.parse(a.start) - start.getTime()) - Math.abs(Date.parse(b.start) - start.getTime()) || Date.parse(a.start) - Date.parse(b.start),
@@ -35,20 +36,27 @@ async function alternatives(db: Db, cal: CalendarRow, tz: string, start: Date, o
     .sort((a, b) => Date.parse(a.start) - Date.parse(b.start));
 }
 
-async function noAvailability(
-  db: Db,
-  cal: CalendarRow,
-  tz: string,
-  start: Date,
-  reason: NoSlot['reason'],
-  opts: { doctorId?: string; excludeAppointmentId?: string },
-): Promise<ApiError> {
-  return new ApiError('no_availability', { reason, alternatives: await alternatives(db, cal, tz, start, opts) });
+/** When the earliest live hold on the calendar's people at `start` ends (the time may free up then), or null. */
+async function heldUntil(db: Db, cal: CalendarRow, start: Date, opts: SlotOptions): Promise<string | null> {
+  const end = new Date(start.getTime() + cal.slot_minutes * 60_000);
+  const doctors = opts.doctorId ? [opts.doctorId.toLowerCase()] : cal.doctor_ids;
+  const busy = await busyTimes(db, cal.clinic_id, doctors, cal.chair_ids, start, end, opts);
+  const holds = busy.filter((b) => b.expires_at !== null).map((b) => new Date(b.expires_at!).getTime());
+  return holds.length ? new Date(Math.min(...holds)).toISOString() : null;
+}
+
+async function noAvailability(db: Db, cal: CalendarRow, tz: string, start: Date, reason: NoSlot['reason'], opts: SlotOptions): Promise<ApiError> {
+  const until = reason === 'slot_taken' ? await heldUntil(db, cal, start, opts) : null;
+  return new ApiError('no_availability', {
+    reason,
+    alternatives: await alternatives(db, cal, tz, start, opts),
+    ...(until ? { heldUntil: until } : {}),
+  });
 }
 
 /** The free slot starting at `start`, or NoSlot saying why there is none. */
-async function slotAt(db: Db, cal: CalendarRow, tz: string, start: Date, opts: { doctorId?: string; excludeAppointmentId?: string }): Promise<Slot> {
-  const window = bookableWindow(cal, start, new Date(start.getTime() + 1));
+export async function slotAt(db: Db, cal: CalendarRow, tz: string, start: Date, opts: SlotOptions): Promise<Slot> {
+  const window = bookableWindow(cal, start, new Date(start.getTime() + 1), opts.now);
   if (!window || !gridSlots(cal, tz, window).some((s) => s.start.getTime() === start.getTime())) throw new NoSlot('outside_availability');
   const free = await freeSlots(db, cal, tz, window, opts);
   const slot = free.find((s) => Date.parse(s.start) === start.getTime());
@@ -56,13 +64,33 @@ async function slotAt(db: Db, cal: CalendarRow, tz: string, start: Date, opts: {
   return slot;
 }
 
+/**
+ * Takes the slot's doctor's and chair's schedule locks (0051_schedule_lock.sql) until commit,
+ * then checks again that no appointment or live hold took that time meanwhile. Every writer of
+ * either takes these locks first, so of two racing for one time the later one sees the
+ * earlier one's commit here (on PGlite transactions are serialized anyway).
+ */
+export async function claimSlot(trx: Transaction, clinicId: string, slot: Slot, opts: SlotOptions): Promise<void> {
+  await sql`SELECT lock_schedules(${[slot.doctorId, slot.chairId].filter((x) => x !== null)}::uuid[])`.execute(trx);
+  const busy = await busyTimes(
+    trx,
+    clinicId,
+    slot.doctorId ? [slot.doctorId] : [],
+    slot.chairId ? [slot.chairId] : [],
+    new Date(slot.start),
+    new Date(slot.end),
+    opts,
+  );
+  if (busy.length > 0) throw new NoSlot('slot_taken');
+}
+
 /** Runs a booking command; no slot (or a lost race on the constraint) becomes 409 no_availability with alternatives. */
-async function booking<T>(
+export async function booking<T>(
   db: Db,
   actor: Actor,
-  start: Date,
+  start: () => Date,
   calOf: () => CalendarRow | null,
-  opts: () => { doctorId?: string; excludeAppointmentId?: string },
+  opts: () => SlotOptions,
   fn: () => Promise<T>,
 ): Promise<T> {
   try {
@@ -71,7 +99,7 @@ async function booking<T>(
     const reason = error instanceof NoSlot ? error.reason : overlapReason(error) ? 'slot_taken' : null;
     const cal = calOf();
     if (!reason || !cal) throw error;
-    throw await noAvailability(db, cal, actor.timeZone, start, reason, opts());
+    throw await noAvailability(db, cal, actor.timeZone, start(), reason, opts());
   }
 }
 
@@ -79,11 +107,39 @@ async function loadCalendar(trx: Db, clinicId: string, id: string): Promise<Cale
   return trx.selectFrom('calendars').selectAll().where('id', '=', id).where('clinic_id', '=', clinicId).executeTakeFirst();
 }
 
+/** A calendar closed to this key's channel (`bookableBy`) is `403 forbidden` reason `not_bookable_by_agent`. */
+export function assertBookableBy(cal: CalendarRow, who: Actor): void {
+  const channel = bookingChannel(who);
+  if (channel !== null && !cal.bookable_by.includes(channel)) {
+    throw ApiError.forbidden(
+      'not_bookable_by_agent',
+      { bookableBy: cal.bookable_by },
+      'Questo calendario non si può prenotare con questa chiave: va prenotato dallo studio.',
+    );
+  }
+}
+
+/** A calendar that takes no new patients refuses a patient with no appointment yet (cancelled ones do not count). */
+async function assertTakesPatient(trx: Transaction, cal: CalendarRow, patientId: string): Promise<void> {
+  if (cal.takes_new_patients) return;
+  const seen = await trx
+    .selectFrom('appointments')
+    .select('id')
+    .where('clinic_id', '=', cal.clinic_id)
+    .where('patient_id', '=', patientId)
+    .where('status', '<>', 'cancelled')
+    .limit(1)
+    .executeTakeFirst();
+  if (!seen) throw ApiError.forbidden('new_patients_not_accepted', {}, 'Questo calendario non accetta nuovi pazienti.');
+}
+
 export interface BookInput {
-  calendarId: string;
+  calendarId?: string;
   patientId: string;
-  start: string;
+  start?: string;
   doctorId?: string;
+  /** A hold of this key (src/modules/holds): books its slot; calendarId and start may then be left out. */
+  holdId?: string;
   origin?: 'api' | 'bot' | 'voice';
   type?: string | null;
   category?: string | null;
@@ -91,30 +147,89 @@ export interface BookInput {
   reason?: string | null;
 }
 
-export async function bookAppointment(db: Db, actor: Actor, input: BookInput): Promise<AppointmentRow> {
-  const start = new Date(input.start);
+type HoldRow = Selectable<SlotHoldsTable>;
+
+/** The hold of `holdId` if the key made it (locked), or an issue naming holdId. */
+async function holdOf(trx: Transaction, who: Actor, holdId: string, issues: ValidationIssue[]): Promise<HoldRow | null> {
+  const hold = who.keyId
+    ? await trx
+        .selectFrom('slot_holds')
+        .selectAll()
+        .where('id', '=', holdId)
+        .where('clinic_id', '=', who.clinicId)
+        .where('api_key_id', '=', who.keyId)
+        .forUpdate()
+        .executeTakeFirst()
+    : undefined;
+  if (!hold) issues.push({ path: 'holdId', message: 'non è una prenotazione temporanea di questa chiave' });
+  return hold ?? null;
+}
+
+/**
+ * Books a free slot of a calendar through the API (or the slot of a hold). `replayed`: the
+ * hold was already used for this patient, and its appointment is answered again.
+ */
+export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row: AppointmentRow; replayed: boolean }> {
+  let start = new Date(input.start ?? 0);
   let cal: CalendarRow | null = null;
-  const opts = { doctorId: input.doctorId?.toLowerCase() };
+  let opts: SlotOptions = { doctorId: input.doctorId?.toLowerCase() };
   return booking(
     db,
-    actor,
-    start,
+    who,
+    () => start,
     () => cal,
     () => opts,
     () =>
       db.transaction().execute(async (trx) => {
-        const { issues } = await checkRefs(trx, actor, [
-          { field: 'calendarId', table: 'calendars', id: input.calendarId },
+        const issues: ValidationIssue[] = [];
+        const hold = input.holdId ? await holdOf(trx, who, input.holdId, issues) : null;
+        if (!input.holdId) {
+          if (input.calendarId === undefined) issues.push({ path: 'calendarId', message: 'obbligatorio senza holdId' });
+          if (input.start === undefined) issues.push({ path: 'start', message: 'obbligatorio senza holdId' });
+        }
+        if (hold) {
+          if (input.calendarId !== undefined && input.calendarId.toLowerCase() !== hold.calendar_id)
+            issues.push({ path: 'calendarId', message: 'diverso da quello della prenotazione temporanea' });
+          if (input.start !== undefined && new Date(input.start).getTime() !== hold.start_at.getTime())
+            issues.push({ path: 'start', message: 'diverso da quello della prenotazione temporanea' });
+        }
+        const calendarId = hold?.calendar_id ?? input.calendarId;
+        const refs = await checkRefs(trx, who, [
+          { field: 'calendarId', table: 'calendars', id: calendarId },
           { field: 'patientId', table: 'patients', id: input.patientId },
         ]);
-        const found = issues.some((i) => i.path === 'calendarId') ? undefined : await loadCalendar(trx, actor.clinicId, input.calendarId);
+        issues.push(...refs.issues);
+        const found = calendarId && !refs.issues.some((i) => i.path === 'calendarId') ? await loadCalendar(trx, who.clinicId, calendarId) : undefined;
         if (found && opts.doctorId && !found.doctor_ids.includes(opts.doctorId))
           issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
         if (issues.length > 0) throw ApiError.invalid('body', issues);
+        if (hold?.appointment_id) {
+          const used = await trx.selectFrom('appointments').selectAll().where('id', '=', hold.appointment_id).executeTakeFirstOrThrow();
+          if (used.patient_id !== input.patientId.toLowerCase())
+            throw ApiError.conflict('hold_used', { appointmentId: used.id }, 'La prenotazione temporanea è già stata usata per un altro paziente.');
+          return { row: used, replayed: true };
+        }
+        assertBookableBy(found!, who);
+        await assertTakesPatient(trx, found!, input.patientId);
         cal = found!;
-        const tz = actor.timeZone;
-        const slot = await slotAt(trx, cal, tz, start, opts);
-        return insertAppointment(trx, actor, {
+        if (hold) {
+          start = hold.start_at;
+          const live = hold.expires_at.getTime() > Date.now();
+          // A live hold was checked against the notice when it was made; it books at the hold's doctor.
+          opts = { ...opts, doctorId: opts.doctorId ?? hold.doctor_id ?? undefined, excludeHoldId: hold.id, now: live ? hold.created_at : undefined };
+        }
+        const tz = who.timeZone;
+        let slot: Slot;
+        try {
+          slot = await slotAt(trx, cal, tz, start, opts);
+        } catch (error) {
+          // An expired hold's doctor may be taken while another doctor is free: any doctor will do.
+          if (!hold || input.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
+          opts = { ...opts, doctorId: undefined };
+          slot = await slotAt(trx, cal, tz, start, opts);
+        }
+        await claimSlot(trx, who.clinicId, slot, opts);
+        const row = await insertAppointment(trx, who, {
           patientId: input.patientId,
           facilityId: cal.facility_id,
           doctorId: slot.doctorId,
@@ -123,14 +238,20 @@ export async function bookAppointment(db: Db, actor: Actor, input: BookInput): P
           start: slot.start,
           end: slot.end,
           status: 'scheduled',
-          origin: input.origin ?? 'api',
-          type: input.type,
-          category: input.category,
+          origin: agentOrigin(who) ?? input.origin ?? 'api',
+          type: input.type === undefined ? cal.appointment_type : input.type,
+          category: input.category === undefined ? cal.appointment_category : input.category,
           title: input.title,
           reason: input.reason,
         });
+        if (hold) await trx.updateTable('slot_holds').set({ appointment_id: row.id }).where('id', '=', hold.id).execute();
+        return { row, replayed: false };
       }),
   );
+}
+
+export async function bookAppointment(db: Db, who: Actor, input: BookInput): Promise<AppointmentRow> {
+  return (await book(db, who, input)).row;
 }
 
 /** The calendar rules for touching an existing appointment through the API (403 forbidden otherwise). */
@@ -166,7 +287,7 @@ export async function rescheduleAppointmentViaApi(
   return booking(
     db,
     actor,
-    start,
+    () => start,
     () => cal,
     () => opts,
     () =>
@@ -179,6 +300,7 @@ export async function rescheduleAppointmentViaApi(
         if (opts.doctorId && !found.doctor_ids.includes(opts.doctorId)) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
         if (issues.length > 0) throw ApiError.invalid('body', issues);
         assertNotice(found, current);
+        assertBookableBy(found, actor);
         cal = found;
         const tz = actor.timeZone;
         // Keep the same doctor when it is free at the new time and no other was asked for.
@@ -189,6 +311,7 @@ export async function rescheduleAppointmentViaApi(
           if (opts.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
           slot = await slotAt(trx, found, tz, start, opts);
         }
+        await claimSlot(trx, actor.clinicId, slot, opts);
         const row = await trx
           .updateTable('appointments')
           .set({
@@ -197,6 +320,8 @@ export async function rescheduleAppointmentViaApi(
             doctor_id: slot.doctorId,
             chair_id: slot.chairId,
             facility_id: found.facility_id,
+            // An agent key that moves an appointment stamps its origin (issue 15).
+            ...(agentOrigin(actor) ? { origin: agentOrigin(actor)! } : {}),
             updated_at: sql`now()`,
             version: sql`version + 1`,
           })
@@ -218,6 +343,6 @@ export async function cancelAppointmentViaApi(db: Db, actor: Actor, id: string, 
       throw ApiError.conflict('invalid_transition', { from: current.status, to: 'cancelled', allowed: TRANSITIONS[current.status as AppointmentStatus] ?? [] });
     }
     assertNotice(cal, current);
-    return setStatusInTx(trx, actor, current, 'cancelled');
+    return setStatusInTx(trx, actor, current, 'cancelled', undefined, agentOrigin(actor) ?? undefined);
   });
 }

@@ -5,7 +5,7 @@
  */
 import type { Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { CalendarsTable, WeekSchedule } from '../../db/tables/agenda.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
@@ -14,54 +14,59 @@ import { BLOCKING_EXCLUDED } from '../appointments/model.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { WEEKDAYS, minutesOf, scheduleIssues } from '../facilities/schedule.js';
 import { localParts, localToUtc } from './timezone.js';
+import type { CalendarChanges, CalendarView, NewCalendar } from './schema.js';
 
 export type CalendarRow = Selectable<CalendarsTable>;
-
-export interface CalendarView {
-  id: string;
-  facilityId: string;
-  name: string;
-  slotMinutes: number;
-  workingHours: WeekSchedule;
-  doctorIds: string[];
-  chairIds: string[];
-  minNoticeMinutes: number;
-  horizonDays: number;
-  cancellationNoticeMinutes: number;
-  active: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export function calendarView(row: CalendarRow): CalendarView {
   return {
     id: row.id,
     facilityId: row.facility_id,
     name: row.name,
+    description: row.description,
     slotMinutes: row.slot_minutes,
+    type: row.appointment_type as CalendarView['type'],
+    category: row.appointment_category as CalendarView['category'],
     workingHours: row.working_hours,
     doctorIds: row.doctor_ids,
     chairIds: row.chair_ids,
     minNoticeMinutes: row.min_notice_minutes,
     horizonDays: row.horizon_days,
     cancellationNoticeMinutes: row.cancellation_notice_minutes,
+    bookableBy: row.bookable_by,
+    takesNewPatients: row.takes_new_patients,
+    keywords: row.keywords,
     active: row.active,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
-export interface CalendarInput {
-  facilityId?: string;
-  name?: string;
-  slotMinutes?: number;
-  workingHours?: WeekSchedule;
-  doctorIds?: string[];
-  chairIds?: string[];
-  minNoticeMinutes?: number;
-  horizonDays?: number;
-  cancellationNoticeMinutes?: number;
-  active?: boolean;
+type CalendarInput = CalendarChanges;
+
+/** The columns of the fields sent (a change sets only those). */
+function calendarColumns(input: CalendarInput) {
+  const set = <K extends keyof CalendarInput, V>(key: K, column: string, value: (v: NonNullable<CalendarInput[K]> | null) => V) =>
+    input[key] !== undefined ? { [column]: value(input[key] as NonNullable<CalendarInput[K]> | null) } : {};
+  return {
+    ...set('facilityId', 'facility_id', (v) => v),
+    ...set('name', 'name', (v) => v),
+    ...set('description', 'description', (v) => v),
+    ...set('slotMinutes', 'slot_minutes', (v) => v),
+    ...set('type', 'appointment_type', (v) => v),
+    ...set('category', 'appointment_category', (v) => v),
+    ...set('workingHours', 'working_hours', (v) => JSON.stringify(v)),
+    ...set('doctorIds', 'doctor_ids', (v) => [...new Set(v)]),
+    ...set('chairIds', 'chair_ids', (v) => [...new Set(v)]),
+    ...set('minNoticeMinutes', 'min_notice_minutes', (v) => v),
+    ...set('horizonDays', 'horizon_days', (v) => v),
+    ...set('cancellationNoticeMinutes', 'cancellation_notice_minutes', (v) => v),
+    ...set('bookableBy', 'bookable_by', (v) => [...new Set(v)]),
+    ...set('takesNewPatients', 'takes_new_patients', (v) => v),
+    // Matched against a caller's words: kept lower-case, without repeats.
+    ...set('keywords', 'keywords', (v) => [...new Set((v ?? []).map((k) => k.trim().toLowerCase()))]),
+    ...set('active', 'active', (v) => v),
+  };
 }
 
 async function calendarIssues(trx: Transaction, actor: Actor, input: CalendarInput, facilityId: string): Promise<ValidationIssue[]> {
@@ -80,11 +85,7 @@ async function calendarIssues(trx: Transaction, actor: Actor, input: CalendarInp
   return issues;
 }
 
-export async function createCalendar(
-  db: Db,
-  actor: Actor,
-  input: Required<Pick<CalendarInput, 'facilityId' | 'name' | 'slotMinutes' | 'workingHours' | 'doctorIds'>> & CalendarInput,
-): Promise<CalendarRow> {
+export async function createCalendar(db: Db, actor: Actor, input: NewCalendar): Promise<CalendarRow> {
   return db.transaction().execute(async (trx) => {
     const issues = await calendarIssues(trx, actor, input, input.facilityId);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
@@ -98,11 +99,7 @@ export async function createCalendar(
         slot_minutes: input.slotMinutes,
         working_hours: JSON.stringify(input.workingHours),
         doctor_ids: [...new Set(input.doctorIds)],
-        chair_ids: [...new Set(input.chairIds ?? [])],
-        min_notice_minutes: input.minNoticeMinutes ?? 0,
-        horizon_days: input.horizonDays ?? 60,
-        cancellation_notice_minutes: input.cancellationNoticeMinutes ?? 0,
-        active: input.active ?? true,
+        ...calendarColumns(input),
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -123,16 +120,7 @@ export async function updateCalendar(db: Db, actor: Actor, id: string, input: Ca
     return trx
       .updateTable('calendars')
       .set({
-        ...(input.facilityId !== undefined ? { facility_id: input.facilityId } : {}),
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.slotMinutes !== undefined ? { slot_minutes: input.slotMinutes } : {}),
-        ...(input.workingHours !== undefined ? { working_hours: JSON.stringify(input.workingHours) } : {}),
-        ...(input.doctorIds !== undefined ? { doctor_ids: [...new Set(input.doctorIds)] } : {}),
-        ...(input.chairIds !== undefined ? { chair_ids: [...new Set(input.chairIds)] } : {}),
-        ...(input.minNoticeMinutes !== undefined ? { min_notice_minutes: input.minNoticeMinutes } : {}),
-        ...(input.horizonDays !== undefined ? { horizon_days: input.horizonDays } : {}),
-        ...(input.cancellationNoticeMinutes !== undefined ? { cancellation_notice_minutes: input.cancellationNoticeMinutes } : {}),
-        ...(input.active !== undefined ? { active: input.active } : {}),
+        ...calendarColumns(input),
         updated_at: sql`now()`,
         version: sql`version + 1`,
       })
@@ -191,27 +179,12 @@ export function gridSlots(cal: CalendarRow, tz: string, window: Window): Array<{
  * in an appointment that overlaps the slot. `excludeAppointmentId` ignores one appointment
  * (the one being moved).
  */
-export async function freeSlots(
-  db: Db,
-  cal: CalendarRow,
-  tz: string,
-  window: Window,
-  opts: { doctorId?: string; excludeAppointmentId?: string } = {},
-): Promise<Slot[]> {
+export async function freeSlots(db: Db, cal: CalendarRow, tz: string, window: Window, opts: SlotOptions = {}): Promise<Slot[]> {
   const grid = gridSlots(cal, tz, window);
   if (grid.length === 0) return [];
   const doctors = opts.doctorId ? [opts.doctorId.toLowerCase()] : cal.doctor_ids;
   const chairs = cal.chair_ids;
-  let q = db
-    .selectFrom('appointments')
-    .select(['doctor_id', 'chair_id', 'start_at', 'end_at'])
-    .where('clinic_id', '=', cal.clinic_id)
-    .where('status', 'not in', [...BLOCKING_EXCLUDED])
-    .where('start_at', '<', grid[grid.length - 1]!.end)
-    .where('end_at', '>', grid[0]!.start)
-    .where((eb) => eb.or([eb('doctor_id', 'in', doctors), ...(chairs.length > 0 ? [eb('chair_id', 'in', chairs)] : [])]));
-  if (opts.excludeAppointmentId) q = q.where('id', '<>', opts.excludeAppointmentId);
-  const busy = await q.execute();
+  const busy = await busyTimes(db, cal.clinic_id, doctors, chairs, grid[0]!.start, grid[grid.length - 1]!.end, opts);
   const overlaps = (b: { start_at: Date; end_at: Date }, s: { start: Date; end: Date }) => b.start_at < s.end && b.end_at > s.start;
   const slots: Slot[] = [];
   for (const s of grid) {
@@ -228,26 +201,57 @@ export async function freeSlots(
   return slots;
 }
 
-export const MAX_WINDOW_DAYS = 31;
+export interface SlotOptions {
+  doctorId?: string;
+  /** The appointment being moved: its own time is free. */
+  excludeAppointmentId?: string;
+  /** The hold being booked: its own time is free. */
+  excludeHoldId?: string;
+  /** The instant the calendar's notice and horizon are measured from (a live hold's creation); default now. */
+  now?: Date;
+}
 
-export async function availability(
+export interface BusyTime {
+  doctor_id: string | null;
+  chair_id: string | null;
+  start_at: Date;
+  end_at: Date;
+  /** A hold's expiry; null for an appointment. */
+  expires_at: Date | null;
+}
+
+/**
+ * Time taken on these doctors or chairs in [from, to): appointments that hold time and live
+ * slot holds (src/modules/holds), in one query.
+ */
+export async function busyTimes(
   db: Db,
-  actor: Actor,
-  id: string,
-  q: { from?: string; to?: string; doctorId?: string },
-): Promise<{ calendarId: string; slotMinutes: number; window: { from: string; to: string } | null; data: Slot[] }> {
-  const from = q.from ? new Date(q.from) : new Date();
-  const to = q.to ? new Date(q.to) : new Date(from.getTime() + 7 * 86_400_000);
-  const cal = await findCalendar(db, actor, id);
-  const issues: ValidationIssue[] = [];
-  if (to.getTime() <= from.getTime()) issues.push({ path: 'to', message: 'deve essere successivo a from' });
-  else if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * 86_400_000)
-    issues.push({ path: 'to', message: `la finestra può durare al massimo ${MAX_WINDOW_DAYS} giorni` });
-  if (q.doctorId && !cal.doctor_ids.includes(q.doctorId.toLowerCase())) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
-  if (issues.length > 0) throw ApiError.invalid('query', issues);
-  const window = bookableWindow(cal, from, to);
-  if (!window) return { calendarId: cal.id, slotMinutes: cal.slot_minutes, window: null, data: [] };
-  const tz = actor.timeZone;
-  const data = await freeSlots(db, cal, tz, window, { doctorId: q.doctorId });
-  return { calendarId: cal.id, slotMinutes: cal.slot_minutes, window: { from: window.from.toISOString(), to: window.to.toISOString() }, data };
+  clinicId: string,
+  doctors: readonly string[],
+  chairs: readonly string[],
+  from: Date,
+  to: Date,
+  opts: Pick<SlotOptions, 'excludeAppointmentId' | 'excludeHoldId'> = {},
+): Promise<BusyTime[]> {
+  const people = sql<SqlBool>`(doctor_id = ANY(${[...doctors]}::uuid[]) OR chair_id = ANY(${[...chairs]}::uuid[]))`;
+  let appointments = db
+    .selectFrom('appointments')
+    .select(['doctor_id', 'chair_id', 'start_at', 'end_at', sql<Date | null>`null::timestamptz`.as('expires_at')])
+    .where('clinic_id', '=', clinicId)
+    .where('status', 'not in', [...BLOCKING_EXCLUDED])
+    .where('start_at', '<', to)
+    .where('end_at', '>', from)
+    .where(people);
+  if (opts.excludeAppointmentId) appointments = appointments.where('id', '<>', opts.excludeAppointmentId);
+  let holds = db
+    .selectFrom('slot_holds')
+    .select(['doctor_id', 'chair_id', 'start_at', 'end_at', 'expires_at'])
+    .where('clinic_id', '=', clinicId)
+    .where('appointment_id', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .where('start_at', '<', to)
+    .where('end_at', '>', from)
+    .where(people);
+  if (opts.excludeHoldId) holds = holds.where('id', '<>', opts.excludeHoldId);
+  return (await appointments.unionAll(holds as never).execute()) as BusyTime[];
 }

@@ -1,5 +1,6 @@
 /** Facilities as the API shows them (spec 2.11). */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { FacilitiesTable } from '../../db/tables/core.js';
 import type { DB } from '../../db/schema.js';
 import type { WeekSchedule } from '../../db/tables/agenda.js';
 import { backOffice, type TenantScope } from '../../db/tenant.js';
@@ -33,22 +34,23 @@ export interface FacilityRead {
 export async function readFacility(db: Kysely<DB>, clinicId: string, id: string): Promise<FacilityRead | null> {
   const row = await db.selectFrom('facilities').selectAll().where('id', '=', id).where('clinic_id', '=', clinicId).executeTakeFirst();
   if (!row) return null;
+  return { version: row.version, view: facilityView(row) };
+}
+
+export function facilityView(row: Selectable<FacilitiesTable>): FacilityView {
   return {
-    version: row.version,
-    view: {
-      id: row.id,
-      name: row.name,
-      street: row.street,
-      city: row.city,
-      province: row.province,
-      zipCode: row.zip_code,
-      phone: row.phone,
-      email: row.email,
-      isMainLocation: row.is_main_location,
-      avgAppointmentMinutes: row.avg_appointment_minutes,
-      workingSchedule: row.working_schedule,
-      updatedAt: row.updated_at.toISOString(),
-    },
+    id: row.id,
+    name: row.name,
+    street: row.street,
+    city: row.city,
+    province: row.province,
+    zipCode: row.zip_code,
+    phone: row.phone,
+    email: row.email,
+    isMainLocation: row.is_main_location,
+    avgAppointmentMinutes: row.avg_appointment_minutes,
+    workingSchedule: row.working_schedule,
+    updatedAt: row.updated_at.toISOString(),
   };
 }
 

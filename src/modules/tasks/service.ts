@@ -10,7 +10,7 @@ import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
-import type { Db } from '../../db/transaction.js';
+import type { Db, Transaction } from '../../db/transaction.js';
 import type { NewTask, TaskChanges, TaskStatus, TaskView } from './schema.js';
 
 type TaskRow = Selectable<TasksTable>;
@@ -47,35 +47,38 @@ function eventData(row: TaskRow): Record<string, unknown> {
 }
 
 export async function createTask(db: Db, actor: Actor, input: NewTask): Promise<TaskRow> {
-  return db.transaction().execute(async (trx) => {
-    const { issues, rows } = await checkRefs(trx, actor, [
-      { field: 'assigneeId', table: 'staff_profiles', id: input.assigneeId },
-      { field: 'patientId', table: 'patients', id: input.patientId },
-      { field: 'facilityId', table: 'facilities', id: input.facilityId },
-    ]);
-    if (issues.length > 0) throw ApiError.invalid('body', issues);
-    const status = input.status ?? 'todo';
-    const row = await trx
-      .insertInto('tasks')
-      .values({
-        id: randomUUID(),
-        clinic_id: actor.clinicId,
-        facility_id: input.facilityId ?? rows.get('patientId')?.facility_id ?? null,
-        patient_id: input.patientId ?? null,
-        title: input.title,
-        status,
-        due_date: input.dueDate ?? null,
-        assignee_id: input.assigneeId ?? null,
-        type: input.type ?? 'manual',
-        completed_at: status === 'done' ? sql`now()` : null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'task.created', facilityId: row.facility_id, data: eventData(row) });
-    if (status === 'done')
-      await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'task.completed', facilityId: row.facility_id, data: eventData(row) });
-    return row;
-  });
+  return db.transaction().execute((trx) => insertTask(trx, actor, input));
+}
+
+/** A task and its `task.created` event, inside the caller's transaction (a voice handoff's callback, the back office). */
+export async function insertTask(trx: Transaction, actor: Actor, input: NewTask): Promise<TaskRow> {
+  const { issues, rows } = await checkRefs(trx, actor, [
+    { field: 'assigneeId', table: 'staff_profiles', id: input.assigneeId },
+    { field: 'patientId', table: 'patients', id: input.patientId },
+    { field: 'facilityId', table: 'facilities', id: input.facilityId },
+  ]);
+  if (issues.length > 0) throw ApiError.invalid('body', issues);
+  const status = input.status ?? 'todo';
+  const row = await trx
+    .insertInto('tasks')
+    .values({
+      id: randomUUID(),
+      clinic_id: actor.clinicId,
+      facility_id: input.facilityId ?? rows.get('patientId')?.facility_id ?? null,
+      patient_id: input.patientId ?? null,
+      title: input.title,
+      status,
+      due_date: input.dueDate ?? null,
+      assignee_id: input.assigneeId ?? null,
+      type: input.type ?? 'manual',
+      completed_at: status === 'done' ? sql`now()` : null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'task.created', facilityId: row.facility_id, data: eventData(row) });
+  if (status === 'done')
+    await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'task.completed', facilityId: row.facility_id, data: eventData(row) });
+  return row;
 }
 
 export async function findTask(db: Db, actor: Actor, id: string): Promise<TaskRow> {

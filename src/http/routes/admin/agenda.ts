@@ -13,10 +13,11 @@ import {
 } from '../../../modules/appointments/model.js';
 import { changeStatus, createAppointment, findAppointment, updateAppointment } from '../../../modules/appointments/service.js';
 import { calendarView, createCalendar, findCalendar, updateCalendar } from '../../../modules/calendars/service.js';
+import { CalendarChangesSchema, CalendarSchema, NewCalendarSchema } from '../../../modules/calendars/schema.js';
 import { WeekScheduleSchema } from '../../../modules/facilities/schedule.js';
 import { updateFacility } from '../../../modules/facilities/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Email, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
+import { Email, InputTimestamp, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { AppointmentDetailSchema } from '../v1/appointments.js';
 import { FacilitySchema } from '../v1/facilities.js';
@@ -33,42 +34,6 @@ const Text = (max: number) => Nullable(Type.String({ minLength: 1, maxLength: ma
 const transitionsText = Object.entries(TRANSITIONS)
   .map(([from, to]) => `\`${from}\` → ${to.length ? to.map((t) => `\`${t}\``).join(', ') : '(final)'}`)
   .join('; ');
-
-const CalendarSchema = Type.Object(
-  {
-    id: Uuid(),
-    facilityId: Uuid(),
-    name: Type.String(),
-    slotMinutes: Type.Integer(),
-    workingHours: WeekScheduleSchema,
-    doctorIds: Type.Array(Uuid()),
-    chairIds: Type.Array(Uuid()),
-    minNoticeMinutes: Type.Integer(),
-    horizonDays: Type.Integer(),
-    cancellationNoticeMinutes: Type.Integer(),
-    active: Type.Boolean(),
-    createdAt: OutputTimestamp(),
-    updatedAt: OutputTimestamp(),
-  },
-  { additionalProperties: false, title: 'Calendar' },
-);
-
-const calendarFields = {
-  facilityId: Uuid(),
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  slotMinutes: Type.Integer({ minimum: 5, maximum: 480, description: 'Slot length in minutes' }),
-  workingHours: WeekScheduleSchema,
-  doctorIds: Type.Array(Uuid(), { minItems: 1, maxItems: 50, description: 'Doctors whose time the calendar books (at least one)' }),
-  chairIds: Type.Array(Uuid(), { maxItems: 50, description: 'Chairs of the calendar’s facility; empty: bookings take no chair' }),
-  minNoticeMinutes: Type.Integer({ minimum: 0, maximum: 525600, description: 'A slot must start at least this long after now' }),
-  horizonDays: Type.Integer({ minimum: 1, maximum: 730, description: 'A slot must start within this many days from now' }),
-  cancellationNoticeMinutes: Type.Integer({
-    minimum: 0,
-    maximum: 525600,
-    description: 'Through the API, an appointment can be moved or cancelled only this long before its start',
-  }),
-  active: Type.Boolean({ description: 'An inactive calendar offers no slots' }),
-};
 
 export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
@@ -219,23 +184,9 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Create a booking calendar',
         description:
-          'A calendar of a facility: weekly working hours (clinic timezone, see `workingHours`), slot length, doctors (at least one) and chairs (of the same facility), minimum notice (default 0), booking horizon (default 60 days), cancellation notice (default 0).',
+          'A calendar is a bookable service of a facility: weekly working hours (clinic timezone, see `workingHours`), slot length, doctors (at least one) and chairs (of the same facility), minimum notice (default 0), booking horizon (default 60 days), cancellation notice (default 0), the appointment `type` and `category` its bookings get, a `description` and `keywords` an agent can match a caller’s words against, who may book it through the API (`bookableBy`, default `api`, `bot`, `voice`) and whether it takes new patients (default true).',
         params: ClinicParams,
-        body: Type.Object(
-          {
-            facilityId: calendarFields.facilityId,
-            name: calendarFields.name,
-            slotMinutes: calendarFields.slotMinutes,
-            workingHours: calendarFields.workingHours,
-            doctorIds: calendarFields.doctorIds,
-            chairIds: Type.Optional(calendarFields.chairIds),
-            minNoticeMinutes: Type.Optional(calendarFields.minNoticeMinutes),
-            horizonDays: Type.Optional(calendarFields.horizonDays),
-            cancellationNoticeMinutes: Type.Optional(calendarFields.cancellationNoticeMinutes),
-            active: Type.Optional(calendarFields.active),
-          },
-          { additionalProperties: false },
-        ),
+        body: NewCalendarSchema,
         response: { 201: CalendarSchema },
       },
     },
@@ -275,18 +226,12 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         description: 'Only the fields sent change; existing appointments stay. `If-Match` honoured.',
         params: ClinicItemParams,
         headers: IfMatch,
-        body: Type.Object(Object.fromEntries(Object.entries(calendarFields).map(([k, v]) => [k, Type.Optional(v)])) as any, { additionalProperties: false }),
+        body: CalendarChangesSchema,
         response: { 200: CalendarSchema },
       },
     },
     async (request, reply) => {
-      const row = await updateCalendar(
-        db,
-        await clinicActor(ctx, request, request.params.clinicId),
-        request.params.id,
-        request.body as any,
-        expectedVersion(request),
-      );
+      const row = await updateCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body, expectedVersion(request));
       setEtag(reply, row.version);
       return calendarView(row);
     },

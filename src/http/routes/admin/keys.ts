@@ -5,6 +5,7 @@ import type { AppContext } from '../../../context.js';
 import { listAccessLog } from '../../../modules/access-log/service.js';
 import * as keys from '../../../modules/auth/keys-service.js';
 import { SCOPES } from '../../../modules/auth/scopes.js';
+import { AGENT_KINDS } from '../../../core/actor.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../../core/cursor.js';
 import { Cursor, IdParams, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
@@ -20,6 +21,7 @@ const ApiKey = Type.Object(
     prefix: Type.String({ description: 'First characters of the token' }),
     scopes: Type.Array(Type.String()),
     facilityIds: Nullable(Type.Array(Uuid())),
+    agent: StringEnum(AGENT_KINDS, { description: 'What the key is issued for: `none` (a plain integration), `chat_bot` or `voice_agent`' }),
     expiresAt: Nullable(OutputTimestamp()),
     revokedAt: Nullable(OutputTimestamp()),
     replacedBy: Nullable(Uuid()),
@@ -44,7 +46,7 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
         tags: ['API keys'],
         summary: 'Issue an API key',
         description:
-          'The kind follows the clinic (live or test). `facilityIds` limits the key to those facilities (null: all). The token is returned only here.',
+          'The kind follows the clinic (live or test). `facilityIds` limits the key to those facilities (null: all). `agent` says what the key is for (a plain integration, a chat bot, a voice agent). The token is returned only here.',
         params: ClinicParams,
         body: Type.Object(
           {
@@ -52,6 +54,13 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
             scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
             facilityIds: Type.Optional(Nullable(Type.Array(Uuid(), { minItems: 1, maxItems: 100 }))),
             expiresAt: Type.Optional(Nullable(InputTimestamp())),
+            agent: Type.Optional(
+              StringEnum(AGENT_KINDS, {
+                default: 'none',
+                description:
+                  '`chat_bot` or `voice_agent`: appointments it books, moves or cancels get origin `bot` or `voice` whatever the body says, and every request it makes is refused `403 forbidden` reason `ai_disabled` while the clinic’s AI processing is off. `none` (default): a plain integration.',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),

@@ -15,7 +15,7 @@ import {
 import { findAppointment, listAppointments, listFilters, type ListQuery as PageQuery } from '../../../modules/appointments/service.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
-import { bookAppointment, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/calendars/booking.js';
+import { book, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/calendars/booking.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import {
   Cursor,
@@ -104,15 +104,25 @@ function loggedFields(view: AppointmentView): string[] {
 
 const BookBody = Type.Object(
   {
-    calendarId: Uuid(),
+    calendarId: Type.Optional(Uuid({ description: 'Required without `holdId`; with it, optional and must be the hold’s' })),
     patientId: Uuid(),
-    start: InputTimestamp({ description: 'Start of a free slot of the calendar (see getCalendarAvailability); the end is start + the calendar’s slot length' }),
+    start: Type.Optional(
+      InputTimestamp({
+        description:
+          'Start of a free slot of the calendar (see getCalendarAvailability); the end is start + the calendar’s slot length. Required without `holdId`; with it, optional and must be the hold’s',
+      }),
+    ),
+    holdId: Type.Optional(Uuid({ description: 'A slot hold of this key (createSlotHold): books the held slot' })),
     doctorId: Type.Optional(Uuid({ description: 'A doctor of the calendar; otherwise the first free one' })),
     origin: Type.Optional(
-      StringEnum(['api', 'bot', 'voice'] as const, { default: 'api', description: 'Who books: `api` (default), `bot` (chat) or `voice` (voice agent)' }),
+      StringEnum(['api', 'bot', 'voice'] as const, {
+        default: 'api',
+        description:
+          'Who books: `api` (default), `bot` (chat) or `voice` (voice agent). Ignored for an agent key: its kind decides (`chat_bot` → `bot`, `voice_agent` → `voice`)',
+      }),
     ),
-    type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
-    category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
+    type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES, { description: 'Default: the calendar’s appointment type' }))),
+    category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES, { description: 'Default: the calendar’s appointment category' }))),
     title: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
     reason: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2000 }))),
   },
@@ -133,7 +143,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
 
   /** A response holding an appointment's title or reason is a read of them: logged. */
   const logged = async (request: FastifyRequest, view: AppointmentView): Promise<AppointmentView> => {
-    await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: [view.id], fields: loggedFields(view), requestId: request.id });
+    await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: [view.id], fields: loggedFields(view) });
     return view;
   };
 
@@ -165,7 +175,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         return { body: reply.serialize(page) as string, loggedIds: logged.map((a) => a.id) };
       });
       // Every read is logged, whether the page came from the cache or not.
-      await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: loggedIds, fields: ['title', 'reason'], requestId: request.id });
+      await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: loggedIds, fields: ['title', 'reason'] });
       // Already serialized by the route's response schema: a JSON string is sent as it is.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
@@ -188,7 +198,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const row = await findAppointment(ctx.db, request.actor, request.params.id);
       const view = toView(row, hasScope(request.actor, 'clinical:read'));
-      await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: [row.id], fields: loggedFields(view), requestId: request.id });
+      await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: [row.id], fields: loggedFields(view) });
       setEtag(reply, row.version);
       return view;
     },
@@ -202,22 +212,25 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Book a free slot of a calendar',
         description: [
-          'For the chat bot and the voice agent: books the slot starting at `start` in the calendar `calendarId` for the patient, with status `scheduled` and the `origin` the caller names (`api`, `bot` or `voice`). The facility is the calendar’s; the doctor is `doctorId` when given (it must be one of the calendar’s) or the first free one; the chair is the first free one of the calendar.',
+          'For the chat bot and the voice agent: books the slot starting at `start` in the calendar `calendarId` for the patient, with status `scheduled`. The facility is the calendar’s; the doctor is `doctorId` when given (it must be one of the calendar’s) or the first free one; the chair is the first free one of the calendar; `type` and `category` default to the calendar’s.',
+          '`origin`: an agent key’s kind decides it whatever the body says (`chat_bot` → `bot`, `voice_agent` → `voice`); a plain key names it (`api` by default).',
+          'With `holdId` (a hold this key made with createSlotHold) it books the held slot at the hold’s doctor, and the hold is used up. Sent again for the same patient it answers `200` with the same appointment; for another patient `409 conflict` reason `hold_used`. A hold that lapsed still books if its slot is still free.',
           'Answers `201` with the appointment (spec 2.2) and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.',
-          '`409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked it meanwhile), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).',
-          'Of parallel bookings of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair).',
-          'A `calendarId` or `patientId` the key cannot see, or a `doctorId` not of the calendar, is `400` naming the field.',
+          '`409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).',
+          'Of parallel bookings and holds of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair, and bookings and holds take the same schedule locks).',
+          '`403 forbidden` reason `not_bookable_by_agent` when the calendar’s `bookableBy` does not include the key’s channel (`api` for a plain key, `bot`, `voice`); `new_patients_not_accepted` when the calendar takes no new patients and the patient has no appointment yet (cancelled ones do not count).',
+          'A `calendarId` or `patientId` the key cannot see, a `doctorId` not of the calendar, a `holdId` not of this key, or a missing `calendarId`/`start` without `holdId`, is `400` naming the field.',
         ].join('\n\n'),
         headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
         body: BookBody,
-        response: { 201: AppointmentSchema },
+        response: { 200: AppointmentSchema, 201: AppointmentSchema },
       },
-      config: { scopes: ['appointments:write'], idempotent: true, errorStatuses: [409] },
+      config: { reasons: APPOINTMENT_REASONS.apiBook, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409] },
     },
     async (request, reply) => {
-      const row = await bookAppointment(ctx.db, request.actor, request.body);
+      const { row, replayed } = await book(ctx.db, request.actor, request.body);
       setEtag(reply, row.version);
-      return reply.status(201).send(await logged(request, toView(row)));
+      return reply.status(replayed ? 200 : 201).send(await logged(request, toView(row)));
     },
   );
 
@@ -230,7 +243,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         summary: 'Move an appointment to another free slot of its calendar',
         description: [
           'Moves the appointment to the slot starting at `start` of the calendar it came from (`calendarId`), optionally with another doctor of the calendar. Records `appointment.rescheduled` with `data.previous`.',
-          'Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar: change it from the clinic’s agenda) or `cancellation_notice` (less than the calendar’s cancellation notice before the current start).',
+          'Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar: change it from the clinic’s agenda), `cancellation_notice` (less than the calendar’s cancellation notice before the current start) or `not_bookable_by_agent` (the calendar’s `bookableBy` excludes the key’s channel). An agent key sets `origin` to `bot` or `voice`.',
           '`409 conflict` reason `not_reschedulable` when the appointment is not in scheduled, confirmed or pending; `409 no_availability` (`slot_taken` or `outside_availability`, with `details.alternatives`) when the new time cannot be booked; `If-Match` mismatch is `409 version_mismatch`.',
         ].join('\n\n'),
         params: IdParams,
@@ -255,7 +268,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Cancel an appointment',
         description: [
-          'Cancels the appointment (status `cancelled`, event `appointment.cancelled`). No body.',
+          'Cancels the appointment (status `cancelled`, event `appointment.cancelled`). No body. An agent key sets `origin` to `bot` or `voice`.',
           'Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar) or `cancellation_notice` (less than the calendar’s cancellation notice before the start).',
           '`409 conflict` reason `invalid_transition` when the appointment is not in draft, pending, scheduled, confirmed or postponed; `If-Match` mismatch is `409 version_mismatch`.',
         ].join('\n\n'),

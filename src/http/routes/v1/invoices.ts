@@ -22,7 +22,7 @@ export function registerInvoiceRoutes(app: App, ctx: AppContext): void {
   const logged = async (request: FastifyRequest, views: InvoiceView[]) => {
     const withLines = views.filter((v) => v.lines.length > 0);
     if (withLines.length > 0)
-      await ctx.accessLog.record(request.auth, {
+      await ctx.accessLog.record(request.actor, {
         resourceType: 'invoice',
         resourceIds: withLines.map((v) => v.id),
         fields: ['lines.description'],

@@ -33,8 +33,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
   const logged = async <T extends QuoteView | QuoteView[]>(request: FastifyRequest, views: T): Promise<T> => {
     const list: QuoteView[] = Array.isArray(views) ? views : [views as QuoteView];
     const fields = quoteLoggedFields(list);
-    if (fields.length > 0)
-      await ctx.accessLog.record(request.auth, { resourceType: 'treatment_plan', resourceIds: list.map((v) => v.id), fields, requestId: request.id });
+    if (fields.length > 0) await ctx.accessLog.record(request.actor, { resourceType: 'treatment_plan', resourceIds: list.map((v) => v.id), fields });
     return views;
   };
 

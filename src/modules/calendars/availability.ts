@@ -1,0 +1,118 @@
+/**
+ * Free slots of a calendar as an agent can use them (spec 4.11, issue 15): each slot with its
+ * local date, time and an Italian phrase; optionally spread over days or parts of days; and an
+ * empty answer that says why and when the next free slot is, so an agent never meets a bare
+ * empty list.
+ */
+import { bookingChannel, type Actor } from '../../core/actor.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import type { Db } from '../../db/transaction.js';
+import { slotWords, type SlotWords } from './labels.js';
+import { bookableWindow, findCalendar, freeSlots, gridSlots, type CalendarRow, type Slot, type Window } from './service.js';
+
+export const MAX_WINDOW_DAYS = 31;
+export const EMPTY_REASONS = ['calendar_inactive', 'not_bookable_by_agent', 'beyond_horizon', 'closed', 'fully_booked'] as const;
+export type EmptyReason = (typeof EMPTY_REASONS)[number];
+export const SPREADS = ['day', 'part_of_day'] as const;
+
+export type SpokenSlot = Slot & SlotWords;
+
+export interface AvailabilityQuery {
+  from?: string;
+  to?: string;
+  doctorId?: string;
+  spread?: (typeof SPREADS)[number];
+  limit?: number;
+}
+
+export interface Availability {
+  calendarId: string;
+  slotMinutes: number;
+  window: { from: string; to: string } | null;
+  data: SpokenSlot[];
+  emptyReason: EmptyReason | null;
+  nextAvailable: SpokenSlot | null;
+}
+
+/** How far past an empty window nextAvailable looks (never beyond the booking horizon). */
+const NEXT_SEARCH_DAYS = 93;
+
+export function spoken(slot: Slot, tz: string): SpokenSlot {
+  return { ...slot, ...slotWords(new Date(slot.start), tz) };
+}
+
+/** The first free slot of each local day (`day`) or of each part of each day (`part_of_day`). */
+function spreadOut(slots: SpokenSlot[], spread: AvailabilityQuery['spread']): SpokenSlot[] {
+  if (!spread) return slots;
+  const seen = new Set<string>();
+  return slots.filter((s) => {
+    const group = spread === 'day' ? s.localDate : `${s.localDate} ${s.partOfDay}`;
+    if (seen.has(group)) return false;
+    seen.add(group);
+    return true;
+  });
+}
+
+/** The first free slot after `after`, within the horizon, or null. */
+async function nextFree(db: Db, cal: CalendarRow, tz: string, after: Date, doctorId: string | undefined): Promise<Slot | null> {
+  for (let from = after, searched = 0; searched < NEXT_SEARCH_DAYS; searched += MAX_WINDOW_DAYS) {
+    const to = new Date(from.getTime() + MAX_WINDOW_DAYS * 86_400_000);
+    const window = bookableWindow(cal, from, to);
+    if (!window) {
+      // Before the minimum notice: start looking at it; past the horizon: nothing more.
+      if (to.getTime() <= Date.now() + cal.min_notice_minutes * 60_000) {
+        from = new Date(Date.now() + cal.min_notice_minutes * 60_000);
+        continue;
+      }
+      return null;
+    }
+    const [first] = await freeSlots(db, cal, tz, window, { doctorId });
+    if (first) return first;
+    from = to;
+  }
+  return null;
+}
+
+export async function availability(db: Db, actor: Actor, id: string, q: AvailabilityQuery): Promise<Availability> {
+  const from = q.from ? new Date(q.from) : new Date();
+  const to = q.to ? new Date(q.to) : new Date(from.getTime() + 7 * 86_400_000);
+  const cal = await findCalendar(db, actor, id);
+  const issues: ValidationIssue[] = [];
+  if (to.getTime() <= from.getTime()) issues.push({ path: 'to', message: 'deve essere successivo a from' });
+  else if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * 86_400_000)
+    issues.push({ path: 'to', message: `la finestra può durare al massimo ${MAX_WINDOW_DAYS} giorni` });
+  if (q.doctorId && !cal.doctor_ids.includes(q.doctorId.toLowerCase())) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
+  if (issues.length > 0) throw ApiError.invalid('query', issues);
+
+  const base = { calendarId: cal.id, slotMinutes: cal.slot_minutes };
+  const empty = (window: Window | null, emptyReason: EmptyReason, nextAvailable: SpokenSlot | null = null): Availability => ({
+    ...base,
+    window: window && { from: window.from.toISOString(), to: window.to.toISOString() },
+    data: [],
+    emptyReason,
+    nextAvailable,
+  });
+  if (!cal.active) return empty(null, 'calendar_inactive');
+  const channel = bookingChannel(actor);
+  if (channel !== null && !cal.bookable_by.includes(channel)) return empty(null, 'not_bookable_by_agent');
+  const tz = actor.timeZone;
+  const window = bookableWindow(cal, from, to);
+  if (!window) {
+    if (from.getTime() >= Date.now() + cal.horizon_days * 86_400_000) return empty(null, 'beyond_horizon');
+    // Wholly before the minimum notice (or past): nothing here, the next slot is later.
+    const next = await nextFree(db, cal, tz, to, q.doctorId);
+    return empty(null, 'closed', next && spoken(next, tz));
+  }
+  const free = await freeSlots(db, cal, tz, window, { doctorId: q.doctorId });
+  if (free.length === 0) {
+    const reason = gridSlots(cal, tz, window).length === 0 ? 'closed' : 'fully_booked';
+    const next = await nextFree(db, cal, tz, window.to, q.doctorId);
+    return empty(window, reason, next && spoken(next, tz));
+  }
+  let data = spreadOut(
+    free.map((s) => spoken(s, tz)),
+    q.spread,
+  );
+  if (q.limit !== undefined) data = data.slice(0, q.limit);
+  return { ...base, window: { from: window.from.toISOString(), to: window.to.toISOString() }, data, emptyReason: null, nextAvailable: null };
+}

@@ -1,0 +1,46 @@
+/**
+ * Slots as a voice agent says them (issue 15): the local date and time in the clinic's zone,
+ * the part of the day, and a short Italian phrase ("martedì 4 marzo alle 9:30").
+ */
+import { localParts } from './timezone.js';
+
+export const PARTS_OF_DAY = ['morning', 'afternoon', 'evening'] as const;
+export type PartOfDay = (typeof PARTS_OF_DAY)[number];
+
+export interface SlotWords {
+  /** `YYYY-MM-DD` in the clinic's time zone. */
+  localDate: string;
+  /** `HH:MM` in the clinic's time zone. */
+  localTime: string;
+  /** morning before 13:00, afternoon before 18:00, evening after. */
+  partOfDay: PartOfDay;
+  label: string;
+}
+
+const dayFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function dayFormatter(tz: string): Intl.DateTimeFormat {
+  let f = dayFormatters.get(tz);
+  if (!f) {
+    f = new Intl.DateTimeFormat('it-IT', { timeZone: tz, weekday: 'long', day: 'numeric', month: 'long' });
+    dayFormatters.set(tz, f);
+  }
+  return f;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** "alle 9:30", "all’1:00" (Italian elides before "una"). */
+function atTime(hour: number, minute: number): string {
+  return `${hour === 1 ? 'all’' : 'alle '}${hour}:${pad(minute)}`;
+}
+
+export function slotWords(start: Date, tz: string): SlotWords {
+  const p = localParts(start, tz);
+  return {
+    localDate: `${p.year}-${pad(p.month)}-${pad(p.day)}`,
+    localTime: `${pad(p.hour)}:${pad(p.minute)}`,
+    partOfDay: p.hour < 13 ? 'morning' : p.hour < 18 ? 'afternoon' : 'evening',
+    label: `${dayFormatter(tz).format(start)} ${atTime(p.hour, p.minute)}`,
+  };
+}

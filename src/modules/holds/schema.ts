@@ -1,0 +1,55 @@
+/** Slot holds (issue 15): the TypeBox schemas of the API and their types. */
+import { Type, type Static } from 'typebox';
+import { InputTimestamp, Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
+
+/** A key holds at most this many live slots at once: a caller needs one, so holds cannot starve a calendar. */
+export const HOLDS_PER_KEY = 10;
+export const HOLD_TTL = { min: 30, max: 600, default: 300 } as const;
+
+export const NewHoldSchema = Type.Object(
+  {
+    start: InputTimestamp({ description: 'Start of a free slot of the calendar (see getCalendarAvailability)' }),
+    doctorId: Type.Optional(Uuid({ description: 'A doctor of the calendar; otherwise the first free one' })),
+    ttlSeconds: Type.Optional(
+      Type.Integer({ minimum: HOLD_TTL.min, maximum: HOLD_TTL.max, default: HOLD_TTL.default, description: 'How long the hold lives (30-600 s, default 300)' }),
+    ),
+    holderRef: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'The call or chat id the hold is for: a new hold with the same `holderRef` (same key) replaces the old one',
+      examples: ['CA1f2e3d4c5b6a'],
+    }),
+  },
+  { additionalProperties: false },
+);
+export type NewHold = Static<typeof NewHoldSchema>;
+
+export const HoldSchema = Type.Object(
+  {
+    id: Uuid(),
+    calendarId: Uuid(),
+    start: OutputTimestamp(),
+    end: OutputTimestamp(),
+    doctorId: Nullable(Uuid()),
+    chairId: Nullable(Uuid()),
+    holderRef: Type.String(),
+    expiresAt: OutputTimestamp({ description: 'When the hold lapses by itself' }),
+  },
+  {
+    additionalProperties: false,
+    title: 'SlotHold',
+    examples: [
+      {
+        id: '7d1c7a52-3f0e-4f55-9a1e-0b8f3c2d1e4a',
+        calendarId: '5b0c2f1e-8a7d-4c3b-9e2f-1a0b9c8d7e6f',
+        start: '2026-03-04T08:30:00.000Z',
+        end: '2026-03-04T09:00:00.000Z',
+        doctorId: '2c9e8f7a-6b5d-4c3e-8f1a-9b0c7d6e5f4a',
+        chairId: null,
+        holderRef: 'CA1f2e3d4c5b6a',
+        expiresAt: '2026-03-01T10:05:00.000Z',
+      },
+    ],
+  },
+);
+export type HoldView = Static<typeof HoldSchema>;

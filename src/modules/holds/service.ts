@@ -1,0 +1,128 @@
+/**
+ * Slot holds (README.md beside this file): a key keeps a free slot for a caller while the
+ * agent confirms it, so nobody else can book or hold that time until the hold is booked,
+ * released or lapses.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { Actor } from '../../core/actor.js';
+import { ApiError } from '../../core/errors.js';
+import type { SlotHoldsTable } from '../../db/tables/agenda.js';
+import type { Db } from '../../db/transaction.js';
+import { findScoped } from '../../db/scoped.js';
+import { assertBookableBy, booking, claimSlot, slotAt } from '../calendars/booking.js';
+import { type CalendarRow, type SlotOptions } from '../calendars/service.js';
+import { HOLD_TTL, HOLDS_PER_KEY, type HoldView, type NewHold } from './schema.js';
+
+type HoldRow = Selectable<SlotHoldsTable>;
+
+export function holdView(row: HoldRow): HoldView {
+  return {
+    id: row.id,
+    calendarId: row.calendar_id,
+    start: row.start_at.toISOString(),
+    end: row.end_at.toISOString(),
+    doctorId: row.doctor_id,
+    chairId: row.chair_id,
+    holderRef: row.holder_ref,
+    expiresAt: row.expires_at.toISOString(),
+  };
+}
+
+/** Only an API key holds slots: the holds are counted per key. */
+function keyOf(actor: Actor): string {
+  if (!actor.keyId) throw ApiError.forbidden('not_bookable_by_agent');
+  return actor.keyId;
+}
+
+/** Holds the free slot starting at `input.start` of the calendar for `input.holderRef`. */
+export async function createHold(db: Db, actor: Actor, calendarId: string, input: NewHold): Promise<HoldView> {
+  const keyId = keyOf(actor);
+  const start = new Date(input.start);
+  let cal: CalendarRow | null = null;
+  const opts: SlotOptions = { doctorId: input.doctorId?.toLowerCase() };
+  return booking(
+    db,
+    actor,
+    () => start,
+    () => cal,
+    () => opts,
+    () =>
+      db.transaction().execute(async (trx) => {
+        const found = await findScoped(trx, 'calendars', actor, calendarId);
+        if (opts.doctorId && !found.doctor_ids.includes(opts.doctorId)) {
+          throw ApiError.invalid('body', [{ path: 'doctorId', message: 'non è un medico di questo calendario' }]);
+        }
+        assertBookableBy(found, actor);
+        // One key's holds are counted one request at a time, so parallel requests cannot pass the limit together.
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`holds:${keyId}`}, 0))`.execute(trx);
+        // The same call holding again replaces its hold (and frees its time for the new one).
+        await trx
+          .deleteFrom('slot_holds')
+          .where('clinic_id', '=', actor.clinicId)
+          .where('api_key_id', '=', keyId)
+          .where('holder_ref', '=', input.holderRef)
+          .execute();
+        const live = await trx
+          .selectFrom('slot_holds')
+          .select([sql<number>`count(*)::int`.as('n'), sql<Date | null>`min(expires_at)`.as('next')])
+          .where('clinic_id', '=', actor.clinicId)
+          .where('api_key_id', '=', keyId)
+          .where('appointment_id', 'is', null)
+          .where('expires_at', '>', sql<Date>`now()`)
+          .executeTakeFirstOrThrow();
+        if (live.n >= HOLDS_PER_KEY) {
+          throw ApiError.conflict(
+            'hold_limit',
+            { limit: HOLDS_PER_KEY, nextExpiresAt: live.next ? new Date(live.next).toISOString() : null },
+            `Questa chiave tiene già ${HOLDS_PER_KEY} orari: rilasciane uno o attendi che scada.`,
+          );
+        }
+        cal = found;
+        const slot = await slotAt(trx, found, actor.timeZone, start, opts);
+        await claimSlot(trx, actor.clinicId, slot, opts);
+        const ttl = input.ttlSeconds ?? HOLD_TTL.default;
+        const row = await trx
+          .insertInto('slot_holds')
+          .values({
+            id: randomUUID(),
+            clinic_id: actor.clinicId,
+            facility_id: found.facility_id,
+            calendar_id: found.id,
+            api_key_id: keyId,
+            holder_ref: input.holderRef,
+            doctor_id: slot.doctorId,
+            chair_id: slot.chairId,
+            start_at: slot.start,
+            end_at: slot.end,
+            expires_at: sql`now() + make_interval(secs => ${ttl})`,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return holdView(row);
+      }),
+  );
+}
+
+/**
+ * Releases a hold of this key: its time is free at once. A hold of another key, of another
+ * clinic or of a facility the key does not see is 404; a hold already used by a booking is
+ * left as it is (the appointment holds the time).
+ */
+export async function releaseHold(db: Db, actor: Actor, id: string): Promise<void> {
+  const keyId = keyOf(actor);
+  await db.transaction().execute(async (trx) => {
+    const hold = await findScoped(trx, 'slot_holds', actor, id);
+    if (hold.api_key_id !== keyId) throw ApiError.notFound();
+    if (hold.appointment_id === null) await trx.deleteFrom('slot_holds').where('id', '=', hold.id).execute();
+  });
+}
+
+/** Deletes holds that lapsed over a day ago (a periodic job); a lapsed hold blocks nothing meanwhile. */
+export async function purgeLapsedHolds(db: Db): Promise<number> {
+  const result = await db
+    .deleteFrom('slot_holds')
+    .where('expires_at', '<', sql<Date>`now() - interval '1 day'`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,45 @@
+import { makeCalendar, at } from '../../agenda/helpers.js';
+import type { MatrixCase } from '../matrix.js';
+
+let n = 0;
+
+export const cases: MatrixCase[] = [
+  {
+    operationId: 'createSlotHold',
+    method: 'POST',
+    scopes: ['appointments:write'],
+    resource: true,
+    okStatus: 201,
+    prepare: async (server, tenant) => {
+      const cal = await makeCalendar(server, tenant);
+      return { path: `/v1/calendars/${cal.id}/holds`, body: { start: at(3, 9), holderRef: `matrix-${++n}` } };
+    },
+  },
+  {
+    operationId: 'releaseSlotHold',
+    method: 'DELETE',
+    scopes: ['appointments:write'],
+    resource: true,
+    okStatus: 204,
+    prepare: async (server, tenant) => {
+      const cal = await makeCalendar(server, tenant);
+      const hold = await server.call('POST', `/v1/calendars/${cal.id}/holds`, { token: tenant.token, body: { start: at(3, 9), holderRef: `matrix-${++n}` } });
+      return { path: `/v1/holds/${hold.body.id}` };
+    },
+  },
+  {
+    operationId: 'getVoiceContext',
+    method: 'GET',
+    scopes: ['patients:read', 'appointments:read'],
+    resource: false,
+    prepare: async () => ({ path: '/v1/voice/context?from=%2B393331234567' }),
+  },
+  {
+    operationId: 'createVoiceHandoff',
+    method: 'POST',
+    scopes: ['calls:write'],
+    resource: false,
+    okStatus: 201,
+    prepare: async () => ({ path: '/v1/voice/handoffs', body: { callId: `matrix-call-${++n}`, reason: 'not_understood' } }),
+  },
+];

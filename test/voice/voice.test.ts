@@ -1,0 +1,126 @@
+/** The voice agent's context and handoffs (issue 15). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tenant } from '../helpers/factories.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { ALL_DAY, at, insertPatient, makeCalendar } from '../agenda/helpers.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+async function clinicWith(open: boolean): Promise<Tenant> {
+  const t = await server.factories.tenant();
+  for (const [i, id] of t.facilityIds.entries()) {
+    const res = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${id}`, {
+      phone: i === 0 ? '+39 02 1234 5678' : '+39 039 234 5678',
+      workingSchedule: open ? ALL_DAY : {},
+    });
+    expect(res.status, res.text).toBe(200);
+  }
+  return t;
+}
+
+describe('GET /v1/voice/context', () => {
+  it('matches the caller by number in any format, with first names and next appointments only, and logs the read', async () => {
+    const t = await clinicWith(true);
+    const cal = await makeCalendar(server, t);
+    const giulia = await insertPatient(server, t, t.facilityIds[0], { first_name: 'Giulia', last_name: 'Rossi', phone: '+393331234567' });
+    const marco = await insertPatient(server, t, t.facilityIds[0], { first_name: 'Marco', last_name: 'Rossi', phone: '+393331234567' });
+    const booked = await server.call('POST', '/v1/appointments', { token: t.token, body: { calendarId: cal.id, patientId: giulia, start: at(2, 9) } });
+    expect(booked.status).toBe(201);
+
+    const res = await server.call('GET', `/v1/voice/context?from=${encodeURIComponent('333 123 4567')}&to=${encodeURIComponent('039 2345678')}`, {
+      token: t.token,
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.clinic).toMatchObject({ timezone: 'Europe/Rome', facilityId: t.facilityIds[1], facilityName: 'Sede Nord', openNow: true });
+    expect(res.body.caller.match).toBe('patient');
+    expect(res.body.caller.phone).toBe('+393331234567');
+    const byId = Object.fromEntries(res.body.caller.patients.map((p: { id: string }) => [p.id, p]));
+    expect(byId[giulia]).toEqual({
+      id: giulia,
+      firstName: 'Giulia',
+      nextAppointments: [{ id: booked.body.id, start: at(2, 9), calendarName: expect.any(String) }],
+    });
+    expect(byId[marco].nextAppointments).toEqual([]);
+    expect(res.text).not.toContain('Rossi');
+    expect(res.body.transfer).toEqual({ possible: true, number: '+390392345678' });
+    const logged = await server.ctx.db
+      .selectFrom('access_log_entries')
+      .selectAll()
+      .where('clinic_id', '=', t.clinicId)
+      .where('resource_type', '=', 'patient')
+      .execute();
+    expect(logged.some((e) => [...e.resource_ids].sort().join() === [giulia, marco].sort().join())).toBe(true);
+  });
+
+  it('finds a lead, or nobody, and says when a closed clinic opens again', async () => {
+    const t = await clinicWith(false);
+    await server.ctx.db
+      .insertInto('leads')
+      .values({ id: crypto.randomUUID(), clinic_id: t.clinicId, facility_id: t.facilityIds[0], first_name: 'Luca', last_name: 'Bruni', phone: '+393479998888' })
+      .execute();
+    const lead = await server.call('GET', '/v1/voice/context?from=3479998888', { token: t.token });
+    expect(lead.body.caller).toMatchObject({ match: 'lead', patients: [], lead: { firstName: 'Luca' } });
+    expect(lead.body.clinic).toMatchObject({ openNow: false, closesAt: null, nextOpening: null, facilityId: t.facilityIds[0] });
+    expect(lead.body.transfer).toEqual({ possible: false, number: null });
+    const anonymous = await server.call('GET', '/v1/voice/context?from=anonymous', { token: t.token });
+    expect(anonymous.body.caller).toEqual({ match: 'unknown', phone: null, patients: [], lead: null });
+    const bad = await server.call('GET', '/v1/voice/context?from=12&to=abc', { token: t.token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['from', 'to']);
+    const junk = await server.call('GET', '/v1/voice/context?from=000', { token: t.token });
+    expect(junk.status).toBe(400);
+    expect(junk.body.error.details.issues[0].path).toBe('from');
+  });
+});
+
+describe('POST /v1/voice/handoffs', () => {
+  it('while open: transfer to the facility’s number; once per call', async () => {
+    const t = await clinicWith(true);
+    const patientId = await insertPatient(server, t, t.facilityIds[1]);
+    const body = { callId: 'CA-open-1', reason: 'billing', summary: 'Chiede del saldo', patientId };
+    const res = await server.call('POST', '/v1/voice/handoffs', { token: t.token, body });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ outcome: 'transfer', transferTo: '+390392345678', taskId: null, facilityId: t.facilityIds[1], patientId });
+    const again = await server.call('POST', '/v1/voice/handoffs', { token: t.token, body: { ...body, reason: 'other' } });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(res.body);
+  });
+
+  it('while closed: a callback task with task.created, due at the next opening; bad ids name their fields', async () => {
+    const t = await clinicWith(false);
+    const patientId = await insertPatient(server, t);
+    const res = await server.call('POST', '/v1/voice/handoffs', {
+      token: t.token,
+      body: { callId: 'CA-closed-1', reason: 'clinical_question', summary: 'Dolore al dente', patientId },
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ outcome: 'callback', transferTo: null });
+    const task = await server.call('GET', `/v1/tasks/${res.body.taskId}`, { token: t.token });
+    expect(task.body).toMatchObject({ patientId, type: 'callback', status: 'todo', facilityId: t.facilityIds[0] });
+    expect(task.body.title).toContain('Dolore al dente');
+    const events = await server.ctx.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('clinic_id', '=', t.clinicId)
+      .where('type', '=', 'task.created')
+      .execute();
+    expect(events.map((e) => (e.data as { id: string }).id)).toContain(res.body.taskId);
+    expect(JSON.stringify(events)).not.toContain('Dolore');
+
+    const other = await server.factories.tenant();
+    const foreign = await insertPatient(server, other);
+    const bad = await server.call('POST', '/v1/voice/handoffs', { token: t.token, body: { callId: 'CA-closed-2', reason: 'hungry', patientId: foreign } });
+    expect(bad.status).toBe(400);
+    const bad2 = await server.call('POST', '/v1/voice/handoffs', {
+      token: t.token,
+      body: { callId: 'CA-closed-2', reason: 'other', patientId: foreign, leadId: foreign },
+    });
+    expect(bad2.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['leadId', 'patientId']);
+    expect(await server.ctx.db.selectFrom('voice_handoffs').select('id').where('call_ref', '=', 'CA-closed-2').execute()).toEqual([]);
+  });
+});
