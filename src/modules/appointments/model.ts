@@ -2,6 +2,9 @@
 import type { Selectable } from 'kysely';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import type { AppointmentsTable } from '../../db/tables/core.js';
+import type { AppointmentView } from './schema.js';
+
+export type { AppointmentView } from './schema.js';
 
 export type AppointmentRow = Selectable<AppointmentsTable>;
 
@@ -55,29 +58,6 @@ export const STATUS_EVENTS = {
   no_show: 'appointment.no_show',
   cancelled: 'appointment.cancelled',
 } as const;
-
-export interface AppointmentView {
-  id: string;
-  patientId: string;
-  facilityId: string | null;
-  doctorId: string | null;
-  chairId: string | null;
-  calendarId: string | null;
-  start: string;
-  end: string;
-  status: AppointmentStatus;
-  type: (typeof APPOINTMENT_TYPES)[number] | null;
-  category: (typeof APPOINTMENT_CATEGORIES)[number] | null;
-  title: string | null;
-  reason: string | null;
-  origin: AppointmentOrigin;
-  treatmentPlanId: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-  notes?: string | null;
-  clinicalNotes?: string | null;
-  completionNotes?: string | null;
-}
 
 export function toView(row: AppointmentRow, clinical = false): AppointmentView {
   const view: AppointmentView = {

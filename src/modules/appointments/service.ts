@@ -25,19 +25,9 @@ import {
   type AppointmentStatus,
   type AppointmentView,
 } from './model.js';
+import type { ListQuery } from './schema.js';
 
-export interface ListQuery {
-  limit: number;
-  cursor?: string;
-  updatedSince?: string;
-  from?: string;
-  to?: string;
-  facilityId?: string;
-  doctorId?: string;
-  patientId?: string;
-  status?: string;
-  sort: 'updated' | 'start';
-}
+export type { ListQuery } from './schema.js';
 
 /** The list's filters, normalized: what a cursor is bound to, and part of a cached page's key. */
 export function listFilters(q: ListQuery): string {

@@ -3,6 +3,7 @@
  * appointment comes from. The overlap constraints of the appointments table make exactly one
  * of several parallel bookings of one slot win; the losers get `409 no_availability`.
  */
+import type { BookInput } from '../appointments/schema.js';
 import { sql, type Selectable } from 'kysely';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
@@ -131,20 +132,6 @@ async function assertTakesPatient(trx: Transaction, cal: CalendarRow, patientId:
     .limit(1)
     .executeTakeFirst();
   if (!seen) throw ApiError.forbidden('new_patients_not_accepted', {}, 'Questo calendario non accetta nuovi pazienti.');
-}
-
-export interface BookInput {
-  calendarId?: string;
-  patientId: string;
-  start?: string;
-  doctorId?: string;
-  /** A hold of this key (src/modules/holds): books its slot; calendarId and start may then be left out. */
-  holdId?: string;
-  origin?: 'api' | 'bot' | 'voice';
-  type?: string | null;
-  category?: string | null;
-  title?: string | null;
-  reason?: string | null;
 }
 
 type HoldRow = Selectable<SlotHoldsTable>;

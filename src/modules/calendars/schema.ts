@@ -7,6 +7,7 @@ import { BOOKING_CHANNELS } from '../../core/actor.js';
 import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../appointments/model.js';
 import { WeekScheduleSchema } from '../facilities/schedule.js';
+import { PARTS_OF_DAY } from './labels.js';
 
 export const CalendarSchema = Type.Object(
   {
@@ -108,3 +109,18 @@ export const NewCalendarSchema = Type.Object(
 export const CalendarChangesSchema = Type.Object(optional, { additionalProperties: false });
 export type NewCalendar = Static<typeof NewCalendarSchema>;
 export type CalendarChanges = Static<typeof CalendarChangesSchema>;
+
+/** A free slot of a calendar, in UTC and in the clinic's words (issue 15). */
+export const SlotSchema = Type.Object(
+  {
+    start: OutputTimestamp(),
+    end: OutputTimestamp(),
+    doctorId: Nullable(Uuid()),
+    chairId: Nullable(Uuid()),
+    localDate: Type.String({ description: '`YYYY-MM-DD` in the clinic’s time zone' }),
+    localTime: Type.String({ description: '`HH:MM` in the clinic’s time zone' }),
+    partOfDay: StringEnum(PARTS_OF_DAY, { description: '`morning` before 13:00, `afternoon` before 18:00, `evening` after (local time)' }),
+    label: Type.String({ description: 'The slot in Italian words, to be read out', examples: ['martedì 4 marzo alle 9:30'] }),
+  },
+  { additionalProperties: false, title: 'Slot' },
+);

@@ -4,96 +4,24 @@ import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
+import { toView } from '../../../modules/appointments/model.js';
+import { findAppointment, listAppointments, listFilters } from '../../../modules/appointments/service.js';
 import {
-  APPOINTMENT_CATEGORIES,
-  APPOINTMENT_ORIGINS,
-  APPOINTMENT_STATUSES,
-  APPOINTMENT_TYPES,
-  toView,
+  AppointmentDetailSchema,
+  AppointmentListQuery,
+  AppointmentSchema,
+  BookAppointmentBody,
   type AppointmentView,
-} from '../../../modules/appointments/model.js';
-import { findAppointment, listAppointments, listFilters, type ListQuery as PageQuery } from '../../../modules/appointments/service.js';
+  type ListQuery as PageQuery,
+} from '../../../modules/appointments/schema.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
 import { book, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/calendars/booking.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import {
-  Cursor,
-  IdParams,
-  IdempotencyKeyHeader,
-  IfMatchHeader,
-  InputTimestamp,
-  Limit,
-  Nullable,
-  OutputTimestamp,
-  Page,
-  StringEnum,
-  Uuid,
-} from '../../../core/schemas.js';
+import { IdParams, IdempotencyKeyHeader, IfMatchHeader, InputTimestamp, Page, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Agenda (appointments)';
-
-const appointmentFields = {
-  id: Uuid(),
-  patientId: Uuid(),
-  facilityId: Nullable(Uuid()),
-  doctorId: Nullable(Uuid()),
-  chairId: Nullable(Uuid()),
-  calendarId: Nullable(Uuid({ description: 'Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar' })),
-  start: OutputTimestamp(),
-  end: OutputTimestamp(),
-  status: StringEnum(APPOINTMENT_STATUSES),
-  type: Nullable(StringEnum(APPOINTMENT_TYPES)),
-  category: Nullable(StringEnum(APPOINTMENT_CATEGORIES)),
-  title: Nullable(Type.String({ description: 'Free text; the read is access-logged' })),
-  reason: Nullable(Type.String({ description: 'Reason for the visit; free text; the read is access-logged' })),
-  origin: StringEnum(APPOINTMENT_ORIGINS),
-  treatmentPlanId: Nullable(Uuid()),
-  createdAt: Nullable(OutputTimestamp()),
-  updatedAt: Nullable(OutputTimestamp()),
-};
-
-export const AppointmentSchema = Type.Object(appointmentFields, { additionalProperties: false, title: 'Appointment' });
-export const AppointmentDetailSchema = Type.Object(
-  {
-    ...appointmentFields,
-    notes: Type.Optional(Nullable(Type.String({ description: 'Only with `clinical:read`; access-logged' }))),
-    clinicalNotes: Type.Optional(Nullable(Type.String({ description: 'Only with `clinical:read`; access-logged' }))),
-    completionNotes: Type.Optional(Nullable(Type.String({ description: 'Only with `clinical:read`; access-logged' }))),
-  },
-  { additionalProperties: false, title: 'AppointmentDetail' },
-);
-
-const STATUS_LIST = `^(${APPOINTMENT_STATUSES.join('|')})(,(${APPOINTMENT_STATUSES.join('|')}))*$`;
-
-const ListQuery = Type.Object(
-  {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
-    updatedSince: Type.Optional(InputTimestamp({ description: 'Only rows modified at or after this instant (only with `sort=updated`)' })),
-    from: Type.Optional(InputTimestamp({ description: 'Only appointments starting at or after it (inclusive)' })),
-    to: Type.Optional(InputTimestamp({ description: 'Only appointments starting before it (exclusive)' })),
-    facilityId: Type.Optional(Uuid()),
-    doctorId: Type.Optional(Uuid()),
-    patientId: Type.Optional(Uuid()),
-    status: Type.Optional(
-      Type.String({ maxLength: 200, pattern: STATUS_LIST, description: `One or more statuses separated by commas, from: ${APPOINTMENT_STATUSES.join(', ')}` }),
-    ),
-    sort: Type.Optional(
-      StringEnum(['updated', 'start'] as const, {
-        default: 'updated',
-        description: '`updated` (default): by last modification, then id; `start`: by start time, then id; `updatedSince` is refused with it',
-      }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    // sort=start does not go with updatedSince: the validator names updatedSince.
-    if: { properties: { sort: { const: 'start' } }, required: ['sort'] },
-    then: { properties: { updatedSince: false } },
-  },
-);
 
 /** Logged free-text fields of the list and detail (spec 2.1). */
 function loggedFields(view: AppointmentView): string[] {
@@ -101,33 +29,6 @@ function loggedFields(view: AppointmentView): string[] {
   for (const f of ['title', 'reason', 'notes', 'clinicalNotes', 'completionNotes'] as const) if (view[f] !== undefined && view[f] !== null) fields.push(f);
   return fields;
 }
-
-const BookBody = Type.Object(
-  {
-    calendarId: Type.Optional(Uuid({ description: 'Required without `holdId`; with it, optional and must be the hold’s' })),
-    patientId: Uuid(),
-    start: Type.Optional(
-      InputTimestamp({
-        description:
-          'Start of a free slot of the calendar (see getCalendarAvailability); the end is start + the calendar’s slot length. Required without `holdId`; with it, optional and must be the hold’s',
-      }),
-    ),
-    holdId: Type.Optional(Uuid({ description: 'A slot hold of this key (createSlotHold): books the held slot' })),
-    doctorId: Type.Optional(Uuid({ description: 'A doctor of the calendar; otherwise the first free one' })),
-    origin: Type.Optional(
-      StringEnum(['api', 'bot', 'voice'] as const, {
-        default: 'api',
-        description:
-          'Who books: `api` (default), `bot` (chat) or `voice` (voice agent). Ignored for an agent key: its kind decides (`chat_bot` → `bot`, `voice_agent` → `voice`)',
-      }),
-    ),
-    type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES, { description: 'Default: the calendar’s appointment type' }))),
-    category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES, { description: 'Default: the calendar’s appointment category' }))),
-    title: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
-    reason: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2000 }))),
-  },
-  { additionalProperties: false },
-);
 
 /** What identifies a page: the scope's facilities, the order, the size, the cursor and the filters. */
 function pageKey(scope: TenantScope, q: PageQuery): string {
@@ -162,7 +63,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
           'Access log: one entry per request, naming the appointments returned whose `title` or `reason` holds text (appointments with both null reveal no free text and are not named).',
           'Pages are served from memory and dropped at the commit of any change to the clinic’s appointments: a change made through another server process is seen about a millisecond after its commit. Every read is access-logged, from memory or not.',
         ].join('\n\n'),
-        querystring: ListQuery,
+        querystring: AppointmentListQuery,
         response: { 200: Page(AppointmentSchema) },
       },
       config: { scopes: ['appointments:read'] },
@@ -222,7 +123,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
           'A `calendarId` or `patientId` the key cannot see, a `doctorId` not of the calendar, a `holdId` not of this key, or a missing `calendarId`/`start` without `holdId`, is `400` naming the field.',
         ].join('\n\n'),
         headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
-        body: BookBody,
+        body: BookAppointmentBody,
         response: { 200: AppointmentSchema, 201: AppointmentSchema },
       },
       config: { reasons: APPOINTMENT_REASONS.apiBook, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409] },

@@ -2,8 +2,7 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { availability, EMPTY_REASONS, MAX_WINDOW_DAYS, SPREADS } from '../../../modules/calendars/availability.js';
-import { PARTS_OF_DAY } from '../../../modules/calendars/labels.js';
-import { CalendarSchema } from '../../../modules/calendars/schema.js';
+import { CalendarSchema, SlotSchema } from '../../../modules/calendars/schema.js';
 import { CalendarListQuerySchema } from '../../../modules/clinic-directory/schema.js';
 import { getCalendar, listCalendars } from '../../../modules/clinic-directory/service.js';
 import { HOLD_REASONS } from '../../../modules/holds/reasons.js';
@@ -11,20 +10,6 @@ import { HOLDS_PER_KEY, HoldSchema, NewHoldSchema } from '../../../modules/holds
 import { createHold, releaseHold } from '../../../modules/holds/service.js';
 import { IdempotencyKeyHeader, IdParams, InputTimestamp, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-
-export const SlotSchema = Type.Object(
-  {
-    start: OutputTimestamp(),
-    end: OutputTimestamp(),
-    doctorId: Nullable(Uuid()),
-    chairId: Nullable(Uuid()),
-    localDate: Type.String({ description: '`YYYY-MM-DD` in the clinic’s time zone' }),
-    localTime: Type.String({ description: '`HH:MM` in the clinic’s time zone' }),
-    partOfDay: StringEnum(PARTS_OF_DAY, { description: '`morning` before 13:00, `afternoon` before 18:00, `evening` after (local time)' }),
-    label: Type.String({ description: 'The slot in Italian words, to be read out', examples: ['martedì 4 marzo alle 9:30'] }),
-  },
-  { additionalProperties: false, title: 'Slot' },
-);
 
 const CLINIC = 'Clinic';
 const AGENDA = 'Agenda (appointments)';

@@ -4,7 +4,7 @@ import { ChairSchema, DoctorListQuerySchema, DoctorSchema, ListQuerySchema, Staf
 import { getDoctor, listChairs, listDoctors, listFacilities, listStaffProfiles } from '../../../modules/clinic-directory/service.js';
 import { IdParams, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { FacilitySchema } from './facilities.js';
+import { FacilitySchema } from '../../../modules/facilities/schema.js';
 
 const TAG = 'Clinic';
 const ORDER =

@@ -1,29 +1,11 @@
 /** /v1/facilities (spec 2.11, 4.9). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import { readFacility, visibleFacility, type FacilityRead } from '../../../modules/facilities/service.js';
 import { setEtag } from '../../etag.js';
-import { IdParams, Nullable, OutputTimestamp, Uuid } from '../../../core/schemas.js';
+import { IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-
-export const FacilitySchema = Type.Object(
-  {
-    id: Uuid(),
-    name: Type.String(),
-    street: Nullable(Type.String()),
-    city: Nullable(Type.String()),
-    province: Nullable(Type.String()),
-    zipCode: Nullable(Type.String()),
-    phone: Nullable(Type.String()),
-    email: Nullable(Type.String()),
-    isMainLocation: Type.Boolean(),
-    avgAppointmentMinutes: Type.Number(),
-    workingSchedule: Type.Unknown({ description: 'Opening hours, as the clinic stores them' }),
-    updatedAt: OutputTimestamp(),
-  },
-  { additionalProperties: false, title: 'Facility' },
-);
+import { FacilitySchema } from '../../../modules/facilities/schema.js';
 
 export function registerFacilityRoutes(app: App, ctx: AppContext): void {
   // Facilities change rarely and are read by every booking flow: served from memory, already
