@@ -13912,54 +13912,59 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
                      *           "number": "P-2026-0042",
-                     *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "title": "Riabilitazione implantare arcata inferiore",
-                     *           "status": "draft",
-                     *           "validUntil": "2026-06-30",
-                     *           "expired": true,
+                     *           "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *           "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *           "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *           "title": "Riabilitazione implantare 36",
+                     *           "status": "presented",
+                     *           "validUntil": "2026-05-31",
+                     *           "expired": false,
                      *           "currency": "EUR",
-                     *           "subtotal": 2600,
-                     *           "discount": 100,
-                     *           "totalAmount": 2500,
+                     *           "subtotal": 1280,
+                     *           "discount": 30,
+                     *           "totalAmount": 1250,
                      *           "items": [
                      *             {
-                     *               "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *               "id": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
                      *               "position": 1,
                      *               "phase": 1,
+                     *               "procedureCode": "IGI-01",
+                     *               "description": "Igiene professionale",
+                     *               "teeth": [],
+                     *               "surfaces": [],
+                     *               "quantity": 1,
+                     *               "unitAmount": 80,
+                     *               "discount": 0,
+                     *               "totalAmount": 80,
+                     *               "status": "planned",
+                     *               "appointmentId": null
+                     *             },
+                     *             {
+                     *               "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *               "position": 2,
+                     *               "phase": 2,
                      *               "procedureCode": "IMP-01",
                      *               "description": "Impianto osteointegrato in titanio",
                      *               "teeth": [
                      *                 36
                      *               ],
-                     *               "surfaces": [
-                     *                 "O"
-                     *               ],
+                     *               "surfaces": [],
                      *               "quantity": 1,
                      *               "unitAmount": 1200,
-                     *               "discount": 100,
-                     *               "totalAmount": 1100,
+                     *               "discount": 0,
+                     *               "totalAmount": 1200,
                      *               "status": "planned",
-                     *               "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *               "appointmentId": null
                      *             }
                      *           ],
-                     *           "acceptance": {
-                     *             "channel": "chat",
-                     *             "acceptedAt": "2026-03-02T09:30:00.000Z",
-                     *             "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
-                     *           },
-                     *           "rejection": {
-                     *             "reason": "price",
-                     *             "note": "Preferisce aspettare dopo l’estate",
-                     *             "rejectedAt": "2026-03-02T09:30:00.000Z"
-                     *           },
-                     *           "notes": "Paziente ansioso: sedazione cosciente",
+                     *           "acceptance": null,
+                     *           "rejection": null,
+                     *           "notes": "Paziente ansioso: valutare sedazione cosciente",
                      *           "presentedAt": "2026-03-02T09:30:00.000Z",
-                     *           "decidedAt": "2026-03-02T09:30:00.000Z",
-                     *           "createdAt": "2026-03-02T09:30:00.000Z",
+                     *           "decidedAt": null,
+                     *           "createdAt": "2026-03-01T16:12:00.000Z",
                      *           "updatedAt": "2026-03-02T09:30:00.000Z"
                      *         }
                      *       ],
@@ -14325,28 +14330,25 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                 *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                 *       "title": "Riabilitazione implantare arcata inferiore",
-                 *       "validUntil": "2026-06-30",
-                 *       "discount": 100,
-                 *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
+                 *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *       "title": "Riabilitazione implantare 36",
+                 *       "discount": 30,
                  *       "items": [
                  *         {
                  *           "phase": 1,
+                 *           "procedureCode": "IGI-01",
+                 *           "description": "Igiene professionale",
+                 *           "unitAmount": 80
+                 *         },
+                 *         {
+                 *           "phase": 2,
                  *           "procedureCode": "IMP-01",
                  *           "description": "Impianto osteointegrato in titanio",
                  *           "teeth": [
                  *             36
                  *           ],
-                 *           "surfaces": [
-                 *             "O"
-                 *           ],
-                 *           "quantity": 1,
-                 *           "unitAmount": 1200,
-                 *           "discount": 100,
-                 *           "status": "planned",
-                 *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                 *           "unitAmount": 1200
                  *         }
                  *       ]
                  *     }
@@ -14435,54 +14437,59 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
                      *       "number": "P-2026-0042",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "title": "Riabilitazione implantare arcata inferiore",
-                     *       "status": "draft",
-                     *       "validUntil": "2026-06-30",
-                     *       "expired": true,
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "title": "Riabilitazione implantare 36",
+                     *       "status": "presented",
+                     *       "validUntil": "2026-05-31",
+                     *       "expired": false,
                      *       "currency": "EUR",
-                     *       "subtotal": 2600,
-                     *       "discount": 100,
-                     *       "totalAmount": 2500,
+                     *       "subtotal": 1280,
+                     *       "discount": 30,
+                     *       "totalAmount": 1250,
                      *       "items": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "id": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
                      *           "position": 1,
                      *           "phase": 1,
+                     *           "procedureCode": "IGI-01",
+                     *           "description": "Igiene professionale",
+                     *           "teeth": [],
+                     *           "surfaces": [],
+                     *           "quantity": 1,
+                     *           "unitAmount": 80,
+                     *           "discount": 0,
+                     *           "totalAmount": 80,
+                     *           "status": "planned",
+                     *           "appointmentId": null
+                     *         },
+                     *         {
+                     *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "position": 2,
+                     *           "phase": 2,
                      *           "procedureCode": "IMP-01",
                      *           "description": "Impianto osteointegrato in titanio",
                      *           "teeth": [
                      *             36
                      *           ],
-                     *           "surfaces": [
-                     *             "O"
-                     *           ],
+                     *           "surfaces": [],
                      *           "quantity": 1,
                      *           "unitAmount": 1200,
-                     *           "discount": 100,
-                     *           "totalAmount": 1100,
+                     *           "discount": 0,
+                     *           "totalAmount": 1200,
                      *           "status": "planned",
-                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           "appointmentId": null
                      *         }
                      *       ],
-                     *       "acceptance": {
-                     *         "channel": "chat",
-                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
-                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
-                     *       },
-                     *       "rejection": {
-                     *         "reason": "price",
-                     *         "note": "Preferisce aspettare dopo l’estate",
-                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
-                     *       },
-                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "acceptance": null,
+                     *       "rejection": null,
+                     *       "notes": "Paziente ansioso: valutare sedazione cosciente",
                      *       "presentedAt": "2026-03-02T09:30:00.000Z",
-                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
-                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": null,
+                     *       "createdAt": "2026-03-01T16:12:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
@@ -14899,54 +14906,59 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
                      *       "number": "P-2026-0042",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "title": "Riabilitazione implantare arcata inferiore",
-                     *       "status": "draft",
-                     *       "validUntil": "2026-06-30",
-                     *       "expired": true,
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "title": "Riabilitazione implantare 36",
+                     *       "status": "presented",
+                     *       "validUntil": "2026-05-31",
+                     *       "expired": false,
                      *       "currency": "EUR",
-                     *       "subtotal": 2600,
-                     *       "discount": 100,
-                     *       "totalAmount": 2500,
+                     *       "subtotal": 1280,
+                     *       "discount": 30,
+                     *       "totalAmount": 1250,
                      *       "items": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "id": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
                      *           "position": 1,
                      *           "phase": 1,
+                     *           "procedureCode": "IGI-01",
+                     *           "description": "Igiene professionale",
+                     *           "teeth": [],
+                     *           "surfaces": [],
+                     *           "quantity": 1,
+                     *           "unitAmount": 80,
+                     *           "discount": 0,
+                     *           "totalAmount": 80,
+                     *           "status": "planned",
+                     *           "appointmentId": null
+                     *         },
+                     *         {
+                     *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "position": 2,
+                     *           "phase": 2,
                      *           "procedureCode": "IMP-01",
                      *           "description": "Impianto osteointegrato in titanio",
                      *           "teeth": [
                      *             36
                      *           ],
-                     *           "surfaces": [
-                     *             "O"
-                     *           ],
+                     *           "surfaces": [],
                      *           "quantity": 1,
                      *           "unitAmount": 1200,
-                     *           "discount": 100,
-                     *           "totalAmount": 1100,
+                     *           "discount": 0,
+                     *           "totalAmount": 1200,
                      *           "status": "planned",
-                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           "appointmentId": null
                      *         }
                      *       ],
-                     *       "acceptance": {
-                     *         "channel": "chat",
-                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
-                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
-                     *       },
-                     *       "rejection": {
-                     *         "reason": "price",
-                     *         "note": "Preferisce aspettare dopo l’estate",
-                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
-                     *       },
-                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "acceptance": null,
+                     *       "rejection": null,
+                     *       "notes": "Paziente ansioso: valutare sedazione cosciente",
                      *       "presentedAt": "2026-03-02T09:30:00.000Z",
-                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
-                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": null,
+                     *       "createdAt": "2026-03-01T16:12:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
@@ -15436,54 +15448,59 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
                      *       "number": "P-2026-0042",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "title": "Riabilitazione implantare arcata inferiore",
-                     *       "status": "draft",
-                     *       "validUntil": "2026-06-30",
-                     *       "expired": true,
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "title": "Riabilitazione implantare 36",
+                     *       "status": "presented",
+                     *       "validUntil": "2026-05-31",
+                     *       "expired": false,
                      *       "currency": "EUR",
-                     *       "subtotal": 2600,
-                     *       "discount": 100,
-                     *       "totalAmount": 2500,
+                     *       "subtotal": 1280,
+                     *       "discount": 30,
+                     *       "totalAmount": 1250,
                      *       "items": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "id": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
                      *           "position": 1,
                      *           "phase": 1,
+                     *           "procedureCode": "IGI-01",
+                     *           "description": "Igiene professionale",
+                     *           "teeth": [],
+                     *           "surfaces": [],
+                     *           "quantity": 1,
+                     *           "unitAmount": 80,
+                     *           "discount": 0,
+                     *           "totalAmount": 80,
+                     *           "status": "planned",
+                     *           "appointmentId": null
+                     *         },
+                     *         {
+                     *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "position": 2,
+                     *           "phase": 2,
                      *           "procedureCode": "IMP-01",
                      *           "description": "Impianto osteointegrato in titanio",
                      *           "teeth": [
                      *             36
                      *           ],
-                     *           "surfaces": [
-                     *             "O"
-                     *           ],
+                     *           "surfaces": [],
                      *           "quantity": 1,
                      *           "unitAmount": 1200,
-                     *           "discount": 100,
-                     *           "totalAmount": 1100,
+                     *           "discount": 0,
+                     *           "totalAmount": 1200,
                      *           "status": "planned",
-                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           "appointmentId": null
                      *         }
                      *       ],
-                     *       "acceptance": {
-                     *         "channel": "chat",
-                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
-                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
-                     *       },
-                     *       "rejection": {
-                     *         "reason": "price",
-                     *         "note": "Preferisce aspettare dopo l’estate",
-                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
-                     *       },
-                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "acceptance": null,
+                     *       "rejection": null,
+                     *       "notes": "Paziente ansioso: valutare sedazione cosciente",
                      *       "presentedAt": "2026-03-02T09:30:00.000Z",
-                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
-                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": null,
+                     *       "createdAt": "2026-03-01T16:12:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
@@ -15916,54 +15933,59 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
                      *       "number": "P-2026-0042",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "title": "Riabilitazione implantare arcata inferiore",
-                     *       "status": "draft",
-                     *       "validUntil": "2026-06-30",
-                     *       "expired": true,
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "title": "Riabilitazione implantare 36",
+                     *       "status": "presented",
+                     *       "validUntil": "2026-05-31",
+                     *       "expired": false,
                      *       "currency": "EUR",
-                     *       "subtotal": 2600,
-                     *       "discount": 100,
-                     *       "totalAmount": 2500,
+                     *       "subtotal": 1280,
+                     *       "discount": 30,
+                     *       "totalAmount": 1250,
                      *       "items": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "id": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
                      *           "position": 1,
                      *           "phase": 1,
+                     *           "procedureCode": "IGI-01",
+                     *           "description": "Igiene professionale",
+                     *           "teeth": [],
+                     *           "surfaces": [],
+                     *           "quantity": 1,
+                     *           "unitAmount": 80,
+                     *           "discount": 0,
+                     *           "totalAmount": 80,
+                     *           "status": "planned",
+                     *           "appointmentId": null
+                     *         },
+                     *         {
+                     *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "position": 2,
+                     *           "phase": 2,
                      *           "procedureCode": "IMP-01",
                      *           "description": "Impianto osteointegrato in titanio",
                      *           "teeth": [
                      *             36
                      *           ],
-                     *           "surfaces": [
-                     *             "O"
-                     *           ],
+                     *           "surfaces": [],
                      *           "quantity": 1,
                      *           "unitAmount": 1200,
-                     *           "discount": 100,
-                     *           "totalAmount": 1100,
+                     *           "discount": 0,
+                     *           "totalAmount": 1200,
                      *           "status": "planned",
-                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           "appointmentId": null
                      *         }
                      *       ],
-                     *       "acceptance": {
-                     *         "channel": "chat",
-                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
-                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
-                     *       },
-                     *       "rejection": {
-                     *         "reason": "price",
-                     *         "note": "Preferisce aspettare dopo l’estate",
-                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
-                     *       },
-                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "acceptance": null,
+                     *       "rejection": null,
+                     *       "notes": "Paziente ansioso: valutare sedazione cosciente",
                      *       "presentedAt": "2026-03-02T09:30:00.000Z",
-                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
-                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": null,
+                     *       "createdAt": "2026-03-01T16:12:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
@@ -16398,54 +16420,59 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
                      *       "number": "P-2026-0042",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "title": "Riabilitazione implantare arcata inferiore",
-                     *       "status": "draft",
-                     *       "validUntil": "2026-06-30",
-                     *       "expired": true,
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "title": "Riabilitazione implantare 36",
+                     *       "status": "presented",
+                     *       "validUntil": "2026-05-31",
+                     *       "expired": false,
                      *       "currency": "EUR",
-                     *       "subtotal": 2600,
-                     *       "discount": 100,
-                     *       "totalAmount": 2500,
+                     *       "subtotal": 1280,
+                     *       "discount": 30,
+                     *       "totalAmount": 1250,
                      *       "items": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "id": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
                      *           "position": 1,
                      *           "phase": 1,
+                     *           "procedureCode": "IGI-01",
+                     *           "description": "Igiene professionale",
+                     *           "teeth": [],
+                     *           "surfaces": [],
+                     *           "quantity": 1,
+                     *           "unitAmount": 80,
+                     *           "discount": 0,
+                     *           "totalAmount": 80,
+                     *           "status": "planned",
+                     *           "appointmentId": null
+                     *         },
+                     *         {
+                     *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "position": 2,
+                     *           "phase": 2,
                      *           "procedureCode": "IMP-01",
                      *           "description": "Impianto osteointegrato in titanio",
                      *           "teeth": [
                      *             36
                      *           ],
-                     *           "surfaces": [
-                     *             "O"
-                     *           ],
+                     *           "surfaces": [],
                      *           "quantity": 1,
                      *           "unitAmount": 1200,
-                     *           "discount": 100,
-                     *           "totalAmount": 1100,
+                     *           "discount": 0,
+                     *           "totalAmount": 1200,
                      *           "status": "planned",
-                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           "appointmentId": null
                      *         }
                      *       ],
-                     *       "acceptance": {
-                     *         "channel": "chat",
-                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
-                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
-                     *       },
-                     *       "rejection": {
-                     *         "reason": "price",
-                     *         "note": "Preferisce aspettare dopo l’estate",
-                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
-                     *       },
-                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "acceptance": null,
+                     *       "rejection": null,
+                     *       "notes": "Paziente ansioso: valutare sedazione cosciente",
                      *       "presentedAt": "2026-03-02T09:30:00.000Z",
-                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
-                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": null,
+                     *       "createdAt": "2026-03-01T16:12:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
@@ -16876,54 +16903,59 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
                      *       "number": "P-2026-0042",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "title": "Riabilitazione implantare arcata inferiore",
-                     *       "status": "draft",
-                     *       "validUntil": "2026-06-30",
-                     *       "expired": true,
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "title": "Riabilitazione implantare 36",
+                     *       "status": "presented",
+                     *       "validUntil": "2026-05-31",
+                     *       "expired": false,
                      *       "currency": "EUR",
-                     *       "subtotal": 2600,
-                     *       "discount": 100,
-                     *       "totalAmount": 2500,
+                     *       "subtotal": 1280,
+                     *       "discount": 30,
+                     *       "totalAmount": 1250,
                      *       "items": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "id": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
                      *           "position": 1,
                      *           "phase": 1,
+                     *           "procedureCode": "IGI-01",
+                     *           "description": "Igiene professionale",
+                     *           "teeth": [],
+                     *           "surfaces": [],
+                     *           "quantity": 1,
+                     *           "unitAmount": 80,
+                     *           "discount": 0,
+                     *           "totalAmount": 80,
+                     *           "status": "planned",
+                     *           "appointmentId": null
+                     *         },
+                     *         {
+                     *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "position": 2,
+                     *           "phase": 2,
                      *           "procedureCode": "IMP-01",
                      *           "description": "Impianto osteointegrato in titanio",
                      *           "teeth": [
                      *             36
                      *           ],
-                     *           "surfaces": [
-                     *             "O"
-                     *           ],
+                     *           "surfaces": [],
                      *           "quantity": 1,
                      *           "unitAmount": 1200,
-                     *           "discount": 100,
-                     *           "totalAmount": 1100,
+                     *           "discount": 0,
+                     *           "totalAmount": 1200,
                      *           "status": "planned",
-                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           "appointmentId": null
                      *         }
                      *       ],
-                     *       "acceptance": {
-                     *         "channel": "chat",
-                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
-                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
-                     *       },
-                     *       "rejection": {
-                     *         "reason": "price",
-                     *         "note": "Preferisce aspettare dopo l’estate",
-                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
-                     *       },
-                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "acceptance": null,
+                     *       "rejection": null,
+                     *       "notes": "Paziente ansioso: valutare sedazione cosciente",
                      *       "presentedAt": "2026-03-02T09:30:00.000Z",
-                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
-                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": null,
+                     *       "createdAt": "2026-03-01T16:12:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
@@ -17340,54 +17372,59 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
                      *       "number": "P-2026-0042",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "title": "Riabilitazione implantare arcata inferiore",
-                     *       "status": "draft",
-                     *       "validUntil": "2026-06-30",
-                     *       "expired": true,
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "title": "Riabilitazione implantare 36",
+                     *       "status": "presented",
+                     *       "validUntil": "2026-05-31",
+                     *       "expired": false,
                      *       "currency": "EUR",
-                     *       "subtotal": 2600,
-                     *       "discount": 100,
-                     *       "totalAmount": 2500,
+                     *       "subtotal": 1280,
+                     *       "discount": 30,
+                     *       "totalAmount": 1250,
                      *       "items": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "id": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
                      *           "position": 1,
                      *           "phase": 1,
+                     *           "procedureCode": "IGI-01",
+                     *           "description": "Igiene professionale",
+                     *           "teeth": [],
+                     *           "surfaces": [],
+                     *           "quantity": 1,
+                     *           "unitAmount": 80,
+                     *           "discount": 0,
+                     *           "totalAmount": 80,
+                     *           "status": "planned",
+                     *           "appointmentId": null
+                     *         },
+                     *         {
+                     *           "id": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+                     *           "position": 2,
+                     *           "phase": 2,
                      *           "procedureCode": "IMP-01",
                      *           "description": "Impianto osteointegrato in titanio",
                      *           "teeth": [
                      *             36
                      *           ],
-                     *           "surfaces": [
-                     *             "O"
-                     *           ],
+                     *           "surfaces": [],
                      *           "quantity": 1,
                      *           "unitAmount": 1200,
-                     *           "discount": 100,
-                     *           "totalAmount": 1100,
+                     *           "discount": 0,
+                     *           "totalAmount": 1200,
                      *           "status": "planned",
-                     *           "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           "appointmentId": null
                      *         }
                      *       ],
-                     *       "acceptance": {
-                     *         "channel": "chat",
-                     *         "acceptedAt": "2026-03-02T09:30:00.000Z",
-                     *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
-                     *       },
-                     *       "rejection": {
-                     *         "reason": "price",
-                     *         "note": "Preferisce aspettare dopo l’estate",
-                     *         "rejectedAt": "2026-03-02T09:30:00.000Z"
-                     *       },
-                     *       "notes": "Paziente ansioso: sedazione cosciente",
+                     *       "acceptance": null,
+                     *       "rejection": null,
+                     *       "notes": "Paziente ansioso: valutare sedazione cosciente",
                      *       "presentedAt": "2026-03-02T09:30:00.000Z",
-                     *       "decidedAt": "2026-03-02T09:30:00.000Z",
-                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": null,
+                     *       "createdAt": "2026-03-01T16:12:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
@@ -17828,40 +17865,40 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "id": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
                      *           "number": "2026/0117",
-                     *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *           "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *           "treatmentPlanId": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
                      *           "status": "issued",
                      *           "currency": "EUR",
-                     *           "subtotal": 1100,
-                     *           "discount": 100,
+                     *           "subtotal": 1200,
+                     *           "discount": 0,
                      *           "tax": 0,
                      *           "stampDuty": 2,
-                     *           "totalAmount": 1102,
+                     *           "totalAmount": 1202,
                      *           "amountPaid": 500,
-                     *           "amountDue": 602,
+                     *           "amountDue": 702,
                      *           "dueDate": "2026-04-30",
-                     *           "issuedAt": "2026-03-02T09:30:00.000Z",
-                     *           "paidAt": "2026-03-02T09:30:00.000Z",
-                     *           "voidedAt": "2026-03-02T09:30:00.000Z",
+                     *           "issuedAt": "2026-03-31T10:00:00.000Z",
+                     *           "paidAt": null,
+                     *           "voidedAt": null,
                      *           "lines": [
                      *             {
-                     *               "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *               "id": "6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e",
                      *               "position": 1,
                      *               "description": "Impianto osteointegrato in titanio (36)",
                      *               "quantity": 1,
                      *               "unitAmount": 1200,
-                     *               "discount": 100,
+                     *               "discount": 0,
                      *               "vatRate": 0,
                      *               "tax": 0,
-                     *               "totalAmount": 1100,
-                     *               "treatmentPlanItemId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *               "totalAmount": 1200,
+                     *               "treatmentPlanItemId": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
                      *             }
                      *           ],
-                     *           "createdAt": "2026-03-02T09:30:00.000Z",
-                     *           "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *           "createdAt": "2026-03-31T10:00:00.000Z",
+                     *           "updatedAt": "2026-04-02T08:15:00.000Z"
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -18197,40 +18234,40 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "id": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
                      *       "number": "2026/0117",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "treatmentPlanId": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
                      *       "status": "issued",
                      *       "currency": "EUR",
-                     *       "subtotal": 1100,
-                     *       "discount": 100,
+                     *       "subtotal": 1200,
+                     *       "discount": 0,
                      *       "tax": 0,
                      *       "stampDuty": 2,
-                     *       "totalAmount": 1102,
+                     *       "totalAmount": 1202,
                      *       "amountPaid": 500,
-                     *       "amountDue": 602,
+                     *       "amountDue": 702,
                      *       "dueDate": "2026-04-30",
-                     *       "issuedAt": "2026-03-02T09:30:00.000Z",
-                     *       "paidAt": "2026-03-02T09:30:00.000Z",
-                     *       "voidedAt": "2026-03-02T09:30:00.000Z",
+                     *       "issuedAt": "2026-03-31T10:00:00.000Z",
+                     *       "paidAt": null,
+                     *       "voidedAt": null,
                      *       "lines": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "id": "6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e",
                      *           "position": 1,
                      *           "description": "Impianto osteointegrato in titanio (36)",
                      *           "quantity": 1,
                      *           "unitAmount": 1200,
-                     *           "discount": 100,
+                     *           "discount": 0,
                      *           "vatRate": 0,
                      *           "tax": 0,
-                     *           "totalAmount": 1100,
-                     *           "treatmentPlanItemId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           "totalAmount": 1200,
+                     *           "treatmentPlanItemId": "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
                      *         }
                      *       ],
-                     *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *       "createdAt": "2026-03-31T10:00:00.000Z",
+                     *       "updatedAt": "2026-04-02T08:15:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -18599,25 +18636,25 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "amount": 250,
+                     *           "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *           "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *           "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *           "amount": 500,
                      *           "currency": "EUR",
-                     *           "method": "cash",
+                     *           "method": "card",
                      *           "reference": "pi_3PqL8s2eZvKYlo2C",
-                     *           "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "paymentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *           "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *           "installmentId": null,
+                     *           "paymentPlanId": null,
                      *           "allocations": [
                      *             {
-                     *               "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *               "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *               "amount": 250
+                     *               "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *               "installmentId": null,
+                     *               "amount": 500
                      *             }
                      *           ],
-                     *           "receivedAt": "2026-03-02T09:30:00.000Z",
-                     *           "createdAt": "2026-03-02T09:30:00.000Z"
+                     *           "receivedAt": "2026-04-02T08:14:51.000Z",
+                     *           "createdAt": "2026-04-02T08:15:00.000Z"
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -18873,13 +18910,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "amount": 250,
-                 *       "method": "cash",
+                 *       "amount": 500,
+                 *       "method": "card",
                  *       "reference": "pi_3PqL8s2eZvKYlo2C",
-                 *       "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                 *       "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                 *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                 *       "receivedAt": "2026-03-02T09:30:00Z"
+                 *       "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                 *       "receivedAt": "2026-04-02T08:14:51Z"
                  *     }
                  */
                 "application/json": {
@@ -18932,25 +18967,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "amount": 250,
+                     *       "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "amount": 500,
                      *       "currency": "EUR",
-                     *       "method": "cash",
+                     *       "method": "card",
                      *       "reference": "pi_3PqL8s2eZvKYlo2C",
-                     *       "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "paymentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *       "installmentId": null,
+                     *       "paymentPlanId": null,
                      *       "allocations": [
                      *         {
-                     *           "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "amount": 250
+                     *           "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *           "installmentId": null,
+                     *           "amount": 500
                      *         }
                      *       ],
-                     *       "receivedAt": "2026-03-02T09:30:00.000Z",
-                     *       "createdAt": "2026-03-02T09:30:00.000Z"
+                     *       "receivedAt": "2026-04-02T08:14:51.000Z",
+                     *       "createdAt": "2026-04-02T08:15:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -19044,25 +19079,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "amount": 250,
+                     *       "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "amount": 500,
                      *       "currency": "EUR",
-                     *       "method": "cash",
+                     *       "method": "card",
                      *       "reference": "pi_3PqL8s2eZvKYlo2C",
-                     *       "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "paymentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *       "installmentId": null,
+                     *       "paymentPlanId": null,
                      *       "allocations": [
                      *         {
-                     *           "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "amount": 250
+                     *           "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *           "installmentId": null,
+                     *           "amount": 500
                      *         }
                      *       ],
-                     *       "receivedAt": "2026-03-02T09:30:00.000Z",
-                     *       "createdAt": "2026-03-02T09:30:00.000Z"
+                     *       "receivedAt": "2026-04-02T08:14:51.000Z",
+                     *       "createdAt": "2026-04-02T08:15:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -19369,25 +19404,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "amount": 250,
+                     *       "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "amount": 500,
                      *       "currency": "EUR",
-                     *       "method": "cash",
+                     *       "method": "card",
                      *       "reference": "pi_3PqL8s2eZvKYlo2C",
-                     *       "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "paymentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *       "installmentId": null,
+                     *       "paymentPlanId": null,
                      *       "allocations": [
                      *         {
-                     *           "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "installmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "amount": 250
+                     *           "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *           "installmentId": null,
+                     *           "amount": 500
                      *         }
                      *       ],
-                     *       "receivedAt": "2026-03-02T09:30:00.000Z",
-                     *       "createdAt": "2026-03-02T09:30:00.000Z"
+                     *       "receivedAt": "2026-04-02T08:14:51.000Z",
+                     *       "createdAt": "2026-04-02T08:15:00.000Z"
                      *     }
                      */
                     "application/json": {

@@ -36,6 +36,128 @@ export const PositiveAmount = (options: Record<string, unknown> = {}) =>
   Type.Number({ exclusiveMinimum: 0, maximum: 100000000, description: 'Euro, more than 0, at most two decimals', ...options });
 const Amount = (description: string, example: number) => Type.Number({ description: `Euro. ${description}`, examples: [example] });
 
+// ---- Realistic examples of the OpenAPI document (a generated example would mix states) ----
+
+const ID = {
+  quote: '7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b',
+  patient: '2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d',
+  facility: '5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f',
+  doctor: '9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+  item1: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0',
+  item2: '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+  invoice: '4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8',
+  line: '6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e',
+  payment: '8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a',
+};
+
+const QUOTE_EXAMPLE = {
+  id: ID.quote,
+  number: 'P-2026-0042',
+  patientId: ID.patient,
+  facilityId: ID.facility,
+  doctorId: ID.doctor,
+  title: 'Riabilitazione implantare 36',
+  status: 'presented',
+  validUntil: '2026-05-31',
+  expired: false,
+  currency: 'EUR',
+  subtotal: 1280,
+  discount: 30,
+  totalAmount: 1250,
+  items: [
+    {
+      id: ID.item1,
+      position: 1,
+      phase: 1,
+      procedureCode: 'IGI-01',
+      description: 'Igiene professionale',
+      teeth: [],
+      surfaces: [],
+      quantity: 1,
+      unitAmount: 80,
+      discount: 0,
+      totalAmount: 80,
+      status: 'planned',
+      appointmentId: null,
+    },
+    {
+      id: ID.item2,
+      position: 2,
+      phase: 2,
+      procedureCode: 'IMP-01',
+      description: 'Impianto osteointegrato in titanio',
+      teeth: [36],
+      surfaces: [],
+      quantity: 1,
+      unitAmount: 1200,
+      discount: 0,
+      totalAmount: 1200,
+      status: 'planned',
+      appointmentId: null,
+    },
+  ],
+  acceptance: null,
+  rejection: null,
+  notes: 'Paziente ansioso: valutare sedazione cosciente',
+  presentedAt: '2026-03-02T09:30:00.000Z',
+  decidedAt: null,
+  createdAt: '2026-03-01T16:12:00.000Z',
+  updatedAt: '2026-03-02T09:30:00.000Z',
+};
+
+const INVOICE_EXAMPLE = {
+  id: ID.invoice,
+  number: '2026/0117',
+  patientId: ID.patient,
+  facilityId: ID.facility,
+  treatmentPlanId: ID.quote,
+  status: 'issued',
+  currency: 'EUR',
+  subtotal: 1200,
+  discount: 0,
+  tax: 0,
+  stampDuty: 2,
+  totalAmount: 1202,
+  amountPaid: 500,
+  amountDue: 702,
+  dueDate: '2026-04-30',
+  issuedAt: '2026-03-31T10:00:00.000Z',
+  paidAt: null,
+  voidedAt: null,
+  lines: [
+    {
+      id: ID.line,
+      position: 1,
+      description: 'Impianto osteointegrato in titanio (36)',
+      quantity: 1,
+      unitAmount: 1200,
+      discount: 0,
+      vatRate: 0,
+      tax: 0,
+      totalAmount: 1200,
+      treatmentPlanItemId: ID.item2,
+    },
+  ],
+  createdAt: '2026-03-31T10:00:00.000Z',
+  updatedAt: '2026-04-02T08:15:00.000Z',
+};
+
+const PAYMENT_EXAMPLE = {
+  id: ID.payment,
+  patientId: ID.patient,
+  facilityId: ID.facility,
+  amount: 500,
+  currency: 'EUR',
+  method: 'card',
+  reference: 'pi_3PqL8s2eZvKYlo2C',
+  invoiceId: ID.invoice,
+  installmentId: null,
+  paymentPlanId: null,
+  allocations: [{ invoiceId: ID.invoice, installmentId: null, amount: 500 }],
+  receivedAt: '2026-04-02T08:14:51.000Z',
+  createdAt: '2026-04-02T08:15:00.000Z',
+};
+
 // ---- Quotes ----
 
 export const QuoteItemSchema = Type.Object(
@@ -100,7 +222,7 @@ export const QuoteSchema = Type.Object(
     createdAt: OutputTimestamp(),
     updatedAt: OutputTimestamp(),
   },
-  { additionalProperties: false, title: 'Quote' },
+  { additionalProperties: false, title: 'Quote', examples: [QUOTE_EXAMPLE] },
 );
 export type QuoteView = Static<typeof QuoteSchema>;
 
@@ -130,7 +252,24 @@ const quoteInputFields = {
   items: Type.Array(QuoteItemInput, { minItems: 1, maxItems: 100 }),
 };
 
-export const NewQuoteBody = Type.Object({ patientId: Uuid(), ...quoteInputFields }, { additionalProperties: false });
+export const NewQuoteBody = Type.Object(
+  { patientId: Uuid(), ...quoteInputFields },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        patientId: ID.patient,
+        doctorId: ID.doctor,
+        title: 'Riabilitazione implantare 36',
+        discount: 30,
+        items: [
+          { phase: 1, procedureCode: 'IGI-01', description: 'Igiene professionale', unitAmount: 80 },
+          { phase: 2, procedureCode: 'IMP-01', description: 'Impianto osteointegrato in titanio', teeth: [36], unitAmount: 1200 },
+        ],
+      },
+    ],
+  },
+);
 export type NewQuote = Static<typeof NewQuoteBody>;
 
 export const QuoteChangesBody = Type.Object(
@@ -199,7 +338,7 @@ export const InvoiceSchema = Type.Object(
     createdAt: OutputTimestamp(),
     updatedAt: OutputTimestamp(),
   },
-  { additionalProperties: false, title: 'Invoice' },
+  { additionalProperties: false, title: 'Invoice', examples: [INVOICE_EXAMPLE] },
 );
 export type InvoiceView = Static<typeof InvoiceSchema>;
 
@@ -288,7 +427,7 @@ export const PaymentSchema = Type.Object(
     receivedAt: OutputTimestamp(),
     createdAt: OutputTimestamp(),
   },
-  { additionalProperties: false, title: 'Payment' },
+  { additionalProperties: false, title: 'Payment', examples: [PAYMENT_EXAMPLE] },
 );
 export type PaymentView = Static<typeof PaymentSchema>;
 
@@ -307,7 +446,10 @@ export const NewPaymentBody = Type.Object(
     patientId: Type.Optional(Uuid({ description: 'Toward the patient’s oldest due amounts' })),
     receivedAt: Type.Optional(InputTimestamp({ description: 'Default: now' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ amount: 500, method: 'card', reference: 'pi_3PqL8s2eZvKYlo2C', invoiceId: ID.invoice, receivedAt: '2026-04-02T08:14:51Z' }],
+  },
 );
 export type NewPaymentInput = Omit<Static<typeof NewPaymentBody>, 'reference'> & { reference?: string | null };
 
