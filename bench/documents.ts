@@ -63,7 +63,12 @@ async function startServer(env: Record<string, string>): Promise<{ url: string; 
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env2, stdio: ['ignore', 'inherit', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok).catch(() => false)) break;
+    if (
+      await fetch(`${url}/healthz`)
+        .then((r) => r.ok)
+        .catch(() => false)
+    )
+      break;
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
@@ -86,9 +91,16 @@ async function json(res: Response): Promise<any> {
 /** A clinic, a patient and a key for one batch (each batch its own clinic: the spec's rate limits are per clinic). */
 async function tenant(url: string): Promise<{ token: string; patientId: string }> {
   const admin = (path: string, body: unknown) =>
-    fetch(`${url}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(json);
+    fetch(`${url}/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(json);
   const clinic = await admin('/clinics', { name: `Bench ${randomBytes(3).toString('hex')}` });
-  const key = await admin(`/clinics/${clinic.id}/api-keys`, { name: 'bench', scopes: ['documents:read', 'documents:write', 'patients:read', 'patients:write'] });
+  const key = await admin(`/clinics/${clinic.id}/api-keys`, {
+    name: 'bench',
+    scopes: ['documents:read', 'documents:write', 'patients:read', 'patients:write'],
+  });
   const patient = await fetch(`${url}/v1/patients`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
@@ -112,7 +124,15 @@ async function batch(driver: string, url: string, pid: number, sizeMiB: number):
       const doc = await fetch(`${url}/v1/documents`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ patientId, category: 'quote', title: `Bench ${i}`, filename: 'bench.pdf', contentType: 'application/pdf', sizeBytes: bytes.length, sha256 }),
+        body: JSON.stringify({
+          patientId,
+          category: 'quote',
+          title: `Bench ${i}`,
+          filename: 'bench.pdf',
+          contentType: 'application/pdf',
+          sizeBytes: bytes.length,
+          sha256,
+        }),
       }).then(json);
       const up = await fetch(doc.upload.url, { method: 'PUT', headers: doc.upload.headers, body: bytes as unknown as BodyInit });
       if (!up.ok) throw new Error(`PUT ${up.status} ${await up.text()}`);

@@ -81,7 +81,10 @@ describe('clamd scanner', () => {
     clamd = (await fakeClamd(port, () => mode)).server;
     const clean = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, pdf(300_000)) });
     expect(clean.body).toMatchObject({ status: 'available', scanResult: 'clean' });
-    const infected = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, EICAR, { contentType: 'text/plain', filename: 'eicar.txt' }) });
+    const infected = await server.call('POST', '/v1/documents', {
+      token: t.token,
+      body: inline(patientId, EICAR, { contentType: 'text/plain', filename: 'eicar.txt' }),
+    });
     expect(infected.body).toMatchObject({ status: 'rejected', rejectedReason: 'malware', scanResult: 'infected' });
     expect(await server.ctx.documents.store.exists(`documents/${t.clinicId}/${infected.body.id}`)).toBe(false);
 

@@ -22,14 +22,23 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const put = (url: string, bytes: Buffer, contentType = 'application/pdf') => fetch(url, { method: 'PUT', body: bytes as unknown as BodyInit, headers: { 'content-type': contentType } });
+const put = (url: string, bytes: Buffer, contentType = 'application/pdf') =>
+  fetch(url, { method: 'PUT', body: bytes as unknown as BodyInit, headers: { 'content-type': contentType } });
 
 describe('inline upload (one call)', () => {
   it('stores a checked PDF and serves its bytes, access-logged', async () => {
     const bytes = pdf(5000);
     const res = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, bytes) });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ status: 'available', scanResult: 'not_scanned', sizeBytes: 5000, sha256: sha256(bytes), origin: 'api', patientId, facilityId: t.facilityIds[0] });
+    expect(res.body).toMatchObject({
+      status: 'available',
+      scanResult: 'not_scanned',
+      sizeBytes: 5000,
+      sha256: sha256(bytes),
+      origin: 'api',
+      patientId,
+      facilityId: t.facilityIds[0],
+    });
     expect(res.body.upload).toBeUndefined();
     const content = await fetch(`${server.url}/v1/documents/${res.body.id}/content`, { headers: { authorization: `Bearer ${t.token}` } });
     expect(content.status).toBe(200);
@@ -80,7 +89,13 @@ describe('inline upload (one call)', () => {
   });
 
   it('names every wrong field at once with 400, and writes nothing', async () => {
-    const count = async () => (await server.ctx.db.selectFrom('documents').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    const count = async () =>
+      (
+        await server.ctx.db
+          .selectFrom('documents')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
     const before = await count();
     const res = await server.call('POST', '/v1/documents', {
       token: t.token,
@@ -94,7 +109,10 @@ describe('inline upload (one call)', () => {
     expect(paths).toEqual(['contentBase64', 'contentType', 'sizeBytes']);
     const refs = await server.call('POST', '/v1/documents', {
       token: t.token,
-      body: inline('00000000-0000-4000-8000-000000000000', pdf(100), { invoiceId: '00000000-0000-4000-8000-000000000001', appointmentId: '00000000-0000-4000-8000-000000000002' }),
+      body: inline('00000000-0000-4000-8000-000000000000', pdf(100), {
+        invoiceId: '00000000-0000-4000-8000-000000000001',
+        appointmentId: '00000000-0000-4000-8000-000000000002',
+      }),
     });
     expect(refs.status).toBe(400);
     expect(refs.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['appointmentId', 'invoiceId', 'patientId']);
@@ -189,7 +207,13 @@ describe('upload link, then complete', () => {
     expect((await (await put(tampered, bytes)).json()).error.details.reason).toBe('link_invalid');
     const token = url.split('/files/upload/')[1]!;
     const packed = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString());
-    const expired = signLink(server.ctx.documents.linkSecret, { op: 'upload', clinicId: packed.c, documentId: packed.d, nonce: packed.n, expiresAt: Date.now() - 1000 });
+    const expired = signLink(server.ctx.documents.linkSecret, {
+      op: 'upload',
+      clinicId: packed.c,
+      documentId: packed.d,
+      nonce: packed.n,
+      expiresAt: Date.now() - 1000,
+    });
     expect((await (await put(`${server.url}/files/upload/${expired}`, bytes)).json()).error.details.reason).toBe('link_expired');
     const asDownload = await fetch(`${server.url}/files/download/${token}`);
     expect(asDownload.status).toBe(403);
@@ -203,7 +227,11 @@ describe('upload link, then complete', () => {
     // The upload arrived by the store (as with S3): bytes under the upload key, nobody called complete.
     const row = await server.ctx.db.selectFrom('documents').selectAll().where('id', '=', uncompleted.body.id).executeTakeFirstOrThrow();
     await deps.store.write(row.upload_key!, bytes, bytes.length, 'application/pdf');
-    await server.ctx.db.updateTable('documents').set({ upload_expires_at: new Date(Date.now() - 1000) }).where('id', 'in', [never.body.id, uncompleted.body.id]).execute();
+    await server.ctx.db
+      .updateTable('documents')
+      .set({ upload_expires_at: new Date(Date.now() - 1000) })
+      .where('id', 'in', [never.body.id, uncompleted.body.id])
+      .execute();
     await finishExpiredUploads(deps);
     const a = await server.call('GET', `/v1/documents/${never.body.id}`, { token: t.token });
     expect(a.body).toMatchObject({ status: 'rejected', rejectedReason: 'upload_expired' });
@@ -281,7 +309,11 @@ describe('archive, retention, erase, chat', () => {
     const deps = depsOf(server.ctx);
     await purgeDueDocuments(deps);
     expect((await server.call('GET', `/v1/documents/${created.body.id}/content`, { token: t.token })).status).toBe(200);
-    await server.ctx.db.updateTable('documents').set({ archived_at: new Date(Date.now() - 31 * 86_400_000) }).where('id', '=', created.body.id).execute();
+    await server.ctx.db
+      .updateTable('documents')
+      .set({ archived_at: new Date(Date.now() - 31 * 86_400_000) })
+      .where('id', '=', created.body.id)
+      .execute();
     await purgeDueDocuments(deps);
     const gone = await server.call('GET', `/v1/documents/${created.body.id}/content`, { token: t.token });
     expect(gone.status).toBe(409);

@@ -32,7 +32,14 @@ beforeAll(async () => {
       documents: {
         ...base.documents,
         storage: 's3',
-        s3: { endpoint: `http://127.0.0.1:${port}`, bucket: 'dcm-documents', region: 'us-east-1', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true },
+        s3: {
+          endpoint: `http://127.0.0.1:${port}`,
+          bucket: 'dcm-documents',
+          region: 'us-east-1',
+          accessKeyId: 'S3RVER',
+          secretAccessKey: 'S3RVER',
+          forcePathStyle: true,
+        },
       },
     },
   });
@@ -102,7 +109,11 @@ describe('s3 storage', () => {
 
     const kept = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, pdf(700)) });
     await server.call('DELETE', `/v1/documents/${kept.body.id}`, { token: t.token });
-    await server.ctx.db.updateTable('documents').set({ archived_at: new Date(Date.now() - 40 * 86_400_000) }).where('id', '=', kept.body.id).execute();
+    await server.ctx.db
+      .updateTable('documents')
+      .set({ archived_at: new Date(Date.now() - 40 * 86_400_000) })
+      .where('id', '=', kept.body.id)
+      .execute();
     await purgeDueDocuments(depsOf(server.ctx));
     expect(await server.ctx.documents.store.exists(`documents/${t.clinicId}/${kept.body.id}`)).toBe(false);
   });

@@ -59,7 +59,8 @@ function toApiError(error: FastifyError & { validation?: any[]; validationContex
   }
   if (error.statusCode === 404) return ApiError.notFound();
   if (error.statusCode === 415) return ApiError.invalid('header', [{ path: 'Content-Type', message: 'deve essere application/json' }]);
-  if (error.statusCode === 413) return ApiError.invalid('body', [{ path: '', message: `il corpo della richiesta supera ${request.routeOptions.bodyLimit ?? bodyLimit} byte` }]);
+  if (error.statusCode === 413)
+    return ApiError.invalid('body', [{ path: '', message: `il corpo della richiesta supera ${request.routeOptions.bodyLimit ?? bodyLimit} byte` }]);
   if (error.statusCode === 503 || error instanceof DependencyUnavailableError || isDatabaseUnreachable(error)) return new ApiError('unavailable');
   request.log.error({ err: error }, 'unhandled error');
   return new ApiError('internal_error');

@@ -20,7 +20,13 @@ const BATCH = 50;
 export const SWEEP_GRACE_MS = 60 * 60_000;
 
 export async function finishExpiredUploads(deps: DocumentsDeps): Promise<number> {
-  const rows = await deps.db.selectFrom('documents').selectAll().where('status', '=', 'pending_upload').where('upload_expires_at', '<=', new Date()).limit(BATCH).execute();
+  const rows = await deps.db
+    .selectFrom('documents')
+    .selectAll()
+    .where('status', '=', 'pending_upload')
+    .where('upload_expires_at', '<=', new Date())
+    .limit(BATCH)
+    .execute();
   for (const row of rows) {
     try {
       await finishUpload(deps, row);

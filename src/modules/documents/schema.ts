@@ -32,7 +32,11 @@ export type AllowedContentType = (typeof ALLOWED_CONTENT_TYPES)[number];
 export const INLINE_MAX_BYTES = 4 * 1_048_576;
 export const INLINE_MAX_BASE64 = Math.ceil(INLINE_MAX_BYTES / 3) * 4;
 
-const Sha256 = Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'SHA-256 of the bytes, 64 hexadecimal digits', examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'] });
+const Sha256 = Type.String({
+  pattern: '^[0-9a-fA-F]{64}$',
+  description: 'SHA-256 of the bytes, 64 hexadecimal digits',
+  examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'],
+});
 
 const Links = {
   appointmentId: Nullable(Uuid({ description: 'The appointment it belongs to' })),
@@ -45,7 +49,10 @@ export const UploadSchema = Type.Object(
   {
     method: Type.Literal('PUT'),
     url: Type.String({ description: 'Send the raw bytes here, once, before `expiresAt`', examples: ['https://api.example.com/files/upload/eyJ…'] }),
-    headers: Type.Record(Type.String(), Type.String(), { description: 'Headers to send with the bytes, as given', examples: [{ 'content-type': 'application/pdf' }] }),
+    headers: Type.Record(Type.String(), Type.String(), {
+      description: 'Headers to send with the bytes, as given',
+      examples: [{ 'content-type': 'application/pdf' }],
+    }),
     expiresAt: OutputTimestamp(),
   },
   { additionalProperties: false, title: 'DocumentUpload' },
@@ -58,7 +65,9 @@ export const DocumentSchema = Type.Object(
     patientId: Uuid(),
     facilityId: Nullable(Uuid({ description: "The patient's facility" })),
     category: StringEnum(DOCUMENT_CATEGORIES),
-    title: Nullable(Type.String({ description: 'Clinical data: reading it is access-logged; null once the patient is erased', examples: ['Panoramica arcata superiore'] })),
+    title: Nullable(
+      Type.String({ description: 'Clinical data: reading it is access-logged; null once the patient is erased', examples: ['Panoramica arcata superiore'] }),
+    ),
     filename: Nullable(Type.String({ examples: ['panoramica-2026-03.pdf'] })),
     contentType: Type.String({ examples: ['application/pdf'] }),
     sizeBytes: Type.Integer({ examples: [482113] }),
@@ -88,7 +97,13 @@ export const NewDocumentBody = Type.Object(
     sizeBytes: Type.Integer({ minimum: 1, description: 'The exact number of bytes' }),
     sha256: Sha256,
     contentBase64: Type.Optional(
-      Type.String({ minLength: 1, maxLength: INLINE_MAX_BASE64, description: 'The bytes, base64 (up to 4 MiB): one call, the answer is final', contentEncoding: 'base64', examples: ['JVBERi0xLjcKJeLjz9MKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyA+PgplbmRvYmoK'] }),
+      Type.String({
+        minLength: 1,
+        maxLength: INLINE_MAX_BASE64,
+        description: 'The bytes, base64 (up to 4 MiB): one call, the answer is final',
+        contentEncoding: 'base64',
+        examples: ['JVBERi0xLjcKJeLjz9MKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyA+PgplbmRvYmoK'],
+      }),
     ),
     appointmentId: Type.Optional(Links.appointmentId),
     quoteId: Type.Optional(Links.quoteId),

@@ -249,7 +249,13 @@ async function insertRow(deps: DocumentsDeps, actor: Actor, input: NewDocument, 
       .returningAll()
       .executeTakeFirstOrThrow();
     // The chat message whose file this is points back at it.
-    if (row.chat_message_id) await trx.updateTable('chat_messages').set({ document_id: row.id }).where('id', '=', row.chat_message_id).where('clinic_id', '=', actor.clinicId).execute();
+    if (row.chat_message_id)
+      await trx
+        .updateTable('chat_messages')
+        .set({ document_id: row.id })
+        .where('id', '=', row.chat_message_id)
+        .where('clinic_id', '=', actor.clinicId)
+        .execute();
     return row;
   });
 }
@@ -339,7 +345,13 @@ export async function getDocument(db: Db, actor: Actor, id: string): Promise<Doc
 export async function listDocuments(db: Db, actor: Actor, q: DocumentListInput): Promise<{ data: DocumentView[]; nextCursor: string | null }> {
   if (q.category) requireCategoryScope(actor, q.category, 'read');
   const limit = q.limit ?? 50;
-  const filters = JSON.stringify([q.patientId?.toLowerCase() ?? null, q.category ?? null, q.status ?? null, q.updatedSince ?? null, q.includeArchived ?? false]);
+  const filters = JSON.stringify([
+    q.patientId?.toLowerCase() ?? null,
+    q.category ?? null,
+    q.status ?? null,
+    q.updatedSince ?? null,
+    q.includeArchived ?? false,
+  ]);
   const cursorScope = `documents:${actor.clinicId}:${filters}`;
   let query = db.selectFrom('documents').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
   if (!can(actor, 'clinical:read')) query = query.where('category', 'not in', [...CLINICAL_CATEGORIES]);

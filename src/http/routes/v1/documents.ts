@@ -168,9 +168,11 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
         operationId: 'getDocument',
         tags: [TAG],
         summary: 'Read a document',
-        description: ['The metadata of one document, archived ones included (`archivedAt`; `purgedAt` once its bytes are gone).', SCOPE_RULE, 'Access-logged (`title`).'].join(
-          '\n\n',
-        ),
+        description: [
+          'The metadata of one document, archived ones included (`archivedAt`; `purgedAt` once its bytes are gone).',
+          SCOPE_RULE,
+          'Access-logged (`title`).',
+        ].join('\n\n'),
         params: IdParams,
         response: { 200: { ...DocumentSchema, examples: [EXAMPLE] } },
       },
@@ -199,7 +201,11 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
         ].join('\n\n'),
         params: IdParams,
         querystring: Type.Object(
-          { delivery: Type.Optional(Type.Union([Type.Literal('bytes'), Type.Literal('link')], { default: 'bytes', description: '`bytes` (default) or `link`' })) },
+          {
+            delivery: Type.Optional(
+              Type.Union([Type.Literal('bytes'), Type.Literal('link')], { default: 'bytes', description: '`bytes` (default) or `link`' }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: {

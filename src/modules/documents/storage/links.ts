@@ -75,5 +75,8 @@ export async function finishLink(db: Db, claims: LinkClaims): Promise<void> {
 
 /** Uses of expired links are forgotten: the expiry alone refuses them now. */
 export async function purgeLinkUses(db: Db): Promise<void> {
-  await db.deleteFrom('document_link_uses').where('expires_at', '<', new Date(Date.now() - 60_000)).execute();
+  await db
+    .deleteFrom('document_link_uses')
+    .where('expires_at', '<', new Date(Date.now() - 60_000))
+    .execute();
 }
