@@ -58,7 +58,15 @@ function pdf(size: number): Buffer {
 
 async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
   const port = await freePort();
-  const env2: Record<string, string | undefined> = { ...process.env, PORT: String(port), ADMIN_TOKEN: ADMIN, SEED_DEMO: 'false', LOG_LEVEL: 'warn', SHUTDOWN_GRACE_MS: '1000', ...env };
+  const env2: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(port),
+    ADMIN_TOKEN: ADMIN,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    SHUTDOWN_GRACE_MS: '1000',
+    ...env,
+  };
   delete env2.DATABASE_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env2, stdio: ['ignore', 'inherit', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
@@ -113,7 +121,7 @@ async function tenant(url: string): Promise<{ token: string; reader: string; pat
 
 async function batch(driver: string, url: string, pid: number, sizeMiB: number): Promise<void> {
   const { token, reader, patientId } = await tenant(url);
-  const bytes = pdf(sizeMiB * MiB);
+  const bytes = pdf(Math.round(sizeMiB * MiB));
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const auth = { authorization: `Bearer ${token}` };
   let peak = 0;
