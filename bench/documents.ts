@@ -58,7 +58,15 @@ function pdf(size: number): Buffer {
 
 async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
   const port = await freePort();
-  const env2: Record<string, string | undefined> = { ...process.env, PORT: String(port), ADMIN_TOKEN: ADMIN, SEED_DEMO: 'false', LOG_LEVEL: 'warn', ...env };
+  const env2: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(port),
+    ADMIN_TOKEN: ADMIN,
+    SEED_DEMO: 'false',
+    LOG_LEVEL: 'warn',
+    SHUTDOWN_GRACE_MS: '1000',
+    ...env,
+  };
   delete env2.DATABASE_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env2, stdio: ['ignore', 'inherit', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
@@ -89,7 +97,7 @@ async function json(res: Response): Promise<any> {
 }
 
 /** A clinic, a patient and a key for one batch (each batch its own clinic: the spec's rate limits are per clinic). */
-async function tenant(url: string): Promise<{ token: string; patientId: string }> {
+async function tenant(url: string): Promise<{ token: string; reader: string; patientId: string }> {
   const admin = (path: string, body: unknown) =>
     fetch(`${url}/admin/v1${path}`, {
       method: 'POST',
@@ -101,17 +109,19 @@ async function tenant(url: string): Promise<{ token: string; patientId: string }
     name: 'bench',
     scopes: ['documents:read', 'documents:write', 'patients:read', 'patients:write'],
   });
+  // A second key for the downloads: a key's budget is 60 requests per 10 s (spec 8).
+  const reader = await admin(`/clinics/${clinic.id}/api-keys`, { name: 'bench reader', scopes: ['documents:read'] });
   const patient = await fetch(`${url}/v1/patients`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ firstName: 'Bench', lastName: 'Paziente' }),
   }).then(json);
-  return { token: key.token, patientId: patient.id };
+  return { token: key.token, reader: reader.token, patientId: patient.id };
 }
 
 async function batch(driver: string, url: string, pid: number, sizeMiB: number): Promise<void> {
-  const { token, patientId } = await tenant(url);
-  const bytes = pdf(sizeMiB * MiB);
+  const { token, reader, patientId } = await tenant(url);
+  const bytes = pdf(Math.round(sizeMiB * MiB));
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const auth = { authorization: `Bearer ${token}` };
   let peak = 0;
@@ -148,7 +158,7 @@ async function batch(driver: string, url: string, pid: number, sizeMiB: number):
   const downStart = performance.now();
   await Promise.all(
     ids.map(async (id) => {
-      const res = await fetch(`${url}/v1/documents/${id}/content`, { headers: auth });
+      const res = await fetch(`${url}/v1/documents/${id}/content`, { headers: { authorization: `Bearer ${reader}` } });
       if (!res.ok || !res.body) throw new Error(`content ${res.status}`);
       const hash = createHash('sha256');
       for await (const chunk of res.body) hash.update(chunk);

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { can, type Actor } from '../../core/actor.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
@@ -238,14 +238,12 @@ export async function createDocument(deps: DocumentsDeps, actor: Actor, input: C
   }
 }
 
-type Insert = Parameters<ReturnType<Db['insertInto']>['values']>[0] & Record<string, unknown>;
-
-async function insertRow(deps: DocumentsDeps, actor: Actor, input: NewDocument, values: Record<string, unknown>): Promise<DocumentRow> {
+async function insertRow(deps: DocumentsDeps, actor: Actor, input: NewDocument, values: Omit<Insertable<DocumentsTable>, 'facility_id'>): Promise<DocumentRow> {
   return deps.db.transaction().execute(async (trx) => {
     const { facilityId } = await checkLinks(trx, actor, input);
     const row = await trx
       .insertInto('documents')
-      .values({ ...values, facility_id: facilityId } as Insert as never)
+      .values({ ...values, facility_id: facilityId })
       .returningAll()
       .executeTakeFirstOrThrow();
     // The chat message whose file this is points back at it.
