@@ -17,7 +17,7 @@ import { CalendarChangesSchema, CalendarSchema, NewCalendarSchema } from '../../
 import { WeekScheduleSchema } from '../../../modules/facilities/schedule.js';
 import { updateFacility } from '../../../modules/facilities/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Email, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
+import { Email, InputTimestamp, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { AppointmentDetailSchema } from '../v1/appointments.js';
 import { FacilitySchema } from '../v1/facilities.js';
