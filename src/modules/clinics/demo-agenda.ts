@@ -118,11 +118,21 @@ export async function seedDemoAgenda(db: Kysely<DB>, clinicId: string, facilityI
   const [main, second] = facilityIds as [string, string];
   for (const id of facilityIds) await updateFacility(db, clinicId, id, { workingSchedule: OPENING }, null);
 
-  const bianchi = await createDoctor(db, clinicId, { firstName: 'Laura', lastName: 'Bianchi', specialty: 'Igiene dentale', facilityId: main });
+  const bianchi = await createDoctor(db, clinicId, {
+    firstName: 'Laura',
+    lastName: 'Bianchi',
+    displayName: 'Dott.ssa Laura Bianchi',
+    specialty: 'Igiene dentale',
+    facilityId: main,
+  });
   const esposito = await createDoctor(db, clinicId, { firstName: 'Paolo', lastName: 'Esposito', specialty: 'Odontoiatria generale', facilityId: main });
-  const ferri = await createDoctor(db, clinicId, { firstName: 'Anna', lastName: 'Ferri', specialty: 'Ortodonzia', facilityId: second });
-  await db.updateTable('doctors').set({ display_name: 'Dott.ssa Laura Bianchi' }).where('id', '=', bianchi.id).execute();
-  await db.updateTable('doctors').set({ display_name: 'Dott.ssa Anna Ferri' }).where('id', '=', ferri.id).execute();
+  const ferri = await createDoctor(db, clinicId, {
+    firstName: 'Anna',
+    lastName: 'Ferri',
+    displayName: 'Dott.ssa Anna Ferri',
+    specialty: 'Ortodonzia',
+    facilityId: second,
+  });
   const chair1 = await createChair(db, clinicId, { name: 'Poltrona 1', facilityId: main });
   const chair2 = await createChair(db, clinicId, { name: 'Poltrona 2', facilityId: main });
   const chair3 = await createChair(db, clinicId, { name: 'Poltrona Monza', facilityId: second });

@@ -201,7 +201,7 @@ export interface PersonView {
 export async function createDoctor(
   db: Db,
   clinicId: string,
-  input: { firstName: string; lastName: string; facilityId?: string | null; specialty?: string | null },
+  input: { firstName: string; lastName: string; facilityId?: string | null; specialty?: string | null; displayName?: string | null },
 ): Promise<PersonView> {
   await assertClinic(db, clinicId);
   if (input.facilityId) await assertFacilityOfClinic(db, clinicId, input.facilityId);
@@ -214,6 +214,7 @@ export async function createDoctor(
       first_name: input.firstName,
       last_name: input.lastName,
       specialty: input.specialty ?? null,
+      display_name: input.displayName ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
