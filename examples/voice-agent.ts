@@ -1,20 +1,32 @@
 /**
- * Example: a voice agent answering the clinic phone.
+ * Example: a voice agent answering the clinic phone, a whole call through /v1 with one key,
+ * each step one round trip:
  *
- *   1. look the caller up by phone (lookupPatient);
- *   2. find the free slots of the clinic's calendar (getCalendarAvailability);
- *   3. book the first one (createAppointment, origin `voice`), falling back to the
- *      alternatives of a 409 no_availability when someone took the slot meanwhile;
- *   4. register the finished call (createCall): idempotent on externalCallId, and a number
- *      nobody has becomes a lead with the name the caller said.
+ *   1. the phone rings: getVoiceContext (the clinic, open now?, the caller by number);
+ *   2. an unknown number says its name: searchPatients;
+ *   3. the caller says what they need ("vorrei una pulizia"): listCalendars, matched on keywords;
+ *   4. getCalendarAvailability with `spread=day`: three slots on different days, with labels
+ *      the agent reads out ("martedì 4 marzo alle 9:30");
+ *   5. createSlotHold on the chosen slot while the caller confirms (nobody else can take it);
+ *   6. createAppointment with `holdId` (origin `voice` comes from the key);
+ *   7. createCall when the call ends (idempotent on externalCallId; an unknown number becomes a lead).
  *
- * Run: DCM_BASE_URL=http://127.0.0.1:3000/v1 DCM_API_KEY=dcm_test_… CALENDAR_ID=… \
- *      CALLER_PHONE='333 123 4567' npx tsx examples/voice-agent.ts
+ * Run against the demo clinic of `npm start` (it finds the calendar itself):
+ *   DCM_API_KEY=<the voice agent key printed by npm start> npx tsx examples/voice-agent.ts
+ * Optional: DCM_BASE_URL (default http://127.0.0.1:3000/v1), CALLER_PHONE, CALLER_NAME, REQUEST.
  */
 import { randomUUID } from 'node:crypto';
 import { ApiClientError, createClient, type DentalClinicClient } from '../packages/client/src/index.js';
 
-export const VOICE_AGENT_OPERATIONS = ['lookupPatient', 'getCalendarAvailability', 'createAppointment', 'createCall'] as const;
+export const VOICE_AGENT_OPERATIONS = [
+  'getVoiceContext',
+  'searchPatients',
+  'listCalendars',
+  'getCalendarAvailability',
+  'createSlotHold',
+  'createAppointment',
+  'createCall',
+] as const;
 
 export interface InboundCall {
   /** The call id at the voice provider. */
@@ -25,53 +37,82 @@ export interface InboundCall {
   to: string;
   startedAt: string;
   durationSeconds: number;
-  /** The name the caller said, used when the number is unknown. */
+  /** The name the caller said: searched when the number is unknown, and a lead's name otherwise. */
   caller?: { firstName?: string; lastName?: string };
-  /** The calendar the agent books into (configured per clinic). */
-  calendarId: string;
+  /** What the caller asked for, matched against the calendars' keywords (default "pulizia"). */
+  request?: string;
+  /** A calendar to book into; default: the one whose keywords match `request`. */
+  calendarId?: string;
   /** Earliest start the caller accepts (default: now). */
   notBefore?: string;
 }
 
 export interface VoiceAgentResult {
   patientId: string | null;
-  appointment: { id: string; start: string; end: string; status: string } | null;
+  calendar: { id: string; name: string } | null;
+  /** What the agent said to offer the slots. */
+  offered: string[];
+  appointment: { id: string; start: string; end: string; status: string; origin: string } | null;
   call: { id: string; outcome: string | null; leadId: string | null; patientId: string | null };
+}
+
+type Calendar = { id: string; name: string; keywords: string[]; active: boolean; bookableBy: string[] };
+
+/** The calendar whose keywords the caller's words contain; else the first the agent may book. */
+async function pickCalendar(api: DentalClinicClient, request: string): Promise<Calendar | null> {
+  const words = request.toLowerCase();
+  const calendars: Calendar[] = [];
+  for await (const c of api.paginateOperation('listCalendars', { params: { query: { limit: 200 } } })) calendars.push(c as Calendar);
+  const bookable = calendars.filter((c) => c.active && c.bookableBy.includes('voice'));
+  return bookable.find((c) => c.keywords.some((k) => words.includes(k))) ?? bookable[0] ?? null;
 }
 
 export async function handleInboundCall(api: DentalClinicClient, input: InboundCall): Promise<VoiceAgentResult> {
   await api.ensureOperations(VOICE_AGENT_OPERATIONS);
 
-  // 1. Who is calling? A hidden number cannot be looked up.
-  let patientId: string | null = null;
-  if (input.from !== 'anonymous') {
-    const lookup = await api.call('lookupPatient', { params: { query: { phone: input.from } } });
-    patientId = lookup.found && lookup.patient ? lookup.patient.id : null;
+  // 1. The phone rings: who calls, is the clinic open.
+  const context = await api.call('getVoiceContext', { params: { query: { from: input.from, to: input.to } } });
+  let patientId: string | null = context.caller.patients[0]?.id ?? null;
+
+  // 2. An unknown number: the name the caller says, if it points at exactly one patient.
+  const name = [input.caller?.firstName, input.caller?.lastName].filter(Boolean).join(' ');
+  if (!patientId && context.caller.match === 'unknown' && name.length >= 2) {
+    const found = await api.call('searchPatients', { params: { query: { q: name, limit: 3 } } });
+    if (found.data.length > 0 && found.closeMatches === 1 && found.data[0]!.matchedBy === 'name') patientId = found.data[0]!.id;
   }
 
-  // 2-3. A known patient gets the first free slot.
+  // 3-6. A known patient: the service they ask for, three days to choose from, hold, book.
   let appointment: VoiceAgentResult['appointment'] = null;
+  let calendar: VoiceAgentResult['calendar'] = null;
+  const offered: string[] = [];
   if (patientId) {
-    const availability = await api.call('getCalendarAvailability', {
-      params: { path: { id: input.calendarId }, query: input.notBefore ? { from: input.notBefore } : {} },
-    });
-    const candidates: string[] = availability.data.map((slot: { start: string }) => slot.start);
-    for (let i = 0; i < 3 && candidates.length > 0 && !appointment; i++) {
-      const start = candidates.shift()!;
-      try {
-        appointment = await api.call('createAppointment', {
-          body: { calendarId: input.calendarId, patientId, start, origin: 'voice', type: 'checkup', reason: 'Prenotato al telefono' },
-        });
-      } catch (error) {
-        // Someone booked it meanwhile: the error proposes the nearest free slots.
-        if (!(error instanceof ApiClientError) || error.code !== 'no_availability') throw error;
-        const alternatives = (error.details?.alternatives ?? []) as { start: string }[];
-        candidates.unshift(...alternatives.map((a) => a.start));
+    const picked = input.calendarId ? { id: input.calendarId, name: input.calendarId } : await pickCalendar(api, input.request ?? 'pulizia');
+    if (picked) {
+      calendar = { id: picked.id, name: picked.name };
+      const availability = await api.call('getCalendarAvailability', {
+        params: { path: { id: picked.id }, query: { spread: 'day', limit: 3, ...(input.notBefore ? { from: input.notBefore } : {}) } },
+      });
+      const slots = availability.data.length > 0 ? availability.data : availability.nextAvailable ? [availability.nextAvailable] : [];
+      offered.push(...slots.map((s: { label: string }) => s.label));
+      // The caller takes the first one offered; if someone took it meanwhile, the nearest alternative.
+      const candidates: string[] = slots.map((s: { start: string }) => s.start);
+      for (let i = 0; i < 3 && candidates.length > 0 && !appointment; i++) {
+        const start = candidates.shift()!;
+        try {
+          const hold = await api.call('createSlotHold', {
+            params: { path: { id: picked.id } },
+            body: { start, holderRef: input.externalCallId, ttlSeconds: 120 },
+          });
+          appointment = await api.call('createAppointment', { body: { holdId: hold.id, patientId, reason: 'Prenotato al telefono' } });
+        } catch (error) {
+          if (!(error instanceof ApiClientError) || error.code !== 'no_availability') throw error;
+          candidates.unshift(...((error.details?.alternatives ?? []) as { start: string }[]).map((a) => a.start));
+        }
       }
     }
   }
 
-  // 4. Register the call. Retrying with the same externalCallId never registers it twice.
+  // 7. The call ends: register it. Retrying with the same externalCallId never registers it twice.
   const call = await api.call('createCall', {
     body: {
       externalCallId: input.externalCallId,
@@ -81,30 +122,32 @@ export async function handleInboundCall(api: DentalClinicClient, input: InboundC
       startedAt: input.startedAt,
       durationSeconds: input.durationSeconds,
       outcome: appointment ? 'booked' : patientId ? 'callback' : 'information',
-      summary: appointment ? `Prenotato il ${appointment.start}` : 'Nessuna prenotazione',
+      summary: appointment ? `Prenotato: ${calendar?.name}, ${offered[0] ?? appointment.start}` : 'Nessuna prenotazione',
       ...(patientId ? { patientId } : input.caller ? { caller: input.caller } : {}),
     },
   });
-  return { patientId, appointment, call };
+  return { patientId, calendar, offered, appointment, call };
 }
 
-async function main(): Promise<void> {
-  const api = createClient({ baseUrl: process.env.DCM_BASE_URL ?? 'http://127.0.0.1:3000/v1', apiKey: process.env.DCM_API_KEY ?? '' });
-  const result = await handleInboundCall(api, {
-    externalCallId: process.env.CALL_ID ?? `call-${randomUUID()}`,
-    from: process.env.CALLER_PHONE ?? '333 123 4567',
-    to: process.env.CLINIC_PHONE ?? '02 1234 5678',
+export async function main(env: NodeJS.ProcessEnv = process.env): Promise<VoiceAgentResult> {
+  const api = createClient({ baseUrl: env.DCM_BASE_URL ?? 'http://127.0.0.1:3000/v1', apiKey: env.DCM_API_KEY ?? '' });
+  const [firstName, ...rest] = (env.CALLER_NAME ?? 'Giulia Rossi').split(' ');
+  return handleInboundCall(api, {
+    externalCallId: env.CALL_ID ?? `call-${randomUUID()}`,
+    from: env.CALLER_PHONE ?? '333 123 4567',
+    to: env.CLINIC_PHONE ?? '02 1234 5678',
     startedAt: new Date().toISOString(),
     durationSeconds: 95,
-    caller: { firstName: 'Mario', lastName: 'Rossi' },
-    calendarId: process.env.CALENDAR_ID ?? '',
+    caller: { firstName, lastName: rest.join(' ') },
+    request: env.REQUEST ?? 'Buongiorno, vorrei prenotare una pulizia dei denti',
   });
-  console.log(JSON.stringify(result, null, 2));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((error) => {
-    console.error(error instanceof ApiClientError ? `${error.status} ${error.code}: ${error.message} (${error.requestId})` : error);
-    process.exit(1);
-  });
+  main()
+    .then((result) => console.log(JSON.stringify(result, null, 2)))
+    .catch((error) => {
+      console.error(error instanceof ApiClientError ? `${error.status} ${error.code}: ${error.message} (${error.requestId})` : error);
+      process.exit(1);
+    });
 }

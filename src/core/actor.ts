@@ -93,3 +93,6 @@ export function agentOrigin(who: { via?: Actor['via']; agent?: AgentKind }): 'bo
   const channel = bookingChannel(who);
   return channel === 'bot' || channel === 'voice' ? channel : null;
 }
+
+/** A logger that writes nothing: for seeds and benchmarks that act with no request to report to. */
+export const SILENT_LOGGER: ActorLogger = { info: () => {}, warn: () => {}, error: () => {} };

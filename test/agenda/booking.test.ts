@@ -52,6 +52,10 @@ describe('GET /v1/calendars/{id}/availability', () => {
       end: new Date(Date.parse(res.body.data[0].start) + 1_800_000).toISOString(),
       doctorId: cal.doctorIds[0],
       chairId: cal.chairIds[0],
+      localDate: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      localTime: '09:00',
+      partOfDay: 'morning',
+      label: expect.stringMatching(/ alle 9:00$/),
     });
     expect(res.body.window).toEqual({ from, to });
 
@@ -84,7 +88,7 @@ describe('GET /v1/calendars/{id}/availability', () => {
     expect(none.body.data).toEqual([]);
     expect(none.body.window).not.toBeNull();
     const past = await server.call('GET', `/v1/calendars/${cal.id}/availability?${q(at(20, 0), at(22, 0))}`, { token: tenant.token });
-    expect(past.body).toEqual({ calendarId: cal.id, slotMinutes: 30, window: null, data: [] });
+    expect(past.body).toEqual({ calendarId: cal.id, slotMinutes: 30, window: null, data: [], emptyReason: 'beyond_horizon', nextAvailable: null });
     const notice = await server.call(
       'GET',
       `/v1/calendars/${cal.id}/availability?${q(new Date(Date.now() - 3_600_000).toISOString(), new Date(Date.now() + 3_600_000).toISOString())}`,

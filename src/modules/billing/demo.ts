@@ -2,6 +2,7 @@
  * The demo clinic's billing (issue 16): a patient with a presented quote, an issued invoice
  * partly paid by a card payment, so every billing operation answers something on a fresh start.
  */
+import { SILENT_LOGGER } from '../../core/actor.js';
 import { backOfficeActor } from '../clinics/actor.js';
 import { createPatient } from '../patients/service.js';
 import type { Db } from '../../db/transaction.js';
@@ -12,14 +13,13 @@ import { createQuote, decideQuote } from './quotes.js';
 
 /** Nothing here pages or parses a phone number without a country code: no cursor secret, Italian numbers. */
 const DEMO_ENV = { region: 'IT' as const, cursorSecret: 'demo-billing-unused' };
-const SILENT = { info: () => {}, warn: () => {}, error: () => {} };
 
 export async function seedDemoBilling(
   db: Db,
   clinicId: string,
   facilityId: string,
 ): Promise<{ patientId: string; quoteId: string; invoiceId: string; paymentId: string }> {
-  const actor = await backOfficeActor(db, clinicId, DEMO_ENV, 'demo-seed', SILENT);
+  const actor = await backOfficeActor(db, clinicId, DEMO_ENV, 'demo-seed', SILENT_LOGGER);
   const patient = await createPatient(db, actor, {
     firstName: 'Giulia',
     lastName: 'Bianchi',

@@ -1,6 +1,8 @@
 /**
  * The demo clinic of `npm start` on a fresh machine: one organization with a live clinic
- * and its test twin, two facilities each, and a key of each kind with every scope.
+ * and its test twin, two facilities each, and a key of each kind with every scope. The live
+ * clinic also gets doctors, calendars, patients and appointments and a voice agent key
+ * (demo-agenda.ts).
  * Created once (tracked in server_settings); the tokens are printed only then.
  */
 import type { Kysely } from 'kysely';
@@ -9,6 +11,7 @@ import { createApiKey } from '../auth/keys-service.js';
 import { SCOPES } from '../auth/scopes.js';
 import { seedDemoBilling } from '../billing/demo.js';
 import { createClinic, createFacility } from './service.js';
+import { seedDemoAgenda } from './demo-agenda.js';
 
 const MARK = 'demo_seeded';
 
@@ -24,6 +27,8 @@ export interface DemoClinic {
   liveToken: string;
   testToken: string;
   facilityIds: string[];
+  /** A voice agent key of the live clinic (issue 15: the README's first five minutes). */
+  voiceToken: string;
 }
 
 async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]> {
@@ -58,8 +63,16 @@ export async function createDemoClinic(db: Kysely<DB>): Promise<DemoClinic> {
   await facilitiesFor(db, test.id);
   const liveKey = await createApiKey(db, live.id, { name: 'Demo live key', scopes: [...SCOPES] });
   const testKey = await createApiKey(db, test.id, { name: 'Demo test key', scopes: [...SCOPES] });
+  const agenda = await seedDemoAgenda(db, live.id, liveFacilities, 'IT');
   await seedDemoBilling(db, live.id, liveFacilities[0]!);
-  return { liveClinicId: live.id, testClinicId: test.id, liveToken: liveKey.token, testToken: testKey.token, facilityIds: liveFacilities };
+  return {
+    liveClinicId: live.id,
+    testClinicId: test.id,
+    liveToken: liveKey.token,
+    testToken: testKey.token,
+    facilityIds: liveFacilities,
+    voiceToken: agenda.voiceToken,
+  };
 }
 
 /** Seeds the demo once per database and prints its keys; later starts print a reminder. */
@@ -81,10 +94,12 @@ export async function seedDemoClinic(db: Kysely<DB>, options: DemoOptions): Prom
   p('Demo clinic created: "Studio Dentistico Sorriso" (live) and its test twin, two facilities each.');
   p(`  live key (every scope): ${demo.liveToken}`);
   p(`  test key (every scope): ${demo.testToken}`);
+  p(`  voice agent key:        ${demo.voiceToken}`);
   p('  These tokens are shown only now: keep them.');
   p('');
   p('Try it:');
   p(`  curl -s -H "Authorization: Bearer ${demo.liveToken}" ${base}/v1/facilities/${demo.facilityIds[0]}`);
+  p('  A whole phone call with the voice agent key: README.md, "The first five minutes".');
   p(`Docs: ${base}/docs`);
   p('');
 }

@@ -205,7 +205,7 @@ export interface PersonView {
 export async function createDoctor(
   db: Db,
   clinicId: string,
-  input: { firstName: string; lastName: string; facilityId?: string | null; specialty?: string | null },
+  input: { firstName: string; lastName: string; facilityId?: string | null; specialty?: string | null; displayName?: string | null },
 ): Promise<PersonView> {
   await assertClinic(db, clinicId);
   if (input.facilityId) await assertFacilityOfClinic(db, clinicId, input.facilityId);
@@ -218,6 +218,7 @@ export async function createDoctor(
       first_name: input.firstName,
       last_name: input.lastName,
       specialty: input.specialty ?? null,
+      display_name: input.displayName ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -21,6 +21,8 @@ export function openingState(schedule: WeekSchedule | null, tz: string, now: Dat
   for (let i = 0; i <= LOOK_AHEAD_DAYS + 1; i++) {
     const d = new Date(first + i * 86_400_000);
     for (const interval of schedule[WEEKDAYS[d.getUTCDay()]!] ?? []) {
+      // Schedules are checked when written (scheduleIssues); one written around that is skipped, not fatal.
+      if (typeof interval?.open !== 'string' || typeof interval?.close !== 'string') continue;
       const open = localToUtc(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), minutesOf(interval.open), tz);
       const close = localToUtc(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), minutesOf(interval.close), tz);
       if (open <= now && now < close) {

@@ -211,7 +211,11 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Create a doctor',
         params: ClinicParams,
-        body: Type.Object({ ...PersonBody, specialty: Type.Optional(ShortText(100)) }, { additionalProperties: false }),
+        description: '`displayName` is how the clinic names the doctor to patients and agents (“Dott.ssa Laura Bianchi”); default “Dott. <first> <last>”.',
+        body: Type.Object(
+          { ...PersonBody, specialty: Type.Optional(ShortText(100)), displayName: Type.Optional(ShortText(150)) },
+          { additionalProperties: false },
+        ),
         response: { 201: Person },
       },
     },

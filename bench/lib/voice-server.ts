@@ -1,0 +1,92 @@
+/**
+ * The server side of `npm run bench:voice`, in a process of its own so the callers do not share
+ * its event loop: opens a fresh database (DATABASE_URL, or PGlite in a temporary folder), seeds
+ * BENCH_CLINICS clinics (the first with BENCH_BIG patients, the others BENCH_SMALL each; past
+ * appointments as many; bench/lib/seed.ts) each with opening hours, four doctors, a calendar of
+ * 15-minute slots and a voice agent key, then listens on a random loopback port and prints one
+ * JSON line `{"ready": …}`. Serves until SIGTERM.
+ */
+import { SILENT_LOGGER } from '../../src/core/actor.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { buildApp } from '../../src/app.js';
+import { closeContext, createContext } from '../../src/bootstrap.js';
+import { testConfig } from '../../src/config.js';
+import { actorEnvironment } from '../../src/context.js';
+import { backOfficeActor } from '../../src/modules/clinics/actor.js';
+import { createApiKey } from '../../src/modules/auth/keys-service.js';
+import { createCalendar } from '../../src/modules/calendars/service.js';
+import { VOICE_AGENT_SCOPES } from '../../src/modules/clinics/demo-agenda.js';
+import { createDoctor } from '../../src/modules/clinics/service.js';
+import { BENCH_LIMITS } from './constants.js';
+import { seedClinic } from './seed.js';
+
+const DAY = [{ open: '00:00', close: '24:00' }];
+const ALL_WEEK = { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY };
+
+export interface VoiceBenchClinic {
+  token: string;
+  calendarId: string;
+  patients: number;
+}
+
+async function main(): Promise<void> {
+  const clinics = Number(process.env.BENCH_CLINICS ?? 100);
+  const big = Number(process.env.BENCH_BIG ?? 100_000);
+  const small = Number(process.env.BENCH_SMALL ?? 200);
+  const databaseUrl = process.env.DATABASE_URL || null;
+  const dataDir = databaseUrl ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-bench-voice-'));
+  const config = testConfig({ databaseUrl, dataDir: dataDir ?? './data', dbPoolMax: Number(process.env.DB_POOL_MAX ?? 10), logLevel: 'silent' });
+  const ctx = await createContext(config);
+  const seedStart = Date.now();
+  const seeded: VoiceBenchClinic[] = [];
+  for (let c = 0; c < clinics; c++) {
+    const rows = c === 0 ? big : small;
+    const s = await seedClinic(ctx.db, rows, 0);
+    await ctx.db
+      .updateTable('facilities')
+      .set({ working_schedule: JSON.stringify(ALL_WEEK) })
+      .where('id', '=', s.facilityId)
+      .execute();
+    const doctorIds = [s.doctorId];
+    for (let d = 0; d < 3; d++)
+      doctorIds.push((await createDoctor(ctx.db, s.clinicId, { firstName: 'Medico', lastName: `${d}`, facilityId: s.facilityId })).id);
+    const cal = await createCalendar(ctx.db, await backOfficeActor(ctx.db, s.clinicId, actorEnvironment(ctx), 'bench-seed', SILENT_LOGGER), {
+      facilityId: s.facilityId,
+      name: 'Igiene orale',
+      slotMinutes: 15,
+      workingHours: ALL_WEEK,
+      doctorIds,
+      horizonDays: 60,
+      keywords: ['pulizia'],
+    });
+    const key = await createApiKey(ctx.db, s.clinicId, { name: 'voice', scopes: [...VOICE_AGENT_SCOPES], agent: 'voice_agent' });
+    seeded.push({ token: key.token, calendarId: cal.id, patients: rows });
+  }
+  await sql`ANALYZE`.execute(ctx.db);
+  const seedSeconds = (Date.now() - seedStart) / 1000;
+
+  const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  process.stdout.write(`${JSON.stringify({ ready: { port, engine: ctx.database.engine, clinics: seeded, seedSeconds } })}\n`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await app.close();
+    await closeContext(ctx);
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,217 @@
+/**
+ * Voice agent benchmark: `npm run bench:voice [-- options]`.
+ *
+ * Replays whole phone calls, each a voice agent's six steps in order, one request each:
+ * context (GET /v1/voice/context by the caller's number), search (GET /v1/patients/search by
+ * name), availability (GET /v1/calendars/{id}/availability, spread by part of day, from a
+ * random day of the next month), hold (POST /v1/calendars/{id}/holds on a slot offered),
+ * book (POST /v1/appointments with holdId) and call (POST /v1/calls). Calls start at a fixed
+ * rate (open loop: `--rate` steps per second, so `--rate`/6 calls per second) from random
+ * clinics, a tenth of them in the big one; latency is counted from when a step was sent.
+ * Prints p50 / p95 / p99 / max per step, the outcomes, and the machine.
+ *
+ * The server runs in its own process (bench/lib/voice-server.ts) on a fresh database:
+ * `--clinics=100` clinics, the first with `--big=100000` patients, the others `--small=200`.
+ * `--engines=postgres,pglite` (postgres needs DATABASE_URL; a database of its own is created
+ * next to it and dropped), `--seconds=30`, `--rate=200`.
+ * A quick run: `npm run bench:voice -- --clinics=10 --big=10000 --seconds=10`.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { Agent, setGlobalDispatcher } from 'undici';
+import { dedicatedDatabase, machine, ROOT } from './lib/harness.js';
+import type { VoiceBenchClinic } from './lib/voice-server.js';
+
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k!, v ?? '1'];
+  }),
+);
+const CLINICS = Number(args.clinics ?? 100);
+const BIG = Number(args.big ?? 100_000);
+const SMALL = Number(args.small ?? 200);
+const SECONDS = Number(args.seconds ?? 30);
+const RATE = Number(args.rate ?? 200);
+const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',');
+const STEPS = ['context', 'search', 'availability', 'hold', 'book', 'call'] as const;
+type Step = (typeof STEPS)[number];
+
+// The names bench/lib/seed.ts gives patient i (phone +39333 and i on 7 digits).
+const SURNAMES = [
+  'Rossi',
+  'Russo',
+  'Ferrari',
+  'Esposito',
+  'Bianchi',
+  'Romano',
+  'Colombo',
+  'Ricci',
+  'Marino',
+  'Greco',
+  'Bruno',
+  'Gallo',
+  'Conti',
+  'De Luca',
+  'Mancini',
+];
+const NAMES = ['Mario', 'Giulia', 'Luca', 'Francesca', 'Marco', 'Chiara', 'Andrea', 'Sara', 'Matteo', 'Elena', 'Giuseppe', 'Anna'];
+const nameOf = (i: number) =>
+  `${NAMES[i % NAMES.length]} ${SURNAMES[Math.floor(i / NAMES.length) % SURNAMES.length]}${i % 7 === 0 ? '' : ` ${SURNAMES[Math.floor(i / (NAMES.length * SURNAMES.length)) % SURNAMES.length]}`}`;
+
+setGlobalDispatcher(new Agent({ connections: 256, keepAliveTimeout: 30_000 }));
+
+async function startServer(
+  env: Record<string, string>,
+): Promise<{ base: string; engine: string; clinics: VoiceBenchClinic[]; seedSeconds: number; stop: () => Promise<void> }> {
+  const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
+  if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/voice-server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const ready = await new Promise<any>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
+      if (line) resolve(JSON.parse(line).ready);
+    });
+    child.on('exit', (code) => reject(new Error(`the bench server exited with ${code}:\n${out}\n${err}`)));
+  });
+  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  return {
+    base: `http://127.0.0.1:${ready.port}/v1`,
+    engine: ready.engine,
+    clinics: ready.clinics,
+    seedSeconds: ready.seedSeconds,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+
+async function runEngine(engine: string): Promise<void> {
+  let db: { url: string; drop: () => Promise<void> } | null = null;
+  if (engine === 'postgres') {
+    if (!process.env.DATABASE_URL) throw new Error('--engines=postgres needs DATABASE_URL');
+    db = await dedicatedDatabase(process.env.DATABASE_URL, `dcm_bench_voice_${process.pid}`);
+  }
+  const server = await startServer({
+    ...(db ? { DATABASE_URL: db.url } : {}),
+    BENCH_CLINICS: String(CLINICS),
+    BENCH_BIG: String(BIG),
+    BENCH_SMALL: String(SMALL),
+  });
+  const latencies: Record<Step, number[]> = { context: [], search: [], availability: [], hold: [], book: [], call: [] };
+  const outcomes = new Map<string, number>();
+  const count = (k: string) => outcomes.set(k, (outcomes.get(k) ?? 0) + 1);
+
+  async function step<T = any>(name: Step, clinic: VoiceBenchClinic, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const started = performance.now();
+    const res = await fetch(server.base + path, {
+      method,
+      headers: { authorization: `Bearer ${clinic.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const parsed = (await res.json()) as T;
+    latencies[name].push(performance.now() - started);
+    count(`${name} ${res.status}`);
+    return { status: res.status, body: parsed };
+  }
+
+  async function call(): Promise<void> {
+    const clinic =
+      Math.random() < 0.1 || server.clinics.length === 1 ? server.clinics[0]! : server.clinics[1 + Math.floor(Math.random() * (server.clinics.length - 1))]!;
+    const i = 1 + Math.floor(Math.random() * clinic.patients);
+    const phone = `333 ${String(i).padStart(7, '0')}`;
+    const context = await step<any>('context', clinic, 'GET', `/voice/context?from=${encodeURIComponent(phone)}&to=${encodeURIComponent('02 1234 5678')}`);
+    const search = await step<any>('search', clinic, 'GET', `/patients/search?q=${encodeURIComponent(nameOf(i))}&limit=5`);
+    const patientId: string | undefined = context.body.caller?.patients?.[0]?.id ?? search.body.data?.[0]?.id;
+    const from = new Date(Date.now() + (1 + Math.floor(Math.random() * 30)) * 86_400_000);
+    from.setUTCHours(0, 0, 0, 0);
+    const availability = await step<any>(
+      'availability',
+      clinic,
+      'GET',
+      `/calendars/${clinic.calendarId}/availability?from=${from.toISOString()}&spread=part_of_day&limit=6`,
+    );
+    const slots: Array<{ start: string }> = availability.body.data ?? [];
+    const externalCallId = `bench-${randomUUID()}`;
+    let booked = false;
+    if (patientId && slots.length > 0) {
+      const slot = slots[Math.floor(Math.random() * slots.length)]!;
+      const hold = await step<any>('hold', clinic, 'POST', `/calendars/${clinic.calendarId}/holds`, {
+        start: slot.start,
+        holderRef: externalCallId,
+        ttlSeconds: 120,
+      });
+      if (hold.status === 201) {
+        const book = await step<any>('book', clinic, 'POST', '/appointments', { holdId: hold.body.id, patientId });
+        booked = book.status === 201;
+      }
+    }
+    await step('call', clinic, 'POST', '/calls', {
+      externalCallId,
+      direction: 'inbound',
+      from: phone,
+      to: '02 1234 5678',
+      outcome: booked ? 'booked' : 'information',
+      ...(patientId ? { patientId } : {}),
+    });
+  }
+
+  // Warm up: a few calls one after another (JIT, caches, connections), not measured.
+  for (let w = 0; w < 10; w++) await call();
+  for (const k of STEPS) latencies[k].length = 0;
+  outcomes.clear();
+
+  const callsPerSecond = RATE / STEPS.length;
+  const total = Math.round(callsPerSecond * SECONDS);
+  const began = performance.now();
+  const running: Promise<void>[] = [];
+  let failed = 0;
+  for (let n = 0; n < total; n++) {
+    const due = began + (n * 1000) / callsPerSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    running.push(call().catch(() => void failed++));
+  }
+  await Promise.all(running);
+  const elapsed = (performance.now() - began) / 1000;
+  const sent = STEPS.reduce((s, k) => s + latencies[k].length, 0);
+
+  console.log(`\n== ${server.engine}: ${CLINICS} clinics (one of ${BIG} patients, the others ${SMALL}), seeded in ${server.seedSeconds.toFixed(0)} s`);
+  console.log(`${total} calls in ${elapsed.toFixed(1)} s: ${(sent / elapsed).toFixed(0)} steps/s (target ${RATE}); calls that threw: ${failed}`);
+  console.log('step          n     p50 ms   p95 ms   p99 ms   max ms');
+  for (const k of STEPS) {
+    const xs = latencies[k];
+    console.log(
+      `${k.padEnd(12)} ${String(xs.length).padStart(5)} ${[pct(xs, 50), pct(xs, 95), pct(xs, 99), Math.max(...xs)].map((v) => v.toFixed(1).padStart(8)).join(' ')}`,
+    );
+  }
+  console.log(
+    `outcomes: ${[...outcomes.entries()]
+      .sort()
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', ')}`,
+  );
+  await server.stop();
+  await db?.drop();
+}
+
+async function main(): Promise<void> {
+  console.log(machine());
+  console.log(`bench:voice --clinics=${CLINICS} --big=${BIG} --small=${SMALL} --rate=${RATE} --seconds=${SECONDS} --engines=${ENGINES.join(',')}`);
+  for (const engine of ENGINES) await runEngine(engine);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
