@@ -9,7 +9,9 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { createApiKey } from '../../src/modules/auth/keys-service.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
+import { createCalendar } from '../../src/modules/calendars/service.js';
 import { createClinic, createDoctor, createFacility } from '../../src/modules/clinics/service.js';
+import { backOffice } from '../../src/db/tenant.js';
 import { addNameTerms } from '../../src/modules/patients/service.js';
 
 export interface Seeded {
@@ -20,7 +22,15 @@ export interface Seeded {
   tokens: string[];
   appointmentId: string;
   patientId: string;
+  /** A calendar open around the clock, 5-minute slots, ten years ahead: every booking of the load takes a slot of its own. */
+  calendarId: string;
+  calendarDoctorIds: string[];
+  slotMinutes: number;
 }
+
+/** Doctors of the booking calendar: a slot can be booked once per doctor. */
+const CALENDAR_DOCTORS = 4;
+const SLOT_MINUTES = 5;
 
 const SURNAMES = [
   'Rossi',
@@ -62,6 +72,19 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
     },
   });
   const doctor = await createDoctor(db, clinic.id, { firstName: 'Laura', lastName: 'Bianchi', facilityId: facility.id });
+  const calendarDoctorIds: string[] = [];
+  for (let i = 0; i < CALENDAR_DOCTORS; i++) {
+    calendarDoctorIds.push((await createDoctor(db, clinic.id, { firstName: 'Medico', lastName: `Agenda ${i + 1}`, facilityId: facility.id })).id);
+  }
+  const allDay = [{ open: '00:00', close: '24:00' }];
+  const calendar = await createCalendar(db, backOffice(clinic.id), {
+    facilityId: facility.id,
+    name: 'Agenda benchmark',
+    slotMinutes: SLOT_MINUTES,
+    workingHours: { mon: allDay, tue: allDay, wed: allDay, thu: allDay, fri: allDay, sat: allDay, sun: allDay },
+    doctorIds: calendarDoctorIds,
+    horizonDays: 3650,
+  });
   const tokens: string[] = [];
   for (let i = 0; i < keys; i++) tokens.push((await createApiKey(db, clinic.id, { name: `bench ${i}`, scopes: [...SCOPES] })).token);
 
@@ -134,5 +157,15 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
     .where('clinic_id', '=', clinic.id)
     .orderBy('start_at', 'desc')
     .executeTakeFirstOrThrow();
-  return { clinicId: clinic.id, facilityId: facility.id, doctorId: doctor.id, tokens, appointmentId: appointment.id, patientId: appointment.patient_id };
+  return {
+    clinicId: clinic.id,
+    facilityId: facility.id,
+    doctorId: doctor.id,
+    tokens,
+    appointmentId: appointment.id,
+    patientId: appointment.patient_id,
+    calendarId: calendar.id,
+    calendarDoctorIds,
+    slotMinutes: SLOT_MINUTES,
+  };
 }
