@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
-import { type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { checkRefs, findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 import type { CallsTable } from '../../db/tables/people.js';
@@ -15,7 +15,7 @@ import { toCanonicalPhone } from '../../lib/phone.js';
 import type { AccessLogWriter } from '../access-log/writer.js';
 import { hasScope, seesFacility } from '../auth/authenticate.js';
 import { type AuthContext } from '../../core/actor.js';
-import { findPatientByPhone } from '../patients/service.js';
+import { patientByPhoneQuery } from '../patients/service.js';
 import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
 import { checkFacility } from '../patients/facility.js';
 
@@ -132,6 +132,10 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
     let leadId = refs.rows.get('leadId')?.id ?? null;
 
     const now = new Date();
+    const counterpart = input.direction === 'inbound' ? from : to;
+    // With no patient or lead named, the patient with the counterpart's number is looked up by the
+    // insert itself (one statement, issue 20); when none, a lead is found or made below.
+    const matchPatient = !patientId && !leadId && counterpart !== ANONYMOUS;
     const inserted = await trx
       .insertInto('calls')
       .values({
@@ -148,6 +152,8 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
         summary: input.summary ?? null,
         recording_url: input.recordingUrl ?? null,
         transcript: input.transcript ?? null,
+        patient_id: matchPatient ? sql<string | null>`(${patientByPhoneQuery(trx, scope, counterpart)})` : patientId,
+        lead_id: leadId,
         created_at: now,
         updated_at: now,
       })
@@ -165,39 +171,30 @@ export async function createCall(db: Db, caller: CallCaller, input: CallInput): 
       return { view: callView(existing), created: false };
     }
 
-    const counterpart = input.direction === 'inbound' ? from : to;
+    let row = inserted;
+    patientId = inserted.patient_id;
     let leadCreated = false;
     if (!patientId && !leadId && counterpart !== ANONYMOUS) {
-      const patient = await findPatientByPhone(trx, scope, counterpart);
-      if (patient) patientId = patient.id;
-      else {
-        const { row, created } = await createLeadInTransaction(
-          trx,
-          { scope, region },
-          {
-            firstName: input.caller?.firstName?.trim() || UNKNOWN_CALLER_NAME,
-            lastName: input.caller?.lastName ?? null,
-            phone: counterpart,
-            source: 'phone',
-            facilityId: facilityId ?? (scope.facilityIds === null ? null : scope.facilityIds[0]!),
-          },
-        );
-        leadId = row.id;
-        leadCreated = created;
-      }
+      const { row: lead, created } = await createLeadInTransaction(
+        trx,
+        { scope, region },
+        {
+          firstName: input.caller?.firstName?.trim() || UNKNOWN_CALLER_NAME,
+          lastName: input.caller?.lastName ?? null,
+          phone: counterpart,
+          source: 'phone',
+          facilityId: facilityId ?? (scope.facilityIds === null ? null : scope.facilityIds[0]!),
+        },
+      );
+      leadId = lead.id;
+      leadCreated = created;
+      row = await trx.updateTable('calls').set({ lead_id: leadId }).where('id', '=', inserted.id).returningAll().executeTakeFirstOrThrow();
     }
     if (leadId) {
-      const lead = await trx.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow();
       const what = input.direction === 'inbound' ? 'Chiamata in entrata' : 'Chiamata in uscita';
       const body = input.summary ?? (input.outcome ? `${what} (${input.outcome})` : what);
-      await addActivityInTransaction(trx, scope.clinicId, lead, 'call', body, input.startedAt ? new Date(input.startedAt) : now);
+      await addActivityInTransaction(trx, scope.clinicId, { id: leadId }, 'call', body, input.startedAt ? new Date(input.startedAt) : now);
     }
-    const row = await trx
-      .updateTable('calls')
-      .set({ patient_id: patientId, lead_id: leadId })
-      .where('id', '=', inserted.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
     await recordEvent(trx, {
       clinicId: scope.clinicId,
       type: 'call.logged',

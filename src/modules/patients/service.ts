@@ -388,17 +388,21 @@ export async function findPatientByPhone(
   scope: TenantScope,
   canonicalPhone: string,
 ): Promise<{ id: string; first_name: string | null; last_name: string | null } | undefined> {
+  return patientByPhoneQuery(db, scope, canonicalPhone).select(['first_name', 'last_name']).executeTakeFirst();
+}
+
+/** findPatientByPhone's query, selecting the id: a subquery of a statement that does more (POST /calls). */
+export function patientByPhoneQuery(db: Db, scope: TenantScope, canonicalPhone: string) {
   return db
     .selectFrom('patients')
-    .select(['id', 'first_name', 'last_name'])
+    .select('id')
     .where('clinic_id', '=', scope.clinicId)
     .where(facilityVisible('facility_id', scope))
     .where('phone', '=', canonicalPhone)
     .where('erased_at', 'is', null)
     .orderBy('is_active', 'desc')
     .orderBy('updated_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
 }
 
 /** The lookup of the API (spec): the patient with this phone, as findPatientByPhone finds it. */
