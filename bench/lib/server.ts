@@ -57,6 +57,10 @@ async function main(): Promise<void> {
       };
       scope.route({ method: ['GET', 'POST'], url: CEILING_PATH, schema: { hide: true }, handler: answer });
       scope.route({ method: ['GET', 'POST'], url: `${CEILING_PATH}/:slot`, schema: { hide: true }, handler: answer });
+      // What the resident memory is made of (MiB), for the benchmark's report.
+      scope.get('/bench/memory', { schema: { hide: true } }, async () =>
+        Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round((10 * v) / 2 ** 20) / 10])),
+      );
       scope.put('/bench/read-cache', { schema: { hide: true } }, async (request: FastifyRequest<{ Body: { on: boolean } }>, reply) => {
         readCache = request.body.on;
         return reply.code(204).send();
