@@ -1,5 +1,6 @@
 /** Shared by the benchmarks: the server process, the machine, autocannon runs. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,6 +90,53 @@ export async function run(name: string, options: Record<string, unknown>): Promi
     errors: result.errors + result.timeouts,
     total: result.requests.total,
   };
+}
+
+/**
+ * The server's peak resident memory (MiB) since the last `resetPeakRss`: Linux's VmHWM, reset by
+ * writing 5 to /proc/<pid>/clear_refs. Where that is not possible, the peak of samples taken
+ * every 50 ms by `sampleRss` stands in.
+ */
+export class PeakRss {
+  #sampled = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #canReset = false;
+  constructor(private readonly pid: number) {}
+
+  #status(field: string): number | null {
+    try {
+      const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${this.pid}/status`, 'utf8'));
+      return match ? Number(match[1]) / 1024 : null;
+    } catch {
+      return null;
+    }
+  }
+
+  reset(): void {
+    try {
+      fs.writeFileSync(`/proc/${this.pid}/clear_refs`, '5');
+      this.#canReset = true;
+    } catch {
+      this.#canReset = false;
+    }
+    this.#sampled = this.#status('VmRSS') ?? 0;
+    if (!this.#timer) {
+      this.#timer = setInterval(() => (this.#sampled = Math.max(this.#sampled, this.#status('VmRSS') ?? 0)), 50);
+      this.#timer.unref();
+    }
+  }
+
+  /** MiB; NaN where /proc is not readable. */
+  peak(): number {
+    const hwm = this.#canReset ? this.#status('VmHWM') : null;
+    const peak = Math.max(hwm ?? 0, this.#sampled, this.#status('VmRSS') ?? 0);
+    return peak > 0 ? peak : NaN;
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

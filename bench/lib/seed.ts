@@ -5,10 +5,13 @@
  * the way the patient service fills them, and the search vocabulary (patient_name_terms and
  * patient_name_keys) through the module's own addNameTerms, so search finds what it would in use.
  */
+import { SILENT_LOGGER } from '../../src/core/actor.js';
+import { backOfficeActor } from '../../src/modules/clinics/actor.js';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { createApiKey } from '../../src/modules/auth/keys-service.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
+import { createCalendar } from '../../src/modules/calendars/service.js';
 import { createClinic, createDoctor, createFacility } from '../../src/modules/clinics/service.js';
 import { addNameTerms } from '../../src/modules/patients/service.js';
 
@@ -20,7 +23,20 @@ export interface Seeded {
   tokens: string[];
   appointmentId: string;
   patientId: string;
+  /** A calendar open around the clock, 5-minute slots, ten years ahead: every booking of the load takes a slot of its own. */
+  calendarId: string;
+  calendarDoctorIds: string[];
+  slotMinutes: number;
 }
+
+/**
+ * Doctors of the booking calendar: a slot can be booked once per doctor, and the bookings of one
+ * doctor wait for each other (the schedule lock of migration 0051, held to the commit). With as
+ * many doctors as connections, concurrent bookings are of different doctors, as in a clinic's
+ * real traffic, and the load measures the route rather than that lock.
+ */
+const CALENDAR_DOCTORS = 64;
+const SLOT_MINUTES = 5;
 
 const SURNAMES = [
   'Rossi',
@@ -62,6 +78,23 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
     },
   });
   const doctor = await createDoctor(db, clinic.id, { firstName: 'Laura', lastName: 'Bianchi', facilityId: facility.id });
+  const calendarDoctorIds: string[] = [];
+  for (let i = 0; i < CALENDAR_DOCTORS; i++) {
+    calendarDoctorIds.push((await createDoctor(db, clinic.id, { firstName: 'Medico', lastName: `Agenda ${i + 1}`, facilityId: facility.id })).id);
+  }
+  const allDay = [{ open: '00:00', close: '24:00' }];
+  const calendar = await createCalendar(
+    db,
+    await backOfficeActor(db, clinic.id, { region: 'IT', cursorSecret: 'bench-seed-unused' }, 'bench-seed', SILENT_LOGGER),
+    {
+      facilityId: facility.id,
+      name: 'Agenda benchmark',
+      slotMinutes: SLOT_MINUTES,
+      workingHours: { mon: allDay, tue: allDay, wed: allDay, thu: allDay, fri: allDay, sat: allDay, sun: allDay },
+      doctorIds: calendarDoctorIds,
+      horizonDays: 3650,
+    },
+  );
   const tokens: string[] = [];
   for (let i = 0; i < keys; i++) tokens.push((await createApiKey(db, clinic.id, { name: `bench ${i}`, scopes: [...SCOPES] })).token);
 
@@ -134,5 +167,15 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
     .where('clinic_id', '=', clinic.id)
     .orderBy('start_at', 'desc')
     .executeTakeFirstOrThrow();
-  return { clinicId: clinic.id, facilityId: facility.id, doctorId: doctor.id, tokens, appointmentId: appointment.id, patientId: appointment.patient_id };
+  return {
+    clinicId: clinic.id,
+    facilityId: facility.id,
+    doctorId: doctor.id,
+    tokens,
+    appointmentId: appointment.id,
+    patientId: appointment.patient_id,
+    calendarId: calendar.id,
+    calendarDoctorIds,
+    slotMinutes: SLOT_MINUTES,
+  };
 }

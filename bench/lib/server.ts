@@ -5,6 +5,8 @@
  * ceiling route and listens on a random loopback port. Prints one JSON line `{"ready": …}`
  * on stdout, then serves until SIGTERM.
  * Rate limits: BENCH_LIMITS (constants.ts).
+ * `PUT /bench/read-cache` with `{"on": false}` turns the read caches off (as when the change
+ * feed is down: every read goes to the database), `{"on": true}` back on.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,6 +35,12 @@ async function main(): Promise<void> {
   const seeded = await seedClinic(ctx.db, rows, Number(process.env.BENCH_KEYS ?? 4));
   const seedSeconds = (Date.now() - seedStart) / 1000;
 
+  // The read caches ask the change feed for a token before serving; no token means "read the
+  // database", the path of a page nobody read since the last change.
+  let readCache = true;
+  const token = ctx.changes.token.bind(ctx.changes);
+  ctx.changes.token = (table, clinicId) => (readCache ? token(table, clinicId) : null);
+
   // The ceilings: bare routes answering stored bytes (status, Content-Type, body) with no auth
   // and no database. Slot '' holds GET /facilities/{id}'s bytes; the load benchmark stores
   // each measured route's own response in a slot of its own (PUT) before loading it.
@@ -49,6 +57,14 @@ async function main(): Promise<void> {
       };
       scope.route({ method: ['GET', 'POST'], url: CEILING_PATH, schema: { hide: true }, handler: answer });
       scope.route({ method: ['GET', 'POST'], url: `${CEILING_PATH}/:slot`, schema: { hide: true }, handler: answer });
+      // What the resident memory is made of (MiB), for the benchmark's report.
+      scope.get('/bench/memory', { schema: { hide: true } }, async () =>
+        Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, Math.round((10 * v) / 2 ** 20) / 10])),
+      );
+      scope.put('/bench/read-cache', { schema: { hide: true } }, async (request: FastifyRequest<{ Body: { on: boolean } }>, reply) => {
+        readCache = request.body.on;
+        return reply.code(204).send();
+      });
       scope.put(`${CEILING_PATH}/:slot`, { schema: { hide: true } }, async (request: FastifyRequest<{ Params: { slot: string }; Body: Ceiling }>, reply) => {
         ceilings.set(request.params.slot, request.body);
         return reply.code(204).send();

@@ -8,10 +8,20 @@ export interface Target {
   method: string;
   docPath: string;
   request: (s: BenchServer, doc: any) => Record<string, unknown>;
+  /** false: measured with the server's read caches off (every request reads the database). */
+  readCache?: boolean;
+  /** Issue 20's target on PostgreSQL at 50 connections: at least this many req/s, p99 under `maxP99Ms`. */
+  goal?: { reqPerSec: number; maxP99Ms?: number };
 }
 
 let counter = 0;
 const unique = () => `${process.pid}${++counter}${randomUUID().slice(0, 8)}`;
+/** A phone number no other request of this run sends (Italian mobile ranges, 7 digits of counter). */
+const uniquePhone = (prefix: string) => `+39 ${prefix} ${String(counter % 10_000_000).padStart(7, '0')}`;
+
+let bookings = 0;
+/** Slots are handed out from tomorrow (UTC midnight) on: the calendar is open around the clock. */
+const firstSlot = Math.ceil(Date.now() / 86_400_000 + 1) * 86_400_000;
 
 function queryParamNamed(doc: any, docPath: string, pick: (p: any) => boolean): string | null {
   const params: any[] = doc.paths?.[docPath]?.get?.parameters ?? [];
@@ -23,6 +33,16 @@ export const TARGETS: Target[] = [
     name: 'GET /appointments?limit=50',
     method: 'get',
     docPath: '/appointments',
+    request: () => ({ method: 'GET', path: '/v1/appointments?limit=50' }),
+  },
+  {
+    // The page as it is read when the cache does not hold it (after any change to the clinic's
+    // appointments, or in a process that just started): the database and serialization on every request.
+    name: 'GET /appointments?limit=50 (read cache off)',
+    method: 'get',
+    docPath: '/appointments',
+    readCache: false,
+    goal: { reqPerSec: 1600 },
     request: () => ({ method: 'GET', path: '/v1/appointments?limit=50' }),
   },
   {
@@ -57,11 +77,12 @@ export const TARGETS: Target[] = [
             firstName: 'Bench',
             lastName: `Paziente ${id}`,
             email: `bench.${id}@example.com`,
-            phone: `+39 347 ${String(counter).padStart(7, '0')}`,
+            phone: uniquePhone('347'),
           }),
         };
       },
     }),
+    goal: { reqPerSec: 1000, maxP99Ms: 100 },
   },
   {
     name: 'POST /leads',
@@ -78,12 +99,67 @@ export const TARGETS: Target[] = [
             firstName: 'Bench',
             lastName: `Contatto ${id}`,
             email: `lead.${id}@example.com`,
-            phone: `+39 348 ${String(counter).padStart(7, '0')}`,
+            phone: uniquePhone('348'),
             source: 'website',
           }),
         };
       },
     }),
+    goal: { reqPerSec: 1500 },
+  },
+  {
+    // An inbound call from a number nobody has: the call, the lead it becomes, the lead's
+    // activity and two events (the heaviest path of POST /calls).
+    name: 'POST /calls',
+    method: 'post',
+    docPath: '/calls',
+    request: () => ({
+      method: 'POST',
+      path: '/v1/calls',
+      setupRequest: (req: any) => {
+        const id = unique();
+        return {
+          ...req,
+          body: JSON.stringify({
+            externalCallId: `bench-${id}`,
+            direction: 'inbound',
+            from: uniquePhone('349'),
+            to: '+39 02 1234 5678',
+            startedAt: new Date().toISOString(),
+            durationSeconds: 95,
+            outcome: 'information',
+            caller: { firstName: 'Bench', lastName: `Chiamante ${id}` },
+          }),
+        };
+      },
+    }),
+  },
+  {
+    // Each request books a slot of its own: doctor by doctor, then the next 5-minute slot.
+    name: 'POST /appointments (booking)',
+    method: 'post',
+    docPath: '/appointments',
+    request: (s) => ({
+      method: 'POST',
+      path: '/v1/appointments',
+      setupRequest: (req: any) => {
+        const n = bookings++;
+        const doctors = s.seeded.calendarDoctorIds;
+        const start = new Date(firstSlot + Math.floor(n / doctors.length) * s.seeded.slotMinutes * 60_000);
+        return {
+          ...req,
+          body: JSON.stringify({
+            calendarId: s.seeded.calendarId,
+            patientId: s.seeded.patientId,
+            doctorId: doctors[n % doctors.length],
+            start: start.toISOString(),
+            origin: 'voice',
+            type: 'checkup',
+          }),
+        };
+      },
+    }),
+    goal: { reqPerSec: 1500 },
   },
   {
     name: 'GET /facilities/{id}',

@@ -94,26 +94,29 @@ const FACILITY_SCOPED: ReadonlySet<RefTable> = new Set([
 export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[]): Promise<{ issues: ValidationIssue[]; rows: Map<string, RefRow> }> {
   const issues: ValidationIssue[] = [];
   const rows = new Map<string, RefRow>();
-  for (const ref of refs) {
-    if (ref.id === null || ref.id === undefined) continue;
-    // An installment belongs to the facility of its payment plan.
+  const sent = refs.filter((ref) => ref.id !== null && ref.id !== undefined);
+  if (sent.length === 0) return { issues, rows };
+  // One statement for every reference (one round trip, issue 20): a branch per reference, named by its position.
+  const branches = sent.map((ref, i) => {
     const facilityColumn =
       ref.table === 'facilities'
         ? sql.ref('id')
         : ref.table === 'installments'
           ? sql`(SELECT p.facility_id FROM payment_plans p WHERE p.id = payment_plan_id)`
           : sql.ref('facility_id');
+    // An installment belongs to the facility of its payment plan.
     const extra =
       ref.table === 'staff_profiles' || ref.table === 'doctors' || ref.table === 'chairs'
         ? sql`AND active`
         : ref.table === 'patients'
           ? sql`AND erased_at IS NULL`
           : sql``;
-    const result =
-      await sql<RefRow>`SELECT id, ${facilityColumn} AS facility_id FROM ${sql.table(ref.table)} WHERE id = ${ref.id} AND clinic_id = ${scope.clinicId} ${extra}`.execute(
-        trx,
-      );
-    const row = result.rows[0];
+    return sql`(SELECT ${sql.lit(i)}::int AS ref, id, ${facilityColumn}::uuid AS facility_id FROM ${sql.table(ref.table)} WHERE id = ${ref.id} AND clinic_id = ${scope.clinicId} ${extra})`;
+  });
+  const found = await sql<RefRow & { ref: number }>`${sql.join(branches, sql` UNION ALL `)}`.execute(trx);
+  const byRef = new Map(found.rows.map((r) => [r.ref, { id: r.id, facility_id: r.facility_id }]));
+  sent.forEach((ref, i) => {
+    const row = byRef.get(i);
     const visible =
       row !== undefined &&
       (scope.facilityIds === null ||
@@ -121,6 +124,6 @@ export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[
         (row.facility_id !== null && scope.facilityIds.includes(row.facility_id.toLowerCase())));
     if (!visible) issues.push({ path: ref.field, message: 'non esiste in questo studio' });
     else rows.set(ref.field, row);
-  }
+  });
   return { issues, rows };
 }

@@ -14,9 +14,9 @@
  *   recorded once a key is active again (or the `flush-event-gaps` job, whichever comes
  *   first) records one `events.skipped` per missed type with `data.from` (when the last key
  *   stopped being active) and `data.to` (when the next active key was created).
- * - `error`: the insert runs under a SAVEPOINT; when it fails, the savepoint is rolled back,
- *   the caller's change still commits, and an `events.skipped` with reason `error` is
- *   recorded instead.
+ * - `error`: the insert runs in a function whose EXCEPTION block undoes it when it fails
+ *   (migration 0105: a savepoint without the two round trips of SAVEPOINT and RELEASE); the
+ *   caller's change still commits, and an `events.skipped` with reason `error` is recorded instead.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -61,7 +61,7 @@ export async function recordEvent(trx: Transaction, event: NewEvent): Promise<Re
   const { clinicId, type, facilityId, data, log } = event;
   const scope = EVENT_SCOPES[type];
   // Common case in one statement: inserted only when the clinic has an active key and no gap to record first.
-  const first = await guarded(trx, clinicId, type, () => insertEvent(trx, clinicId, type, scope, facilityId, data, { checkKeys: true }), log);
+  const first = await guarded(trx, clinicId, type, scope, facilityId, data, { checkKeys: true }, log);
   if (first.skipped || first.id !== '') return first;
   const state = await clinicKeyState(trx, clinicId);
   if (!state.active) {
@@ -69,32 +69,28 @@ export async function recordEvent(trx: Transaction, event: NewEvent): Promise<Re
     return { id: '', type, skipped: 'no_active_key' };
   }
   if (state.gaps) await flushGaps(trx, clinicId);
-  return guarded(trx, clinicId, type, () => insertEvent(trx, clinicId, type, scope, facilityId, data), log);
+  return guarded(trx, clinicId, type, scope, facilityId, data, {}, log);
 }
 
 /**
- * Runs `insert` under a savepoint: on failure the savepoint is rolled back (the caller's
- * transaction stays usable) and `events.skipped` reason `error` is recorded instead.
+ * Inserts the event; when that fails (the insert undone by record_event, the caller's
+ * transaction still usable), logs it and records `events.skipped` reason `error` instead.
  */
-export async function guarded(
+async function guarded(
   trx: Transaction,
   clinicId: string,
   type: EventType,
-  insert: () => Promise<RecordedEvent>,
+  scope: string,
+  facilityId: string | null,
+  data: Record<string, unknown>,
+  options: { checkKeys?: boolean } = {},
   log?: ActorLogger,
 ): Promise<RecordedEvent> {
-  await sql`SAVEPOINT dcm_event`.execute(trx);
-  try {
-    const recorded = await insert();
-    await sql`RELEASE SAVEPOINT dcm_event`.execute(trx);
-    return recorded;
-  } catch (error) {
-    await sql`ROLLBACK TO SAVEPOINT dcm_event`.execute(trx);
-    onRecordError(error, type, log);
-    const scope = EVENT_SCOPES[type];
-    const skipped = await insertEvent(trx, clinicId, 'events.skipped', scope, null, { type, scope, reason: 'error' });
-    return { id: skipped.id, type, skipped: 'error' };
-  }
+  const recorded = await tryInsertEvent(trx, clinicId, type, scope, facilityId, data, options);
+  if (!('error' in recorded)) return recorded;
+  onRecordError(recorded.error, type, log);
+  const skipped = await insertEvent(trx, clinicId, 'events.skipped', scope, null, { type, scope, reason: 'error' });
+  return { id: skipped.id, type, skipped: 'error' };
 }
 
 async function clinicKeyState(trx: Transaction, clinicId: string): Promise<{ active: boolean; gaps: boolean }> {
@@ -142,6 +138,7 @@ export async function flushGaps(trx: Transaction, clinicId: string): Promise<num
  * Low-level insert shared by recordEvent and the `events.skipped` records (spec 6.4),
  * whose scope is the scope of the type they stand for. One statement inserts the event,
  * fans it out and, when a live delivery was created, notifies the workers (at commit).
+ * A failure throws (the caller's transaction then rolls back), as any failed statement does.
  */
 export async function insertEvent(
   trx: Transaction,
@@ -152,6 +149,21 @@ export async function insertEvent(
   data: Record<string, unknown>,
   options: { checkKeys?: boolean } = {},
 ): Promise<RecordedEvent> {
+  const recorded = await tryInsertEvent(trx, clinicId, type, scope, facilityId, data, options);
+  if ('error' in recorded) throw new Error(`recordEvent: the ${type} event could not be stored: ${recorded.error}`);
+  return recorded;
+}
+
+/** insertEvent, answering `{ error }` instead of throwing when the insert failed (and was undone). */
+async function tryInsertEvent(
+  trx: Transaction,
+  clinicId: string,
+  type: string,
+  scope: string,
+  facilityId: string | null,
+  data: Record<string, unknown>,
+  options: { checkKeys?: boolean },
+): Promise<RecordedEvent | { error: string }> {
   const id = randomUUID();
   const createdAt = new Date();
   const dataText = JSON.stringify(data);
@@ -167,6 +179,7 @@ export async function insertEvent(
     notifyChannel: EVENTS_CHANNEL,
     checkKeys: options.checkKeys ?? false,
   });
+  if (typeof inserted === 'object') return inserted;
   if (inserted === 'no_clinic') throw new Error(`recordEvent: unknown clinic ${clinicId}`);
   // Not inserted because of the key check: the caller looks at the clinic's keys and gaps.
   if (inserted === 'held') return { id: '', type };

@@ -33,3 +33,50 @@ describe('clinic timezone arithmetic', () => {
     expect(bookableWindow(cal, new Date('2026-03-05T00:00:00Z'), new Date('2026-03-06T00:00:00Z'), now)).toBeNull();
   });
 });
+
+describe('the slot grid', () => {
+  /** The grid as it was computed before issue 20: every slot converted on its own. */
+  function gridSlotsSlot(cal: CalendarRow, tz: string, window: { from: Date; to: Date }): string[] {
+    const out: number[] = [];
+    const first = localParts(new Date(window.from.getTime() - 86_400_000), tz);
+    const last = localParts(new Date(window.to.getTime() + 86_400_000), tz);
+    const names = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+    const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
+    for (let day = Date.UTC(first.year, first.month - 1, first.day); day <= Date.UTC(last.year, last.month - 1, last.day); day += 86_400_000) {
+      const d = new Date(day);
+      for (const interval of (cal.working_hours as Record<string, Array<{ open: string; close: string }>>)[names[d.getUTCDay()]!] ?? []) {
+        for (let m = minutes(interval.open); m + cal.slot_minutes <= minutes(interval.close); m += cal.slot_minutes) {
+          const start = localToUtc(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), m, tz).getTime();
+          if (start >= window.from.getTime() && start < window.to.getTime()) out.push(start);
+        }
+      }
+    }
+    return out.sort((a, b) => a - b).map((t) => new Date(t).toISOString());
+  }
+
+  it('is the same as converting every slot, across changes of offset at night, at midnight and by half an hour', () => {
+    const allDay = [{ open: '00:00', close: '24:00' }];
+    const split = [
+      { open: '01:30', close: '03:30' },
+      { open: '08:00', close: '13:00' },
+      { open: '14:00', close: '24:00' },
+    ];
+    const zones = ['Europe/Rome', 'America/New_York', 'America/Santiago', 'Australia/Lord_Howe', 'Asia/Kolkata', 'UTC'];
+    for (const tz of zones) {
+      for (const [slot, hours] of [
+        [60, allDay],
+        [45, split],
+      ] as const) {
+        const cal = {
+          slot_minutes: slot,
+          working_hours: { mon: hours, tue: hours, wed: hours, thu: hours, fri: hours, sat: hours, sun: hours },
+        } as unknown as CalendarRow;
+        // A whole year in windows of 5 days: every change of offset of these zones falls in one.
+        for (let t = Date.UTC(2026, 0, 1); t < Date.UTC(2027, 0, 1); t += 5 * 86_400_000) {
+          const window = { from: new Date(t + 7 * 60_000), to: new Date(t + 5 * 86_400_000) };
+          expect(gridSlots(cal, tz, window).map((s) => s.start.toISOString())).toEqual(gridSlotsSlot(cal, tz, window));
+        }
+      }
+    }
+  });
+});

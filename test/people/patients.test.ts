@@ -292,6 +292,19 @@ describe('POST /v1/patients', () => {
     expect(await countPatients(tenant.clinicId)).toBe(2);
   });
 
+  it('holds the patient limit under 50 parallel creations of different people', async () => {
+    const tenant = await server.factories.tenant({ patientLimit: 10 });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        post({ firstName: 'Parallelo', lastName: `Numero ${i}`, phone: `+39 340 555 ${String(i).padStart(4, '0')}` }, tenant.token),
+      ),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(10);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused.map((r) => [r.status, r.body.error.details.reason])).toEqual(refused.map(() => [403, 'plan_limit']));
+    expect(await countPatients(tenant.clinicId)).toBe(10);
+  });
+
   it('applies the facilityId rule', async () => {
     const limited = await server.factories.key(t.clinicId, ['patients:write', 'patients:read'], [t.facilityIds[1]]);
     const missing = await post({ firstName: 'F', lastName: 'Uno' }, limited.token);

@@ -5,7 +5,7 @@
 import { can, type Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
-import { type Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { checkRefs, findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 import type { CallsTable } from '../../db/tables/people.js';
@@ -15,7 +15,7 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { AccessLogWriter } from '../access-log/writer.js';
 import { seesFacility } from '../auth/authenticate.js';
-import { findPatientByPhone } from '../patients/service.js';
+import { patientByPhoneQuery } from '../patients/service.js';
 import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
 import { checkFacility } from '../patients/facility.js';
 
@@ -78,6 +78,10 @@ export async function createCall(db: Db, actor: Actor, input: CallInput): Promis
     let leadId = refs.rows.get('leadId')?.id ?? null;
 
     const now = new Date();
+    const counterpart = input.direction === 'inbound' ? from : to;
+    // With no patient or lead named, the patient with the counterpart's number is looked up by the
+    // insert itself (one statement, issue 20); when none, a lead is found or made below.
+    const matchPatient = !patientId && !leadId && counterpart !== ANONYMOUS;
     const inserted = await trx
       .insertInto('calls')
       .values({
@@ -94,6 +98,8 @@ export async function createCall(db: Db, actor: Actor, input: CallInput): Promis
         summary: input.summary ?? null,
         recording_url: input.recordingUrl ?? null,
         transcript: input.transcript ?? null,
+        patient_id: matchPatient ? sql<string | null>`(${patientByPhoneQuery(trx, actor, counterpart)})` : patientId,
+        lead_id: leadId,
         created_at: now,
         updated_at: now,
       })
@@ -111,35 +117,26 @@ export async function createCall(db: Db, actor: Actor, input: CallInput): Promis
       return { view: callView(existing), created: false };
     }
 
-    const counterpart = input.direction === 'inbound' ? from : to;
+    let row = inserted;
+    patientId = inserted.patient_id;
     let leadCreated = false;
     if (!patientId && !leadId && counterpart !== ANONYMOUS) {
-      const patient = await findPatientByPhone(trx, actor, counterpart);
-      if (patient) patientId = patient.id;
-      else {
-        const { row, created } = await createLeadInTransaction(trx, actor, {
-          firstName: input.caller?.firstName?.trim() || UNKNOWN_CALLER_NAME,
-          lastName: input.caller?.lastName ?? null,
-          phone: counterpart,
-          source: 'phone',
-          facilityId: facilityId ?? (actor.facilityIds === null ? null : actor.facilityIds[0]!),
-        });
-        leadId = row.id;
-        leadCreated = created;
-      }
+      const { row: lead, created } = await createLeadInTransaction(trx, actor, {
+        firstName: input.caller?.firstName?.trim() || UNKNOWN_CALLER_NAME,
+        lastName: input.caller?.lastName ?? null,
+        phone: counterpart,
+        source: 'phone',
+        facilityId: facilityId ?? (actor.facilityIds === null ? null : actor.facilityIds[0]!),
+      });
+      leadId = lead.id;
+      leadCreated = created;
+      row = await trx.updateTable('calls').set({ lead_id: leadId }).where('id', '=', inserted.id).returningAll().executeTakeFirstOrThrow();
     }
     if (leadId) {
-      const lead = await trx.selectFrom('leads').selectAll().where('id', '=', leadId).executeTakeFirstOrThrow();
       const what = input.direction === 'inbound' ? 'Chiamata in entrata' : 'Chiamata in uscita';
       const body = input.summary ?? (input.outcome ? `${what} (${input.outcome})` : what);
-      await addActivityInTransaction(trx, actor.clinicId, lead, 'call', body, input.startedAt ? new Date(input.startedAt) : now);
+      await addActivityInTransaction(trx, actor.clinicId, { id: leadId }, 'call', body, input.startedAt ? new Date(input.startedAt) : now);
     }
-    const row = await trx
-      .updateTable('calls')
-      .set({ patient_id: patientId, lead_id: leadId })
-      .where('id', '=', inserted.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
     await recordEvent(trx, {
       log: actor.log,
       clinicId: actor.clinicId,

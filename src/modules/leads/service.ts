@@ -3,7 +3,8 @@
  * with its activities, and the back-office status changes, activities and conversion.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import { insertWhere } from '../../db/insert.js';
 import { checkRefs, findScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { LeadsTable } from '../../db/tables/core.js';
@@ -61,8 +62,7 @@ function eventData(row: LeadRow, extra: Record<string, unknown> = {}): Record<st
 }
 
 /** A lead the actor sees with this canonical phone or this email (any case), oldest first. */
-async function findExisting(trx: Transaction, actor: Actor, phone: string | null, email: string | null): Promise<LeadRow | undefined> {
-  if (!phone && !email) return undefined;
+function existingQuery(trx: Transaction, actor: Actor, phone: string | null, email: string | null) {
   return trx
     .selectFrom('leads')
     .selectAll()
@@ -76,14 +76,15 @@ async function findExisting(trx: Transaction, actor: Actor, phone: string | null
     })
     .orderBy('created_at')
     .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
 }
 
 /**
  * Creates a lead in the actor's transaction, or returns the existing one with the same
  * phone or email (nothing modified). Concurrent creations of the same phone or email wait
- * for each other (advisory lock), so they end in one lead.
+ * for each other (advisory locks, taken in one statement, in sorted order), so they end in one
+ * lead. Then one statement looks for the existing lead and inserts the new one only when there
+ * is none: it starts after the locks, so it sees what their previous holders committed.
  */
 export async function createLeadInTransaction(trx: Transaction, actor: Actor, input: LeadInput): Promise<{ row: LeadRow; created: boolean }> {
   const issues: ValidationIssue[] = [];
@@ -94,32 +95,38 @@ export async function createLeadInTransaction(trx: Transaction, actor: Actor, in
   const email = normalizeEmail(input.email);
   const clinicId = actor.clinicId;
   const lockKeys = [phone && `${clinicId}:lead:phone:${phone}`, email && `${clinicId}:lead:email:${email}`].filter(Boolean).sort() as string[];
-  for (const key of lockKeys) await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
-  const existing = await findExisting(trx, actor, phone, email);
-  if (existing) return { row: existing, created: false };
+  if (lockKeys.length > 0) await sql`SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${lockKeys}::text[]) AS k`.execute(trx);
   const now = new Date();
-  const row = await trx
-    .insertInto('leads')
-    .values({
-      id: randomUUID(),
-      clinic_id: clinicId,
-      facility_id: facilityId,
-      first_name: input.firstName,
-      last_name: input.lastName ?? null,
-      email: input.email ?? null,
-      phone,
-      source: input.source ?? null,
-      source_detail: input.sourceDetail ?? null,
-      status: input.status ?? 'new',
-      assigned_to: input.assignedTo?.toLowerCase() ?? null,
-      estimated_value: input.estimatedValue ?? null,
-      notes: input.notes ?? null,
-      next_follow_up_at: input.nextFollowUpAt ? new Date(input.nextFollowUpAt) : null,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const values: Insertable<LeadsTable> = {
+    id: randomUUID(),
+    clinic_id: clinicId,
+    facility_id: facilityId,
+    first_name: input.firstName,
+    last_name: input.lastName ?? null,
+    email: input.email ?? null,
+    phone,
+    source: input.source ?? null,
+    source_detail: input.sourceDetail ?? null,
+    status: input.status ?? 'new',
+    assigned_to: input.assignedTo?.toLowerCase() ?? null,
+    estimated_value: input.estimatedValue ?? null,
+    notes: input.notes ?? null,
+    next_follow_up_at: input.nextFollowUpAt ? new Date(input.nextFollowUpAt) : null,
+    created_at: now,
+    updated_at: now,
+  };
+  let row: LeadRow;
+  if (!phone && !email) {
+    row = await trx.insertInto('leads').values(values).returningAll().executeTakeFirstOrThrow();
+  } else {
+    const { rows } = await sql<LeadRow & { created: boolean }>`
+      WITH existing AS (${existingQuery(trx, actor, phone, email)}),
+      inserted AS (${insertWhere('leads', values, sql`NOT EXISTS (SELECT 1 FROM existing)`)})
+      SELECT *, true AS created FROM inserted UNION ALL SELECT *, false AS created FROM existing`.execute(trx);
+    const { created, ...found } = rows[0]!;
+    if (!created) return { row: found, created: false };
+    row = found;
+  }
   await recordEvent(trx, { log: actor.log, clinicId, type: 'lead.created', facilityId: row.facility_id, data: eventData(row) });
   return { row, created: true };
 }
@@ -139,17 +146,27 @@ export async function getLead(db: Db, actor: Actor, id: string): Promise<{ view:
   return { view: { ...leadView(row), activities: await activitiesOf(db, row.id) }, version: row.version };
 }
 
-/** Adds an activity and moves `lastContactedAt` forward for contacts (every kind but notes). */
-export async function addActivityInTransaction(trx: Transaction, clinicId: string, lead: LeadRow, kind: string, body: string, at: Date): Promise<ActivityView> {
+/** Adds an activity and moves `lastContactedAt` forward for contacts (every kind but notes), in one statement. */
+export async function addActivityInTransaction(
+  trx: Transaction,
+  clinicId: string,
+  lead: Pick<LeadRow, 'id'>,
+  kind: string,
+  body: string,
+  at: Date,
+): Promise<ActivityView> {
   const id = randomUUID();
-  await trx.insertInto('lead_activities').values({ id, clinic_id: clinicId, lead_id: lead.id, kind, body, at }).execute();
-  if (kind !== 'note' && kind !== 'status_change') {
-    await trx
-      .updateTable('leads')
-      .set({ last_contacted_at: sql`greatest(last_contacted_at, ${at}::timestamptz)`, updated_at: new Date(), version: sql`version + 1` })
-      .where('id', '=', lead.id)
-      .execute();
-  }
+  const contact = kind !== 'note' && kind !== 'status_change';
+  await sql`WITH activity AS (${trx.insertInto('lead_activities').values({ id, clinic_id: clinicId, lead_id: lead.id, kind, body, at })})
+    ${
+      contact
+        ? sql`, contacted AS (${trx
+            .updateTable('leads')
+            .set({ last_contacted_at: sql`greatest(last_contacted_at, ${at}::timestamptz)`, updated_at: new Date(), version: sql`version + 1` })
+            .where('id', '=', lead.id)})`
+        : sql``
+    }
+    SELECT 1`.execute(trx);
   return { id, kind, body, at: at.toISOString() };
 }
 

@@ -5,7 +5,7 @@
 import { forgetPatientDocuments, purgePatientDocuments, type DocumentsDeps } from '../documents/service.js';
 import { randomUUID } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
-import { sql, type InsertObject, type Selectable } from 'kysely';
+import { sql, type InsertObject, type RawBuilder, type Selectable } from 'kysely';
 import { findScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { DB } from '../../db/schema.js';
@@ -86,29 +86,57 @@ export function searchColumns(firstName: string | null, lastName: string | null,
   };
 }
 
-/**
- * Adds names to the clinic's search vocabulary and their deletion keys (see migration 0010).
- * Takes the database handle too: the vocabulary only grows (ON CONFLICT DO NOTHING), so a bulk
- * load (bench/search.ts) may add terms outside a patient's transaction.
- */
-export async function addNameTerms(trx: Db, clinicId: string, names: Array<string | null | undefined>): Promise<void> {
+/** The vocabulary rows of some names: their terms, sorted, and each term's lookup keys, in that order. */
+interface Vocabulary {
+  terms: string[];
+  keys: string[];
+  /** The term of each key. */
+  of: string[];
+}
+
+function vocabularyOf(names: Array<string | null | undefined>): Vocabulary | null {
   const terms = [...new Set(names.map((n) => normalizeName(n)).filter((n) => n.length > 0))].sort();
-  if (terms.length === 0) return;
-  const { rows } = await sql<{ term: string }>`INSERT INTO patient_name_terms (clinic_id, term, phon)
-    SELECT ${clinicId}::uuid, t, dmetaphone(t) FROM unnest(${terms}::text[]) AS t
-    ON CONFLICT DO NOTHING RETURNING term`.execute(trx);
-  if (rows.length === 0) return;
+  if (terms.length === 0) return null;
   const keys: string[] = [];
   const of: string[] = [];
-  for (const { term } of rows) {
+  for (const term of terms) {
     for (const key of lookupKeys(term)) {
       keys.push(key);
       of.push(term);
     }
   }
-  await sql`INSERT INTO patient_name_keys (clinic_id, key, term)
-    SELECT ${clinicId}::uuid, k, t FROM unnest(${keys}::text[], ${of}::text[]) AS x(k, t)
-    ON CONFLICT DO NOTHING`.execute(trx);
+  return { terms, keys, of };
+}
+
+/**
+ * The CTEs that add a vocabulary (see migration 0010): `name_terms` inserts the terms the
+ * clinic lacks and returns them, `name_keys` the keys of those terms only. Rows go in sorted
+ * order (terms, then keys in the order of their terms), so concurrent writers never take two
+ * names in opposite orders. `when`: a condition on the statement's other CTEs (e.g. that the
+ * patient was inserted); no row is added when it is false.
+ */
+function vocabularyCtes(clinicId: string, v: Vocabulary, when: RawBuilder<boolean> = sql<boolean>`true`) {
+  return sql`name_terms AS (
+      INSERT INTO patient_name_terms (clinic_id, term, phon)
+      SELECT ${clinicId}::uuid, t, dmetaphone(t) FROM unnest(${v.terms}::text[]) WITH ORDINALITY AS x(t, n) WHERE ${when} ORDER BY n
+      ON CONFLICT DO NOTHING RETURNING term
+    ), name_keys AS (
+      INSERT INTO patient_name_keys (clinic_id, key, term)
+      SELECT ${clinicId}::uuid, k, t FROM unnest(${v.keys}::text[], ${v.of}::text[]) WITH ORDINALITY AS x(k, t, n)
+      WHERE t IN (SELECT term FROM name_terms) ORDER BY n
+      ON CONFLICT DO NOTHING
+    )`;
+}
+
+/**
+ * Adds names to the clinic's search vocabulary and their deletion keys (see migration 0010), in
+ * one statement. Takes the database handle too: the vocabulary only grows (ON CONFLICT DO
+ * NOTHING), so a bulk load (bench/search.ts) may add terms outside a patient's transaction.
+ */
+export async function addNameTerms(trx: Db, clinicId: string, names: Array<string | null | undefined>): Promise<void> {
+  const vocabulary = vocabularyOf(names);
+  if (!vocabulary) return;
+  await sql`WITH ${vocabularyCtes(clinicId, vocabulary)} SELECT 1`.execute(trx);
 }
 
 /** Phone to E.164, or an issue naming the field. */
@@ -171,17 +199,12 @@ async function prepareCreate(trx: Transaction, actor: Actor, input: PatientInput
   };
 }
 
-/**
- * An existing, not erased patient with the same normalized name and the same phone or email.
- * The rule is clinic-wide, but the id is told only to a key that sees that patient: a key
- * limited to facilities learns nothing of the others (`patientId: null`).
- */
-async function findDuplicate(trx: Transaction, actor: Actor, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>): Promise<{ patientId: string | null } | null> {
-  if (!p.phone && !p.email) return null;
-  const row = await trx
+/** The rule's query: the oldest not erased patient with the same normalized name and the same phone or email. */
+function duplicateQuery(trx: Db, clinicId: string, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>) {
+  return trx
     .selectFrom('patients')
     .select(['id', 'facility_id'])
-    .where('clinic_id', '=', actor.clinicId)
+    .where('clinic_id', '=', clinicId)
     .where('erased_at', 'is', null)
     .where('full_norm', '=', p.nameKey.trim())
     .where((eb) => {
@@ -191,26 +214,38 @@ async function findDuplicate(trx: Transaction, actor: Actor, p: Pick<Prepared, '
       return eb.or(ors);
     })
     .orderBy('created_at')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
+}
+
+/**
+ * An existing, not erased patient with the same normalized name and the same phone or email.
+ * The rule is clinic-wide, but the id is told only to a key that sees that patient: a key
+ * limited to facilities learns nothing of the others (`patientId: null`).
+ */
+function duplicateOf(actor: Actor, row: { id: string; facility_id: string | null } | undefined): { patientId: string | null } | null {
   if (!row) return null;
   return { patientId: seesFacility(actor, row.facility_id) ? row.id : null };
+}
+
+async function findDuplicate(trx: Transaction, actor: Actor, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>): Promise<{ patientId: string | null } | null> {
+  if (!p.phone && !p.email) return null;
+  return duplicateOf(actor, await duplicateQuery(trx, actor.clinicId, p).executeTakeFirst());
+}
+
+const planLimitLock = (clinicId: string) => sql`hashtextextended(${`${clinicId}:patient_limit`}, 0)`;
+const activePatients = (clinicId: string) => sql<string>`(SELECT count(*) FROM patients WHERE clinic_id = ${clinicId} AND is_active)`;
+
+function planLimitReached(patientLimit: number): ApiError {
+  return ApiError.forbidden('plan_limit', { patientLimit }, 'Il piano dello studio ha raggiunto il numero massimo di pazienti.');
 }
 
 async function checkPlanLimit(trx: Transaction, clinicId: string, adding: number): Promise<void> {
   const clinic = await trx.selectFrom('clinics').select('patient_limit').where('id', '=', clinicId).executeTakeFirstOrThrow();
   if (clinic.patient_limit === null) return;
   // Serializes creations of one clinic while it has a limit, so two of them cannot both pass the count.
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${clinicId}:patient_limit`}, 0))`.execute(trx);
-  const { count } = await trx
-    .selectFrom('patients')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('clinic_id', '=', clinicId)
-    .where('is_active', '=', true)
-    .executeTakeFirstOrThrow();
-  if (Number(count) + adding > clinic.patient_limit) {
-    throw ApiError.forbidden('plan_limit', { patientLimit: clinic.patient_limit }, 'Il piano dello studio ha raggiunto il numero massimo di pazienti.');
-  }
+  await sql`SELECT pg_advisory_xact_lock(${planLimitLock(clinicId)})`.execute(trx);
+  const { rows } = await sql<{ n: string }>`SELECT ${activePatients(clinicId)} AS n`.execute(trx);
+  if (Number(rows[0]!.n) + adding > clinic.patient_limit) throw planLimitReached(clinic.patient_limit);
 }
 
 async function insertPatient(trx: Transaction, prepared: Prepared, addTerms = true): Promise<PatientRow> {
@@ -222,25 +257,49 @@ async function insertPatient(trx: Transaction, prepared: Prepared, addTerms = tr
 /**
  * Creates a patient inside the actor's transaction (also used by lead conversion):
  * duplicate, concurrency and plan-limit rules, then `patient.created`.
+ *
+ * Two statements before the event (issue 20; each round trip cost more than the work it did):
+ * 1. the locks: this person's phone and email (tried: another transaction holding one is
+ *    creating the same person now) and, while the clinic has a patient limit, the clinic's
+ *    limit lock (waited for: creations of a limited clinic are serialized, so two of them
+ *    cannot both pass the count); with the limit itself;
+ * 2. the insert of the patient and its names, with the duplicate search and the count of active
+ *    patients in the same statement. Every part of a statement reads the snapshot taken when it
+ *    starts, after the locks of statement 1: the search and the count see what the holders of
+ *    those locks committed, and not the row being inserted. A duplicate or a reached limit
+ *    throws, and the transaction rolls the insert back: a refused creation writes nothing.
  */
 export async function createPatientInTransaction(trx: Transaction, actor: Actor, input: PatientInput): Promise<PatientRow> {
   requireClinicalWrite(actor, input);
   const prepared = await prepareCreate(trx, actor, input);
   const clinicId = actor.clinicId;
-  // Another transaction holding the lock of this phone or email is creating the same person now.
-  const keys: Array<['phone' | 'email', string]> = [];
-  if (prepared.phone) keys.push(['phone', prepared.phone]);
-  if (prepared.email) keys.push(['email', prepared.email]);
-  for (const [kind, value] of keys) {
-    const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${personLockKey(clinicId, kind, value)}) AS ok`.execute(trx);
-    if (!rows[0]?.ok) {
-      throw ApiError.conflict('concurrent_request', {}, 'Un’altra richiesta sta creando la stessa persona: rileggi e riprova.');
-    }
-  }
-  const duplicate = await findDuplicate(trx, actor, prepared);
+  const tries = [prepared.phone && personLockKey(clinicId, 'phone', prepared.phone), prepared.email && personLockKey(clinicId, 'email', prepared.email)]
+    .filter((k) => !!k)
+    .map((k) => sql<boolean>`pg_try_advisory_xact_lock(${k})`);
+  const { rows: locked } = await sql<{ ok: boolean; patient_limit: number | null }>`
+    SELECT ${tries.length > 0 ? sql.join(tries, sql` AND `) : sql`true`} AS ok, c.patient_limit,
+           CASE WHEN c.patient_limit IS NOT NULL THEN (SELECT true FROM pg_advisory_xact_lock(${planLimitLock(clinicId)})) END AS limit_locked
+    FROM clinics c WHERE c.id = ${clinicId}`.execute(trx);
+  const gate = locked[0];
+  if (!gate) throw new Error(`createPatient: unknown clinic ${clinicId}`);
+  if (!gate.ok) throw ApiError.conflict('concurrent_request', {}, 'Un’altra richiesta sta creando la stessa persona: rileggi e riprova.');
+
+  const vocabulary = vocabularyOf([input.firstName, input.lastName]);
+  const searchesDuplicate = !!(prepared.phone || prepared.email);
+  const { rows } = await sql<PatientRow & { dup_id: string | null; dup_facility_id: string | null; active_patients: string | null }>`
+    WITH created AS (${trx.insertInto('patients').values(prepared.values).returningAll()})
+    ${searchesDuplicate ? sql`, dup AS (${duplicateQuery(trx, clinicId, prepared)})` : sql``}
+    ${vocabulary ? sql`, ${vocabularyCtes(clinicId, vocabulary)}` : sql``}
+    SELECT created.*,
+      ${searchesDuplicate ? sql`(SELECT id FROM dup)` : sql`NULL::uuid`} AS dup_id,
+      ${searchesDuplicate ? sql`(SELECT facility_id FROM dup)` : sql`NULL::uuid`} AS dup_facility_id,
+      ${gate.patient_limit !== null ? activePatients(clinicId) : sql`NULL::bigint`} AS active_patients
+    FROM created`.execute(trx);
+  const { dup_id, dup_facility_id, active_patients, ...created } = rows[0]!;
+  const duplicate = duplicateOf(actor, dup_id ? { id: dup_id, facility_id: dup_facility_id } : undefined);
   if (duplicate) throw ApiError.conflict('duplicate_patient', duplicate, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
-  await checkPlanLimit(trx, clinicId, 1);
-  const created = await insertPatient(trx, prepared);
+  // The count does not see the row being inserted: it counts the others, as before an insert.
+  if (gate.patient_limit !== null && Number(active_patients) + 1 > gate.patient_limit) throw planLimitReached(gate.patient_limit);
   await recordEvent(trx, { log: actor.log, clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
   return created;
 }
@@ -270,17 +329,21 @@ export async function findPatientByPhone(
   actor: Actor,
   canonicalPhone: string,
 ): Promise<{ id: string; first_name: string | null; last_name: string | null } | undefined> {
+  return patientByPhoneQuery(db, actor, canonicalPhone).select(['first_name', 'last_name']).executeTakeFirst();
+}
+
+/** findPatientByPhone's query, selecting the id: a subquery of a statement that does more (POST /calls). */
+export function patientByPhoneQuery(db: Db, actor: Actor, canonicalPhone: string) {
   return db
     .selectFrom('patients')
-    .select(['id', 'first_name', 'last_name'])
+    .select('id')
     .where('clinic_id', '=', actor.clinicId)
     .where(facilityVisible('facility_id', actor))
     .where('phone', '=', canonicalPhone)
     .where('erased_at', 'is', null)
     .orderBy('is_active', 'desc')
     .orderBy('updated_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1);
 }
 
 /** The lookup of the API (spec): the patient with this phone, as findPatientByPhone finds it. */

@@ -1,0 +1,80 @@
+/**
+ * `npm run bench:pgbench`: what PostgreSQL itself serves on this machine (issue 20). The
+ * statements of POST /patients, POST /leads, a booking and the uncached list page
+ * (bench/pgbench/*.sql, each file says which code it mirrors) run in `pgbench` against a
+ * database seeded like bench:api's (one clinic of BENCH_ROWS patients and appointments), over
+ * the extended protocol as the server sends them, one transaction per request. pgbench is a C
+ * client that does nothing between statements: its transactions per second are the limit a
+ * route that runs those statements can reach here, and bench:api's req/s divided by them is
+ * the route's ratio to the database's speed.
+ *
+ * Needs DATABASE_URL (a database of its own is created and dropped) and `pgbench` on PATH.
+ * Environment: BENCH_SECONDS (10), BENCH_CONNECTIONS (10,50: pgbench clients), BENCH_ROWS
+ * (100000), BENCH_ONLY (script names: patients,leads,booking,list).
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/database.js';
+import { migrate } from '../src/db/migrate.js';
+import { dedicatedDatabase, fmt, machine, ROOT } from './lib/harness.js';
+import { seedClinic } from './lib/seed.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CLIENTS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map((c) => Number(c.trim()));
+const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
+const SCRIPTS = (process.env.BENCH_ONLY ?? 'patients,leads,booking,list').split(',').map((s) => s.trim());
+
+async function pgbench(url: string, script: string, clients: number, vars: Record<string, string>) {
+  const args = ['-n', '-M', 'extended', '-c', String(clients), '-j', '2', '-T', String(SECONDS), '-f', path.join(ROOT, 'bench/pgbench', `${script}.sql`)];
+  for (const [k, v] of Object.entries(vars)) args.push('-D', `${k}=${v}`);
+  const { stdout } = await promisify(execFile)('pgbench', [...args, url], { maxBuffer: 1 << 24 });
+  const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1]);
+  const latency = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1]);
+  const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
+  return { tps, latency, failed };
+}
+
+async function main(): Promise<void> {
+  if (!process.env.DATABASE_URL) throw new Error('bench:pgbench needs DATABASE_URL');
+  console.log('# bench:pgbench');
+  console.log(machine());
+  const database = await dedicatedDatabase(process.env.DATABASE_URL, 'dcm_pgbench');
+  const db = await openDatabase({ databaseUrl: database.url, dataDir: null });
+  try {
+    await migrate(db);
+    const seeded = await seedClinic(db.db, ROWS, 1);
+    const resources = '00000000-0000-4000-8000-000000000001';
+    await sql`INSERT INTO access_log_resources (id, clinic_id, resource_type, resource_ids) VALUES (${resources}, ${seeded.clinicId}, 'appointment', '{}')`.execute(
+      db.db,
+    );
+    const vars = {
+      clinic: seeded.clinicId,
+      facility: seeded.facilityId,
+      patient: seeded.patientId,
+      calendar: seeded.calendarId,
+      resources,
+    };
+    console.log(`\none clinic of ${fmt(ROWS)} patients and appointments; pgbench -M extended -j 2, ${SECONDS} s per run\n`);
+    console.log('| statements of | clients | transactions/s | latency average ms | failed | events recorded |');
+    console.log('|---|---:|---:|---:|---:|---:|');
+    const events = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events`.execute(db.db)).rows[0]!.n);
+    for (const script of SCRIPTS) {
+      for (const clients of CLIENTS) {
+        const before = await events();
+        const r = await pgbench(database.url, script, clients, vars);
+        // record_event answers `error: …` rather than failing: the count shows the events were stored.
+        console.log(`| ${script} | ${clients} | ${fmt(r.tps)} | ${fmt(r.latency, 1)} | ${r.failed} | ${fmt((await events()) - before)} |`);
+      }
+    }
+  } finally {
+    await db.close();
+    await database.drop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+-- POST /appointments's statements (src/modules/calendars/booking.ts bookAppointment): the
+-- references, the calendar, the doctor's appointments around the slot, the insert (its trigger
+-- takes the doctor's schedule lock), the event. Each client books its own doctor's slots
+-- (64 doctors), a random 5-minute slot (one in 10^8: a collision is unlikely).
+\set slot random(1, 100000000)
+BEGIN;
+(SELECT 0 AS ref, id, facility_id::uuid AS facility_id FROM calendars WHERE id = :calendar AND clinic_id = :clinic)
+UNION ALL (SELECT 1 AS ref, id, facility_id::uuid AS facility_id FROM patients WHERE id = :patient AND clinic_id = :clinic AND erased_at IS NULL);
+SELECT * FROM calendars WHERE id = :calendar AND clinic_id = :clinic;
+SELECT doctor_id, chair_id, start_at, end_at FROM appointments
+WHERE clinic_id = :clinic AND status NOT IN ('cancelled', 'no_show', 'postponed', 'draft')
+  AND start_at < date_trunc('day', now()) + interval '1 day' + (:slot::int + 1) * interval '5 minutes'
+  AND end_at > date_trunc('day', now()) + interval '1 day' + :slot::int * interval '5 minutes'
+  AND doctor_id IN ((SELECT doctor_ids[1 + :client_id::int % 64] FROM calendars WHERE id = :calendar));
+INSERT INTO appointments (id, clinic_id, patient_id, facility_id, doctor_id, chair_id, calendar_id, start_at, end_at, status, type, category, title, reason, notes, clinical_notes, origin, treatment_plan_id)
+VALUES (gen_random_uuid(), :clinic, :patient, :facility, (SELECT doctor_ids[1 + :client_id::int % 64] FROM calendars WHERE id = :calendar), NULL, :calendar,
+        date_trunc('day', now()) + interval '1 day' + :slot::int * interval '5 minutes', date_trunc('day', now()) + interval '1 day' + (:slot::int + 1) * interval '5 minutes',
+        'scheduled', 'checkup', NULL, NULL, NULL, NULL, NULL, 'voice', NULL)
+RETURNING *;
+SELECT record_event(gen_random_uuid(), :clinic, 'appointment.created', 'appointments' || chr(58) || 'read', :facility, now(),
+  '{"id":"00000000-0000-0000-0000-000000000000","status":"scheduled"}',
+  'appointment.created', 'dcm_events', true, '"eventId":"x","type":"appointment.created","createdAt":"2026-11-24T000000Z","apiVersion":"v1","livemode":', ',"facilityId": null,"data":{}}');
+COMMIT;

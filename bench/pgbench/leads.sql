@@ -1,0 +1,20 @@
+-- POST /leads's statements (src/modules/leads/service.ts createLeadInTransaction), a new lead each time.
+\set n random(1, 2000000000)
+BEGIN;
+SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+FROM unnest(ARRAY[:clinic::text || '/lead/email/l' || :client_id::text || 'x' || :n::text || '@example.com', :clinic::text || '/lead/phone/+39348' || :client_id::text || :n::text]) AS k;
+WITH existing AS (
+  SELECT * FROM leads WHERE clinic_id = :clinic AND true
+    AND (phone = '+39348' || :client_id::text || :n::text OR lower(email) = 'l' || :client_id::text || 'x' || :n::text || '@example.com')
+  ORDER BY created_at, id LIMIT 1
+), inserted AS (
+  INSERT INTO leads (id, clinic_id, facility_id, first_name, last_name, email, phone, source, status, created_at, updated_at)
+  SELECT gen_random_uuid(), :clinic, NULL, 'Bench', 'Contatto ' || :n::text, 'l' || :client_id::text || 'x' || :n::text || '@example.com', '+39348' || :client_id::text || :n::text, 'website', 'new', now(), now()
+  WHERE NOT EXISTS (SELECT 1 FROM existing)
+  RETURNING *
+)
+SELECT *, true AS created FROM inserted UNION ALL SELECT *, false AS created FROM existing;
+SELECT record_event(gen_random_uuid(), :clinic, 'lead.created', 'leads' || chr(58) || 'read', NULL, now(),
+  '{"id":"00000000-0000-0000-0000-000000000000","facilityId": null,"source":"website","status":"new","assignedTo": null,"convertedPatientId": null,"createdAt":"2026-11-24T000000Z","updatedAt":"2026-11-24T000000Z"}',
+  'lead.created', 'dcm_events', true, '"eventId":"x","type":"lead.created","createdAt":"2026-11-24T000000Z","apiVersion":"v1","livemode":', ',"facilityId": null,"data":{}}');
+COMMIT;
