@@ -610,6 +610,8 @@ export interface paths {
          * @description Any valid key, no scope needed; not access-logged (no free text or clinical data). An integration’s first call: which key this is (`kind`, `scopes`, `facilityIds`, `agent`, expiry), its clinic (`timezone`, `aiEnabled`, `planActive`) and the server’s clock.
          *
          *     `rateLimits` lists every window of spec 8 this request was counted in (the key’s and the clinic’s, ten seconds and the UTC day) with its `limit`, `remaining` and `reset`; the `X-RateLimit-*` headers show only the tightest. Calling it costs budget like any request.
+         *
+         *     Scopes: none (any valid key).
          */
         get: operations["getMeta"];
         put?: never;
@@ -630,6 +632,8 @@ export interface paths {
         /**
          * The event catalogue, as this key may subscribe to it
          * @description Every event type a webhook destination can subscribe to (spec 6.3), with the scope needed to receive it and whether this key may subscribe to it (`subscribable`: it holds that scope and `webhooks:read`). `webhook.test` and `events.skipped` cannot be subscribed to and are not listed. Any valid key, no scope needed.
+         *
+         *     Scopes: none (any valid key).
          */
         get: operations["listEventTypes"];
         put?: never;

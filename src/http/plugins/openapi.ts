@@ -65,8 +65,9 @@ function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): 
     if (config.reasons.forbidden?.length) parts.push(`\`403 forbidden\` ${list(config.reasons.forbidden)}`);
     if (parts.length) schema.description = `${schema.description ?? ''}\n\nReasons: ${parts.join('; ')} (\`details.reason\`; the list is closed).`;
   }
-  if (isV1 && config.scopes?.length && !String(schema.description ?? '').includes('\n\nScopes: ')) {
-    const line = `\n\nScopes: ${config.scopes.map((s: string) => `\`${s}\``).join(', ')}.`;
+  if (isV1 && config.scopes && !String(schema.description ?? '').includes('\n\nScopes: ')) {
+    // An empty list is a route any valid key may call (GET /v1/meta): said so, not left out.
+    const line = config.scopes.length ? `\n\nScopes: ${config.scopes.map((s: string) => `\`${s}\``).join(', ')}.` : '\n\nScopes: none (any valid key).';
     schema.description = (schema.description ?? '') + line;
   }
 }

@@ -13,7 +13,7 @@ import type { WeekSchedule } from '../../db/tables/agenda.js';
 import { backOfficeActor } from './actor.js';
 import { createApiKey } from '../auth/keys-service.js';
 import { createPaymentPlan } from '../billing/plans.js';
-import { bookAppointment } from '../calendars/booking.js';
+import { insertAppointment, type AppointmentInsert } from '../appointments/service.js';
 import { createCalendar, freeSlots, bookableWindow } from '../calendars/service.js';
 import { openConversation, recordMessage } from '../conversations/service.js';
 import { updateFacility } from '../facilities/service.js';
@@ -231,8 +231,11 @@ export async function seedDemoAgenda(db: Kysely<DB>, clinicId: string, facilityI
     people.map((p, i) => ({ ...p, facilityId: i % 5 === 4 ? second : main })),
   );
 
-  // Appointments over the coming two weeks, so availability has gaps and the caller has a next visit.
+  // Appointments over the coming two weeks, so availability has gaps and the caller has a next
+  // visit: every few free slots of two calendars, inserted in one transaction (the slots were
+  // free a moment ago and nobody else writes this new clinic).
   const now = new Date();
+  const bookings: AppointmentInsert[] = [];
   for (const [cal, every] of [
     [hygiene, 3],
     [firstVisit, 4],
@@ -241,9 +244,26 @@ export async function seedDemoAgenda(db: Kysely<DB>, clinicId: string, facilityI
     const slots = await freeSlots(db, cal, 'Europe/Rome', window);
     for (let i = 0, p = 0; i < slots.length && p < 12; i += every, p++) {
       const patientId = cal === hygiene && p === 0 ? patientIds[0]! : patientIds[1 + ((p * 3 + (cal === hygiene ? 0 : 1)) % (patientIds.length - 1))]!;
-      await bookAppointment(db, scope, { calendarId: cal.id, patientId, start: slots[i]!.start, reason: cal === hygiene ? 'Igiene semestrale' : 'Controllo' });
+      const slot = slots[i]!;
+      bookings.push({
+        patientId,
+        facilityId: cal.facility_id,
+        doctorId: slot.doctorId,
+        chairId: slot.chairId,
+        calendarId: cal.id,
+        start: slot.start,
+        end: slot.end,
+        status: 'scheduled',
+        origin: 'api',
+        type: cal.appointment_type,
+        category: cal.appointment_category,
+        reason: cal === hygiene ? 'Igiene semestrale' : 'Controllo',
+      });
     }
   }
+  await db.transaction().execute(async (trx) => {
+    for (const booking of bookings) await insertAppointment(trx, scope, booking);
+  });
 
   const conversation = await openConversation(db, scope, { patientId: patientIds[2]!, facilityId: main });
   const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000).toISOString();
