@@ -5,6 +5,7 @@ import { closeContext } from '../../bootstrap.js';
 import type { AppContext } from '../../context.js';
 import { testConfig } from '../../config.js';
 import { Authenticator } from '../../modules/auth/authenticate.js';
+import { offlineDocumentsRuntime } from '../../modules/documents/runtime.js';
 import { commandName, kebab, openAdminApi, type AdminOperation } from '../admin-api.js';
 import type { Command } from '../commands.js';
 import { printResult } from '../output.js';
@@ -12,8 +13,10 @@ import { describeApiError, fail, openContext } from '../support.js';
 
 /** The operations, read from routes built without a database (building touches none). */
 export async function listAdminOperations(): Promise<AdminOperation[]> {
+  const config = testConfig();
   const offline = {
-    config: testConfig(),
+    config,
+    documents: offlineDocumentsRuntime(config.documents),
     database: null,
     db: null,
     authenticator: new Authenticator(null as never),

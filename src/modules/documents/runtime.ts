@@ -23,3 +23,8 @@ export async function createDocumentsRuntime(config: DocumentsConfig, db: Kysely
   const scanner = config.scanner.kind === 'clamd' ? new ClamdScanner(config.scanner) : noScanner;
   return { config, store, scanner, linkSecret };
 }
+
+/** A runtime that touches nothing (no secret, no folder, no store): for routes built only to be listed (the CLI's help). */
+export function offlineDocumentsRuntime(config: DocumentsConfig): DocumentsRuntime {
+  return { config, store: new FsStorage(config.dir, ''), scanner: noScanner, linkSecret: '' };
+}
