@@ -35,6 +35,8 @@ async function main(): Promise<void> {
   }
   const role = parseRole(process.argv.slice(2));
 
+  // The HTTP app's modules load while the database opens (start-up time: README, "Quick start").
+  const appModule = role === 'worker' ? null : import('./app.js');
   let ctx;
   try {
     ctx = await createContext(config);
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
   }
 
   // The worker role builds no HTTP app (nor loads it): it logs through its own pino logger.
-  const http = role === 'worker' ? null : await (await import('./app.js')).createHttpService(ctx);
+  const http = appModule ? await (await appModule).createHttpService(ctx) : null;
   const log = http?.app.log ?? pino({ level: config.logLevel });
 
   if (config.webhookAllowInsecure) {
