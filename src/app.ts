@@ -141,6 +141,8 @@ export interface HttpService {
   listen(): Promise<void>;
   /** Stops accepting and waits for the requests in flight. */
   close(): Promise<void>;
+  /** Where the back office answers once listening (ADMIN_PORT's listener, or PORT's), for the CLI. */
+  adminUrl(): string;
 }
 
 /**
@@ -178,6 +180,12 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
     async close() {
       await adminListener?.close();
       await app.close();
+    },
+    adminUrl() {
+      const loopback = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host);
+      if (adminListener) return `http://${loopback(config.adminHost)}:${adminListener.port}`;
+      const address = app.server.address();
+      return `http://${loopback(config.host)}:${typeof address === 'object' && address ? address.port : config.port}`;
     },
   };
 }

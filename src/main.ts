@@ -3,10 +3,12 @@
  * `--role=api` serves HTTP only, `--role=worker` runs deliveries and periodic jobs only;
  * the default runs both in one process.
  */
+import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { closeContext, createContext } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
 import { DataFolderLockedError } from './db/database.js';
+import { announceServer } from './db/server-file.js';
 import { allJobs } from './jobs/index.js';
 import { startScheduler, type Running } from './jobs/scheduler.js';
 import { seedDemoClinic } from './modules/clinics/demo.js';
@@ -34,6 +36,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const role = parseRole(process.argv.slice(2));
+  // On the embedded database the CLI cannot open the locked folder: it calls this process's back
+  // office instead (src/db/server-file.ts), with ADMIN_TOKEN or, when unset, a token made up now.
+  const embedded = !config.databaseUrl;
+  if (embedded && role !== 'worker' && config.adminToken === null) config = { ...config, adminToken: randomBytes(32).toString('base64url') };
 
   // The HTTP app's modules load while the database opens (start-up time: README, "Quick start").
   const appModule = role === 'worker' ? null : import('./app.js');
@@ -65,6 +71,7 @@ async function main(): Promise<void> {
     background.push(startScheduler(ctx, allJobs(), (msg, err) => log.error({ err }, msg)));
   }
   await http?.listen();
+  const unannounce = http && embedded ? announceServer(config.dataDir, { adminUrl: http.adminUrl(), token: config.adminToken! }) : null;
   log.info({ role, database: ctx.database.engine }, 'started');
 
   let stopping = false;
@@ -77,6 +84,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
+    unannounce?.();
     await http?.close(); // stops accepting, waits for requests in flight
     await Promise.all(background.map((b) => b.stop()));
     await closeContext(ctx);

@@ -25,8 +25,9 @@ export interface DemoClinic {
   facilityIds: string[];
 }
 
-async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]> {
-  const a = await createFacility(db, clinicId, {
+/** The two facilities of each demo clinic (also made by `dental-clinic demo data`). */
+export const DEMO_FACILITIES = [
+  {
     name: 'Sede di Milano',
     street: 'Via Torino 12',
     city: 'Milano',
@@ -36,8 +37,8 @@ async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]
     email: 'milano@studio-sorriso.example',
     isMainLocation: true,
     avgAppointmentMinutes: 30,
-  });
-  const b = await createFacility(db, clinicId, {
+  },
+  {
     name: 'Sede di Monza',
     street: 'Via Italia 3',
     city: 'Monza',
@@ -46,13 +47,20 @@ async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]
     phone: '+390392345678',
     email: 'monza@studio-sorriso.example',
     avgAppointmentMinutes: 45,
-  });
-  return [a.id, b.id];
+  },
+];
+
+export const DEMO_CLINIC_NAME = 'Studio Dentistico Sorriso';
+
+async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const f of DEMO_FACILITIES) ids.push((await createFacility(db, clinicId, f)).id);
+  return ids;
 }
 
 export async function createDemoClinic(db: Kysely<DB>): Promise<DemoClinic> {
-  const live = await createClinic(db, { name: 'Studio Dentistico Sorriso', mode: 'live' });
-  const test = await createClinic(db, { name: 'Studio Dentistico Sorriso (test)', mode: 'test', organizationId: live.organizationId });
+  const live = await createClinic(db, { name: DEMO_CLINIC_NAME, mode: 'live' });
+  const test = await createClinic(db, { name: `${DEMO_CLINIC_NAME} (test)`, mode: 'test', organizationId: live.organizationId });
   const liveFacilities = await facilitiesFor(db, live.id);
   await facilitiesFor(db, test.id);
   const liveKey = await createApiKey(db, live.id, { name: 'Demo live key', scopes: [...SCOPES] });
