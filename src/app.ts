@@ -15,7 +15,8 @@ import { errorEnvelope } from './http/errors.js';
 import { listenAdmin, type AdminListener } from './http/admin-listener.js';
 import { adminGate } from './http/plugins/admin-auth.js';
 import { publicGate, v1Gate } from './http/plugins/caller.js';
-import { answerNotFound, registerErrorHandling } from './http/plugins/errors.js';
+import { allowedMethodsOf, notFoundOrWrongMethod, registerLocation } from './http/method-not-allowed.js';
+import { registerErrorHandling } from './http/plugins/errors.js';
 import { registerHealth } from './http/plugins/health.js';
 import { registerIdempotency } from './http/plugins/idempotency.js';
 import { createMetrics, registerMetrics, registerMetricsRoute, type HttpMetrics } from './http/plugins/metrics.js';
@@ -45,6 +46,9 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The router's options (the 405 matcher of src/http/method-not-allowed.ts uses the same). */
+const ROUTER_OPTIONS = { maxParamLength: 500 };
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { ctx } = options;
   const limiter = options.limiter ?? new RateLimiter(new MemoryCounterStore());
@@ -61,7 +65,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     ajv: { customOptions: { allErrors: true } },
     routerOptions: {
-      maxParamLength: 500,
+      ...ROUTER_OPTIONS,
       // With a back-office listener of its own, the router tells the two listeners apart.
       ...(ctx.config.adminPort !== null ? { constraints: { listener: listenerConstraint } } : {}),
     },
@@ -91,7 +95,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerInputChecks(app);
   app.addHook('onClose', async () => limiter.close());
 
-  registerErrorHandling(app, ctx.config.bodyLimitBytes);
+  // Outside /v1: a public path (health, documents) with another method is 405; anything else 404.
+  registerErrorHandling(app, ctx.config.bodyLimitBytes, notFoundOrWrongMethod(allowedMethodsOf(app, ['public'], ROUTER_OPTIONS)));
+  registerLocation(app, allowedMethodsOf(app, ['public', 'v1', 'admin'], ROUTER_OPTIONS));
   // Before every other onRoute hook (the OpenAPI generator reads the plane it stamps).
   requirePlanes(app, { separateAdminListener: ctx.config.adminPort !== null });
   registerMetrics(app, metrics);
@@ -116,7 +122,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     async (v1) => {
       // A /v1 path that matches no route is still answered behind the v1 gate (401 without a
       // key, rate headers always): the router matched this plane's 404, not a string test.
-      await v1.register(async (prefixed) => prefixed.setNotFoundHandler(answerNotFound), { prefix: '/v1' });
+      // A known path with another method is 405 with Allow (src/http/method-not-allowed.ts).
+      const v1Methods = notFoundOrWrongMethod(allowedMethodsOf(app, ['v1'], ROUTER_OPTIONS));
+      await v1.register(async (prefixed) => prefixed.setNotFoundHandler(v1Methods), { prefix: '/v1' });
       registerIdempotency(v1, ctx.db);
       registerV1Routes(v1 as unknown as App, ctx);
       options.extraRoutes?.(v1 as unknown as App, ctx);

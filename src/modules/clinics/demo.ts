@@ -54,7 +54,8 @@ export const DEMO_CLINIC_NAME = 'Studio Dentistico Sorriso';
 
 async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]> {
   const ids: string[] = [];
-  for (const f of DEMO_FACILITIES) ids.push((await createFacility(db, clinicId, f)).id);
+  // The demo's phones are written in E.164 already: the region reads none of them.
+  for (const f of DEMO_FACILITIES) ids.push((await createFacility(db, { clinicId, region: 'IT' }, f)).id);
   return ids;
 }
 

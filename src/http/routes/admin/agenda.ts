@@ -18,6 +18,7 @@ import { updateFacility } from '../../../modules/facilities/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { Email, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
+import { clinicActor } from './actor.js';
 import { AppointmentDetailSchema } from '../v1/appointments.js';
 import { FacilitySchema } from '../v1/facilities.js';
 import { registerBillingAdminRoutes } from './agenda-billing.js';
@@ -311,7 +312,13 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { view, version } = await updateFacility(db, request.params.clinicId, request.params.id, request.body as any, expectedVersion(request));
+      const { view, version } = await updateFacility(
+        db,
+        await clinicActor(ctx, request, request.params.clinicId),
+        request.params.id,
+        request.body as any,
+        expectedVersion(request),
+      );
       setEtag(reply, version);
       return view;
     },
