@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { actorEnvironment, type AppContext } from './context.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from './core/errors.js';
@@ -17,6 +17,8 @@ import { adminGate } from './http/plugins/admin-auth.js';
 import { publicGate, v1Gate } from './http/plugins/caller.js';
 import { allowedMethodsOf, notFoundOrWrongMethod, registerLocation } from './http/method-not-allowed.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
+import { registerRequestLog } from './http/plugins/request-log.js';
+import { loggerOptions } from './lib/logger.js';
 import { registerHealth } from './http/plugins/health.js';
 import { registerIdempotency } from './http/plugins/idempotency.js';
 import { createMetrics, registerMetrics, registerMetricsRoute, type HttpMetrics } from './http/plugins/metrics.js';
@@ -55,7 +57,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const metrics = options.metrics ?? createMetrics();
 
   const app = Fastify({
-    logger: options.logger ?? { level: ctx.config.logLevel, redact: ['req.headers.authorization'] },
+    logger: options.logger ?? loggerOptions(ctx.config),
+    // One line per request instead of Fastify's two: src/http/plugins/request-log.ts.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     // Accept a caller's request id when it is a safe token, so traces join up; otherwise make one.
@@ -93,6 +97,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   registerInputChecks(app);
+  registerRequestLog(app);
   app.addHook('onClose', async () => limiter.close());
 
   // Outside /v1: a public path (health, documents) with another method is 405; anything else 404.

@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError } from '../core/errors.js';
 import { errorEnvelope } from './errors.js';
-import type { Plane } from './planes.js';
+import { arrivedOnAdminListener, type Plane } from './planes.js';
 
 export type AllowedMethods = (path: string) => string[];
 
@@ -44,7 +44,8 @@ export function notFoundOrWrongMethod(allowed: AllowedMethods) {
     const path = request.url.split('?')[0]!;
     let methods: string[] = [];
     try {
-      methods = allowed(path);
+      // On the back office's own listener (ADMIN_PORT) the public and /v1 routes do not exist.
+      if (!arrivedOnAdminListener(request.raw)) methods = allowed(path);
     } catch {
       // A path the router could not decode has no route either: 404.
     }

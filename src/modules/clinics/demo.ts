@@ -95,3 +95,14 @@ export async function seedDemoClinic(db: Kysely<DB>, options: DemoOptions): Prom
   p(`Docs: ${base}/docs`);
   p('');
 }
+
+/** On PostgreSQL (no demo): while there is no clinic yet, each start says how to make the first one and its key. */
+export async function printFirstSteps(db: Kysely<DB>, print: (line: string) => void): Promise<void> {
+  if (await db.selectFrom('clinics').select('id').limit(1).executeTakeFirst()) return;
+  print('');
+  print('No clinic yet. Make the first clinic and its API key with the CLI, on the same DATABASE_URL:');
+  print('  npx dental-clinic clinics create --name "Studio Dentistico Rossi"');
+  print('  npx dental-clinic keys create --clinic <the id printed above> --name "Integrazione" --scopes all');
+  print('The token is printed once. `npx dental-clinic demo data` makes a demo clinic with keys and patients instead.');
+  print('');
+}
