@@ -11,11 +11,13 @@ import type { Args, Command } from './commands.js';
 import { bulkCommands } from './commands/bulk.js';
 import { operationHelp, runOperation } from './commands/call.js';
 import { tenantCommands } from './commands/tenants.js';
+import { webhookCommands } from './commands/webhooks.js';
 import { connect, offlineOperations, type Connection } from './connect.js';
 import { printError, UsageError } from './output.js';
 
-const commands: Command[] = [...tenantCommands, ...bulkCommands];
-const argv = process.argv.slice(2);
+const commands: Command[] = [...tenantCommands, ...bulkCommands, ...webhookCommands];
+// `trigger <event-type>` is `trigger --type <event-type>` (the spelling of Stripe's CLI).
+const argv = ((args) => (args[0] === 'trigger' && args[1] && !args[1].startsWith('-') ? ['trigger', '--type', ...args.slice(1)] : args))(process.argv.slice(2));
 const json = argv.includes('--json');
 
 function exit(error: unknown): never {
