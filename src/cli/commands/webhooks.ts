@@ -101,7 +101,7 @@ export const webhookCommands: Command[] = [
     name: 'trigger',
     summary: 'Make a sample event of a type in a test clinic (destinations and listen receive it)',
     options: {
-      type: { description: 'Event type (spec 6.3), e.g. appointment.created', example: 'appointment.created', required: true },
+      type: { description: 'Event type, e.g. appointment.created', example: 'appointment.created', required: true },
       clinic: TEST_CLINIC,
       facility: { description: 'Facility id of the event (default none)', example: '7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f' },
     },

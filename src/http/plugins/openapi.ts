@@ -5,6 +5,7 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { webhooksSection } from './openapi-webhooks.js';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { exampleFor } from './openapi-examples.js';
 import { ErrorEnvelopeSchema } from '../../core/schemas.js';
@@ -179,12 +180,15 @@ export async function registerOpenApi(app: FastifyInstance): Promise<OpenApiDocs
   let admin: OpenApiDoc | null = null;
   return {
     v1: () =>
-      (v1 ??= cut(
-        app.swagger() as OpenApiDoc,
-        '/v1',
-        { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION },
-        idempotentOperations,
-      )),
+      (v1 ??= {
+        ...cut(
+          app.swagger() as OpenApiDoc,
+          '/v1',
+          { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION },
+          idempotentOperations,
+        ),
+        webhooks: webhooksSection(),
+      }),
     admin: () =>
       (admin ??= cut(
         app.swagger() as OpenApiDoc,
