@@ -101,7 +101,7 @@ export interface paths {
         };
         /**
          * Read a patient
-         * @description The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data, spec 1.6). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.
+         * @description The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.
          *
          *     Scopes: `patients:read`.
          */
@@ -223,7 +223,7 @@ export interface paths {
         };
         /**
          * List appointments
-         * @description A page of appointments (spec 2.2) of the clinic and of the facilities the key sees.
+         * @description A page of appointments of the clinic and of the facilities the key sees.
          *
          *     Order: `sort=updated` (default) by last modification, oldest first, then by id, for syncing with `updatedSince`; `sort=start` by start time, then by id (sending `updatedSince` with it is `400`).
          *
@@ -243,7 +243,7 @@ export interface paths {
          * Book a free slot of a calendar
          * @description For the chat bot and the voice agent: books the slot starting at `start` in the calendar `calendarId` for the patient, with status `scheduled` and the `origin` the caller names (`api`, `bot` or `voice`). The facility is the calendar’s; the doctor is `doctorId` when given (it must be one of the calendar’s) or the first free one; the chair is the first free one of the calendar.
          *
-         *     Answers `201` with the appointment (spec 2.2) and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.
+         *     Answers `201` with the appointment and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.
          *
          *     `409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked it meanwhile), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).
          *
@@ -269,7 +269,7 @@ export interface paths {
         };
         /**
          * Read an appointment
-         * @description One appointment (spec 2.2) with an `ETag`. With `clinical:read` it also holds `notes`, `clinicalNotes` and `completionNotes`; without it those three fields are absent. The read of `title`, `reason` and the notes is access-logged (the fields that hold text).
+         * @description One appointment with an `ETag`. With `clinical:read` it also holds `notes`, `clinicalNotes` and `completionNotes`; without it those three fields are absent. The read of `title`, `reason` and the notes is access-logged (the fields that hold text).
          *
          *     Scopes: `appointments:read`.
          */
@@ -379,7 +379,7 @@ export interface paths {
         };
         /**
          * Read a conversation
-         * @description The conversation (spec 2.7) with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.
+         * @description The conversation with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.
          *
          *     Scopes: `messages:read`.
          */
@@ -489,7 +489,7 @@ export interface paths {
         head?: never;
         /**
          * Update a task
-         * @description Only the fields sent change (at least one is needed); `null` removes the due date or the assignee. `status` may move between any of todo, in_progress and done (spec 3.6 sets no restriction); becoming `done` records `task.completed`.
+         * @description Only the fields sent change (at least one is needed); `null` removes the due date or the assignee. `status` may move between any of todo, in_progress and done (no restriction between them); becoming `done` records `task.completed`.
          *
          *     `assigneeId` must be an active staff profile of the clinic (`400` naming `assigneeId` otherwise). `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.
          *
@@ -539,7 +539,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook destination
-         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (spec 6.3); `403 insufficient_scope` lists exactly the missing ones. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
+         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
          *
          *     Scopes: `webhooks:write` and the scope of each chosen event.
          *
@@ -639,7 +639,7 @@ export interface paths {
         };
         /**
          * List the events of the last 30 days
-         * @description Events in the envelope of spec 6.2, `id` being the event id. Oldest first (by `createdAt`, then `id`); events never change, so `updatedSince` keeps those created from that instant on. Only the events the key can see: those whose scope it holds (for `events.skipped`, the scope of `data.type`) and, for a key limited to facilities, those of its facilities (events without a facility are seen only by keys not limited to facilities, except `events.skipped`, which every key with the scope sees). Filter `type`: one event type. Events older than 30 days are purged.
+         * @description Events in the envelope of the webhooks, `id` being the event id. Oldest first (by `createdAt`, then `id`), unlike `GET /webhook-deliveries` (newest first) on purpose: the events are a feed read in order and resumed where it stopped, the deliveries a view for watching destinations; events never change, so `updatedSince` keeps those created from that instant on. Only the events the key can see: those whose scope it holds (for `events.skipped`, the scope of `data.type`) and, for a key limited to facilities, those of its facilities (events without a facility are seen only by keys not limited to facilities, except `events.skipped`, which every key with the scope sees). Filter `type`: one event type. Events older than 30 days are purged.
          *
          *     Scopes: `webhooks:read`.
          */
@@ -661,7 +661,7 @@ export interface paths {
         };
         /**
          * List webhook deliveries
-         * @description Deliveries and their status, newest first (by `createdAt`, then `id`, descending). Filters `endpointId` and `status`. Deliveries of a deleted destination stay listed for 30 days; finished deliveries are purged after 30 days. A key sees the deliveries of the destinations it sees (see GET /webhook-endpoints).
+         * @description Deliveries and their status, newest first (by `createdAt`, then `id`, descending), unlike `GET /events` (oldest first) on purpose: this list is for watching destinations, where the latest failures matter first; the events are a feed read in order and resumed. Filters `endpointId` and `status`. Deliveries of a deleted destination stay listed for 30 days; finished deliveries are purged after 30 days. A key sees the deliveries of the destinations it sees (see GET /webhook-endpoints).
          *
          *     Scopes: `webhooks:read`.
          */
@@ -721,7 +721,488 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "patient.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * patient.created
+         * @description Sent to destinations subscribed to `patient.created` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onPatientCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "patient.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * patient.updated
+         * @description Sent to destinations subscribed to `patient.updated` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onPatientUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "patient.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * patient.archived
+         * @description Sent to destinations subscribed to `patient.archived` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onPatientArchived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.created
+         * @description Sent to destinations subscribed to `appointment.created` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.rescheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.rescheduled
+         * @description Sent to destinations subscribed to `appointment.rescheduled` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentRescheduled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.confirmed
+         * @description Sent to destinations subscribed to `appointment.confirmed` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentConfirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.cancelled
+         * @description Sent to destinations subscribed to `appointment.cancelled` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.checked_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.checked_in
+         * @description Sent to destinations subscribed to `appointment.checked_in` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentCheckedIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.completed
+         * @description Sent to destinations subscribed to `appointment.completed` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.no_show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.no_show
+         * @description Sent to destinations subscribed to `appointment.no_show` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentNoShow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "treatment_plan.presented": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * treatment_plan.presented
+         * @description Sent to destinations subscribed to `treatment_plan.presented` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onTreatmentPlanPresented"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "treatment_plan.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * treatment_plan.accepted
+         * @description Sent to destinations subscribed to `treatment_plan.accepted` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onTreatmentPlanAccepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "treatment_plan.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * treatment_plan.rejected
+         * @description Sent to destinations subscribed to `treatment_plan.rejected` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onTreatmentPlanRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.issued
+         * @description Sent to destinations subscribed to `invoice.issued` (the key that made the destination needs `billing:read`). `data` is the invoice as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onInvoiceIssued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.paid
+         * @description Sent to destinations subscribed to `invoice.paid` (the key that made the destination needs `billing:read`). `data` is the invoice as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onInvoicePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.received
+         * @description Sent to destinations subscribed to `payment.received` (the key that made the destination needs `billing:read`). `data` is the payment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onPaymentReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "installment.overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * installment.overdue
+         * @description Sent to destinations subscribed to `installment.overdue` (the key that made the destination needs `billing:read`). `data` is the installment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onInstallmentOverdue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.created
+         * @description Sent to destinations subscribed to `lead.created` (the key that made the destination needs `leads:read`). `data` is the lead as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onLeadCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.converted
+         * @description Sent to destinations subscribed to `lead.converted` (the key that made the destination needs `leads:read`). `data` is the lead as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onLeadConverted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.created
+         * @description Sent to destinations subscribed to `task.created` (the key that made the destination needs `tasks:read`). `data` is the task as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onTaskCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.completed
+         * @description Sent to destinations subscribed to `task.completed` (the key that made the destination needs `tasks:read`). `data` is the task as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onTaskCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.message_received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.message_received
+         * @description Sent to destinations subscribed to `conversation.message_received` (the key that made the destination needs `messages:read`). `data` is the conversation as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onConversationMessageReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.handoff_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.handoff_requested
+         * @description Sent to destinations subscribed to `conversation.handoff_requested` (the key that made the destination needs `messages:read`). `data` is the conversation as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onConversationHandoffRequested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.logged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.logged
+         * @description Sent to destinations subscribed to `call.logged` (the key that made the destination needs `calls:read`). `data` is the call as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onCallLogged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** ErrorEnvelope */
@@ -7670,7 +8151,7 @@ export interface operations {
                      * @example https://hooks.example.com/dental
                      */
                     url: string;
-                    /** @description 1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
+                    /** @description 1 to 50 distinct event types of the catalogue (the `webhooks` section of this document). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
                     events: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged")[];
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
@@ -8410,7 +8891,7 @@ export interface operations {
                      * @example https://hooks.example.com/dental
                      */
                     url?: string;
-                    /** @description 1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
+                    /** @description 1 to 50 distinct event types of the catalogue (the `webhooks` section of this document). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
                     events?: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged")[];
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
@@ -9277,7 +9758,7 @@ export interface operations {
                              * @description The event id; use it to spot duplicates
                              */
                             eventId: string;
-                            /** @description Event type (spec 6.3), or `events.skipped` */
+                            /** @description Event type (the `webhooks` section of this document), or `events.skipped` */
                             type: string;
                             /**
                              * Format: date-time
@@ -10341,6 +10822,1782 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
+            };
+        };
+    };
+    onPatientCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "patient.created",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "patient.created";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPatientUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "patient.updated",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "patient.updated";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPatientArchived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "patient.archived",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "patient.archived";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.created",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.created";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentRescheduled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.rescheduled",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.rescheduled";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentConfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.confirmed",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.confirmed";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.cancelled",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentCheckedIn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.checked_in",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.checked_in";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.completed",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.completed";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentNoShow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.no_show",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.no_show";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTreatmentPlanPresented: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "treatment_plan.presented",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "treatment_plan.presented";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTreatmentPlanAccepted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "treatment_plan.accepted",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "treatment_plan.accepted";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTreatmentPlanRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "treatment_plan.rejected",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "treatment_plan.rejected";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceIssued: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "invoice.issued",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "invoice.issued";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoicePaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "invoice.paid",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "invoice.paid";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "payment.received",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "payment.received";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInstallmentOverdue: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "installment.overdue",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "installment.overdue";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onLeadCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "lead.created",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "lead.created";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onLeadConverted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "lead.converted",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "lead.converted";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTaskCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "task.created",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "task.created";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTaskCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "task.completed",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "task.completed";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConversationMessageReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "conversation.message_received",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "conversation.message_received";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConversationHandoffRequested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "conversation.handoff_requested",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "conversation.handoff_requested";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCallLogged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "call.logged",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "call.logged";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
