@@ -5,6 +5,7 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { addCodeSamples } from './openapi-samples.js';
 import { webhooksSection } from './openapi-webhooks.js';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { exampleFor } from './openapi-examples.js';
@@ -123,7 +124,11 @@ function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOpera
   for (const [path, item] of Object.entries(full.paths ?? {})) {
     if (!path.startsWith(prefix + '/') || path.endsWith('/openapi.json')) continue;
     const copy = structuredClone(item) as OpenApiDoc;
-    for (const method of HTTP_METHODS) if (copy[method]) decorateOperation(path, method, copy[method], idempotentOperations, rateLimited);
+    for (const method of HTTP_METHODS) {
+      if (!copy[method]) continue;
+      decorateOperation(path, method, copy[method], idempotentOperations, rateLimited);
+      if (prefix === '/v1') addCodeSamples(path.slice(prefix.length), method, copy[method]);
+    }
     paths[path.slice(prefix.length)] = copy;
   }
   const usedTags = new Set<string>();
