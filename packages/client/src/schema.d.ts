@@ -32,6 +32,53 @@ export interface paths {
          *     Reasons: `409 conflict` `duplicate_patient`; `403 forbidden` `plan_limit` (`details.reason`; the list is closed).
          *
          *     Scopes: `patients:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/patients" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"firstName":"Mario","lastName":"Rossi","email":"mario.rossi@example.com","phone":"+393331234567","dateOfBirth":"1985-04-12","gender":"male","taxCode":"RSSMRA85D12F205X","address":{"street":"Via Torino 12","city":"Milano","zip":"20123","country":"IT"},"facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","referralSource":"walk_in","allergies":["penicillina"],"medications":["ibuprofene"],"conditions":["ipertensione"],"notes":"Il paziente chiede un appuntamento per una pulizia."}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createPatient', {
+         *       body: {
+         *         "firstName": "Mario",
+         *         "lastName": "Rossi",
+         *         "email": "mario.rossi@example.com",
+         *         "phone": "+393331234567",
+         *         "dateOfBirth": "1985-04-12",
+         *         "gender": "male",
+         *         "taxCode": "RSSMRA85D12F205X",
+         *         "address": {
+         *           "street": "Via Torino 12",
+         *           "city": "Milano",
+         *           "zip": "20123",
+         *           "country": "IT"
+         *         },
+         *         "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "referralSource": "walk_in",
+         *         "allergies": [
+         *           "penicillina"
+         *         ],
+         *         "medications": [
+         *           "ibuprofene"
+         *         ],
+         *         "conditions": [
+         *           "ipertensione"
+         *         ],
+         *         "notes": "Il paziente chiede un appuntamento per una pulizia."
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createPatient"];
         delete?: never;
@@ -60,6 +107,24 @@ export interface paths {
          *     A `facilityId` the key does not see or that does not exist is `400`.
          *
          *     Scopes: `patients:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/patients/search?q=Rossi" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('searchPatients', {
+         *       params: { query: { q: 'Rossi' } },
+         *     });
+         *     ```
          */
         get: operations["searchPatients"];
         put?: never;
@@ -82,6 +147,24 @@ export interface paths {
          * @description By a phone in any format. Answers `200` with `{ found: true, patient: { id, name } }`, or `{ found: false, patient: null }` when no patient the key sees has that number (erased patients never match). When several patients share the number, an active one is preferred, then the most recently updated. A string that is not a phone number is `400`.
          *
          *     Scopes: `patients:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/patients/lookup?phone=Rossi" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('lookupPatient', {
+         *       params: { query: { phone: 'Rossi' } },
+         *     });
+         *     ```
          */
         get: operations["lookupPatient"];
         put?: never;
@@ -104,6 +187,24 @@ export interface paths {
          * @description The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.
          *
          *     Scopes: `patients:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/patients/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getPatient', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getPatient"];
         put?: never;
@@ -134,6 +235,40 @@ export interface paths {
          *     Concurrent creations with the same phone or email wait for each other and end in one lead. With `Idempotency-Key` a retry replays the first response.
          *
          *     Scopes: `leads:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/leads" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"firstName":"Mario","lastName":"Rossi","email":"mario.rossi@example.com","phone":"+393331234567","source":"social_media","sourceDetail":"testo","status":"new","notes":"Il paziente chiede un appuntamento per una pulizia.","assignedTo":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","estimatedValue":1,"nextFollowUpAt":"2026-03-02T09:30:00Z","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createLead', {
+         *       body: {
+         *         "firstName": "Mario",
+         *         "lastName": "Rossi",
+         *         "email": "mario.rossi@example.com",
+         *         "phone": "+393331234567",
+         *         "source": "social_media",
+         *         "sourceDetail": "testo",
+         *         "status": "new",
+         *         "notes": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "estimatedValue": 1,
+         *         "nextFollowUpAt": "2026-03-02T09:30:00Z",
+         *         "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createLead"];
         delete?: never;
@@ -154,6 +289,24 @@ export interface paths {
          * @description The lead, its `ETag`, and its activities oldest first (`kind` is `call`, `note`, `email`, `message`, `meeting` or `status_change`). `deduplicated` is always false here. A lead of another clinic or of a facility the key does not see is `404`.
          *
          *     Scopes: `leads:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/leads/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getLead', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getLead"];
         put?: never;
@@ -184,6 +337,45 @@ export interface paths {
          *     `transcript` needs `clinical:write` (`403 insufficient_scope`, `requiredScopes: ["clinical:write"]`); it is never in this response. `patientId`, `leadId` and `facilityId` must be rows the key sees (else `400` naming the field); `facilityId` is required for a key limited to facilities.
          *
          *     Scopes: `calls:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/calls" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"externalCallId":"testo","direction":"inbound","from":"+393331234567","to":"+393331234567","startedAt":"2026-03-02T09:30:00Z","durationSeconds":1,"outcome":"booked","summary":"Il paziente chiede un appuntamento per una pulizia.","recordingUrl":"https://hooks.example.com/dental","transcript":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","caller":{"firstName":"Mario","lastName":"Rossi"}}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createCall', {
+         *       body: {
+         *         "externalCallId": "testo",
+         *         "direction": "inbound",
+         *         "from": "+393331234567",
+         *         "to": "+393331234567",
+         *         "startedAt": "2026-03-02T09:30:00Z",
+         *         "durationSeconds": 1,
+         *         "outcome": "booked",
+         *         "summary": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "recordingUrl": "https://hooks.example.com/dental",
+         *         "transcript": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "leadId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "caller": {
+         *           "firstName": "Mario",
+         *           "lastName": "Rossi"
+         *         }
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createCall"];
         delete?: never;
@@ -204,6 +396,24 @@ export interface paths {
          * @description The call. `transcript` is present only for a key with `clinical:read`, and that read is written to the access log. A call of another clinic or of a facility the key does not see is `404`.
          *
          *     Scopes: `calls:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/calls/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getCall', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getCall"];
         put?: never;
@@ -236,6 +446,22 @@ export interface paths {
          *     Pages are served from memory and dropped at the commit of any change to the clinic’s appointments: a change made through another server process is seen about a millisecond after its commit. Every read is access-logged, from memory or not.
          *
          *     Scopes: `appointments:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/appointments" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listAppointments');
+         *     ```
          */
         get: operations["listAppointments"];
         put?: never;
@@ -252,6 +478,37 @@ export interface paths {
          *     A `calendarId` or `patientId` the key cannot see, or a `doctorId` not of the calendar, is `400` naming the field.
          *
          *     Scopes: `appointments:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/appointments" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"calendarId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","start":"2026-03-02T09:30:00Z","doctorId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","origin":"api","type":"checkup","category":"recall","title":"Richiamare per il controllo","reason":"Il paziente chiede un appuntamento per una pulizia."}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createAppointment', {
+         *       body: {
+         *         "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "start": "2026-03-02T09:30:00Z",
+         *         "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "origin": "api",
+         *         "type": "checkup",
+         *         "category": "recall",
+         *         "title": "Richiamare per il controllo",
+         *         "reason": "Il paziente chiede un appuntamento per una pulizia."
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createAppointment"];
         delete?: never;
@@ -272,6 +529,24 @@ export interface paths {
          * @description One appointment with an `ETag`. With `clinical:read` it also holds `notes`, `clinicalNotes` and `completionNotes`; without it those three fields are absent. The read of `title`, `reason` and the notes is access-logged (the fields that hold text).
          *
          *     Scopes: `appointments:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/appointments/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getAppointment', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getAppointment"];
         put?: never;
@@ -290,6 +565,30 @@ export interface paths {
          *     Reasons: `409 conflict` `not_reschedulable`; `403 forbidden` `outside_calendar`, `cancellation_notice` (`details.reason`; the list is closed).
          *
          *     Scopes: `appointments:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "https://api.example.com/v1/appointments/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"start":"2026-03-02T09:30:00Z","doctorId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('rescheduleAppointment', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "start": "2026-03-02T09:30:00Z",
+         *         "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+         *       },
+         *     });
+         *     ```
          */
         patch: operations["rescheduleAppointment"];
         trace?: never;
@@ -314,6 +613,24 @@ export interface paths {
          *     Reasons: `409 conflict` `invalid_transition`; `403 forbidden` `outside_calendar`, `cancellation_notice` (`details.reason`; the list is closed).
          *
          *     Scopes: `appointments:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/appointments/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/cancel" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('cancelAppointment', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         post: operations["cancelAppointment"];
         delete?: never;
@@ -338,6 +655,24 @@ export interface paths {
          *     `window` is the part of the request the calendar’s rules let anyone book (after the minimum notice, before the booking horizon): `null`, with `data: []`, when they leave nothing to search (e.g. a window wholly past the horizon, or an inactive calendar). `data: []` with a `window` means no slot is free.
          *
          *     Scopes: `appointments:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/calendars/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/availability" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getCalendarAvailability', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getCalendarAvailability"];
         put?: never;
@@ -360,6 +695,24 @@ export interface paths {
          * @description Where the clinic is and its opening hours. A facility the key is not limited to is `404`. Served from memory and dropped at the commit of any change to the clinic’s facilities: a change made through another server process is seen about a millisecond after its commit.
          *
          *     Scopes: `clinic:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/facilities/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getFacility', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getFacility"];
         put?: never;
@@ -382,6 +735,24 @@ export interface paths {
          * @description The conversation with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.
          *
          *     Scopes: `messages:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/conversations/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getConversation', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getConversation"];
         put?: never;
@@ -408,6 +779,24 @@ export interface paths {
          *     Access log: every page that returns message text is logged (one entry naming the messages with a body or a transcription returned).
          *
          *     Scopes: `messages:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/conversations/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/messages" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listConversationMessages', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["listConversationMessages"];
         put?: never;
@@ -442,6 +831,30 @@ export interface paths {
          *     Reasons: `409 conflict` `handed_to_clinic` (`details.reason`; the list is closed).
          *
          *     Scopes: `messages:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "https://api.example.com/v1/conversations/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/bot" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"state":"attivo","pausedUntil":"2026-03-02T09:30:00Z"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('updateConversationBot', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "state": "attivo",
+         *         "pausedUntil": "2026-03-02T09:30:00Z"
+         *       },
+         *     });
+         *     ```
          */
         patch: operations["updateConversationBot"];
         trace?: never;
@@ -458,6 +871,22 @@ export interface paths {
          * @description Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). Filters: `status`, `assigneeId`, `patientId`, `dueBefore` (tasks with a due date strictly before it; tasks without one are left out), `updatedSince` (modified at or after it).
          *
          *     Scopes: `tasks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/tasks" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listTasks');
+         *     ```
          */
         get: operations["listTasks"];
         put?: never;
@@ -480,6 +909,24 @@ export interface paths {
          * @description One task with its `ETag`.
          *
          *     Scopes: `tasks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/tasks/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getTask', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getTask"];
         put?: never;
@@ -494,6 +941,32 @@ export interface paths {
          *     `assigneeId` must be an active staff profile of the clinic (`400` naming `assigneeId` otherwise). `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.
          *
          *     Scopes: `tasks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "https://api.example.com/v1/tasks/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"title":"Richiamare per il controllo","status":"todo","dueDate":"2026-03-02T09:30:00Z","assigneeId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('updateTask', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "title": "Richiamare per il controllo",
+         *         "status": "todo",
+         *         "dueDate": "2026-03-02T09:30:00Z",
+         *         "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+         *       },
+         *     });
+         *     ```
          */
         patch: operations["updateTask"];
         trace?: never;
@@ -512,6 +985,22 @@ export interface paths {
          *     Order: by last modification, oldest first, then by id. Each installment carries `overdue` (unpaid and due before today in the clinic’s timezone). Amounts are in euro.
          *
          *     Scopes: `billing:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/payment-plans" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listPaymentPlans');
+         *     ```
          */
         get: operations["listPaymentPlans"];
         put?: never;
@@ -534,6 +1023,22 @@ export interface paths {
          * @description Every destination of the clinic (at most 20, so one page: `nextCursor` is always null), oldest first. Secrets are never shown. A key limited to facilities sees only the destinations created by keys limited to some of its own facilities. Deleted destinations are not listed.
          *
          *     Scopes: `webhooks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/webhook-endpoints" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listWebhookEndpoints');
+         *     ```
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
@@ -544,6 +1049,33 @@ export interface paths {
          *     Scopes: `webhooks:write` and the scope of each chosen event.
          *
          *     Reasons: `409 conflict` `endpoint_limit` (`details.reason`; the list is closed).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/webhook-endpoints" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia."}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createWebhookEndpoint', {
+         *       body: {
+         *         "url": "https://hooks.example.com/dental",
+         *         "events": [
+         *           "patient.created"
+         *         ],
+         *         "description": "Il paziente chiede un appuntamento per una pulizia."
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -564,6 +1096,24 @@ export interface paths {
          * @description One destination, without its secret, with an `ETag` for `If-Match`. Deleted, of another clinic, or not visible to the key: `404`.
          *
          *     Scopes: `webhooks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getWebhookEndpoint', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getWebhookEndpoint"];
         put?: never;
@@ -573,6 +1123,24 @@ export interface paths {
          * @description The destination stops receiving at once; its pending deliveries are discarded without being sent (`skippedReason: endpoint_deleted`). Its deliveries stay readable with `GET /webhook-deliveries` for 30 days. Answers `204` with no body.
          *
          *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('deleteWebhookEndpoint', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -582,6 +1150,34 @@ export interface paths {
          * @description `enabled: true` switches a destination back on (also one switched off with `too_many_failures`; its count of discarded deliveries restarts at 0); `enabled: false` switches it off (`disabledReason` null). Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.
          *
          *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia.","enabled":true}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('updateWebhookEndpoint', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "url": "https://hooks.example.com/dental",
+         *         "events": [
+         *           "patient.created"
+         *         ],
+         *         "description": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "enabled": true
+         *       },
+         *     });
+         *     ```
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -600,6 +1196,30 @@ export interface paths {
          * @description Creates a new secret, returned only in this response. The old one keeps signing for `overlapMinutes` (0-10080, default 1440; 0 = it stops at once): meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>`. `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.
          *
          *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/rotate-secret" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"overlapMinutes":1440}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('rotateWebhookEndpointSecret', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "overlapMinutes": 1440
+         *       },
+         *     });
+         *     ```
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -622,6 +1242,24 @@ export interface paths {
          * @description Sends at once one signed `webhook.test` envelope with empty `data` to the destination (also a disabled one) and answers with the outcome: `success`, `statusCode`, `durationMs`, or the kind of network `error`. No retries, and nothing is stored: it is not a delivery. Each test has a fresh `id` (its idempotency key). With a test-kind key nothing is sent: `skipped: "test_mode"`. The request body is optional (`{}`); it has no fields. At most 5 tests per destination per minute (the outcome names the network error, so the limit keeps it from probing hosts in a loop): one more is `429 rate_limited` with `Retry-After`, and consumes none of the key's or the clinic's budget.
          *
          *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/test" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('testWebhookEndpoint', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         post: operations["testWebhookEndpoint"];
         delete?: never;
@@ -642,6 +1280,22 @@ export interface paths {
          * @description Events in the envelope of the webhooks, `id` being the event id. Oldest first (by `createdAt`, then `id`), unlike `GET /webhook-deliveries` (newest first) on purpose: the events are a feed read in order and resumed where it stopped, the deliveries a view for watching destinations; events never change, so `updatedSince` keeps those created from that instant on. Only the events the key can see: those whose scope it holds (for `events.skipped`, the scope of `data.type`) and, for a key limited to facilities, those of its facilities (events without a facility are seen only by keys not limited to facilities, except `events.skipped`, which every key with the scope sees). Filter `type`: one event type. Events older than 30 days are purged.
          *
          *     Scopes: `webhooks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/events" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listEvents');
+         *     ```
          */
         get: operations["listEvents"];
         put?: never;
@@ -664,6 +1318,22 @@ export interface paths {
          * @description Deliveries and their status, newest first (by `createdAt`, then `id`, descending), unlike `GET /events` (oldest first) on purpose: this list is for watching destinations, where the latest failures matter first; the events are a feed read in order and resumed. Filters `endpointId` and `status`. Deliveries of a deleted destination stay listed for 30 days; finished deliveries are purged after 30 days. A key sees the deliveries of the destinations it sees (see GET /webhook-endpoints).
          *
          *     Scopes: `webhooks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/webhook-deliveries" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listWebhookDeliveries');
+         *     ```
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -686,6 +1356,24 @@ export interface paths {
          * @description One delivery and every attempt (status code or kind of network error, and duration; never the receiver’s body).
          *
          *     Scopes: `webhooks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/webhook-deliveries/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getWebhookDelivery', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getWebhookDelivery"];
         put?: never;
@@ -712,6 +1400,25 @@ export interface paths {
          *     Reasons: `409 conflict` `delivery_not_finished`, `redeliver_limit`, `endpoint_deleted`, `endpoint_disabled` (`details.reason`; the list is closed).
          *
          *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/webhook-deliveries/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/redeliver" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('redeliverWebhookDelivery', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
