@@ -114,7 +114,7 @@ async function makeClinics(ctx: AppContext, receiver: Receiver, n: number, tag: 
   const out: Clinic[] = [];
   for (let i = 0; i < n; i++) {
     const c = await createClinic(ctx.db, { name: `Bench ${tag} ${i}` });
-    const f = await createFacility(ctx.db, c.id, { name: 'Sede' });
+    const f = await createFacility(ctx.db, { clinicId: c.id, region: 'IT' }, { name: 'Sede' });
     const key = await createApiKey(ctx.db, c.id, { name: 'bench', scopes: [...SCOPES] });
     const path = `/${tag}/${i}`;
     await ctx.db

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { actorEnvironment, type AppContext } from './context.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from './core/errors.js';
@@ -15,7 +15,10 @@ import { errorEnvelope } from './http/errors.js';
 import { listenAdmin, type AdminListener } from './http/admin-listener.js';
 import { adminGate } from './http/plugins/admin-auth.js';
 import { publicGate, v1Gate } from './http/plugins/caller.js';
-import { answerNotFound, registerErrorHandling } from './http/plugins/errors.js';
+import { allowedMethodsOf, notFoundOrWrongMethod, registerLocation } from './http/method-not-allowed.js';
+import { registerErrorHandling } from './http/plugins/errors.js';
+import { registerRequestLog } from './http/plugins/request-log.js';
+import { loggerOptions } from './lib/logger.js';
 import { registerHealth } from './http/plugins/health.js';
 import { registerIdempotency } from './http/plugins/idempotency.js';
 import { createMetrics, registerMetrics, registerMetricsRoute, type HttpMetrics } from './http/plugins/metrics.js';
@@ -46,13 +49,18 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The router's options (the 405 matcher of src/http/method-not-allowed.ts uses the same). */
+const ROUTER_OPTIONS = { maxParamLength: 500 };
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { ctx } = options;
   const limiter = options.limiter ?? new RateLimiter(new MemoryCounterStore());
   const metrics = options.metrics ?? createMetrics();
 
   const app = Fastify({
-    logger: options.logger ?? { level: ctx.config.logLevel, redact: ['req.headers.authorization'] },
+    logger: options.logger ?? loggerOptions(ctx.config),
+    // One line per request instead of Fastify's two: src/http/plugins/request-log.ts.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     // Accept a caller's request id when it is a safe token, so traces join up; otherwise make one.
@@ -62,7 +70,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     ajv: { customOptions: { allErrors: true } },
     routerOptions: {
-      maxParamLength: 500,
+      ...ROUTER_OPTIONS,
       // With a back-office listener of its own, the router tells the two listeners apart.
       ...(ctx.config.adminPort !== null ? { constraints: { listener: listenerConstraint } } : {}),
     },
@@ -90,9 +98,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   registerInputChecks(app);
+  registerRequestLog(app);
   app.addHook('onClose', async () => limiter.close());
 
-  registerErrorHandling(app, ctx.config.bodyLimitBytes);
+  // Outside /v1: a public path (health, documents) with another method is 405; anything else 404.
+  registerErrorHandling(app, ctx.config.bodyLimitBytes, notFoundOrWrongMethod(allowedMethodsOf(app, ['public'], ROUTER_OPTIONS)));
+  registerLocation(app, allowedMethodsOf(app, ['public', 'v1', 'admin'], ROUTER_OPTIONS));
   // Before every other onRoute hook (the OpenAPI generator reads the plane it stamps).
   requirePlanes(app, { separateAdminListener: ctx.config.adminPort !== null });
   registerMetrics(app, metrics);
@@ -119,7 +130,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     async (v1) => {
       // A /v1 path that matches no route is still answered behind the v1 gate (401 without a
       // key, rate headers always): the router matched this plane's 404, not a string test.
-      await v1.register(async (prefixed) => prefixed.setNotFoundHandler(answerNotFound), { prefix: '/v1' });
+      // A known path with another method is 405 with Allow (src/http/method-not-allowed.ts).
+      const v1Methods = notFoundOrWrongMethod(allowedMethodsOf(app, ['v1'], ROUTER_OPTIONS));
+      await v1.register(async (prefixed) => prefixed.setNotFoundHandler(v1Methods), { prefix: '/v1' });
       registerIdempotency(v1, ctx.db);
       registerV1Routes(v1 as unknown as App, ctx);
       options.extraRoutes?.(v1 as unknown as App, ctx);
@@ -144,6 +157,8 @@ export interface HttpService {
   listen(): Promise<void>;
   /** Stops accepting and waits for the requests in flight. */
   close(): Promise<void>;
+  /** Where the back office answers once listening (ADMIN_PORT's listener, or PORT's), for the CLI. */
+  adminUrl(): string;
 }
 
 /**
@@ -181,6 +196,12 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
     async close() {
       await adminListener?.close();
       await app.close();
+    },
+    adminUrl() {
+      const loopback = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host);
+      if (adminListener) return `http://${loopback(config.adminHost)}:${adminListener.port}`;
+      const address = app.server.address();
+      return `http://${loopback(config.host)}:${typeof address === 'object' && address ? address.port : config.port}`;
     },
   };
 }

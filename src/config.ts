@@ -24,6 +24,8 @@ export interface Config {
   adminPort: number | null;
   adminHost: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `json` (one JSON object a line, default) or `pretty` (readable, for a terminal). */
+  logFormat: 'json' | 'pretty';
   defaultPhoneRegion: CountryCode;
   /** Creates the demo clinic on first start (npm start). */
   seedDemo: boolean;
@@ -117,6 +119,9 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const logFormat = (env.LOG_FORMAT || 'json') as Config['logFormat'];
+  if (logFormat !== 'json' && logFormat !== 'pretty') throw new ConfigError('LOG_FORMAT', `must be json or pretty, got "${logFormat}"`);
+
   const region = (env.DEFAULT_PHONE_REGION || 'IT').toUpperCase();
   if (!isSupportedCountry(region)) throw new ConfigError('DEFAULT_PHONE_REGION', `is not a known country code: "${region}"`);
 
@@ -141,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPort,
     adminHost: env.ADMIN_HOST || '127.0.0.1',
     logLevel,
+    logFormat,
     defaultPhoneRegion: region as CountryCode,
     seedDemo: readBool(env, 'SEED_DEMO', true),
     webhookAllowInsecure: readBool(env, 'WEBHOOK_ALLOW_INSECURE', false),

@@ -3,22 +3,29 @@
  * `--role=api` serves HTTP only, `--role=worker` runs deliveries and periodic jobs only;
  * the default runs both in one process.
  */
+import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { closeContext, createContext } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
 import { DataFolderLockedError } from './db/database.js';
+import { announceServer } from './db/server-file.js';
 import { allJobs } from './jobs/index.js';
 import { startScheduler, type Running } from './jobs/scheduler.js';
-import { seedDemoClinic } from './modules/clinics/demo.js';
+import { printFirstSteps, seedDemoClinic } from './modules/clinics/demo.js';
+import { describeStartupError } from './startup-errors.js';
+import { loggerOptions } from './lib/logger.js';
 import { startDeliveryWorker } from './modules/webhooks/worker/loop.js';
+
+/** A start-up refusal: one line on stderr (`error: …`, no stack) and the exit code. */
+function refuse(message: string, code: number): never {
+  console.error(`error: ${message}`);
+  process.exit(code);
+}
 
 function parseRole(argv: string[]): ProcessRole {
   const arg = argv.find((a) => a.startsWith('--role='));
   const role = arg ? arg.slice('--role='.length) : 'all';
-  if (role !== 'all' && role !== 'api' && role !== 'worker') {
-    console.error(`Unknown --role "${role}": use api, worker or leave it out for both.`);
-    process.exit(2);
-  }
+  if (role !== 'all' && role !== 'api' && role !== 'worker') refuse(`unknown --role "${role}": use api, worker or leave it out for both`, 2);
   return role;
 }
 
@@ -27,28 +34,36 @@ async function main(): Promise<void> {
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
+    if (error instanceof ConfigError) refuse(error.message, 2);
     throw error;
   }
+  started = config;
   const role = parseRole(process.argv.slice(2));
+  // The embedded database is one process's alone: an API without the worker in it would take
+  // webhooks that nothing ever delivers, and a worker alone would serve nothing.
+  if (role !== 'all' && !config.databaseUrl)
+    refuse(
+      `--role=${role} needs PostgreSQL (DATABASE_URL): on the embedded database one process holds the data folder, so run the API and the worker together with npm start`,
+      2,
+    );
+  // On the embedded database the CLI cannot open the locked folder: it calls this process's back
+  // office instead (src/db/server-file.ts), with ADMIN_TOKEN or, when unset, a token made up now.
+  const embedded = !config.databaseUrl;
+  if (embedded && role !== 'worker' && config.adminToken === null) config = { ...config, adminToken: randomBytes(32).toString('base64url') };
 
+  // The HTTP app's modules load while the database opens (start-up time: README, "Quick start").
+  const appModule = role === 'worker' ? null : import('./app.js');
   let ctx;
   try {
     ctx = await createContext(config);
   } catch (error) {
-    if (error instanceof DataFolderLockedError) {
-      console.error(error.message);
-      process.exit(3);
-    }
+    if (error instanceof DataFolderLockedError) refuse(error.message, 3);
     throw error;
   }
 
   // The worker role builds no HTTP app (nor loads it): it logs through its own pino logger.
-  const http = role === 'worker' ? null : await (await import('./app.js')).createHttpService(ctx);
-  const log = http?.app.log ?? pino({ level: config.logLevel });
+  const http = appModule ? await (await appModule).createHttpService(ctx) : null;
+  const log = http?.app.log ?? pino(loggerOptions(config));
 
   if (config.webhookAllowInsecure) {
     log.warn('WEBHOOK_ALLOW_INSECURE is on: webhooks may target http:// and loopback addresses. Development only.');
@@ -56,6 +71,7 @@ async function main(): Promise<void> {
   if (role !== 'worker' && config.seedDemo && !config.databaseUrl) {
     await seedDemoClinic(ctx.db, { port: config.port, host: config.host, print: (line) => console.log(line) });
   }
+  if (role !== 'worker' && config.databaseUrl) await printFirstSteps(ctx.db, (line) => console.log(line));
 
   const background: Running[] = [];
   if (role !== 'api') {
@@ -63,6 +79,7 @@ async function main(): Promise<void> {
     background.push(startScheduler(ctx, allJobs(), (msg, err) => log.error({ err }, msg)));
   }
   await http?.listen();
+  const unannounce = http && embedded ? announceServer(config.dataDir, { adminUrl: http.adminUrl(), token: config.adminToken! }) : null;
   log.info({ role, database: ctx.database.engine }, 'started');
 
   let stopping = false;
@@ -75,6 +92,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     force.unref();
+    unannounce?.();
     await http?.close(); // stops accepting, waits for requests in flight
     await Promise.all(background.map((b) => b.stop()));
     await closeContext(ctx);
@@ -85,7 +103,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
+let started: Config | null = null;
 main().catch((error) => {
-  console.error(error);
+  const line = started ? describeStartupError(error, started) : null;
+  // Anything else is a bug: its stack helps whoever fixes it.
+  if (line === null) console.error(error);
+  else refuse(line, 1);
   process.exit(1);
 });

@@ -59,24 +59,28 @@ const NAMES = ['Mario', 'Giulia', 'Luca', 'Francesca', 'Marco', 'Chiara', 'Andre
 
 export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promise<Seeded> {
   const clinic = await createClinic(db, { name: 'Studio Benchmark' });
-  const facility = await createFacility(db, clinic.id, {
-    name: 'Sede Centro',
-    city: 'Milano',
-    street: 'Via Roma 1',
-    province: 'MI',
-    zipCode: '20100',
-    phone: '+390212345678',
-    email: 'centro@example.com',
-    isMainLocation: true,
-    workingSchedule: {
-      mon: [
-        ['09:00', '13:00'],
-        ['14:00', '19:00'],
-      ],
-      tue: [['09:00', '19:00']],
-      wed: [['09:00', '19:00']],
+  const facility = await createFacility(
+    db,
+    { clinicId: clinic.id, region: 'IT' },
+    {
+      name: 'Sede Centro',
+      city: 'Milano',
+      street: 'Via Roma 1',
+      province: 'MI',
+      zipCode: '20100',
+      phone: '+390212345678',
+      email: 'centro@example.com',
+      isMainLocation: true,
+      workingSchedule: {
+        mon: [
+          ['09:00', '13:00'],
+          ['14:00', '19:00'],
+        ],
+        tue: [['09:00', '19:00']],
+        wed: [['09:00', '19:00']],
+      },
     },
-  });
+  );
   const doctor = await createDoctor(db, clinic.id, { firstName: 'Laura', lastName: 'Bianchi', facilityId: facility.id });
   const calendarDoctorIds: string[] = [];
   for (let i = 0; i < CALENDAR_DOCTORS; i++) {

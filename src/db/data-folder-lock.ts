@@ -81,7 +81,7 @@ function isAlive(pid: number): boolean {
  * Whether `pid` still owns what it locked. Our own pid in a lock we did not take is a lock of
  * an earlier run of a container whose process always gets the same pid: stale.
  */
-const isOwnerAlive = (pid: number) => pid !== process.pid && isAlive(pid);
+export const isOwnerAlive = (pid: number) => pid !== process.pid && isAlive(pid);
 
 function sleep(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);

@@ -60,6 +60,11 @@ export function tagAdminRequest(req: object): void {
   (req as Tagged)[ADMIN_LISTENER] = true;
 }
 
+/** Whether a request arrived on the back-office listener (where only admin routes exist). */
+export function arrivedOnAdminListener(req: object): boolean {
+  return (req as Tagged)[ADMIN_LISTENER] === true;
+}
+
 export class RouteWithoutGateError extends Error {}
 
 /**

@@ -29,7 +29,7 @@ describe('back-office facility update', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('etag')).toBe('"2"');
     const read = await server.call('GET', `/v1/facilities/${t.facilityIds[0]}`, { token: t.token });
-    expect(read.body).toMatchObject({ name: 'Sede Centro', city: 'Milano', phone: '02 1234567', workingSchedule: schedule });
+    expect(read.body).toMatchObject({ name: 'Sede Centro', city: 'Milano', phone: '+39021234567', workingSchedule: schedule });
 
     const bad = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, {
       workingSchedule: { mon: [{ open: '9:00', close: '13:00' }], funday: [], tue: [{ open: '10:00', close: '25:00' }] },

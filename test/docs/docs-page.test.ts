@@ -84,6 +84,14 @@ describe.skipIf(skip)('docs page at /docs', () => {
       expect(opened).toContain('"not_found"');
       expect(opened).toContain('"requestId"');
       expect(opened).toMatch(/"isMainLocation": (true|false)/);
+      // A curl and a TypeScript sample under every operation (here getFacility's).
+      expect(opened).toContain('curl -s "https://api.example.com/v1/facilities/');
+      expect(opened).toContain("await api.call('getFacility'");
+      for (const item of Object.values<Record<string, { operationId?: string; description?: string }>>(doc.paths))
+        for (const op of Object.values(item)) {
+          expect(op.description, op.operationId).toContain('**curl**');
+          expect(op.description, op.operationId).toContain(`await api.call('${op.operationId}'`);
+        }
 
       // An operation with a body (creations arrive with other branches): its body example is shown.
       let withBody: string | undefined;

@@ -31,8 +31,8 @@ export class Factories {
   async tenant(clinic: Partial<NewClinic> = {}): Promise<Tenant> {
     counter += 1;
     const c = await createClinic(this.db, { name: `Studio Test ${counter}`, ...clinic });
-    const f1 = await createFacility(this.db, c.id, { name: 'Sede Centro', city: 'Milano', isMainLocation: true });
-    const f2 = await createFacility(this.db, c.id, { name: 'Sede Nord', city: 'Monza' });
+    const f1 = await createFacility(this.db, { clinicId: c.id, region: 'IT' }, { name: 'Sede Centro', city: 'Milano', isMainLocation: true });
+    const f2 = await createFacility(this.db, { clinicId: c.id, region: 'IT' }, { name: 'Sede Nord', city: 'Monza' });
     const doctor = await createDoctor(this.db, c.id, { firstName: 'Laura', lastName: 'Bianchi', facilityId: f1.id });
     const staff = await createStaffProfile(this.db, c.id, { firstName: 'Marco', lastName: 'Verdi' });
     const key = await createApiKey(this.db, c.id, { name: 'all scopes', scopes: [...SCOPES] });

@@ -1,8 +1,9 @@
 /**
- * Once per test run: a migrated database that every test file copies, so files start fast
+ * Once per test run: the build (dist/) and a migrated database that every test file copies, so files start fast
  * and never collide. PGlite: a data-folder snapshot in a temp file. PostgreSQL
  * (DATABASE_URL set): a template database; each file creates its own database from it.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,7 +12,15 @@ import pg from 'pg';
 import { openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 
+/** `npm run build`: the process tests run the compiled service and CLI, as `npm start` does. */
+function build(): void {
+  const root = path.resolve(import.meta.dirname, '../..');
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/copy-build-assets.mjs'], { cwd: root, stdio: 'inherit' });
+}
+
 export default async function setup() {
+  build();
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   process.env.DCM_TEST_RUN = runId;
   const baseUrl = process.env.DATABASE_URL;

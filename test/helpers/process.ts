@@ -1,10 +1,16 @@
-/** Runs the real service as a child process (crash, lock and shutdown tests). */
+/**
+ * Runs the real service as a child process (crash, lock and shutdown tests): the built
+ * JavaScript that `npm start` runs (dist/, built once per test run by global-setup.ts).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** What `npm start` runs. */
+export const SERVICE_ENTRY = 'dist/src/main.js';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -15,7 +21,7 @@ export interface ServiceProcess {
 export function startService(env: Record<string, string>, args: string[] = []): ServiceProcess {
   const cleanEnv = { ...process.env };
   delete cleanEnv.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const child = spawn(process.execPath, [SERVICE_ENTRY, ...args], {
     cwd: ROOT,
     env: { ...cleanEnv, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,13 +2,14 @@
  * Crash test: thousands of pending deliveries, the worker process killed with SIGKILL in the
  * middle of the run, started again: every delivery ends `succeeded` and the receiver saw
  * every idempotency key at least once. Runs the real entry point as a child process
- * (`node --import tsx src/main.ts --role=worker`) against this file's own PostgreSQL database.
+ * (`node dist/src/main.js --role=worker`, what `npm run start:worker` runs) against this file's own PostgreSQL database.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/record.js';
+import { SERVICE_ENTRY } from '../helpers/process.js';
 import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, until, type Receiver } from './helpers.js';
 
@@ -18,9 +19,7 @@ const PER_CLINIC = 250;
 const TOTAL = CLINICS * PER_CLINIC;
 
 function startWorker(databaseUrl: string): ChildProcess {
-  // `node --import tsx` rather than the tsx launcher: the launcher runs the script in a child
-  // process, and a SIGKILL to the launcher would leave that child running.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role=worker'], {
+  const child = spawn(process.execPath, [SERVICE_ENTRY, '--role=worker'], {
     cwd: ROOT,
     env: {
       ...process.env,

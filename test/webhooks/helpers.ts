@@ -1,3 +1,4 @@
+import { verifyWebhook, WebhookVerificationError } from '../../src/modules/webhooks/verify.js';
 /** A real local webhook receiver (node:http on 127.0.0.1) and helpers to create events. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -120,4 +121,20 @@ export async function startWebhookRig(): Promise<WebhookRig> {
       await server.close();
     },
   };
+}
+
+/** verifyWebhook (the one of src/modules/webhooks/verify.ts) as a result: `{ ok: true }` or `{ ok: false, reason }`. */
+export function verified(
+  raw: string | Uint8Array,
+  headers: Parameters<typeof verifyWebhook>[1],
+  secrets: readonly string[],
+  options?: Parameters<typeof verifyWebhook>[3],
+): { ok: true } | { ok: false; reason: string } {
+  try {
+    verifyWebhook(raw, headers, secrets, options);
+    return { ok: true };
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return { ok: false, reason: error.reason };
+    throw error;
+  }
 }

@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import { purgeWebhookData } from '../../src/modules/webhooks/jobs.js';
-import { verifyWebhook } from '../../src/modules/webhooks/verify.js';
 import type { TestServer } from '../helpers/server.js';
-import { emit, startWebhookRig, until, type Receiver, type WebhookRig } from './helpers.js';
+import { emit, startWebhookRig, until, verified, type Receiver, type WebhookRig } from './helpers.js';
 
 let rig: WebhookRig;
 let server: TestServer;
@@ -137,7 +136,7 @@ describe('POST /webhook-deliveries/{id}/redeliver', () => {
     const all = receiver.forPath('/again');
     expect(new Set(all.map((r) => r.raw.toString())).size).toBe(1);
     expect(new Set(all.map((r) => r.headers['x-service-idempotency-key']))).toEqual(new Set([id]));
-    for (const r of all) expect(verifyWebhook(r.raw, r.headers, [ep.secret]).ok).toBe(true);
+    for (const r of all) expect(verified(r.raw, r.headers, [ep.secret]).ok).toBe(true);
     const limit = await server.call('POST', `/v1/webhook-deliveries/${id}/redeliver`, { token: t.token });
     expect(limit.status).toBe(409);
     expect(limit.body.error.details.reason).toBe('redeliver_limit');
@@ -214,7 +213,7 @@ describe('POST /webhook-endpoints/{id}/test', () => {
     expect(got).toHaveLength(1);
     expect(got[0]!.body).toMatchObject({ id: res.body.id, type: 'webhook.test', data: {}, apiVersion: 'v1', livemode: true });
     expect(got[0]!.headers['x-service-idempotency-key']).toBe(res.body.id);
-    expect(verifyWebhook(got[0]!.raw, got[0]!.headers, [ep.secret]).ok).toBe(true);
+    expect(verified(got[0]!.raw, got[0]!.headers, [ep.secret]).ok).toBe(true);
 
     receiver.respond('/ping', 503);
     const failed = await server.call('POST', `/v1/webhook-endpoints/${ep.id}/test`, { token: t.token });

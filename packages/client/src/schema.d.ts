@@ -32,6 +32,53 @@ export interface paths {
          *     Reasons: `409 conflict` `duplicate_patient`; `403 forbidden` `plan_limit` (`details.reason`; the list is closed).
          *
          *     Scopes: `patients:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/patients" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"firstName":"Mario","lastName":"Rossi","email":"mario.rossi@example.com","phone":"+393331234567","dateOfBirth":"1985-04-12","gender":"male","taxCode":"RSSMRA85D12F205X","address":{"street":"Via Torino 12","city":"Milano","zip":"20123","country":"IT"},"facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","referralSource":"walk_in","allergies":["penicillina"],"medications":["ibuprofene"],"conditions":["ipertensione"],"notes":"Il paziente chiede un appuntamento per una pulizia."}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createPatient', {
+         *       body: {
+         *         "firstName": "Mario",
+         *         "lastName": "Rossi",
+         *         "email": "mario.rossi@example.com",
+         *         "phone": "+393331234567",
+         *         "dateOfBirth": "1985-04-12",
+         *         "gender": "male",
+         *         "taxCode": "RSSMRA85D12F205X",
+         *         "address": {
+         *           "street": "Via Torino 12",
+         *           "city": "Milano",
+         *           "zip": "20123",
+         *           "country": "IT"
+         *         },
+         *         "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "referralSource": "walk_in",
+         *         "allergies": [
+         *           "penicillina"
+         *         ],
+         *         "medications": [
+         *           "ibuprofene"
+         *         ],
+         *         "conditions": [
+         *           "ipertensione"
+         *         ],
+         *         "notes": "Il paziente chiede un appuntamento per una pulizia."
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createPatient"];
         delete?: never;
@@ -60,6 +107,24 @@ export interface paths {
          *     A `facilityId` the key does not see or that does not exist is `400`.
          *
          *     Scopes: `patients:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/patients/search?q=Rossi" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('searchPatients', {
+         *       params: { query: { q: 'Rossi' } },
+         *     });
+         *     ```
          */
         get: operations["searchPatients"];
         put?: never;
@@ -82,6 +147,24 @@ export interface paths {
          * @description By a phone in any format. Answers `200` with `{ found: true, patient: { id, name } }`, or `{ found: false, patient: null }` when no patient the key sees has that number (erased patients never match). When several patients share the number, an active one is preferred, then the most recently updated. A string that is not a phone number is `400`.
          *
          *     Scopes: `patients:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/patients/lookup?phone=Rossi" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('lookupPatient', {
+         *       params: { query: { phone: 'Rossi' } },
+         *     });
+         *     ```
          */
         get: operations["lookupPatient"];
         put?: never;
@@ -101,9 +184,27 @@ export interface paths {
         };
         /**
          * Read a patient
-         * @description The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data, spec 1.6). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.
+         * @description The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.
          *
          *     Scopes: `patients:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/patients/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getPatient', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getPatient"];
         put?: never;
@@ -134,6 +235,40 @@ export interface paths {
          *     Concurrent creations with the same phone or email wait for each other and end in one lead. With `Idempotency-Key` a retry replays the first response.
          *
          *     Scopes: `leads:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/leads" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"firstName":"Mario","lastName":"Rossi","email":"mario.rossi@example.com","phone":"+393331234567","source":"social_media","sourceDetail":"testo","status":"new","notes":"Il paziente chiede un appuntamento per una pulizia.","assignedTo":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","estimatedValue":1,"nextFollowUpAt":"2026-03-02T09:30:00Z","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createLead', {
+         *       body: {
+         *         "firstName": "Mario",
+         *         "lastName": "Rossi",
+         *         "email": "mario.rossi@example.com",
+         *         "phone": "+393331234567",
+         *         "source": "social_media",
+         *         "sourceDetail": "testo",
+         *         "status": "new",
+         *         "notes": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "estimatedValue": 1,
+         *         "nextFollowUpAt": "2026-03-02T09:30:00Z",
+         *         "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createLead"];
         delete?: never;
@@ -154,6 +289,24 @@ export interface paths {
          * @description The lead, its `ETag`, and its activities oldest first (`kind` is `call`, `note`, `email`, `message`, `meeting` or `status_change`). `deduplicated` is always false here. A lead of another clinic or of a facility the key does not see is `404`.
          *
          *     Scopes: `leads:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/leads/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getLead', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getLead"];
         put?: never;
@@ -184,6 +337,45 @@ export interface paths {
          *     `transcript` needs `clinical:write` (`403 insufficient_scope`, `requiredScopes: ["clinical:write"]`); it is never in this response. `patientId`, `leadId` and `facilityId` must be rows the key sees (else `400` naming the field); `facilityId` is required for a key limited to facilities.
          *
          *     Scopes: `calls:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/calls" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"externalCallId":"testo","direction":"inbound","from":"+393331234567","to":"+393331234567","startedAt":"2026-03-02T09:30:00Z","durationSeconds":1,"outcome":"booked","summary":"Il paziente chiede un appuntamento per una pulizia.","recordingUrl":"https://hooks.example.com/dental","transcript":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","caller":{"firstName":"Mario","lastName":"Rossi"}}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createCall', {
+         *       body: {
+         *         "externalCallId": "testo",
+         *         "direction": "inbound",
+         *         "from": "+393331234567",
+         *         "to": "+393331234567",
+         *         "startedAt": "2026-03-02T09:30:00Z",
+         *         "durationSeconds": 1,
+         *         "outcome": "booked",
+         *         "summary": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "recordingUrl": "https://hooks.example.com/dental",
+         *         "transcript": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "leadId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "caller": {
+         *           "firstName": "Mario",
+         *           "lastName": "Rossi"
+         *         }
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createCall"];
         delete?: never;
@@ -204,6 +396,24 @@ export interface paths {
          * @description The call. `transcript` is present only for a key with `clinical:read`, and that read is written to the access log. A call of another clinic or of a facility the key does not see is `404`.
          *
          *     Scopes: `calls:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/calls/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getCall', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getCall"];
         put?: never;
@@ -223,7 +433,7 @@ export interface paths {
         };
         /**
          * List appointments
-         * @description A page of appointments (spec 2.2) of the clinic and of the facilities the key sees.
+         * @description A page of appointments of the clinic and of the facilities the key sees.
          *
          *     Order: `sort=updated` (default) by last modification, oldest first, then by id, for syncing with `updatedSince`; `sort=start` by start time, then by id (sending `updatedSince` with it is `400`).
          *
@@ -236,6 +446,22 @@ export interface paths {
          *     Pages are served from memory and dropped at the commit of any change to the clinic’s appointments: a change made through another server process is seen about a millisecond after its commit. Every read is access-logged, from memory or not.
          *
          *     Scopes: `appointments:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/appointments" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listAppointments');
+         *     ```
          */
         get: operations["listAppointments"];
         put?: never;
@@ -247,7 +473,7 @@ export interface paths {
          *
          *     With `holdId` (a hold this key made with createSlotHold) it books the held slot at the hold’s doctor, and the hold is used up. Sent again for the same patient it answers `200` with the same appointment; for another patient `409 conflict` reason `hold_used`. A hold that lapsed still books if its slot is still free.
          *
-         *     Answers `201` with the appointment (spec 2.2) and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.
+         *     Answers `201` with the appointment and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.
          *
          *     `409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).
          *
@@ -260,6 +486,38 @@ export interface paths {
          *     Reasons: `409 conflict` `hold_used`; `403 forbidden` `not_bookable_by_agent`, `new_patients_not_accepted` (`details.reason`; the list is closed).
          *
          *     Scopes: `appointments:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/appointments" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"calendarId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","start":"2026-03-02T09:30:00Z","holdId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","doctorId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","origin":"api","type":"checkup","category":"recall","title":"Richiamare per il controllo","reason":"Il paziente chiede un appuntamento per una pulizia."}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createAppointment', {
+         *       body: {
+         *         "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "start": "2026-03-02T09:30:00Z",
+         *         "holdId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "origin": "api",
+         *         "type": "checkup",
+         *         "category": "recall",
+         *         "title": "Richiamare per il controllo",
+         *         "reason": "Il paziente chiede un appuntamento per una pulizia."
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createAppointment"];
         delete?: never;
@@ -277,9 +535,27 @@ export interface paths {
         };
         /**
          * Read an appointment
-         * @description One appointment (spec 2.2) with an `ETag`. With `clinical:read` it also holds `notes`, `clinicalNotes` and `completionNotes`; without it those three fields are absent. The read of `title`, `reason` and the notes is access-logged (the fields that hold text).
+         * @description One appointment with an `ETag`. With `clinical:read` it also holds `notes`, `clinicalNotes` and `completionNotes`; without it those three fields are absent. The read of `title`, `reason` and the notes is access-logged (the fields that hold text).
          *
          *     Scopes: `appointments:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/appointments/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getAppointment', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getAppointment"];
         put?: never;
@@ -298,6 +574,30 @@ export interface paths {
          *     Reasons: `409 conflict` `not_reschedulable`; `403 forbidden` `outside_calendar`, `cancellation_notice`, `not_bookable_by_agent` (`details.reason`; the list is closed).
          *
          *     Scopes: `appointments:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "https://api.example.com/v1/appointments/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"start":"2026-03-02T09:30:00Z","doctorId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('rescheduleAppointment', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "start": "2026-03-02T09:30:00Z",
+         *         "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+         *       },
+         *     });
+         *     ```
          */
         patch: operations["rescheduleAppointment"];
         trace?: never;
@@ -322,6 +622,24 @@ export interface paths {
          *     Reasons: `409 conflict` `invalid_transition`; `403 forbidden` `outside_calendar`, `cancellation_notice` (`details.reason`; the list is closed).
          *
          *     Scopes: `appointments:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/appointments/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/cancel" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('cancelAppointment', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         post: operations["cancelAppointment"];
         delete?: never;
@@ -344,6 +662,22 @@ export interface paths {
          *     A key limited to facilities sees only the calendars of its facilities. Filters: `facilityId`, `doctorId`. Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`).
          *
          *     Scopes: `clinic:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/calendars" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listCalendars');
+         *     ```
          */
         get: operations["listCalendars"];
         put?: never;
@@ -366,6 +700,24 @@ export interface paths {
          * @description One calendar (see listCalendars). A calendar of a facility the key does not see is `404`.
          *
          *     Scopes: `clinic:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/calendars/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getCalendar', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getCalendar"];
         put?: never;
@@ -396,6 +748,24 @@ export interface paths {
          *     An empty answer says why in `emptyReason`: `calendar_inactive`, `not_bookable_by_agent` (the calendar’s `bookableBy` excludes this key’s channel: `api`, `bot` or `voice`), `beyond_horizon` (the window starts past the booking horizon), `closed` (no working hours in the window, or the window is wholly before the minimum notice), `fully_booked` (working hours, every slot taken). With `closed` and `fully_booked`, `nextAvailable` is the first free slot after the window (within the horizon, searched up to 93 days), or null. Both are null when `data` is not empty.
          *
          *     Scopes: `appointments:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/calendars/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/availability" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getCalendarAvailability', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getCalendarAvailability"];
         put?: never;
@@ -428,6 +798,33 @@ export interface paths {
          *     Reasons: `409 conflict` `hold_limit`; `403 forbidden` `not_bookable_by_agent` (`details.reason`; the list is closed).
          *
          *     Scopes: `appointments:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/calendars/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/holds" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"start":"2026-03-02T09:30:00Z","doctorId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","ttlSeconds":300,"holderRef":"CA1f2e3d4c5b6a"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createSlotHold', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "start": "2026-03-02T09:30:00Z",
+         *         "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "ttlSeconds": 300,
+         *         "holderRef": "CA1f2e3d4c5b6a"
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createSlotHold"];
         delete?: never;
@@ -451,6 +848,24 @@ export interface paths {
          * @description Frees the held time at once. Only the key that made the hold can release it (`404` for any other key). Releasing a hold that lapsed, or was already used by a booking, answers `204` and changes nothing.
          *
          *     Scopes: `appointments:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "https://api.example.com/v1/holds/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('releaseSlotHold', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         delete: operations["releaseSlotHold"];
         options?: never;
@@ -470,6 +885,24 @@ export interface paths {
          * @description Where the clinic is and its opening hours. A facility the key is not limited to is `404`. Served from memory and dropped at the commit of any change to the clinic’s facilities: a change made through another server process is seen about a millisecond after its commit.
          *
          *     Scopes: `clinic:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/facilities/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getFacility', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getFacility"];
         put?: never;
@@ -494,6 +927,22 @@ export interface paths {
          *     Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). A key limited to facilities sees only the rows of its facilities (rows of no facility only to an unrestricted key).
          *
          *     Scopes: `clinic:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/facilities" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listFacilities');
+         *     ```
          */
         get: operations["listFacilities"];
         put?: never;
@@ -518,6 +967,22 @@ export interface paths {
          *     Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). A key limited to facilities sees only the rows of its facilities (rows of no facility only to an unrestricted key).
          *
          *     Scopes: `clinic:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/doctors" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listDoctors');
+         *     ```
          */
         get: operations["listDoctors"];
         put?: never;
@@ -540,6 +1005,24 @@ export interface paths {
          * @description One doctor (see listDoctors). A doctor of a facility the key does not see (or of no facility, for a key limited to facilities) is `404`.
          *
          *     Scopes: `clinic:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/doctors/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getDoctor', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getDoctor"];
         put?: never;
@@ -564,6 +1047,22 @@ export interface paths {
          *     Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). A key limited to facilities sees only the rows of its facilities (rows of no facility only to an unrestricted key).
          *
          *     Scopes: `clinic:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/chairs" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listChairs');
+         *     ```
          */
         get: operations["listChairs"];
         put?: never;
@@ -588,6 +1087,22 @@ export interface paths {
          *     Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). A key limited to facilities sees only the rows of its facilities (rows of no facility only to an unrestricted key).
          *
          *     Scopes: `clinic:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/staff-profiles" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listStaffProfiles');
+         *     ```
          */
         get: operations["listStaffProfiles"];
         put?: never;
@@ -612,6 +1127,22 @@ export interface paths {
          *     `rateLimits` lists every window of spec 8 this request was counted in (the key’s and the clinic’s, ten seconds and the UTC day) with its `limit`, `remaining` and `reset`; the `X-RateLimit-*` headers show only the tightest. Calling it costs budget like any request.
          *
          *     Scopes: none (any valid key).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/meta" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getMeta');
+         *     ```
          */
         get: operations["getMeta"];
         put?: never;
@@ -634,6 +1165,22 @@ export interface paths {
          * @description Every event type a webhook destination can subscribe to (spec 6.3), with the scope needed to receive it and whether this key may subscribe to it (`subscribable`: it holds that scope and `webhooks:read`). `webhook.test` and `events.skipped` cannot be subscribed to and are not listed. Any valid key, no scope needed.
          *
          *     Scopes: none (any valid key).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/meta/event-types" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listEventTypes');
+         *     ```
          */
         get: operations["listEventTypes"];
         put?: never;
@@ -662,6 +1209,24 @@ export interface paths {
          *     While the clinic has switched AI processing off, this operation answers `403 forbidden` reason `ai_disabled` to every key (and every operation does to an agent key), from the first request after the switch, in every server process.
          *
          *     Scopes: `patients:read`, `appointments:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/voice/context?from=Rossi" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getVoiceContext', {
+         *       params: { query: { from: 'Rossi' } },
+         *     });
+         *     ```
          */
         get: operations["getVoiceContext"];
         put?: never;
@@ -692,6 +1257,34 @@ export interface paths {
          *     While the clinic has switched AI processing off, this operation answers `403 forbidden` reason `ai_disabled` to every key (and every operation does to an agent key), from the first request after the switch, in every server process.
          *
          *     Scopes: `calls:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/voice/handoffs" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"callId":"testo","reason":"emergency","summary":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createVoiceHandoff', {
+         *       body: {
+         *         "callId": "testo",
+         *         "reason": "emergency",
+         *         "summary": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "leadId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createVoiceHandoff"];
         delete?: never;
@@ -709,9 +1302,27 @@ export interface paths {
         };
         /**
          * Read a conversation
-         * @description The conversation (spec 2.7) with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.
+         * @description The conversation with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.
          *
          *     Scopes: `messages:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/conversations/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getConversation', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getConversation"];
         put?: never;
@@ -738,6 +1349,24 @@ export interface paths {
          *     Access log: every page that returns message text is logged (one entry naming the messages with a body or a transcription returned).
          *
          *     Scopes: `messages:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/conversations/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/messages" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listConversationMessages', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["listConversationMessages"];
         put?: never;
@@ -772,6 +1401,30 @@ export interface paths {
          *     Reasons: `409 conflict` `handed_to_clinic` (`details.reason`; the list is closed).
          *
          *     Scopes: `messages:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "https://api.example.com/v1/conversations/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/bot" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"state":"attivo","pausedUntil":"2026-03-02T09:30:00Z"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('updateConversationBot', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "state": "attivo",
+         *         "pausedUntil": "2026-03-02T09:30:00Z"
+         *       },
+         *     });
+         *     ```
          */
         patch: operations["updateConversationBot"];
         trace?: never;
@@ -788,6 +1441,22 @@ export interface paths {
          * @description Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). Filters: `status`, `assigneeId`, `patientId`, `dueBefore` (tasks with a due date strictly before it; tasks without one are left out), `updatedSince` (modified at or after it).
          *
          *     Scopes: `tasks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/tasks" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listTasks');
+         *     ```
          */
         get: operations["listTasks"];
         put?: never;
@@ -810,6 +1479,24 @@ export interface paths {
          * @description One task with its `ETag`.
          *
          *     Scopes: `tasks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/tasks/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getTask', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getTask"];
         put?: never;
@@ -819,11 +1506,37 @@ export interface paths {
         head?: never;
         /**
          * Update a task
-         * @description Only the fields sent change (at least one is needed); `null` removes the due date or the assignee. `status` may move between any of todo, in_progress and done (spec 3.6 sets no restriction); becoming `done` records `task.completed`.
+         * @description Only the fields sent change (at least one is needed); `null` removes the due date or the assignee. `status` may move between any of todo, in_progress and done (no restriction between them); becoming `done` records `task.completed`.
          *
          *     `assigneeId` must be an active staff profile of the clinic (`400` naming `assigneeId` otherwise). `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.
          *
          *     Scopes: `tasks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "https://api.example.com/v1/tasks/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"title":"Richiamare per il controllo","status":"todo","dueDate":"2026-03-02T09:30:00Z","assigneeId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('updateTask', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "title": "Richiamare per il controllo",
+         *         "status": "todo",
+         *         "dueDate": "2026-03-02T09:30:00Z",
+         *         "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+         *       },
+         *     });
+         *     ```
          */
         patch: operations["updateTask"];
         trace?: never;
@@ -844,6 +1557,22 @@ export interface paths {
          *     The read of the titles is access-logged.
          *
          *     Scopes: `documents:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/documents" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listDocuments');
+         *     ```
          */
         get: operations["listDocuments"];
         put?: never;
@@ -864,6 +1593,40 @@ export interface paths {
          *     With `Idempotency-Key` a retry replays the first response and creates nothing.
          *
          *     Scopes: `documents:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/documents" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","category":"xray","title":"Consenso informato impianto","filename":"consenso-impianto.pdf","contentType":"application/pdf","sizeBytes":1,"sha256":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08","contentBase64":"JVBERi0xLjcKJeLjz9MKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyA+PgplbmRvYmoK","appointmentId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","quoteId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","invoiceId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","chatMessageId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createDocument', {
+         *       body: {
+         *         "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "category": "xray",
+         *         "title": "Consenso informato impianto",
+         *         "filename": "consenso-impianto.pdf",
+         *         "contentType": "application/pdf",
+         *         "sizeBytes": 1,
+         *         "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+         *         "contentBase64": "JVBERi0xLjcKJeLjz9MKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyA+PgplbmRvYmoK",
+         *         "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "quoteId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "invoiceId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "chatMessageId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createDocument"];
         delete?: never;
@@ -894,6 +1657,24 @@ export interface paths {
          *     Reasons: `409 conflict` `upload_missing` (`details.reason`; the list is closed).
          *
          *     Scopes: `documents:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/documents/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/complete" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('completeDocument', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         post: operations["completeDocument"];
         delete?: never;
@@ -918,6 +1699,24 @@ export interface paths {
          *     Access-logged (`title`).
          *
          *     Scopes: `documents:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/documents/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getDocument', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getDocument"];
         put?: never;
@@ -929,6 +1728,24 @@ export interface paths {
          *     Clinical categories (`xray`, `photo`, `lab`, `referral`, `consent`) also need `clinical:read` to be read and `clinical:write` to be written (`403 insufficient_scope` with `requiredScopes`).
          *
          *     Scopes: `documents:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "https://api.example.com/v1/documents/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('archiveDocument', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         delete: operations["archiveDocument"];
         options?: never;
@@ -958,6 +1775,24 @@ export interface paths {
          *     Reasons: `409 conflict` `not_available` (`details.reason`; the list is closed).
          *
          *     Scopes: `documents:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/documents/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/content" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getDocumentContent', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getDocumentContent"];
         put?: never;
@@ -982,6 +1817,22 @@ export interface paths {
          *     Order: by last modification, oldest first, then by id. Each installment carries `overdue` (unpaid and due before today in the clinic’s timezone). Amounts are in euro.
          *
          *     Scopes: `billing:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/payment-plans" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listPaymentPlans');
+         *     ```
          */
         get: operations["listPaymentPlans"];
         put?: never;
@@ -1010,6 +1861,22 @@ export interface paths {
          *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
          *
          *     Scopes: `treatment_plans:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/treatment-plans" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listTreatmentPlans');
+         *     ```
          */
         get: operations["listTreatmentPlans"];
         put?: never;
@@ -1024,6 +1891,49 @@ export interface paths {
          *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
          *
          *     Scopes: `treatment_plans:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/treatment-plans" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"patientId":"2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d","doctorId":"9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d","title":"Riabilitazione implantare 36","discount":30,"items":[{"phase":1,"procedureCode":"IGI-01","description":"Igiene professionale","unitAmount":80},{"phase":2,"procedureCode":"IMP-01","description":"Impianto osteointegrato in titanio","teeth":[36],"unitAmount":1200}]}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createTreatmentPlan', {
+         *       body: {
+         *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+         *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *         "title": "Riabilitazione implantare 36",
+         *         "discount": 30,
+         *         "items": [
+         *           {
+         *             "phase": 1,
+         *             "procedureCode": "IGI-01",
+         *             "description": "Igiene professionale",
+         *             "unitAmount": 80
+         *           },
+         *           {
+         *             "phase": 2,
+         *             "procedureCode": "IMP-01",
+         *             "description": "Impianto osteointegrato in titanio",
+         *             "teeth": [
+         *               36
+         *             ],
+         *             "unitAmount": 1200
+         *           }
+         *         ]
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createTreatmentPlan"];
         delete?: never;
@@ -1050,6 +1960,24 @@ export interface paths {
          *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
          *
          *     Scopes: `treatment_plans:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/treatment-plans/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getTreatmentPlan', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getTreatmentPlan"];
         put?: never;
@@ -1070,6 +1998,51 @@ export interface paths {
          *     Reasons: `409 conflict` `invalid_transition` (`details.reason`; the list is closed).
          *
          *     Scopes: `treatment_plans:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "https://api.example.com/v1/treatment-plans/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"doctorId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","title":"Riabilitazione implantare arcata inferiore","validUntil":"2026-06-30","discount":100,"notes":"Il paziente chiede un appuntamento per una pulizia.","items":[{"phase":1,"procedureCode":"IMP-01","description":"Impianto osteointegrato in titanio","teeth":[36],"surfaces":["O"],"quantity":1,"unitAmount":1200,"discount":100,"status":"planned","appointmentId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}]}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('updateTreatmentPlan', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "title": "Riabilitazione implantare arcata inferiore",
+         *         "validUntil": "2026-06-30",
+         *         "discount": 100,
+         *         "notes": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "items": [
+         *           {
+         *             "phase": 1,
+         *             "procedureCode": "IMP-01",
+         *             "description": "Impianto osteointegrato in titanio",
+         *             "teeth": [
+         *               36
+         *             ],
+         *             "surfaces": [
+         *               "O"
+         *             ],
+         *             "quantity": 1,
+         *             "unitAmount": 1200,
+         *             "discount": 100,
+         *             "status": "planned",
+         *             "appointmentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+         *           }
+         *         ]
+         *       },
+         *     });
+         *     ```
          */
         patch: operations["updateTreatmentPlan"];
         trace?: never;
@@ -1096,6 +2069,29 @@ export interface paths {
          *     Reasons: `409 conflict` `invalid_transition` (`details.reason`; the list is closed).
          *
          *     Scopes: `treatment_plans:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/treatment-plans/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/present" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"validUntil":"2026-06-30"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('presentTreatmentPlan', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "validUntil": "2026-06-30"
+         *       },
+         *     });
+         *     ```
          */
         post: operations["presentTreatmentPlan"];
         delete?: never;
@@ -1126,6 +2122,30 @@ export interface paths {
          *     Reasons: `409 conflict` `invalid_transition`, `quote_expired`; `403 forbidden` `signature_required` (`details.reason`; the list is closed).
          *
          *     Scopes: `treatment_plans:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/treatment-plans/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/accept" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"channel":"chat","signedDocumentId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('acceptTreatmentPlan', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "channel": "chat",
+         *         "signedDocumentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+         *       },
+         *     });
+         *     ```
          */
         post: operations["acceptTreatmentPlan"];
         delete?: never;
@@ -1156,6 +2176,30 @@ export interface paths {
          *     Reasons: `409 conflict` `invalid_transition` (`details.reason`; the list is closed).
          *
          *     Scopes: `treatment_plans:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/treatment-plans/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/reject" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"reason":"price","note":"Il paziente chiede un appuntamento per una pulizia."}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('rejectTreatmentPlan', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "reason": "price",
+         *         "note": "Il paziente chiede un appuntamento per una pulizia."
+         *       },
+         *     });
+         *     ```
          */
         post: operations["rejectTreatmentPlan"];
         delete?: never;
@@ -1186,6 +2230,24 @@ export interface paths {
          *     Reasons: `409 conflict` `invalid_transition` (`details.reason`; the list is closed).
          *
          *     Scopes: `treatment_plans:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/treatment-plans/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/cancel" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('cancelTreatmentPlan', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         post: operations["cancelTreatmentPlan"];
         delete?: never;
@@ -1212,6 +2274,22 @@ export interface paths {
          *     Access log: the line descriptions describe treatments; every response holding lines is logged.
          *
          *     Scopes: `billing:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/invoices" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listInvoices');
+         *     ```
          */
         get: operations["listInvoices"];
         put?: never;
@@ -1240,6 +2318,24 @@ export interface paths {
          *     Access log: the line descriptions describe treatments; every response holding lines is logged.
          *
          *     Scopes: `billing:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/invoices/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getInvoice', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getInvoice"];
         put?: never;
@@ -1262,6 +2358,22 @@ export interface paths {
          * @description Payments of the clinic and of the facilities the key sees. Order: by creation, oldest first, then by id (payments do not change: resume with `createdSince`). Filters: `patientId`, `facilityId`, `invoiceId` and `installmentId` (payments that paid some of it), `createdSince` (recorded at or after it). Amounts are euro (`currency` `EUR`).
          *
          *     Scopes: `billing:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/payments" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listPayments');
+         *     ```
          */
         get: operations["listPayments"];
         put?: never;
@@ -1278,6 +2390,33 @@ export interface paths {
          *     Reasons: `409 conflict` `exceeds_balance`, `reference_reused` (`details.reason`; the list is closed).
          *
          *     Scopes: `billing:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/payments" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"amount":500,"method":"card","reference":"pi_3PqL8s2eZvKYlo2C","invoiceId":"4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8","receivedAt":"2026-04-02T08:14:51Z"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('recordPayment', {
+         *       body: {
+         *         "amount": 500,
+         *         "method": "card",
+         *         "reference": "pi_3PqL8s2eZvKYlo2C",
+         *         "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+         *         "receivedAt": "2026-04-02T08:14:51Z"
+         *       },
+         *     });
+         *     ```
          */
         post: operations["recordPayment"];
         delete?: never;
@@ -1298,6 +2437,24 @@ export interface paths {
          * @description One payment with what it paid (`allocations`).
          *
          *     Scopes: `billing:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/payments/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getPayment', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getPayment"];
         put?: never;
@@ -1320,6 +2477,24 @@ export interface paths {
          * @description For “how much do I owe?” in one call: `amountDue` = the open part of issued invoices plus the unpaid part of installments; `overdueAmount` = the part of it past its due date (clinic time zone; an invoice without a due date is never overdue); `nextInstallment` = the earliest unpaid installment due today or later (overdue ones are in `overdueAmount`), or null; `openInvoiceCount` = issued invoices with something to pay. A clinic that invoices an amount and also schedules it as installments sees it twice: invoice installments when they are paid (the Italian practice of invoicing at payment) to avoid it.
          *
          *     Scopes: `billing:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/patients/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/balance" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getPatientBalance', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getPatientBalance"];
         put?: never;
@@ -1342,16 +2517,59 @@ export interface paths {
          * @description Every destination of the clinic (at most 20, so one page: `nextCursor` is always null), oldest first. Secrets are never shown. A key limited to facilities sees only the destinations created by keys limited to some of its own facilities. Deleted destinations are not listed.
          *
          *     Scopes: `webhooks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/webhook-endpoints" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listWebhookEndpoints');
+         *     ```
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Create a webhook destination
-         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (spec 6.3); `403 insufficient_scope` lists exactly the missing ones. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
+         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
          *
          *     Scopes: `webhooks:write` and the scope of each chosen event.
          *
          *     Reasons: `409 conflict` `endpoint_limit` (`details.reason`; the list is closed).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/webhook-endpoints" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia."}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createWebhookEndpoint', {
+         *       body: {
+         *         "url": "https://hooks.example.com/dental",
+         *         "events": [
+         *           "patient.created"
+         *         ],
+         *         "description": "Il paziente chiede un appuntamento per una pulizia."
+         *       },
+         *     });
+         *     ```
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -1372,6 +2590,24 @@ export interface paths {
          * @description One destination, without its secret, with an `ETag` for `If-Match`. Deleted, of another clinic, or not visible to the key: `404`.
          *
          *     Scopes: `webhooks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getWebhookEndpoint', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getWebhookEndpoint"];
         put?: never;
@@ -1381,6 +2617,24 @@ export interface paths {
          * @description The destination stops receiving at once; its pending deliveries are discarded without being sent (`skippedReason: endpoint_deleted`). Its deliveries stay readable with `GET /webhook-deliveries` for 30 days. Answers `204` with no body.
          *
          *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X DELETE "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('deleteWebhookEndpoint', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
@@ -1390,6 +2644,34 @@ export interface paths {
          * @description `enabled: true` switches a destination back on (also one switched off with `too_many_failures`; its count of discarded deliveries restarts at 0); `enabled: false` switches it off (`disabledReason` null). Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.
          *
          *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X PATCH "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia.","enabled":true}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('updateWebhookEndpoint', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "url": "https://hooks.example.com/dental",
+         *         "events": [
+         *           "patient.created"
+         *         ],
+         *         "description": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "enabled": true
+         *       },
+         *     });
+         *     ```
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -1408,6 +2690,30 @@ export interface paths {
          * @description Creates a new secret, returned only in this response. The old one keeps signing for `overlapMinutes` (0-10080, default 1440; 0 = it stops at once): meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>`. `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.
          *
          *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/rotate-secret" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"overlapMinutes":1440}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('rotateWebhookEndpointSecret', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "overlapMinutes": 1440
+         *       },
+         *     });
+         *     ```
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -1430,6 +2736,24 @@ export interface paths {
          * @description Sends at once one signed `webhook.test` envelope with empty `data` to the destination (also a disabled one) and answers with the outcome: `success`, `statusCode`, `durationMs`, or the kind of network `error`. No retries, and nothing is stored: it is not a delivery. Each test has a fresh `id` (its idempotency key). With a test-kind key nothing is sent: `skipped: "test_mode"`. The request body is optional (`{}`); it has no fields. At most 5 tests per destination per minute (the outcome names the network error, so the limit keeps it from probing hosts in a loop): one more is `429 rate_limited` with `Retry-After`, and consumes none of the key's or the clinic's budget.
          *
          *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/test" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('testWebhookEndpoint', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         post: operations["testWebhookEndpoint"];
         delete?: never;
@@ -1447,9 +2771,25 @@ export interface paths {
         };
         /**
          * List the events of the last 30 days
-         * @description Events in the envelope of spec 6.2, `id` being the event id. Oldest first (by `createdAt`, then `id`); events never change, so `updatedSince` keeps those created from that instant on. Only the events the key can see: those whose scope it holds (for `events.skipped`, the scope of `data.type`) and, for a key limited to facilities, those of its facilities (events without a facility are seen only by keys not limited to facilities, except `events.skipped`, which every key with the scope sees). Filter `type`: one event type. Events older than 30 days are purged.
+         * @description Events in the envelope of the webhooks, `id` being the event id. Oldest first (by `createdAt`, then `id`), unlike `GET /webhook-deliveries` (newest first) on purpose: the events are a feed read in order and resumed where it stopped, the deliveries a view for watching destinations; events never change, so `updatedSince` keeps those created from that instant on. Only the events the key can see: those whose scope it holds (for `events.skipped`, the scope of `data.type`) and, for a key limited to facilities, those of its facilities (events without a facility are seen only by keys not limited to facilities, except `events.skipped`, which every key with the scope sees). Filter `type`: one event type. Events older than 30 days are purged.
          *
          *     Scopes: `webhooks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/events" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listEvents');
+         *     ```
          */
         get: operations["listEvents"];
         put?: never;
@@ -1469,9 +2809,25 @@ export interface paths {
         };
         /**
          * List webhook deliveries
-         * @description Deliveries and their status, newest first (by `createdAt`, then `id`, descending). Filters `endpointId` and `status`. Deliveries of a deleted destination stay listed for 30 days; finished deliveries are purged after 30 days. A key sees the deliveries of the destinations it sees (see GET /webhook-endpoints).
+         * @description Deliveries and their status, newest first (by `createdAt`, then `id`, descending), unlike `GET /events` (oldest first) on purpose: this list is for watching destinations, where the latest failures matter first; the events are a feed read in order and resumed. Filters `endpointId` and `status`. Deliveries of a deleted destination stay listed for 30 days; finished deliveries are purged after 30 days. A key sees the deliveries of the destinations it sees (see GET /webhook-endpoints).
          *
          *     Scopes: `webhooks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/webhook-deliveries" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listWebhookDeliveries');
+         *     ```
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -1494,6 +2850,24 @@ export interface paths {
          * @description One delivery and every attempt (status code or kind of network error, and duration; never the receiver’s body).
          *
          *     Scopes: `webhooks:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/webhook-deliveries/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getWebhookDelivery', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         get: operations["getWebhookDelivery"];
         put?: never;
@@ -1520,6 +2894,25 @@ export interface paths {
          *     Reasons: `409 conflict` `delivery_not_finished`, `redeliver_limit`, `endpoint_deleted`, `endpoint_disabled` (`details.reason`; the list is closed).
          *
          *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/webhook-deliveries/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/redeliver" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('redeliverWebhookDelivery', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
@@ -1529,7 +2922,488 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "patient.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * patient.created
+         * @description Sent to destinations subscribed to `patient.created` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onPatientCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "patient.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * patient.updated
+         * @description Sent to destinations subscribed to `patient.updated` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onPatientUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "patient.archived": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * patient.archived
+         * @description Sent to destinations subscribed to `patient.archived` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onPatientArchived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.created
+         * @description Sent to destinations subscribed to `appointment.created` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.rescheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.rescheduled
+         * @description Sent to destinations subscribed to `appointment.rescheduled` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentRescheduled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.confirmed
+         * @description Sent to destinations subscribed to `appointment.confirmed` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentConfirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.cancelled
+         * @description Sent to destinations subscribed to `appointment.cancelled` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.checked_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.checked_in
+         * @description Sent to destinations subscribed to `appointment.checked_in` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentCheckedIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.completed
+         * @description Sent to destinations subscribed to `appointment.completed` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.no_show": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.no_show
+         * @description Sent to destinations subscribed to `appointment.no_show` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentNoShow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "treatment_plan.presented": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * treatment_plan.presented
+         * @description Sent to destinations subscribed to `treatment_plan.presented` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onTreatmentPlanPresented"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "treatment_plan.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * treatment_plan.accepted
+         * @description Sent to destinations subscribed to `treatment_plan.accepted` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onTreatmentPlanAccepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "treatment_plan.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * treatment_plan.rejected
+         * @description Sent to destinations subscribed to `treatment_plan.rejected` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onTreatmentPlanRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.issued
+         * @description Sent to destinations subscribed to `invoice.issued` (the key that made the destination needs `billing:read`). `data` is the invoice as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onInvoiceIssued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.paid
+         * @description Sent to destinations subscribed to `invoice.paid` (the key that made the destination needs `billing:read`). `data` is the invoice as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onInvoicePaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.received
+         * @description Sent to destinations subscribed to `payment.received` (the key that made the destination needs `billing:read`). `data` is the payment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onPaymentReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "installment.overdue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * installment.overdue
+         * @description Sent to destinations subscribed to `installment.overdue` (the key that made the destination needs `billing:read`). `data` is the installment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onInstallmentOverdue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.created
+         * @description Sent to destinations subscribed to `lead.created` (the key that made the destination needs `leads:read`). `data` is the lead as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onLeadCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.converted
+         * @description Sent to destinations subscribed to `lead.converted` (the key that made the destination needs `leads:read`). `data` is the lead as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onLeadConverted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.created
+         * @description Sent to destinations subscribed to `task.created` (the key that made the destination needs `tasks:read`). `data` is the task as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onTaskCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.completed
+         * @description Sent to destinations subscribed to `task.completed` (the key that made the destination needs `tasks:read`). `data` is the task as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onTaskCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.message_received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.message_received
+         * @description Sent to destinations subscribed to `conversation.message_received` (the key that made the destination needs `messages:read`). `data` is the conversation as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onConversationMessageReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.handoff_requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.handoff_requested
+         * @description Sent to destinations subscribed to `conversation.handoff_requested` (the key that made the destination needs `messages:read`). `data` is the conversation as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onConversationHandoffRequested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.logged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.logged
+         * @description Sent to destinations subscribed to `call.logged` (the key that made the destination needs `calls:read`). `data` is the call as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onCallLogged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** ErrorEnvelope */
@@ -20199,7 +22073,7 @@ export interface operations {
                      * @example https://hooks.example.com/dental
                      */
                     url: string;
-                    /** @description 1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
+                    /** @description 1 to 50 distinct event types of the catalogue (the `webhooks` section of this document). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
                     events: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged")[];
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
@@ -20939,7 +22813,7 @@ export interface operations {
                      * @example https://hooks.example.com/dental
                      */
                     url?: string;
-                    /** @description 1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
+                    /** @description 1 to 50 distinct event types of the catalogue (the `webhooks` section of this document). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
                     events?: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged")[];
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
@@ -21806,7 +23680,7 @@ export interface operations {
                              * @description The event id; use it to spot duplicates
                              */
                             eventId: string;
-                            /** @description Event type (spec 6.3), or `events.skipped` */
+                            /** @description Event type (the `webhooks` section of this document), or `events.skipped` */
                             type: string;
                             /**
                              * Format: date-time
@@ -22870,6 +24744,1782 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
+            };
+        };
+    };
+    onPatientCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "patient.created",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "patient.created";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPatientUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "patient.updated",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "patient.updated";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPatientArchived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "patient.archived",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "patient.archived";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.created",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.created";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentRescheduled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.rescheduled",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.rescheduled";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentConfirmed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.confirmed",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.confirmed";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.cancelled",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentCheckedIn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.checked_in",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.checked_in";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.completed",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.completed";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentNoShow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.no_show",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.no_show";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTreatmentPlanPresented: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "treatment_plan.presented",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "treatment_plan.presented";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTreatmentPlanAccepted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "treatment_plan.accepted",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "treatment_plan.accepted";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTreatmentPlanRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "treatment_plan.rejected",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "treatment_plan.rejected";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoiceIssued: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "invoice.issued",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "invoice.issued";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInvoicePaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "invoice.paid",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "invoice.paid";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPaymentReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "payment.received",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "payment.received";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onInstallmentOverdue: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "installment.overdue",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "installment.overdue";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onLeadCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "lead.created",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "lead.created";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onLeadConverted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "lead.converted",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "lead.converted";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTaskCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "task.created",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "task.created";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTaskCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "task.completed",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "task.completed";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConversationMessageReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "conversation.message_received",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "conversation.message_received";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConversationHandoffRequested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "conversation.handoff_requested",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "conversation.handoff_requested";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCallLogged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "call.logged",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "data": {
+                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "call.logged";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /** @description The resource as it was at the time of the event; never health data */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

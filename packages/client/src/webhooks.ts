@@ -41,8 +41,17 @@ export interface VerifiedWebhook<Data = Record<string, unknown>> {
   event: WebhookEnvelope<Data>;
 }
 
-export type WebhookVerificationReason =
-  'missing_header' | 'invalid_timestamp' | 'timestamp_out_of_tolerance' | 'invalid_signature' | 'invalid_body' | 'no_secret';
+/** Every reason verifyWebhook refuses a request for (WebhookVerificationError.reason). */
+export const WEBHOOK_VERIFICATION_REASONS = [
+  'missing_header',
+  'invalid_timestamp',
+  'timestamp_out_of_tolerance',
+  'invalid_signature',
+  'invalid_body',
+  'no_secret',
+] as const;
+
+export type WebhookVerificationReason = (typeof WEBHOOK_VERIFICATION_REASONS)[number];
 
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';

@@ -4,37 +4,30 @@
  * every rule (validation, duplicates, plan limit, events.skipped for bulk) applies.
  */
 import fs from 'node:fs';
-import type { AppContext } from '../../context.js';
-import { createDemoClinic } from '../../modules/clinics/demo.js';
-import { openAdminApi } from '../admin-api.js';
-import type { Command } from '../commands.js';
-import { printResult, progress } from '../output.js';
-import { describeApiError } from '../support.js';
+import { AdminCallError, request, type AdminApi } from '../admin-api.js';
+import { str, type Command } from '../commands.js';
+import { printResult, progress, UsageError } from '../output.js';
 
 const CHUNK = 500;
 
-async function importInChunks(ctx: AppContext, clinicId: string, patients: unknown[], label: string): Promise<string[]> {
-  const api = await openAdminApi(ctx);
-  const op = api.operations.find((o) => o.operationId === 'adminImportPatients');
-  if (!op) throw new Error('the patient import operation is not available');
+async function importInChunks(api: AdminApi, clinicId: string, patients: unknown[], label: string): Promise<string[]> {
   const ids: string[] = [];
-  try {
-    progress(0, patients.length, label);
-    for (let start = 0; start < patients.length; start += CHUNK) {
-      const chunk = patients.slice(start, start + CHUNK);
-      const res = await api.call(op, { clinicId }, { patients: chunk });
-      if (res.status >= 300) {
-        const e = res.body?.error ?? {};
-        const where = `rows ${start + 1}-${start + chunk.length}`;
-        throw new Error(
-          `${where}: ${describeApiError(e.code ?? String(res.status), e.message ?? '', e.details ?? null)} (rows before ${start + 1} were imported)`,
-        );
-      }
-      ids.push(...((res.body?.ids ?? res.body?.data?.map((p: { id: string }) => p.id) ?? []) as string[]));
-      progress(Math.min(start + CHUNK, patients.length), patients.length, label);
+  progress(0, patients.length, label);
+  for (let start = 0; start < patients.length; start += CHUNK) {
+    const chunk = patients.slice(start, start + CHUNK);
+    try {
+      const res = await request(api, 'adminImportPatients', { clinicId }, { patients: chunk });
+      ids.push(...(res.ids as string[]));
+    } catch (error) {
+      // Which rows, and that the rows before them are in: the import is one transaction per chunk.
+      if (error instanceof AdminCallError)
+        throw new AdminCallError(error.status, {
+          ...error.error,
+          message: `rows ${start + 1}-${start + chunk.length}: ${error.error.message} (rows before ${start + 1} were imported)`,
+        });
+      throw error;
     }
-  } finally {
-    await api.close();
+    progress(Math.min(start + CHUNK, patients.length), patients.length, label);
   }
   return ids;
 }
@@ -72,31 +65,46 @@ export const bulkCommands: Command[] = [
     name: 'patients import',
     summary: 'Import patients from a JSON file (an array of patient inputs), with progress',
     options: {
-      clinic: { type: 'string', description: 'Clinic id', required: true },
-      file: { type: 'string', description: 'JSON file: an array of patients as POST /v1/patients takes them', required: true },
+      clinic: { description: 'Clinic id', example: '0f8c2a4e-7d51-4c3b-9a1e-5b6d7c8e9f01', required: true },
+      file: { description: 'JSON file: an array of patients as POST /v1/patients takes them', example: 'patients.json', required: true },
     },
-    async run(ctx, args, json) {
+    notes: ['The file: [{"firstName":"Mario","lastName":"Rossi","phone":"+39 347 123 4567"}, …]. 500 rows per transaction.'],
+    async run(c, args, json) {
       let patients: unknown;
       try {
         patients = JSON.parse(fs.readFileSync(String(args.file), 'utf8'));
       } catch (error) {
-        throw new Error(`cannot read ${String(args.file)}: ${(error as Error).message}`, { cause: error });
+        throw new UsageError(`cannot read ${String(args.file)}: ${(error as Error).message}`);
       }
-      if (!Array.isArray(patients) || patients.length === 0) throw new Error('the file must hold a non-empty JSON array of patients');
-      const ids = await importInChunks(ctx, String(args.clinic), patients, 'importing patients');
-      printResult(json ? { imported: ids.length, ids } : { imported: ids.length }, json);
+      if (!Array.isArray(patients) || patients.length === 0) throw new UsageError('the file must hold a non-empty JSON array of patients');
+      const ids = await importInChunks(c.api, str(args.clinic)!, patients, 'importing patients');
+      printResult(json ? { imported: ids.length, ids } : [{ imported: ids.length }], json);
     },
   },
   {
     name: 'demo data',
-    summary: 'Create a demo clinic (live and test twin), its keys and synthetic patients (--patients 0: none), with progress',
-    options: { patients: { type: 'string', description: 'How many patients (default 200)' } },
-    async run(ctx, args, json) {
+    summary: 'Create a demo clinic (live and test twin), its keys and synthetic patients, with progress',
+    options: { patients: { description: 'How many patients (default 200; 0: none)', example: '500' } },
+    async run(c, args, json) {
       const count = args.patients === undefined ? 200 : Number(args.patients);
-      if (!Number.isInteger(count) || count < 0 || count > 100_000) throw new Error('--patients must be a whole number from 0 to 100000');
-      const demo = await createDemoClinic(ctx.db);
-      const ids = count ? await importInChunks(ctx, demo.liveClinicId, demoPatients(count), 'creating patients') : [];
-      printResult({ ...demo, patients: ids.length }, json);
+      if (!Number.isInteger(count) || count < 0 || count > 100_000) throw new UsageError('--patients must be a whole number from 0 to 100000');
+      const { DEMO_CLINIC_NAME, DEMO_FACILITIES } = await import('../../modules/clinics/demo.js');
+      const { SCOPES } = await import('../../modules/auth/scopes.js');
+      const live = await request(c.api, 'adminCreateClinic', {}, { name: DEMO_CLINIC_NAME, mode: 'live' });
+      const test = await request(c.api, 'adminCreateClinic', {}, { name: `${DEMO_CLINIC_NAME} (test)`, mode: 'test', organizationId: live.organizationId });
+      const facilityIds: string[] = [];
+      for (const clinic of [live, test])
+        for (const f of DEMO_FACILITIES) {
+          const facility = await request(c.api, 'adminCreateFacility', { clinicId: clinic.id }, f);
+          if (clinic === live) facilityIds.push(facility.id);
+        }
+      const liveKey = await request(c.api, 'adminCreateApiKey', { clinicId: live.id }, { name: 'Demo live key', scopes: [...SCOPES] });
+      const testKey = await request(c.api, 'adminCreateApiKey', { clinicId: test.id }, { name: 'Demo test key', scopes: [...SCOPES] });
+      const ids = count ? await importInChunks(c.api, live.id, demoPatients(count), 'creating patients') : [];
+      printResult(
+        { liveClinicId: live.id, testClinicId: test.id, liveToken: liveKey.token, testToken: testKey.token, facilityIds, patients: ids.length },
+        json,
+      );
     },
   },
 ];

@@ -1,226 +1,239 @@
-/** CLI: organizations, clinics, facilities, doctors, chairs, staff, keys, access log. */
-import { migrate } from '../../db/migrate.js';
-import { listAccessLog } from '../../modules/access-log/service.js';
-import * as keys from '../../modules/auth/keys-service.js';
-import { SCOPES } from '../../modules/auth/scopes.js';
-import * as clinics from '../../modules/clinics/service.js';
-import type { Command } from '../commands.js';
-import { printResult } from '../output.js';
+/** CLI: organizations, clinics, facilities, doctors, chairs, staff, keys, the access log, migrations. */
+import { request } from '../admin-api.js';
+import { list, str, type Command } from '../commands.js';
+import { printResult, UsageError } from '../output.js';
 
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
-const bool = (v: unknown) => (v === 'true' ? true : v === 'false' ? false : undefined);
+const bool = (name: string, v: unknown) => {
+  if (v === undefined) return undefined;
+  if (v === 'true' || v === 'false') return v === 'true';
+  throw new UsageError(`--${name} must be true or false`);
+};
 const int = (name: string, v: unknown) => {
   if (v === undefined) return undefined;
   if (v === 'none') return null;
-  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new Error(`--${name} must be a whole number or "none"`);
+  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number or "none"`);
   return Number(v);
 };
-const list = (v: unknown) => (Array.isArray(v) ? v.flatMap((s) => String(s).split(',')) : typeof v === 'string' ? v.split(',') : undefined);
+/** Drops the fields not given, so the back office applies its defaults. */
+const given = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
 
-const KEY_COLUMNS = ['id', 'name', 'kind', 'prefix', 'scopes', 'facilityIds', 'expiresAt', 'revokedAt'];
+const CLINIC = { description: 'Clinic id', example: '0f8c2a4e-7d51-4c3b-9a1e-5b6d7c8e9f01', required: true };
+const KEY_COLUMNS = ['id', 'name', 'kind', 'prefix', 'scopes', 'facilityIds', 'revokedAt'];
 
 export const tenantCommands: Command[] = [
   {
     name: 'migrate',
-    summary: 'Apply pending database migrations',
+    summary: 'Apply pending database migrations (a running service applied them at its start)',
     options: {},
-    async run(ctx, _args, json) {
-      const applied = await migrate(ctx.database);
+    async run(c, _args, json) {
+      if (!c.ctx) {
+        printResult({ migrations: `applied by ${c.api.target} at its start` }, json);
+        return;
+      }
+      const { migrate } = await import('../../db/migrate.js');
       printResult(
-        applied.map((file) => ({ applied: file })),
+        (await migrate(c.ctx.database)).map((file) => ({ applied: file })),
         json,
       );
     },
   },
   {
     name: 'clinics list',
-    summary: 'List clinics',
+    summary: 'List clinics, oldest first',
     options: {},
-    async run(ctx, _args, json) {
-      printResult(await clinics.listClinics(ctx.db), json, ['id', 'name', 'mode', 'planActive', 'patientLimit', 'aiEnabled', 'suspended']);
+    async run(c, _args, json) {
+      printResult((await request(c.api, 'adminListClinics', {})).data, json, ['id', 'name', 'mode', 'planActive', 'patientLimit', 'aiEnabled', 'suspended']);
     },
   },
   {
     name: 'clinics create',
     summary: 'Create a clinic (and its organization unless --organization is given)',
     options: {
-      name: { type: 'string', description: 'Clinic name', required: true },
-      organization: { type: 'string', description: 'Organization id' },
-      mode: { type: 'string', description: 'live (default) or test' },
-      'patient-limit': { type: 'string', description: 'Maximum number of patients, or "none"' },
+      name: { description: 'Clinic name', example: 'Studio Dentistico Bianchi', required: true },
+      organization: { description: 'Organization id (default: a new one)', example: '5a1d3c2b-8e4f-4a6b-9c7d-0e1f2a3b4c5d' },
+      mode: { description: 'live (default) or test', example: 'live' },
+      'patient-limit': { description: 'Maximum number of patients, or "none" (default)', example: '5000' },
+      timezone: { description: 'IANA time zone (default Europe/Rome)', example: 'Europe/Rome' },
     },
-    async run(ctx, args, json) {
-      const mode = str(args.mode) ?? 'live';
-      if (mode !== 'live' && mode !== 'test') throw new Error('--mode must be live or test');
-      const clinic = await clinics.createClinic(ctx.db, {
-        name: str(args.name)!,
+    async run(c, args, json) {
+      const body = given({
+        name: str(args.name),
         organizationId: str(args.organization),
-        mode,
+        mode: str(args.mode),
         patientLimit: int('patient-limit', args['patient-limit']),
+        timezone: str(args.timezone),
       });
-      printResult(clinic, json);
+      printResult(await request(c.api, 'adminCreateClinic', {}, body), json);
     },
   },
   {
     name: 'clinics update',
     summary: 'Change a clinic: plan, patient limit, AI processing, name',
     options: {
-      id: { type: 'string', description: 'Clinic id', required: true },
-      name: { type: 'string', description: 'New name' },
-      'plan-active': { type: 'string', description: 'true or false' },
-      'patient-limit': { type: 'string', description: 'A number, or "none"' },
-      'ai-enabled': { type: 'string', description: 'true or false' },
+      clinic: CLINIC,
+      name: { description: 'New name', example: 'Studio Dentistico Bianchi & Figli' },
+      'plan-active': { description: 'true or false', example: 'true' },
+      'patient-limit': { description: 'A number, or "none"', example: 'none' },
+      'ai-enabled': { description: 'true or false', example: 'false' },
     },
-    async run(ctx, args, json) {
-      const clinic = await clinics.updateClinic(ctx.db, str(args.id)!, {
+    async run(c, args, json) {
+      const body = given({
         name: str(args.name),
-        planActive: bool(args['plan-active']),
+        planActive: bool('plan-active', args['plan-active']),
         patientLimit: int('patient-limit', args['patient-limit']),
-        aiEnabled: bool(args['ai-enabled']),
+        aiEnabled: bool('ai-enabled', args['ai-enabled']),
       });
-      printResult(clinic, json);
+      printResult(await request(c.api, 'adminUpdateClinic', { id: str(args.clinic)! }, body), json);
     },
   },
   {
     name: 'organizations suspend',
-    summary: 'Suspend (or with --off reinstate) an organization',
-    options: { id: { type: 'string', description: 'Organization id', required: true }, off: { type: 'boolean', description: 'Reinstate instead' } },
-    async run(ctx, args, json) {
-      printResult(await clinics.setOrganizationSuspended(ctx.db, str(args.id)!, !args.off), json);
+    summary: 'Suspend (or with --off reinstate) an organization and every clinic in it',
+    options: {
+      id: { description: 'Organization id', example: '5a1d3c2b-8e4f-4a6b-9c7d-0e1f2a3b4c5d', required: true },
+      off: { description: 'Reinstate instead', flag: true },
+    },
+    async run(c, args, json) {
+      printResult(await request(c.api, 'adminUpdateOrganization', { id: str(args.id)! }, { suspended: !args.off }), json);
     },
   },
   {
     name: 'facilities create',
-    summary: 'Create a facility of a clinic',
+    summary: 'Create a facility (a location) of a clinic',
     options: {
-      clinic: { type: 'string', description: 'Clinic id', required: true },
-      name: { type: 'string', description: 'Facility name', required: true },
-      city: { type: 'string', description: 'City' },
-      main: { type: 'boolean', description: 'The main location' },
+      clinic: CLINIC,
+      name: { description: 'Facility name', example: 'Sede di Bergamo', required: true },
+      street: { description: 'Street and number', example: 'Via XX Settembre 14' },
+      city: { description: 'City', example: 'Bergamo' },
+      phone: { description: 'Phone (stored in E.164)', example: '+39 035 123 4567' },
+      main: { description: 'The main location', flag: true },
     },
-    async run(ctx, args, json) {
-      printResult(await clinics.createFacility(ctx.db, str(args.clinic)!, { name: str(args.name)!, city: str(args.city), isMainLocation: !!args.main }), json);
+    async run(c, args, json) {
+      const body = given({
+        name: str(args.name),
+        street: str(args.street),
+        city: str(args.city),
+        phone: str(args.phone),
+        isMainLocation: args.main ? true : undefined,
+      });
+      printResult(await request(c.api, 'adminCreateFacility', { clinicId: str(args.clinic)! }, body), json);
     },
   },
   {
     name: 'facilities list',
-    summary: 'List the facilities of a clinic',
-    options: { clinic: { type: 'string', description: 'Clinic id', required: true } },
-    async run(ctx, args, json) {
-      printResult(await clinics.listFacilities(ctx.db, str(args.clinic)!), json);
+    summary: 'List the facilities of a clinic, oldest first',
+    options: { clinic: CLINIC },
+    async run(c, args, json) {
+      printResult((await request(c.api, 'adminListFacilities', { clinicId: str(args.clinic)! })).data, json, ['id', 'name', 'city', 'phone', 'isMainLocation']);
     },
   },
   {
     name: 'doctors create',
     summary: 'Create a doctor',
     options: {
-      clinic: { type: 'string', description: 'Clinic id', required: true },
-      'first-name': { type: 'string', description: 'First name', required: true },
-      'last-name': { type: 'string', description: 'Last name', required: true },
-      facility: { type: 'string', description: 'Facility id' },
+      clinic: CLINIC,
+      'first-name': { description: 'First name', example: 'Giulia', required: true },
+      'last-name': { description: 'Last name', example: 'Ferri', required: true },
+      facility: { description: 'Facility id (default: every facility)', example: '7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f' },
+      specialty: { description: 'Specialty', example: 'Ortodonzia' },
     },
-    async run(ctx, args, json) {
-      printResult(
-        await clinics.createDoctor(ctx.db, str(args.clinic)!, {
-          firstName: str(args['first-name'])!,
-          lastName: str(args['last-name'])!,
-          facilityId: str(args.facility),
-        }),
-        json,
-      );
+    async run(c, args, json) {
+      const body = given({
+        firstName: str(args['first-name']),
+        lastName: str(args['last-name']),
+        facilityId: str(args.facility),
+        specialty: str(args.specialty),
+      });
+      printResult(await request(c.api, 'adminCreateDoctor', { clinicId: str(args.clinic)! }, body), json);
     },
   },
   {
     name: 'chairs create',
-    summary: 'Create a chair of a facility',
+    summary: 'Create a chair (a dental unit) of a facility',
     options: {
-      clinic: { type: 'string', description: 'Clinic id', required: true },
-      facility: { type: 'string', description: 'Facility id', required: true },
-      name: { type: 'string', description: 'Chair name', required: true },
+      clinic: CLINIC,
+      facility: { description: 'Facility id', example: '7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f', required: true },
+      name: { description: 'Chair name', example: 'Riunito 2', required: true },
     },
-    async run(ctx, args, json) {
-      printResult(await clinics.createChair(ctx.db, str(args.clinic)!, { facilityId: str(args.facility)!, name: str(args.name)! }), json);
+    async run(c, args, json) {
+      printResult(await request(c.api, 'adminCreateChair', { clinicId: str(args.clinic)! }, { facilityId: str(args.facility), name: str(args.name) }), json);
     },
   },
   {
     name: 'staff create',
-    summary: 'Create a staff profile',
+    summary: 'Create a staff profile (task assignee, lead owner)',
     options: {
-      clinic: { type: 'string', description: 'Clinic id', required: true },
-      'first-name': { type: 'string', description: 'First name', required: true },
-      'last-name': { type: 'string', description: 'Last name', required: true },
-      email: { type: 'string', description: 'Email' },
-      role: { type: 'string', description: 'Role (default staff)' },
+      clinic: CLINIC,
+      'first-name': { description: 'First name', example: 'Paola', required: true },
+      'last-name': { description: 'Last name', example: 'Conti', required: true },
+      email: { description: 'Email', example: 'paola.conti@studio-bianchi.example' },
+      role: { description: 'Role (default staff)', example: 'receptionist' },
     },
-    async run(ctx, args, json) {
-      printResult(
-        await clinics.createStaffProfile(ctx.db, str(args.clinic)!, {
-          firstName: str(args['first-name'])!,
-          lastName: str(args['last-name'])!,
-          email: str(args.email),
-          role: str(args.role),
-        }),
-        json,
-      );
+    async run(c, args, json) {
+      const body = given({ firstName: str(args['first-name']), lastName: str(args['last-name']), email: str(args.email), role: str(args.role) });
+      printResult(await request(c.api, 'adminCreateStaffProfile', { clinicId: str(args.clinic)! }, body), json);
     },
   },
   {
     name: 'keys create',
     summary: 'Issue an API key (the token is shown once)',
     options: {
-      clinic: { type: 'string', description: 'Clinic id', required: true },
-      name: { type: 'string', description: 'Key name', required: true },
-      scopes: { type: 'string', description: `Comma-separated scopes, or "all" (${SCOPES.join(', ')})`, required: true, multiple: true },
-      facilities: { type: 'string', description: 'Comma-separated facility ids (default: all)', multiple: true },
-      'expires-at': { type: 'string', description: 'Expiry, ISO 8601' },
+      clinic: CLINIC,
+      name: { description: 'Key name', example: 'Voice agent', required: true },
+      scopes: { description: 'Comma-separated scopes, or "all"', example: 'patients:read,appointments:read,appointments:write', required: true },
+      facilities: { description: 'Comma-separated facility ids (default: every facility)', example: '7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f' },
+      'expires-at': { description: 'Expiry, ISO 8601', example: '2027-12-31T23:59:59Z' },
     },
-    async run(ctx, args, json) {
+    async run(c, args, json) {
+      const { SCOPES } = await import('../../modules/auth/scopes.js');
       const scopes = list(args.scopes)!;
-      const expires = str(args['expires-at']);
-      const key = await keys.createApiKey(ctx.db, str(args.clinic)!, {
-        name: str(args.name)!,
+      const body = given({
+        name: str(args.name),
         scopes: scopes.length === 1 && scopes[0] === 'all' ? [...SCOPES] : scopes,
-        facilityIds: list(args.facilities) ?? null,
-        expiresAt: expires ? new Date(expires) : null,
+        facilityIds: list(args.facilities),
+        expiresAt: str(args['expires-at']),
       });
-      printResult(key, json, ['id', 'kind', 'token', 'scopes', 'facilityIds', 'expiresAt']);
+      const key = await request(c.api, 'adminCreateApiKey', { clinicId: str(args.clinic)! }, body);
+      printResult(key, json);
     },
   },
   {
     name: 'keys list',
-    summary: 'List the API keys of a clinic',
-    options: { clinic: { type: 'string', description: 'Clinic id', required: true } },
-    async run(ctx, args, json) {
-      printResult(await keys.listApiKeys(ctx.db, str(args.clinic)!), json, KEY_COLUMNS);
+    summary: "List a clinic's API keys, oldest first",
+    options: { clinic: CLINIC },
+    async run(c, args, json) {
+      printResult((await request(c.api, 'adminListApiKeys', { clinicId: str(args.clinic)! })).data, json, KEY_COLUMNS);
     },
   },
   {
     name: 'keys revoke',
     summary: 'Revoke an API key',
-    options: { id: { type: 'string', description: 'Key id', required: true } },
-    async run(ctx, args, json) {
-      printResult(await keys.revokeApiKey(ctx.db, str(args.id)!), json, KEY_COLUMNS);
+    options: { id: { description: 'Key id', example: '3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f', required: true } },
+    async run(c, args, json) {
+      printResult(await request(c.api, 'adminRevokeApiKey', { id: str(args.id)! }), json);
     },
   },
   {
     name: 'keys replace',
     summary: 'Issue a new key with the same settings and revoke the old one',
-    options: { id: { type: 'string', description: 'Key id', required: true } },
-    async run(ctx, args, json) {
-      printResult(await keys.replaceApiKey(ctx.db, str(args.id)!), json, ['id', 'kind', 'token', 'scopes', 'facilityIds']);
+    options: { id: { description: 'Key id', example: '3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f', required: true } },
+    async run(c, args, json) {
+      const key = await request(c.api, 'adminReplaceApiKey', { id: str(args.id)! });
+      printResult(key, json);
     },
   },
   {
     name: 'access-log',
     summary: 'Read the access log of a clinic, newest first',
     options: {
-      clinic: { type: 'string', description: 'Clinic id', required: true },
-      resource: { type: 'string', description: 'Only reads of this resource id' },
-      limit: { type: 'string', description: 'How many entries (default 50)' },
+      clinic: CLINIC,
+      resource: { description: 'Only reads of this resource id', example: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a' },
+      limit: { description: 'How many entries (default 50)', example: '20' },
     },
-    async run(ctx, args, json) {
-      const entries = await listAccessLog(ctx.db, str(args.clinic)!, { resourceId: str(args.resource), limit: int('limit', args.limit) ?? 50 });
-      printResult(entries, json, ['at', 'resourceType', 'resourceIds', 'fields', 'apiKeyId', 'requestId']);
+    async run(c, args, json) {
+      const query = given({ resourceId: str(args.resource), limit: String(int('limit', args.limit) ?? 50) }) as Record<string, string>;
+      const page = await request(c.api, 'adminListAccessLog', { clinicId: str(args.clinic)!, ...query });
+      printResult(page.data, json, ['at', 'resourceType', 'resourceIds', 'fields', 'apiKeyId']);
     },
   },
 ];

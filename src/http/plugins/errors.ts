@@ -66,14 +66,18 @@ function toApiError(error: FastifyError & { validation?: any[]; validationContex
   return new ApiError('internal_error');
 }
 
-export function registerErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  bodyLimit: number,
+  notFound: (request: FastifyRequest, reply: FastifyReply) => void = answerNotFound,
+): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request, bodyLimit);
     if (apiError.status >= 500 && apiError.code !== 'internal_error') request.log.warn({ err: error }, apiError.code);
     if (apiError.code === 'unavailable') reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS);
     return reply.status(apiError.status).type('application/json; charset=utf-8').send(errorEnvelope(apiError, request.id));
   });
-  app.setNotFoundHandler(answerNotFound);
+  app.setNotFoundHandler(notFound);
 }
 
 export function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {

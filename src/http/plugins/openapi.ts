@@ -5,6 +5,8 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { addCodeSamples } from './openapi-samples.js';
+import { webhooksSection } from './openapi-webhooks.js';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { exampleFor } from './openapi-examples.js';
 import { ErrorEnvelopeSchema } from '../../core/schemas.js';
@@ -123,7 +125,11 @@ function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOpera
   for (const [path, item] of Object.entries(full.paths ?? {})) {
     if (!path.startsWith(prefix + '/') || path.endsWith('/openapi.json')) continue;
     const copy = structuredClone(item) as OpenApiDoc;
-    for (const method of HTTP_METHODS) if (copy[method]) decorateOperation(path, method, copy[method], idempotentOperations, rateLimited);
+    for (const method of HTTP_METHODS) {
+      if (!copy[method]) continue;
+      decorateOperation(path, method, copy[method], idempotentOperations, rateLimited);
+      if (prefix === '/v1') addCodeSamples(path.slice(prefix.length), method, copy[method]);
+    }
     paths[path.slice(prefix.length)] = copy;
   }
   const usedTags = new Set<string>();
@@ -180,12 +186,15 @@ export async function registerOpenApi(app: FastifyInstance): Promise<OpenApiDocs
   let admin: OpenApiDoc | null = null;
   return {
     v1: () =>
-      (v1 ??= cut(
-        app.swagger() as OpenApiDoc,
-        '/v1',
-        { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION },
-        idempotentOperations,
-      )),
+      (v1 ??= {
+        ...cut(
+          app.swagger() as OpenApiDoc,
+          '/v1',
+          { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION },
+          idempotentOperations,
+        ),
+        webhooks: webhooksSection(),
+      }),
     admin: () =>
       (admin ??= cut(
         app.swagger() as OpenApiDoc,

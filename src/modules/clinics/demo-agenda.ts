@@ -118,7 +118,7 @@ export async function seedDemoAgenda(db: Kysely<DB>, clinicId: string, facilityI
   // The seed acts as the clinic's back office; nothing it does pages, and its lines go nowhere.
   const scope = await backOfficeActor(db, clinicId, { region, cursorSecret: 'demo-seed-unused' }, 'demo-seed', SILENT_LOGGER);
   const [main, second] = facilityIds as [string, string];
-  for (const id of facilityIds) await updateFacility(db, clinicId, id, { workingSchedule: OPENING }, null);
+  for (const id of facilityIds) await updateFacility(db, scope, id, { workingSchedule: OPENING }, null);
 
   const bianchi = await createDoctor(db, clinicId, {
     firstName: 'Laura',

@@ -31,8 +31,9 @@ export interface DemoClinic {
   voiceToken: string;
 }
 
-async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]> {
-  const a = await createFacility(db, clinicId, {
+/** The two facilities of each demo clinic (also made by `dental-clinic demo data`). */
+export const DEMO_FACILITIES = [
+  {
     name: 'Sede di Milano',
     street: 'Via Torino 12',
     city: 'Milano',
@@ -42,8 +43,8 @@ async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]
     email: 'milano@studio-sorriso.example',
     isMainLocation: true,
     avgAppointmentMinutes: 30,
-  });
-  const b = await createFacility(db, clinicId, {
+  },
+  {
     name: 'Sede di Monza',
     street: 'Via Italia 3',
     city: 'Monza',
@@ -52,13 +53,21 @@ async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]
     phone: '+390392345678',
     email: 'monza@studio-sorriso.example',
     avgAppointmentMinutes: 45,
-  });
-  return [a.id, b.id];
+  },
+];
+
+export const DEMO_CLINIC_NAME = 'Studio Dentistico Sorriso';
+
+async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]> {
+  const ids: string[] = [];
+  // The demo's phones are written in E.164 already: the region reads none of them.
+  for (const f of DEMO_FACILITIES) ids.push((await createFacility(db, { clinicId, region: 'IT' }, f)).id);
+  return ids;
 }
 
 export async function createDemoClinic(db: Kysely<DB>): Promise<DemoClinic> {
-  const live = await createClinic(db, { name: 'Studio Dentistico Sorriso', mode: 'live' });
-  const test = await createClinic(db, { name: 'Studio Dentistico Sorriso (test)', mode: 'test', organizationId: live.organizationId });
+  const live = await createClinic(db, { name: DEMO_CLINIC_NAME, mode: 'live' });
+  const test = await createClinic(db, { name: `${DEMO_CLINIC_NAME} (test)`, mode: 'test', organizationId: live.organizationId });
   const liveFacilities = await facilitiesFor(db, live.id);
   await facilitiesFor(db, test.id);
   const liveKey = await createApiKey(db, live.id, { name: 'Demo live key', scopes: [...SCOPES] });
@@ -102,4 +111,15 @@ export async function seedDemoClinic(db: Kysely<DB>, options: DemoOptions): Prom
   p('  A whole phone call with the voice agent key: README.md, "The first five minutes".');
   p(`Docs: ${base}/docs`);
   p('');
+}
+
+/** On PostgreSQL (no demo): while there is no clinic yet, each start says how to make the first one and its key. */
+export async function printFirstSteps(db: Kysely<DB>, print: (line: string) => void): Promise<void> {
+  if (await db.selectFrom('clinics').select('id').limit(1).executeTakeFirst()) return;
+  print('');
+  print('No clinic yet. Make the first clinic and its API key with the CLI, on the same DATABASE_URL:');
+  print('  npx dental-clinic clinics create --name "Studio Dentistico Rossi"');
+  print('  npx dental-clinic keys create --clinic <the id printed above> --name "Integrazione" --scopes all');
+  print('The token is printed once. `npx dental-clinic demo data` makes a demo clinic with keys and patients instead.');
+  print('');
 }

@@ -4,7 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { type CountryCode } from 'libphonenumber-js';
+import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
+import { toCanonicalPhone } from '../../lib/phone.js';
 import type { Db } from '../../db/transaction.js';
 
 export interface OrganizationView {
@@ -171,7 +174,23 @@ export interface NewFacility {
   workingSchedule?: unknown;
 }
 
-export async function createFacility(db: Db, clinicId: string, input: NewFacility): Promise<{ id: string; name: string }> {
+/**
+ * A facility's phone as every other phone of the API: E.164, read in the actor's region when
+ * typed without a country prefix. An empty string clears it; `false`: not a phone number
+ * (the caller lists PHONE_ISSUE with its other issues).
+ */
+export function facilityPhone(phone: string | null | undefined, region: string): string | null | undefined | false {
+  if (phone === undefined || phone === null) return phone;
+  if (phone.trim() === '') return null;
+  return toCanonicalPhone(phone, region as CountryCode) ?? false;
+}
+
+export const PHONE_ISSUE = { path: 'phone', message: 'non è un numero di telefono valido' };
+
+export async function createFacility(db: Db, actor: Pick<Actor, 'clinicId' | 'region'>, input: NewFacility): Promise<{ id: string; name: string }> {
+  const clinicId = actor.clinicId;
+  const phone = facilityPhone(input.phone, actor.region);
+  if (phone === false) throw ApiError.invalid('body', [PHONE_ISSUE]);
   await assertClinic(db, clinicId);
   const row = await db
     .insertInto('facilities')
@@ -183,7 +202,7 @@ export async function createFacility(db: Db, clinicId: string, input: NewFacilit
       city: input.city ?? null,
       province: input.province ?? null,
       zip_code: input.zipCode ?? null,
-      phone: input.phone ?? null,
+      phone: phone ?? null,
       email: input.email ?? null,
       is_main_location: input.isMainLocation ?? false,
       avg_appointment_minutes: input.avgAppointmentMinutes ?? 30,

@@ -7,7 +7,8 @@ import { backOffice, type TenantScope } from '../../db/tenant.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { seesFacility } from '../auth/authenticate.js';
-import type { NewFacility } from '../clinics/service.js';
+import type { Actor } from '../../core/actor.js';
+import { facilityPhone, PHONE_ISSUE, type NewFacility } from '../clinics/service.js';
 import { scheduleIssues } from './schedule.js';
 
 export interface FacilityView {
@@ -70,13 +71,17 @@ export type FacilityChanges = Partial<Omit<NewFacility, 'workingSchedule'>> & { 
 /** Back office: change a facility (only the fields sent), its working schedule included. */
 export async function updateFacility(
   db: Kysely<DB>,
-  clinicId: string,
+  actor: Pick<Actor, 'clinicId' | 'region'>,
   id: string,
-  changes: FacilityChanges,
+  input: FacilityChanges,
   expected: number | null,
 ): Promise<{ view: FacilityView; version: number }> {
-  const issues = changes.workingSchedule ? scheduleIssues(changes.workingSchedule, 'workingSchedule') : [];
+  const clinicId = actor.clinicId;
+  const issues = input.workingSchedule ? scheduleIssues(input.workingSchedule, 'workingSchedule') : [];
+  const phone = facilityPhone(input.phone, actor.region);
+  if (phone === false) issues.push(PHONE_ISSUE);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
+  const changes = phone === undefined ? input : { ...input, phone };
   await db.transaction().execute(async (trx) => {
     const current = await trx.selectFrom('facilities').select('version').where('id', '=', id).where('clinic_id', '=', clinicId).forUpdate().executeTakeFirst();
     if (!current) throw ApiError.notFound();

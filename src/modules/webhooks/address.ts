@@ -103,8 +103,8 @@ export function checkEndpointUrl(raw: string, policy: AddressPolicy, path = 'url
     return issue('non può contenere credenziali (utente:password@)');
   }
   const insecureOk = policy.allowInsecure;
-  if (url.protocol !== 'https:' && !(insecureOk && url.protocol === 'http:')) return issue('deve usare https://');
-  if (url.port !== '' && !insecureOk) return issue('deve usare la porta 443');
+  if (url.protocol !== 'https:' && !(insecureOk && url.protocol === 'http:')) return issue(`deve usare https://${LOCAL_TESTING}`);
+  if (url.port !== '' && !insecureOk) return issue(`deve usare la porta 443${LOCAL_TESTING}`);
   let host = url.hostname.toLowerCase();
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   if (host.endsWith('.')) host = host.slice(0, -1);
@@ -114,15 +114,19 @@ export function checkEndpointUrl(raw: string, policy: AddressPolicy, path = 'url
   if (host.split('.').includes('')) return issue("non è un nome host valido (contiene un'etichetta vuota: ..)");
   if (net.isIP(host) !== 0) {
     if (insecureOk && isLoopback(host)) return [];
-    return issue('deve indicare un nome host pubblico, non un indirizzo IP');
+    return issue(`deve indicare un nome host pubblico, non un indirizzo IP${LOCAL_TESTING}`);
   }
   if (host === 'localhost' || BLOCKED_SUFFIXES.some((s) => host.endsWith(s))) {
     if (insecureOk && (host === 'localhost' || host.endsWith('.localhost'))) return [];
-    return issue('deve indicare un nome host pubblico, non locale o interno');
+    return issue(`deve indicare un nome host pubblico, non locale o interno${LOCAL_TESTING}`);
   }
   if (!host.includes('.')) return issue('deve indicare un nome host completo (con dominio)');
   return [];
 }
+
+/** Added to a refusal of an http://, loopback or local destination: how to test webhooks locally. */
+export const LOCAL_TESTING =
+  ' (per provare i webhook sul proprio computer: `dental-clinic listen --forward-to http://localhost:4000/hooks` inoltra, firmati, gli eventi di uno studio di prova)';
 
 export class AddressRefusedError extends Error {
   readonly code = 'EADDRREFUSED_DCM';

@@ -3,5 +3,6 @@ import type { DeclaredReasons } from '../../core/errors.js';
 
 export const WEBHOOK_REASONS = {
   createEndpoint: { conflict: ['endpoint_limit'] },
+  triggerSample: { forbidden: ['live_clinic'] },
   redeliver: { conflict: ['delivery_not_finished', 'redeliver_limit', 'endpoint_deleted', 'endpoint_disabled'] },
 } as const satisfies Record<string, DeclaredReasons>;

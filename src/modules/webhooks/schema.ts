@@ -11,7 +11,7 @@ export const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
   maxItems: 50,
   uniqueItems: true,
   description:
-    '1 to 50 distinct event types of the catalogue (spec 6.3). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`.',
+    '1 to 50 distinct event types of the catalogue (the `webhooks` section of this document). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`.',
 });
 export const Url = Type.String({
   minLength: 1,
@@ -103,7 +103,7 @@ export const EventEnvelopeSchema = Type.Object(
   {
     id: Uuid({ description: 'In GET /events: the event id (in a webhook: the delivery id)' }),
     eventId: Uuid({ description: 'The event id; use it to spot duplicates' }),
-    type: Type.String({ description: 'Event type (spec 6.3), or `events.skipped`' }),
+    type: Type.String({ description: 'Event type (the `webhooks` section of this document), or `events.skipped`' }),
     createdAt: OutputTimestamp({ description: 'When it happened' }),
     apiVersion: Type.String({ description: 'Version of the shape of `data`: `v1`' }),
     livemode: Type.Boolean({ description: 'false only for the events of a test clinic' }),

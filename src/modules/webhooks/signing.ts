@@ -1,5 +1,6 @@
 /** Webhook signatures (spec 6.5): HMAC-SHA256 over "v1\n<timestamp>\n<idempotency key>\n<body>". */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { signWebhook } from './verify.js';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -10,7 +11,7 @@ export function generateSecret(): string {
 
 /** Lowercase hex HMAC-SHA256 of the four-line string; `body` byte for byte. */
 export function computeSignature(secret: string, timestamp: string, idempotencyKey: string, body: string | Buffer): string {
-  return createHmac('sha256', secret).update(`v1\n${timestamp}\n${idempotencyKey}\n`).update(body).digest('hex');
+  return signWebhook(secret, timestamp, idempotencyKey, body);
 }
 
 /** The X-Service-Signature value: `v1=<new>`, or `v1=<new>,v1=<old>` during a rotation's overlap. */

@@ -154,7 +154,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         operationId: 'adminSetAppointmentStatus',
         tags: [TAG],
         summary: 'Move an appointment to another status',
-        description: `Allowed transitions (our choice; spec 3.4 leaves them open): ${transitionsText}. Any other is \`409 conflict\`, reason \`invalid_transition\` (with \`details.from\`, \`details.to\`, \`details.allowed\`). Arrival in confirmed, checked_in, completed, no_show or cancelled records the matching \`appointment.*\` event. Leaving postponed for scheduled may meet \`409 doctor_busy\`/\`chair_busy\`. \`If-Match\` honoured.`,
+        description: `Allowed transitions (our choice): ${transitionsText}. Any other is \`409 conflict\`, reason \`invalid_transition\` (with \`details.from\`, \`details.to\`, \`details.allowed\`). Arrival in confirmed, checked_in, completed, no_show or cancelled records the matching \`appointment.*\` event. Leaving postponed for scheduled may meet \`409 doctor_busy\`/\`chair_busy\`. \`If-Match\` honoured.`,
         params: ClinicItemParams,
         headers: IfMatch,
         body: Type.Object({ status: StringEnum(APPOINTMENT_STATUSES), completionNotes: Type.Optional(Text(20000)) }, { additionalProperties: false }),
@@ -268,7 +268,13 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { view, version } = await updateFacility(db, request.params.clinicId, request.params.id, request.body as any, expectedVersion(request));
+      const { view, version } = await updateFacility(
+        db,
+        await clinicActor(ctx, request, request.params.clinicId),
+        request.params.id,
+        request.body as any,
+        expectedVersion(request),
+      );
       setEtag(reply, version);
       return view;
     },

@@ -2,6 +2,7 @@
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../types.js';
 import { registerAgendaAdminRoutes } from './agenda.js';
+import { registerEventAdminRoutes } from './events.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerPeopleAdminRoutes } from './people.js';
 import { registerTenantRoutes } from './tenants.js';
@@ -11,4 +12,5 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
   registerKeyRoutes(app, ctx);
   registerPeopleAdminRoutes(app, ctx);
   registerAgendaAdminRoutes(app, ctx);
+  registerEventAdminRoutes(app, ctx);
 }

@@ -4,6 +4,7 @@ import type { AppContext } from '../../../context.js';
 import * as clinics from '../../../modules/clinics/service.js';
 import { Email, IdParams, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
+import { clinicActor } from './actor.js';
 
 const TAG = 'Tenants';
 const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
@@ -179,7 +180,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         response: { 201: Facility },
       },
     },
-    async (request, reply) => reply.status(201).send(await clinics.createFacility(db, request.params.clinicId, request.body)),
+    async (request, reply) => reply.status(201).send(await clinics.createFacility(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
   );
 
   app.get(

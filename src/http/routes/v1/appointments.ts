@@ -56,7 +56,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'List appointments',
         description: [
-          'A page of appointments (spec 2.2) of the clinic and of the facilities the key sees.',
+          'A page of appointments of the clinic and of the facilities the key sees.',
           'Order: `sort=updated` (default) by last modification, oldest first, then by id, for syncing with `updatedSince`; `sort=start` by start time, then by id (sending `updatedSince` with it is `400`).',
           '`from` is inclusive and `to` exclusive, both on the start time. `status` takes one or more statuses separated by commas; an unknown status is `400` naming `status`.',
           '`notes`, `clinicalNotes` and `completionNotes` are never in the list: read them from getAppointment with `clinical:read`.',
@@ -90,7 +90,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Read an appointment',
         description:
-          'One appointment (spec 2.2) with an `ETag`. With `clinical:read` it also holds `notes`, `clinicalNotes` and `completionNotes`; without it those three fields are absent. The read of `title`, `reason` and the notes is access-logged (the fields that hold text).',
+          'One appointment with an `ETag`. With `clinical:read` it also holds `notes`, `clinicalNotes` and `completionNotes`; without it those three fields are absent. The read of `title`, `reason` and the notes is access-logged (the fields that hold text).',
         params: IdParams,
         response: { 200: AppointmentDetailSchema },
       },
@@ -116,7 +116,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
           'For the chat bot and the voice agent: books the slot starting at `start` in the calendar `calendarId` for the patient, with status `scheduled`. The facility is the calendar’s; the doctor is `doctorId` when given (it must be one of the calendar’s) or the first free one; the chair is the first free one of the calendar; `type` and `category` default to the calendar’s.',
           '`origin`: an agent key’s kind decides it whatever the body says (`chat_bot` → `bot`, `voice_agent` → `voice`); a plain key names it (`api` by default).',
           'With `holdId` (a hold this key made with createSlotHold) it books the held slot at the hold’s doctor, and the hold is used up. Sent again for the same patient it answers `200` with the same appointment; for another patient `409 conflict` reason `hold_used`. A hold that lapsed still books if its slot is still free.',
-          'Answers `201` with the appointment (spec 2.2) and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.',
+          'Answers `201` with the appointment and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.',
           '`409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).',
           'Of parallel bookings and holds of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair, and bookings and holds take the same schedule locks).',
           '`403 forbidden` reason `not_bookable_by_agent` when the calendar’s `bookableBy` does not include the key’s channel (`api` for a plain key, `bot`, `voice`); `new_patients_not_accepted` when the calendar takes no new patients and the patient has no appointment yet (cancelled ones do not count).',

@@ -20,7 +20,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Read a conversation',
         description:
-          'The conversation (spec 2.7) with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.',
+          'The conversation with its `ETag` (use it as `If-Match` on updateConversationBot). A pause whose time has passed reads as `attivo` with `botPausedUntil: null`. Holds no message text.',
         params: IdParams,
         response: { 200: ConversationSchema },
       },

@@ -16,7 +16,7 @@ export function registerEventRoutes(app: App, ctx: AppContext): void {
         tags: ['Webhooks and events'],
         summary: 'List the events of the last 30 days',
         description:
-          'Events in the envelope of spec 6.2, `id` being the event id. Oldest first (by `createdAt`, then `id`); events never change, so `updatedSince` keeps those created from that instant on. ' +
+          'Events in the envelope of the webhooks, `id` being the event id. Oldest first (by `createdAt`, then `id`), unlike `GET /webhook-deliveries` (newest first) on purpose: the events are a feed read in order and resumed where it stopped, the deliveries a view for watching destinations; events never change, so `updatedSince` keeps those created from that instant on. ' +
           'Only the events the key can see: those whose scope it holds (for `events.skipped`, the scope of `data.type`) and, for a key limited to facilities, those of its facilities ' +
           '(events without a facility are seen only by keys not limited to facilities, except `events.skipped`, which every key with the scope sees). ' +
           'Filter `type`: one event type. Events older than 30 days are purged.',

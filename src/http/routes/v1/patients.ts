@@ -103,7 +103,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Read a patient',
         description:
-          'The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data, spec 1.6). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.',
+          'The patient with its `ETag`. Clinical fields (allergies, medications, conditions, notes) only with `clinical:read`, and then the read is written to the access log (clinical data). A patient of another clinic or of a facility the key does not see is `404`; an erased patient is returned with its personal fields null.',
         params: IdParams,
         response: { 200: PatientSchema },
       },

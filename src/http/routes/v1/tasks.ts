@@ -66,7 +66,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Update a task',
         description: [
-          'Only the fields sent change (at least one is needed); `null` removes the due date or the assignee. `status` may move between any of todo, in_progress and done (spec 3.6 sets no restriction); becoming `done` records `task.completed`.',
+          'Only the fields sent change (at least one is needed); `null` removes the due date or the assignee. `status` may move between any of todo, in_progress and done (no restriction between them); becoming `done` records `task.completed`.',
           '`assigneeId` must be an active staff profile of the clinic (`400` naming `assigneeId` otherwise). `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.',
         ].join('\n\n'),
         params: IdParams,

@@ -16,7 +16,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
         tags: ['Webhooks and events'],
         summary: 'List webhook deliveries',
         description:
-          'Deliveries and their status, newest first (by `createdAt`, then `id`, descending). Filters `endpointId` and `status`. ' +
+          'Deliveries and their status, newest first (by `createdAt`, then `id`, descending), unlike `GET /events` (oldest first) on purpose: this list is for watching destinations, where the latest failures matter first; the events are a feed read in order and resumed. Filters `endpointId` and `status`. ' +
           'Deliveries of a deleted destination stay listed for 30 days; finished deliveries are purged after 30 days. ' +
           'A key sees the deliveries of the destinations it sees (see GET /webhook-endpoints).',
         querystring: Type.Object(

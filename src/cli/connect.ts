@@ -1,0 +1,83 @@
+/**
+ * Where the CLI's calls go, in this order:
+ *   1. DCM_URL set: the service at that URL (its back office, with ADMIN_TOKEN).
+ *   2. The embedded database with a service running on DATA_DIR: that service, found through
+ *      DATA_DIR/dcm.server.json (src/db/server-file.ts). The folder is locked by the service,
+ *      so this is the only way in while `npm start` runs.
+ *   3. Otherwise the database itself (DATABASE_URL, or the embedded one in DATA_DIR), opened
+ *      by the CLI, the routes run in-process.
+ */
+import type { AppContext } from '../context.js';
+import { httpAdminApi, inProcessAdminApi, operationsOf, type AdminApi, type AdminOperation } from './admin-api.js';
+import { UsageError } from './output.js';
+
+export interface Connection {
+  api: AdminApi;
+  /** The database, when the CLI opened it itself (commands that need it: migrate). */
+  ctx: AppContext | null;
+  close(): Promise<void>;
+}
+
+async function config() {
+  const { ConfigError, loadConfig } = await import('../config.js');
+  try {
+    return loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+export async function connect(): Promise<Connection> {
+  const url = process.env.DCM_URL;
+  if (url) {
+    const token = process.env.ADMIN_TOKEN;
+    if (!token) throw new UsageError('DCM_URL is set but ADMIN_TOKEN is not: the back office of the service needs its token');
+    return { api: await httpAdminApi(url, token), ctx: null, close: async () => {} };
+  }
+  const cfg = await config();
+  if (!cfg.databaseUrl) {
+    const { findRunningServer } = await import('../db/server-file.js');
+    const running = findRunningServer(cfg.dataDir);
+    if (running) return { api: await httpAdminApi(running.adminUrl, running.token), ctx: null, close: async () => {} };
+  }
+  const { closeContext, createContext } = await import('../bootstrap.js');
+  const ctx = await createContext(cfg);
+  try {
+    const api = await inProcessAdminApi(ctx, cfg.databaseUrl ? 'the PostgreSQL database of DATABASE_URL' : `the embedded database in ${cfg.dataDir}`);
+    return {
+      api,
+      ctx,
+      async close() {
+        await api.close();
+        await closeContext(ctx);
+      },
+    };
+  } catch (error) {
+    await closeContext(ctx);
+    throw error;
+  }
+}
+
+/** The operations, read from routes built without a database (building touches none): for --help. */
+export async function offlineOperations(): Promise<AdminOperation[]> {
+  const [{ buildApp }, { testConfig }, { Authenticator }] = await Promise.all([
+    import('../app.js'),
+    import('../config.js'),
+    import('../modules/auth/authenticate.js'),
+  ]);
+  const token = 'offline-operations-listing';
+  const ctx = {
+    config: { ...testConfig(), adminToken: token, adminPort: null, logLevel: 'silent' },
+    database: null,
+    db: null,
+    authenticator: new Authenticator(null as never),
+    cursorSecret: '',
+  } as unknown as AppContext;
+  const app = await buildApp({ ctx, logger: false });
+  try {
+    return operationsOf((await app.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: { authorization: `Bearer ${token}` } })).json());
+  } finally {
+    await app.close();
+  }
+}

@@ -1,0 +1,81 @@
+/** Back office: a clinic's events in order, and sample events in a test clinic (`dental-clinic listen` and `trigger`). */
+import { Type } from 'typebox';
+import type { AppContext } from '../../../context.js';
+import { Cursor, InputTimestamp, Limit, Nullable, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { SUBSCRIBABLE_EVENT_TYPES, type EventType } from '../../../events/catalogue.js';
+import { listEvents } from '../../../modules/webhooks/deliveries.js';
+import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
+import { triggerSampleEvent } from '../../../modules/webhooks/trigger.js';
+import type { App } from '../../types.js';
+import { EventEnvelopeSchema } from '../../../modules/webhooks/schema.js';
+import { clinicActor } from './actor.js';
+
+const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
+
+export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/admin/v1/clinics/:clinicId/events',
+    {
+      schema: {
+        operationId: 'adminListEvents',
+        tags: ['Admin: webhooks'],
+        summary: "List a clinic's events, oldest first",
+        description:
+          'Every event of the last 30 days, every facility, oldest first (by `createdAt`, then `id`), as `GET /v1/events` shows them to a key with every scope. `dental-clinic listen` reads it.',
+        params: ClinicParams,
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Limit(200, 50)),
+            cursor: Type.Optional(Cursor()),
+            updatedSince: Type.Optional(InputTimestamp({ description: 'Only events created from this instant on' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Page(EventEnvelopeSchema) },
+      },
+    },
+    async (request) => {
+      const actor = await clinicActor(ctx, request, request.params.clinicId);
+      return listEvents(ctx.db, actor, { ...request.query, limit: request.query.limit ?? 50 });
+    },
+  );
+
+  app.post(
+    '/admin/v1/clinics/:clinicId/events',
+    {
+      schema: {
+        operationId: 'adminTriggerEvent',
+        tags: ['Admin: webhooks'],
+        summary: 'Make a sample event in a test clinic',
+        description:
+          'Records an event of `type` through the outbox, as a change would: the destinations subscribed to it receive it, and `dental-clinic listen` forwards it. ' +
+          '`data` is `{ "id": <new uuid>, "sample": true }`, not the shape of the type. Only in a test clinic: a live clinic is `403 forbidden`, reason `live_clinic`. ' +
+          'Like every event, none is made while the clinic has no active API key (`skipped: "no_active_key"`).',
+        params: ClinicParams,
+        body: Type.Object(
+          {
+            type: StringEnum(SUBSCRIBABLE_EVENT_TYPES, { description: 'The event type', examples: ['appointment.created'] }),
+            facilityId: Type.Optional(Nullable(Uuid({ description: 'The facility of the event (default none)' }))),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          201: Type.Object(
+            {
+              id: Type.String({ description: 'The event id ("" when none was made)' }),
+              type: Type.String(),
+              skipped: Type.Optional(StringEnum(['no_active_key', 'error'])),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      config: { reasons: WEBHOOK_REASONS.triggerSample },
+    },
+    async (request, reply) => {
+      const actor = await clinicActor(ctx, request, request.params.clinicId);
+      const event = await triggerSampleEvent(ctx.db, actor, request.body.type as EventType, request.body.facilityId ?? null);
+      return reply.status(201).send(event);
+    },
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * Every example in both OpenAPI documents validates against its own schema (issue 19, item 5):
+ * media-type examples (`example`, `examples.*.value`), parameter examples, and the `examples`
+ * of every schema node. Validated by Ajv (JSON Schema 2020-12, as OpenAPI 3.1) with formats,
+ * the `$ref`s resolved in the document itself. Also: the public text speaks to integrators
+ * (no references to sections of an internal document).
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+type Doc = Record<string, any>;
+let server: TestServer;
+const docs: Record<'v1' | 'admin', Doc> = { v1: {}, admin: {} };
+
+beforeAll(async () => {
+  server = await startTestServer();
+  docs.v1 = (await server.call('GET', '/v1/openapi.json')).body;
+  docs.admin = (await server.admin('GET', '/admin/v1/openapi.json')).body;
+});
+afterAll(() => server?.close());
+
+const pointer = (path: string[]) => path.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+/** [where, the schema's JSON pointer, the example] for every example in the document. */
+function examplesOf(doc: Doc): Array<[string, string, unknown]> {
+  const out: Array<[string, string, unknown]> = [];
+  const walk = (node: unknown, path: string[]) => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach((n, i) => walk(n, [...path, String(i)]));
+    const o = node as Doc;
+    const inSchema = path.includes('schema') || path.includes('schemas');
+    if (o.schema && typeof o.schema === 'object') {
+      const at = `/${pointer([...path, 'schema'])}`;
+      if (o.example !== undefined) out.push([`${at} (example)`, at, o.example]);
+      for (const [name, ex] of Object.entries<Doc>(o.examples ?? {})) if (ex && 'value' in ex) out.push([`${at} (examples.${name})`, at, ex.value]);
+    }
+    if (inSchema && Array.isArray(o.examples) && path.at(-1) !== 'properties') {
+      o.examples.forEach((ex: unknown, i: number) => out.push([`/${pointer(path)} (examples[${i}])`, `/${pointer(path)}`, ex]));
+    }
+    for (const [k, v] of Object.entries(o)) if (k !== 'example' && k !== 'examples') walk(v, [...path, k]);
+  };
+  walk(doc, []);
+  return out;
+}
+
+describe.each(['v1', 'admin'] as const)('%s OpenAPI examples', (name) => {
+  it('every example validates against its schema', () => {
+    const doc = docs[name];
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    formats.default(ajv);
+    ajv.addSchema({ ...doc, $id: 'doc' });
+    const examples = examplesOf(doc);
+    expect(examples.length).toBeGreaterThan(50);
+    const problems: string[] = [];
+    for (const [where, at, example] of examples) {
+      const validate = ajv.compile({ $ref: `doc#${at}` });
+      if (!validate(example)) problems.push(`${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(example).slice(0, 200)}`);
+    }
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it.runIf(name === 'v1')('lists every event of the catalogue in its webhooks section, with its envelope', async () => {
+    const { EVENT_SCOPES } = await import('../../src/events/catalogue.js');
+    const webhooks = docs.v1.webhooks as Record<string, Doc>;
+    expect(Object.keys(webhooks).sort()).toEqual(Object.keys(EVENT_SCOPES).sort());
+    for (const [type, item] of Object.entries(webhooks)) {
+      const schema = item.post.requestBody.content['application/json'].schema;
+      expect(schema.properties.type.const).toBe(type);
+      expect(Object.keys(schema.properties)).toEqual(['id', 'eventId', 'type', 'createdAt', 'apiVersion', 'livemode', 'facilityId', 'data']);
+      expect(item.post.description).toContain(EVENT_SCOPES[type as keyof typeof EVENT_SCOPES]);
+    }
+  });
+
+  it('speaks to integrators: no section references of an internal document in the public text', () => {
+    const text = JSON.stringify(docs[name]);
+    expect(text.match(/\b(spec|specification|api-spec\.md)\s*(§\s*)?\d+(\.\d+)*/gi) ?? []).toEqual([]);
+    expect(text).not.toMatch(/DESIGN\.md|IDEMPOTENCY\.md|src\/|issue \d+/);
+  });
+});
