@@ -61,14 +61,17 @@ export async function connect(): Promise<Connection> {
 
 /** The operations, read from routes built without a database (building touches none): for --help. */
 export async function offlineOperations(): Promise<AdminOperation[]> {
-  const [{ buildApp }, { testConfig }, { Authenticator }] = await Promise.all([
+  const [{ buildApp }, { testConfig }, { Authenticator }, { offlineDocumentsRuntime }] = await Promise.all([
     import('../app.js'),
     import('../config.js'),
     import('../modules/auth/authenticate.js'),
+    import('../modules/documents/runtime.js'),
   ]);
   const token = 'offline-operations-listing';
+  const config = testConfig();
   const ctx = {
-    config: { ...testConfig(), adminToken: token, adminPort: null, logLevel: 'silent' },
+    config: { ...config, adminToken: token, adminPort: null, logLevel: 'silent' },
+    documents: offlineDocumentsRuntime(config.documents),
     database: null,
     db: null,
     authenticator: new Authenticator(null as never),

@@ -36,12 +36,10 @@ export interface ActorLogger {
   error(obj: object, msg?: string): void;
 }
 
-import type { CountryCode } from 'libphonenumber-js';
-
 /** The process-wide values every actor carries, so services take no loose arguments for them. */
 export interface ActorEnvironment {
-  /** Default region for phone numbers written without a country code (libphonenumber's CountryCode). */
-  region: CountryCode;
+  /** Default region for phone numbers written without a country code (`IT`; checked when the configuration is read). */
+  region: string;
   /** Secret for signing page cursors; the same in every process. */
   cursorSecret: string;
 }

@@ -743,7 +743,7 @@ export interface paths {
          *
          *     For an agent to say it, each slot carries `localDate`, `localTime` and `partOfDay` in the clinic’s zone and an Italian `label` (“martedì 4 marzo alle 9:30”). `spread=day` keeps the first free slot of each day, `spread=part_of_day` the first of each morning, afternoon and evening, so a few slots cover several days; `limit` (1-200) then keeps the first ones.
          *
-         *     `window` is the part of the request the calendar’s rules let anyone book (after the minimum notice, before the booking horizon): `null`, with `data: []`, when they leave nothing to search (spec 4.11). `data: []` with a `window` means no slot is free.
+         *     `window` is the part of the request the calendar’s rules let anyone book (after the minimum notice, before the booking horizon): `null`, with `data: []`, when they leave nothing to search. `data: []` with a `window` means no slot is free.
          *
          *     An empty answer says why in `emptyReason`: `calendar_inactive`, `not_bookable_by_agent` (the calendar’s `bookableBy` excludes this key’s channel: `api`, `bot` or `voice`), `beyond_horizon` (the window starts past the booking horizon), `closed` (no working hours in the window, or the window is wholly before the minimum notice), `fully_booked` (working hours, every slot taken). With `closed` and `fully_booked`, `nextAvailable` is the first free slot after the window (within the horizon, searched up to 93 days), or null. Both are null when `data` is not empty.
          *
@@ -922,7 +922,7 @@ export interface paths {
         };
         /**
          * List the facilities
-         * @description The clinic’s facilities (spec 2.11): where they are, their phone and opening hours.
+         * @description The clinic’s facilities: where they are, their phone and opening hours.
          *
          *     Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). A key limited to facilities sees only the rows of its facilities (rows of no facility only to an unrestricted key).
          *
@@ -1124,7 +1124,7 @@ export interface paths {
          * The key, its clinic and its rate limits
          * @description Any valid key, no scope needed; not access-logged (no free text or clinical data). An integration’s first call: which key this is (`kind`, `scopes`, `facilityIds`, `agent`, expiry), its clinic (`timezone`, `aiEnabled`, `planActive`) and the server’s clock.
          *
-         *     `rateLimits` lists every window of spec 8 this request was counted in (the key’s and the clinic’s, ten seconds and the UTC day) with its `limit`, `remaining` and `reset`; the `X-RateLimit-*` headers show only the tightest. Calling it costs budget like any request.
+         *     `rateLimits` lists every rate-limit window this request was counted in (the key’s and the clinic’s, ten seconds and the UTC day) with its `limit`, `remaining` and `reset`; the `X-RateLimit-*` headers show only the tightest. Calling it costs budget like any request.
          *
          *     Scopes: none (any valid key).
          *
@@ -1162,7 +1162,7 @@ export interface paths {
         };
         /**
          * The event catalogue, as this key may subscribe to it
-         * @description Every event type a webhook destination can subscribe to (spec 6.3), with the scope needed to receive it and whether this key may subscribe to it (`subscribable`: it holds that scope and `webhooks:read`). `webhook.test` and `events.skipped` cannot be subscribed to and are not listed. Any valid key, no scope needed.
+         * @description Every event type a webhook destination can subscribe to, in the order of the catalogue (the `webhooks` section of this document), with the scope needed to receive it and whether this key may subscribe to it (`subscribable`: it holds that scope and `webhooks:read`). `webhook.test` and `events.skipped` cannot be subscribed to and are not listed. Any valid key, no scope needed.
          *
          *     Scopes: none (any valid key).
          *
@@ -7852,12 +7852,12 @@ export interface operations {
                             /** @description Slot length in minutes */
                             slotMinutes: number;
                             /**
-                             * @description Appointment type of its bookings (spec 2.2)
+                             * @description Appointment type of its bookings
                              * @enum {string|null}
                              */
                             type: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
                             /**
-                             * @description Appointment category of its bookings (spec 2.2)
+                             * @description Appointment category of its bookings
                              * @enum {string|null}
                              */
                             category: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
@@ -8189,12 +8189,12 @@ export interface operations {
                         /** @description Slot length in minutes */
                         slotMinutes: number;
                         /**
-                         * @description Appointment type of its bookings (spec 2.2)
+                         * @description Appointment type of its bookings
                          * @enum {string|null}
                          */
                         type: "checkup" | "treatment" | "consultation" | "emergency" | "other" | null;
                         /**
-                         * @description Appointment category of its bookings (spec 2.2)
+                         * @description Appointment category of its bookings
                          * @enum {string|null}
                          */
                         category: "recall" | "treatment_plan" | "first_visit" | "case_study" | "standard" | null;
@@ -10856,7 +10856,7 @@ export interface operations {
                             aiEnabled: boolean;
                             planActive: boolean;
                         };
-                        /** @description Every window of spec 8 this request was counted in; the headers show only the tightest */
+                        /** @description Every rate-limit window this request was counted in; the headers show only the tightest */
                         rateLimits: {
                             /**
                              * @description Whose budget: this key’s or the whole clinic’s (every key)

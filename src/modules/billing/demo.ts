@@ -1,10 +1,9 @@
 /**
- * The demo clinic's billing (issue 16): a patient with a presented quote, an issued invoice
+ * The demo clinic's billing (issue 16): a demo patient with a presented quote, an issued invoice
  * partly paid by a card payment, so every billing operation answers something on a fresh start.
  */
 import { SILENT_LOGGER } from '../../core/actor.js';
 import { backOfficeActor } from '../clinics/actor.js';
-import { createPatient } from '../patients/service.js';
 import type { Db } from '../../db/transaction.js';
 import { addDays, localDate } from './dates.js';
 import { issueInvoice } from './invoices.js';
@@ -12,22 +11,15 @@ import { recordPayment } from './payments.js';
 import { createQuote, decideQuote } from './quotes.js';
 
 /** Nothing here pages or parses a phone number without a country code: no cursor secret, Italian numbers. */
-const DEMO_ENV = { region: 'IT' as const, cursorSecret: 'demo-billing-unused' };
+const DEMO_ENV = { region: 'IT', cursorSecret: 'demo-billing-unused' };
 
 export async function seedDemoBilling(
   db: Db,
   clinicId: string,
-  facilityId: string,
+  /** One of the demo's patients (src/modules/clinics/demo-agenda.ts): the quote, invoice and payment are theirs. */
+  patientId: string,
 ): Promise<{ patientId: string; quoteId: string; invoiceId: string; paymentId: string }> {
   const actor = await backOfficeActor(db, clinicId, DEMO_ENV, 'demo-seed', SILENT_LOGGER);
-  const patient = await createPatient(db, actor, {
-    firstName: 'Giulia',
-    lastName: 'Bianchi',
-    phone: '+39 333 765 4321',
-    email: 'giulia.bianchi@example.com',
-    facilityId,
-  });
-  const patientId = patient.view.id;
   const quote = await createQuote(db, actor, {
     patientId,
     title: 'Riabilitazione implantare 36',

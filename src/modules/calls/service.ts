@@ -4,7 +4,6 @@
  */
 import { can, type Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
-import type { CountryCode } from 'libphonenumber-js';
 import { sql, type Selectable } from 'kysely';
 import { checkRefs, findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
@@ -46,7 +45,7 @@ export function callView(row: CallRow): CallView {
   };
 }
 
-function numberOrIssue(value: string, region: CountryCode, path: string, issues: ValidationIssue[]): string {
+function numberOrIssue(value: string, region: string, path: string, issues: ValidationIssue[]): string {
   if (value.trim().toLowerCase() === ANONYMOUS) return ANONYMOUS;
   const canonical = toCanonicalPhone(value, region);
   if (!canonical) issues.push({ path, message: 'non è un numero di telefono valido né `anonymous`' });

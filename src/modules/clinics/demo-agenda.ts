@@ -6,7 +6,6 @@
  * demo rows in functions of their own.
  */
 import { SILENT_LOGGER } from '../../core/actor.js';
-import type { CountryCode } from 'libphonenumber-js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { WeekSchedule } from '../../db/tables/agenda.js';
@@ -112,9 +111,11 @@ const LAST_NAMES = [
 export interface DemoAgenda {
   voiceToken: string;
   calendarIds: string[];
+  /** The demo's patients, the caller of the README's call first. */
+  patientIds: string[];
 }
 
-export async function seedDemoAgenda(db: Kysely<DB>, clinicId: string, facilityIds: string[], region: CountryCode): Promise<DemoAgenda> {
+export async function seedDemoAgenda(db: Kysely<DB>, clinicId: string, facilityIds: string[], region: string): Promise<DemoAgenda> {
   // The seed acts as the clinic's back office; nothing it does pages, and its lines go nowhere.
   const scope = await backOfficeActor(db, clinicId, { region, cursorSecret: 'demo-seed-unused' }, 'demo-seed', SILENT_LOGGER);
   const [main, second] = facilityIds as [string, string];
@@ -300,5 +301,5 @@ export async function seedDemoAgenda(db: Kysely<DB>, clinicId: string, facilityI
   });
 
   const voice = await createApiKey(db, clinicId, { name: 'Demo voice agent', scopes: [...VOICE_AGENT_SCOPES], agent: 'voice_agent' });
-  return { voiceToken: voice.token, calendarIds: [hygiene.id, firstVisit.id, urgent.id, ortho.id] };
+  return { voiceToken: voice.token, calendarIds: [hygiene.id, firstVisit.id, urgent.id, ortho.id], patientIds };
 }

@@ -73,7 +73,7 @@ export async function createDemoClinic(db: Kysely<DB>): Promise<DemoClinic> {
   const liveKey = await createApiKey(db, live.id, { name: 'Demo live key', scopes: [...SCOPES] });
   const testKey = await createApiKey(db, test.id, { name: 'Demo test key', scopes: [...SCOPES] });
   const agenda = await seedDemoAgenda(db, live.id, liveFacilities, 'IT');
-  await seedDemoBilling(db, live.id, liveFacilities[0]!);
+  await seedDemoBilling(db, live.id, agenda.patientIds[1]!);
   return {
     liveClinicId: live.id,
     testClinicId: test.id,

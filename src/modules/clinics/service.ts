@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { type CountryCode } from 'libphonenumber-js';
 import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
@@ -182,7 +181,7 @@ export interface NewFacility {
 export function facilityPhone(phone: string | null | undefined, region: string): string | null | undefined | false {
   if (phone === undefined || phone === null) return phone;
   if (phone.trim() === '') return null;
-  return toCanonicalPhone(phone, region as CountryCode) ?? false;
+  return toCanonicalPhone(phone, region) ?? false;
 }
 
 export const PHONE_ISSUE = { path: 'phone', message: 'non è un numero di telefono valido' };

@@ -43,7 +43,7 @@ export const MetaSchema = Type.Object(
       },
       { additionalProperties: false },
     ),
-    rateLimits: Type.Array(RateWindowSchema, { description: 'Every window of spec 8 this request was counted in; the headers show only the tightest' }),
+    rateLimits: Type.Array(RateWindowSchema, { description: 'Every rate-limit window this request was counted in; the headers show only the tightest' }),
   },
   {
     additionalProperties: false,

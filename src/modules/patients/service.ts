@@ -4,7 +4,6 @@
  */
 import { forgetPatientDocuments, purgePatientDocuments, type DocumentsDeps } from '../documents/service.js';
 import { randomUUID } from 'node:crypto';
-import type { CountryCode } from 'libphonenumber-js';
 import { sql, type InsertObject, type RawBuilder, type Selectable } from 'kysely';
 import { findScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
@@ -140,7 +139,7 @@ export async function addNameTerms(trx: Db, clinicId: string, names: Array<strin
 }
 
 /** Phone to E.164, or an issue naming the field. */
-export function canonicalPhoneOrIssue(value: string | null | undefined, region: CountryCode, path: string, issues: ValidationIssue[]): string | null {
+export function canonicalPhoneOrIssue(value: string | null | undefined, region: string, path: string, issues: ValidationIssue[]): string | null {
   if (value === undefined || value === null) return null;
   const canonical = toCanonicalPhone(value, region);
   if (!canonical) issues.push({ path, message: 'non è un numero di telefono valido' });

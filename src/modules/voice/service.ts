@@ -3,7 +3,6 @@
  * handoff to a person when it gives up. It answers as little personal data as the job needs.
  */
 import { randomUUID } from 'node:crypto';
-import type { CountryCode } from 'libphonenumber-js';
 import type { Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
@@ -23,7 +22,7 @@ const NEXT_APPOINTMENTS = 3;
 /** `null` for a hidden number, the E.164 form, or an issue naming the field. */
 function phoneOf(value: string, region: string, path: string, issues: ValidationIssue[]): string | null {
   if (value.trim().toLowerCase() === 'anonymous') return null;
-  const phone = toCanonicalPhone(value, region as CountryCode);
+  const phone = toCanonicalPhone(value, region);
   if (!phone) issues.push({ path, message: 'non è un numero di telefono valido' });
   return phone;
 }
@@ -47,7 +46,7 @@ async function pickFacility(db: Db, actor: Actor, by: { to?: string | null; pref
     .orderBy('id')
     .execute();
   const found =
-    (by.to && rows.find((f) => f.phone !== null && toCanonicalPhone(f.phone, actor.region as CountryCode) === by.to)) ||
+    (by.to && rows.find((f) => f.phone !== null && toCanonicalPhone(f.phone, actor.region) === by.to)) ||
     (by.preferred && rows.find((f) => f.id === by.preferred)) ||
     rows[0];
   return found ? { id: found.id, name: found.name, phone: found.phone, working_schedule: found.working_schedule as WeekSchedule | null } : null;
@@ -55,7 +54,7 @@ async function pickFacility(db: Db, actor: Actor, by: { to?: string | null; pref
 
 function transferOf(facility: FacilityChoice | null, actor: Actor, now: Date): { open: ReturnType<typeof openingState>; number: string | null } {
   const open = openingState(facility?.working_schedule ?? null, actor.timeZone, now);
-  const number = facility?.phone ? toCanonicalPhone(facility.phone, actor.region as CountryCode) : null;
+  const number = facility?.phone ? toCanonicalPhone(facility.phone, actor.region) : null;
   return { open, number };
 }
 

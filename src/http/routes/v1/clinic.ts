@@ -18,7 +18,7 @@ export function registerClinicRoutes(app: App, ctx: AppContext): void {
         operationId: 'listFacilities',
         tags: [TAG],
         summary: 'List the facilities',
-        description: ['The clinic’s facilities (spec 2.11): where they are, their phone and opening hours.', ORDER].join('\n\n'),
+        description: ['The clinic’s facilities: where they are, their phone and opening hours.', ORDER].join('\n\n'),
         querystring: ListQuerySchema,
         response: { 200: Page(FacilitySchema) },
       },

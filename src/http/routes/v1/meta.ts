@@ -17,7 +17,7 @@ export function registerMetaRoutes(app: App, ctx: AppContext): void {
         summary: 'The key, its clinic and its rate limits',
         description: [
           'Any valid key, no scope needed; not access-logged (no free text or clinical data). An integration’s first call: which key this is (`kind`, `scopes`, `facilityIds`, `agent`, expiry), its clinic (`timezone`, `aiEnabled`, `planActive`) and the server’s clock.',
-          '`rateLimits` lists every window of spec 8 this request was counted in (the key’s and the clinic’s, ten seconds and the UTC day) with its `limit`, `remaining` and `reset`; the `X-RateLimit-*` headers show only the tightest. Calling it costs budget like any request.',
+          '`rateLimits` lists every rate-limit window this request was counted in (the key’s and the clinic’s, ten seconds and the UTC day) with its `limit`, `remaining` and `reset`; the `X-RateLimit-*` headers show only the tightest. Calling it costs budget like any request.',
         ].join('\n\n'),
         response: { 200: MetaSchema },
       },
@@ -34,7 +34,7 @@ export function registerMetaRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'The event catalogue, as this key may subscribe to it',
         description:
-          'Every event type a webhook destination can subscribe to (spec 6.3), with the scope needed to receive it and whether this key may subscribe to it (`subscribable`: it holds that scope and `webhooks:read`). `webhook.test` and `events.skipped` cannot be subscribed to and are not listed. Any valid key, no scope needed.',
+          'Every event type a webhook destination can subscribe to, in the order of the catalogue (the `webhooks` section of this document), with the scope needed to receive it and whether this key may subscribe to it (`subscribable`: it holds that scope and `webhooks:read`). `webhook.test` and `events.skipped` cannot be subscribed to and are not listed. Any valid key, no scope needed.',
         response: { 200: Type.Object({ data: Type.Array(EventTypeSchema) }, { additionalProperties: false }) },
       },
       config: { scopes: [] },
