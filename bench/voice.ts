@@ -16,6 +16,7 @@
  * next to it and dropped), `--seconds=30`, `--rate=200`.
  * A quick run: `npm run bench:voice -- --clinics=10 --big=10000 --seconds=10`.
  */
+import { NAMES, SURNAMES } from './lib/seed.js';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, setGlobalDispatcher } from 'undici';
@@ -38,24 +39,6 @@ const STEPS = ['context', 'search', 'availability', 'hold', 'book', 'call'] as c
 type Step = (typeof STEPS)[number];
 
 // The names bench/lib/seed.ts gives patient i (phone +39333 and i on 7 digits).
-const SURNAMES = [
-  'Rossi',
-  'Russo',
-  'Ferrari',
-  'Esposito',
-  'Bianchi',
-  'Romano',
-  'Colombo',
-  'Ricci',
-  'Marino',
-  'Greco',
-  'Bruno',
-  'Gallo',
-  'Conti',
-  'De Luca',
-  'Mancini',
-];
-const NAMES = ['Mario', 'Giulia', 'Luca', 'Francesca', 'Marco', 'Chiara', 'Andrea', 'Sara', 'Matteo', 'Elena', 'Giuseppe', 'Anna'];
 const nameOf = (i: number) =>
   `${NAMES[i % NAMES.length]} ${SURNAMES[Math.floor(i / NAMES.length) % SURNAMES.length]}${i % 7 === 0 ? '' : ` ${SURNAMES[Math.floor(i / (NAMES.length * SURNAMES.length)) % SURNAMES.length]}`}`;
 

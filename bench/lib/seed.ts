@@ -38,7 +38,8 @@ export interface Seeded {
 const CALENDAR_DOCTORS = 64;
 const SLOT_MINUTES = 5;
 
-const SURNAMES = [
+/** The surnames and first names the seed gives patients (bench/voice.ts says them back). */
+export const SURNAMES = [
   'Rossi',
   'Russo',
   'Ferrari',
@@ -55,7 +56,7 @@ const SURNAMES = [
   'De Luca',
   'Mancini',
 ];
-const NAMES = ['Mario', 'Giulia', 'Luca', 'Francesca', 'Marco', 'Chiara', 'Andrea', 'Sara', 'Matteo', 'Elena', 'Giuseppe', 'Anna'];
+export const NAMES = ['Mario', 'Giulia', 'Luca', 'Francesca', 'Marco', 'Chiara', 'Andrea', 'Sara', 'Matteo', 'Elena', 'Giuseppe', 'Anna'];
 
 export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promise<Seeded> {
   const clinic = await createClinic(db, { name: 'Studio Benchmark' });
