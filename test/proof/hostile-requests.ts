@@ -228,7 +228,8 @@ function validNonNull(doc: OpenApiDoc, schema: Schema, depth: number): fc.Arbitr
 
 function validString(schema: Schema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0;
-  const maxLength = schema.maxLength ?? 60;
+  // A pattern bounds its own length (`^[0-9a-f]{64}$`): a default cap below it would leave the filter nothing to keep.
+  const maxLength = schema.maxLength ?? (schema.pattern ? Number.MAX_SAFE_INTEGER : 60);
   const fit = (a: fc.Arbitrary<string>) => a.filter((s) => s.length >= minLength && s.length <= maxLength);
   switch (schema.format) {
     case 'uuid':

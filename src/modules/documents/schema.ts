@@ -33,6 +33,8 @@ export const INLINE_MAX_BYTES = 4 * 1_048_576;
 export const INLINE_MAX_BASE64 = Math.ceil(INLINE_MAX_BYTES / 3) * 4;
 
 const Sha256 = Type.String({
+  minLength: 64,
+  maxLength: 64,
   pattern: '^[0-9a-fA-F]{64}$',
   description: 'SHA-256 of the bytes, 64 hexadecimal digits',
   examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'],
