@@ -1,7 +1,31 @@
 /** Keyset paging: rows strictly after the last row of the previous page, in (a, b) order. */
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { decodeKeyset, encodeKeyset, pageOf } from '../core/cursor.js';
 
 export function after(columns: [string, string], values: [unknown, unknown], direction: 'asc' | 'desc' = 'asc'): Expression<SqlBool> {
   const op = direction === 'asc' ? sql`>` : sql`<`;
   return sql<SqlBool>`(${sql.ref(columns[0])}, ${sql.ref(columns[1])}) ${op} (${values[0]}, ${values[1]})`;
+}
+
+/**
+ * One page of a list in keyset order (the shape every list shares): the rows after the
+ * cursor, ordered by (`columns[0]`, `columns[1]`), `limit + 1` fetched so a full page knows
+ * there is more, and the signed cursor after its last row. `at` reads the row's timestamp.
+ */
+export async function keysetPage<R extends { id: string }>(
+  // The list's query, any table; Kysely cannot type a column chosen at run time.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  query: SelectQueryBuilder<any, any, R>,
+  page: { columns: [string, string]; at: (row: R) => Date; secret: string; scope: string; cursor?: string; limit: number; direction?: 'asc' | 'desc' },
+): Promise<{ items: R[]; nextCursor: string | null }> {
+  const direction = page.direction ?? 'asc';
+  const [column, tie] = page.columns;
+  let q = query;
+  if (page.cursor) q = q.where(after(page.columns, decodeKeyset(page.secret, page.scope, page.cursor), direction));
+  const rows = await q
+    .orderBy(sql.ref(column), direction)
+    .orderBy(sql.ref(tie), direction)
+    .limit(page.limit + 1)
+    .execute();
+  return pageOf(rows, page.limit, (r) => encodeKeyset(page.secret, page.scope, page.at(r), r.id));
 }

@@ -6,9 +6,8 @@ import type { Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { after } from '../../db/keyset.js';
+import { keysetPage } from '../../db/keyset.js';
 import { facilityVisible } from '../../db/tenant.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
@@ -56,15 +55,14 @@ export async function listAppointments(db: Db, actor: Actor, q: ListQuery): Prom
   if (q.doctorId) query = query.where('doctor_id', '=', q.doctorId);
   if (q.patientId) query = query.where('patient_id', '=', q.patientId);
   if (statuses) query = query.where('status', 'in', statuses);
-  if (q.cursor) {
-    query = query.where(after([column, 'id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
-  }
-  const rows = await query
-    .orderBy(column)
-    .orderBy('id')
-    .limit(q.limit + 1)
-    .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, q.sort === 'start' ? r.start_at : r.updated_at, r.id));
+  const page = await keysetPage(query, {
+    columns: [column, 'id'],
+    at: (r) => (q.sort === 'start' ? r.start_at : r.updated_at),
+    secret: actor.cursorSecret,
+    scope: cursorScope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
   return { data: page.items.map((r) => toView(r)), nextCursor: page.nextCursor };
 }
 

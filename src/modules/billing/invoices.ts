@@ -5,10 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
-import { after } from '../../db/keyset.js';
+import { keysetPage } from '../../db/keyset.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { InvoiceLinesTable, InvoicesTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
@@ -241,13 +240,14 @@ export async function listInvoices(db: Db, actor: Actor, q: InvoiceListQuery): P
   if (q.status) query = query.where('status', '=', q.status);
   if (q.issuedFrom) query = query.where('issued_at', '>=', new Date(q.issuedFrom));
   if (q.issuedTo) query = query.where('issued_at', '<', new Date(q.issuedTo));
-  if (q.cursor) query = query.where(after(['updated_at', 'id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
-  const rows = await query
-    .orderBy('updated_at')
-    .orderBy('id')
-    .limit(q.limit + 1)
-    .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.updated_at, r.id));
+  const page = await keysetPage(query, {
+    columns: ['updated_at', 'id'],
+    at: (r) => r.updated_at,
+    secret: actor.cursorSecret,
+    scope: cursorScope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
   const lines = await invoiceLines(
     db,
     actor.clinicId,

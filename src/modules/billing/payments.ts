@@ -10,10 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { checkRefs, findScoped } from '../../db/scoped.js';
-import { after } from '../../db/keyset.js';
+import { keysetPage } from '../../db/keyset.js';
 import type { PaymentAllocationsTable, PaymentsTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
@@ -313,13 +312,14 @@ export async function listPayments(db: Db, actor: Actor, q: PaymentListQuery): P
         exists(selectFrom('payment_allocations as a').select('a.position').whereRef('a.payment_id', '=', 'p.id').where(column, '=', field)),
       );
   }
-  if (q.cursor) query = query.where(after(['p.created_at', 'p.id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
-  const rows = await query
-    .orderBy('p.created_at')
-    .orderBy('p.id')
-    .limit(q.limit + 1)
-    .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.created_at, r.id));
+  const page = await keysetPage(query, {
+    columns: ['p.created_at', 'p.id'],
+    at: (r) => r.created_at,
+    secret: actor.cursorSecret,
+    scope: cursorScope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
   const allocations = await allocationsOf(
     db,
     actor.clinicId,

@@ -2,9 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError } from '../../core/errors.js';
-import { after } from '../../db/keyset.js';
+import { keysetPage } from '../../db/keyset.js';
 import { checkRefs } from '../../db/scoped.js';
 import type { InstallmentsTable, PaymentPlansTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
@@ -112,13 +111,14 @@ export async function listPaymentPlans(db: Db, actor: Actor, q: PlanListQuery): 
       ),
     );
   }
-  if (q.cursor) query = query.where(after(['p.updated_at', 'p.id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
-  const rows = await query
-    .orderBy('p.updated_at')
-    .orderBy('p.id')
-    .limit(q.limit + 1)
-    .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.updated_at, r.id));
+  const page = await keysetPage(query, {
+    columns: ['p.updated_at', 'p.id'],
+    at: (r) => r.updated_at,
+    secret: actor.cursorSecret,
+    scope: cursorScope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
   const ids = page.items.map((p) => p.id);
   const installments = ids.length
     ? await db.selectFrom('installments').selectAll().where('payment_plan_id', 'in', ids).orderBy('due_date').orderBy('seq').execute()

@@ -7,10 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { can, type Actor } from '../../core/actor.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
-import { after } from '../../db/keyset.js';
+import { keysetPage } from '../../db/keyset.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { TreatmentPlanItemsTable, TreatmentPlansTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
@@ -366,13 +365,14 @@ export async function listQuotes(db: Db, actor: Actor, q: QuoteListQuery): Promi
   if (q.patientId) query = query.where('patient_id', '=', q.patientId);
   if (q.facilityId) query = query.where('facility_id', '=', q.facilityId);
   if (q.status) query = query.where('status', '=', q.status);
-  if (q.cursor) query = query.where(after(['updated_at', 'id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
-  const rows = await query
-    .orderBy('updated_at')
-    .orderBy('id')
-    .limit(q.limit + 1)
-    .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.updated_at, r.id));
+  const page = await keysetPage(query, {
+    columns: ['updated_at', 'id'],
+    at: (r) => r.updated_at,
+    secret: actor.cursorSecret,
+    scope: cursorScope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
   const items = await quoteItems(
     db,
     actor.clinicId,

@@ -5,9 +5,8 @@
 import type { Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import { after } from '../../db/keyset.js';
+import { keysetPage } from '../../db/keyset.js';
 import type { ChatMessagesTable, ConversationsTable } from '../../db/tables/agenda.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
@@ -73,15 +72,14 @@ export async function listMessages(
   const cursorScope = `messages:${actor.clinicId}:${conversation.id}:${q.updatedSince ?? ''}`;
   let query = db.selectFrom('chat_messages').selectAll().where('conversation_id', '=', conversation.id).where('clinic_id', '=', actor.clinicId);
   if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
-  if (q.cursor) {
-    query = query.where(after(['created_at', 'id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
-  }
-  const rows = await query
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(q.limit + 1)
-    .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.created_at, r.id));
+  const page = await keysetPage(query, {
+    columns: ['created_at', 'id'],
+    at: (r) => r.created_at,
+    secret: actor.cursorSecret,
+    scope: cursorScope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
   const transcription = withTranscription(conversation);
   return { data: page.items.map((r) => messageView(r, transcription)), nextCursor: page.nextCursor, transcription };
 }

@@ -8,9 +8,8 @@ import { Readable } from 'node:stream';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { can, type Actor } from '../../core/actor.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
-import { after } from '../../db/keyset.js';
+import { keysetPage } from '../../db/keyset.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { DocumentsTable } from '../../db/tables/documents.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
@@ -358,13 +357,14 @@ export async function listDocuments(db: Db, actor: Actor, q: DocumentListInput):
   if (q.category) query = query.where('category', '=', q.category);
   if (q.status) query = query.where('status', '=', q.status);
   if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
-  if (q.cursor) query = query.where(after(['updated_at', 'id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
-  const rows = await query
-    .orderBy('updated_at')
-    .orderBy('id')
-    .limit(limit + 1)
-    .execute();
-  const page = pageOf(rows, limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.updated_at, r.id));
+  const page = await keysetPage(query, {
+    columns: ['updated_at', 'id'],
+    at: (r) => r.updated_at,
+    secret: actor.cursorSecret,
+    scope: cursorScope,
+    cursor: q.cursor,
+    limit: limit,
+  });
   return { data: page.items.map((r) => documentView(r)), nextCursor: page.nextCursor };
 }
 

@@ -2,10 +2,9 @@
 import type { Actor } from '../../core/actor.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import { after } from '../../db/keyset.js';
+import { keysetPage } from '../../db/keyset.js';
 import type { TasksTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
@@ -110,15 +109,14 @@ export async function listTasks(db: Db, actor: Actor, q: TaskListQuery): Promise
   if (q.assigneeId) query = query.where('assignee_id', '=', q.assigneeId);
   if (q.patientId) query = query.where('patient_id', '=', q.patientId);
   if (q.dueBefore) query = query.where('due_date', '<', new Date(q.dueBefore));
-  if (q.cursor) {
-    query = query.where(after(['updated_at', 'id'], decodeKeyset(actor.cursorSecret, cursorScope, q.cursor)));
-  }
-  const rows = await query
-    .orderBy('updated_at')
-    .orderBy('id')
-    .limit(q.limit + 1)
-    .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, cursorScope, r.updated_at, r.id));
+  const page = await keysetPage(query, {
+    columns: ['updated_at', 'id'],
+    at: (r) => r.updated_at,
+    secret: actor.cursorSecret,
+    scope: cursorScope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
   return { data: page.items.map(taskView), nextCursor: page.nextCursor };
 }
 
