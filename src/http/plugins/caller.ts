@@ -58,6 +58,8 @@ export function v1Gate(options: CallerOptions): (scope: FastifyInstance) => void
         }
         throw error;
       }
+      // The actor exists from here on, so a route's own windows (extraWindows) read it like a handler.
+      request.actor = apiKeyActor(request.auth, environment, request.id, request.log);
       const config = request.routeOptions.config;
       const windows = callerRules(limits, request.auth.clinicId, request.auth.keyId);
       if (config.extraWindows) windows.push(...config.extraWindows(request));
@@ -70,7 +72,6 @@ export function v1Gate(options: CallerOptions): (scope: FastifyInstance) => void
         throw ApiError.forbidden('ai_disabled', {}, 'Lo studio ha disattivato l’elaborazione tramite intelligenza artificiale: l’agente non è disponibile.');
       }
       requireScopes(request.auth, config.scopes ?? []);
-      request.actor = apiKeyActor(request.auth, environment, request.id, request.log);
     });
   };
 }

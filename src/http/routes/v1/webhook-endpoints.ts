@@ -187,7 +187,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         scopes: ['webhooks:write'],
         extraWindows: (request) => [
           {
-            name: `webhook-test:${request.auth.clinicId}:${String((request.params as { id: string }).id).toLowerCase()}`,
+            name: `webhook-test:${request.actor.clinicId}:${String((request.params as { id: string }).id).toLowerCase()}`,
             limit: TESTS_PER_DESTINATION_PER_MINUTE,
             seconds: 60,
           },
