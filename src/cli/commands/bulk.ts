@@ -3,6 +3,7 @@
  * filling a demo clinic. Both go through the back-office import operation in chunks, so
  * every rule (validation, duplicates, plan limit, events.skipped for bulk) applies.
  */
+import { FIRST_NAMES, LAST_NAMES } from '../../modules/clinics/demo-names.js';
 import fs from 'node:fs';
 import { AdminCallError, request, type AdminApi } from '../admin-api.js';
 import { str, type Command } from '../commands.js';
@@ -32,29 +33,10 @@ async function importInChunks(api: AdminApi, clinicId: string, patients: unknown
   return ids;
 }
 
-const FIRST = ['Giulia', 'Marco', 'Francesca', 'Luca', 'Chiara', 'Matteo', 'Sara', 'Nicolò', 'Elena', 'Andrea', 'Martina', 'Davide'];
-const LAST = [
-  'Rossi',
-  'Russo',
-  'Ferrari',
-  'Esposito',
-  'Bianchi',
-  'Romano',
-  'Colombo',
-  'Ricci',
-  'Marino',
-  'Greco',
-  'Bruno',
-  'Gallo',
-  'Conti',
-  'De Luca',
-  'Mancini',
-];
-
 function demoPatients(count: number): unknown[] {
   return Array.from({ length: count }, (_, i) => ({
-    firstName: FIRST[i % FIRST.length],
-    lastName: `${LAST[Math.floor(i / FIRST.length) % LAST.length]}${i >= FIRST.length * LAST.length ? ` ${Math.floor(i / (FIRST.length * LAST.length)) + 1}` : ''}`,
+    firstName: FIRST_NAMES[i % FIRST_NAMES.length],
+    lastName: `${LAST_NAMES[Math.floor(i / FIRST_NAMES.length) % LAST_NAMES.length]}${i >= FIRST_NAMES.length * LAST_NAMES.length ? ` ${Math.floor(i / (FIRST_NAMES.length * LAST_NAMES.length)) + 1}` : ''}`,
     phone: `+39 3${String(30 + (i % 60)).padStart(2, '0')} ${String(1_000_000 + i).slice(-7)}`,
     dateOfBirth: `${1950 + (i % 55)}-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 28) + 1).padStart(2, '0')}`,
   }));

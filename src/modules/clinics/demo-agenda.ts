@@ -5,6 +5,7 @@
  * a payment plan, and a voice agent key. Kept apart from demo.ts so other areas add their own
  * demo rows in functions of their own.
  */
+import { FIRST_NAMES, LAST_NAMES } from './demo-names.js';
 import { SILENT_LOGGER } from '../../core/actor.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
@@ -52,61 +53,6 @@ const OPENING = WEEKDAYS(
   ],
   [{ open: '09:00', close: '13:00' }],
 );
-
-const FIRST_NAMES = [
-  'Marco',
-  'Sara',
-  'Luca',
-  'Chiara',
-  'Andrea',
-  'Francesca',
-  'Matteo',
-  'Elena',
-  'Davide',
-  'Alessia',
-  'Paolo',
-  'Martina',
-  'Simone',
-  'Valentina',
-  'Stefano',
-  'Federica',
-  'Giorgio',
-  'Anna',
-  'Roberto',
-  'Laura',
-  'Fabio',
-  'Silvia',
-  'Antonio',
-  'Marta',
-  'Riccardo',
-];
-const LAST_NAMES = [
-  'Bianchi',
-  'Romano',
-  'Colombo',
-  'Ricci',
-  'Marino',
-  'Greco',
-  'Bruno',
-  'Gallo',
-  'Conti',
-  'De Luca',
-  'Mancini',
-  'Costa',
-  'Giordano',
-  'Rizzo',
-  'Lombardi',
-  'Moretti',
-  'Barbieri',
-  'Fontana',
-  'Santoro',
-  'Mariani',
-  'Rinaldi',
-  'Caruso',
-  'Ferrara',
-  'Galli',
-  'Martini',
-];
 
 export interface DemoAgenda {
   voiceToken: string;
