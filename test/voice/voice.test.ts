@@ -57,6 +57,21 @@ describe('GET /v1/voice/context', () => {
     expect(logged.some((e) => [...e.resource_ids].sort().join() === [giulia, marco].sort().join())).toBe(true);
   });
 
+  it('matches the caller whatever shape the telephony platform sends the number in', async () => {
+    const t = await clinicWith(true);
+    const anna = await insertPatient(server, t, t.facilityIds[0], { first_name: 'Anna', last_name: 'De Luca', phone: '+393401112233' });
+    // E.164, international prefix 00, separators and brackets, national form: as SIP headers and voice platforms send them.
+    for (const from of ['+393401112233', '0039 340 111 2233', '(+39) 340-111-2233', '340.111.2233', '+39 340 1112233']) {
+      const res = await server.call('GET', `/v1/voice/context?from=${encodeURIComponent(from)}`, { token: t.token });
+      expect(res.status, `${from}: ${res.text}`).toBe(200);
+      expect(res.body.caller.match, from).toBe('patient');
+      expect(
+        res.body.caller.patients.map((p: { id: string }) => p.id),
+        from,
+      ).toEqual([anna]);
+    }
+  });
+
   it('finds a lead, or nobody, and says when a closed clinic opens again', async () => {
     const t = await clinicWith(false);
     await server.ctx.db
