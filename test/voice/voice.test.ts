@@ -72,6 +72,29 @@ describe('GET /v1/voice/context', () => {
     }
   });
 
+  it('says when a facility with a real weekly schedule opens next, in the clinic zone', async () => {
+    const t = await server.factories.tenant();
+    // Open only on the weekday two days from now (Rome time), 09:00-13:00: closed now, open then.
+    const day = new Date(Date.now() + 2 * 86_400_000);
+    const weekday = new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Rome', weekday: 'short' }).format(day).toLowerCase();
+    const patched = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, {
+      phone: '+39 02 1234 5678',
+      workingSchedule: { [weekday]: [{ open: '09:00', close: '13:00' }] },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const res = await server.call('GET', '/v1/voice/context?from=3470001122', { token: t.token });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.clinic).toMatchObject({ openNow: false, closesAt: null, facilityId: t.facilityIds[0] });
+    const next = new Date(res.body.clinic.nextOpening);
+    const local = new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Rome', weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
+      next,
+    );
+    expect(local.toLowerCase()).toBe(`${weekday} 09:00`);
+    expect(next.getTime() - Date.now()).toBeGreaterThan(86_400_000);
+    expect(next.getTime() - Date.now()).toBeLessThan(3 * 86_400_000);
+    expect(res.body.transfer).toEqual({ possible: false, number: null });
+  });
+
   it('finds a lead, or nobody, and says when a closed clinic opens again', async () => {
     const t = await clinicWith(false);
     await server.ctx.db
