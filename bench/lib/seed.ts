@@ -74,11 +74,11 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
       isMainLocation: true,
       workingSchedule: {
         mon: [
-          ['09:00', '13:00'],
-          ['14:00', '19:00'],
+          { open: '09:00', close: '13:00' },
+          { open: '14:00', close: '19:00' },
         ],
-        tue: [['09:00', '19:00']],
-        wed: [['09:00', '19:00']],
+        tue: [{ open: '09:00', close: '19:00' }],
+        wed: [{ open: '09:00', close: '19:00' }],
       },
     },
   );

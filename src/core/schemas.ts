@@ -47,6 +47,9 @@ export const Limit = (max: number, fallback: number) =>
 export const Cursor = () => Type.String({ minLength: 1, maxLength: 500, description: 'The previous page’s `nextCursor`, unchanged' });
 
 export const IdParams = Type.Object({ id: Uuid() }, { additionalProperties: false });
+/** Back-office paths: `/admin/v1/clinics/{clinicId}/…` and `…/{clinicId}/…/{id}`. */
+export const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
+export const ClinicItemParams = Type.Object({ clinicId: Uuid(), id: Uuid() }, { additionalProperties: false });
 
 export const NextCursor = Type.Union([Type.String(), Type.Null()], {
   description: 'Pass it as `cursor` for the next page; null on the last page',

@@ -4,7 +4,8 @@
  */
 import { createApiKey, revokeApiKey } from '../../src/modules/auth/keys-service.js';
 import { SCOPES, type Scope } from '../../src/modules/auth/scopes.js';
-import { createClinic, createDoctor, createFacility, createStaffProfile, type NewClinic } from '../../src/modules/clinics/service.js';
+import { createClinic, createDoctor, createFacility, createStaffProfile } from '../../src/modules/clinics/service.js';
+import type { NewClinic } from '../../src/modules/clinics/schema.js';
 import type { TestServer } from './server.js';
 
 export interface Tenant {

@@ -10,28 +10,12 @@ import { generateToken, hashToken, tokenPrefix } from './tokens.js';
 import { isScope, type Scope } from './scopes.js';
 import type { Db } from '../../db/transaction.js';
 import type { AgentKind } from '../../core/actor.js';
+import type { Static } from 'typebox';
+import type { ApiKeySchema, CreatedApiKeySchema } from './schema.js';
 
-export interface ApiKeyView {
-  id: string;
-  clinicId: string;
-  name: string;
-  kind: 'live' | 'test';
-  prefix: string;
-  scopes: string[];
-  facilityIds: string[] | null;
-  /** What the key is issued for: a plain integration (`none`), a chat bot or a voice agent. */
-  agent: AgentKind;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  replacedBy: string | null;
-  lastUsedAt: string | null;
-  createdAt: string;
-}
-
-export interface CreatedApiKey extends ApiKeyView {
-  /** The bearer token: shown only now. */
-  token: string;
-}
+export type ApiKeyView = Static<typeof ApiKeySchema>;
+/** The key as issued: with its bearer token, shown only now. */
+export type CreatedApiKey = Static<typeof CreatedApiKeySchema>;
 
 export interface NewApiKey {
   name: string;

@@ -14,6 +14,7 @@ import type { Db } from '../../db/transaction.js';
 import { calendarView } from '../calendars/service.js';
 import type { CalendarView } from '../calendars/schema.js';
 import { facilityView, type FacilityView } from '../facilities/service.js';
+import { doctorDisplayName } from '../clinics/doctor-name.js';
 import type { CalendarListQuery, ChairView, DoctorListQuery, DoctorView, ListQuery, StaffProfileView } from './schema.js';
 
 export interface Page<T> {
@@ -64,10 +65,6 @@ export async function listFacilities(db: Db, actor: Actor, q: ListQuery): Promis
 
 type DoctorRow = Selectable<DoctorsTable>;
 
-export function displayName(row: Pick<DoctorRow, 'display_name' | 'first_name' | 'last_name'>): string {
-  return row.display_name ?? `Dott. ${row.first_name} ${row.last_name}`;
-}
-
 /** The doctors with the calendars (visible to the actor) they work in. */
 async function doctorViews(db: Db, actor: Actor, rows: DoctorRow[]): Promise<DoctorView[]> {
   if (rows.length === 0) return [];
@@ -83,7 +80,7 @@ async function doctorViews(db: Db, actor: Actor, rows: DoctorRow[]): Promise<Doc
     id: r.id,
     firstName: r.first_name,
     lastName: r.last_name,
-    displayName: displayName(r),
+    displayName: doctorDisplayName(r),
     specialty: r.specialty,
     facilityId: r.facility_id,
     calendarIds: calendars.filter((c) => c.doctor_ids.includes(r.id)).map((c) => c.id),

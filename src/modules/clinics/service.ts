@@ -8,29 +8,10 @@ import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { Db } from '../../db/transaction.js';
-
-export interface OrganizationView {
-  id: string;
-  name: string;
-  suspended: boolean;
-  suspendedAt: string | null;
-  createdAt: string;
-}
-
-export interface ClinicView {
-  id: string;
-  organizationId: string;
-  name: string;
-  mode: 'live' | 'test';
-  planActive: boolean;
-  patientLimit: number | null;
-  aiEnabled: boolean;
-  timezone: string;
-  quotesRequireSignature: boolean;
-  suspended: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+import { doctorDisplayName } from './doctor-name.js';
+import type { NewFacility } from '../facilities/schema.js';
+import { scheduleIssues } from '../facilities/schedule.js';
+import type { ClinicChanges, ClinicView, DoctorAdminView, DoctorChanges, NewChair, NewClinic, NewDoctor, NewStaff, OrganizationView } from './schema.js';
 
 export async function createOrganization(db: Db, input: { name: string }): Promise<OrganizationView> {
   const row = await db.insertInto('organizations').values({ id: randomUUID(), name: input.name }).returningAll().executeTakeFirstOrThrow();
@@ -52,16 +33,6 @@ export async function setOrganizationSuspended(db: Db, id: string, suspended: bo
     suspendedAt: row.suspended_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
   };
-}
-
-export interface NewClinic {
-  name: string;
-  organizationId?: string;
-  mode?: 'live' | 'test';
-  planActive?: boolean;
-  patientLimit?: number | null;
-  aiEnabled?: boolean;
-  timezone?: string;
 }
 
 export async function createClinic(db: Db, input: NewClinic): Promise<ClinicView> {
@@ -123,15 +94,6 @@ export async function listClinics(db: Db): Promise<ClinicView[]> {
   return Promise.all(rows.map((r) => getClinic(db, r.id)));
 }
 
-export interface ClinicChanges {
-  name?: string;
-  planActive?: boolean;
-  patientLimit?: number | null;
-  aiEnabled?: boolean;
-  timezone?: string;
-  quotesRequireSignature?: boolean;
-}
-
 export async function updateClinic(db: Db, id: string, changes: ClinicChanges): Promise<ClinicView> {
   const set: Record<string, unknown> = {};
   if (changes.name !== undefined) set.name = changes.name;
@@ -160,19 +122,6 @@ export async function assertFacilityOfClinic(db: Db, clinicId: string, facilityI
   if (!row) throw ApiError.invalid('body', [{ path: field, message: 'sede inesistente in questo studio' }]);
 }
 
-export interface NewFacility {
-  name: string;
-  street?: string | null;
-  city?: string | null;
-  province?: string | null;
-  zipCode?: string | null;
-  phone?: string | null;
-  email?: string | null;
-  isMainLocation?: boolean;
-  avgAppointmentMinutes?: number;
-  workingSchedule?: unknown;
-}
-
 /**
  * A facility's phone as every other phone of the API: E.164, read in the actor's region when
  * typed without a country prefix. An empty string clears it; `false`: not a phone number
@@ -189,7 +138,8 @@ export const PHONE_ISSUE = { path: 'phone', message: 'non è un numero di telefo
 export async function createFacility(db: Db, actor: Pick<Actor, 'clinicId' | 'region'>, input: NewFacility): Promise<{ id: string; name: string }> {
   const clinicId = actor.clinicId;
   const phone = facilityPhone(input.phone, actor.region);
-  if (phone === false) throw ApiError.invalid('body', [PHONE_ISSUE]);
+  const issues = [...(input.workingSchedule ? scheduleIssues(input.workingSchedule, 'workingSchedule') : []), ...(phone === false ? [PHONE_ISSUE] : [])];
+  if (issues.length > 0 || phone === false) throw ApiError.invalid('body', issues);
   await assertClinic(db, clinicId);
   const row = await db
     .insertInto('facilities')
@@ -205,7 +155,7 @@ export async function createFacility(db: Db, actor: Pick<Actor, 'clinicId' | 're
       email: input.email ?? null,
       is_main_location: input.isMainLocation ?? false,
       avg_appointment_minutes: input.avgAppointmentMinutes ?? 30,
-      working_schedule: input.workingSchedule === undefined ? null : JSON.stringify(input.workingSchedule),
+      working_schedule: input.workingSchedule ? JSON.stringify(input.workingSchedule) : null,
     })
     .returning(['id', 'name'])
     .executeTakeFirstOrThrow();
@@ -220,11 +170,7 @@ export interface PersonView {
   lastName: string;
 }
 
-export async function createDoctor(
-  db: Db,
-  clinicId: string,
-  input: { firstName: string; lastName: string; facilityId?: string | null; specialty?: string | null; displayName?: string | null },
-): Promise<PersonView> {
+export async function createDoctor(db: Db, clinicId: string, input: NewDoctor): Promise<PersonView> {
   await assertClinic(db, clinicId);
   if (input.facilityId) await assertFacilityOfClinic(db, clinicId, input.facilityId);
   const row = await db
@@ -243,11 +189,41 @@ export async function createDoctor(
   return { id: row.id, clinicId, facilityId: row.facility_id, firstName: row.first_name, lastName: row.last_name };
 }
 
-export async function createChair(
-  db: Db,
-  clinicId: string,
-  input: { name: string; facilityId: string },
-): Promise<{ id: string; facilityId: string; name: string }> {
+/**
+ * Changes a doctor's names, display name, specialty or facility. `updated_at` moves, so
+ * `GET /v1/doctors?updatedSince=` shows the change to every integration.
+ */
+export async function updateDoctor(db: Db, clinicId: string, id: string, changes: DoctorChanges): Promise<DoctorAdminView> {
+  await assertClinic(db, clinicId);
+  if (changes.facilityId) await assertFacilityOfClinic(db, clinicId, changes.facilityId);
+  const row = await db
+    .updateTable('doctors')
+    .set({
+      ...(changes.firstName !== undefined && { first_name: changes.firstName }),
+      ...(changes.lastName !== undefined && { last_name: changes.lastName }),
+      ...(changes.facilityId !== undefined && { facility_id: changes.facilityId }),
+      ...(changes.specialty !== undefined && { specialty: changes.specialty }),
+      ...(changes.displayName !== undefined && { display_name: changes.displayName }),
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .where('clinic_id', '=', clinicId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return {
+    id: row.id,
+    facilityId: row.facility_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    displayName: doctorDisplayName(row),
+    specialty: row.specialty,
+    active: row.active,
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export async function createChair(db: Db, clinicId: string, input: NewChair): Promise<{ id: string; facilityId: string; name: string }> {
   await assertClinic(db, clinicId);
   await assertFacilityOfClinic(db, clinicId, input.facilityId);
   const row = await db
@@ -258,11 +234,7 @@ export async function createChair(
   return { id: row.id, facilityId: row.facility_id, name: row.name };
 }
 
-export async function createStaffProfile(
-  db: Db,
-  clinicId: string,
-  input: { firstName: string; lastName: string; email?: string | null; role?: string; facilityId?: string | null },
-): Promise<PersonView & { email: string | null; role: string }> {
+export async function createStaffProfile(db: Db, clinicId: string, input: NewStaff): Promise<PersonView & { email: string | null; role: string }> {
   await assertClinic(db, clinicId);
   if (input.facilityId) await assertFacilityOfClinic(db, clinicId, input.facilityId);
   const row = await db

@@ -1,6 +1,7 @@
 /** Facilities on the wire (spec 2.11): the schema /v1 and the back office serialize with. */
-import { Type } from 'typebox';
-import { Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
+import { Type, type Static } from 'typebox';
+import { Email, Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
+import { WeekScheduleSchema } from './schedule.js';
 
 export const FacilitySchema = Type.Object(
   {
@@ -19,3 +20,27 @@ export const FacilitySchema = Type.Object(
   },
   { additionalProperties: false, title: 'Facility' },
 );
+
+const Text = (max: number) => Type.Optional(Nullable(Type.String({ maxLength: max })));
+
+/** A new facility (back office): the schedule is checked for order and overlaps beyond its shape (scheduleIssues). */
+export const NewFacilitySchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    street: Text(200),
+    city: Text(100),
+    province: Text(100),
+    zipCode: Text(20),
+    phone: Text(40),
+    email: Type.Optional(Nullable(Email(200))),
+    isMainLocation: Type.Optional(Type.Boolean()),
+    avgAppointmentMinutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 600 })),
+    workingSchedule: Type.Optional(Nullable(WeekScheduleSchema)),
+  },
+  { additionalProperties: false },
+);
+export type NewFacility = Static<typeof NewFacilitySchema>;
+
+/** Only the fields sent change; `workingSchedule: null` removes the schedule. */
+export const FacilityChangesSchema = Type.Partial(NewFacilitySchema, { additionalProperties: false });
+export type FacilityChanges = Static<typeof FacilityChangesSchema>;

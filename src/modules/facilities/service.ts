@@ -2,13 +2,13 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { FacilitiesTable } from '../../db/tables/core.js';
 import type { DB } from '../../db/schema.js';
-import type { WeekSchedule } from '../../db/tables/agenda.js';
 import { backOffice, type TenantScope } from '../../db/tenant.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { seesFacility } from '../auth/authenticate.js';
 import type { Actor } from '../../core/actor.js';
-import { facilityPhone, PHONE_ISSUE, type NewFacility } from '../clinics/service.js';
+import { facilityPhone, PHONE_ISSUE } from '../clinics/service.js';
+import type { FacilityChanges } from './schema.js';
 import { scheduleIssues } from './schedule.js';
 
 export interface FacilityView {
@@ -64,9 +64,6 @@ export function visibleFacility(auth: TenantScope, found: FacilityRead | null): 
 export async function getFacility(db: Kysely<DB>, auth: TenantScope, id: string): Promise<FacilityRead> {
   return visibleFacility(auth, await readFacility(db, auth.clinicId, id));
 }
-
-/** The fields of a facility's creation, each optional, with the schedule in its checked shape. */
-export type FacilityChanges = Partial<Omit<NewFacility, 'workingSchedule'>> & { workingSchedule?: WeekSchedule | null };
 
 /** Back office: change a facility (only the fields sent), its working schedule included. */
 export async function updateFacility(

@@ -1,7 +1,7 @@
 /** Back office: quotes (treatment plans), payment plans, invoices (issue and void), payments. */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { DateOnly, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
+import { ClinicParams, DateOnly, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
 import { issueInvoice, voidInvoice } from '../../../modules/billing/invoices.js';
 import { recordPayment } from '../../../modules/billing/payments.js';
 import { createPaymentPlan } from '../../../modules/billing/plans.js';
@@ -23,7 +23,6 @@ import type { App } from '../../types.js';
 import { clinicActor } from './actor.js';
 
 const TAG = 'Agenda (back office)';
-const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
 const ItemParams = Type.Object({ clinicId: Uuid(), id: Uuid() }, { additionalProperties: false });
 
 /** The back office's payment: the /v1 body with `reference` optional (a cash payment at the desk has none). */

@@ -5,12 +5,11 @@ import { CONVERSATION_REASONS } from '../../../modules/conversations/reasons.js'
 import type { AppContext } from '../../../context.js';
 import { conversationView, handOff, messageView, openConversation, optOut, recordMessage, setTranscription } from '../../../modules/conversations/service.js';
 import { setEtag } from '../../etag.js';
-import { InputTimestamp, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
+import { ClinicParams, InputTimestamp, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { ConversationSchema, MessageSchema } from '../../../modules/conversations/schema.js';
 
 const TAG = 'Agenda (back office)';
-const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
 const ItemParams = Type.Object({ clinicId: Uuid(), id: Uuid() }, { additionalProperties: false });
 const TRANSCRIPTION_STATUSES = ['assente', 'in_corso', 'completata', 'fallita'] as const;
 

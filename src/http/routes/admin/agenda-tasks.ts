@@ -1,13 +1,11 @@
 /** Back office: tasks. */
 import { clinicActor } from './actor.js';
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { NewTaskBody, TaskSchema } from '../../../modules/tasks/schema.js';
 import { createTask, taskView } from '../../../modules/tasks/service.js';
 import { setEtag } from '../../etag.js';
-import { Uuid } from '../../../core/schemas.js';
+import { ClinicParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
 
 export function registerTaskAdminRoutes(app: App, ctx: AppContext): void {
   app.post(

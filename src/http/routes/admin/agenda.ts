@@ -14,21 +14,18 @@ import {
 import { changeStatus, createAppointment, findAppointment, updateAppointment } from '../../../modules/appointments/service.js';
 import { calendarView, createCalendar, findCalendar, updateCalendar } from '../../../modules/calendars/service.js';
 import { CalendarChangesSchema, CalendarSchema, NewCalendarSchema } from '../../../modules/calendars/schema.js';
-import { WeekScheduleSchema } from '../../../modules/facilities/schedule.js';
 import { updateFacility } from '../../../modules/facilities/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Email, InputTimestamp, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
+import { ClinicItemParams, ClinicParams, InputTimestamp, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { AppointmentDetailSchema } from '../../../modules/appointments/schema.js';
-import { FacilitySchema } from '../../../modules/facilities/schema.js';
+import { FacilityChangesSchema, FacilitySchema } from '../../../modules/facilities/schema.js';
 import { registerBillingAdminRoutes } from './agenda-billing.js';
 import { registerChatAdminRoutes } from './agenda-chat.js';
 import { registerTaskAdminRoutes } from './agenda-tasks.js';
 
 const TAG = 'Agenda (back office)';
-export const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
-export const ClinicItemParams = Type.Object({ clinicId: Uuid(), id: Uuid() }, { additionalProperties: false });
-const IfMatch = Type.Object({ 'if-match': Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
+export const IfMatch = Type.Object({ 'if-match': Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
 const Text = (max: number) => Nullable(Type.String({ minLength: 1, maxLength: max }));
 
 const transitionsText = Object.entries(TRANSITIONS)
@@ -249,21 +246,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
           'Only the fields sent change. `workingSchedule`: keys `mon`..`sun` (a missing day is closed), each a list of `{open, close}` in `HH:MM` local time, in order and not overlapping; `null` removes it. `If-Match` honoured.',
         params: ClinicItemParams,
         headers: IfMatch,
-        body: Type.Object(
-          {
-            name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-            street: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
-            city: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-            province: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-            zipCode: Type.Optional(Nullable(Type.String({ maxLength: 20 }))),
-            phone: Type.Optional(Nullable(Type.String({ maxLength: 40 }))),
-            email: Type.Optional(Nullable(Email(200))),
-            isMainLocation: Type.Optional(Type.Boolean()),
-            avgAppointmentMinutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 600 })),
-            workingSchedule: Type.Optional(Nullable(WeekScheduleSchema)),
-          },
-          { additionalProperties: false },
-        ),
+        body: FacilityChangesSchema,
         response: { 200: FacilitySchema },
       },
     },
@@ -272,7 +255,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         db,
         await clinicActor(ctx, request, request.params.clinicId),
         request.params.id,
-        request.body as any,
+        request.body,
         expectedVersion(request),
       );
       setEtag(reply, version);

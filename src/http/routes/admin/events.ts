@@ -1,7 +1,7 @@
 /** Back office: a clinic's events in order, and sample events in a test clinic (`dental-clinic listen` and `trigger`). */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { Cursor, InputTimestamp, Limit, Nullable, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { ClinicParams, Cursor, InputTimestamp, Limit, Nullable, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import { SUBSCRIBABLE_EVENT_TYPES, type EventType } from '../../../events/catalogue.js';
 import { listEvents } from '../../../modules/webhooks/deliveries.js';
 import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
@@ -9,8 +9,6 @@ import { triggerSampleEvent } from '../../../modules/webhooks/trigger.js';
 import type { App } from '../../types.js';
 import { EventEnvelopeSchema } from '../../../modules/webhooks/schema.js';
 import { clinicActor } from './actor.js';
-
-const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
 
 export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
   app.get(

@@ -4,36 +4,10 @@ import { KEY_REASONS } from '../../../modules/auth/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { listAccessLog } from '../../../modules/access-log/service.js';
 import * as keys from '../../../modules/auth/keys-service.js';
-import { SCOPES } from '../../../modules/auth/scopes.js';
-import { AGENT_KINDS } from '../../../core/actor.js';
+import { ApiKeySchema, CreatedApiKeySchema, NewApiKeySchema } from '../../../modules/auth/schema.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../../core/cursor.js';
-import { Cursor, IdParams, InputTimestamp, Limit, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { ClinicParams, Cursor, IdParams, Limit, Nullable, OutputTimestamp, Page, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-
-const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
-
-const ApiKey = Type.Object(
-  {
-    id: Uuid(),
-    clinicId: Uuid(),
-    name: Type.String(),
-    kind: StringEnum(['live', 'test']),
-    prefix: Type.String({ description: 'First characters of the token' }),
-    scopes: Type.Array(Type.String()),
-    facilityIds: Nullable(Type.Array(Uuid())),
-    agent: StringEnum(AGENT_KINDS, { description: 'What the key is issued for: `none` (a plain integration), `chat_bot` or `voice_agent`' }),
-    expiresAt: Nullable(OutputTimestamp()),
-    revokedAt: Nullable(OutputTimestamp()),
-    replacedBy: Nullable(Uuid()),
-    lastUsedAt: Nullable(OutputTimestamp()),
-    createdAt: OutputTimestamp(),
-  },
-  { additionalProperties: false },
-);
-const CreatedApiKey = Type.Object(
-  { ...ApiKey.properties, token: Type.String({ description: 'The bearer token: shown only in this response' }) },
-  { additionalProperties: false },
-);
 
 export function registerKeyRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
@@ -48,23 +22,8 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
         description:
           'The kind follows the clinic (live or test). `facilityIds` limits the key to those facilities (null: all). `agent` says what the key is for (a plain integration, a chat bot, a voice agent). The token is returned only here.',
         params: ClinicParams,
-        body: Type.Object(
-          {
-            name: Type.String({ minLength: 1, maxLength: 100 }),
-            scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
-            facilityIds: Type.Optional(Nullable(Type.Array(Uuid(), { minItems: 1, maxItems: 100 }))),
-            expiresAt: Type.Optional(Nullable(InputTimestamp())),
-            agent: Type.Optional(
-              StringEnum(AGENT_KINDS, {
-                default: 'none',
-                description:
-                  '`chat_bot` or `voice_agent`: appointments it books, moves or cancels get origin `bot` or `voice` whatever the body says, and every request it makes is refused `403 forbidden` reason `ai_disabled` while the clinic’s AI processing is off. `none` (default): a plain integration.',
-              }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 201: CreatedApiKey },
+        body: NewApiKeySchema,
+        response: { 201: CreatedApiKeySchema },
       },
     },
     async (request, reply) => {
@@ -82,7 +41,7 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
         tags: ['API keys'],
         summary: "List a clinic's API keys, oldest first",
         params: ClinicParams,
-        response: { 200: Type.Object({ data: Type.Array(ApiKey) }) },
+        response: { 200: Type.Object({ data: Type.Array(ApiKeySchema) }) },
       },
     },
     async (request) => ({ data: await keys.listApiKeys(db, request.params.clinicId) }),
@@ -98,7 +57,7 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
         description:
           'Takes effect within a second in every process: the key then gets `401 api_key_revoked`, and webhook destinations it created receive nothing more.',
         params: IdParams,
-        response: { 200: ApiKey },
+        response: { 200: ApiKeySchema },
       },
     },
     async (request) => {
@@ -118,7 +77,7 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
         summary: 'Replace an API key',
         description: 'Issues a new key with the same settings and revokes the old one (`replacedBy`).',
         params: IdParams,
-        response: { 201: CreatedApiKey },
+        response: { 201: CreatedApiKeySchema },
       },
     },
     async (request, reply) => {

@@ -8,13 +8,12 @@ import { addActivity, ACTIVITY_KINDS, convertLead, getLead, LEAD_STATUSES, updat
 import { archivePatient, erasePatient, getPatient, IMPORT_MAX, importPatients, updatePatient } from '../../../modules/patients/service.js';
 import { depsOf } from '../../../modules/documents/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { IfMatchHeader, InputTimestamp, Nullable, Uuid } from '../../../core/schemas.js';
+import { ClinicParams, IfMatchHeader, InputTimestamp, Nullable, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { ActivitySchema, LeadDetailSchema, LeadSchema } from '../../../modules/leads/schema.js';
 import { PatientInputSchema, PatientSchema, patientFields } from '../../../modules/patients/schema.js';
 
 const TAG = 'People';
-const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
 const ClinicIdParams = Type.Object({ clinicId: Uuid(), id: Uuid() }, { additionalProperties: false });
 const IfMatch = Type.Object({ 'if-match': Type.Optional(IfMatchHeader) });
 

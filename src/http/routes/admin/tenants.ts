@@ -2,40 +2,28 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import * as clinics from '../../../modules/clinics/service.js';
-import { Email, IdParams, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../../core/schemas.js';
+import { ClinicItemParams, ClinicParams, IdParams, Nullable, Uuid } from '../../../core/schemas.js';
+import {
+  ChairSchema,
+  ClinicChangesSchema,
+  ClinicSchema,
+  DoctorChangesSchema,
+  DoctorSchema,
+  NewChairSchema,
+  NewClinicSchema,
+  NewDoctorSchema,
+  NewOrganizationSchema,
+  NewStaffSchema,
+  OrganizationChangesSchema,
+  OrganizationSchema,
+  PersonSchema,
+  StaffSchema,
+} from '../../../modules/clinics/schema.js';
+import { NewFacilitySchema } from '../../../modules/facilities/schema.js';
 import type { App } from '../../types.js';
 import { clinicActor } from './actor.js';
 
 const TAG = 'Tenants';
-const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
-
-const Organization = Type.Object(
-  { id: Uuid(), name: Type.String(), suspended: Type.Boolean(), suspendedAt: Nullable(OutputTimestamp()), createdAt: OutputTimestamp() },
-  { additionalProperties: false },
-);
-
-const Clinic = Type.Object(
-  {
-    id: Uuid(),
-    organizationId: Uuid(),
-    name: Type.String(),
-    mode: StringEnum(['live', 'test']),
-    planActive: Type.Boolean({ description: 'The Clinic plan is active (otherwise 403 plan_required)' }),
-    patientLimit: Nullable(Type.Integer()),
-    aiEnabled: Type.Boolean(),
-    timezone: Type.String(),
-    quotesRequireSignature: Type.Boolean({
-      description: 'Accepting a quote needs a signed document (`signedDocumentId`), else `403 forbidden`, reason `signature_required`',
-    }),
-    suspended: Type.Boolean({ description: 'The organization is suspended (403 organization_suspended)' }),
-    createdAt: OutputTimestamp(),
-    updatedAt: OutputTimestamp(),
-  },
-  { additionalProperties: false },
-);
-
-const Name = Type.String({ minLength: 1, maxLength: 200 });
-const ShortText = (max: number) => Nullable(Type.String({ maxLength: max }));
 
 export function registerTenantRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
@@ -47,8 +35,8 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         operationId: 'adminCreateOrganization',
         tags: [TAG],
         summary: 'Create an organization',
-        body: Type.Object({ name: Name }, { additionalProperties: false }),
-        response: { 201: Organization },
+        body: NewOrganizationSchema,
+        response: { 201: OrganizationSchema },
       },
     },
     async (request, reply) => reply.status(201).send(await clinics.createOrganization(db, request.body)),
@@ -63,8 +51,8 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         summary: 'Suspend or reinstate an organization',
         description: "A suspended organization's keys get `403 organization_suspended` on every request (within a second).",
         params: IdParams,
-        body: Type.Object({ suspended: Type.Boolean() }, { additionalProperties: false }),
-        response: { 200: Organization },
+        body: OrganizationChangesSchema,
+        response: { 200: OrganizationSchema },
       },
     },
     async (request) => {
@@ -83,19 +71,8 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         summary: 'Create a clinic',
         description:
           'Without `organizationId`, a new organization of the same name is created. `mode: test` makes a test clinic: its keys are `dcm_test_…` and nothing it does is sent outside.',
-        body: Type.Object(
-          {
-            name: Name,
-            organizationId: Type.Optional(Uuid()),
-            mode: Type.Optional(StringEnum(['live', 'test'])),
-            planActive: Type.Optional(Type.Boolean()),
-            patientLimit: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
-            aiEnabled: Type.Optional(Type.Boolean()),
-            timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 201: Clinic },
+        body: NewClinicSchema,
+        response: { 201: ClinicSchema },
       },
     },
     async (request, reply) => reply.status(201).send(await clinics.createClinic(db, request.body)),
@@ -108,7 +85,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         operationId: 'adminListClinics',
         tags: [TAG],
         summary: 'List clinics, oldest first',
-        response: { 200: Type.Object({ data: Type.Array(Clinic) }) },
+        response: { 200: Type.Object({ data: Type.Array(ClinicSchema) }) },
       },
     },
     async () => ({ data: await clinics.listClinics(db) }),
@@ -117,7 +94,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/admin/v1/clinics/:id',
     {
-      schema: { operationId: 'adminGetClinic', tags: [TAG], summary: 'Read a clinic', params: IdParams, response: { 200: Clinic } },
+      schema: { operationId: 'adminGetClinic', tags: [TAG], summary: 'Read a clinic', params: IdParams, response: { 200: ClinicSchema } },
     },
     async (request) => clinics.getClinic(db, request.params.id),
   );
@@ -132,18 +109,8 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         description:
           '`quotesRequireSignature`: accepting a quote (acceptTreatmentPlan) then needs a `signedDocumentId`, otherwise `403 forbidden`, reason `signature_required`.',
         params: IdParams,
-        body: Type.Object(
-          {
-            name: Type.Optional(Name),
-            planActive: Type.Optional(Type.Boolean()),
-            patientLimit: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
-            aiEnabled: Type.Optional(Type.Boolean()),
-            timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-            quotesRequireSignature: Type.Optional(Type.Boolean()),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: Clinic },
+        body: ClinicChangesSchema,
+        response: { 200: ClinicSchema },
       },
     },
     async (request) => {
@@ -153,7 +120,6 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
     },
   );
 
-  const Facility = Type.Object({ id: Uuid(), name: Type.String() }, { additionalProperties: false });
   app.post(
     '/admin/v1/clinics/:clinicId/facilities',
     {
@@ -162,22 +128,8 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Create a facility (a location of the clinic)',
         params: ClinicParams,
-        body: Type.Object(
-          {
-            name: Name,
-            street: Type.Optional(ShortText(200)),
-            city: Type.Optional(ShortText(100)),
-            province: Type.Optional(ShortText(100)),
-            zipCode: Type.Optional(ShortText(20)),
-            phone: Type.Optional(ShortText(40)),
-            email: Type.Optional(Nullable(Email(200))),
-            isMainLocation: Type.Optional(Type.Boolean()),
-            avgAppointmentMinutes: Type.Optional(Type.Integer({ minimum: 5, maximum: 600 })),
-            workingSchedule: Type.Optional(Type.Unknown()),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 201: Facility },
+        body: NewFacilitySchema,
+        response: { 201: Type.Object({ id: Uuid(), name: Type.String() }, { additionalProperties: false }) },
       },
     },
     async (request, reply) => reply.status(201).send(await clinics.createFacility(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
@@ -197,13 +149,6 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
     async (request) => ({ data: await clinics.listFacilities(db, request.params.clinicId) }),
   );
 
-  const Person = Type.Object({ id: Uuid(), facilityId: Nullable(Uuid()), firstName: Type.String(), lastName: Type.String() });
-  const PersonBody = {
-    firstName: Type.String({ minLength: 1, maxLength: 100 }),
-    lastName: Type.String({ minLength: 1, maxLength: 100 }),
-    facilityId: Type.Optional(Nullable(Uuid())),
-  };
-
   app.post(
     '/admin/v1/clinics/:clinicId/doctors',
     {
@@ -213,11 +158,8 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         summary: 'Create a doctor',
         params: ClinicParams,
         description: '`displayName` is how the clinic names the doctor to patients and agents (“Dott.ssa Laura Bianchi”); default “Dott. <first> <last>”.',
-        body: Type.Object(
-          { ...PersonBody, specialty: Type.Optional(ShortText(100)), displayName: Type.Optional(ShortText(150)) },
-          { additionalProperties: false },
-        ),
-        response: { 201: Person },
+        body: NewDoctorSchema,
+        response: { 201: PersonSchema },
       },
     },
     async (request, reply) => reply.status(201).send(await clinics.createDoctor(db, request.params.clinicId, request.body)),
@@ -231,13 +173,29 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'List doctors, oldest first',
         params: ClinicParams,
-        response: { 200: Type.Object({ data: Type.Array(Person) }) },
+        response: { 200: Type.Object({ data: Type.Array(PersonSchema) }) },
       },
     },
     async (request) => ({ data: await clinics.listDoctors(db, request.params.clinicId) }),
   );
 
-  const Chair = Type.Object({ id: Uuid(), facilityId: Uuid(), name: Type.String() });
+  app.patch(
+    '/admin/v1/clinics/:clinicId/doctors/:id',
+    {
+      schema: {
+        operationId: 'adminUpdateDoctor',
+        tags: [TAG],
+        summary: 'Change a doctor',
+        description:
+          'Only the fields sent change. `displayName: null` goes back to the default “Dott. <first> <last>”. The change shows in `GET /v1/doctors?updatedSince=`.',
+        params: ClinicItemParams,
+        body: DoctorChangesSchema,
+        response: { 200: DoctorSchema },
+      },
+    },
+    async (request) => clinics.updateDoctor(db, request.params.clinicId, request.params.id, request.body),
+  );
+
   app.post(
     '/admin/v1/clinics/:clinicId/chairs',
     {
@@ -246,8 +204,8 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Create a chair (a dental unit of a facility)',
         params: ClinicParams,
-        body: Type.Object({ name: Name, facilityId: Uuid() }, { additionalProperties: false }),
-        response: { 201: Chair },
+        body: NewChairSchema,
+        response: { 201: ChairSchema },
       },
     },
     async (request, reply) => reply.status(201).send(await clinics.createChair(db, request.params.clinicId, request.body)),
@@ -261,20 +219,12 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'List chairs, oldest first',
         params: ClinicParams,
-        response: { 200: Type.Object({ data: Type.Array(Chair) }) },
+        response: { 200: Type.Object({ data: Type.Array(ChairSchema) }) },
       },
     },
     async (request) => ({ data: await clinics.listChairs(db, request.params.clinicId) }),
   );
 
-  const Staff = Type.Object({
-    id: Uuid(),
-    facilityId: Nullable(Uuid()),
-    firstName: Type.String(),
-    lastName: Type.String(),
-    email: Nullable(Type.String()),
-    role: Type.String(),
-  });
   app.post(
     '/admin/v1/clinics/:clinicId/staff-profiles',
     {
@@ -283,11 +233,8 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Create a staff profile (task assignee, lead owner)',
         params: ClinicParams,
-        body: Type.Object(
-          { ...PersonBody, email: Type.Optional(Nullable(Email(200))), role: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })) },
-          { additionalProperties: false },
-        ),
-        response: { 201: Staff },
+        body: NewStaffSchema,
+        response: { 201: StaffSchema },
       },
     },
     async (request, reply) => reply.status(201).send(await clinics.createStaffProfile(db, request.params.clinicId, request.body)),
@@ -301,7 +248,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'List staff profiles, oldest first',
         params: ClinicParams,
-        response: { 200: Type.Object({ data: Type.Array(Staff) }) },
+        response: { 200: Type.Object({ data: Type.Array(StaffSchema) }) },
       },
     },
     async (request) => ({ data: await clinics.listStaffProfiles(db, request.params.clinicId) }),
