@@ -92,6 +92,23 @@ describe.skipIf(ENGINE === 'postgres')('dental-clinic CLI', () => {
     const key = await cli('keys', 'create', '--clinic', clinic.id, '--name', 'bot', '--scopes', 'patients:read,clinic:read', '--json');
     expect(key.code).toBe(0);
     expect(JSON.parse(key.stdout).token).toMatch(/^dcm_live_/);
+
+    // A doctor's display name (what a voice agent says) is set at creation and changed later.
+    const doctor = await cli('doctors', 'create', '--clinic', clinic.id, '--first-name', 'Giulia', '--last-name', 'Ferri', '--json');
+    expect(doctor.code, doctor.stderr).toBe(0);
+    const renamed = await cli(
+      'doctors',
+      'update',
+      '--clinic',
+      clinic.id,
+      '--id',
+      JSON.parse(doctor.stdout).id,
+      '--display-name',
+      'Dott.ssa Giulia Ferri',
+      '--json',
+    );
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(JSON.parse(renamed.stdout)).toMatchObject({ firstName: 'Giulia', displayName: 'Dott.ssa Giulia Ferri' });
   });
 
   it('imports patients from a file with progress, and fills a demo clinic', async () => {

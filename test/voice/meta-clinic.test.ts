@@ -87,6 +87,42 @@ describe('Clinic lists', () => {
     expect(wrong.status).toBe(400);
   });
 
+  it('shows a doctor changed in the back office, display name included, to updatedSince', async () => {
+    const own = await server.factories.tenant();
+    const cal = await makeCalendar(server, own);
+    const doctorId = cal.doctorIds[0]!;
+    const before = new Date(Date.now() - 1).toISOString();
+    const path = `/admin/v1/clinics/${own.clinicId}/doctors/${doctorId}`;
+    const changed = await server.admin('PATCH', path, { displayName: 'Dott.ssa Laura Bianchi', specialty: 'Ortodonzia', facilityId: own.facilityIds[0] });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body).toMatchObject({ id: doctorId, displayName: 'Dott.ssa Laura Bianchi', specialty: 'Ortodonzia', active: true });
+    const seen = await server.call('GET', `/v1/doctors?updatedSince=${encodeURIComponent(before)}`, { token: own.token });
+    expect(seen.body.data.map((d: { id: string; displayName: string }) => [d.id, d.displayName])).toEqual([[doctorId, 'Dott.ssa Laura Bianchi']]);
+    // null goes back to the default name; an unknown field, an empty body, another clinic's doctor are refused.
+    const reset = await server.admin('PATCH', path, { displayName: null });
+    expect(reset.body.displayName).toBe(`Dott. ${reset.body.firstName} ${reset.body.lastName}`);
+    const bad = await server.admin('PATCH', path, { displayName: 'x'.repeat(151), nickname: 'Lau' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['displayName', 'nickname']);
+    expect((await server.admin('PATCH', path, {})).status).toBe(400);
+    const other = await server.factories.tenant();
+    expect((await server.admin('PATCH', `/admin/v1/clinics/${other.clinicId}/doctors/${doctorId}`, { specialty: 'x' })).status).toBe(404);
+    const foreignFacility = await server.admin('PATCH', path, { facilityId: other.facilityIds[0] });
+    expect(foreignFacility.status).toBe(400);
+    expect(foreignFacility.body.error.details.issues[0].path).toBe('facilityId');
+  });
+
+  it('refuses a facility created with a schedule out of order, naming the field', async () => {
+    const own = await server.factories.tenant();
+    const res = await server.admin('POST', `/admin/v1/clinics/${own.clinicId}/facilities`, {
+      name: 'Sede Est',
+      phone: 'not a phone',
+      workingSchedule: { mon: [{ open: '14:00', close: '09:00' }] },
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error.details.issues.map((i: { path: string }) => i.path.split('.')[0].split('/')[0]).sort()).toEqual(['phone', 'workingSchedule']);
+  });
+
   it('shows calendars with the fields the back office sets, and a key limited to a facility sees only its rows', async () => {
     const own = await server.factories.tenant();
     const cal = await makeCalendar(server, own);

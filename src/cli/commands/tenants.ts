@@ -136,6 +136,7 @@ export const tenantCommands: Command[] = [
       'last-name': { description: 'Last name', example: 'Ferri', required: true },
       facility: { description: 'Facility id (default: every facility)', example: '7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f' },
       specialty: { description: 'Specialty', example: 'Ortodonzia' },
+      'display-name': { description: 'How patients and agents hear the doctor named (default "Dott. <first> <last>")', example: 'Dott.ssa Giulia Ferri' },
     },
     async run(c, args, json) {
       const body = given({
@@ -143,8 +144,33 @@ export const tenantCommands: Command[] = [
         lastName: str(args['last-name']),
         facilityId: str(args.facility),
         specialty: str(args.specialty),
+        displayName: str(args['display-name']),
       });
       printResult(await request(c.api, 'adminCreateDoctor', { clinicId: str(args.clinic)! }, body), json);
+    },
+  },
+  {
+    name: 'doctors update',
+    summary: 'Change a doctor: names, the display name patients and agents hear, specialty, facility',
+    options: {
+      clinic: CLINIC,
+      id: { description: 'Doctor id', example: '3f1c2b4a-5d6e-4f70-8a9b-0c1d2e3f4a5b', required: true },
+      'first-name': { description: 'First name', example: 'Laura' },
+      'last-name': { description: 'Last name', example: 'Bianchi' },
+      'display-name': { description: 'How patients and agents hear the doctor named ("" for the default)', example: 'Dott.ssa Laura Bianchi' },
+      specialty: { description: 'Specialty', example: 'Ortodonzia' },
+      facility: { description: 'Facility id', example: '7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f' },
+    },
+    async run(c, args, json) {
+      const displayName = str(args['display-name']);
+      const body = given({
+        firstName: str(args['first-name']),
+        lastName: str(args['last-name']),
+        displayName: displayName === '' ? null : displayName,
+        specialty: str(args.specialty),
+        facilityId: str(args.facility),
+      });
+      printResult(await request(c.api, 'adminUpdateDoctor', { clinicId: str(args.clinic)!, id: str(args.id)! }, body), json);
     },
   },
   {
