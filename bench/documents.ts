@@ -4,9 +4,9 @@
  * For each storage driver the real service runs in a process of its own (embedded database,
  * fresh data folder; s3: an s3rver started here, in this process), and for each size (MiB):
  * `--parallel` clients together create a document (`POST /v1/documents` without content), PUT
- * its bytes to the upload link (fs: the service's own link; s3: the store's presigned URL, then
- * `complete`, which reads the bytes back through the service to check them), then download it
- * through `GET /v1/documents/{id}/content` (the service streams it from the storage).
+ * its bytes to the upload link (the service's own with both drivers: it streams them into the
+ * storage, checking them on the way, and answers the outcome), then download it through
+ * `GET /v1/documents/{id}/content` (the service streams it from the storage).
  *
  * Prints, per driver and size, the upload and download throughput (MiB/s of file bytes, wall
  * clock of the whole batch) and the server's resident memory: at rest before the batch, the
@@ -146,7 +146,7 @@ async function batch(driver: string, url: string, pid: number, sizeMiB: number):
       }).then(json);
       const up = await fetch(doc.upload.url, { method: 'PUT', headers: doc.upload.headers, body: bytes as unknown as BodyInit });
       if (!up.ok) throw new Error(`PUT ${up.status} ${await up.text()}`);
-      const done = driver === 's3' ? await fetch(`${url}/v1/documents/${doc.id}/complete`, { method: 'POST', headers: auth }).then(json) : await up.json();
+      const done = await up.json();
       if (done.status !== 'available') throw new Error(`document ${doc.id} is ${done.status} ${done.rejectedReason}`);
       return doc.id as string;
     }),

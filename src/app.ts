@@ -113,8 +113,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   await registerPlane(app, 'public', null, (scope) => registerHealth(scope, ctx, limiter));
   await registerPlane(app, 'public', publicGate(limiter, onRateLimited), (scope) => registerPublicDocs(scope, docs));
-  // The fs storage's upload and download links: gated by their signature, not by a key (src/http/routes/files.ts).
-  if (ctx.documents.store.kind === 'fs') await registerPlane(app, 'public', signedLinkGate(ctx), (scope) => registerFileRoutes(scope as unknown as App, ctx));
+  // The documents' upload links (and the fs storage's download links): gated by their signature, not by a key (src/http/routes/files.ts).
+  await registerPlane(app, 'public', signedLinkGate(ctx), (scope) => registerFileRoutes(scope as unknown as App, ctx));
   const extraPublicRoutes = options.extraPublicRoutes;
   if (extraPublicRoutes) await registerPlane(app, 'public', null, (scope) => extraPublicRoutes(scope as unknown as App));
   await registerPlane(

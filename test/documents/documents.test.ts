@@ -224,9 +224,9 @@ describe('upload link, then complete', () => {
     const bytes = pdf(4000);
     const never = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
     const uncompleted = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
-    // The upload arrived by the store (as with S3): bytes under the upload key, nobody called complete.
+    // The upload's bytes were stored, then the process stopped before settling the row; nobody called complete.
     const row = await server.ctx.db.selectFrom('documents').selectAll().where('id', '=', uncompleted.body.id).executeTakeFirstOrThrow();
-    await deps.store.write(row.upload_key!, bytes, bytes.length, 'application/pdf');
+    await deps.store.write(row.storage_key, bytes, bytes.length, 'application/pdf');
     await server.ctx.db
       .updateTable('documents')
       .set({ upload_expires_at: new Date(Date.now() - 1000) })
@@ -239,14 +239,14 @@ describe('upload link, then complete', () => {
     expect(b.body.status).toBe('available');
   });
 
-  it('a crash between moving the bytes and the row leaves it pending, and completing again finishes it', async () => {
+  it('a crash between storing the bytes and the row leaves it pending, and complete finishes it', async () => {
     const deps = depsOf(server.ctx);
     const bytes = pdf(4000);
     const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
     const row = await server.ctx.db.selectFrom('documents').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();
-    await deps.store.write(row.upload_key!, bytes, bytes.length, 'application/pdf');
-    await deps.store.move(row.upload_key!, row.storage_key); // ... and the process stopped here
+    await deps.store.write(row.storage_key, bytes, bytes.length, 'application/pdf'); // ... and the process stopped here
     expect((await server.call('GET', `/v1/documents/${row.id}`, { token: t.token })).body.status).toBe('pending_upload');
+    expect((await server.call('POST', `/v1/documents/${row.id}/complete`, { token: t.token })).body.status).toBe('available');
     expect((await finishUpload(deps, row)).status).toBe('available');
   });
 });

@@ -1,16 +1,19 @@
 /**
- * The s3 driver against a real S3-protocol server started here (s3rver): presigned PUT and GET,
- * complete, rejection, purge and sweep, with the same service as the fs driver.
+ * The s3 driver against a real S3-protocol server started here (s3rver): the service's own
+ * single-use upload link streaming into the store, presigned GET, complete, rejection, an
+ * interrupted upload, purge and sweep, with the same service as the fs driver.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
-import { sweepOrphanBytes } from '../../src/modules/documents/jobs.js';
+import { finishExpiredUploads, sweepOrphanBytes } from '../../src/modules/documents/jobs.js';
 import { depsOf, purgeDueDocuments } from '../../src/modules/documents/service.js';
+import { signLink } from '../../src/modules/documents/storage/links.js';
 import type { S3Storage } from '../../src/modules/documents/storage/s3.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Tenant } from '../helpers/factories.js';
@@ -54,10 +57,29 @@ afterAll(async () => {
   rmSync(s3Dir, { recursive: true, force: true });
 });
 
-const put = (url: string, bytes: Buffer, headers: Record<string, string>) => fetch(url, { method: 'PUT', body: bytes as unknown as BodyInit, headers });
+const put = (url: string, bytes: Buffer, contentType = 'application/pdf') =>
+  fetch(url, { method: 'PUT', body: bytes as unknown as BodyInit, headers: { 'content-type': contentType } });
+const keyOf = (id: string) => `documents/${t.clinicId}/${id}`;
+
+/** The bytes under a key of the bucket, or null. */
+async function stored(key: string): Promise<Buffer | null> {
+  const body = await server.ctx.documents.store.read(key);
+  if (!body) return null;
+  const chunks: Buffer[] = [];
+  for await (const c of body) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function keysUnder(prefix: string): Promise<string[]> {
+  const keys = [];
+  for await (const o of server.ctx.documents.store.list(prefix)) keys.push(o.key);
+  return keys;
+}
+
+const rowOf = (id: string) => server.ctx.db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('s3 storage', () => {
-  it('stores inline bytes in the bucket and streams them back', async () => {
+  it("stores inline bytes in the bucket and streams them back; a download link is the store's presigned GET", async () => {
     expect(server.ctx.documents.store.kind).toBe('s3');
     const bytes = pdf(300_000);
     const res = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, bytes) });
@@ -71,42 +93,148 @@ describe('s3 storage', () => {
     expect(sha256(Buffer.from(await direct.arrayBuffer()))).toBe(sha256(bytes));
   });
 
-  it('uploads through a presigned PUT, then complete checks and promotes the bytes', async () => {
+  it("uploads through the service's single-use link, streamed into the store and checked; a second use is refused and changes nothing", async () => {
     const bytes = pdf(1_500_000);
     const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
-    expect(created.body.status).toBe('pending_upload');
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'pending_upload', upload: { method: 'PUT', headers: { 'content-type': 'application/pdf' } } });
     const { url, headers } = created.body.upload;
-    expect(url.startsWith(server.ctx.config.documents.s3!.endpoint)).toBe(true);
+    expect(url.startsWith(`${server.url}/files/upload/`)).toBe(true);
     const early = await server.call('POST', `/v1/documents/${created.body.id}/complete`, { token: t.token });
+    expect(early.status).toBe(409);
     expect(early.body.error.details.reason).toBe('upload_missing');
-    expect((await put(url, bytes, headers)).status).toBe(200);
-    const done = await server.call('POST', `/v1/documents/${created.body.id}/complete`, { token: t.token });
-    expect(done.body).toMatchObject({ status: 'available' });
-    const store = server.ctx.documents.store;
-    expect(await store.exists(`documents/${t.clinicId}/${created.body.id}`)).toBe(true);
 
-    // A second PUT to the same URL writes bytes no document reads; the sweep deletes them.
-    expect((await put(url, pdf(1000), headers)).status).toBe(200);
+    const up = await put(url, bytes, headers['content-type']);
+    expect(up.status).toBe(200);
+    expect(await up.json()).toEqual({ id: created.body.id, status: 'available', rejectedReason: null });
+    expect(sha256((await stored(keyOf(created.body.id)))!)).toBe(sha256(bytes));
+    expect(await keysUnder(`uploads/${t.clinicId}/`)).toEqual([]);
+    const before = await server.call('GET', `/v1/documents/${created.body.id}`, { token: t.token });
+    expect(before.body.status).toBe('available');
+
+    // The same link again, with other bytes: refused before a byte is read, as with fs.
+    const again = await put(url, pdf(1_500_000), headers['content-type']);
+    expect(again.status).toBe(403);
+    expect((await again.json()).error.details.reason).toBe('link_used');
+    expect(sha256((await stored(keyOf(created.body.id)))!)).toBe(sha256(bytes));
+    expect((await server.call('GET', `/v1/documents/${created.body.id}`, { token: t.token })).body).toEqual(before.body);
+    expect(await keysUnder(`uploads/${t.clinicId}/`)).toEqual([]);
+
+    // complete is idempotent once the upload was checked.
+    for (let i = 0; i < 2; i++) {
+      const done = await server.call('POST', `/v1/documents/${created.body.id}/complete`, { token: t.token });
+      expect(done.status).toBe(200);
+      expect(done.body).toEqual(before.body);
+    }
     const content = await fetch(`${server.url}/v1/documents/${created.body.id}/content`, { headers: { authorization: `Bearer ${t.token}` } });
     expect(sha256(Buffer.from(await content.arrayBuffer()))).toBe(sha256(bytes));
-    const uploads = [];
-    for await (const o of store.list(`uploads/${t.clinicId}/`)) uploads.push(o.key);
-    expect(uploads).toHaveLength(1);
-    await sweepOrphanBytes(depsOf(server.ctx), Date.now() + 2 * 3600_000);
-    expect(await store.exists(uploads[0]!)).toBe(false);
-    expect(await store.exists(`documents/${t.clinicId}/${created.body.id}`)).toBe(true);
   });
 
-  it('rejects uploaded bytes of another type and deletes them; purge removes archived bytes', async () => {
-    const bytes = pdf(5000);
-    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes, { contentType: 'image/jpeg' }) });
-    await put(created.body.upload.url, bytes, created.body.upload.headers);
-    const done = await server.call('POST', `/v1/documents/${created.body.id}/complete`, { token: t.token });
-    expect(done.body).toMatchObject({ status: 'rejected', rejectedReason: 'type_not_allowed' });
-    const keys = [];
-    for await (const o of server.ctx.documents.store.list(`uploads/${t.clinicId}/${created.body.id}`)) keys.push(o.key);
-    expect(keys).toEqual([]);
+  it('refuses an expired link and stores nothing; the job then rejects the document as upload_expired', async () => {
+    const bytes = pdf(4000);
+    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
+    const token = (created.body.upload.url as string).split('/files/upload/')[1]!;
+    const packed = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString());
+    const expired = signLink(server.ctx.documents.linkSecret, {
+      op: 'upload',
+      clinicId: packed.c,
+      documentId: packed.d,
+      nonce: packed.n,
+      expiresAt: Date.now() - 1000,
+    });
+    const res = await put(`${server.url}/files/upload/${expired}`, bytes);
+    expect(res.status).toBe(403);
+    expect((await res.json()).error.details.reason).toBe('link_expired');
+    expect(await stored(keyOf(created.body.id))).toBeNull();
+    expect((await rowOf(created.body.id)).status).toBe('pending_upload');
 
+    await server.ctx.db
+      .updateTable('documents')
+      .set({ upload_expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', created.body.id)
+      .execute();
+    await finishExpiredUploads(depsOf(server.ctx));
+    const after = await server.call('GET', `/v1/documents/${created.body.id}`, { token: t.token });
+    expect(after.body).toMatchObject({ status: 'rejected', rejectedReason: 'upload_expired' });
+    // A link minted for a document that no longer waits is refused too.
+    expect((await (await put(created.body.upload.url, bytes)).json()).error.details.reason).toBe('link_used');
+    expect(await stored(keyOf(created.body.id))).toBeNull();
+  });
+
+  it('rejects bad uploads with their reason and deletes their bytes from the store', async () => {
+    const bytes = pdf(20_000);
+    const cases: { declared: Record<string, unknown>; sent: Buffer; reason: string }[] = [
+      { declared: { contentType: 'image/jpeg' }, sent: bytes, reason: 'type_not_allowed' },
+      { declared: {}, sent: pdf(20_000), reason: 'checksum_mismatch' },
+      { declared: {}, sent: bytes.subarray(0, 5000), reason: 'size_mismatch' },
+    ];
+    for (const c of cases) {
+      const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes, c.declared) });
+      const up = await put(created.body.upload.url, c.sent, created.body.upload.headers['content-type']);
+      expect(up.status).toBe(200);
+      expect(await up.json()).toEqual({ id: created.body.id, status: 'rejected', rejectedReason: c.reason });
+      expect(await stored(keyOf(created.body.id))).toBeNull();
+      const row = await server.call('GET', `/v1/documents/${created.body.id}`, { token: t.token });
+      expect(row.body).toMatchObject({ status: 'rejected', rejectedReason: c.reason });
+      expect(row.body.purgedAt).not.toBeNull();
+    }
+
+    // More bytes than declared: 400, nothing stored, the document still waits and the link may be used again.
+    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
+    const over = await put(created.body.upload.url, Buffer.concat([bytes, Buffer.alloc(100_000)]));
+    expect(over.status).toBe(400);
+    expect(await stored(keyOf(created.body.id))).toBeNull();
+    expect((await rowOf(created.body.id)).status).toBe('pending_upload');
+    expect(await (await put(created.body.upload.url, bytes)).json()).toMatchObject({ status: 'available' });
+    expect(sha256((await stored(keyOf(created.body.id)))!)).toBe(sha256(bytes));
+  });
+
+  it('an upload cut off midway leaves no bytes and no available document, and frees the link', async () => {
+    const bytes = pdf(3_000_000);
+    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
+    const url = new URL(created.body.upload.url);
+    const nonce = JSON.parse(Buffer.from(url.pathname.split('/').pop()!.split('.')[0]!, 'base64url').toString()).n as string;
+    const linkUse = () => server.ctx.db.selectFrom('document_link_uses').selectAll().where('nonce', '=', nonce).executeTakeFirst();
+
+    // s3rver writes an object in place as its bytes arrive (a real S3 shows an object only once
+    // its PUT completed): its file under the bucket's folder says the store is receiving them.
+    const inStore = () => {
+      const dir = join(s3Dir, 'dcm-documents', 'documents', t.clinicId);
+      return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(created.body.id) && statSync(join(dir, f)).size > 0);
+    };
+
+    // The client sends half the declared bytes, then goes away.
+    const req = httpRequest(url, { method: 'PUT', headers: { 'content-type': 'application/pdf', 'content-length': String(bytes.length) } });
+    req.on('error', () => undefined);
+    req.write(bytes.subarray(0, 1_500_000));
+    for (let i = 0; i < 250 && !inStore(); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await linkUse()).toBeDefined();
+    expect(inStore()).toBe(true);
+    req.destroy();
+    // The server notices, aborts the PUT to the store and frees the link.
+    for (let i = 0; i < 250 && (await linkUse()); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await linkUse()).toBeUndefined();
+    expect(await stored(keyOf(created.body.id))).toBeNull();
+    expect((await rowOf(created.body.id)).status).toBe('pending_upload');
+    const content = await server.call('GET', `/v1/documents/${created.body.id}/content`, { token: t.token });
+    expect(content.status).toBe(409);
+    expect((await server.call('POST', `/v1/documents/${created.body.id}/complete`, { token: t.token })).body.error.details.reason).toBe('upload_missing');
+
+    // The same link, sent whole this time.
+    expect(await (await put(created.body.upload.url, bytes)).json()).toMatchObject({ status: 'available' });
+    expect(sha256((await stored(keyOf(created.body.id)))!)).toBe(sha256(bytes));
+  });
+
+  it('a process that stopped between storing the bytes and the row: complete (or the job) finishes it', async () => {
+    const bytes = pdf(4000);
+    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
+    const row = await rowOf(created.body.id);
+    await server.ctx.documents.store.write(row.storage_key, bytes, bytes.length, 'application/pdf');
+    expect((await server.call('GET', `/v1/documents/${row.id}`, { token: t.token })).body.status).toBe('pending_upload');
+    expect((await server.call('POST', `/v1/documents/${row.id}/complete`, { token: t.token })).body.status).toBe('available');
+  });
+
+  it('purges archived bytes; sweeps leftovers under uploads/ and bytes without a row', async () => {
     const kept = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, pdf(700)) });
     await server.call('DELETE', `/v1/documents/${kept.body.id}`, { token: t.token });
     await server.ctx.db
@@ -115,10 +243,23 @@ describe('s3 storage', () => {
       .where('id', '=', kept.body.id)
       .execute();
     await purgeDueDocuments(depsOf(server.ctx));
-    expect(await server.ctx.documents.store.exists(`documents/${t.clinicId}/${kept.body.id}`)).toBe(false);
+    expect(await server.ctx.documents.store.exists(keyOf(kept.body.id))).toBe(false);
+
+    const live = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, pdf(900)) });
+    const store = server.ctx.documents.store;
+    const leftover = `uploads/${t.clinicId}/${live.body.id}/oldPresignedPut`;
+    const orphan = keyOf('11111111-1111-4111-8111-111111111111');
+    await store.write(leftover, pdf(100), 100, 'application/pdf');
+    await store.write(orphan, pdf(100), 100, 'application/pdf');
+    await sweepOrphanBytes(depsOf(server.ctx), Date.now() + 2 * 3600_000);
+    expect(await store.exists(leftover)).toBe(false);
+    expect(await store.exists(orphan)).toBe(false);
+    expect(await store.exists(keyOf(live.body.id))).toBe(true);
   });
 
-  it('has no /files routes (the store serves the bytes)', async () => {
-    expect(server.app.plannedRoutes.some((r) => r.url.startsWith('/files/'))).toBe(false);
+  it('serves the upload links, not the download links (the store serves the bytes)', async () => {
+    const urls = server.app.plannedRoutes.map((r) => r.url);
+    expect(urls).toContain('/files/upload/:token');
+    expect(urls.some((u) => u.startsWith('/files/download/'))).toBe(false);
   });
 });

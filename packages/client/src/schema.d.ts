@@ -1582,7 +1582,7 @@ export interface paths {
          *
          *     - **`contentBase64`** (up to 4 MiB of bytes, for chat media): one call, and the answer (`201`) is final: `available`, or `rejected` with `rejectedReason`, or `pending_scan` when a malware scanner is configured and did not answer (it is retried every minute);
          *
-         *     - **nothing**: the answer (`201`, `pending_upload`) carries `upload` (`method` PUT, `url`, `headers` to send, `expiresAt`, 15 minutes). PUT the raw bytes there once. With the default (fs) storage that PUT checks the bytes itself and answers the outcome; with S3 storage (a presigned URL of the store) call `POST /v1/documents/{id}/complete` afterwards. An upload nobody completes is checked by a job when its link expires.
+         *     - **nothing**: the answer (`201`, `pending_upload`) carries `upload` (`method` PUT, `url`, `headers` to send, `expiresAt`, 15 minutes). PUT the raw bytes there once: the link is the service’s own (`uploadDocumentBytes`) with either storage (fs or S3; with S3 the service streams the bytes into the store), it checks the bytes itself and answers the outcome, so two calls suffice; `POST /v1/documents/{id}/complete` is optional. The link is single-use: a second PUT, or one after `expiresAt`, is `403` and changes nothing. An upload nobody completes is checked by a job when its link expires.
          *
          *     Checks before a document becomes `available`: the declared size (`size_mismatch`) and hash (`checksum_mismatch`) match the bytes; the real type, read from the bytes, is PDF, JPEG, PNG, HEIC, DICOM or plain UTF-8 text and agrees with `contentType` (`type_not_allowed`); the malware scanner finds nothing (`malware`). A refused document keeps its row, `rejected`, and its bytes are deleted.
          *
@@ -1646,7 +1646,7 @@ export interface paths {
         put?: never;
         /**
          * Check the uploaded bytes of a document
-         * @description After the PUT to `upload.url`: checks the bytes (as described under `createDocument`) and answers the document, `available`, `rejected` with its reason, or `pending_scan`. Called again, or on a document that is no longer `pending_upload`, it answers the document as it is.
+         * @description After the PUT to `upload.url` (optional: that PUT already checked the bytes and answered the outcome): checks the bytes (as described under `createDocument`) if they were not checked yet, and answers the document, `available`, `rejected` with its reason, or `pending_scan`. Called again, or on a document that is no longer `pending_upload`, it answers the document as it is.
          *
          *     `409 conflict` reason `upload_missing` when no bytes arrived yet; after the link expired without bytes the document is `rejected`, `upload_expired`.
          *

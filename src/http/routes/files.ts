@@ -1,22 +1,23 @@
 /**
- * The fs driver's upload and download links (`/files/upload/{token}`, `/files/download/{token}`).
- * They are in the public plane with a gate of their own: the link's signature. No API key is
- * involved: whoever holds an unexpired, unused link may use it once. The gate checks the HMAC
- * and the expiry and claims the link's single use before a byte of the body is read.
+ * The service's own links: `/files/upload/{token}` with either storage driver (the s3 driver's
+ * store cannot make a presigned PUT single-use), `/files/download/{token}` with the fs driver
+ * (the s3 driver's downloads are presigned GETs of the store). They are in the public plane with
+ * a gate of their own: the link's signature. No API key is involved: whoever holds an
+ * unexpired, unused link may use it once. The gate checks the HMAC and the expiry and claims the
+ * link's single use (in the database, so every process agrees) before a byte of the body is read.
  *
- * The upload's body is the raw file, streamed to the storage (never held whole in memory): this
- * plane has its own content-type parser that leaves the body unread, the JSON body limit of
- * the rest of the API does not apply, the link's declared size does (one byte more and the
- * upload stops).
+ * The upload's body is the raw file, streamed to the storage (never held whole in memory; with
+ * s3, one PUT of the declared length) and checked on the way: this plane has its own
+ * content-type parser that leaves the body unread, the JSON body limit of the rest of the API
+ * does not apply, the link's declared size does (one byte more and the upload stops).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
 import { StringEnum, Uuid } from '../../core/schemas.js';
 import { DOCUMENT_STATUSES, REJECTED_REASONS } from '../../modules/documents/schema.js';
-import { depsOf, finishUpload } from '../../modules/documents/service.js';
+import { depsOf, receiveUpload } from '../../modules/documents/service.js';
 import { claimLink, finishLink, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
 import { uploadKey } from '../../modules/documents/storage/storage.js';
 import type { App } from '../types.js';
@@ -49,16 +50,6 @@ export function signedLinkGate(ctx: AppContext): (scope: FastifyInstance) => voi
   };
 }
 
-/** The request's bytes, failing once more than `limit` went by (the declared size): the upload stops there. */
-async function* capped(body: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
-  let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.length;
-    if (seen > limit) throw ApiError.invalid('body', [{ path: '', message: `il file supera i ${limit} byte dichiarati` }]);
-    yield chunk;
-  }
-}
-
 export function registerFileRoutes(app: App, ctx: AppContext): void {
   const deps = depsOf(ctx);
   const linkedDocument = (claims: LinkClaims) =>
@@ -69,11 +60,11 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
       schema: {
         operationId: 'uploadDocumentBytes',
         tags: [TAG],
-        summary: 'Send the bytes of a document (fs storage upload link)',
+        summary: 'Send the bytes of a document (upload link)',
         description: [
-          'The `upload.url` of `POST /v1/documents` with the default (fs) storage: send the raw bytes as the body with the `upload.headers` given, once, before `upload.expiresAt`. No API key: the link is signed.',
-          'The bytes are checked at once, as `POST /v1/documents/{id}/complete` would (which then just answers the document): the answer is the outcome, `available`, `pending_scan` or `rejected` with its reason.',
-          '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use, and useless once the document is no longer `pending_upload`; an upload that broke midway frees it again). More bytes than declared stop the upload with `400`.',
+          'The `upload.url` of `POST /v1/documents`, with either storage (fs or S3: with S3 the service streams the bytes into the store): send the raw bytes as the body with the `upload.headers` given, once, before `upload.expiresAt`. No API key: the link is signed.',
+          'The bytes are checked at once, as `POST /v1/documents/{id}/complete` would (which then just answers the document): the answer is the outcome, `available`, `pending_scan` or `rejected` with its reason (fewer bytes than declared: `size_mismatch`, nothing stored).',
+          '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use, and useless once the document is no longer `pending_upload`; an upload that broke midway, the client gone, frees it again). More bytes than declared stop the upload with `400`, nothing stored, and free the link too.',
         ].join('\n\n'),
         params: TokenParams,
         response: {
@@ -92,18 +83,26 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
       if (!row || row.status !== 'pending_upload' || row.upload_key !== uploadKey(claims.clinicId, claims.documentId, claims.nonce)) {
         throw ApiError.forbidden('link_used', {}, 'Il documento non attende più questo caricamento.');
       }
+      let done;
       try {
-        await deps.store.write(row.upload_key, Readable.from(capped(request.raw, row.size_bytes)), row.size_bytes, row.content_type);
+        const length = request.headers['content-length'];
+        done = await receiveUpload(deps, row, {
+          bytes: request.raw,
+          length: length === undefined ? null : Number(length),
+          sentWhole: () => request.raw.complete,
+        });
       } catch (error) {
+        // Nothing was stored and the row still waits: the link may be used again.
         await releaseLink(ctx.db, claims);
         throw error;
       }
       await finishLink(ctx.db, claims);
-      const done = await finishUpload(deps, row);
       return { id: done.id, status: done.status, rejectedReason: done.rejected_reason };
     },
   );
 
+  // With s3 a download link is the store's presigned GET: this route would serve nothing.
+  if (ctx.documents.store.kind !== 'fs') return;
   app.get(
     '/files/download/:token',
     {

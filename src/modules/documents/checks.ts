@@ -18,26 +18,45 @@ export interface Inspected {
   head: Buffer;
 }
 
+/**
+ * Size, SHA-256 and head of bytes seen chunk by chunk: `inspect` below, and an upload link's body
+ * on its way to the storage (service.ts `receiveUpload`), so those bytes are checked without
+ * reading them back.
+ */
+export class Inspector {
+  private readonly hash = createHash('sha256');
+  private readonly head: Buffer[] = [];
+  private headSize = 0;
+  size = 0;
+
+  add(data: Buffer): void {
+    this.size += data.length;
+    this.hash.update(data);
+    if (this.headSize < HEAD_BYTES) {
+      this.head.push(data.subarray(0, HEAD_BYTES - this.headSize));
+      this.headSize += Math.min(data.length, HEAD_BYTES - this.headSize);
+    }
+  }
+
+  result(): Inspected {
+    return { size: this.size, sha256: this.hash.digest('hex'), head: Buffer.concat(this.head) };
+  }
+}
+
 /** Reads the stream once: size, hash, head. Stops (destroying the stream) once it holds more than `limit` bytes. */
 export async function inspect(bytes: Readable, limit: number): Promise<Inspected> {
-  const hash = createHash('sha256');
-  const head: Buffer[] = [];
-  let headSize = 0;
-  let size = 0;
+  const seen = new Inspector();
   for await (const chunk of bytes) {
     const data = chunk as Buffer;
-    size += data.length;
-    if (size > limit) {
+    if (seen.size + data.length > limit) {
+      // Only the count matters past the limit: the verdict is size_mismatch.
+      seen.size += data.length;
       bytes.destroy();
       break;
     }
-    hash.update(data);
-    if (headSize < HEAD_BYTES) {
-      head.push(data.subarray(0, HEAD_BYTES - headSize));
-      headSize += Math.min(data.length, HEAD_BYTES - headSize);
-    }
+    seen.add(data);
   }
-  return { size, sha256: hash.digest('hex'), head: Buffer.concat(head) };
+  return seen.result();
 }
 
 /** `application/pdf; charset=x` -> `application/pdf`; `image/jpg` is a common spelling of `image/jpeg`. */

@@ -6,8 +6,9 @@
  *   (nobody called `complete`), else rejected `upload_expired`;
  * - retry scans: `pending_scan` documents are scanned again until the scanner answers;
  * - purge: bytes of documents archived longer than DOCUMENT_RETENTION_DAYS, or of an erased patient;
- * - sweep: bytes no row wants (a crash between the bytes and the row, a second use of an S3
- *   upload link, a rejected or purged document), once older than an hour.
+ * - sweep: bytes no row wants (a crash between the bytes and the row, a rejected or purged
+ *   document, an upload that finished after its row was refused, leftovers under `uploads/` of
+ *   the presigned PUTs the s3 driver once handed out), once older than an hour.
  */
 import type { Job } from '../../jobs/scheduler.js';
 import { purgeLinkUses } from './storage/links.js';
@@ -54,15 +55,12 @@ export async function sweepOrphanBytes(deps: DocumentsDeps, now = Date.now()): P
       if (owner) {
         const row = await deps.db
           .selectFrom('documents')
-          .select(['status', 'storage_key', 'upload_key', 'purged_at'])
+          .select(['status', 'storage_key', 'purged_at'])
           .where('id', '=', owner.documentId)
           .where('clinic_id', '=', owner.clinicId)
           .executeTakeFirst();
-        wanted =
-          row !== undefined &&
-          row.purged_at === null &&
-          ((owner.kind === 'documents' && object.key === row.storage_key && row.status !== 'rejected') ||
-            (owner.kind === 'uploads' && object.key === row.upload_key && row.status === 'pending_upload'));
+        // Nothing is written under `uploads/` any more (storage.ts): such bytes are never wanted.
+        wanted = row !== undefined && row.purged_at === null && owner.kind === 'documents' && object.key === row.storage_key && row.status !== 'rejected';
       }
       if (!wanted) {
         await deps.store.delete(object.key);

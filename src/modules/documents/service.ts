@@ -14,7 +14,7 @@ import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { DocumentsTable } from '../../db/tables/documents.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { inspect, isAllowedType, normalizeContentType, verdict } from './checks.js';
+import { inspect, Inspector, isAllowedType, normalizeContentType, verdict, type Inspected } from './checks.js';
 import type { DocumentsRuntime } from './runtime.js';
 import { ScannerUnavailableError } from './scanner/scanner.js';
 import {
@@ -30,7 +30,7 @@ import {
   type UploadView,
 } from './schema.js';
 import { documentKey, uploadKey } from './storage/storage.js';
-import { newNonce } from './storage/links.js';
+import { newNonce, uploadLinkUrl } from './storage/links.js';
 
 export type DocumentRow = Selectable<DocumentsTable>;
 
@@ -160,7 +160,7 @@ async function scanStored(deps: DocumentsDeps, key: string): Promise<Outcome> {
 }
 
 export interface CreateInput extends NewDocument {
-  /** Origin of the fs driver's links (PUBLIC_URL, or the one the request came to). */
+  /** Origin of the service's links (PUBLIC_URL, or the one the request came to). */
   linkBase: string;
 }
 
@@ -200,16 +200,9 @@ export async function createDocument(deps: DocumentsDeps, actor: Actor, input: C
     const upload_key = uploadKey(actor.clinicId, id, nonce);
     const expiresAt = new Date(Date.now() + deps.config.uploadLinkSeconds * 1000);
     const row = await insertRow(deps, actor, input, { ...base, status: 'pending_upload', upload_key, upload_expires_at: expiresAt });
-    const upload = await deps.store.uploadTarget(upload_key, {
-      clinicId: actor.clinicId,
-      documentId: id,
-      contentType: row.content_type,
-      sizeBytes: row.size_bytes,
-      expiresAt,
-      linkBase: input.linkBase,
-      nonce,
-    });
-    return documentView(row, upload);
+    // The service's own single-use link with either storage driver (src/http/routes/files.ts).
+    const url = uploadLinkUrl(deps.linkSecret, input.linkBase, { clinicId: actor.clinicId, documentId: id, nonce, expiresAt: expiresAt.getTime() });
+    return documentView(row, { method: 'PUT', url, headers: { 'content-type': row.content_type }, expiresAt: expiresAt.toISOString() });
   }
 
   const bytes = Buffer.from(input.contentBase64, 'base64');
@@ -283,32 +276,88 @@ function outcomeChanges(outcome: Outcome): Record<string, unknown> {
 }
 
 /**
- * Checks the uploaded bytes of a `pending_upload` document (the `complete` call, the fs upload
- * link itself, and the job that finishes uploads nobody completed). Any other status: the row
- * as it is. No bytes: `upload_expired` once the link has expired, else 409 `upload_missing`.
+ * Checks the uploaded bytes of a `pending_upload` document, read back from under its key (the
+ * `complete` call, and the job that finishes uploads nobody completed: a process that stopped
+ * between storing an upload's bytes and settling its row). Any other status: the row as it is.
+ * No bytes: `upload_expired` once the link has expired, else 409 `upload_missing`.
  */
 export async function finishUpload(deps: DocumentsDeps, row: DocumentRow): Promise<DocumentRow> {
   if (row.status !== 'pending_upload') return row;
-  const source =
-    row.upload_key && (await deps.store.exists(row.upload_key)) ? row.upload_key : (await deps.store.exists(row.storage_key)) ? row.storage_key : null;
-  if (source === null) {
+  const bytes = await deps.store.read(row.storage_key);
+  if (!bytes) {
     if (row.upload_expires_at && row.upload_expires_at.getTime() <= Date.now()) {
       return settle(deps.db, row, 'pending_upload', { ...rejected('upload_expired'), upload_key: null, purged_at: new Date() });
     }
     throw ApiError.conflict('upload_missing', {}, 'Nessun file caricato: invia i byte al link di caricamento, poi chiama complete.');
   }
-  const bytes = await deps.store.read(source);
-  if (!bytes) throw ApiError.conflict('upload_missing');
-  const reason = await verdict(await inspect(bytes, row.size_bytes), { sizeBytes: row.size_bytes, sha256: row.sha256, contentType: row.content_type });
+  return settleUpload(deps, row, await inspect(bytes, row.size_bytes));
+}
+
+/** The stored bytes of an upload, as inspected, decide: rejected (bytes deleted), or available / pending_scan once scanned. */
+async function settleUpload(deps: DocumentsDeps, row: DocumentRow, found: Inspected): Promise<DocumentRow> {
+  const reason = await verdict(found, { sizeBytes: row.size_bytes, sha256: row.sha256, contentType: row.content_type });
   if (reason) {
-    await deps.store.delete(source);
+    await deps.store.delete(row.storage_key);
     return settle(deps.db, row, 'pending_upload', { ...rejected(reason), upload_key: null, purged_at: new Date() });
   }
-  // The row turns available only after the bytes sit under its key (a crash before leaves it pending, finished by the job).
-  if (source !== row.storage_key) await deps.store.move(source, row.storage_key);
   const outcome = await scanStored(deps, row.storage_key);
   if (outcome.status === 'rejected') await deps.store.delete(row.storage_key);
-  return settle(deps.db, row, 'pending_upload', { ...outcomeChanges(outcome), upload_key: null, upload_expires_at: null });
+  const done = await settle(deps.db, row, 'pending_upload', { ...outcomeChanges(outcome), upload_key: null, upload_expires_at: null });
+  // Another process settled it first as refused (the job, as the link expired mid-upload): these bytes are nobody's.
+  if (done.status === 'rejected' && outcome.status !== 'rejected') await deps.store.delete(row.storage_key);
+  return done;
+}
+
+/** The body of an upload link ended before the declared size: nothing was stored, the document is refused. */
+class ShortUpload extends Error {}
+
+export interface UploadBody {
+  bytes: AsyncIterable<Buffer>;
+  /** The request's Content-Length, when it has one. */
+  length: number | null;
+  /** Whether the client sent its whole body (false once it went away midway). */
+  sentWhole: () => boolean;
+}
+
+/**
+ * The body of an upload link (src/http/routes/files.ts, after the link's single use was
+ * claimed), streamed to the document's key and inspected on the way, so the bytes are checked
+ * without reading them back; then settled as `complete` would. The stream is cut (and nothing
+ * stored) at one byte more than declared (`400`), or when it ends short: `rejected`
+ * `size_mismatch` if the client sent a whole body, else the error is thrown (the client went
+ * away; the route frees the link). A body whose Content-Length already says it is short is
+ * read but never sent to the storage. A failed or interrupted upload leaves no bytes under the
+ * key and the row `pending_upload`.
+ */
+export async function receiveUpload(deps: DocumentsDeps, row: DocumentRow, body: UploadBody): Promise<DocumentRow> {
+  const limit = row.size_bytes;
+  const short = () => settle(deps.db, row, 'pending_upload', { ...rejected('size_mismatch'), upload_key: null, purged_at: new Date() });
+  if (body.length !== null && body.length < limit) {
+    for await (const _chunk of body.bytes); // read to its end, so the client gets the answer after sending all it meant to
+    if (body.sentWhole()) return short();
+    throw new ShortUpload();
+  }
+  const seen = new Inspector();
+  async function* exact(): AsyncGenerator<Buffer> {
+    for await (const chunk of body.bytes) {
+      if (seen.size + chunk.length > limit) throw ApiError.invalid('body', [{ path: '', message: `il file supera i ${limit} byte dichiarati` }]);
+      seen.add(chunk);
+      yield chunk;
+    }
+    // The storage (an S3 PUT of the declared length) must never see a body end short: it is cut instead.
+    if (seen.size < limit) throw new ShortUpload();
+  }
+  try {
+    await deps.store.write(row.storage_key, Readable.from(exact()), limit, row.content_type);
+  } catch (error) {
+    // Both drivers' writes are atomic (fs: a renamed temporary file; S3: an aborted PUT stores
+    // nothing), but a store may keep the part of an interrupted PUT (s3rver does): nobody else
+    // writes this key while the link's single use is held, so whatever is there goes.
+    await deps.store.delete(row.storage_key).catch(() => undefined);
+    if (error instanceof ShortUpload && body.sentWhole()) return short();
+    throw error;
+  }
+  return settleUpload(deps, row, seen.result());
 }
 
 /** `POST /v1/documents/{id}/complete`. */
@@ -427,10 +476,9 @@ export async function forgetPatientDocuments(trx: Transaction, scope: TenantScop
 }
 
 /** Deletes the bytes of these documents and marks them purged. */
-async function purgeRows(deps: DocumentsDeps, rows: Pick<DocumentRow, 'id' | 'clinic_id' | 'storage_key' | 'upload_key'>[]): Promise<number> {
+async function purgeRows(deps: DocumentsDeps, rows: Pick<DocumentRow, 'id' | 'clinic_id' | 'storage_key'>[]): Promise<number> {
   for (const row of rows) {
     await deps.store.delete(row.storage_key);
-    if (row.upload_key) await deps.store.delete(row.upload_key);
     await deps.db
       .updateTable('documents')
       .set({ purged_at: sql`now()`, upload_key: null, updated_at: sql`now()`, version: sql`version + 1` })
@@ -446,7 +494,7 @@ async function purgeRows(deps: DocumentsDeps, rows: Pick<DocumentRow, 'id' | 'cl
 export async function purgePatientDocuments(deps: DocumentsDeps, scope: TenantScope, patientId: string): Promise<number> {
   const rows = await deps.db
     .selectFrom('documents')
-    .select(['id', 'clinic_id', 'storage_key', 'upload_key'])
+    .select(['id', 'clinic_id', 'storage_key'])
     .where('clinic_id', '=', scope.clinicId)
     .where('patient_id', '=', patientId)
     .where('purged_at', 'is', null)
@@ -460,7 +508,7 @@ export async function purgeDueDocuments(deps: DocumentsDeps, batch = 100): Promi
   const rows = await deps.db
     .selectFrom('documents as d')
     .innerJoin('patients as p', 'p.id', 'd.patient_id')
-    .select(['d.id', 'd.clinic_id', 'd.storage_key', 'd.upload_key'])
+    .select(['d.id', 'd.clinic_id', 'd.storage_key'])
     .where('d.archived_at', 'is not', null)
     .where('d.purged_at', 'is', null)
     .where((eb) => eb.or([eb('d.archived_at', '<=', cutoff), eb('p.erased_at', 'is not', null)]))

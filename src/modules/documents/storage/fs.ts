@@ -1,8 +1,8 @@
 /**
  * The `fs` driver (default, embedded and single node): files in DOCUMENT_DIR, beside the data
  * folder. A write goes to a temporary file renamed into place, so a crash never leaves a
- * partial file under a document's key. Links are the service's own signed URLs
- * (`/files/upload/{token}`, `/files/download/{token}`; links.ts).
+ * partial file under a document's key. Download links are the service's own signed URLs
+ * (`/files/download/{token}`; links.ts); upload links are the service's with either driver.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
@@ -55,12 +55,6 @@ export class FsStorage implements DocumentStorage {
     }
   }
 
-  async move(from: string, to: string): Promise<void> {
-    const target = this.path(to);
-    await mkdir(dirname(target), { recursive: true });
-    await rename(this.path(from), target);
-  }
-
   async delete(key: string): Promise<void> {
     await rm(this.path(key), { force: true });
   }
@@ -80,22 +74,16 @@ export class FsStorage implements DocumentStorage {
     }
   }
 
-  async uploadTarget(_key: string, link: LinkRequest) {
-    return {
-      method: 'PUT' as const,
-      url: `${link.linkBase}/files/upload/${this.sign('upload', link, link.nonce ?? newNonce())}`,
-      headers: { 'content-type': link.contentType },
-      expiresAt: link.expiresAt.toISOString(),
-    };
-  }
-
-  async downloadLink(_key: string, link: LinkRequest): Promise<string> {
-    return `${link.linkBase}/files/download/${this.sign('download', link, newNonce())}`;
-  }
-
   /** The link names the document, not the key: the route reads the key from its row. */
-  private sign(op: 'upload' | 'download', link: LinkRequest, nonce: string): string {
-    return signLink(this.linkSecret, { op, clinicId: link.clinicId, documentId: link.documentId, nonce, expiresAt: link.expiresAt.getTime() });
+  async downloadLink(_key: string, link: LinkRequest): Promise<string> {
+    const token = signLink(this.linkSecret, {
+      op: 'download',
+      clinicId: link.clinicId,
+      documentId: link.documentId,
+      nonce: newNonce(),
+      expiresAt: link.expiresAt.getTime(),
+    });
+    return `${link.linkBase}/files/download/${token}`;
   }
 
   async close(): Promise<void> {}

@@ -1,8 +1,9 @@
 /**
- * The fs driver's own links: HMAC-SHA256-signed, expiring, single-use. The token carries what
- * the link allows (an upload to one key, or a download of one key) and is checked before a
- * byte is read; its nonce is claimed in `document_link_uses` so a second use is refused in
- * every process sharing the database.
+ * The service's own links: HMAC-SHA256-signed, expiring, single-use. Upload links with either
+ * storage driver (the s3 driver's store cannot make a presigned PUT single-use), download links
+ * with the fs driver. The token carries what the link allows (an upload to one document, or a
+ * download of one) and is checked before a byte is read; its nonce is claimed in
+ * `document_link_uses` so a second use is refused in every process sharing the database.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { sql } from 'kysely';
@@ -12,7 +13,7 @@ export interface LinkClaims {
   op: 'upload' | 'download';
   clinicId: string;
   documentId: string;
-  /** Single use; for an upload, also the last part of the key the bytes go to (storage.ts uploadKey). */
+  /** Single use; for an upload, also the last part of the row's `upload_key` (storage.ts uploadKey). */
   nonce: string;
   /** Milliseconds since the epoch. */
   expiresAt: number;
@@ -33,6 +34,11 @@ export function signLink(secret: string, claims: LinkClaims): string {
   const packed: Packed = { o: claims.op === 'upload' ? 'u' : 'd', c: claims.clinicId, d: claims.documentId, n: claims.nonce, e: claims.expiresAt };
   const body = Buffer.from(JSON.stringify(packed)).toString('base64url');
   return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
+}
+
+/** The upload link of a `pending_upload` document: `PUT {linkBase}/files/upload/{token}`. */
+export function uploadLinkUrl(secret: string, linkBase: string, claims: Omit<LinkClaims, 'op'>): string {
+  return `${linkBase}/files/upload/${signLink(secret, { ...claims, op: 'upload' })}`;
 }
 
 export type LinkCheck = { ok: true; claims: LinkClaims } | { ok: false; why: 'invalid' | 'expired' };

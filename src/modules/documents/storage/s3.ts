@@ -1,15 +1,13 @@
 /**
  * The `s3` driver: any S3-compatible object store (S3_ENDPOINT, S3_BUCKET, credentials), so
- * several API processes on several hosts share the files. Uploads and downloads go straight to
- * the store through presigned PUT / GET URLs; the API streams bytes only to check them.
- *
- * A presigned URL cannot be made single-use by the store: an upload lands on its own
- * `uploads/…` key and is promoted (server-side copy) to the document's key once checked, so a
- * second PUT to the same link writes bytes no document reads (the sweep deletes them).
+ * several API processes on several hosts share the files. Downloads by link go straight to the
+ * store (a presigned GET). Uploads by link do not: a presigned PUT cannot be made single-use by
+ * the store (and conditional writes, `If-None-Match`, are not honoured by every S3-compatible
+ * store), so the upload link is the service's own, single-use in the database, and the service
+ * streams the body into the store here (`write`, one PutObject of the declared length).
  */
 import type { Readable } from 'node:stream';
 import {
-  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -39,11 +37,40 @@ export class S3Storage implements DocumentStorage {
       region: settings.region,
       forcePathStyle: settings.forcePathStyle,
       credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+      // Otherwise a streamed body goes as `aws-chunked` with a trailing CRC32, which not every
+      // S3-compatible store decodes (s3rver stores the chunk framing as if it were the file).
+      // The service checks the SHA-256 of every byte itself.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
     });
   }
 
   async write(key: string, body: Buffer | Readable, sizeBytes: number, contentType: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: sizeBytes, ContentType: contentType }));
+    if (Buffer.isBuffer(body)) {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: sizeBytes, ContentType: contentType }));
+      return;
+    }
+    // The SDK pipes the stream into the request and does not watch it: a body that fails
+    // midway (the client went away, more or fewer bytes than declared) must abort the PUT, so
+    // the store discards it (an object appears only once its whole body arrived) and the error
+    // reaches the caller instead of an unhandled 'error' event.
+    const abort = new AbortController();
+    let failure: unknown = null;
+    const onError = (error: unknown) => {
+      failure ??= error;
+      abort.abort(error);
+    };
+    // Kept after the PUT: a late error of the body must not become an unhandled event.
+    body.on('error', onError);
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: sizeBytes, ContentType: contentType }), {
+        abortSignal: abort.signal,
+      });
+    } catch (error) {
+      throw failure ?? error;
+    } finally {
+      if (!body.destroyed) body.destroy();
+    }
+    if (failure) throw failure;
   }
 
   async read(key: string): Promise<Readable | null> {
@@ -66,11 +93,6 @@ export class S3Storage implements DocumentStorage {
     }
   }
 
-  async move(from: string, to: string): Promise<void> {
-    await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: `${this.bucket}/${from}` }));
-    await this.delete(from);
-  }
-
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
@@ -82,12 +104,6 @@ export class S3Storage implements DocumentStorage {
       for (const item of page.Contents ?? []) if (item.Key) yield { key: item.Key, lastModified: item.LastModified ?? new Date() };
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
-  }
-
-  async uploadTarget(key: string, link: LinkRequest) {
-    const expiresIn = Math.max(1, Math.round((link.expiresAt.getTime() - Date.now()) / 1000));
-    const url = await getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: link.contentType }), { expiresIn });
-    return { method: 'PUT' as const, url, headers: { 'content-type': link.contentType }, expiresAt: link.expiresAt.toISOString() };
   }
 
   async downloadLink(key: string, link: LinkRequest): Promise<string> {
