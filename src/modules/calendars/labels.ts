@@ -35,12 +35,17 @@ function atTime(hour: number, minute: number): string {
   return `${hour === 1 ? 'all’' : 'alle '}${hour}:${pad(minute)}`;
 }
 
-export function slotWords(start: Date, tz: string): SlotWords {
-  const p = localParts(start, tz);
+type LocalParts = ReturnType<typeof localParts>;
+
+export const localDateOf = (p: LocalParts) => `${p.year}-${pad(p.month)}-${pad(p.day)}`;
+export const partOfDayOf = (p: LocalParts): PartOfDay => (p.hour < 13 ? 'morning' : p.hour < 18 ? 'afternoon' : 'evening');
+
+/** `parts`: the instant's local parts when the caller has them already (they cost an Intl call). */
+export function slotWords(start: Date, tz: string, parts: LocalParts = localParts(start, tz)): SlotWords {
   return {
-    localDate: `${p.year}-${pad(p.month)}-${pad(p.day)}`,
-    localTime: `${pad(p.hour)}:${pad(p.minute)}`,
-    partOfDay: p.hour < 13 ? 'morning' : p.hour < 18 ? 'afternoon' : 'evening',
-    label: `${dayFormatter(tz).format(start)} ${atTime(p.hour, p.minute)}`,
+    localDate: localDateOf(parts),
+    localTime: `${pad(parts.hour)}:${pad(parts.minute)}`,
+    partOfDay: partOfDayOf(parts),
+    label: `${dayFormatter(tz).format(start)} ${atTime(parts.hour, parts.minute)}`,
   };
 }
