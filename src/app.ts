@@ -189,7 +189,7 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
   // Its events can come before the app's logger exists: they are then written to stderr.
   let log: FastifyBaseLogger | null = null;
   const redis = config.redisUrl
-    ? connectRedis(config.redisUrl, {
+    ? await connectRedis(config.redisUrl, {
         onUp: () => log?.info('Redis connected'),
         onDown: (err) => {
           const msg = 'Redis unreachable: /v1 requests answer 503 unavailable until it is back';
