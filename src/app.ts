@@ -201,6 +201,7 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
   const app = await buildApp({ ctx, limiter: new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore()) });
   log = app.log;
   let adminListener: AdminListener | null = null;
+  let compiling: NodeJS.Timeout | null = null;
   return {
     app,
     async listen() {
@@ -209,11 +210,14 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
         adminListener = await listenAdmin(app, config.adminHost, config.adminPort);
         app.log.info({ host: config.adminHost, port: adminListener.port }, 'back office and /metrics listening on their own port');
       }
-      // The schemas no request has needed yet, compiled between requests from now on, so that a
-      // route's first request does not wait for them (src/http/lazy-schemas.ts).
-      compileAllSchemas(app).catch((err) => app.log.error({ err }, 'a route schema does not compile'));
+      // The schemas no request has needed yet, compiled between requests a second from now (after
+      // the first requests and the worker's and jobs' first runs), so that a route's first request
+      // does not wait for them (src/http/lazy-schemas.ts).
+      compiling = setTimeout(() => compileAllSchemas(app).catch((err) => app.log.error({ err }, 'a route schema does not compile')), 1000);
+      compiling.unref();
     },
     async close() {
+      if (compiling) clearTimeout(compiling);
       await adminListener?.close();
       await app.close();
     },
