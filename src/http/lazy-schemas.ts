@@ -4,9 +4,9 @@
  * this API's routes, most of a start-up, and of every CLI command that builds the routes to
  * call one. Here a route's compiler is called with the same arguments, only later: the first
  * time that route validates a request part or serializes a response of that status. The
- * service compiles the rest once it listens (`compileAll`, src/main.ts), between requests,
- * so a route's first request does not pay for it; `compileAll` also surfaces a broken schema
- * (test/foundation/startup.test.ts builds every route's).
+ * service compiles the rest a second after it listens (`compileAll`, createHttpService in
+ * src/app.ts), between requests, so a route's first request seldom pays for it; `compileAll`
+ * also surfaces a broken schema (test/foundation/lazy-schemas.test.ts).
  */
 import { createRequire } from 'node:module';
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
