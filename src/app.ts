@@ -31,6 +31,7 @@ import { registerV1Routes } from './http/routes/v1/index.js';
 import { registerFileRoutes, signedLinkGate } from './http/routes/files.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { LazySchemas } from './http/lazy-schemas.js';
 import { answerClientError } from './http/client-error.js';
 import { registerDeliveryMetrics } from './modules/webhooks/metrics.js';
 
@@ -51,11 +52,25 @@ export interface AppOptions {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** The router's options (the 405 matcher of src/http/method-not-allowed.ts uses the same). */
 const ROUTER_OPTIONS = { maxParamLength: 500 };
+/** Each app's schemas not compiled yet (src/http/lazy-schemas.ts). */
+const lazySchemas = new WeakMap<App, LazySchemas>();
+
+/** Compiles the schemas of `app`'s routes that no request has needed yet (after listening; tests). */
+export function compileAllSchemas(app: App): Promise<void> {
+  return lazySchemas.get(app)?.compileAll() ?? Promise.resolve();
+}
+
+/** How many of `app`'s validators and serializers no request has needed yet. */
+export function uncompiledSchemas(app: App): number {
+  return lazySchemas.get(app)?.uncompiled ?? 0;
+}
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { ctx } = options;
   const limiter = options.limiter ?? new RateLimiter(new MemoryCounterStore());
   const metrics = options.metrics ?? createMetrics();
+  // Validators and serializers are compiled on a route's first use, not here (start-up time).
+  const schemas = new LazySchemas();
 
   const app = Fastify({
     logger: options.logger ?? loggerOptions(ctx.config),
@@ -69,6 +84,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
     },
     ajv: { customOptions: { allErrors: true } },
+    schemaController: { compilersFactory: { buildSerializer: schemas.serializerFactory() } },
     routerOptions: {
       ...ROUTER_OPTIONS,
       // With a back-office listener of its own, the router tells the two listeners apart.
@@ -93,7 +109,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(schemas.validator(validatorCompiler));
+  lazySchemas.set(app, schemas);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -172,7 +189,7 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
   // Its events can come before the app's logger exists: they are then written to stderr.
   let log: FastifyBaseLogger | null = null;
   const redis = config.redisUrl
-    ? connectRedis(config.redisUrl, {
+    ? await connectRedis(config.redisUrl, {
         onUp: () => log?.info('Redis connected'),
         onDown: (err) => {
           const msg = 'Redis unreachable: /v1 requests answer 503 unavailable until it is back';
@@ -184,6 +201,7 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
   const app = await buildApp({ ctx, limiter: new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore()) });
   log = app.log;
   let adminListener: AdminListener | null = null;
+  let compiling: NodeJS.Timeout | null = null;
   return {
     app,
     async listen() {
@@ -192,8 +210,14 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
         adminListener = await listenAdmin(app, config.adminHost, config.adminPort);
         app.log.info({ host: config.adminHost, port: adminListener.port }, 'back office and /metrics listening on their own port');
       }
+      // The schemas no request has needed yet, compiled between requests a second from now (after
+      // the first requests and the worker's and jobs' first runs), so that a route's first request
+      // does not wait for them (src/http/lazy-schemas.ts).
+      compiling = setTimeout(() => compileAllSchemas(app).catch((err) => app.log.error({ err }, 'a route schema does not compile')), 1000);
+      compiling.unref();
     },
     async close() {
+      if (compiling) clearTimeout(compiling);
       await adminListener?.close();
       await app.close();
     },

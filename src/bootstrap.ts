@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { ChangeFeed } from './db/change-feed.js';
 import { openDatabase } from './db/database.js';
+import type { StartedPGlite } from './db/pglite-start.js';
 import { migrate } from './db/migrate.js';
 import { serverSecret } from './lib/server-secret.js';
 import { AccessLogWriter } from './modules/access-log/writer.js';
@@ -15,6 +16,8 @@ export interface ContextOptions {
   pgliteSnapshot?: Blob;
   /** Skip migrations (the snapshot already has them). */
   skipMigrations?: boolean;
+  /** The embedded database's start in DATA_DIR, already under way (src/main.ts). */
+  pglite?: Promise<StartedPGlite>;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -23,6 +26,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     dataDir: options.inMemory ? null : config.dataDir,
     poolMax: config.dbPoolMax,
     pgliteSnapshot: options.pgliteSnapshot,
+    pglite: options.pglite,
   });
   try {
     if (!options.skipMigrations) await migrate(database);

@@ -4,17 +4,10 @@
  * the default runs both in one process.
  */
 import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
-import { closeContext, createContext } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
-import { DataFolderLockedError } from './db/database.js';
-import { announceServer } from './db/server-file.js';
-import { allJobs } from './jobs/index.js';
-import { startScheduler, type Running } from './jobs/scheduler.js';
-import { printFirstSteps, seedDemoClinic } from './modules/clinics/demo.js';
+import { DataFolderLockedError } from './db/data-folder-lock.js';
+import type { Running } from './jobs/scheduler.js';
 import { describeStartupError } from './startup-errors.js';
-import { loggerOptions } from './lib/logger.js';
-import { startDeliveryWorker } from './modules/webhooks/worker/loop.js';
 
 /** A start-up refusal: one line on stderr (`error: …`, no stack) and the exit code. */
 function refuse(message: string, code: number): never {
@@ -51,11 +44,34 @@ async function main(): Promise<void> {
   const embedded = !config.databaseUrl;
   if (embedded && role !== 'worker' && config.adminToken === null) config = { ...config, adminToken: randomBytes(32).toString('base64url') };
 
-  // The HTTP app's modules load while the database opens (start-up time: README, "Quick start").
+  // The embedded database starts first, and the rest of the service's modules load while it
+  // opens (start-up time: README, "Quick start"); createContext takes it over. Its failure (the
+  // folder in use) is handled where createContext awaits it, not as an unhandled rejection.
+  const pglite = embedded ? import('./db/pglite-start.js').then((m) => m.startPGlite(config.dataDir)) : undefined;
+  pglite?.catch(() => {});
   const appModule = role === 'worker' ? null : import('./app.js');
+  const [
+    { closeContext, createContext },
+    { pino },
+    { announceServer },
+    { allJobs },
+    { startScheduler },
+    { printFirstSteps, seedDemoClinic },
+    { loggerOptions },
+    { startDeliveryWorker },
+  ] = await Promise.all([
+    import('./bootstrap.js'),
+    import('pino'),
+    import('./db/server-file.js'),
+    import('./jobs/index.js'),
+    import('./jobs/scheduler.js'),
+    import('./modules/clinics/demo.js'),
+    import('./lib/logger.js'),
+    import('./modules/webhooks/worker/loop.js'),
+  ]);
   let ctx;
   try {
-    ctx = await createContext(config);
+    ctx = await createContext(config, { pglite });
   } catch (error) {
     if (error instanceof DataFolderLockedError) refuse(error.message, 3);
     throw error;
@@ -73,12 +89,14 @@ async function main(): Promise<void> {
   }
   if (role !== 'worker' && config.databaseUrl) await printFirstSteps(ctx.db, (line) => console.log(line));
 
+  // Listening first: the worker's first round and every job's first run (at once, on the same
+  // thread as the embedded database) would otherwise come before the port opens.
+  await http?.listen();
   const background: Running[] = [];
   if (role !== 'api') {
     background.push(await startDeliveryWorker(ctx, { onError: (err) => log.error({ err }, 'webhook worker') }));
     background.push(startScheduler(ctx, allJobs(), (msg, err) => log.error({ err }, msg)));
   }
-  await http?.listen();
   const unannounce = http && embedded ? announceServer(config.dataDir, { adminUrl: http.adminUrl(), token: config.adminToken! }) : null;
   log.info({ role, database: ctx.database.engine }, 'started');
 

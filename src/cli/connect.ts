@@ -41,8 +41,13 @@ export async function connect(): Promise<Connection> {
     const running = findRunningServer(cfg.dataDir);
     if (running) return { api: await httpAdminApi(running.adminUrl, running.token), ctx: null, close: async () => {} };
   }
+  // The embedded database starts first, and the modules of the context and of the routes load
+  // while it opens (as in src/main.ts); a failure is handled where createContext awaits it.
+  const pglite = cfg.databaseUrl ? undefined : import('../db/pglite-start.js').then((m) => m.startPGlite(cfg.dataDir));
+  pglite?.catch(() => {});
+  import('../app.js').catch(() => {}); // inProcessAdminApi's, loading meanwhile
   const { closeContext, createContext } = await import('../bootstrap.js');
-  const ctx = await createContext(cfg);
+  const ctx = await createContext(cfg, { pglite });
   try {
     const api = await inProcessAdminApi(ctx, cfg.databaseUrl ? 'the PostgreSQL database of DATABASE_URL' : `the embedded database in ${cfg.dataDir}`);
     return {

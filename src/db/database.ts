@@ -3,18 +3,18 @@
  * Both speak the same SQL; this module hides the few places where they differ
  * (multi-statement scripts, LISTEN, closing, the data-folder lock).
  */
-import path from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
-import { lockDataFolder } from './data-folder-lock.js';
+import type pg from 'pg';
 import type { DB } from './schema.js';
 import { Mutex } from './mutex.js';
 import { PGliteDialect } from './pglite-dialect.js';
+import { asIs, DATE, INT8, NUMERIC, startPGlite, toNumber, type StartedPGlite } from './pglite-start.js';
 
 export { DataFolderLockedError } from './data-folder-lock.js';
 
 export type Engine = 'postgres' | 'pglite';
+
+type PgModule = typeof pg;
 
 /** Thrown by `listen` once the database is closed: nothing is left to listen to. */
 export class DatabaseClosedError extends Error {
@@ -39,15 +39,10 @@ export interface Database {
   dumpDataDir?(): Promise<Blob>;
 }
 
-// Numbers come back as numbers and dates as 'YYYY-MM-DD' strings on both engines.
-const INT8 = 20;
-const NUMERIC = 1700;
-const DATE = 1082;
-const toNumber = (value: string) => Number(value);
-const asIs = (value: string) => value;
-
+// Numbers come back as numbers and dates as 'YYYY-MM-DD' strings on both engines (the
+// embedded database's parsers: src/db/pglite-start.ts).
 let pgTypesConfigured = false;
-function configurePgTypes(): void {
+function configurePgTypes(pg: PgModule): void {
   if (pgTypesConfigured) return;
   pg.types.setTypeParser(INT8, toNumber);
   pg.types.setTypeParser(NUMERIC, toNumber);
@@ -62,15 +57,19 @@ export interface OpenOptions {
   poolMax?: number;
   /** A tarball from `dumpDataDir`, to start an in-memory database from a snapshot (tests). */
   pgliteSnapshot?: Blob;
+  /** The embedded database's start already under way in `dataDir` (src/main.ts starts it first). */
+  pglite?: Promise<StartedPGlite>;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolMax ?? 10);
-  return openPGlite(options.dataDir, options.pgliteSnapshot);
+  return openPGlite(await (options.pglite ?? startPGlite(options.dataDir, options.pgliteSnapshot)));
 }
 
 async function openPostgres(connectionString: string, poolMax: number): Promise<Database> {
-  configurePgTypes();
+  // `pg` is loaded only by a process on PostgreSQL (start-up time on the embedded database).
+  const { default: pg } = await import('pg');
+  configurePgTypes(pg);
   const pool = new pg.Pool({ connectionString, max: poolMax });
   // A lost connection (PostgreSQL restarted, a network cut) makes its client emit `error`; with
   // no listener Node would throw it and end the process. An idle client's error reaches the pool
@@ -137,36 +136,7 @@ async function openPostgres(connectionString: string, poolMax: number): Promise<
   };
 }
 
-/**
- * PGlite and its extensions are loaded only by a process that opens the embedded database: a
- * process on PostgreSQL does not hold them (about 40 MiB of resident memory, issue 20).
- */
-async function loadPGlite() {
-  const [{ PGlite }, { btree_gist }, { fuzzystrmatch }, { pg_trgm }, { unaccent }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('@electric-sql/pglite/contrib/btree_gist'),
-    import('@electric-sql/pglite/contrib/fuzzystrmatch'),
-    import('@electric-sql/pglite/contrib/pg_trgm'),
-    import('@electric-sql/pglite/contrib/unaccent'),
-  ]);
-  return { PGlite, extensions: { pg_trgm, unaccent, fuzzystrmatch, btree_gist } };
-}
-
-async function openPGlite(dataDir: string | null, snapshot?: Blob): Promise<Database> {
-  const releaseLock = dataDir ? lockDataFolder(dataDir) : () => {};
-  let pglite: PGlite;
-  try {
-    const { PGlite, extensions } = await loadPGlite();
-    pglite = await PGlite.create({
-      dataDir: dataDir ? path.join(dataDir, 'pgdata') : undefined,
-      extensions,
-      loadDataDir: snapshot,
-      parsers: { [INT8]: toNumber, [NUMERIC]: toNumber, [DATE]: asIs },
-    });
-  } catch (error) {
-    releaseLock();
-    throw error;
-  }
+async function openPGlite({ pglite, releaseLock }: StartedPGlite): Promise<Database> {
   const mutex = new Mutex();
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, mutex) });
   return {

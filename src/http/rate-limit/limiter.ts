@@ -9,7 +9,7 @@
  * Windows are aligned to the epoch (10-second windows start on multiples of 10 s; day
  * windows at 00:00 UTC), so every process computes the same window and reset time.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { DependencyUnavailableError } from '../../lib/unavailable.js';
 
 export interface WindowRule {
@@ -190,8 +190,10 @@ export const REDIS_COMMAND_TIMEOUT_MS = 500;
  * once (no offline queue), a command without an answer fails after REDIS_COMMAND_TIMEOUT_MS, and
  * a request answered 503 is never counted later (no resending after a reconnect). It reconnects
  * by itself every 0.1-1 s, and every `error` event is handled (reported once per outage).
+ * ioredis is loaded only by a process with REDIS_URL (start-up time).
  */
-export function connectRedis(url: string, events: RedisEvents): Redis {
+export async function connectRedis(url: string, events: RedisEvents): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
