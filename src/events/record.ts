@@ -25,18 +25,26 @@ import { EVENT_SCOPES, type EventType } from './catalogue.js';
 import { fanOut } from './fan-out.js';
 import type { ActorLogger } from '../core/actor.js';
 import { keyActive } from '../modules/auth/active-key.js';
+import type { EventData } from './schemas.js';
+import { assertEventData, STRICT_EVENTS } from './validate.js';
 
 /** Channel notified when events commit, so delivery workers wake at once. */
 export const EVENTS_CHANNEL = 'dcm_events';
 
-export interface NewEvent {
-  clinicId: string;
-  type: EventType;
-  facilityId: string | null;
-  data: Record<string, unknown>;
-  /** The acting request's logger (its lines carry the request id); jobs and the worker pass none. */
-  log?: ActorLogger;
-}
+/**
+ * An event to record: `data` has the shape of its type (src/events/schemas.ts), so a `data`
+ * of the wrong shape for its type does not compile.
+ */
+export type NewEvent = {
+  [T in EventType]: {
+    clinicId: string;
+    type: T;
+    facilityId: string | null;
+    data: EventData<T>;
+    /** The acting request's logger (its lines carry the request id); jobs and the worker pass none. */
+    log?: ActorLogger;
+  };
+}[EventType];
 
 export interface RecordedEvent {
   /** The event's id; '' when no event could be created (`skipped` says why). */
@@ -164,6 +172,8 @@ async function tryInsertEvent(
   data: Record<string, unknown>,
   options: { checkKeys?: boolean },
 ): Promise<RecordedEvent | { error: string }> {
+  // Under the tests only: the data matches the documented schema of its type (src/events/validate.ts).
+  if (STRICT_EVENTS) assertEventData(type, data);
   const id = randomUUID();
   const createdAt = new Date();
   const dataText = JSON.stringify(data);
