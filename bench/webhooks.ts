@@ -139,7 +139,7 @@ async function backlog(ctx: AppContext, clinic: Clinic, count: number): Promise<
               clinicId: clinic.id,
               type: 'task.created',
               facilityId: clinic.facilityId,
-              data: sampleData('task.created', clinic.facilityId, randomUUID),
+              data: sampleData('task.created', clinic.facilityId),
             })
           ).id,
         );
@@ -203,7 +203,7 @@ async function latency(ctx: AppContext, receiver: Receiver, clinics: Clinic[], r
             clinicId: clinic.id,
             type: 'task.created',
             facilityId: clinic.facilityId,
-            data: sampleData('task.created', clinic.facilityId, randomUUID),
+            data: sampleData('task.created', clinic.facilityId),
           }),
         )
         .then((e) => {
@@ -256,7 +256,7 @@ async function fairness(ctx: AppContext, receiver: Receiver) {
         const e = await ctx.db
           .transaction()
           .execute((trx) =>
-            recordEvent(trx, { clinicId: c.id, type: 'task.created', facilityId: c.facilityId, data: sampleData('task.created', c.facilityId, randomUUID) }),
+            recordEvent(trx, { clinicId: c.id, type: 'task.created', facilityId: c.facilityId, data: sampleData('task.created', c.facilityId) }),
           );
         const arrived = receiver.firstArrival.get(e.id);
         if (arrived !== undefined) smallLatencies.push(arrived - t0);

@@ -97,7 +97,8 @@ async function guarded(
   const recorded = await tryInsertEvent(trx, clinicId, type, scope, facilityId, data, options);
   if (!('error' in recorded)) return recorded;
   onRecordError(recorded.error, type, log);
-  const skipped = await insertEvent(trx, clinicId, 'events.skipped', scope, null, { type, scope, reason: 'error' });
+  const instead: EventData<'events.skipped'> = { type, scope: EVENT_SCOPES[type], reason: 'error' };
+  const skipped = await insertEvent(trx, clinicId, 'events.skipped', scope, null, instead);
   return { id: skipped.id, type, skipped: 'error' };
 }
 
@@ -131,13 +132,14 @@ export async function flushGaps(trx: Transaction, clinicId: string): Promise<num
   for (const row of rows.sort((a, b) => a.type.localeCompare(b.type))) {
     const type = row.type as EventType;
     const scope = EVENT_SCOPES[type];
-    await insertEvent(trx, clinicId, 'events.skipped', scope, null, {
+    const data: EventData<'events.skipped'> = {
       type,
       scope,
       reason: 'no_active_key',
       from: new Date(row.from_at).toISOString(),
       to: new Date(row.to_at).toISOString(),
-    });
+    };
+    await insertEvent(trx, clinicId, 'events.skipped', scope, null, data);
   }
   return rows.length;
 }

@@ -13,6 +13,7 @@
  * without its lines, a payment) the module schema is reused; elsewhere the fields are picked
  * from it, so a field keeps one description and one type in the whole document.
  */
+import { randomUUID } from 'node:crypto';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../core/schemas.js';
 import { isUuid } from '../lib/formats.js';
@@ -437,11 +438,11 @@ export function exampleData<T extends AnyEventType>(type: T): EventData<T> {
  * The type's example with fresh ids (one fresh id per id of the example, so links between its
  * fields stay consistent) and `facilityId` the event's: a sample of the type's real shape.
  */
-export function sampleData<T extends AnyEventType>(type: T, facilityId: string | null, newId: () => string): EventData<T> {
+export function sampleData<T extends AnyEventType>(type: T, facilityId: string | null): EventData<T> {
   const fresh = new Map<string, string>();
   const renew = (value: unknown): unknown => {
     if (typeof value === 'string' && isUuid(value)) {
-      if (!fresh.has(value)) fresh.set(value, newId());
+      if (!fresh.has(value)) fresh.set(value, randomUUID());
       return fresh.get(value);
     }
     if (Array.isArray(value)) return value.map(renew);

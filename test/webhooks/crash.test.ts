@@ -69,7 +69,7 @@ describe.skipIf(ENGINE !== 'postgres')('worker crash (PostgreSQL only: PGlite is
         .execute();
       await server.ctx.db.transaction().execute(async (trx) => {
         for (let i = 0; i < PER_CLINIC; i++) {
-          const data = sampleData('task.created', t.facilityIds[0]!, crypto.randomUUID);
+          const data = sampleData('task.created', t.facilityIds[0]!);
           await recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0]!, data });
         }
       });

@@ -193,7 +193,7 @@ describe('events.skipped (spec 6.4)', () => {
       await trx.insertInto('staff_profiles').values({ id: staffId, clinic_id: t.clinicId, first_name: 'Anna', last_name: 'Neri' }).execute();
       // A NUL character cannot be stored in jsonb: the insert of the event fails inside the database
       // (in a free-text field of the task's data, so the data still has its documented shape).
-      const data = { ...sampleData('task.created', t.facilityIds[0]!, crypto.randomUUID), type: 'bad\u0000text' };
+      const data = { ...sampleData('task.created', t.facilityIds[0]!), type: 'bad\u0000text' };
       return recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0]!, data });
     });
     expect(result.skipped).toBe('error');
@@ -223,7 +223,7 @@ describe('per-clinic concurrency', () => {
     await endpoint(small.token, '/slow/small', ['task.created']);
     await server.ctx.db.transaction().execute(async (trx) => {
       for (let i = 0; i < 40; i++) {
-        const data = sampleData('task.created', big.facilityIds[0]!, crypto.randomUUID);
+        const data = sampleData('task.created', big.facilityIds[0]!);
         await recordEvent(trx, { clinicId: big.clinicId, type: 'task.created', facilityId: big.facilityIds[0]!, data });
       }
     });
@@ -265,7 +265,7 @@ describe('several workers', () => {
     try {
       await server.ctx.db.transaction().execute(async (trx) => {
         for (let i = 0; i < 40; i++) {
-          const data = sampleData('task.created', t.facilityIds[0]!, crypto.randomUUID);
+          const data = sampleData('task.created', t.facilityIds[0]!);
           await recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0]!, data });
         }
       });

@@ -85,7 +85,7 @@ export async function emit<T extends EventType>(
   facilityId: string | null = null,
   data: Partial<EventData<T>> = {},
 ): Promise<RecordedEvent> {
-  const event = { clinicId, type, facilityId, data: { ...sampleData(type, facilityId, crypto.randomUUID), ...data } } as unknown as NewEvent;
+  const event = { clinicId, type, facilityId, data: { ...sampleData(type, facilityId), ...data } } as unknown as NewEvent;
   return ctx.db.transaction().execute((trx) => recordEvent(trx, event));
 }
 

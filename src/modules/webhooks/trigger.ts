@@ -4,7 +4,6 @@
  * (so destinations and `listen` receive it), and the events of a clinic read in order.
  * Only a test clinic: a live clinic's integrations must never see made-up events.
  */
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
@@ -23,7 +22,7 @@ export async function triggerSampleEvent(db: Db, actor: Actor, type: EventType, 
     if (!clinic) throw ApiError.notFound();
     if (clinic.mode !== 'test') throw ApiError.forbidden('live_clinic');
     // One type at run time: the data is that type's, which the compiler cannot follow through a variable type.
-    const event = { clinicId: actor.clinicId, type, facilityId, data: sampleData(type, facilityId, randomUUID) } as NewEvent;
+    const event = { clinicId: actor.clinicId, type, facilityId, data: sampleData(type, facilityId) } as NewEvent;
     return recordEvent(trx, event);
   });
 }

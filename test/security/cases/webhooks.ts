@@ -33,7 +33,7 @@ async function newDelivery(server: TestServer, tenant: Tenant, finished: boolean
       clinicId: tenant.clinicId,
       type: 'patient.created',
       facilityId: tenant.facilityIds[0]!,
-      data: sampleData('patient.created', tenant.facilityIds[0]!, crypto.randomUUID),
+      data: sampleData('patient.created', tenant.facilityIds[0]!),
     }),
   );
   const row = await server.ctx.db
