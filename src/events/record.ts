@@ -65,6 +65,9 @@ function onRecordError(error: unknown, type: string, log: ActorLogger | undefine
 }
 
 export async function recordEvent(trx: Transaction, event: NewEvent): Promise<RecordedEvent> {
+  // Under the tests only: the data matches the documented schema of its type (src/events/validate.ts),
+  // checked on entry so an event held back for want of an active key is checked too.
+  if (STRICT_EVENTS) assertEventData(event.type, event.data);
   if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvent(t, event));
   const { clinicId, type, facilityId, data, log } = event;
   const scope = EVENT_SCOPES[type];
@@ -159,6 +162,8 @@ export async function insertEvent(
   data: Record<string, unknown>,
   options: { checkKeys?: boolean } = {},
 ): Promise<RecordedEvent> {
+  // The events.skipped records (recordEvent checks its own events on entry).
+  if (STRICT_EVENTS) assertEventData(type, data);
   const recorded = await tryInsertEvent(trx, clinicId, type, scope, facilityId, data, options);
   if ('error' in recorded) throw new Error(`recordEvent: the ${type} event could not be stored: ${recorded.error}`);
   return recorded;
@@ -174,8 +179,6 @@ async function tryInsertEvent(
   data: Record<string, unknown>,
   options: { checkKeys?: boolean },
 ): Promise<RecordedEvent | { error: string }> {
-  // Under the tests only: the data matches the documented schema of its type (src/events/validate.ts).
-  if (STRICT_EVENTS) assertEventData(type, data);
   const id = randomUUID();
   const createdAt = new Date();
   const dataText = JSON.stringify(data);

@@ -13,6 +13,7 @@ import { recordEvent, type NewEvent } from '../../src/events/record.js';
 import { ALL_EVENT_TYPES, EVENT_DATA_SCHEMAS, exampleData, sampleData } from '../../src/events/schemas.js';
 import { recordSkipped } from '../../src/events/skipped.js';
 import { assertEventData, STRICT_EVENTS } from '../../src/events/validate.js';
+import { revokeApiKey } from '../../src/modules/auth/keys-service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -139,6 +140,15 @@ describe('the strict check of the outbox', () => {
         ),
     ).rejects.toThrow(/\/count must be integer/);
     expect(await server.ctx.db.selectFrom('events').select('id').where('clinic_id', '=', t.clinicId).execute()).toEqual([]);
+
+    // Checked on entry: also while the clinic has no active key (no event is made then, only a gap remembered).
+    const keyless = await server.factories.tenant();
+    const keys = await server.ctx.db.selectFrom('api_keys').select('id').where('clinic_id', '=', keyless.clinicId).execute();
+    for (const k of keys) await revokeApiKey(server.ctx.db, k.id);
+    const held = { clinicId: keyless.clinicId, type: 'task.created', facilityId: null, data: { ...task, status: 'archived' } } as unknown as NewEvent;
+    await expect(server.ctx.db.transaction().execute((trx) => recordEvent(trx, held))).rejects.toThrow(/\/status must be equal to one of the allowed values/);
+    const gap = { clinicId: keyless.clinicId, type: 'task.created' as const, facilityId: null, data: sampleData('task.created', null) };
+    expect(await server.ctx.db.transaction().execute((trx) => recordEvent(trx, gap))).toMatchObject({ id: '', skipped: 'no_active_key' });
 
     // The right shape is recorded.
     const ok = await server.ctx.db.transaction().execute((trx) => recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: f, data: task }));
