@@ -13,7 +13,8 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 120_000,
     reporters: ['default'],
-    // A 409/403 reason an operation does not declare in config.reasons answers 500 (src/http/plugins/errors.ts).
-    env: { DCM_STRICT_REASONS: '1' },
+    // A 409/403 reason an operation does not declare in config.reasons answers 500 (src/http/plugins/errors.ts);
+    // an event whose data does not match the schema of its type throws (src/events/validate.ts).
+    env: { DCM_STRICT_REASONS: '1', DCM_STRICT_EVENTS: '1' },
   },
 });

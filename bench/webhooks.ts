@@ -28,6 +28,7 @@ import { dedicatedDatabase } from './lib/harness.js';
 import { testConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { recordEvent } from '../src/events/record.js';
+import { sampleData } from '../src/events/schemas.js';
 import type { Running } from '../src/jobs/scheduler.js';
 import { createApiKey } from '../src/modules/auth/keys-service.js';
 import { SCOPES } from '../src/modules/auth/scopes.js';
@@ -132,7 +133,16 @@ async function backlog(ctx: AppContext, clinic: Clinic, count: number): Promise<
   for (let done = 0; done < count; done += BATCH) {
     await ctx.db.transaction().execute(async (trx) => {
       for (let i = done; i < Math.min(count, done + BATCH); i++) {
-        ids.push((await recordEvent(trx, { clinicId: clinic.id, type: 'task.created', facilityId: clinic.facilityId, data: { i } })).id);
+        ids.push(
+          (
+            await recordEvent(trx, {
+              clinicId: clinic.id,
+              type: 'task.created',
+              facilityId: clinic.facilityId,
+              data: sampleData('task.created', clinic.facilityId),
+            })
+          ).id,
+        );
       }
     });
   }
@@ -188,7 +198,14 @@ async function latency(ctx: AppContext, receiver: Receiver, clinics: Clinic[], r
       const t0 = now();
       const p = ctx.db
         .transaction()
-        .execute((trx) => recordEvent(trx, { clinicId: clinic.id, type: 'task.created', facilityId: clinic.facilityId, data: { sent } }))
+        .execute((trx) =>
+          recordEvent(trx, {
+            clinicId: clinic.id,
+            type: 'task.created',
+            facilityId: clinic.facilityId,
+            data: sampleData('task.created', clinic.facilityId),
+          }),
+        )
         .then((e) => {
           commits.push(now() - t0);
           const arrived = receiver.firstArrival.get(e.id);
@@ -238,7 +255,9 @@ async function fairness(ctx: AppContext, receiver: Receiver) {
         const t0 = now();
         const e = await ctx.db
           .transaction()
-          .execute((trx) => recordEvent(trx, { clinicId: c.id, type: 'task.created', facilityId: c.facilityId, data: { i } }));
+          .execute((trx) =>
+            recordEvent(trx, { clinicId: c.id, type: 'task.created', facilityId: c.facilityId, data: sampleData('task.created', c.facilityId) }),
+          );
         const arrived = receiver.firstArrival.get(e.id);
         if (arrived !== undefined) smallLatencies.push(arrived - t0);
         else started.set(e.id, t0);

@@ -25,18 +25,26 @@ import { EVENT_SCOPES, type EventType } from './catalogue.js';
 import { fanOut } from './fan-out.js';
 import type { ActorLogger } from '../core/actor.js';
 import { keyActive } from '../modules/auth/active-key.js';
+import type { EventData } from './schemas.js';
+import { assertEventData, STRICT_EVENTS } from './validate.js';
 
 /** Channel notified when events commit, so delivery workers wake at once. */
 export const EVENTS_CHANNEL = 'dcm_events';
 
-export interface NewEvent {
-  clinicId: string;
-  type: EventType;
-  facilityId: string | null;
-  data: Record<string, unknown>;
-  /** The acting request's logger (its lines carry the request id); jobs and the worker pass none. */
-  log?: ActorLogger;
-}
+/**
+ * An event to record: `data` has the shape of its type (src/events/schemas.ts), so a `data`
+ * of the wrong shape for its type does not compile.
+ */
+export type NewEvent = {
+  [T in EventType]: {
+    clinicId: string;
+    type: T;
+    facilityId: string | null;
+    data: EventData<T>;
+    /** The acting request's logger (its lines carry the request id); jobs and the worker pass none. */
+    log?: ActorLogger;
+  };
+}[EventType];
 
 export interface RecordedEvent {
   /** The event's id; '' when no event could be created (`skipped` says why). */
@@ -57,6 +65,9 @@ function onRecordError(error: unknown, type: string, log: ActorLogger | undefine
 }
 
 export async function recordEvent(trx: Transaction, event: NewEvent): Promise<RecordedEvent> {
+  // Under the tests only: the data matches the documented schema of its type (src/events/validate.ts),
+  // checked on entry so an event held back for want of an active key is checked too.
+  if (STRICT_EVENTS) assertEventData(event.type, event.data);
   if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvent(t, event));
   const { clinicId, type, facilityId, data, log } = event;
   const scope = EVENT_SCOPES[type];
@@ -89,7 +100,8 @@ async function guarded(
   const recorded = await tryInsertEvent(trx, clinicId, type, scope, facilityId, data, options);
   if (!('error' in recorded)) return recorded;
   onRecordError(recorded.error, type, log);
-  const skipped = await insertEvent(trx, clinicId, 'events.skipped', scope, null, { type, scope, reason: 'error' });
+  const instead: EventData<'events.skipped'> = { type, scope: EVENT_SCOPES[type], reason: 'error' };
+  const skipped = await insertEvent(trx, clinicId, 'events.skipped', scope, null, instead);
   return { id: skipped.id, type, skipped: 'error' };
 }
 
@@ -123,13 +135,14 @@ export async function flushGaps(trx: Transaction, clinicId: string): Promise<num
   for (const row of rows.sort((a, b) => a.type.localeCompare(b.type))) {
     const type = row.type as EventType;
     const scope = EVENT_SCOPES[type];
-    await insertEvent(trx, clinicId, 'events.skipped', scope, null, {
+    const data: EventData<'events.skipped'> = {
       type,
       scope,
       reason: 'no_active_key',
       from: new Date(row.from_at).toISOString(),
       to: new Date(row.to_at).toISOString(),
-    });
+    };
+    await insertEvent(trx, clinicId, 'events.skipped', scope, null, data);
   }
   return rows.length;
 }
@@ -149,6 +162,8 @@ export async function insertEvent(
   data: Record<string, unknown>,
   options: { checkKeys?: boolean } = {},
 ): Promise<RecordedEvent> {
+  // The events.skipped records (recordEvent checks its own events on entry).
+  if (STRICT_EVENTS) assertEventData(type, data);
   const recorded = await tryInsertEvent(trx, clinicId, type, scope, facilityId, data, options);
   if ('error' in recorded) throw new Error(`recordEvent: the ${type} event could not be stored: ${recorded.error}`);
   return recorded;

@@ -2,6 +2,7 @@
 import type { Transaction } from '../db/transaction.js';
 import { EVENT_SCOPES, type EventType } from './catalogue.js';
 import { insertEvent, type RecordedEvent } from './record.js';
+import type { EventData } from './schemas.js';
 
 export type SkippedReason = { reason: 'bulk_import'; count: number } | { reason: 'no_active_key'; from: string; to: string } | { reason: 'error' };
 
@@ -16,5 +17,6 @@ export async function recordSkipped(
   facilityId: string | null = null,
 ): Promise<RecordedEvent> {
   const scope = EVENT_SCOPES[type];
-  return insertEvent(trx, clinicId, 'events.skipped', scope, facilityId, { type, scope, ...why });
+  const data: EventData<'events.skipped'> = { type, scope, ...why };
+  return insertEvent(trx, clinicId, 'events.skipped', scope, facilityId, data);
 }

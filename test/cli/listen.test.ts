@@ -8,6 +8,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleData } from '../../src/events/schemas.js';
+import { assertEventData } from '../../src/events/validate.js';
 import { verifyWebhook } from '../../src/modules/webhooks/verify.js';
 import { ROOT, waitFor } from '../helpers/process.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
@@ -63,6 +65,16 @@ describe('webhooks on a developer machine', () => {
     }
     expect(got[0]!.body.eventId).toBe(event.id);
     expect(got[1]!.body.facilityId).toBe(t.facilityIds[0]);
+    // A sample has its type's real shape (the documented example), with fresh ids and the event's facility.
+    for (const r of got) {
+      const type = r.body.type as 'appointment.created' | 'patient.created';
+      expect(() => assertEventData(type, r.body.data)).not.toThrow();
+      expect(Object.keys(r.body.data).sort()).toEqual(Object.keys(exampleData(type)).sort());
+      expect(r.body.data.id).not.toBe(exampleData(type).id);
+      expect(r.body.data.facilityId).toBe(r.body.facilityId);
+    }
+    expect(got[0]!.body.data).toMatchObject({ status: 'scheduled', startTime: expect.any(String), endTime: expect.any(String) });
+    expect(got[1]!.body.data.facilityId).toBe(t.facilityIds[0]);
     const lines = listen
       .out()
       .trim()

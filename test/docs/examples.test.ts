@@ -61,15 +61,22 @@ describe.each(['v1', 'admin'] as const)('%s OpenAPI examples', (name) => {
     expect(problems, problems.join('\n')).toEqual([]);
   });
 
-  it.runIf(name === 'v1')('lists every event of the catalogue in its webhooks section, with its envelope', async () => {
+  it.runIf(name === 'v1')('lists every event type in its webhooks section, with its envelope and the outbox’s schema of its data', async () => {
     const { EVENT_SCOPES } = await import('../../src/events/catalogue.js');
+    const { ALL_EVENT_TYPES, EVENT_DATA_SCHEMAS, exampleData } = await import('../../src/events/schemas.js');
     const webhooks = docs.v1.webhooks as Record<string, Doc>;
-    expect(Object.keys(webhooks).sort()).toEqual(Object.keys(EVENT_SCOPES).sort());
+    expect(Object.keys(webhooks).sort()).toEqual([...Object.keys(EVENT_SCOPES), 'events.skipped', 'webhook.test'].sort());
+    expect(Object.keys(webhooks).sort()).toEqual([...ALL_EVENT_TYPES].sort());
     for (const [type, item] of Object.entries(webhooks)) {
-      const schema = item.post.requestBody.content['application/json'].schema;
+      const media = item.post.requestBody.content['application/json'];
+      const schema = media.schema;
       expect(schema.properties.type.const).toBe(type);
       expect(Object.keys(schema.properties)).toEqual(['id', 'eventId', 'type', 'createdAt', 'apiVersion', 'livemode', 'facilityId', 'data']);
-      expect(item.post.description).toContain(EVENT_SCOPES[type as keyof typeof EVENT_SCOPES]);
+      // The very schema the outbox validates with, and its example as the body's data.
+      expect(schema.properties.data, type).toEqual(JSON.parse(JSON.stringify(EVENT_DATA_SCHEMAS[type as keyof typeof EVENT_DATA_SCHEMAS])));
+      expect(media.example.type).toBe(type);
+      expect(media.example.data).toEqual(exampleData(type as keyof typeof EVENT_DATA_SCHEMAS));
+      if (type in EVENT_SCOPES) expect(item.post.description).toContain(EVENT_SCOPES[type as keyof typeof EVENT_SCOPES]);
     }
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/record.js';
+import { sampleData } from '../../src/events/schemas.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -16,8 +17,9 @@ const eventsOf = (clinicId: string) => server.ctx.db.selectFrom('events').select
 
 describe('the event outbox', () => {
   it('commits an event with its change, with the envelope fields of spec 6.2', async () => {
+    const data = sampleData('task.created', tenant.facilityIds[0]!);
     await server.ctx.db.transaction().execute(async (trx) => {
-      await recordEvent(trx, { clinicId: tenant.clinicId, type: 'task.created', facilityId: tenant.facilityIds[0], data: { id: tenant.staffId } });
+      await recordEvent(trx, { clinicId: tenant.clinicId, type: 'task.created', facilityId: tenant.facilityIds[0]!, data });
     });
     const [event] = await eventsOf(tenant.clinicId);
     expect(event).toMatchObject({
@@ -26,7 +28,7 @@ describe('the event outbox', () => {
       livemode: true,
       api_version: 'v1',
       facility_id: tenant.facilityIds[0],
-      data: { id: tenant.staffId },
+      data,
     });
   });
 
@@ -34,7 +36,7 @@ describe('the event outbox', () => {
     const t = await server.factories.tenant();
     await expect(
       server.ctx.db.transaction().execute(async (trx) => {
-        await recordEvent(trx, { clinicId: t.clinicId, type: 'lead.created', facilityId: null, data: {} });
+        await recordEvent(trx, { clinicId: t.clinicId, type: 'lead.created', facilityId: null, data: sampleData('lead.created', null) });
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
@@ -43,7 +45,9 @@ describe('the event outbox', () => {
 
   it('marks events of a test clinic as not live', async () => {
     const t = await server.factories.tenant({ mode: 'test' });
-    await server.ctx.db.transaction().execute((trx) => recordEvent(trx, { clinicId: t.clinicId, type: 'lead.created', facilityId: null, data: {} }));
+    await server.ctx.db
+      .transaction()
+      .execute((trx) => recordEvent(trx, { clinicId: t.clinicId, type: 'lead.created', facilityId: null, data: sampleData('lead.created', null) }));
     expect((await eventsOf(t.clinicId))[0]!.livemode).toBe(false);
   });
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/record.js';
+import { sampleData } from '../../src/events/schemas.js';
 import { SERVICE_ENTRY } from '../helpers/process.js';
 import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, until, type Receiver } from './helpers.js';
@@ -68,7 +69,8 @@ describe.skipIf(ENGINE !== 'postgres')('worker crash (PostgreSQL only: PGlite is
         .execute();
       await server.ctx.db.transaction().execute(async (trx) => {
         for (let i = 0; i < PER_CLINIC; i++) {
-          await recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0], data: { i } });
+          const data = sampleData('task.created', t.facilityIds[0]!);
+          await recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0]!, data });
         }
       });
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { recordEvent } from '../../src/events/record.js';
+import { sampleData } from '../../src/events/schemas.js';
 import { recordSkipped } from '../../src/events/skipped.js';
 import type { Running } from '../../src/jobs/scheduler.js';
 import { revokeApiKey } from '../../src/modules/auth/keys-service.js';
@@ -190,8 +191,10 @@ describe('events.skipped (spec 6.4)', () => {
     const staffId = crypto.randomUUID();
     const result = await server.ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('staff_profiles').values({ id: staffId, clinic_id: t.clinicId, first_name: 'Anna', last_name: 'Neri' }).execute();
-      // A NUL character cannot be stored in jsonb: the insert of the event fails inside the database.
-      return recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0], data: { title: 'bad\u0000text' } });
+      // A NUL character cannot be stored in jsonb: the insert of the event fails inside the database
+      // (in a free-text field of the task's data, so the data still has its documented shape).
+      const data = { ...sampleData('task.created', t.facilityIds[0]!), type: 'bad\u0000text' };
+      return recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0]!, data });
     });
     expect(result.skipped).toBe('error');
     expect(await server.ctx.db.selectFrom('staff_profiles').select('id').where('id', '=', staffId).executeTakeFirst()).toBeTruthy();
@@ -219,7 +222,10 @@ describe('per-clinic concurrency', () => {
     await endpoint(big.token, '/slow/big', ['task.created']);
     await endpoint(small.token, '/slow/small', ['task.created']);
     await server.ctx.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < 40; i++) await recordEvent(trx, { clinicId: big.clinicId, type: 'task.created', facilityId: big.facilityIds[0], data: { i } });
+      for (let i = 0; i < 40; i++) {
+        const data = sampleData('task.created', big.facilityIds[0]!);
+        await recordEvent(trx, { clinicId: big.clinicId, type: 'task.created', facilityId: big.facilityIds[0]!, data });
+      }
     });
     await new Promise((r) => setTimeout(r, 100));
     await emit(server.ctx, small.clinicId, 'task.created', small.facilityIds[0]);
@@ -258,7 +264,10 @@ describe('several workers', () => {
     }
     try {
       await server.ctx.db.transaction().execute(async (trx) => {
-        for (let i = 0; i < 40; i++) await recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0], data: { i } });
+        for (let i = 0; i < 40; i++) {
+          const data = sampleData('task.created', t.facilityIds[0]!);
+          await recordEvent(trx, { clinicId: t.clinicId, type: 'task.created', facilityId: t.facilityIds[0]!, data });
+        }
       });
       await receiver.waitFor(() => receiver.forPath('/many-workers').length === 40, 30_000);
       expect(maxOpen).toBe(5);

@@ -4,7 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppContext } from '../../src/context.js';
 import type { EventType } from '../../src/events/catalogue.js';
-import { recordEvent, type RecordedEvent } from '../../src/events/record.js';
+import { recordEvent, type NewEvent, type RecordedEvent } from '../../src/events/record.js';
+import { sampleData, type EventData } from '../../src/events/schemas.js';
 import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expect } from 'vitest';
@@ -73,15 +74,19 @@ export async function startReceiver(): Promise<Receiver> {
   };
 }
 
-/** Records one event in its own transaction, as a module service would. */
-export async function emit(
+/**
+ * Records one event in its own transaction, as a module service would: `data` is the type's
+ * sample (its documented example with fresh ids and this facility), with `data` overriding fields.
+ */
+export async function emit<T extends EventType>(
   ctx: AppContext,
   clinicId: string,
-  type: EventType,
+  type: T,
   facilityId: string | null = null,
-  data: Record<string, unknown> = { id: crypto.randomUUID() },
+  data: Partial<EventData<T>> = {},
 ): Promise<RecordedEvent> {
-  return ctx.db.transaction().execute((trx) => recordEvent(trx, { clinicId, type, facilityId, data }));
+  const event = { clinicId, type, facilityId, data: { ...sampleData(type, facilityId), ...data } } as unknown as NewEvent;
+  return ctx.db.transaction().execute((trx) => recordEvent(trx, event));
 }
 
 export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {

@@ -22,7 +22,8 @@ describe('GET /events', () => {
     const t = await server.factories.tenant();
     const [f1, f2] = t.facilityIds;
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await emit(server.ctx, t.clinicId, 'patient.created', f1, { id: `p${i}` })).id);
+    const patientIds = Array.from({ length: 5 }, () => crypto.randomUUID());
+    for (const id of patientIds) ids.push((await emit(server.ctx, t.clinicId, 'patient.created', f1, { id })).id);
     const onF2 = (await emit(server.ctx, t.clinicId, 'lead.created', f2)).id;
     const noFacility = (await emit(server.ctx, t.clinicId, 'invoice.paid', null)).id;
 
@@ -31,7 +32,15 @@ describe('GET /events', () => {
     expect(all.body.data.map((e: any) => e.id)).toEqual([...ids, onF2, noFacility]);
     const first = all.body.data[0];
     expect(Object.keys(first)).toEqual(['id', 'eventId', 'type', 'createdAt', 'apiVersion', 'livemode', 'facilityId', 'data']);
-    expect(first).toMatchObject({ id: ids[0], eventId: ids[0], type: 'patient.created', apiVersion: 'v1', livemode: true, facilityId: f1, data: { id: 'p0' } });
+    expect(first).toMatchObject({
+      id: ids[0],
+      eventId: ids[0],
+      type: 'patient.created',
+      apiVersion: 'v1',
+      livemode: true,
+      facilityId: f1,
+      data: { id: patientIds[0], facilityId: f1 },
+    });
 
     const typed = await server.call('GET', '/v1/events?type=patient.created&limit=2', { token: t.token });
     expect(typed.body.data.map((e: any) => e.id)).toEqual(ids.slice(0, 2));
@@ -115,7 +124,7 @@ describe('POST /webhook-deliveries/{id}/redeliver', () => {
   it('sends a finished delivery again with the same body and key, at most 3 times', async () => {
     const t = await server.factories.tenant();
     const ep = await endpoint(t.token, '/again', ['lead.converted']);
-    await emit(server.ctx, t.clinicId, 'lead.converted', null, { id: 'l1', patientId: 'p1' });
+    await emit(server.ctx, t.clinicId, 'lead.converted', null, { id: crypto.randomUUID(), patientId: crypto.randomUUID() });
     await receiver.waitFor(() => receiver.forPath('/again').length === 1);
     const first = receiver.forPath('/again')[0]!;
     const id = first.headers['x-service-idempotency-key'] as string;

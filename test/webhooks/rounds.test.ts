@@ -203,8 +203,8 @@ describe('wake-up: NOTIFY at low rates, polling under load', () => {
         // Within the promise events do not notify, yet the next one arrives promptly.
         const sent = Date.now();
         const n = await notified(async () => {
-          await emit(server.ctx, t.clinicId, 'lead.created', null, { last: true });
-          await receiver.waitFor((all) => all.some((r) => r.body?.data?.last === true), 1_000);
+          const last = (await emit(server.ctx, t.clinicId, 'lead.created', null)).id;
+          await receiver.waitFor((all) => all.some((r) => r.body?.eventId === last), 1_000);
         });
         expect(n).toBe(0);
         expect(Date.now() - sent).toBeLessThan(1_200);

@@ -2934,7 +2934,7 @@ export interface webhooks {
         put?: never;
         /**
          * patient.created
-         * @description Sent to destinations subscribed to `patient.created` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `patient.created` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onPatientCreated"];
         delete?: never;
@@ -2954,7 +2954,7 @@ export interface webhooks {
         put?: never;
         /**
          * patient.updated
-         * @description Sent to destinations subscribed to `patient.updated` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `patient.updated` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onPatientUpdated"];
         delete?: never;
@@ -2974,7 +2974,7 @@ export interface webhooks {
         put?: never;
         /**
          * patient.archived
-         * @description Sent to destinations subscribed to `patient.archived` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `patient.archived` (the key that made the destination needs `patients:read`). `data` is the patient as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onPatientArchived"];
         delete?: never;
@@ -2994,7 +2994,7 @@ export interface webhooks {
         put?: never;
         /**
          * appointment.created
-         * @description Sent to destinations subscribed to `appointment.created` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `appointment.created` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onAppointmentCreated"];
         delete?: never;
@@ -3014,7 +3014,7 @@ export interface webhooks {
         put?: never;
         /**
          * appointment.rescheduled
-         * @description Sent to destinations subscribed to `appointment.rescheduled` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `appointment.rescheduled` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onAppointmentRescheduled"];
         delete?: never;
@@ -3034,7 +3034,7 @@ export interface webhooks {
         put?: never;
         /**
          * appointment.confirmed
-         * @description Sent to destinations subscribed to `appointment.confirmed` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `appointment.confirmed` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onAppointmentConfirmed"];
         delete?: never;
@@ -3054,7 +3054,7 @@ export interface webhooks {
         put?: never;
         /**
          * appointment.cancelled
-         * @description Sent to destinations subscribed to `appointment.cancelled` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `appointment.cancelled` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onAppointmentCancelled"];
         delete?: never;
@@ -3074,7 +3074,7 @@ export interface webhooks {
         put?: never;
         /**
          * appointment.checked_in
-         * @description Sent to destinations subscribed to `appointment.checked_in` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `appointment.checked_in` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onAppointmentCheckedIn"];
         delete?: never;
@@ -3094,7 +3094,7 @@ export interface webhooks {
         put?: never;
         /**
          * appointment.completed
-         * @description Sent to destinations subscribed to `appointment.completed` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `appointment.completed` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onAppointmentCompleted"];
         delete?: never;
@@ -3114,7 +3114,7 @@ export interface webhooks {
         put?: never;
         /**
          * appointment.no_show
-         * @description Sent to destinations subscribed to `appointment.no_show` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `appointment.no_show` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onAppointmentNoShow"];
         delete?: never;
@@ -3134,7 +3134,7 @@ export interface webhooks {
         put?: never;
         /**
          * treatment_plan.presented
-         * @description Sent to destinations subscribed to `treatment_plan.presented` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `treatment_plan.presented` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onTreatmentPlanPresented"];
         delete?: never;
@@ -3154,7 +3154,7 @@ export interface webhooks {
         put?: never;
         /**
          * treatment_plan.accepted
-         * @description Sent to destinations subscribed to `treatment_plan.accepted` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `treatment_plan.accepted` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onTreatmentPlanAccepted"];
         delete?: never;
@@ -3174,7 +3174,7 @@ export interface webhooks {
         put?: never;
         /**
          * treatment_plan.rejected
-         * @description Sent to destinations subscribed to `treatment_plan.rejected` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `treatment_plan.rejected` (the key that made the destination needs `treatment_plans:read`). `data` is the treatment plan as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onTreatmentPlanRejected"];
         delete?: never;
@@ -3194,7 +3194,7 @@ export interface webhooks {
         put?: never;
         /**
          * invoice.issued
-         * @description Sent to destinations subscribed to `invoice.issued` (the key that made the destination needs `billing:read`). `data` is the invoice as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `invoice.issued` (the key that made the destination needs `billing:read`). `data` is the invoice as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onInvoiceIssued"];
         delete?: never;
@@ -3214,7 +3214,7 @@ export interface webhooks {
         put?: never;
         /**
          * invoice.paid
-         * @description Sent to destinations subscribed to `invoice.paid` (the key that made the destination needs `billing:read`). `data` is the invoice as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `invoice.paid` (the key that made the destination needs `billing:read`). `data` is the invoice as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onInvoicePaid"];
         delete?: never;
@@ -3234,7 +3234,7 @@ export interface webhooks {
         put?: never;
         /**
          * payment.received
-         * @description Sent to destinations subscribed to `payment.received` (the key that made the destination needs `billing:read`). `data` is the payment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `payment.received` (the key that made the destination needs `billing:read`). `data` is the payment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onPaymentReceived"];
         delete?: never;
@@ -3254,7 +3254,7 @@ export interface webhooks {
         put?: never;
         /**
          * installment.overdue
-         * @description Sent to destinations subscribed to `installment.overdue` (the key that made the destination needs `billing:read`). `data` is the installment as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `installment.overdue` (the key that made the destination needs `billing:read`). `data` is the installment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onInstallmentOverdue"];
         delete?: never;
@@ -3274,7 +3274,7 @@ export interface webhooks {
         put?: never;
         /**
          * lead.created
-         * @description Sent to destinations subscribed to `lead.created` (the key that made the destination needs `leads:read`). `data` is the lead as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `lead.created` (the key that made the destination needs `leads:read`). `data` is the lead as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onLeadCreated"];
         delete?: never;
@@ -3294,7 +3294,7 @@ export interface webhooks {
         put?: never;
         /**
          * lead.converted
-         * @description Sent to destinations subscribed to `lead.converted` (the key that made the destination needs `leads:read`). `data` is the lead as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `lead.converted` (the key that made the destination needs `leads:read`). `data` is the lead as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onLeadConverted"];
         delete?: never;
@@ -3314,7 +3314,7 @@ export interface webhooks {
         put?: never;
         /**
          * task.created
-         * @description Sent to destinations subscribed to `task.created` (the key that made the destination needs `tasks:read`). `data` is the task as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `task.created` (the key that made the destination needs `tasks:read`). `data` is the task as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onTaskCreated"];
         delete?: never;
@@ -3334,7 +3334,7 @@ export interface webhooks {
         put?: never;
         /**
          * task.completed
-         * @description Sent to destinations subscribed to `task.completed` (the key that made the destination needs `tasks:read`). `data` is the task as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `task.completed` (the key that made the destination needs `tasks:read`). `data` is the task as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onTaskCompleted"];
         delete?: never;
@@ -3354,7 +3354,7 @@ export interface webhooks {
         put?: never;
         /**
          * conversation.message_received
-         * @description Sent to destinations subscribed to `conversation.message_received` (the key that made the destination needs `messages:read`). `data` is the conversation as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `conversation.message_received` (the key that made the destination needs `messages:read`). `data` is the conversation as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onConversationMessageReceived"];
         delete?: never;
@@ -3374,7 +3374,7 @@ export interface webhooks {
         put?: never;
         /**
          * conversation.handoff_requested
-         * @description Sent to destinations subscribed to `conversation.handoff_requested` (the key that made the destination needs `messages:read`). `data` is the conversation as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `conversation.handoff_requested` (the key that made the destination needs `messages:read`). `data` is the conversation as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onConversationHandoffRequested"];
         delete?: never;
@@ -3394,9 +3394,49 @@ export interface webhooks {
         put?: never;
         /**
          * call.logged
-         * @description Sent to destinations subscribed to `call.logged` (the key that made the destination needs `calls:read`). `data` is the call as it was at the time of the event, never health data. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         * @description Sent to destinations subscribed to `call.logged` (the key that made the destination needs `calls:read`). `data` is the call as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onCallLogged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "events.skipped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * events.skipped
+         * @description Sent instead of events that could not be created (a bulk import, a period without an active key, an internal error), to the destinations subscribed to `data.type` (the key that made the destination needs `data.scope`). Resynchronize with `updatedSince` on the list endpoints. It cannot be chosen in `events`. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onEventsSkipped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description Sent only by `POST /webhook-endpoints/{id}/test`, with empty `data`; it is not recorded among the events and cannot be chosen in `events`. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -24771,9 +24811,14 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "isActive": true,
+                 *         "archivedAt": null,
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-02T09:30:00.000Z"
                  *       }
                  *     }
                  */
@@ -24804,9 +24849,46 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * PatientEventData
+                     * @description The patient’s ids, state and timestamps (no personal data)
+                     * @example {
+                     *       "id": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "isActive": true,
+                     *       "archivedAt": null,
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /** @description false = archived (or erased) */
+                        isActive: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        archivedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -24845,9 +24927,18 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "isActive": true,
+                 *         "archivedAt": null,
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-05T16:40:12.000Z",
+                 *         "changedFields": [
+                 *           "phone",
+                 *           "email"
+                 *         ]
                  *       }
                  *     }
                  */
@@ -24878,9 +24969,52 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * PatientUpdatedEventData
+                     * @description The patient’s ids, state and timestamps, and the names of the fields that changed
+                     * @example {
+                     *       "id": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "isActive": true,
+                     *       "archivedAt": null,
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-05T16:40:12.000Z",
+                     *       "changedFields": [
+                     *         "phone",
+                     *         "email"
+                     *       ]
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /** @description false = archived (or erased) */
+                        isActive: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        archivedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /** @description The fields whose value really changed (names only, never the values) */
+                        changedFields: ("firstName" | "lastName" | "email" | "phone" | "dateOfBirth" | "gender" | "taxCode" | "address" | "facilityId" | "referralSource" | "allergies" | "medications" | "conditions" | "notes")[];
                     };
                 };
             };
@@ -24919,9 +25053,15 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "isActive": false,
+                 *         "archivedAt": "2026-09-14T11:02:00.000Z",
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-09-14T11:02:00.000Z",
+                 *         "reason": "archived"
                  *       }
                  *     }
                  */
@@ -24952,9 +25092,52 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * PatientArchivedEventData
+                     * @description The patient’s ids, state and timestamps, and whether it was archived or erased
+                     * @example {
+                     *       "id": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "isActive": false,
+                     *       "archivedAt": "2026-09-14T11:02:00.000Z",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-09-14T11:02:00.000Z",
+                     *       "reason": "archived"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /** @description false = archived (or erased) */
+                        isActive: boolean;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        archivedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /**
+                         * @description `erased`: the personal data is gone for good
+                         * @enum {string}
+                         */
+                        reason: "archived" | "erased";
                     };
                 };
             };
@@ -24993,9 +25176,21 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                 *         "status": "scheduled",
+                 *         "startTime": "2026-03-10T08:30:00.000Z",
+                 *         "endTime": "2026-03-10T09:15:00.000Z",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *         "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                 *         "treatmentPlanId": null,
+                 *         "origin": "api",
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-02T09:30:00.000Z"
                  *       }
                  *     }
                  */
@@ -25026,9 +25221,85 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * AppointmentEventData
+                     * @description The appointment without its free text (no title, reason or notes)
+                     * @example {
+                     *       "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                     *       "status": "scheduled",
+                     *       "startTime": "2026-03-10T08:30:00.000Z",
+                     *       "endTime": "2026-03-10T09:15:00.000Z",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "treatmentPlanId": null,
+                     *       "origin": "api",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `start`
+                         */
+                        startTime: string;
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `end`
+                         */
+                        endTime: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -25067,9 +25338,28 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                 *         "status": "scheduled",
+                 *         "startTime": "2026-03-12T14:00:00.000Z",
+                 *         "endTime": "2026-03-12T14:45:00.000Z",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "doctorId": "4f5e6d7c-8b9a-4f0e-9d1c-2b3a4f5e6d7c",
+                 *         "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                 *         "treatmentPlanId": null,
+                 *         "origin": "api",
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-04T10:05:00.000Z",
+                 *         "previous": {
+                 *           "startTime": "2026-03-10T08:30:00.000Z",
+                 *           "endTime": "2026-03-10T09:15:00.000Z",
+                 *           "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *           "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                 *           "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f"
+                 *         }
                  *       }
                  *     }
                  */
@@ -25100,9 +25390,120 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * AppointmentRescheduledEventData
+                     * @description The appointment as it is now, and in `previous` the values it had before
+                     * @example {
+                     *       "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                     *       "status": "scheduled",
+                     *       "startTime": "2026-03-12T14:00:00.000Z",
+                     *       "endTime": "2026-03-12T14:45:00.000Z",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "doctorId": "4f5e6d7c-8b9a-4f0e-9d1c-2b3a4f5e6d7c",
+                     *       "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "treatmentPlanId": null,
+                     *       "origin": "api",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-04T10:05:00.000Z",
+                     *       "previous": {
+                     *         "startTime": "2026-03-10T08:30:00.000Z",
+                     *         "endTime": "2026-03-10T09:15:00.000Z",
+                     *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *         "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                     *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f"
+                     *       }
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `start`
+                         */
+                        startTime: string;
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `end`
+                         */
+                        endTime: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /** @description Time, doctor, chair and facility before the change */
+                        previous: {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            startTime: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            endTime: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            doctorId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            chairId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string | null;
+                        };
                     };
                 };
             };
@@ -25141,9 +25542,21 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                 *         "status": "confirmed",
+                 *         "startTime": "2026-03-10T08:30:00.000Z",
+                 *         "endTime": "2026-03-10T09:15:00.000Z",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *         "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                 *         "treatmentPlanId": null,
+                 *         "origin": "api",
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-09T18:02:00.000Z"
                  *       }
                  *     }
                  */
@@ -25174,9 +25587,85 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * AppointmentEventData
+                     * @description The appointment without its free text (no title, reason or notes)
+                     * @example {
+                     *       "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                     *       "status": "confirmed",
+                     *       "startTime": "2026-03-10T08:30:00.000Z",
+                     *       "endTime": "2026-03-10T09:15:00.000Z",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "treatmentPlanId": null,
+                     *       "origin": "api",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-09T18:02:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `start`
+                         */
+                        startTime: string;
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `end`
+                         */
+                        endTime: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -25215,9 +25704,21 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                 *         "status": "cancelled",
+                 *         "startTime": "2026-03-10T08:30:00.000Z",
+                 *         "endTime": "2026-03-10T09:15:00.000Z",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *         "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                 *         "treatmentPlanId": null,
+                 *         "origin": "api",
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-08T12:20:00.000Z"
                  *       }
                  *     }
                  */
@@ -25248,9 +25749,85 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * AppointmentEventData
+                     * @description The appointment without its free text (no title, reason or notes)
+                     * @example {
+                     *       "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                     *       "status": "cancelled",
+                     *       "startTime": "2026-03-10T08:30:00.000Z",
+                     *       "endTime": "2026-03-10T09:15:00.000Z",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "treatmentPlanId": null,
+                     *       "origin": "api",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-08T12:20:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `start`
+                         */
+                        startTime: string;
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `end`
+                         */
+                        endTime: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -25289,9 +25866,21 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                 *         "status": "checked_in",
+                 *         "startTime": "2026-03-10T08:30:00.000Z",
+                 *         "endTime": "2026-03-10T09:15:00.000Z",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *         "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                 *         "treatmentPlanId": null,
+                 *         "origin": "api",
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-10T08:24:00.000Z"
                  *       }
                  *     }
                  */
@@ -25322,9 +25911,85 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * AppointmentEventData
+                     * @description The appointment without its free text (no title, reason or notes)
+                     * @example {
+                     *       "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                     *       "status": "checked_in",
+                     *       "startTime": "2026-03-10T08:30:00.000Z",
+                     *       "endTime": "2026-03-10T09:15:00.000Z",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "treatmentPlanId": null,
+                     *       "origin": "api",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-10T08:24:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `start`
+                         */
+                        startTime: string;
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `end`
+                         */
+                        endTime: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -25363,9 +26028,21 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                 *         "status": "completed",
+                 *         "startTime": "2026-03-10T08:30:00.000Z",
+                 *         "endTime": "2026-03-10T09:15:00.000Z",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *         "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                 *         "treatmentPlanId": null,
+                 *         "origin": "api",
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-10T09:18:00.000Z"
                  *       }
                  *     }
                  */
@@ -25396,9 +26073,85 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * AppointmentEventData
+                     * @description The appointment without its free text (no title, reason or notes)
+                     * @example {
+                     *       "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                     *       "status": "completed",
+                     *       "startTime": "2026-03-10T08:30:00.000Z",
+                     *       "endTime": "2026-03-10T09:15:00.000Z",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "treatmentPlanId": null,
+                     *       "origin": "api",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-10T09:18:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `start`
+                         */
+                        startTime: string;
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `end`
+                         */
+                        endTime: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -25437,9 +26190,21 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                 *         "status": "no_show",
+                 *         "startTime": "2026-03-10T08:30:00.000Z",
+                 *         "endTime": "2026-03-10T09:15:00.000Z",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *         "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                 *         "treatmentPlanId": null,
+                 *         "origin": "api",
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-10T09:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -25470,9 +26235,85 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * AppointmentEventData
+                     * @description The appointment without its free text (no title, reason or notes)
+                     * @example {
+                     *       "id": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                     *       "status": "no_show",
+                     *       "startTime": "2026-03-10T08:30:00.000Z",
+                     *       "endTime": "2026-03-10T09:15:00.000Z",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "chairId": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "treatmentPlanId": null,
+                     *       "origin": "api",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-10T09:00:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @enum {string} */
+                        status: "draft" | "scheduled" | "confirmed" | "checked_in" | "in_progress" | "completed" | "cancelled" | "no_show" | "pending" | "postponed";
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `start`
+                         */
+                        startTime: string;
+                        /**
+                         * Format: date-time
+                         * @description The REST resource’s `end`
+                         */
+                        endTime: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        chairId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Calendar it came from; its rules apply to rescheduling and cancelling. null = outside any calendar
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /** @enum {string} */
+                        origin: "manual" | "bot" | "voice" | "api";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -25511,9 +26352,22 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                 *         "number": "P-2026-0042",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *         "status": "presented",
+                 *         "currency": "EUR",
+                 *         "subtotal": 1280,
+                 *         "discount": 30,
+                 *         "totalAmount": 1250,
+                 *         "validUntil": "2026-05-31",
+                 *         "presentedAt": "2026-03-02T09:30:00.000Z",
+                 *         "decidedAt": null,
+                 *         "acceptanceChannel": null
                  *       }
                  *     }
                  */
@@ -25544,9 +26398,95 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * TreatmentPlanEventData
+                     * @description The quote’s amounts and decision, without its title, items or notes
+                     * @example {
+                     *       "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                     *       "number": "P-2026-0042",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "status": "presented",
+                     *       "currency": "EUR",
+                     *       "subtotal": 1280,
+                     *       "discount": 30,
+                     *       "totalAmount": 1250,
+                     *       "validUntil": "2026-05-31",
+                     *       "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": null,
+                     *       "acceptanceChannel": null
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description Per clinic and year, given at creation
+                         * @example P-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /** @enum {string} */
+                        status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                        /**
+                         * Format: date
+                         * @description Last day it can be accepted (clinic time zone)
+                         * @example 2026-06-30
+                         */
+                        validUntil: string | null;
+                        /**
+                         * @description Always `EUR`
+                         * @constant
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the item totals
+                         * @example 2600
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Discount on the whole quote
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. subtotal − discount
+                         * @example 2500
+                         */
+                        totalAmount: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        presentedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Accepted, rejected or cancelled at
+                         */
+                        decidedAt: string | null;
+                        /**
+                         * @description Where the patient said yes; null unless accepted
+                         * @enum {string|null}
+                         */
+                        acceptanceChannel: "chat" | "voice" | "portal" | "in_person" | "email" | null;
                     };
                 };
             };
@@ -25585,9 +26525,22 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                 *         "number": "P-2026-0042",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *         "status": "accepted",
+                 *         "currency": "EUR",
+                 *         "subtotal": 1280,
+                 *         "discount": 30,
+                 *         "totalAmount": 1250,
+                 *         "validUntil": "2026-05-31",
+                 *         "presentedAt": "2026-03-02T09:30:00.000Z",
+                 *         "decidedAt": "2026-03-06T15:20:00.000Z",
+                 *         "acceptanceChannel": "in_person"
                  *       }
                  *     }
                  */
@@ -25618,9 +26571,95 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * TreatmentPlanEventData
+                     * @description The quote’s amounts and decision, without its title, items or notes
+                     * @example {
+                     *       "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                     *       "number": "P-2026-0042",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "status": "accepted",
+                     *       "currency": "EUR",
+                     *       "subtotal": 1280,
+                     *       "discount": 30,
+                     *       "totalAmount": 1250,
+                     *       "validUntil": "2026-05-31",
+                     *       "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": "2026-03-06T15:20:00.000Z",
+                     *       "acceptanceChannel": "in_person"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description Per clinic and year, given at creation
+                         * @example P-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /** @enum {string} */
+                        status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                        /**
+                         * Format: date
+                         * @description Last day it can be accepted (clinic time zone)
+                         * @example 2026-06-30
+                         */
+                        validUntil: string | null;
+                        /**
+                         * @description Always `EUR`
+                         * @constant
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the item totals
+                         * @example 2600
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Discount on the whole quote
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. subtotal − discount
+                         * @example 2500
+                         */
+                        totalAmount: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        presentedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Accepted, rejected or cancelled at
+                         */
+                        decidedAt: string | null;
+                        /**
+                         * @description Where the patient said yes; null unless accepted
+                         * @enum {string|null}
+                         */
+                        acceptanceChannel: "chat" | "voice" | "portal" | "in_person" | "email" | null;
                     };
                 };
             };
@@ -25659,9 +26698,22 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                 *         "number": "P-2026-0042",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                 *         "status": "rejected",
+                 *         "currency": "EUR",
+                 *         "subtotal": 1280,
+                 *         "discount": 30,
+                 *         "totalAmount": 1250,
+                 *         "validUntil": "2026-05-31",
+                 *         "presentedAt": "2026-03-02T09:30:00.000Z",
+                 *         "decidedAt": "2026-03-06T15:20:00.000Z",
+                 *         "acceptanceChannel": null
                  *       }
                  *     }
                  */
@@ -25692,9 +26744,95 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * TreatmentPlanEventData
+                     * @description The quote’s amounts and decision, without its title, items or notes
+                     * @example {
+                     *       "id": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                     *       "number": "P-2026-0042",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "doctorId": "9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+                     *       "status": "rejected",
+                     *       "currency": "EUR",
+                     *       "subtotal": 1280,
+                     *       "discount": 30,
+                     *       "totalAmount": 1250,
+                     *       "validUntil": "2026-05-31",
+                     *       "presentedAt": "2026-03-02T09:30:00.000Z",
+                     *       "decidedAt": "2026-03-06T15:20:00.000Z",
+                     *       "acceptanceChannel": null
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description Per clinic and year, given at creation
+                         * @example P-2026-0042
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        doctorId: string | null;
+                        /** @enum {string} */
+                        status: "draft" | "presented" | "accepted" | "rejected" | "cancelled";
+                        /**
+                         * Format: date
+                         * @description Last day it can be accepted (clinic time zone)
+                         * @example 2026-06-30
+                         */
+                        validUntil: string | null;
+                        /**
+                         * @description Always `EUR`
+                         * @constant
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the item totals
+                         * @example 2600
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Discount on the whole quote
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. subtotal − discount
+                         * @example 2500
+                         */
+                        totalAmount: number;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        presentedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description Accepted, rejected or cancelled at
+                         */
+                        decidedAt: string | null;
+                        /**
+                         * @description Where the patient said yes; null unless accepted
+                         * @enum {string|null}
+                         */
+                        acceptanceChannel: "chat" | "voice" | "portal" | "in_person" | "email" | null;
                     };
                 };
             };
@@ -25733,9 +26871,28 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                 *         "number": "2026/0117",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "treatmentPlanId": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                 *         "status": "issued",
+                 *         "currency": "EUR",
+                 *         "subtotal": 1200,
+                 *         "discount": 0,
+                 *         "tax": 0,
+                 *         "stampDuty": 2,
+                 *         "totalAmount": 1202,
+                 *         "amountPaid": 0,
+                 *         "amountDue": 1202,
+                 *         "dueDate": "2026-04-30",
+                 *         "issuedAt": "2026-03-31T10:00:00.000Z",
+                 *         "paidAt": null,
+                 *         "voidedAt": null,
+                 *         "createdAt": "2026-03-31T10:00:00.000Z",
+                 *         "updatedAt": "2026-03-31T10:00:00.000Z"
                  *       }
                  *     }
                  */
@@ -25766,9 +26923,131 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * InvoiceEventData
+                     * @description The invoice without its lines (their descriptions are clinical text)
+                     * @example {
+                     *       "id": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *       "number": "2026/0117",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "treatmentPlanId": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                     *       "status": "issued",
+                     *       "currency": "EUR",
+                     *       "subtotal": 1200,
+                     *       "discount": 0,
+                     *       "tax": 0,
+                     *       "stampDuty": 2,
+                     *       "totalAmount": 1202,
+                     *       "amountPaid": 0,
+                     *       "amountDue": 1202,
+                     *       "dueDate": "2026-04-30",
+                     *       "issuedAt": "2026-03-31T10:00:00.000Z",
+                     *       "paidAt": null,
+                     *       "voidedAt": null,
+                     *       "createdAt": "2026-03-31T10:00:00.000Z",
+                     *       "updatedAt": "2026-03-31T10:00:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description The clinic’s fiscal number
+                         * @example 2026/0117
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /** @enum {string} */
+                        status: "issued" | "paid" | "void";
+                        /**
+                         * @description Always `EUR`
+                         * @constant
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the lines’ quantity × unitAmount − discount
+                         * @example 1100
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Sum of the line discounts (already out of subtotal)
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. Sum of the lines’ VAT
+                         * @example 0
+                         */
+                        tax: number;
+                        /**
+                         * @description Euro. Marca da bollo (2.00 on VAT-exempt amounts above 77.47)
+                         * @example 2
+                         */
+                        stampDuty: number;
+                        /**
+                         * @description Euro. subtotal + tax + stampDuty
+                         * @example 1102
+                         */
+                        totalAmount: number;
+                        /**
+                         * @description Euro. Paid so far
+                         * @example 500
+                         */
+                        amountPaid: number;
+                        /**
+                         * @description Euro. totalAmount − amountPaid; 0 once void
+                         * @example 602
+                         */
+                        amountDue: number;
+                        /**
+                         * Format: date
+                         * @description `YYYY-MM-DD`, a valid calendar date
+                         * @example 2026-04-30
+                         */
+                        dueDate: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        issuedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        paidAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        voidedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -25807,9 +27086,28 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                 *         "number": "2026/0117",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "treatmentPlanId": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                 *         "status": "paid",
+                 *         "currency": "EUR",
+                 *         "subtotal": 1200,
+                 *         "discount": 0,
+                 *         "tax": 0,
+                 *         "stampDuty": 2,
+                 *         "totalAmount": 1202,
+                 *         "amountPaid": 1202,
+                 *         "amountDue": 0,
+                 *         "dueDate": "2026-04-30",
+                 *         "issuedAt": "2026-03-31T10:00:00.000Z",
+                 *         "paidAt": "2026-04-02T08:15:00.000Z",
+                 *         "voidedAt": null,
+                 *         "createdAt": "2026-03-31T10:00:00.000Z",
+                 *         "updatedAt": "2026-04-02T08:15:00.000Z"
                  *       }
                  *     }
                  */
@@ -25840,9 +27138,131 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * InvoiceEventData
+                     * @description The invoice without its lines (their descriptions are clinical text)
+                     * @example {
+                     *       "id": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *       "number": "2026/0117",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "treatmentPlanId": "7c1e2f4a-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                     *       "status": "paid",
+                     *       "currency": "EUR",
+                     *       "subtotal": 1200,
+                     *       "discount": 0,
+                     *       "tax": 0,
+                     *       "stampDuty": 2,
+                     *       "totalAmount": 1202,
+                     *       "amountPaid": 1202,
+                     *       "amountDue": 0,
+                     *       "dueDate": "2026-04-30",
+                     *       "issuedAt": "2026-03-31T10:00:00.000Z",
+                     *       "paidAt": "2026-04-02T08:15:00.000Z",
+                     *       "voidedAt": null,
+                     *       "createdAt": "2026-03-31T10:00:00.000Z",
+                     *       "updatedAt": "2026-04-02T08:15:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * @description The clinic’s fiscal number
+                         * @example 2026/0117
+                         */
+                        number: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        treatmentPlanId: string | null;
+                        /** @enum {string} */
+                        status: "issued" | "paid" | "void";
+                        /**
+                         * @description Always `EUR`
+                         * @constant
+                         */
+                        currency: "EUR";
+                        /**
+                         * @description Euro. Sum of the lines’ quantity × unitAmount − discount
+                         * @example 1100
+                         */
+                        subtotal: number;
+                        /**
+                         * @description Euro. Sum of the line discounts (already out of subtotal)
+                         * @example 100
+                         */
+                        discount: number;
+                        /**
+                         * @description Euro. Sum of the lines’ VAT
+                         * @example 0
+                         */
+                        tax: number;
+                        /**
+                         * @description Euro. Marca da bollo (2.00 on VAT-exempt amounts above 77.47)
+                         * @example 2
+                         */
+                        stampDuty: number;
+                        /**
+                         * @description Euro. subtotal + tax + stampDuty
+                         * @example 1102
+                         */
+                        totalAmount: number;
+                        /**
+                         * @description Euro. Paid so far
+                         * @example 500
+                         */
+                        amountPaid: number;
+                        /**
+                         * @description Euro. totalAmount − amountPaid; 0 once void
+                         * @example 602
+                         */
+                        amountDue: number;
+                        /**
+                         * Format: date
+                         * @description `YYYY-MM-DD`, a valid calendar date
+                         * @example 2026-04-30
+                         */
+                        dueDate: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        issuedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        paidAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        voidedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -25881,9 +27301,27 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "amount": 1202,
+                 *         "currency": "EUR",
+                 *         "method": "card",
+                 *         "reference": "pi_3PqL8s2eZvKYlo2C",
+                 *         "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                 *         "installmentId": null,
+                 *         "paymentPlanId": null,
+                 *         "allocations": [
+                 *           {
+                 *             "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                 *             "installmentId": null,
+                 *             "amount": 1202
+                 *           }
+                 *         ],
+                 *         "receivedAt": "2026-04-02T08:14:51.000Z",
+                 *         "createdAt": "2026-04-02T08:15:00.000Z"
                  *       }
                  *     }
                  */
@@ -25914,9 +27352,107 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * PaymentEventData
+                     * @description The payment, as `GET /payments/{id}` shows it
+                     * @example {
+                     *       "id": "8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "amount": 1202,
+                     *       "currency": "EUR",
+                     *       "method": "card",
+                     *       "reference": "pi_3PqL8s2eZvKYlo2C",
+                     *       "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *       "installmentId": null,
+                     *       "paymentPlanId": null,
+                     *       "allocations": [
+                     *         {
+                     *           "invoiceId": "4e5f6a7b-8c9d-4e0f-a1b2-c3d4e5f6a7b8",
+                     *           "installmentId": null,
+                     *           "amount": 1202
+                     *         }
+                     *       ],
+                     *       "receivedAt": "2026-04-02T08:14:51.000Z",
+                     *       "createdAt": "2026-04-02T08:15:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * @description Euro. Received
+                         * @example 250
+                         */
+                        amount: number;
+                        /**
+                         * @description Always `EUR`
+                         * @constant
+                         */
+                        currency: "EUR";
+                        /** @enum {string} */
+                        method: "cash" | "card" | "bank_transfer" | "financing" | "other";
+                        /**
+                         * @description The provider’s reference (null for one recorded by the back office without it)
+                         * @example pi_3PqL8s2eZvKYlo2C
+                         */
+                        reference: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The invoice it paid, when it paid one invoice
+                         */
+                        invoiceId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The installment it paid, when it paid one installment
+                         */
+                        installmentId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The plan of that installment
+                         */
+                        paymentPlanId: string | null;
+                        /** @description What it paid, oldest due first (one entry unless sent with `patientId`) */
+                        allocations: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            invoiceId: string | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            installmentId: string | null;
+                            /**
+                             * @description Euro. Applied to it
+                             * @example 250
+                             */
+                            amount: number;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        receivedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
                     };
                 };
             };
@@ -25955,9 +27491,15 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": null,
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "d4c3b2a1-f0e9-4d8c-8b7a-6f5e4d3c2b1a",
+                 *         "paymentPlanId": "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6e",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "amount": 300,
+                 *         "amountPaid": 0,
+                 *         "dueDate": "2026-05-15",
+                 *         "status": "pending"
                  *       }
                  *     }
                  */
@@ -25988,9 +27530,46 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * InstallmentOverdueEventData
+                     * @description The unpaid installment and its plan
+                     * @example {
+                     *       "id": "d4c3b2a1-f0e9-4d8c-8b7a-6f5e4d3c2b1a",
+                     *       "paymentPlanId": "a9b8c7d6-e5f4-4a3b-9c2d-1e0f9a8b7c6e",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "amount": 300,
+                     *       "amountPaid": 0,
+                     *       "dueDate": "2026-05-15",
+                     *       "status": "pending"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description The installment
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        paymentPlanId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /** @description Euro */
+                        amount: number;
+                        /** @description Euro paid so far */
+                        amountPaid: number;
+                        /**
+                         * Format: date
+                         * @description `YYYY-MM-DD`, passed in the clinic’s time zone
+                         */
+                        dueDate: string;
+                        /** @enum {string} */
+                        status: "pending" | "partially_paid";
                     };
                 };
             };
@@ -26029,9 +27608,16 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "6a7b8c9d-0e1f-4a2b-9c3d-4e5f6a7b8c9d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "source": "website",
+                 *         "status": "new",
+                 *         "assignedTo": "f0e1d2c3-b4a5-4968-9786-a5b4c3d2e1f0",
+                 *         "convertedPatientId": null,
+                 *         "createdAt": "2026-02-20T17:45:00.000Z",
+                 *         "updatedAt": "2026-02-20T17:45:00.000Z"
                  *       }
                  *     }
                  */
@@ -26062,9 +27648,55 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * LeadEventData
+                     * @description The lead’s state and links (no personal data)
+                     * @example {
+                     *       "id": "6a7b8c9d-0e1f-4a2b-9c3d-4e5f6a7b8c9d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "source": "website",
+                     *       "status": "new",
+                     *       "assignedTo": "f0e1d2c3-b4a5-4968-9786-a5b4c3d2e1f0",
+                     *       "convertedPatientId": null,
+                     *       "createdAt": "2026-02-20T17:45:00.000Z",
+                     *       "updatedAt": "2026-02-20T17:45:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /** @enum {string|null} */
+                        source: "social_media" | "website" | "referral_link" | "manual" | "import" | "phone" | "walk_in" | "other" | "chat" | null;
+                        /** @enum {string} */
+                        status: "new" | "contacted" | "qualified" | "proposal" | "won" | "lost";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        assignedTo: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        convertedPatientId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -26103,9 +27735,17 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "6a7b8c9d-0e1f-4a2b-9c3d-4e5f6a7b8c9d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "source": "website",
+                 *         "status": "won",
+                 *         "assignedTo": "f0e1d2c3-b4a5-4968-9786-a5b4c3d2e1f0",
+                 *         "convertedPatientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "createdAt": "2026-02-20T17:45:00.000Z",
+                 *         "updatedAt": "2026-03-02T09:30:00.000Z",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d"
                  *       }
                  *     }
                  */
@@ -26136,9 +27776,61 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * LeadConvertedEventData
+                     * @description The lead’s state and links, and the patient it became
+                     * @example {
+                     *       "id": "6a7b8c9d-0e1f-4a2b-9c3d-4e5f6a7b8c9d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "source": "website",
+                     *       "status": "won",
+                     *       "assignedTo": "f0e1d2c3-b4a5-4968-9786-a5b4c3d2e1f0",
+                     *       "convertedPatientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "createdAt": "2026-02-20T17:45:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /** @enum {string|null} */
+                        source: "social_media" | "website" | "referral_link" | "manual" | "import" | "phone" | "walk_in" | "other" | "chat" | null;
+                        /** @enum {string} */
+                        status: "new" | "contacted" | "qualified" | "proposal" | "won" | "lost";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        assignedTo: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        convertedPatientId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
+                        /**
+                         * Format: uuid
+                         * @description The patient the lead became (also `convertedPatientId`)
+                         */
+                        patientId: string;
                     };
                 };
             };
@@ -26177,9 +27869,17 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                 *         "status": "todo",
+                 *         "type": "recall",
+                 *         "dueDate": "2026-03-09T08:00:00.000Z",
+                 *         "assigneeId": "f0e1d2c3-b4a5-4968-9786-a5b4c3d2e1f0",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-02T09:30:00.000Z"
                  *       }
                  *     }
                  */
@@ -26210,9 +27910,61 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * TaskEventData
+                     * @description The task without its title (free text)
+                     * @example {
+                     *       "id": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "status": "todo",
+                     *       "type": "recall",
+                     *       "dueDate": "2026-03-09T08:00:00.000Z",
+                     *       "assigneeId": "f0e1d2c3-b4a5-4968-9786-a5b4c3d2e1f0",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @enum {string} */
+                        status: "todo" | "in_progress" | "done";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 instant
+                         */
+                        dueDate: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The staff profile it is assigned to
+                         */
+                        assigneeId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description null for a task about no patient
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description null for a task of the whole clinic (seen only by keys not limited to facilities)
+                         */
+                        facilityId: string | null;
+                        /** @description `manual`, `recall`, or a type created by the app */
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -26251,9 +28003,17 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                 *         "status": "done",
+                 *         "type": "recall",
+                 *         "dueDate": "2026-03-09T08:00:00.000Z",
+                 *         "assigneeId": "f0e1d2c3-b4a5-4968-9786-a5b4c3d2e1f0",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "createdAt": "2026-03-02T09:30:00.000Z",
+                 *         "updatedAt": "2026-03-09T10:30:00.000Z"
                  *       }
                  *     }
                  */
@@ -26284,9 +28044,61 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * TaskEventData
+                     * @description The task without its title (free text)
+                     * @example {
+                     *       "id": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "status": "done",
+                     *       "type": "recall",
+                     *       "dueDate": "2026-03-09T08:00:00.000Z",
+                     *       "assigneeId": "f0e1d2c3-b4a5-4968-9786-a5b4c3d2e1f0",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "createdAt": "2026-03-02T09:30:00.000Z",
+                     *       "updatedAt": "2026-03-09T10:30:00.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /** @enum {string} */
+                        status: "todo" | "in_progress" | "done";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 instant
+                         */
+                        dueDate: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The staff profile it is assigned to
+                         */
+                        assigneeId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description null for a task about no patient
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description null for a task of the whole clinic (seen only by keys not limited to facilities)
+                         */
+                        facilityId: string | null;
+                        /** @description `manual`, `recall`, or a type created by the app */
+                        type: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -26325,9 +28137,12 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": null,
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "0c1d2e3f-4a5b-4c6d-9e7f-8a9b0c1d2e3f",
+                 *         "conversationId": "8a9b0c1d-2e3f-4a4b-8c5d-6e7f8a9b0c1d",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "leadId": null
                  *       }
                  *     }
                  */
@@ -26358,9 +28173,37 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * MessageReceivedEventData
+                     * @description Ids only: the text is read through the API, where the read is logged
+                     * @example {
+                     *       "id": "0c1d2e3f-4a5b-4c6d-9e7f-8a9b0c1d2e3f",
+                     *       "conversationId": "8a9b0c1d-2e3f-4a4b-8c5d-6e7f8a9b0c1d",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "leadId": null
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description The message (read it with `GET /conversations/{conversationId}/messages`)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        conversationId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        leadId: string | null;
                     };
                 };
             };
@@ -26399,9 +28242,13 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": null,
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "8a9b0c1d-2e3f-4a4b-8c5d-6e7f8a9b0c1d",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "leadId": null,
+                 *         "botState": "allo_studio",
+                 *         "updatedAt": "2026-03-02T09:31:20.000Z"
                  *       }
                  *     }
                  */
@@ -26432,9 +28279,43 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * HandoffRequestedEventData
+                     * @description The conversation a person takes over from the bot
+                     * @example {
+                     *       "id": "8a9b0c1d-2e3f-4a4b-8c5d-6e7f8a9b0c1d",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "leadId": null,
+                     *       "botState": "allo_studio",
+                     *       "updatedAt": "2026-03-02T09:31:20.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description The conversation
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        leadId: string | null;
+                        /**
+                         * @description attivo = the bot answers; in_pausa = silent until botPausedUntil; allo_studio = switched off by a person
+                         * @enum {string}
+                         */
+                        botState: "attivo" | "in_pausa" | "allo_studio";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        updatedAt: string;
                     };
                 };
             };
@@ -26473,9 +28354,19 @@ export interface operations {
                  *       "createdAt": "2026-03-02T09:30:00.000Z",
                  *       "apiVersion": "v1",
                  *       "livemode": true,
-                 *       "facilityId": "7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f",
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
                  *       "data": {
-                 *         "id": "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"
+                 *         "id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9",
+                 *         "externalCallId": "CA5f1e0c7d2b9a4e6f8d3c1b0a9e8d7c6b",
+                 *         "direction": "inbound",
+                 *         "startedAt": "2026-03-02T09:12:04.000Z",
+                 *         "durationSeconds": 184,
+                 *         "outcome": "booked",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "leadId": null,
+                 *         "leadCreated": false,
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "createdAt": "2026-03-02T09:15:10.000Z"
                  *       }
                  *     }
                  */
@@ -26506,15 +28397,286 @@ export interface operations {
                      * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                      */
                     facilityId: string | null;
-                    /** @description The resource as it was at the time of the event; never health data */
+                    /**
+                     * CallEventData
+                     * @description The call’s ids, outcome and duration (no numbers, summary or transcript)
+                     * @example {
+                     *       "id": "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9",
+                     *       "externalCallId": "CA5f1e0c7d2b9a4e6f8d3c1b0a9e8d7c6b",
+                     *       "direction": "inbound",
+                     *       "startedAt": "2026-03-02T09:12:04.000Z",
+                     *       "durationSeconds": 184,
+                     *       "outcome": "booked",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "leadId": null,
+                     *       "leadCreated": false,
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "createdAt": "2026-03-02T09:15:10.000Z"
+                     *     }
+                     */
                     data: {
-                        [key: string]: unknown;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        externalCallId: string;
+                        /** @enum {string} */
+                        direction: "inbound" | "outbound";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        startedAt: string | null;
+                        durationSeconds: number | null;
+                        /** @enum {string|null} */
+                        outcome: "booked" | "rescheduled" | "cancelled" | "information" | "callback" | "interested" | "not_interested" | "transferred" | "no_answer" | "voicemail" | "failed" | "other" | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        leadId: string | null;
+                        /** @description true = the number was unknown and this call created the lead `leadId` */
+                        leadCreated: boolean;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
                     };
                 };
             };
         };
         responses: {
             /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onEventsSkipped: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "events.skipped",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": null,
+                 *       "data": {
+                 *         "type": "patient.created",
+                 *         "scope": "patients:read",
+                 *         "reason": "bulk_import",
+                 *         "count": 120
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "events.skipped";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /**
+                     * EventsSkippedEventData
+                     * @description Events that could not be created: resynchronize with `updatedSince` on the list of `scope`
+                     * @example {
+                     *       "type": "patient.created",
+                     *       "scope": "patients:read",
+                     *       "reason": "bulk_import",
+                     *       "count": 120
+                     *     }
+                     */
+                    data: {
+                        /**
+                         * @description The type of the events that could not be created
+                         * @enum {string}
+                         */
+                        type: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged";
+                        /**
+                         * @description The scope needed to see them
+                         * @enum {string}
+                         */
+                        scope: "patients:read" | "appointments:read" | "treatment_plans:read" | "billing:read" | "leads:read" | "tasks:read" | "messages:read" | "calls:read";
+                        /**
+                         * @description More than 50 creations of the same type together
+                         * @constant
+                         */
+                        reason: "bulk_import";
+                        /** @description How many */
+                        count: number;
+                    } | {
+                        /**
+                         * @description The type of the events that could not be created
+                         * @enum {string}
+                         */
+                        type: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged";
+                        /**
+                         * @description The scope needed to see them
+                         * @enum {string}
+                         */
+                        scope: "patients:read" | "appointments:read" | "treatment_plans:read" | "billing:read" | "leads:read" | "tasks:read" | "messages:read" | "calls:read";
+                        /**
+                         * @description The clinic had no active key between `from` and `to`
+                         * @constant
+                         */
+                        reason: "no_active_key";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        to: string;
+                    } | {
+                        /**
+                         * @description The type of the events that could not be created
+                         * @enum {string}
+                         */
+                        type: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged";
+                        /**
+                         * @description The scope needed to see them
+                         * @enum {string}
+                         */
+                        scope: "patients:read" | "appointments:read" | "treatment_plans:read" | "billing:read" | "leads:read" | "tasks:read" | "messages:read" | "calls:read";
+                        /**
+                         * @description An internal error prevented the event
+                         * @constant
+                         */
+                        reason: "error";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "webhook.test",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": null,
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "webhook.test";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /**
+                     * WebhookTestEventData
+                     * @description Always empty
+                     * @example {}
+                     */
+                    data: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); a test is sent once, never retried */
             200: {
                 headers: {
                     [name: string]: unknown;

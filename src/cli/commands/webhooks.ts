@@ -105,7 +105,9 @@ export const webhookCommands: Command[] = [
       clinic: TEST_CLINIC,
       facility: { description: 'Facility id of the event (default none)', example: '7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f' },
     },
-    notes: ['Its data is { "id": <new uuid>, "sample": true }. Also: dental-clinic trigger <event-type> --clinic <id>.'],
+    notes: [
+      'Its data has the type’s shape: the example of the OpenAPI webhooks section, with fresh ids and the facility given. Also: dental-clinic trigger <event-type> --clinic <id>.',
+    ],
     async run(c, args, json) {
       const clinicId = str(args.clinic)!;
       await testClinic(c.api, clinicId);

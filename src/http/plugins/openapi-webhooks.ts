@@ -1,11 +1,12 @@
 /**
- * The `webhooks` section of the /v1 document: every event type of the catalogue
- * (src/events/catalogue.ts, the list the outbox records from), with the envelope every delivery
- * carries, its `type` fixed, the scope a destination needs for it, and the delivery headers.
- * `data` is described as the outbox stores it: the resource at the time of the event (no
- * per-type schema exists in the outbox yet, so none is claimed here).
+ * The `webhooks` section of the /v1 document: every event type (the catalogue of
+ * src/events/catalogue.ts, plus `events.skipped` and `webhook.test`), with the envelope every
+ * delivery carries, its `type` fixed, its `data` described by the schema the outbox records and
+ * validates with (src/events/schemas.ts) and that schema's example, the scope a destination
+ * needs for it, and the delivery headers.
  */
-import { EVENT_SCOPES, type EventType } from '../../events/catalogue.js';
+import { EVENT_SCOPES } from '../../events/catalogue.js';
+import { ALL_EVENT_TYPES, EVENT_DATA_SCHEMAS, exampleData, type AnyEventType } from '../../events/schemas.js';
 import { EventEnvelopeSchema } from '../../modules/webhooks/schema.js';
 
 const HEADERS = {
@@ -19,12 +20,24 @@ const HEADERS = {
 
 const camel = (type: string) => type.replace(/[._]([a-z])/g, (_, c: string) => c.toUpperCase());
 
+/** Who receives an event of this type, and what its `data` is. */
+function describe(type: AnyEventType): string {
+  if (type === 'events.skipped') {
+    return 'Sent instead of events that could not be created (a bulk import, a period without an active key, an internal error), to the destinations subscribed to `data.type` (the key that made the destination needs `data.scope`). Resynchronize with `updatedSince` on the list endpoints. It cannot be chosen in `events`.';
+  }
+  if (type === 'webhook.test') {
+    return 'Sent only by `POST /webhook-endpoints/{id}/test`, with empty `data`; it is not recorded among the events and cannot be chosen in `events`.';
+  }
+  const [resource] = type.split('.');
+  return `Sent to destinations subscribed to \`${type}\` (the key that made the destination needs \`${EVENT_SCOPES[type]}\`). \`data\` is the ${resource!.replace('_', ' ')} as it was at the time of the event, never health data; linked resources appear as ids.`;
+}
+
 export function webhooksSection(): Record<string, unknown> {
   const envelope = JSON.parse(JSON.stringify(EventEnvelopeSchema)) as { properties: Record<string, Record<string, unknown>>; title?: string };
   delete envelope.title;
   return Object.fromEntries(
-    (Object.keys(EVENT_SCOPES) as EventType[]).map((type) => {
-      const [resource] = type.split('.');
+    ALL_EVENT_TYPES.map((type) => {
+      const data = exampleData(type) as Record<string, unknown>;
       const example = {
         id: '6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c',
         eventId: '2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f',
@@ -32,10 +45,11 @@ export function webhooksSection(): Record<string, unknown> {
         createdAt: '2026-03-02T09:30:00.000Z',
         apiVersion: 'v1',
         livemode: true,
-        facilityId: '7b2e4d6f-1a3c-4e5b-8d7f-9a0b1c2d3e4f',
-        data: { id: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a' },
+        facilityId: typeof data.facilityId === 'string' ? data.facilityId : null,
+        data,
       };
-      const schema = { ...envelope, properties: { ...envelope.properties, type: { type: 'string', const: type } } };
+      const dataSchema = JSON.parse(JSON.stringify(EVENT_DATA_SCHEMAS[type])) as Record<string, unknown>;
+      const schema = { ...envelope, properties: { ...envelope.properties, type: { type: 'string', const: type }, data: dataSchema } };
       return [
         type,
         {
@@ -43,10 +57,17 @@ export function webhooksSection(): Record<string, unknown> {
             tags: ['Webhooks and events'],
             operationId: `on${camel(type).replace(/^./, (c) => c.toUpperCase())}`,
             summary: `${type}`,
-            description: `Sent to destinations subscribed to \`${type}\` (the key that made the destination needs \`${EVENT_SCOPES[type]}\`). \`data\` is the ${resource!.replace('_', ' ')} as it was at the time of the event, never health data. Verify the signature before trusting it (\`verifyWebhook\` of the client package); answer 2xx within 10 seconds.`,
+            description: `${describe(type)} Verify the signature before trusting it (\`verifyWebhook\` of the client package); answer 2xx within 10 seconds.`,
             parameters: Object.entries(HEADERS).map(([name, h]) => ({ in: 'header', name, required: true, ...h })),
             requestBody: { required: true, content: { 'application/json': { schema, example } } },
-            responses: { '200': { description: 'Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h' } },
+            responses: {
+              '200': {
+                description:
+                  type === 'webhook.test'
+                    ? 'Received (any 2xx); a test is sent once, never retried'
+                    : 'Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h',
+              },
+            },
             security: [],
           },
         },

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import type { AppointmentsTable } from '../../db/tables/core.js';
 import type { AppointmentView } from './schema.js';
+import type { EventData } from '../../events/schemas.js';
 
 export type { AppointmentView } from './schema.js';
 
@@ -88,10 +89,10 @@ export function toView(row: AppointmentRow, clinical = false): AppointmentView {
 }
 
 /** Event `data` of spec 6.2: exactly these fields, never health data (no title, reason or notes). */
-export function eventData(row: AppointmentRow): Record<string, unknown> {
+export function eventData(row: AppointmentRow): EventData<'appointment.created'> {
   return {
     id: row.id,
-    status: row.status,
+    status: row.status as AppointmentStatus,
     startTime: row.start_at.toISOString(),
     endTime: row.end_at.toISOString(),
     patientId: row.patient_id,
@@ -100,7 +101,7 @@ export function eventData(row: AppointmentRow): Record<string, unknown> {
     facilityId: row.facility_id,
     calendarId: row.calendar_id,
     treatmentPlanId: row.treatment_plan_id,
-    origin: row.origin,
+    origin: row.origin as AppointmentOrigin,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

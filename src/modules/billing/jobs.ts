@@ -23,7 +23,8 @@ interface Claimed {
   amount: number;
   amount_paid: number;
   due_date: string;
-  status: string;
+  /** Never `paid`: the claim skips paid installments. */
+  status: 'pending' | 'partially_paid';
 }
 
 /** Records the events of newly overdue installments; returns how many it recorded. */

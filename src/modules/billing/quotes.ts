@@ -15,6 +15,7 @@ import type { TreatmentPlanItemsTable, TreatmentPlansTable } from '../../db/tabl
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
+import type { EventData } from '../../events/schemas.js';
 import { localDate, addDays } from './dates.js';
 import { centsIssue, CURRENCY, sumCents, toCents, toEuro } from './money.js';
 import {
@@ -105,7 +106,7 @@ export function quoteView(row: QuoteRow, items: ItemRow[], today: string, clinic
  * Event data (spec 6.2): ids, status, amounts, currency, validity and the acceptance channel;
  * never the title, item descriptions, teeth or notes (health data), nor the rejection note.
  */
-export function quoteEventData(row: QuoteRow): Record<string, unknown> {
+export function quoteEventData(row: QuoteRow): EventData<'treatment_plan.presented'> {
   return {
     id: row.id,
     number: row.number,
@@ -118,7 +119,7 @@ export function quoteEventData(row: QuoteRow): Record<string, unknown> {
     discount: Number(row.discount_amount),
     totalAmount: Number(row.total_amount),
     validUntil: row.valid_until,
-    acceptanceChannel: row.status === 'accepted' ? row.acceptance_channel : null,
+    acceptanceChannel: row.status === 'accepted' ? (row.acceptance_channel as EventData<'treatment_plan.accepted'>['acceptanceChannel']) : null,
     presentedAt: row.presented_at?.toISOString() ?? null,
     decidedAt: row.decided_at?.toISOString() ?? null,
   };

@@ -147,7 +147,7 @@ export async function createCall(db: Db, actor: Actor, input: CallInput): Promis
         direction: row.direction,
         startedAt: row.started_at?.toISOString() ?? null,
         durationSeconds: row.duration_seconds,
-        outcome: row.outcome,
+        outcome: row.outcome as CallView['outcome'],
         patientId: row.patient_id,
         leadId: row.lead_id,
         leadCreated,

@@ -10,6 +10,7 @@ import type { Db, Transaction } from '../../db/transaction.js';
 import type { LeadsTable } from '../../db/tables/core.js';
 import { facilityVisible } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
+import type { EventData } from '../../events/schemas.js';
 import { type LEAD_STATUSES, type ActivityView, type LeadInput, type LeadView } from './schema.js';
 import type { Actor } from '../../core/actor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
@@ -47,17 +48,16 @@ export function leadView(row: LeadRow, deduplicated = false): LeadView {
   };
 }
 
-function eventData(row: LeadRow, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function eventData(row: LeadRow): EventData<'lead.created'> {
   return {
     id: row.id,
     facilityId: row.facility_id,
-    source: row.source,
-    status: row.status,
+    source: row.source as LeadView['source'],
+    status: row.status as LeadView['status'],
     assignedTo: row.assigned_to,
     convertedPatientId: row.converted_patient_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
-    ...extra,
   };
 }
 
@@ -283,7 +283,7 @@ export async function convertLead(
       clinicId: actor.clinicId,
       type: 'lead.converted',
       facilityId: row.facility_id,
-      data: eventData(row, { patientId }),
+      data: { ...eventData(row), patientId },
     });
     return { view: leadView(row), version: row.version, patientCreated };
   });

@@ -11,6 +11,7 @@ import type { DB } from '../../db/schema.js';
 import type { Address, PatientsTable } from '../../db/tables/core.js';
 import { facilityVisible } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
+import type { EventData } from '../../events/schemas.js';
 import { seesFacility } from '../auth/authenticate.js';
 import { BULK_EVENT_THRESHOLD, recordSkipped } from '../../events/skipped.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
@@ -53,7 +54,8 @@ export function patientView(row: PatientRow, clinicalRead: boolean): PatientView
 }
 
 /** Data of patient events: ids and non-health fields only (spec 6.2). */
-function eventData(row: PatientRow, extra: Record<string, unknown> = {}): Record<string, unknown> {
+/** Event `data` of the patient events: ids, state and timestamps, never personal data. */
+function eventData(row: PatientRow): EventData<'patient.created'> {
   return {
     id: row.id,
     facilityId: row.facility_id,
@@ -61,7 +63,6 @@ function eventData(row: PatientRow, extra: Record<string, unknown> = {}): Record
     archivedAt: row.archived_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
-    ...extra,
   };
 }
 
@@ -392,7 +393,7 @@ export async function updatePatient(
     if (issues.length > 0) throw ApiError.invalid('body', issues);
 
     const next: Record<string, unknown> = {};
-    const changed: string[] = [];
+    const changed: Array<keyof PatientInput> = [];
     for (const [field, column] of Object.entries(FIELD_COLUMNS) as Array<[keyof PatientInput, keyof PatientRow]>) {
       if (input[field] === undefined) continue;
       let value: unknown = input[field];
@@ -421,7 +422,7 @@ export async function updatePatient(
       clinicId: actor.clinicId,
       type: 'patient.updated',
       facilityId: updated.facility_id,
-      data: eventData(updated, { changedFields: changed }),
+      data: { ...eventData(updated), changedFields: changed },
     });
     return updated;
   });
@@ -446,7 +447,7 @@ export async function archivePatient(db: Db, actor: Actor, id: string): Promise<
       clinicId: actor.clinicId,
       type: 'patient.archived',
       facilityId: updated.facility_id,
-      data: eventData(updated, { reason: 'archived' }),
+      data: { ...eventData(updated), reason: 'archived' },
     });
     return updated;
   });
@@ -540,7 +541,7 @@ export async function erasePatient(db: Db, actor: Actor, id: string, documents?:
       clinicId: actor.clinicId,
       type: 'patient.archived',
       facilityId: updated.facility_id,
-      data: eventData(updated, { reason: 'erased' }),
+      data: { ...eventData(updated), reason: 'erased' },
     });
     await forgetPatientDocuments(trx, actor, current.id);
     return updated;

@@ -8,6 +8,7 @@ import { facilityVisible } from '../../db/tenant.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
+import type { EventData } from '../../events/schemas.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { NewTask, TaskChanges, TaskStatus, TaskView } from './schema.js';
@@ -30,7 +31,7 @@ export function taskView(row: TaskRow): TaskView {
 }
 
 /** Event data: ids, status, type and dates; the title is free text and stays out. */
-function eventData(row: TaskRow): Record<string, unknown> {
+function eventData(row: TaskRow): EventData<'task.created'> {
   const v = taskView(row);
   return {
     id: v.id,

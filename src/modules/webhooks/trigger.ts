@@ -4,19 +4,25 @@
  * (so destinations and `listen` receive it), and the events of a clinic read in order.
  * Only a test clinic: a live clinic's integrations must never see made-up events.
  */
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
 import type { EventType } from '../../events/catalogue.js';
-import { recordEvent, type RecordedEvent } from '../../events/record.js';
+import { recordEvent, type NewEvent, type RecordedEvent } from '../../events/record.js';
+import { sampleData } from '../../events/schemas.js';
 
-/** Records a sample event of `type`: `data` is `{ id, sample: true }`, not the type's own shape. */
+/**
+ * Records a sample event of `type`: `data` is the type's documented example (the `webhooks`
+ * section of the OpenAPI document) with fresh ids and the given facility, so a receiver sees
+ * the type's real shape.
+ */
 export async function triggerSampleEvent(db: Db, actor: Actor, type: EventType, facilityId: string | null): Promise<RecordedEvent> {
   return db.transaction().execute(async (trx) => {
     const clinic = await trx.selectFrom('clinics').select('mode').where('id', '=', actor.clinicId).executeTakeFirst();
     if (!clinic) throw ApiError.notFound();
     if (clinic.mode !== 'test') throw ApiError.forbidden('live_clinic');
-    return recordEvent(trx, { clinicId: actor.clinicId, type, facilityId, data: { id: randomUUID(), sample: true } });
+    // One type at run time: the data is that type's, which the compiler cannot follow through a variable type.
+    const event = { clinicId: actor.clinicId, type, facilityId, data: sampleData(type, facilityId) } as NewEvent;
+    return recordEvent(trx, event);
   });
 }

@@ -1,4 +1,5 @@
 import { recordEvent } from '../../../src/events/record.js';
+import { sampleData } from '../../../src/events/schemas.js';
 import type { Tenant } from '../../helpers/factories.js';
 import type { TestServer } from '../../helpers/server.js';
 import type { MatrixCase } from '../matrix.js';
@@ -27,11 +28,14 @@ function sharedEndpoint(server: TestServer, tenant: Tenant): Promise<string> {
 /** A fresh delivery of the shared destination; `finished` marks it succeeded (redeliverable). */
 async function newDelivery(server: TestServer, tenant: Tenant, finished: boolean): Promise<string> {
   const endpointId = await sharedEndpoint(server, tenant);
-  await server.ctx.db
-    .transaction()
-    .execute((trx) =>
-      recordEvent(trx, { clinicId: tenant.clinicId, type: 'patient.created', facilityId: tenant.facilityIds[0], data: { id: crypto.randomUUID() } }),
-    );
+  await server.ctx.db.transaction().execute((trx) =>
+    recordEvent(trx, {
+      clinicId: tenant.clinicId,
+      type: 'patient.created',
+      facilityId: tenant.facilityIds[0]!,
+      data: sampleData('patient.created', tenant.facilityIds[0]!),
+    }),
+  );
   const row = await server.ctx.db
     .selectFrom('webhook_deliveries')
     .select('id')

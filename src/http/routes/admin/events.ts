@@ -47,7 +47,7 @@ export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Make a sample event in a test clinic',
         description:
           'Records an event of `type` through the outbox, as a change would: the destinations subscribed to it receive it, and `dental-clinic listen` forwards it. ' +
-          '`data` is `{ "id": <new uuid>, "sample": true }`, not the shape of the type. Only in a test clinic: a live clinic is `403 forbidden`, reason `live_clinic`. ' +
+          '`data` has the shape of the type: its example in the `webhooks` section of the /v1 document, with fresh ids and `facilityId` this one. Only in a test clinic: a live clinic is `403 forbidden`, reason `live_clinic`. ' +
           'Like every event, none is made while the clinic has no active API key (`skipped: "no_active_key"`).',
         params: ClinicParams,
         body: Type.Object(
