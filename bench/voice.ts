@@ -14,7 +14,8 @@
  * `--clinics=100` clinics, the first with `--big=100000` patients, the others `--small=200`.
  * `--engines=postgres,pglite` (postgres needs DATABASE_URL; a database of its own is created
  * next to it and dropped), `--seconds=30`, `--rate=200`.
- * A quick run: `npm run bench:voice -- --clinics=10 --big=10000 --seconds=10`.
+ * A quick run: `npm run bench:voice -- --clinics=10 --big=10000 --seconds=10`. `--profile=DIR`
+ * writes the server's CPU profile (`--cpu-prof`) to DIR when it stops.
  */
 import { NAMES, SURNAMES } from './lib/seed.js';
 import { spawn } from 'node:child_process';
@@ -49,7 +50,12 @@ async function startServer(
 ): Promise<{ base: string; engine: string; clinics: VoiceBenchClinic[]; seedSeconds: number; stop: () => Promise<void> }> {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/voice-server.ts'], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/lib/voice-server.ts'], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
