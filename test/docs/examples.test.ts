@@ -80,6 +80,53 @@ describe.each(['v1', 'admin'] as const)('%s OpenAPI examples', (name) => {
     }
   });
 
+  it('shows in each error example a code, a reason and scopes that operation can answer', () => {
+    const CODES: Record<string, string[]> = {
+      400: ['invalid_request'],
+      401: ['unauthenticated', 'api_key_invalid', 'api_key_revoked'],
+      403: ['plan_required', 'insufficient_scope', 'forbidden', 'organization_suspended'],
+      404: ['not_found'],
+      409: ['conflict', 'no_availability', 'idempotency_in_progress'],
+      422: ['idempotency_key_reused'],
+      429: ['rate_limited'],
+      500: ['internal_error'],
+      503: ['unavailable'],
+    };
+    const listed = (text: string, label: string) => {
+      const part = /Reasons: (.*?) \(`details\.reason`/.exec(text)?.[1] ?? '';
+      const clause = part.split('; ').find((c) => c.startsWith(`\`${label}\``)) ?? '';
+      return [...clause.slice(label.length + 2).matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    };
+    const problems: string[] = [];
+    let checked = 0;
+    for (const [path, item] of Object.entries<Doc>(docs[name].paths)) {
+      for (const [method, op] of Object.entries<Doc>(item)) {
+        const description = String(op.description ?? '');
+        const scopes = [...(/\n\nScopes: (.*)\./.exec(description)?.[1] ?? '').matchAll(/`([a-z_:]+)`/g)].map((m) => m[1]);
+        const headers = (op.parameters ?? []).filter((p: Doc) => p.in === 'header').map((p: Doc) => String(p.name).toLowerCase());
+        for (const [status, response] of Object.entries<Doc>(op.responses ?? {})) {
+          const error = response.content?.['application/json']?.example?.error;
+          if (!error || Number(status) < 400) continue;
+          checked++;
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          if (!CODES[status]?.includes(error.code)) problems.push(`${where}: code ${error.code}`);
+          const reason = error.details?.reason;
+          if (status === '409' && error.code === 'conflict') {
+            const ok = listed(description, '409 conflict').includes(reason) || (reason === 'version_mismatch' && headers.includes('if-match'));
+            if (!ok) problems.push(`${where}: reason ${reason} is not one of this operation's`);
+          }
+          if (status === '409' && error.code === 'idempotency_in_progress' && !headers.includes('idempotency-key')) problems.push(`${where}: not idempotent`);
+          if (status === '403' && error.code === 'forbidden' && !listed(description, '403 forbidden').includes(reason))
+            problems.push(`${where}: reason ${reason}`);
+          if (status === '403' && error.code === 'insufficient_scope' && String(error.details.requiredScopes) !== String(scopes))
+            problems.push(`${where}: requiredScopes ${error.details.requiredScopes} against ${scopes}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
   it('speaks to integrators: no section references of an internal document in the public text', () => {
     const text = JSON.stringify(docs[name]);
     expect(text.match(/\b(spec|specification|api-spec\.md)\s*(§\s*)?\d+(\.\d+)*/gi) ?? []).toEqual([]);

@@ -3736,7 +3736,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "patients:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -3760,9 +3760,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "duplicate_patient"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -4008,7 +4008,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "patients:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -4205,7 +4205,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "patients:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -4469,7 +4469,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "patients:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -4910,7 +4910,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "leads:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -4933,11 +4933,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
-                     *         "details": {
-                     *           "reason": "version_mismatch"
-                     *         },
+                     *         "code": "idempotency_in_progress",
+                     *         "message": "Una richiesta con la stessa Idempotency-Key è ancora in corso",
+                     *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
                      *     }
@@ -5245,7 +5243,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "leads:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -5651,7 +5649,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "calls:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -5674,11 +5672,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
-                     *         "details": {
-                     *           "reason": "version_mismatch"
-                     *         },
+                     *         "code": "idempotency_in_progress",
+                     *         "message": "Una richiesta con la stessa Idempotency-Key è ancora in corso",
+                     *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
                      *     }
@@ -5942,7 +5938,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "calls:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -6268,7 +6264,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "appointments:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -6700,7 +6696,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "appointments:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -6724,9 +6720,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "hold_used"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -7024,7 +7020,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "appointments:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -7339,7 +7335,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "appointments:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -7386,9 +7382,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "not_reschedulable"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -7657,7 +7653,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "appointments:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -7704,9 +7700,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "invalid_transition"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -8738,7 +8734,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "appointments:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -9025,7 +9021,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "appointments:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -9072,9 +9068,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "hold_limit"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -9272,7 +9268,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "appointments:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -10981,20 +10977,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "insufficient_scope",
-                     *         "message": "La chiave non ha i permessi necessari",
-                     *         "details": {
-                     *           "requiredScopes": [
-                     *             "clinic:read"
-                     *           ]
-                     *         },
-                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11175,20 +11157,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "insufficient_scope",
-                     *         "message": "La chiave non ha i permessi necessari",
-                     *         "details": {
-                     *           "requiredScopes": [
-                     *             "clinic:read"
-                     *           ]
-                     *         },
-                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -11463,7 +11431,8 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "patients:read",
+                     *             "appointments:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -11800,7 +11769,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "calls:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -11823,11 +11792,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
-                     *         "details": {
-                     *           "reason": "version_mismatch"
-                     *         },
+                     *         "code": "idempotency_in_progress",
+                     *         "message": "Una richiesta con la stessa Idempotency-Key è ancora in corso",
+                     *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
                      *     }
@@ -12097,7 +12064,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "messages:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -12368,7 +12335,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "messages:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -12662,7 +12629,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "messages:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -12709,9 +12676,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "handed_to_clinic"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -12969,7 +12936,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "tasks:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -13202,7 +13169,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "tasks:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -13488,7 +13455,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "tasks:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -13876,7 +13843,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "documents:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -14236,7 +14203,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "documents:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -14259,11 +14226,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
-                     *         "details": {
-                     *           "reason": "version_mismatch"
-                     *         },
+                     *         "code": "idempotency_in_progress",
+                     *         "message": "Una richiesta con la stessa Idempotency-Key è ancora in corso",
+                     *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
                      *     }
@@ -14599,7 +14564,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "documents:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -14646,9 +14611,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "upload_missing"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -14962,7 +14927,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "documents:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -15161,7 +15126,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "documents:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -15389,7 +15354,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "documents:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -15436,9 +15401,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "not_available"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -15710,7 +15675,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "billing:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -16152,7 +16117,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "treatment_plans:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -16670,7 +16635,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "treatment_plans:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -16693,11 +16658,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
-                     *         "details": {
-                     *           "reason": "version_mismatch"
-                     *         },
+                     *         "code": "idempotency_in_progress",
+                     *         "message": "Una richiesta con la stessa Idempotency-Key è ancora in corso",
+                     *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
                      *     }
@@ -17139,7 +17102,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "treatment_plans:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -17681,7 +17644,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "treatment_plans:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -17728,9 +17691,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "invalid_transition"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -18166,7 +18129,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "treatment_plans:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -18213,9 +18176,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "invalid_transition"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -18653,7 +18616,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "treatment_plans:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -18700,9 +18663,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "invalid_transition"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -19136,7 +19099,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "treatment_plans:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -19183,9 +19146,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "invalid_transition"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -19605,7 +19568,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "treatment_plans:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -19652,9 +19615,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "invalid_transition"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -20046,7 +20009,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "billing:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -20408,7 +20371,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "billing:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -20732,7 +20695,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "billing:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -21168,7 +21131,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "billing:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -21192,9 +21155,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "exceeds_balance"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -21493,7 +21456,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "billing:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -21756,7 +21719,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "billing:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -22004,7 +21967,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "webhooks:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -22243,20 +22206,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "error": {
-                     *         "code": "insufficient_scope",
-                     *         "message": "La chiave non ha i permessi necessari",
-                     *         "details": {
-                     *           "requiredScopes": [
-                     *             "clinic:read"
-                     *           ]
-                     *         },
-                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
-                     *       }
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
@@ -22274,9 +22223,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "endpoint_limit"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -22518,7 +22467,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "webhooks:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -22717,7 +22666,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "webhooks:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -22988,7 +22937,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "webhooks:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -23277,7 +23226,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "webhooks:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -23323,11 +23272,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": {
-                     *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
-                     *         "details": {
-                     *           "reason": "version_mismatch"
-                     *         },
+                     *         "code": "idempotency_in_progress",
+                     *         "message": "Una richiesta con la stessa Idempotency-Key è ancora in corso",
+                     *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
                      *     }
@@ -23555,7 +23502,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "webhooks:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -23817,7 +23764,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "webhooks:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -24070,7 +24017,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "webhooks:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -24339,7 +24286,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "webhooks:read"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -24634,7 +24581,7 @@ export interface operations {
                      *         "message": "La chiave non ha i permessi necessari",
                      *         "details": {
                      *           "requiredScopes": [
-                     *             "clinic:read"
+                     *             "webhooks:write"
                      *           ]
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
@@ -24681,9 +24628,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "delivery_not_finished"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }

@@ -55,7 +55,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   'Access log': 'Who read free text or clinical data, and when.',
 };
 
-const errorExample = (code: string, message: string, details: Record<string, unknown> | null = null) => ({
+export const errorExample = (code: string, message: string, details: Record<string, unknown> | null = null) => ({
   error: { code, message, details, requestId: 'req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44' },
 });
 

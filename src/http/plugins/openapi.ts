@@ -10,7 +10,7 @@ import { webhooksSection } from './openapi-webhooks.js';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { exampleFor } from './openapi-examples.js';
 import { ErrorEnvelopeSchema } from '../../core/schemas.js';
-import { V1_DESCRIPTION, ADMIN_DESCRIPTION, TAG_DESCRIPTIONS, ERROR_EXAMPLES } from './openapi-text.js';
+import { V1_DESCRIPTION, ADMIN_DESCRIPTION, TAG_DESCRIPTIONS, ERROR_EXAMPLES, errorExample } from './openapi-text.js';
 
 const COMMON_ERRORS = [400, 401, 403, 429, 500, 503];
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -25,11 +25,41 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   503: 'unavailable: a needed service does not answer; retry after a few seconds',
 };
 
+/** What describeRoute learns of each operation (`method /openapi/{path}`) for the documents cut later. */
+interface OperationNotes {
+  /** The operations that honour Idempotency-Key. */
+  idempotent: Set<string>;
+  /** Error examples of this operation's own, by status (a 409 with one of its reasons, a 403 naming its scopes). */
+  errorExamples: Map<string, Record<number, unknown>>;
+}
+
 /**
- * Adds the error envelope for every status a route can answer, and its security; records in
- * `idempotentOperations` (`method /openapi/{path}`) the routes that honour Idempotency-Key.
+ * The 409 and 403 examples of one operation, so an example never shows a reason or a scope the
+ * operation cannot answer (test/docs/examples.test.ts): its first declared reason; else a
+ * replay in progress for an idempotent creation, a changed version for a route with If-Match;
+ * for 403, the scopes the operation needs.
  */
-function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): void {
+function ownErrorExamples(config: Record<string, any>, idempotent: boolean, ifMatch: boolean): Record<number, unknown> {
+  const examples: Record<number, unknown> = {};
+  const conflict: string | undefined = config.reasons?.conflict?.[0];
+  if (conflict) examples[409] = errorExample('conflict', 'L’operazione non è possibile nello stato attuale', { reason: conflict });
+  else if (idempotent) examples[409] = errorExample('idempotency_in_progress', 'Una richiesta con la stessa Idempotency-Key è ancora in corso');
+  else if (ifMatch) examples[409] = ERROR_EXAMPLES[409];
+  else examples[409] = undefined;
+  const forbidden: string | undefined = config.reasons?.forbidden?.[0];
+  if (config.scopes?.length) examples[403] = errorExample('insufficient_scope', 'La chiave non ha i permessi necessari', { requiredScopes: config.scopes });
+  else if (forbidden) examples[403] = errorExample('forbidden', 'Operazione non consentita', { reason: forbidden });
+  else examples[403] = undefined;
+  return examples;
+}
+
+const operationKey = (method: string, url: string) => `${method.toLowerCase()} ${url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+
+/**
+ * Adds the error envelope for every status a route can answer, and its security; notes the
+ * routes that honour Idempotency-Key and each operation's own error examples.
+ */
+function describeRoute(route: RouteOptions, notes: OperationNotes): void {
   const url = route.url;
   const config = (route.config ?? {}) as Record<string, any>;
   // The plane requirePlanes stamped (it runs first): the gate decides the errors and the security.
@@ -40,7 +70,7 @@ function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): 
   const statuses = new Set(COMMON_ERRORS);
   if (url.includes(':')) statuses.add(404);
   if (config.idempotent) {
-    for (const m of [route.method].flat()) idempotentOperations.add(`${m.toLowerCase()} ${url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`);
+    for (const m of [route.method].flat()) notes.idempotent.add(operationKey(m, url));
     statuses.add(409);
     statuses.add(422);
   }
@@ -51,6 +81,9 @@ function describeRoute(route: RouteOptions, idempotentOperations: Set<string>): 
     // The back office is not rate limited; its 403s are clinic rules (forbidden, e.g. plan_limit).
     statuses.delete(429);
   }
+  const ifMatch = Boolean((schema.headers as Record<string, any> | undefined)?.properties?.['if-match']);
+  const own = ownErrorExamples(config, Boolean(config.idempotent), ifMatch);
+  for (const m of [route.method].flat()) notes.errorExamples.set(operationKey(m, url), own);
   schema.response ??= {};
   for (const status of [...statuses].sort()) {
     schema.response[status] ??= { description: ERROR_DESCRIPTIONS[status], $ref: 'ErrorEnvelope#' };
@@ -98,8 +131,9 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** Documents what the route schemas cannot carry: Idempotency-Key, and an example of each body, answer and error. */
-function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, idempotentOperations: Set<string>, rateLimited: boolean): void {
-  if (idempotentOperations.has(`${method} ${fullPath}`)) {
+function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, notes: OperationNotes, rateLimited: boolean): void {
+  const own = notes.errorExamples.get(`${method} ${fullPath}`) ?? {};
+  if (notes.idempotent.has(`${method} ${fullPath}`)) {
     const params: OpenApiDoc[] = (op.parameters ??= []);
     if (!params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key')) params.push(IDEMPOTENCY_KEY_PARAMETER);
   }
@@ -111,14 +145,16 @@ function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, ide
       for (const name of names) headers[name] ??= headerRef(name);
     }
     const media = response?.content?.['application/json'];
-    const example = ERROR_EXAMPLES[Number(status)] ?? (Number(status) < 300 && media?.schema && !media.schema.$ref ? exampleFor(media.schema) : undefined);
+    const example =
+      (Number(status) in own ? own[Number(status)] : ERROR_EXAMPLES[Number(status)]) ??
+      (Number(status) < 300 && media?.schema && !media.schema.$ref ? exampleFor(media.schema) : undefined);
     if (example !== undefined && media && media.example === undefined && media.examples === undefined) media.example = example;
   }
   const body = op.requestBody?.content?.['application/json'];
   if (body?.schema && body.example === undefined && body.examples === undefined) body.example = exampleFor(body.schema);
 }
 
-function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOperations: Set<string>): OpenApiDoc {
+function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, notes: OperationNotes): OpenApiDoc {
   // The back office has no rate limits (its token is the deployment's own).
   const rateLimited = prefix === '/v1';
   const paths: OpenApiDoc = {};
@@ -127,7 +163,7 @@ function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, idempotentOpera
     const copy = structuredClone(item) as OpenApiDoc;
     for (const method of HTTP_METHODS) {
       if (!copy[method]) continue;
-      decorateOperation(path, method, copy[method], idempotentOperations, rateLimited);
+      decorateOperation(path, method, copy[method], notes, rateLimited);
       if (prefix === '/v1') addCodeSamples(path.slice(prefix.length), method, copy[method]);
     }
     paths[path.slice(prefix.length)] = copy;
@@ -166,8 +202,8 @@ export interface OpenApiDocs {
 /** The generator, at the root so that it sees every route of every plane. */
 export async function registerOpenApi(app: FastifyInstance): Promise<OpenApiDocs> {
   app.addSchema(ErrorEnvelopeSchema);
-  const idempotentOperations = new Set<string>();
-  app.addHook('onRoute', (route) => describeRoute(route, idempotentOperations));
+  const notes: OperationNotes = { idempotent: new Set(), errorExamples: new Map() };
+  app.addHook('onRoute', (route) => describeRoute(route, notes));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -187,12 +223,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<OpenApiDocs
   return {
     v1: () =>
       (v1 ??= {
-        ...cut(
-          app.swagger() as OpenApiDoc,
-          '/v1',
-          { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION },
-          idempotentOperations,
-        ),
+        ...cut(app.swagger() as OpenApiDoc, '/v1', { title: 'Dental Clinic Management API', version: '1.0.0', description: V1_DESCRIPTION }, notes),
         webhooks: webhooksSection(),
       }),
     admin: () =>
@@ -200,7 +231,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<OpenApiDocs
         app.swagger() as OpenApiDoc,
         '/admin/v1',
         { title: 'Dental Clinic Management API: back office', version: '1.0.0', description: ADMIN_DESCRIPTION },
-        idempotentOperations,
+        notes,
       )),
   };
 }
