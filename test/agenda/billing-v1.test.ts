@@ -14,7 +14,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+/** The date `offset` days from now in the clinic's zone (the tenants' Europe/Rome): the day the service counts from, also around midnight. */
+const ROME_DATE = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Rome' });
+const day = (offset: number) => ROME_DATE.format(new Date(Date.now() + offset * 86_400_000));
 const events = (clinicId: string, type: string) =>
   server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).orderBy('created_at').execute();
 const as = (tenant: Tenant, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
