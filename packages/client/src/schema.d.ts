@@ -3899,7 +3899,7 @@ export interface operations {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "name": "Mario Rossi",
                      *           "birthYear": 1,
-                     *           "phoneLast4": "+393331234567",
+                     *           "phoneLast4": "4567",
                      *           "archived": true,
                      *           "score": 1,
                      *           "matchedBy": "name",
@@ -3920,7 +3920,10 @@ export interface operations {
                             name: string;
                             /** @description null when the date of birth is unknown */
                             birthYear: number | null;
-                            /** @description Last four digits of the phone; null when there is no phone */
+                            /**
+                             * @description Last four digits of the phone; null when there is no phone
+                             * @example 4567
+                             */
                             phoneLast4: string | null;
                             archived: boolean;
                             /** @description Match score: 1 = exact */

@@ -90,7 +90,7 @@ export const SearchHitSchema = Type.Object(
     id: Uuid(),
     name: Type.String({ description: 'First and last name' }),
     birthYear: Nullable(Type.Integer({ description: 'null when the date of birth is unknown' })),
-    phoneLast4: Nullable(Type.String({ description: 'Last four digits of the phone; null when there is no phone' })),
+    phoneLast4: Nullable(Type.String({ pattern: '^[0-9]{4}$', description: 'Last four digits of the phone; null when there is no phone', examples: ['4567'] })),
     archived: Type.Boolean(),
     score: Type.Number({ minimum: 0, maximum: 1, description: 'Match score: 1 = exact' }),
     matchedBy: StringEnum(['name', 'phone', 'taxCode', 'email'] as const),
