@@ -37,7 +37,8 @@ interface OperationNotes {
  * The 409 and 403 examples of one operation, so an example never shows a reason or a scope the
  * operation cannot answer (test/docs/examples.test.ts): its first declared reason; else a
  * replay in progress for an idempotent creation, a changed version for a route with If-Match;
- * for 403, the scopes the operation needs.
+ * for 403, the scopes the operation needs, else its first declared reason, else the suspension
+ * every key of a suspended organization meets.
  */
 function ownErrorExamples(config: Record<string, any>, idempotent: boolean, ifMatch: boolean): Record<number, unknown> {
   const examples: Record<number, unknown> = {};
@@ -49,7 +50,7 @@ function ownErrorExamples(config: Record<string, any>, idempotent: boolean, ifMa
   const forbidden: string | undefined = config.reasons?.forbidden?.[0];
   if (config.scopes?.length) examples[403] = errorExample('insufficient_scope', 'La chiave non ha i permessi necessari', { requiredScopes: config.scopes });
   else if (forbidden) examples[403] = errorExample('forbidden', 'Operazione non consentita', { reason: forbidden });
-  else examples[403] = undefined;
+  else examples[403] = errorExample('organization_suspended', 'L’organizzazione dello studio è sospesa');
   return examples;
 }
 
@@ -78,8 +79,10 @@ function describeRoute(route: RouteOptions, notes: OperationNotes): void {
   if (config.reasons?.conflict?.length) statuses.add(409);
   if (config.reasons?.forbidden?.length) statuses.add(403);
   if (isAdmin) {
-    // The back office is not rate limited; its 403s are clinic rules (forbidden, e.g. plan_limit).
+    // The back office is not rate limited; its only 403s are clinic rules (`forbidden` with a
+    // declared reason, e.g. plan_limit): an operation that declares none cannot answer 403.
     statuses.delete(429);
+    if (!config.reasons?.forbidden?.length) statuses.delete(403);
   }
   const ifMatch = Boolean((schema.headers as Record<string, any> | undefined)?.properties?.['if-match']);
   const own = ownErrorExamples(config, Boolean(config.idempotent), ifMatch);
