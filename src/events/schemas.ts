@@ -19,7 +19,14 @@ import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../core/schemas.js'
 import { isUuid } from '../lib/formats.js';
 import { APPOINTMENT_STATUSES } from '../modules/appointments/model.js';
 import { AppointmentSchema } from '../modules/appointments/schema.js';
-import { ACCEPTANCE_CHANNELS, InvoiceSchema, PaymentSchema, QuoteSchema } from '../modules/billing/schema.js';
+import {
+  ACCEPTANCE_CHANNELS,
+  INVOICE_EXAMPLE as BILLING_INVOICE_EXAMPLE,
+  InvoiceSchema,
+  PAYMENT_EXAMPLE,
+  PaymentSchema,
+  QuoteSchema,
+} from '../modules/billing/schema.js';
 import { CallSchema } from '../modules/calls/schema.js';
 import { ConversationSchema } from '../modules/conversations/schema.js';
 import { LeadSchema } from '../modules/leads/schema.js';
@@ -200,28 +207,9 @@ const quoteData = (example: Record<string, unknown>) =>
 
 // ---- Billing ----
 
-const INVOICE_EXAMPLE = {
-  id: ID.invoice,
-  number: '2026/0117',
-  patientId: ID.patient,
-  facilityId: ID.facility,
-  treatmentPlanId: ID.quote,
-  status: 'issued',
-  currency: 'EUR',
-  subtotal: 1200,
-  discount: 0,
-  tax: 0,
-  stampDuty: 2,
-  totalAmount: 1202,
-  amountPaid: 0,
-  amountDue: 1202,
-  dueDate: '2026-04-30',
-  issuedAt: '2026-03-31T10:00:00.000Z',
-  paidAt: null,
-  voidedAt: null,
-  createdAt: '2026-03-31T10:00:00.000Z',
-  updatedAt: '2026-03-31T10:00:00.000Z',
-};
+/** The invoice of the billing examples (the same ids), as issued: nothing paid yet, no lines. */
+const { lines: _lines, ...INVOICE } = BILLING_INVOICE_EXAMPLE;
+const INVOICE_EXAMPLE = { ...INVOICE, amountPaid: 0, amountDue: INVOICE.totalAmount, updatedAt: INVOICE.createdAt };
 const invoiceData = (example: Record<string, unknown>) =>
   Type.Omit(InvoiceSchema, ['lines'], {
     additionalProperties: false,
@@ -233,23 +221,7 @@ const PaymentReceived = Type.Object(PaymentSchema.properties, {
   additionalProperties: false,
   title: 'PaymentEventData',
   description: 'The payment, as `GET /payments/{id}` shows it',
-  examples: [
-    {
-      id: ID.payment,
-      patientId: ID.patient,
-      facilityId: ID.facility,
-      amount: 1202,
-      currency: 'EUR',
-      method: 'card',
-      reference: 'pi_3PqL8s2eZvKYlo2C',
-      invoiceId: ID.invoice,
-      installmentId: null,
-      paymentPlanId: null,
-      allocations: [{ invoiceId: ID.invoice, installmentId: null, amount: 1202 }],
-      receivedAt: '2026-04-02T08:14:51.000Z',
-      createdAt: '2026-04-02T08:15:00.000Z',
-    },
-  ],
+  examples: [{ ...PAYMENT_EXAMPLE, amount: 1202, allocations: [{ invoiceId: ID.invoice, installmentId: null, amount: 1202 }] }],
 });
 const InstallmentOverdue = object(
   {

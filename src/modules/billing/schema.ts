@@ -105,7 +105,7 @@ const QUOTE_EXAMPLE = {
   updatedAt: '2026-03-02T09:30:00.000Z',
 };
 
-const INVOICE_EXAMPLE = {
+export const INVOICE_EXAMPLE = {
   id: ID.invoice,
   number: '2026/0117',
   patientId: ID.patient,
@@ -142,7 +142,7 @@ const INVOICE_EXAMPLE = {
   updatedAt: '2026-04-02T08:15:00.000Z',
 };
 
-const PAYMENT_EXAMPLE = {
+export const PAYMENT_EXAMPLE = {
   id: ID.payment,
   patientId: ID.patient,
   facilityId: ID.facility,
