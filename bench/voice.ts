@@ -18,10 +18,9 @@
  * writes the server's CPU profile (`--cpu-prof`) to DIR when it stops.
  */
 import { NAMES, SURNAMES } from './lib/seed.js';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, setGlobalDispatcher } from 'undici';
-import { dedicatedDatabase, machine, ROOT } from './lib/harness.js';
+import { dedicatedDatabase, machine, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
 
 const args = Object.fromEntries(
@@ -45,39 +44,14 @@ const nameOf = (i: number) =>
 
 setGlobalDispatcher(new Agent({ connections: 256, keepAliveTimeout: 30_000 }));
 
-async function startServer(
-  env: Record<string, string>,
-): Promise<{ base: string; engine: string; clinics: VoiceBenchClinic[]; seedSeconds: number; stop: () => Promise<void> }> {
-  const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
-  if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/lib/voice-server.ts'], {
-    cwd: ROOT,
-    env: childEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d) => (err += d));
-  const ready = await new Promise<any>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
-      if (line) resolve(JSON.parse(line).ready);
-    });
-    child.on('exit', (code) => reject(new Error(`the bench server exited with ${code}:\n${out}\n${err}`)));
-  });
-  const exited = new Promise<void>((r) => child.on('exit', () => r()));
-  return {
-    base: `http://127.0.0.1:${ready.port}/v1`,
-    engine: ready.engine,
-    clinics: ready.clinics,
-    seedSeconds: ready.seedSeconds,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+async function startServer(env: Record<string, string>) {
+  const nodeArgs = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [];
+  const { ready, stop } = await startServerProcess<{ port: number; engine: string; clinics: VoiceBenchClinic[]; seedSeconds: number }>(
+    'bench/lib/voice-server.ts',
+    env,
+    nodeArgs,
+  );
+  return { base: `http://127.0.0.1:${ready.port}/v1`, engine: ready.engine, clinics: ready.clinics, seedSeconds: ready.seedSeconds, stop };
 }
 
 const pct = (xs: number[], p: number) => {

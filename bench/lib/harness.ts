@@ -34,11 +34,18 @@ export interface BenchServer {
 /** A dedicated PostgreSQL database for one benchmark run, dropped at the end. */
 export { dedicatedDatabase } from '../../test/helpers/databases.js';
 
-/** Starts bench/lib/server.ts in its own process and waits for its `ready` line. */
-export async function startBenchServer(env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<BenchServer> {
+/**
+ * Starts a benchmark server script (`bench/lib/*.ts`) in its own process, so the load does not
+ * share its event loop, and waits for the one JSON line `{"ready": …}` it prints when listening.
+ */
+export async function startServerProcess<Ready>(
+  script: string,
+  env: Record<string, string | undefined>,
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; ready: Ready; stop(): Promise<void> }> {
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'bench/lib/server.ts'], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,7 +53,7 @@ export async function startBenchServer(env: Record<string, string | undefined>, 
   let out = '';
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
-  const ready = await new Promise<any>((resolve, reject) => {
+  const ready = await new Promise<Ready>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       out += d;
       const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
@@ -57,16 +64,22 @@ export async function startBenchServer(env: Record<string, string | undefined>, 
   const exited = new Promise<void>((r) => child.on('exit', () => r()));
   return {
     child,
-    base: `http://127.0.0.1:${ready.port}`,
-    engine: ready.engine,
-    seeded: ready.seeded,
-    rows: ready.rows,
-    seedSeconds: ready.seedSeconds,
+    ready,
     async stop() {
       child.kill('SIGTERM');
       await exited;
     },
   };
+}
+
+/** Starts bench/lib/server.ts (one clinic seeded for bench:api and bench:soak). */
+export async function startBenchServer(env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<BenchServer> {
+  const { child, ready, stop } = await startServerProcess<{ port: number; engine: string; seeded: Seeded; rows: number; seedSeconds: number }>(
+    'bench/lib/server.ts',
+    env,
+    nodeArgs,
+  );
+  return { child, base: `http://127.0.0.1:${ready.port}`, engine: ready.engine, seeded: ready.seeded, rows: ready.rows, seedSeconds: ready.seedSeconds, stop };
 }
 
 export interface Measure {

@@ -13,7 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { closeContext, createContext } from '../../src/bootstrap.js';
+import { createContext } from '../../src/bootstrap.js';
+import { serveUntilSignal } from './serve.js';
 import { testConfig } from '../../src/config.js';
 import { BENCH_LIMITS, CEILING_PATH } from './constants.js';
 import { seedClinic } from './seed.js';
@@ -77,19 +78,7 @@ async function main(): Promise<void> {
   if (facility.status !== 200) throw new Error(`GET /facilities/{id} answered ${facility.status}: ${await facility.text()}`);
   ceilings.set('', { status: 200, contentType: facility.headers.get('content-type')!, body: await facility.text() });
 
-  process.stdout.write(`${JSON.stringify({ ready: { port, engine: ctx.database.engine, seeded, rows, seedSeconds } })}\n`);
-
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await app.close();
-    await closeContext(ctx);
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
+  serveUntilSignal(app, ctx, dataDir, { port, engine: ctx.database.engine, seeded, rows, seedSeconds });
 }
 
 main().catch((error) => {

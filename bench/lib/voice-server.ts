@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
-import { closeContext, createContext } from '../../src/bootstrap.js';
+import { createContext } from '../../src/bootstrap.js';
+import { serveUntilSignal } from './serve.js';
 import { testConfig } from '../../src/config.js';
 import { actorEnvironment } from '../../src/context.js';
 import { backOfficeActor } from '../../src/modules/clinics/actor.js';
@@ -71,19 +72,7 @@ async function main(): Promise<void> {
   const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
-  process.stdout.write(`${JSON.stringify({ ready: { port, engine: ctx.database.engine, clinics: seeded, seedSeconds } })}\n`);
-
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await app.close();
-    await closeContext(ctx);
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop());
-  process.on('SIGINT', () => void stop());
+  serveUntilSignal(app, ctx, dataDir, { port, engine: ctx.database.engine, clinics: seeded, seedSeconds });
 }
 
 main().catch((error) => {
