@@ -46,7 +46,6 @@ function ownErrorExamples(config: Record<string, any>, idempotent: boolean, ifMa
   if (conflict) examples[409] = errorExample('conflict', 'L’operazione non è possibile nello stato attuale', { reason: conflict });
   else if (idempotent) examples[409] = errorExample('idempotency_in_progress', 'Una richiesta con la stessa Idempotency-Key è ancora in corso');
   else if (ifMatch) examples[409] = ERROR_EXAMPLES[409];
-  else examples[409] = undefined;
   const forbidden: string | undefined = config.reasons?.forbidden?.[0];
   if (config.scopes?.length) examples[403] = errorExample('insufficient_scope', 'La chiave non ha i permessi necessari', { requiredScopes: config.scopes });
   else if (forbidden) examples[403] = errorExample('forbidden', 'Operazione non consentita', { reason: forbidden });
@@ -149,7 +148,8 @@ function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, not
     }
     const media = response?.content?.['application/json'];
     const example =
-      (Number(status) in own ? own[Number(status)] : ERROR_EXAMPLES[Number(status)]) ??
+      own[Number(status)] ??
+      ERROR_EXAMPLES[Number(status)] ??
       (Number(status) < 300 && media?.schema && !media.schema.$ref ? exampleFor(media.schema) : undefined);
     if (example !== undefined && media && media.example === undefined && media.examples === undefined) media.example = example;
   }
