@@ -204,6 +204,17 @@ describe('availability an agent can say', () => {
     );
     expect(byPart.body.data).toHaveLength(3);
     expect(byPart.body.data.some((s: { partOfDay: string }) => s.partOfDay === 'afternoon')).toBe(true);
+    // One slot per part of a day, in time order; the limit cuts the spread list, not the slots before it.
+    const parts = byPart.body.data.map((s: { localDate: string; partOfDay: string }) => `${s.localDate} ${s.partOfDay}`);
+    expect(new Set(parts).size).toBe(3);
+    const starts = byPart.body.data.map((s: { start: string }) => s.start);
+    expect([...starts].sort()).toEqual(starts);
+    // Without a spread, a limit answers the first free slots of the window, labelled.
+    const path = `/v1/calendars/${cal.id}/availability?from=${encodeURIComponent(at(1, 0))}&to=${encodeURIComponent(at(15, 0))}`;
+    const all = await server.call('GET', path, { token: own.token });
+    const firstTwo = await server.call('GET', `${path}&limit=2`, { token: own.token });
+    expect(firstTwo.body.data).toEqual(all.body.data.slice(0, 2));
+    expect(firstTwo.body.data[1].label).toMatch(/ alle \d{1,2}:\d{2}$/);
 
     // A Monday-only window is closed; nextAvailable says when.
     const monday = new Date(Date.now() + 86_400_000);
