@@ -37,9 +37,7 @@
  * queries count only with the target patient. A "misspelling" that is exactly another
  * patient's name is skipped and counted in `skipped`.
  */
-import { spawn } from 'node:child_process';
 import os from 'node:os';
-import readline from 'node:readline';
 import pg from 'pg';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import type { DB } from '../src/db/schema.js';
@@ -47,6 +45,7 @@ import { backOffice } from '../src/db/tenant.js';
 import { normalizeName } from '../src/modules/patients/normalize.js';
 import { SEARCH_TUNING, searchPatients } from '../src/modules/patients/search.js';
 import { SHAPES, commonSurnames, isFound, makePeople, rng, type Person, type Shape } from './lib/search-corpus.js';
+import { startServerProcess } from './lib/harness.js';
 import { CLINIC_ID, openSeeded, patientId, type SeedPlan } from './lib/search-seed.js';
 
 type SearchAnswer = Awaited<ReturnType<typeof searchPatients>>;
@@ -326,17 +325,7 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
 
 /** The app on the seeded database in a child process (`--http`), and a search through it. */
 async function startSearchServer(databaseUrl: string): Promise<{ search: Search; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./lib/search-server.ts', import.meta.url).pathname], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = readline.createInterface({ input: child.stdout! });
-  const ready = await new Promise<{ port: number; token: string }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the search server exited with ${code}`)));
-    lines.on('line', (line) => {
-      if (line.startsWith('{"ready"')) resolve((JSON.parse(line) as { ready: { port: number; token: string } }).ready);
-    });
-  });
+  const { ready, stop } = await startServerProcess<{ port: number; token: string }>('bench/lib/search-server.ts', { DATABASE_URL: databaseUrl });
   const base = `http://127.0.0.1:${ready.port}/v1/patients/search?limit=5&q=`;
   const headers = { authorization: `Bearer ${ready.token}` };
   return {
@@ -345,7 +334,7 @@ async function startSearchServer(databaseUrl: string): Promise<{ search: Search;
       if (res.status !== 200) throw new Error(`search answered ${res.status}: ${await res.text()}`);
       return (await res.json()) as SearchAnswer;
     },
-    stop: () => void child.kill('SIGTERM'),
+    stop: () => void stop(),
   };
 }
 
