@@ -1,5 +1,5 @@
 -- POST /appointments's statements (src/modules/calendars/booking.ts bookAppointment): the
--- references, the calendar, the doctor's appointments around the slot, the insert (its trigger
+-- references, the calendar, the doctor's appointments around the slot (busyTimes' range overlap), the insert (its trigger
 -- takes the doctor's schedule lock), the event. Each client books its own doctor's slots
 -- (64 doctors), a random 5-minute slot (one in 10^8: a collision is unlikely).
 \set slot random(1, 100000000)
@@ -9,9 +9,9 @@ UNION ALL (SELECT 1 AS ref, id, facility_id::uuid AS facility_id FROM patients W
 SELECT * FROM calendars WHERE id = :calendar AND clinic_id = :clinic;
 SELECT doctor_id, chair_id, start_at, end_at FROM appointments
 WHERE clinic_id = :clinic AND status NOT IN ('cancelled', 'no_show', 'postponed', 'draft')
-  AND start_at < date_trunc('day', now()) + interval '1 day' + (:slot::int + 1) * interval '5 minutes'
-  AND end_at > date_trunc('day', now()) + interval '1 day' + :slot::int * interval '5 minutes'
-  AND doctor_id IN ((SELECT doctor_ids[1 + :client_id::int % 64] FROM calendars WHERE id = :calendar));
+  AND tstzrange(start_at, end_at, '[)') && tstzrange(date_trunc('day', now()) + interval '1 day' + :slot::int * interval '5 minutes',
+                                                     date_trunc('day', now()) + interval '1 day' + (:slot::int + 1) * interval '5 minutes', '[)')
+  AND (doctor_id = (SELECT doctor_ids[1 + :client_id::int % 64] FROM calendars WHERE id = :calendar));
 INSERT INTO appointments (id, clinic_id, patient_id, facility_id, doctor_id, chair_id, calendar_id, start_at, end_at, status, type, category, title, reason, notes, clinical_notes, origin, treatment_plan_id)
 VALUES (gen_random_uuid(), :clinic, :patient, :facility, (SELECT doctor_ids[1 + :client_id::int % 64] FROM calendars WHERE id = :calendar), NULL, :calendar,
         date_trunc('day', now()) + interval '1 day' + :slot::int * interval '5 minutes', date_trunc('day', now()) + interval '1 day' + (:slot::int + 1) * interval '5 minutes',
