@@ -221,25 +221,38 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
     conditions.push(sql`(first_norm = ANY(${cb}::text[]) AND last_norm = ANY(${ca}::text[]))`);
   }
   // One SELECT per condition, united: each is an index scan, where one OR of them all was
-  // planned as a scan of the clinic's patients.
-  // The trigram similarity is computed once per distinct name: a common surname alone
-  // brings thousands of namesakes, and each similarity() builds the name's trigrams.
+  // planned as a scan of the clinic's patients. Names first, patients after: a common surname
+  // alone brings thousands of namesakes but a few hundred distinct names, so the distinct
+  // (first, last) names are counted (UNION: a patient two conditions meet counts once) and given their trigram similarity (computed once per
+  // name), and only the names that reach the best `candidates` patients are looked up again for
+  // their patients (one index-only probe per name). Names tied at the cut all come, so the
+  // answer is the best `candidates` rows by (similarity, id), as one sort of every row would give.
   const select = async (where: RawBuilder<unknown>[]) => {
     // Only columns of the (clinic, first, last) and (clinic, last, first) indexes: index-only;
-    // trim(first || ' ' || last) is full_norm.
+    // trim(first || ' ' || last) is full_norm. A name condition never meets an erased patient
+    // (their names are null), so first_norm and last_norm are never null here.
     const branch = (w: RawBuilder<unknown>) =>
       base(db)
-        .select(['first_norm', 'last_norm'])
+        .clearSelect()
+        .select(['id', 'first_norm', 'last_norm'])
         .where(w as RawBuilder<boolean>);
     let united = branch(where[0]!);
     for (const w of where.slice(1)) united = united.union(branch(w));
-    const { rows } = await sql<{ id: string; is_active: boolean; first_norm: string | null; last_norm: string | null; trgm: number }>`
-      WITH c AS MATERIALIZED ${united},
-        s AS MATERIALIZED (SELECT f, l, similarity(trim(f || ' ' || l), ${name}) AS trgm
-          FROM (SELECT DISTINCT coalesce(first_norm, '') AS f, coalesce(last_norm, '') AS l FROM c) d)
-      SELECT c.id, c.is_active, c.first_norm, c.last_norm, s.trgm FROM c
-        JOIN s ON s.f = coalesce(c.first_norm, '') AND s.l = coalesce(c.last_norm, '')
-      ORDER BY s.trgm DESC, c.id LIMIT ${SEARCH_TUNING.candidates}`.execute(db);
+    const patientsOf = base(db)
+      .select(['first_norm', 'last_norm'])
+      .where(sql<boolean>`first_norm = r.f AND last_norm = r.l`);
+    const { rows } = await sql<{ id: string; is_active: boolean; first_norm: string; last_norm: string; trgm: number }>`
+      WITH names AS MATERIALIZED (
+          SELECT first_norm AS f, last_norm AS l, count(*) AS n, similarity(trim(first_norm || ' ' || last_norm), ${name}) AS trgm
+          FROM (${united}) u GROUP BY first_norm, last_norm),
+        -- better: the patients of names more similar than this one (the first sum counts its ties
+        -- too, the second takes them off; one window with EXCLUDE GROUP costs 6x the whole query).
+        r AS (SELECT f, l, trgm, sum(n) OVER (ORDER BY trgm DESC) - sum(n) OVER (PARTITION BY trgm) AS better
+          FROM names)
+      SELECT p.id, p.is_active, p.first_norm, p.last_norm, r.trgm
+      FROM r CROSS JOIN LATERAL (${patientsOf}) p
+      WHERE r.better < ${SEARCH_TUNING.candidates}
+      ORDER BY r.trgm DESC, p.id LIMIT ${SEARCH_TUNING.candidates}`.execute(db);
     return rows;
   };
   const scoredRows = async (where: RawBuilder<unknown>[]) => {
