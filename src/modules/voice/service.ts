@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Actor } from '../../core/actor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { checkRefs } from '../../db/scoped.js';
@@ -34,17 +35,22 @@ interface FacilityChoice {
   working_schedule: WeekSchedule | null;
 }
 
-/** The facility of `to` (its phone), else of `preferred`, else the main one the actor sees, else the first. */
-async function pickFacility(db: Db, actor: Actor, by: { to?: string | null; preferred?: string | null }): Promise<FacilityChoice | null> {
-  const rows = await db
+/** The facilities the actor sees, the main one first, then the oldest. */
+function facilitiesQuery(db: Db, actor: Actor) {
+  return db
     .selectFrom('facilities')
-    .select(['id', 'name', 'phone', 'working_schedule', 'is_main_location'])
+    .select(['id', 'name', 'phone', 'working_schedule'])
     .where('clinic_id', '=', actor.clinicId)
     .where(facilityVisible('id', actor))
     .orderBy('is_main_location', 'desc')
     .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+    .orderBy('id');
+}
+
+type FacilityRow = { id: string; name: string; phone: string | null; working_schedule: unknown };
+
+/** The facility of `to` (its phone), else of `preferred`, else the main one the actor sees, else the first. */
+function chooseFacility(rows: FacilityRow[], actor: Actor, by: { to?: string | null; preferred?: string | null }): FacilityChoice | null {
   const found =
     (by.to && rows.find((f) => f.phone !== null && toCanonicalPhone(f.phone, actor.region) === by.to)) ||
     (by.preferred && rows.find((f) => f.id === by.preferred)) ||
@@ -64,56 +70,62 @@ export async function voiceContext(db: Db, actor: Actor, input: VoiceContextQuer
   const to = input.to === undefined ? null : phoneOf(input.to, actor.region, 'to', issues);
   if (issues.length > 0) throw ApiError.invalid('query', issues);
 
-  const clinic = await db.selectFrom('clinics').select(['name']).where('id', '=', actor.clinicId).executeTakeFirstOrThrow();
-  const facility = await pickFacility(db, actor, { to });
-  const { open, number } = transferOf(facility, actor, now);
-
-  const patients = from
-    ? await db
-        .selectFrom('patients')
-        .select(['id', 'first_name'])
-        .where('clinic_id', '=', actor.clinicId)
-        .where(facilityVisible('facility_id', actor))
-        .where('phone', '=', from)
-        .where('is_active', '=', true)
-        .where('erased_at', 'is', null)
-        .orderBy('updated_at', 'desc')
-        .orderBy('id')
-        .limit(MAX_PATIENTS)
-        .execute()
-    : [];
-  const upcoming = patients.length
-    ? await db
-        .selectFrom('appointments as a')
-        .leftJoin('calendars as c', (j) => j.onRef('c.id', '=', 'a.calendar_id').onRef('c.clinic_id', '=', 'a.clinic_id'))
-        .select(['a.id', 'a.patient_id', 'a.start_at', 'c.name as calendar_name'])
-        .where('a.clinic_id', '=', actor.clinicId)
-        .where(facilityVisible('a.facility_id', actor))
-        .where(
-          'a.patient_id',
-          'in',
-          patients.map((p) => p.id),
-        )
-        .where('a.start_at', '>', now)
-        .where('a.status', 'not in', [...BLOCKING_EXCLUDED, 'completed', 'checked_in', 'in_progress'])
-        .orderBy('a.start_at')
-        .orderBy('a.id')
-        .execute()
-    : [];
-  const lead =
-    from && patients.length === 0
-      ? await db
+  // Everything in one statement (one round trip while the phone rings): the clinic's name, the
+  // facilities the key sees, the patients with the caller's number and their next
+  // appointments, and the lead with it (used only when no patient has the number).
+  const byPhone = from ?? '';
+  const read = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('clinics').select('name').where('id', '=', actor.clinicId).as('clinic_name'),
+      jsonArrayFrom(facilitiesQuery(db, actor)).as('facilities'),
+      jsonArrayFrom(
+        db
+          .selectFrom('patients as p')
+          .select(['p.id', 'p.first_name'])
+          .select((inner) =>
+            jsonArrayFrom(
+              inner
+                .selectFrom('appointments as a')
+                .leftJoin('calendars as c', (j) => j.onRef('c.id', '=', 'a.calendar_id').onRef('c.clinic_id', '=', 'a.clinic_id'))
+                .select(['a.id', 'a.start_at', 'c.name as calendar_name'])
+                .where('a.clinic_id', '=', actor.clinicId)
+                .whereRef('a.patient_id', '=', 'p.id')
+                .where(facilityVisible('a.facility_id', actor))
+                .where('a.start_at', '>', now)
+                .where('a.status', 'not in', [...BLOCKING_EXCLUDED, 'completed', 'checked_in', 'in_progress'])
+                .orderBy('a.start_at')
+                .orderBy('a.id')
+                .limit(NEXT_APPOINTMENTS),
+            ).as('upcoming'),
+          )
+          .where('p.clinic_id', '=', actor.clinicId)
+          .where(facilityVisible('p.facility_id', actor))
+          .where('p.phone', '=', byPhone)
+          .where('p.is_active', '=', true)
+          .where('p.erased_at', 'is', null)
+          .orderBy('p.updated_at', 'desc')
+          .orderBy('p.id')
+          .limit(MAX_PATIENTS),
+      ).as('patients'),
+      jsonObjectFrom(
+        db
           .selectFrom('leads')
           .select(['id', 'first_name'])
           .where('clinic_id', '=', actor.clinicId)
           .where(facilityVisible('facility_id', actor))
-          .where('phone', '=', from)
+          .where('phone', '=', byPhone)
           .where('converted_patient_id', 'is', null)
           .orderBy('updated_at', 'desc')
           .orderBy('id')
-          .limit(1)
-          .executeTakeFirst()
-      : undefined;
+          .limit(1),
+      ).as('lead'),
+    ])
+    .executeTakeFirstOrThrow();
+  const clinic = { name: read.clinic_name ?? '' };
+  const facility = chooseFacility(read.facilities as FacilityRow[], actor, { to });
+  const { open, number } = transferOf(facility, actor, now);
+  const patients = from ? read.patients : [];
+  const lead = from && patients.length === 0 ? read.lead : null;
 
   return {
     clinic: {
@@ -129,10 +141,8 @@ export async function voiceContext(db: Db, actor: Actor, input: VoiceContextQuer
       patients: patients.map((p) => ({
         id: p.id,
         firstName: p.first_name,
-        nextAppointments: upcoming
-          .filter((a) => a.patient_id === p.id)
-          .slice(0, NEXT_APPOINTMENTS)
-          .map((a) => ({ id: a.id, start: a.start_at.toISOString(), calendarName: a.calendar_name })),
+        // Read as JSON: the time is a string there.
+        nextAppointments: p.upcoming.map((a) => ({ id: a.id, start: new Date(a.start_at).toISOString(), calendarName: a.calendar_name })),
       })),
       lead: lead ? { id: lead.id, firstName: lead.first_name } : null,
     },
@@ -199,7 +209,7 @@ export async function handOff(db: Db, actor: Actor, input: NewHandoff, now = new
       ]);
       if (issues.length > 0) throw ApiError.invalid('body', issues);
       const preferred = input.facilityId ?? rows.get('patientId')?.facility_id ?? rows.get('leadId')?.facility_id ?? null;
-      const facility = await pickFacility(trx, actor, { preferred });
+      const facility = chooseFacility(await facilitiesQuery(trx, actor).execute(), actor, { preferred });
       const { open, number } = transferOf(facility, actor, now);
       const transfer = open.openNow && number !== null;
       const task = transfer
