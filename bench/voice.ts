@@ -19,7 +19,7 @@
  */
 import { NAMES, SURNAMES } from './lib/seed.js';
 import { randomUUID } from 'node:crypto';
-import { Agent, setGlobalDispatcher } from 'undici';
+import { Agent, request, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { dedicatedDatabase, machine, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
 
@@ -77,15 +77,18 @@ async function runEngine(engine: string): Promise<void> {
 
   async function step<T = any>(name: Step, clinic: VoiceBenchClinic, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const started = performance.now();
-    const res = await fetch(server.base + path, {
-      method,
+    // undici's request rather than fetch: the same kept-alive connections for a third of the
+    // CPU (0.08 against 0.27 ms per request with a bare server in the same process, second of two
+    // runs of 8,000), and on two cores the callers' CPU is taken from the server and the database.
+    const res = await request(server.base + path, {
+      method: method as Dispatcher.HttpMethod,
       headers: { authorization: `Bearer ${clinic.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    const parsed = (await res.json()) as T;
+    const parsed = (await res.body.json()) as T;
     latencies[name].push(performance.now() - started);
-    count(`${name} ${res.status}`);
-    return { status: res.status, body: parsed };
+    count(`${name} ${res.statusCode}`);
+    return { status: res.statusCode, body: parsed };
   }
 
   async function call(): Promise<void> {
