@@ -56,21 +56,16 @@ export async function createHold(db: Db, actor: Actor, calendarId: string, input
         assertBookableBy(found, actor);
         // One key's holds are counted one request at a time, so parallel requests cannot pass the limit together.
         await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`holds:${keyId}`}, 0))`.execute(trx);
-        // The same call holding again replaces its hold (and frees its time for the new one).
-        await trx
-          .deleteFrom('slot_holds')
-          .where('clinic_id', '=', actor.clinicId)
-          .where('api_key_id', '=', keyId)
-          .where('holder_ref', '=', input.holderRef)
-          .execute();
-        const live = await trx
-          .selectFrom('slot_holds')
-          .select([sql<number>`count(*)::int`.as('n'), sql<Date | null>`min(expires_at)`.as('next')])
-          .where('clinic_id', '=', actor.clinicId)
-          .where('api_key_id', '=', keyId)
-          .where('appointment_id', 'is', null)
-          .where('expires_at', '>', sql<Date>`now()`)
-          .executeTakeFirstOrThrow();
+        // The same call holding again replaces its hold (and frees its time for the new one), and
+        // the key's other live holds are counted, in one statement after the lock: its snapshot
+        // does not see its own delete, so the hold it replaces is left out of the count by name.
+        const { rows } = await sql<{ n: number; next: Date | null }>`
+          WITH replaced AS (
+            DELETE FROM slot_holds WHERE clinic_id = ${actor.clinicId} AND api_key_id = ${keyId} AND holder_ref = ${input.holderRef})
+          SELECT count(*)::int AS n, min(expires_at) AS next FROM slot_holds
+          WHERE clinic_id = ${actor.clinicId} AND api_key_id = ${keyId} AND holder_ref <> ${input.holderRef}
+            AND appointment_id IS NULL AND expires_at > now()`.execute(trx);
+        const live = rows[0]!;
         if (live.n >= HOLDS_PER_KEY) {
           throw ApiError.conflict(
             'hold_limit',
