@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClientError } from '../../packages/client/src/index.js';
+import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { at, insertPatient } from './helpers.js';
@@ -47,6 +49,23 @@ const EVENT_FIELDS = [
   'updatedAt',
 ];
 
+type ListQuery = NonNullable<operations['listAppointments']['parameters']['query']>;
+/** A typed list call (the project's client, generated OpenAPI types). */
+const list = (token: string, query: ListQuery = {}, headers: Record<string, string> = {}) =>
+  server.api(token).callWithResponse('listAppointments', { params: { query }, headers });
+const getAppointment = (token: string, id: string, headers: Record<string, string> = {}) =>
+  server.api(token).callWithResponse('getAppointment', { params: { path: { id } }, headers });
+/** The error a typed call is refused with (the test fails when the call succeeds). */
+async function refused(call: Promise<unknown>): Promise<ApiClientError> {
+  const outcome = await call.then(
+    (data) => data,
+    (error: unknown) => error,
+  );
+  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
+  return outcome as ApiClientError;
+}
+const issuePaths = (error: ApiClientError) => (error.details?.issues as { path: string }[]).map((i) => i.path);
+
 async function events(clinicId: string, type?: string) {
   let q = server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId);
   if (type) q = q.where('type', '=', type);
@@ -94,11 +113,11 @@ describe('GET /v1/appointments', () => {
   });
 
   it('returns every field of 2.2 and no other; never the notes', async () => {
-    const res = await server.call('GET', '/v1/appointments', { token: t.token });
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.data).toHaveLength(4);
-    for (const a of res.body.data) expect(Object.keys(a).sort()).toEqual(LIST_FIELDS);
-    const first = res.body.data.find((a: any) => a.id === ids[0]);
+    const res = await list(t.token);
+    expect(res.response.status).toBe(200);
+    expect(res.data.data).toHaveLength(4);
+    for (const a of res.data.data) expect(Object.keys(a).sort()).toEqual(LIST_FIELDS);
+    const first = res.data.data.find((a) => a.id === ids[0])!;
     expect(first).toMatchObject({
       patientId: p1,
       doctorId: t.doctorId,
@@ -110,63 +129,62 @@ describe('GET /v1/appointments', () => {
       chairId: null,
     });
     expect(first.start).toBe(at(5, 9));
-    expect(res.body.nextCursor).toBeNull();
+    expect(res.data.nextCursor).toBeNull();
   });
 
   it('orders by update (default) and by start, and pages with the cursor', async () => {
-    const byUpdate = await server.call('GET', '/v1/appointments?limit=3', { token: t.token });
-    expect(byUpdate.body.data.map((a: any) => a.id)).toEqual(ids.slice(0, 3));
-    const next = await server.call('GET', `/v1/appointments?limit=3&cursor=${byUpdate.body.nextCursor}`, { token: t.token });
-    expect(next.body.data.map((a: any) => a.id)).toEqual([ids[3]]);
-    expect(next.body.nextCursor).toBeNull();
+    const byUpdate = (await list(t.token, { limit: 3 })).data;
+    expect(byUpdate.data.map((a) => a.id)).toEqual(ids.slice(0, 3));
+    const next = (await list(t.token, { limit: 3, cursor: byUpdate.nextCursor! })).data;
+    expect(next.data.map((a) => a.id)).toEqual([ids[3]]);
+    expect(next.nextCursor).toBeNull();
 
-    const byStart = await server.call('GET', '/v1/appointments?sort=start&limit=2', { token: t.token });
-    expect(byStart.body.data.map((a: any) => a.id)).toEqual([ids[3], ids[0]]);
-    const rest = await server.call('GET', `/v1/appointments?sort=start&limit=2&cursor=${byStart.body.nextCursor}`, { token: t.token });
-    expect(rest.body.data.map((a: any) => a.id)).toEqual([ids[1], ids[2]]);
+    const byStart = (await list(t.token, { sort: 'start', limit: 2 })).data;
+    expect(byStart.data.map((a) => a.id)).toEqual([ids[3], ids[0]]);
+    const rest = (await list(t.token, { sort: 'start', limit: 2, cursor: byStart.nextCursor! })).data;
+    expect(rest.data.map((a) => a.id)).toEqual([ids[1], ids[2]]);
     // A cursor of one list is refused by another.
-    const mixed = await server.call('GET', `/v1/appointments?limit=2&cursor=${byStart.body.nextCursor}`, { token: t.token });
+    const mixed = await refused(list(t.token, { limit: 2, cursor: byStart.nextCursor! }));
     expect(mixed.status).toBe(400);
   });
 
   it('filters by facility, doctor, patient, statuses, from (inclusive) and to (exclusive)', async () => {
-    const get = async (qs: string) => (await server.call('GET', `/v1/appointments?sort=start&${qs}`, { token: t.token })).body.data.map((a: any) => a.id);
-    expect(await get(`facilityId=${t.facilityIds[1]}`)).toEqual([ids[3], ids[2]]);
-    expect(await get(`doctorId=${t.doctorId}`)).toEqual([ids[0]]);
-    expect(await get(`patientId=${p1}`)).toEqual([ids[0], ids[1]]);
-    expect(await get('status=confirmed,draft')).toEqual([ids[3], ids[1]]);
-    expect(await get(`from=${encodeURIComponent(at(5, 9))}&to=${encodeURIComponent(at(5, 11))}`)).toEqual([ids[0], ids[1]]);
-    const since = await server.call('GET', `/v1/appointments?updatedSince=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, {
-      token: t.token,
-    });
-    expect(since.body.data).toEqual([]);
+    const get = async (query: ListQuery) => (await list(t.token, { sort: 'start', ...query })).data.data.map((a) => a.id);
+    expect(await get({ facilityId: t.facilityIds[1] })).toEqual([ids[3], ids[2]]);
+    expect(await get({ doctorId: t.doctorId })).toEqual([ids[0]]);
+    expect(await get({ patientId: p1 })).toEqual([ids[0], ids[1]]);
+    expect(await get({ status: 'confirmed,draft' })).toEqual([ids[3], ids[1]]);
+    expect(await get({ from: at(5, 9), to: at(5, 11) })).toEqual([ids[0], ids[1]]);
+    const since = await list(t.token, { updatedSince: new Date(Date.now() + 60_000).toISOString() });
+    expect(since.data.data).toEqual([]);
   });
 
   it('refuses bad parameters naming every wrong one', async () => {
-    const bad = await server.call('GET', '/v1/appointments?status=scheduled,bogus&limit=0&from=2026-02-30T10:00:00Z', { token: t.token });
+    const bad = await refused(list(t.token, { status: 'scheduled,bogus', limit: 0, from: '2026-02-30T10:00:00Z' }));
     expect(bad.status).toBe(400);
-    expect(bad.body.error.code).toBe('invalid_request');
-    expect(bad.body.error.details.in).toBe('query');
-    expect(bad.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['from', 'limit', 'status']);
-    const both = await server.call('GET', `/v1/appointments?sort=start&updatedSince=${encodeURIComponent(at(0, 0))}`, { token: t.token });
+    expect(bad.code).toBe('invalid_request');
+    expect(bad.details?.in).toBe('query');
+    expect(issuePaths(bad).sort()).toEqual(['from', 'limit', 'status']);
+    const both = await refused(list(t.token, { sort: 'start', updatedSince: at(0, 0) }));
     expect(both.status).toBe(400);
-    expect(both.body.error.details.issues.map((i: any) => i.path)).toEqual(['updatedSince']);
-    expect((await server.call('GET', '/v1/appointments?limit=201', { token: t.token })).status).toBe(400);
+    expect(issuePaths(both)).toEqual(['updatedSince']);
+    expect((await refused(list(t.token, { limit: 201 }))).status).toBe(400);
+    // A sort outside the contract's list: raw.
     expect((await server.call('GET', '/v1/appointments?sort=name', { token: t.token })).status).toBe(400);
-    expect((await server.call('GET', `/v1/appointments?status=${'scheduled,'.repeat(25)}scheduled`, { token: t.token })).status).toBe(400);
+    expect((await refused(list(t.token, { status: `${'scheduled,'.repeat(25)}scheduled` }))).status).toBe(400);
   });
 
   it('shows a facility-limited key only its facility', async () => {
     const key = await server.factories.key(t.clinicId, ['appointments:read'], [t.facilityIds[1]]);
-    const res = await server.call('GET', '/v1/appointments?sort=start', { token: key.token });
-    expect(res.body.data.map((a: any) => a.id)).toEqual([ids[3], ids[2]]);
-    const other = await server.call('GET', '/v1/appointments', { token: tenant.token });
-    expect(other.body.data.filter((a: any) => ids.includes(a.id))).toEqual([]);
+    const res = await list(key.token, { sort: 'start' });
+    expect(res.data.data.map((a) => a.id)).toEqual([ids[3], ids[2]]);
+    const other = await list(tenant.token);
+    expect(other.data.data.filter((a) => ids.includes(a.id))).toEqual([]);
   });
 
   it('writes the read of title and reason to the access log', async () => {
-    const res = await server.call('GET', '/v1/appointments', { token: t.token, headers: { 'x-request-id': 'list-log-1' } });
-    expect(res.status).toBe(200);
+    const res = await list(t.token, {}, { 'x-request-id': 'list-log-1' });
+    expect(res.response.status).toBe(200);
     const log = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('request_id', '=', 'list-log-1').execute();
     expect(log).toHaveLength(1);
     expect(log[0]!.resource_type).toBe('appointment');
@@ -180,19 +198,19 @@ describe('GET /v1/appointments/{id}', () => {
   it('adds the notes only with clinical:read, logs the read and sends an ETag', async () => {
     const p = await insertPatient(server, tenant);
     const a = await createAppt(tenant, { patientId: p, start: at(6, 9), end: at(6, 9, 30), title: 'Visita', notes: 'n', clinicalNotes: 'c' });
-    const full = await server.call('GET', `/v1/appointments/${a.id}`, { token: tenant.token, headers: { 'x-request-id': 'detail-log-1' } });
-    expect(full.status).toBe(200);
-    expect(full.headers.get('etag')).toBe('"1"');
-    expect(full.body).toMatchObject({ notes: 'n', clinicalNotes: 'c', completionNotes: null, title: 'Visita' });
-    expect(Object.keys(full.body).sort()).toEqual([...LIST_FIELDS, 'clinicalNotes', 'completionNotes', 'notes'].sort());
+    const full = await getAppointment(tenant.token, a.id, { 'x-request-id': 'detail-log-1' });
+    expect(full.response.status).toBe(200);
+    expect(full.response.headers.get('etag')).toBe('"1"');
+    expect(full.data).toMatchObject({ notes: 'n', clinicalNotes: 'c', completionNotes: null, title: 'Visita' });
+    expect(Object.keys(full.data).sort()).toEqual([...LIST_FIELDS, 'clinicalNotes', 'completionNotes', 'notes'].sort());
     const log = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('request_id', '=', 'detail-log-1').execute();
     expect(log[0]!.fields).toEqual(['title', 'notes', 'clinicalNotes']);
 
     const key = await server.factories.key(tenant.clinicId, ['appointments:read']);
-    const plain = await server.call('GET', `/v1/appointments/${a.id}`, { token: key.token });
-    expect(Object.keys(plain.body).sort()).toEqual(LIST_FIELDS);
-    expect((await server.call('GET', `/v1/appointments/${crypto.randomUUID()}`, { token: tenant.token })).status).toBe(404);
-    expect((await server.call('GET', '/v1/appointments/not-a-uuid', { token: tenant.token })).body.error.details.in).toBe('path');
+    const plain = await getAppointment(key.token, a.id);
+    expect(Object.keys(plain.data).sort()).toEqual(LIST_FIELDS);
+    expect((await refused(getAppointment(tenant.token, crypto.randomUUID()))).status).toBe(404);
+    expect((await refused(getAppointment(tenant.token, 'not-a-uuid'))).details?.in).toBe('path');
   });
 });
 
@@ -234,7 +252,7 @@ describe('back-office appointments', () => {
     // The same doctor in upper case is no move: no event.
     await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/appointments/${a.id}`, { doctorId: t.doctorId.toUpperCase() });
     expect(await events(t.clinicId, 'appointment.rescheduled')).toHaveLength(1);
-    expect((await server.call('GET', `/v1/appointments/${a.id.toUpperCase()}`, { token: t.token })).body.id).toBe(a.id);
+    expect((await getAppointment(t.token, a.id.toUpperCase())).data.id).toBe(a.id);
     // Only notes change: no event.
     await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/appointments/${a.id}`, { notes: 'nuova nota' });
     expect(await events(t.clinicId, 'appointment.rescheduled')).toHaveLength(1);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordOverdueInstallments } from '../../src/modules/billing/jobs.js';
+import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { insertPatient } from './helpers.js';
@@ -67,16 +68,19 @@ describe('payment plans, invoices and payments', () => {
     expect(pay.status, pay.text).toBe(201);
     expect(pay.body).toMatchObject({ amount: 50, currency: 'EUR', installmentId: paid.installments[0].id, paymentPlanId: paid.id, reference: null });
 
-    const list = async (qs: string) => (await server.call('GET', `/v1/payment-plans?${qs}`, { token: tt.token })).body;
-    expect((await list('')).data.map((x: any) => x.id)).toEqual([overdue.id, open.id]);
-    expect((await list('state=overdue')).data.map((x: any) => x.id)).toEqual([overdue.id]);
-    expect((await list('state=all')).data.map((x: any) => x.id)).toEqual([overdue.id, open.id, paid.id]);
-    expect((await list(`state=all&patientId=${p2}`)).data.map((x: any) => x.id)).toEqual([open.id, paid.id]);
-    const first = (await list('state=overdue')).data[0];
-    expect(first.installments.map((i: any) => i.overdue)).toEqual([true, false]);
+    // Typed calls (the project's client, generated OpenAPI types).
+    const list = (query: NonNullable<operations['listPaymentPlans']['parameters']['query']> = {}) =>
+      server.api(tt.token).call('listPaymentPlans', { params: { query } });
+    expect((await list()).data.map((x) => x.id)).toEqual([overdue.id, open.id]);
+    expect((await list({ state: 'overdue' })).data.map((x) => x.id)).toEqual([overdue.id]);
+    expect((await list({ state: 'all' })).data.map((x) => x.id)).toEqual([overdue.id, open.id, paid.id]);
+    expect((await list({ state: 'all', patientId: p2 })).data.map((x) => x.id)).toEqual([open.id, paid.id]);
+    const first = (await list({ state: 'overdue' })).data[0]!;
+    expect(first.installments.map((i) => i.overdue)).toEqual([true, false]);
     expect(first.installments[0]).toMatchObject({ amount: 100, amountPaid: 0, dueDate: day(-3), status: 'pending', paidAt: null, paymentMethod: null });
-    const page1 = await list('state=all&limit=2');
-    expect((await list(`state=all&limit=2&cursor=${page1.nextCursor}`)).data.map((x: any) => x.id)).toEqual([paid.id]);
+    const page1 = await list({ state: 'all', limit: 2 });
+    expect((await list({ state: 'all', limit: 2, cursor: page1.nextCursor! })).data.map((x) => x.id)).toEqual([paid.id]);
+    // A state outside the contract's list: raw.
     const bad = await server.call('GET', '/v1/payment-plans?state=late&patientId=1&limit=0', { token: tt.token });
     expect(bad.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['limit', 'patientId', 'state']);
   });
@@ -92,7 +96,7 @@ describe('payment plans, invoices and payments', () => {
       server.admin('POST', `/admin/v1/clinics/${t.clinicId}/payments`, { amount, method: 'card', invoiceId: inv.body.id, ...extra });
     const first = await pay(100);
     expect(first.status, first.text).toBe(201);
-    const invoice = async () => (await server.call('GET', `/v1/invoices/${inv.body.id}`, { token: t.token })).body;
+    const invoice = () => server.api(t.token).call('getInvoice', { params: { path: { id: inv.body.id } } });
     expect(await invoice()).toMatchObject({ amountPaid: 100, amountDue: 200, status: 'issued', paidAt: null });
     expect((await events(t.clinicId, 'invoice.paid')).length).toBe(0);
     const over = await pay(250);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClientError } from '../../packages/client/src/index.js';
+import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { insertLead, insertPatient } from './helpers.js';
@@ -39,6 +41,25 @@ async function message(conversationId: string, body: Record<string, unknown>) {
   return res;
 }
 
+// Typed calls (the project's client, generated OpenAPI types).
+const getConversation = (id: string) => server.api(t.token).callWithResponse('getConversation', { params: { path: { id } } });
+type MessagesQuery = NonNullable<operations['listConversationMessages']['parameters']['query']>;
+const messages = (id: string, query: MessagesQuery = {}, token = t.token, headers: Record<string, string> = {}) =>
+  server.api(token).callWithResponse('listConversationMessages', { params: { path: { id }, query }, headers });
+type BotBody = operations['updateConversationBot']['requestBody']['content']['application/json'];
+const setBot = (id: string, body: BotBody, headers: Record<string, string> = {}) =>
+  server.api(t.token).callWithResponse('updateConversationBot', { params: { path: { id } }, body, headers });
+/** The error a typed call is refused with (the test fails when the call succeeds). */
+async function refused(call: Promise<unknown>): Promise<ApiClientError> {
+  const outcome = await call.then(
+    (data) => data,
+    (error: unknown) => error,
+  );
+  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
+  return outcome as ApiClientError;
+}
+const firstIssue = (error: ApiClientError) => (error.details?.issues as { path: string }[])[0]!.path;
+
 const events = (type: string) => server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', t.clinicId).where('type', '=', type).execute();
 
 describe('conversations', () => {
@@ -50,8 +71,8 @@ describe('conversations', () => {
     expect(lead.phone).toBe('+393471112222');
     const bare = await open({ phone: '347 555 1234' });
     expect(bare.phone).toBe('+393475551234');
-    const res = await server.call('GET', `/v1/conversations/${c.id}`, { token: t.token });
-    expect(Object.keys(res.body).sort()).toEqual(FIELDS);
+    const res = await getConversation(c.id);
+    expect(Object.keys(res.data).sort()).toEqual(FIELDS);
     const bad = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations`, { phone: 'abc', facilityId: crypto.randomUUID() });
     expect(bad.body.error.details.issues.map((i: any) => i.path).sort()).toEqual(['facilityId', 'phone']);
   });
@@ -69,29 +90,27 @@ describe('conversations', () => {
     expect(ev!.facility_id).toBe(t.facilityIds[0]);
     expect((await events('conversation.message_received')).filter((e) => (e.data as any).conversationId === c.id)).toHaveLength(2);
 
-    const page1 = await server.call('GET', `/v1/conversations/${c.id}/messages?limit=2`, { token: t.token, headers: { 'x-request-id': 'msgs-1' } });
-    expect(page1.status).toBe(200);
-    expect(page1.body.data.map((m: any) => m.id)).toEqual([m1.body.message.id, m2.body.message.id]);
-    expect(page1.body.data[0]).toMatchObject({
+    const page1 = await messages(c.id, { limit: 2 }, t.token, { 'x-request-id': 'msgs-1' });
+    expect(page1.response.status).toBe(200);
+    expect(page1.data.data.map((m) => m.id)).toEqual([m1.body.message.id, m2.body.message.id]);
+    expect(page1.data.data[0]).toMatchObject({
       direction: 'in',
       author: 'paziente',
       type: 'testo',
       transcriptionStatus: 'assente',
       body: 'Vorrei un appuntamento per il mal di denti',
     });
-    const page2 = await server.call('GET', `/v1/conversations/${c.id}/messages?limit=2&cursor=${page1.body.nextCursor}`, { token: t.token });
-    expect(page2.body.data[0]).toMatchObject({
+    const page2 = (await messages(c.id, { limit: 2, cursor: page1.data.nextCursor! })).data;
+    expect(page2.data[0]).toMatchObject({
       id: m3.body.message.id,
       type: 'vocale',
       mediaDurationSeconds: 12,
       transcription: 'ho un ascesso',
       transcriptionStatus: 'completata',
     });
-    expect(page2.body.nextCursor).toBeNull();
-    const since = await server.call('GET', `/v1/conversations/${c.id}/messages?updatedSince=${encodeURIComponent(m2.body.message.createdAt)}`, {
-      token: t.token,
-    });
-    expect(since.body.data.map((m: any) => m.id)).toEqual([m2.body.message.id, m3.body.message.id]);
+    expect(page2.nextCursor).toBeNull();
+    const since = (await messages(c.id, { updatedSince: m2.body.message.createdAt })).data;
+    expect(since.data.map((m) => m.id)).toEqual([m2.body.message.id, m3.body.message.id]);
 
     const log = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('request_id', '=', 'msgs-1').execute();
     expect(log).toHaveLength(1);
@@ -110,7 +129,7 @@ describe('conversations', () => {
     const patientConv = await open({ patientId: p });
     const bareConv = await open({ phone: '+393470000001' });
     for (const c of [patientConv, bareConv]) await message(c.id, { direction: 'in', type: 'vocale', mediaDurationSeconds: 5, transcription: 'testo vocale' });
-    const has = async (token: string, id: string) => 'transcription' in (await server.call('GET', `/v1/conversations/${id}/messages`, { token })).body.data[0];
+    const has = async (token: string, id: string) => 'transcription' in (await messages(id, {}, token)).data.data[0]!;
     expect(await has(t.token, patientConv.id)).toBe(true);
     expect(await has(t.token, bareConv.id)).toBe(false);
     expect(await has((await server.factories.key(t.clinicId, ['messages:read', 'clinical:read'])).token, patientConv.id)).toBe(false);
@@ -130,31 +149,32 @@ describe('conversations', () => {
       transcription: 'richiamatemi',
     });
     expect(done.body).toMatchObject({ transcriptionStatus: 'completata', transcription: 'richiamatemi' });
-    const list = await server.call('GET', `/v1/conversations/${patientConv.id}/messages`, { token: t.token, headers: { 'x-request-id': 'voice-log' } });
-    expect(list.body.data[1]).toMatchObject({ id: voice.body.message.id, transcription: 'richiamatemi' });
+    const list = (await messages(patientConv.id, {}, t.token, { 'x-request-id': 'voice-log' })).data;
+    expect(list.data[1]).toMatchObject({ id: voice.body.message.id, transcription: 'richiamatemi' });
     const log = await server.ctx.db.selectFrom('access_log_entries').selectAll().where('request_id', '=', 'voice-log').execute();
     expect(log[0]!.fields).toEqual(['body', 'transcription']);
-    expect(log[0]!.resource_ids).toEqual(list.body.data.map((m: any) => m.id));
+    expect(log[0]!.resource_ids).toEqual(list.data.map((m) => m.id));
   });
 
   it('pauses, resumes and hands off the bot per 3.1', async () => {
     const c = await open({ phone: '+393470000002' });
-    const bot = (body: unknown, headers?: Record<string, string>) => server.call('PATCH', `/v1/conversations/${c.id}/bot`, { token: t.token, body, headers });
+    const bot = (body: BotBody, headers?: Record<string, string>) => setBot(c.id, body, headers);
     const until = new Date(Date.now() + 2 * 86_400_000).toISOString();
     const paused = await bot({ state: 'in_pausa', pausedUntil: until }, { 'if-match': '"1"' });
-    expect(paused.status, paused.text).toBe(200);
-    expect(paused.body).toMatchObject({ botState: 'in_pausa', botPausedUntil: until });
-    expect(paused.headers.get('etag')).toBe('"2"');
-    expect((await bot({ state: 'attivo' }, { 'if-match': '"1"' })).body.error.details.reason).toBe('version_mismatch');
+    expect(paused.response.status).toBe(200);
+    expect(paused.data).toMatchObject({ botState: 'in_pausa', botPausedUntil: until });
+    expect(paused.response.headers.get('etag')).toBe('"2"');
+    expect((await refused(bot({ state: 'attivo' }, { 'if-match': '"1"' }))).reason).toBe('version_mismatch');
 
-    const past = await bot({ state: 'in_pausa', pausedUntil: new Date(Date.now() - 1000).toISOString() });
+    const past = await refused(bot({ state: 'in_pausa', pausedUntil: new Date(Date.now() - 1000).toISOString() }));
     expect(past.status).toBe(400);
-    expect(past.body.error.details.issues[0].path).toBe('pausedUntil');
-    const far = await bot({ state: 'in_pausa', pausedUntil: new Date(Date.now() + 8 * 86_400_000).toISOString() });
-    expect(far.body.error.details.issues[0].path).toBe('pausedUntil');
-    expect((await bot({ state: 'in_pausa' })).body.error.details.issues[0].path).toBe('pausedUntil');
-    expect((await bot({ state: 'allo_studio' })).status).toBe(400);
-    expect((await bot({ state: 'attivo' })).body).toMatchObject({ botState: 'attivo', botPausedUntil: null });
+    expect(firstIssue(past)).toBe('pausedUntil');
+    const far = await refused(bot({ state: 'in_pausa', pausedUntil: new Date(Date.now() + 8 * 86_400_000).toISOString() }));
+    expect(firstIssue(far)).toBe('pausedUntil');
+    expect(firstIssue(await refused(bot({ state: 'in_pausa' })))).toBe('pausedUntil');
+    // A state outside the contract's list (allo_studio is the clinic's own, by handoff): raw.
+    expect((await server.call('PATCH', `/v1/conversations/${c.id}/bot`, { token: t.token, body: { state: 'allo_studio' } })).status).toBe(400);
+    expect((await bot({ state: 'attivo' })).data).toMatchObject({ botState: 'attivo', botPausedUntil: null });
 
     // A pause whose time passed reads as attivo.
     await server.ctx.db
@@ -162,16 +182,16 @@ describe('conversations', () => {
       .set({ bot_state: 'in_pausa', bot_paused_until: new Date(Date.now() - 60_000) })
       .where('id', '=', c.id)
       .execute();
-    expect((await server.call('GET', `/v1/conversations/${c.id}`, { token: t.token })).body).toMatchObject({ botState: 'attivo', botPausedUntil: null });
+    expect((await getConversation(c.id)).data).toMatchObject({ botState: 'attivo', botPausedUntil: null });
 
     const handed = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations/${c.id}/handoff`);
     expect(handed.body.botState).toBe('allo_studio');
     await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations/${c.id}/handoff`);
     expect((await events('conversation.handoff_requested')).filter((e) => (e.data as any).id === c.id)).toHaveLength(1);
-    const refused = await bot({ state: 'in_pausa', pausedUntil: until });
-    expect(refused.status).toBe(409);
-    expect(refused.body.error.details.reason).toBe('handed_to_clinic');
-    expect((await bot({ state: 'attivo' })).body.botState).toBe('attivo');
+    const handedOff = await refused(bot({ state: 'in_pausa', pausedUntil: until }));
+    expect(handedOff.status).toBe(409);
+    expect(handedOff.reason).toBe('handed_to_clinic');
+    expect((await bot({ state: 'attivo' })).data.botState).toBe('attivo');
   });
 });
 
@@ -179,11 +199,8 @@ describe('expired bot pauses', () => {
   it('the job switches a pause whose time has passed back to attivo, once', async () => {
     const { expireBotPauses } = await import('../../src/modules/conversations/jobs.js');
     const c = await open({ phone: '347 555 9876' });
-    const paused = await server.call('PATCH', `/v1/conversations/${c.id}/bot`, {
-      token: t.token,
-      body: { state: 'in_pausa', pausedUntil: new Date(Date.now() + 60_000).toISOString() },
-    });
-    expect(paused.status, paused.text).toBe(200);
+    const paused = await setBot(c.id, { state: 'in_pausa', pausedUntil: new Date(Date.now() + 60_000).toISOString() });
+    expect(paused.response.status).toBe(200);
     const stillPaused = await server.ctx.db.selectFrom('conversations').select('bot_state').where('id', '=', c.id).executeTakeFirstOrThrow();
     expect(stillPaused.bot_state).toBe('in_pausa');
     expect(await expireBotPauses(server.ctx.db)).toBe(0);
@@ -192,12 +209,12 @@ describe('expired bot pauses', () => {
       .set({ bot_paused_until: new Date(Date.now() - 1000) })
       .where('id', '=', c.id)
       .execute();
-    const before = await server.call('GET', `/v1/conversations/${c.id}`, { token: t.token });
-    expect(before.body.botState).toBe('attivo');
+    const before = await getConversation(c.id);
+    expect(before.data.botState).toBe('attivo');
     expect(await expireBotPauses(server.ctx.db)).toBe(1);
     expect(await expireBotPauses(server.ctx.db)).toBe(0);
-    const after = await server.call('GET', `/v1/conversations/${c.id}`, { token: t.token });
-    expect(after.body).toMatchObject({ botState: 'attivo', botPausedUntil: null });
-    expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    const after = await getConversation(c.id);
+    expect(after.data).toMatchObject({ botState: 'attivo', botPausedUntil: null });
+    expect(after.response.headers.get('etag')).not.toBe(before.response.headers.get('etag'));
   });
 });

@@ -13,6 +13,11 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+// Typed calls (the project's client, generated OpenAPI types).
+const getFacility = (id: string) => server.api(t.token).call('getFacility', { params: { path: { id } } });
+const availability = (id: string, query: { from: string; to: string }) =>
+  server.api(t.token).call('getCalendarAvailability', { params: { path: { id }, query } });
+
 describe('back-office facility update', () => {
   it('changes only the fields sent, with a validated working schedule, seen by GET /v1/facilities/{id}', async () => {
     const schedule = {
@@ -28,8 +33,8 @@ describe('back-office facility update', () => {
     });
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('etag')).toBe('"2"');
-    const read = await server.call('GET', `/v1/facilities/${t.facilityIds[0]}`, { token: t.token });
-    expect(read.body).toMatchObject({ name: 'Sede Centro', city: 'Milano', phone: '+39021234567', workingSchedule: schedule });
+    const read = await getFacility(t.facilityIds[0]);
+    expect(read).toMatchObject({ name: 'Sede Centro', city: 'Milano', phone: '+39021234567', workingSchedule: schedule });
 
     const bad = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${t.facilityIds[0]}`, {
       workingSchedule: { mon: [{ open: '9:00', close: '13:00' }], funday: [], tue: [{ open: '10:00', close: '25:00' }] },
@@ -57,7 +62,7 @@ describe('back-office facility update', () => {
       headers: { 'if-match': '"1"' },
     });
     expect(stale.body.error.details.reason).toBe('version_mismatch');
-    expect((await server.call('GET', `/v1/facilities/${t.facilityIds[0]}`, { token: t.token })).body.name).toBe('Sede Centro');
+    expect((await getFacility(t.facilityIds[0])).name).toBe('Sede Centro');
     const other = await server.factories.tenant();
     expect((await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/facilities/${other.facilityIds[0]}`, { name: 'X' })).status).toBe(404);
   });
@@ -105,16 +110,16 @@ describe('back-office calendars', () => {
       cancellationNoticeMinutes: 0,
       active: true,
     });
-    const window = `from=${encodeURIComponent(at(7, 0))}&to=${encodeURIComponent(at(8, 0))}`;
-    expect((await server.call('GET', `/v1/calendars/${created.body.id}/availability?${window}`, { token: t.token })).body.window).toBeNull();
+    const window = { from: at(7, 0), to: at(8, 0) };
+    expect((await availability(created.body.id, window)).window).toBeNull();
     const updated = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/calendars/${created.body.id}`, { horizonDays: 30 });
     expect(updated.body.horizonDays).toBe(30);
-    const slots = await server.call('GET', `/v1/calendars/${created.body.id}/availability?${window}`, { token: t.token });
+    const slots = await availability(created.body.id, window);
     // 24 hourly slots (23 or 25 across a daylight-saving change).
-    expect(slots.body.data.length).toBeGreaterThanOrEqual(23);
-    expect(slots.body.data.length).toBeLessThanOrEqual(25);
+    expect(slots.data.length).toBeGreaterThanOrEqual(23);
+    expect(slots.data.length).toBeLessThanOrEqual(25);
     await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/calendars/${created.body.id}`, { active: false });
-    expect((await server.call('GET', `/v1/calendars/${created.body.id}/availability?${window}`, { token: t.token })).body).toMatchObject({
+    expect(await availability(created.body.id, window)).toMatchObject({
       window: null,
       data: [],
     });

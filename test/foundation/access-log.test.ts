@@ -33,6 +33,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+/**
+ * A typed read of the appointment (the project's client, generated OpenAPI types, no retries)
+ * that does not throw: `{ data, error, response }`, a 200 or the error envelope of a 500.
+ */
+const readAppointment = (requestId: string) =>
+  server.api(tenant.token).raw.GET('/appointments/{id}', { params: { path: { id: appointmentId } }, headers: { 'x-request-id': requestId } });
+
 const entriesOf = (requestId: string) => server.ctx.db.selectFrom('access_log_entries').selectAll().where('request_id', '=', requestId).execute();
 
 /**
@@ -42,9 +49,9 @@ const entriesOf = (requestId: string) => server.ctx.db.selectFrom('access_log_en
 async function concurrentReads(requestIds: string[]) {
   return Promise.all(
     requestIds.map(async (requestId) => {
-      const res = await server.call('GET', `/v1/appointments/${appointmentId}`, { token: tenant.token, headers: { 'x-request-id': requestId } });
+      const res = await readAppointment(requestId);
       const entries = await entriesOf(requestId);
-      if (res.status === 200) {
+      if (res.response.status === 200) {
         expect(entries, requestId).toHaveLength(1);
         expect(entries[0]).toMatchObject({ clinic_id: tenant.clinicId, api_key_id: tenant.keyId, resource_type: 'appointment', resource_ids: [appointmentId] });
         expect(entries[0]!.fields).toContain('title');
@@ -60,11 +67,12 @@ describe('access log writer', () => {
   it('commits each concurrent read’s entry before its response, in fewer statements than requests', async () => {
     // 50 open keep-alive connections first (a read that logs nothing), so the burst's requests
     // reach the server together, as from 50 busy clients, rather than one connection set-up apart.
-    await Promise.all(Array.from({ length: 50 }, () => server.call('GET', `/v1/facilities/${tenant.facilityIds[0]}`, { token: tenant.token })));
+    const api = server.api(tenant.token);
+    await Promise.all(Array.from({ length: 50 }, () => api.call('getFacility', { params: { path: { id: tenant.facilityIds[0] } } })));
     const before = { ...server.ctx.accessLog.stats };
     const ids = Array.from({ length: 50 }, (_, i) => `burst-${i}`);
     const results = await concurrentReads(ids);
-    for (const { requestId, res } of results) expect(res.status, `${requestId}: ${res.text}`).toBe(200);
+    for (const { requestId, res } of results) expect(res.response.status, `${requestId}: ${JSON.stringify(res.error)}`).toBe(200);
     const after = server.ctx.accessLog.stats;
     expect(after.rows - before.rows).toBe(50);
     expect(after.failures - before.failures).toBe(0);
@@ -98,11 +106,11 @@ describe('access log writer', () => {
       const ids = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? `refused-${i}` : `mixed-${i}`));
       const results = await concurrentReads(ids);
       for (const { requestId, res } of results) {
-        if (requestId.startsWith('refused-')) expect(res.status, requestId).toBe(500);
-        if (res.status !== 200) {
-          expect(res.status).toBe(500);
-          expect(res.body).toMatchObject({ error: { code: 'internal_error', requestId } });
-          expect(res.body.error).not.toHaveProperty('title');
+        if (requestId.startsWith('refused-')) expect(res.response.status, requestId).toBe(500);
+        if (res.response.status !== 200) {
+          expect(res.response.status).toBe(500);
+          expect(res.error).toMatchObject({ error: { code: 'internal_error', requestId } });
+          expect(res.error?.error).not.toHaveProperty('title');
         }
       }
       expect(server.ctx.accessLog.stats.failures).toBeGreaterThan(before.failures);
@@ -115,26 +123,23 @@ describe('access log writer', () => {
     await sql`ALTER TABLE access_log RENAME TO access_log_away`.execute(server.ctx.db);
     let results;
     try {
-      results = await Promise.all(
-        ['away-1', 'away-2', 'away-3'].map((requestId) =>
-          server.call('GET', `/v1/appointments/${appointmentId}`, { token: tenant.token, headers: { 'x-request-id': requestId } }),
-        ),
-      );
+      results = await Promise.all(['away-1', 'away-2', 'away-3'].map((requestId) => readAppointment(requestId)));
     } finally {
       await sql`ALTER TABLE access_log_away RENAME TO access_log`.execute(server.ctx.db);
     }
     for (const res of results) {
-      expect(res.status).toBe(500);
-      expect(res.body.error.code).toBe('internal_error');
+      expect(res.response.status).toBe(500);
+      expect(res.error?.error.code).toBe('internal_error');
     }
     const back = await concurrentReads(['back-1']);
-    expect(back[0]!.res.status).toBe(200);
+    expect(back[0]!.res.response.status).toBe(200);
   });
 });
 
 describe('access log lists of resources', () => {
-  const listedRead = (requestId: string, query = 'limit=50') =>
-    server.call('GET', `/v1/appointments?${query}`, { token: tenant.token, headers: { 'x-request-id': requestId } });
+  const listedRead = async (requestId: string) =>
+    (await server.api(tenant.token).callWithResponse('listAppointments', { params: { query: { limit: 50 } }, headers: { 'x-request-id': requestId } }))
+      .response;
   const rowsOf = (requestId: string) => server.ctx.db.selectFrom('access_log').selectAll().where('request_id', '=', requestId).execute();
 
   it('stores a list read again once, and each read names it', async () => {

@@ -149,7 +149,9 @@ describe('documents', () => {
 
 describe('metrics', () => {
   it('exports request rate and latency by route, rate-limit refusals and the delivery queue', async () => {
-    await server.call('GET', `/v1/facilities/00000000-0000-0000-0000-000000000000`, { token });
+    // Set-up through the typed client (`raw`: the 404 is wanted, not thrown).
+    const unknown = await server.api(token).raw.GET('/facilities/{id}', { params: { path: { id: '00000000-0000-0000-0000-000000000000' } } });
+    expect(unknown.response.status).toBe(404);
     const text = (await server.admin('GET', '/metrics')).text;
     expect(text).toMatch(/dcm_http_requests_total\{route="\/v1\/facilities\/:id",method="GET",status="404"\} \d+/);
     expect(text).toContain('dcm_http_request_duration_seconds_bucket');

@@ -8,6 +8,7 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClientError, createClient } from '../../packages/client/src/index.js';
 import { buildApp } from '../../src/app.js';
 import { createContext } from '../../src/bootstrap.js';
 import type { AppContext } from '../../src/context.js';
@@ -32,6 +33,16 @@ async function renameUnannounced(ctx: AppContext, facilityId: string, name: stri
   });
 }
 
+/** The error a typed call is refused with (the test fails when the call succeeds). */
+async function refused(call: Promise<unknown>): Promise<ApiClientError> {
+  const outcome = await call.then(
+    (data) => data,
+    (error: unknown) => error,
+  );
+  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
+  return outcome as ApiClientError;
+}
+
 /** Polls `read` until it returns `expected`; returns the milliseconds it took. */
 async function seenWithin(read: () => Promise<unknown>, expected: unknown, limitMs = 2_000): Promise<number> {
   const start = Date.now();
@@ -44,7 +55,9 @@ async function seenWithin(read: () => Promise<unknown>, expected: unknown, limit
 }
 
 describe('GET /v1/facilities/{id} from memory', () => {
-  const name = async (s: TestServer = server) => (await s.call('GET', `/v1/facilities/${t.facilityIds[1]}`, { token: t.token })).body.name;
+  // Typed calls (the project's client, generated OpenAPI types).
+  const getFacility = (id: string, token = t.token) => server.api(token).callWithResponse('getFacility', { params: { path: { id } } });
+  const name = async () => (await getFacility(t.facilityIds[1])).data.name;
 
   it('is served from memory, and a committed change by anyone is seen at once', async () => {
     expect(await name()).toBe('Sede Nord');
@@ -57,8 +70,8 @@ describe('GET /v1/facilities/{id} from memory', () => {
     expect(patched.status, patched.text).toBe(200);
     expect(await seenWithin(name, 'Sede Monza')).toBeLessThan(500);
     // The cached answer carries the changed version's ETag, the one If-Match needs (spec 4).
-    const read = await server.call('GET', `/v1/facilities/${t.facilityIds[1]}`, { token: t.token });
-    expect(read.headers.get('etag')).toBe(patched.headers.get('etag'));
+    const read = await getFacility(t.facilityIds[1]);
+    expect(read.response.headers.get('etag')).toBe(patched.headers.get('etag'));
 
     // A change in plain SQL, outside the service.
     await server.ctx.db.updateTable('facilities').set({ name: 'Sede Brianza' }).where('id', '=', t.facilityIds[1]).execute();
@@ -76,11 +89,11 @@ describe('GET /v1/facilities/{id} from memory', () => {
   });
 
   it('keeps the facility limits of each key: a cached facility is still 404 to a key limited to another', async () => {
-    expect((await server.call('GET', `/v1/facilities/${t.facilityIds[0]}`, { token: t.token })).status).toBe(200);
+    expect((await getFacility(t.facilityIds[0])).response.status).toBe(200);
     const limited = await server.factories.key(t.clinicId, ['clinic:read'], [t.facilityIds[1]]);
-    expect((await server.call('GET', `/v1/facilities/${t.facilityIds[0]}`, { token: limited.token })).status).toBe(404);
+    expect((await refused(getFacility(t.facilityIds[0], limited.token))).status).toBe(404);
     const other = await server.factories.tenant();
-    expect((await server.call('GET', `/v1/facilities/${t.facilityIds[0]}`, { token: other.token })).status).toBe(404);
+    expect((await refused(getFacility(t.facilityIds[0], other.token))).status).toBe(404);
   });
 });
 
@@ -88,7 +101,8 @@ describe('pages of GET /v1/appointments from memory', () => {
   it('shows a new or changed appointment at once, and each facility scope its own page', async () => {
     const tenant = await server.factories.tenant();
     const patient = await insertPatient(server, tenant);
-    const ids = async (token = tenant.token) => (await server.call('GET', '/v1/appointments?sort=start', { token })).body.data.map((a: any) => a.id).join(',');
+    const list = (token = tenant.token) => server.api(token).call('listAppointments', { params: { query: { sort: 'start' } } });
+    const ids = async (token = tenant.token) => (await list(token)).data.map((a) => a.id).join(',');
     expect(await ids()).toBe('');
     const created = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, {
       patientId: patient,
@@ -104,7 +118,7 @@ describe('pages of GET /v1/appointments from memory', () => {
 
     const confirmed = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments/${created.body.id}/status`, { status: 'confirmed' });
     expect(confirmed.status, confirmed.text).toBe(200);
-    const status = async () => (await server.call('GET', '/v1/appointments?sort=start', { token: tenant.token })).body.data[0].status;
+    const status = async () => (await list()).data[0]!.status;
     expect(await seenWithin(status, 'confirmed')).toBeLessThan(500);
   });
 
@@ -119,8 +133,8 @@ describe('pages of GET /v1/appointments from memory', () => {
     });
     expect(created.status, created.text).toBe(201);
     for (const n of [1, 2, 3]) {
-      const res = await server.call('GET', '/v1/appointments', { token: tenant.token, headers: { 'x-request-id': `cached-read-${n}` } });
-      expect(res.body.data.map((a: any) => a.id)).toEqual([created.body.id]);
+      const res = await server.api(tenant.token).call('listAppointments', { headers: { 'x-request-id': `cached-read-${n}` } });
+      expect(res.data.map((a) => a.id)).toEqual([created.body.id]);
     }
     const log = await server.ctx.db
       .selectFrom('access_log_entries')
@@ -146,8 +160,9 @@ describe.skipIf(ENGINE !== 'postgres')('another process, and a lost listening co
     await second.ctx.database.close();
   });
 
+  // A typed client of the given process (the project's client, no retries).
   const nameIn = async (url: string) =>
-    (await (await fetch(`${url}/v1/facilities/${t.facilityIds[0]}`, { headers: { authorization: `Bearer ${t.token}` } })).json()).name;
+    (await createClient({ baseUrl: `${url}/v1`, apiKey: t.token, retry: false }).call('getFacility', { params: { path: { id: t.facilityIds[0] } } })).name;
 
   it('a change committed through one process is seen at once by the other', async () => {
     const before = await nameIn(second.url);

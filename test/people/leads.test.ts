@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClientError } from '../../packages/client/src/index.js';
+import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -13,7 +15,22 @@ afterAll(() => server.close());
 
 let n = 0;
 const phone = () => `348 ${String(3000000 + ++n).padStart(7, '0')}`;
+type NewLead = operations['createLead']['requestBody']['content']['application/json'];
+/** A typed creation (the project's client, generated OpenAPI types): throws ApiClientError on a refusal. */
+const create = (body: NewLead, token = t.token) => server.api(token).callWithResponse('createLead', { body });
+/** Raw: only for bodies outside the typed contract. */
 const post = (body: unknown, token = t.token) => server.call('POST', '/v1/leads', { token, body });
+const getLead = (id: string, token = t.token) => server.api(token).callWithResponse('getLead', { params: { path: { id } } });
+/** The error a typed call is refused with (the test fails when the call succeeds). */
+async function refused(call: Promise<unknown>): Promise<ApiClientError> {
+  const outcome = await call.then(
+    (data) => data,
+    (error: unknown) => error,
+  );
+  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
+  return outcome as ApiClientError;
+}
+const firstIssue = (error: ApiClientError) => (error.details?.issues as { path: string }[])[0]!.path;
 const count = async (table: 'leads' | 'events', clinicId: string, type?: string) => {
   let q = server.ctx.db
     .selectFrom(table)
@@ -48,7 +65,7 @@ const LEAD_KEYS = [
 
 describe('POST /v1/leads', () => {
   it('creates a lead (201, lead.created) with exactly the documented fields', async () => {
-    const res = await post({
+    const res = await create({
       firstName: 'Sara',
       lastName: 'Galli',
       email: 'sara@example.com',
@@ -62,9 +79,9 @@ describe('POST /v1/leads', () => {
       nextFollowUpAt: '2026-12-01T10:00+01:00',
       facilityId: t.facilityIds[0],
     });
-    expect(res.status, res.text).toBe(201);
-    expect(Object.keys(res.body).sort()).toEqual([...LEAD_KEYS].sort());
-    expect(res.body).toMatchObject({
+    expect(res.response.status).toBe(201);
+    expect(Object.keys(res.data).sort()).toEqual([...LEAD_KEYS].sort());
+    expect(res.data).toMatchObject({
       phone: '+393481112222',
       status: 'contacted',
       estimatedValue: 1500.5,
@@ -73,36 +90,36 @@ describe('POST /v1/leads', () => {
       assignedTo: t.staffId,
     });
     const events = await server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', t.clinicId).where('type', '=', 'lead.created').execute();
-    expect(events.some((e) => e.data.id === res.body.id)).toBe(true);
+    expect(events.some((e) => e.data.id === res.data.id)).toBe(true);
   });
 
   it('deduplicates by phone in any format or email in any case: 200, nothing modified', async () => {
-    const first = await post({ firstName: 'Dedup', phone: '+39 348 999 0001', email: 'dedup@example.com', notes: 'originale' });
-    expect(first.status).toBe(201);
+    const first = await create({ firstName: 'Dedup', phone: '+39 348 999 0001', email: 'dedup@example.com', notes: 'originale' });
+    expect(first.response.status).toBe(201);
     const before = await count('leads', t.clinicId);
-    const byPhone = await post({ firstName: 'Altro', phone: '0039348-9990001', notes: 'nuovo' });
-    expect(byPhone.status).toBe(200);
-    expect(byPhone.body).toEqual({ ...first.body, deduplicated: true });
-    const byEmail = await post({ firstName: 'Altro', email: 'DEDUP@example.com' });
-    expect(byEmail.status).toBe(200);
-    expect(byEmail.body.id).toBe(first.body.id);
+    const byPhone = await create({ firstName: 'Altro', phone: '0039348-9990001', notes: 'nuovo' });
+    expect(byPhone.response.status).toBe(200);
+    expect(byPhone.data).toEqual({ ...first.data, deduplicated: true });
+    const byEmail = await create({ firstName: 'Altro', email: 'DEDUP@example.com' });
+    expect(byEmail.response.status).toBe(200);
+    expect(byEmail.data.id).toBe(first.data.id);
     expect(await count('leads', t.clinicId)).toBe(before);
-    const detail = await server.call('GET', `/v1/leads/${first.body.id}`, { token: t.token });
-    expect(detail.body.notes).toBe('originale');
+    const detail = await getLead(first.data.id);
+    expect(detail.data.notes).toBe('originale');
   });
 
   it('ends concurrent creations of one phone in one lead', async () => {
     const tenant = await server.factories.tenant();
     const p = phone();
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => post({ firstName: `C${i}`, phone: p }, tenant.token)));
-    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 200)).toHaveLength(19);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => create({ firstName: `C${i}`, phone: p }, tenant.token)));
+    expect(results.filter((r) => r.response.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.response.status === 200)).toHaveLength(19);
     expect(await count('leads', tenant.clinicId)).toBe(1);
     expect(await count('events', tenant.clinicId, 'lead.created')).toBe(1);
   });
 
   it('accepts every bound at its edge and refuses one past it, naming every field', async () => {
-    const ok = await post({
+    const ok = await create({
       firstName: 'f'.repeat(100),
       lastName: 'l'.repeat(100),
       email: `${'e'.repeat(242)}@example.com`,
@@ -112,9 +129,10 @@ describe('POST /v1/leads', () => {
       estimatedValue: 100000000,
       source: 'chat',
     });
-    expect(ok.status, ok.text).toBe(201);
-    expect(ok.body.email.length).toBe(254);
-    expect((await post({ firstName: 'Zero', estimatedValue: 0, lastName: '' })).status).toBe(201);
+    expect(ok.response.status).toBe(201);
+    expect(ok.data.email!.length).toBe(254);
+    expect((await create({ firstName: 'Zero', estimatedValue: 0, lastName: '' })).response.status).toBe(201);
+    // Outside the typed contract (a source and a status not in the lists): raw.
     const bad = await post({
       firstName: '',
       lastName: 'l'.repeat(101),
@@ -146,36 +164,37 @@ describe('POST /v1/leads', () => {
       'facilityId',
     ])
       expect(paths.has(f), f).toBe(true);
-    expect((await post({ firstName: 'Neg', estimatedValue: -0.01 })).status).toBe(400);
-    expect((await post({ firstName: 'f'.repeat(101) })).status).toBe(400);
+    expect((await refused(create({ firstName: 'Neg', estimatedValue: -0.01 }))).status).toBe(400);
+    expect((await refused(create({ firstName: 'f'.repeat(101) }))).status).toBe(400);
+    // A number sent as a string: raw.
     expect((await post({ firstName: 'f', estimatedValue: '12' })).status).toBe(400);
-    expect((await post({ firstName: 'Short', phone: '12' })).status).toBe(400);
-    const unknownStaff = await post({ firstName: 'Staff', assignedTo: t.facilityIds[0] });
+    expect((await refused(create({ firstName: 'Short', phone: '12' }))).status).toBe(400);
+    const unknownStaff = await refused(create({ firstName: 'Staff', assignedTo: t.facilityIds[0] }));
     expect(unknownStaff.status).toBe(400);
-    expect(unknownStaff.body.error.details.issues[0].path).toBe('assignedTo');
+    expect(firstIssue(unknownStaff)).toBe('assignedTo');
   });
 
   it('applies the facilityId rule and hides leads of unseen facilities', async () => {
     const limited = await server.factories.key(t.clinicId, ['leads:write', 'leads:read'], [t.facilityIds[1]]);
-    const missing = await post({ firstName: 'F' }, limited.token);
+    const missing = await refused(create({ firstName: 'F' }, limited.token));
     expect(missing.status).toBe(400);
-    expect(missing.body.error.details.issues[0].path).toBe('facilityId');
-    expect((await post({ firstName: 'F', facilityId: t.facilityIds[0] }, limited.token)).status).toBe(400);
-    const elsewhere = await post({ firstName: 'G', phone: phone(), facilityId: t.facilityIds[0] });
-    expect((await server.call('GET', `/v1/leads/${elsewhere.body.id}`, { token: limited.token })).status).toBe(404);
+    expect(firstIssue(missing)).toBe('facilityId');
+    expect((await refused(create({ firstName: 'F', facilityId: t.facilityIds[0] }, limited.token))).status).toBe(400);
+    const elsewhere = (await create({ firstName: 'G', phone: phone(), facilityId: t.facilityIds[0] })).data;
+    expect((await refused(getLead(elsewhere.id, limited.token))).status).toBe(404);
     // The same phone from a key that cannot see that lead: a lead of its own, nothing of the other is told.
-    const same = await post({ firstName: 'G', phone: elsewhere.body.phone, email: null, facilityId: t.facilityIds[1] }, limited.token);
-    expect(same.status, same.text).toBe(201);
-    expect(same.body.id).not.toBe(elsewhere.body.id);
-    expect(same.text).not.toContain(elsewhere.body.id);
+    const same = await create({ firstName: 'G', phone: elsewhere.phone, email: null, facilityId: t.facilityIds[1] }, limited.token);
+    expect(same.response.status).toBe(201);
+    expect(same.data.id).not.toBe(elsewhere.id);
+    expect(JSON.stringify(same.data)).not.toContain(elsewhere.id);
   });
 });
 
 describe('lead back office', () => {
   it('changes status, adds activities, converts into a patient with lead.converted', async () => {
-    const lead = await post({ firstName: 'Conv', lastName: 'Ertito', phone: phone(), email: `conv${++n}@example.com`, facilityId: t.facilityIds[0] });
-    const base = `/admin/v1/clinics/${t.clinicId}/leads/${lead.body.id}`;
-    const etag = (await server.call('GET', `/v1/leads/${lead.body.id}`, { token: t.token })).headers.get('etag')!;
+    const lead = (await create({ firstName: 'Conv', lastName: 'Ertito', phone: phone(), email: `conv${++n}@example.com`, facilityId: t.facilityIds[0] })).data;
+    const base = `/admin/v1/clinics/${t.clinicId}/leads/${lead.id}`;
+    const etag = (await getLead(lead.id)).response.headers.get('etag')!;
     const stale = await server.call('PATCH', base, { token: 'test-admin-token-0123456789', body: { status: 'qualified' }, headers: { 'if-match': '"99"' } });
     expect(stale.status).toBe(409);
     expect(stale.body.error.details.reason).toBe('version_mismatch');
@@ -198,26 +217,26 @@ describe('lead back office', () => {
     expect(conv.body.lead.status).toBe('won');
     expect(conv.body.lead.convertedAt).toBeTruthy();
     const patientId = conv.body.lead.convertedPatientId;
-    const patient = await server.call('GET', `/v1/patients/${patientId}`, { token: t.token });
-    expect(patient.body).toMatchObject({ firstName: 'Conv', lastName: 'Ertito', phone: lead.body.phone, facilityId: t.facilityIds[0] });
+    const patient = await server.api(t.token).call('getPatient', { params: { path: { id: patientId } } });
+    expect(patient).toMatchObject({ firstName: 'Conv', lastName: 'Ertito', phone: lead.phone, facilityId: t.facilityIds[0] });
     const events = await server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', t.clinicId).where('type', '=', 'lead.converted').execute();
-    expect(events.find((e) => e.data.id === lead.body.id)!.data.patientId).toBe(patientId);
+    expect(events.find((e) => e.data.id === lead.id)!.data.patientId).toBe(patientId);
     expect((await server.admin('POST', `${base}/convert`, {})).body.error.details.reason).toBe('already_converted');
 
-    const detail = await server.call('GET', `/v1/leads/${lead.body.id}`, { token: t.token });
-    expect(detail.body.activities.map((a: { kind: string }) => a.kind)).toEqual(['email', 'status_change']);
-    expect(detail.body.lastContactedAt).toBe('2026-01-10T10:00:00.000Z');
-    expect(Object.keys(detail.body.activities[0]).sort()).toEqual(['at', 'body', 'id', 'kind']);
+    const detail = (await getLead(lead.id)).data;
+    expect(detail.activities.map((a) => a.kind)).toEqual(['email', 'status_change']);
+    expect(detail.lastContactedAt).toBe('2026-01-10T10:00:00.000Z');
+    expect(Object.keys(detail.activities[0]!).sort()).toEqual(['at', 'body', 'id', 'kind']);
   });
 
   it('converts into an existing patient and refuses a lead without last name', async () => {
-    const nameless = await post({ firstName: 'Solo', phone: phone() });
-    const res = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/leads/${nameless.body.id}/convert`, {});
+    const nameless = (await create({ firstName: 'Solo', phone: phone() })).data;
+    const res = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/leads/${nameless.id}/convert`, {});
     expect(res.status).toBe(400);
     expect(res.body.error.details.issues[0].path).toBe('lastName');
-    const p = await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Esiste', lastName: 'Già' } });
-    const linked = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/leads/${nameless.body.id}/convert`, { patientId: p.body.id });
+    const p = await server.api(t.token).call('createPatient', { body: { firstName: 'Esiste', lastName: 'Già' } });
+    const linked = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/leads/${nameless.id}/convert`, { patientId: p.id });
     expect(linked.status).toBe(200);
-    expect(linked.body).toMatchObject({ patientCreated: false, lead: { convertedPatientId: p.body.id } });
+    expect(linked.body).toMatchObject({ patientCreated: false, lead: { convertedPatientId: p.id } });
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -30,15 +31,28 @@ beforeAll(async () => {
   server = await startTestServer();
   t = await server.factories.tenant();
   for (const { key, ...p } of PEOPLE) {
-    const res = await server.call('POST', '/v1/patients', { token: t.token, body: { ...p, facilityId: t.facilityIds[0] } });
-    ids[key] = res.body.id;
+    const res = await server.api(t.token).call('createPatient', { body: { ...p, facilityId: t.facilityIds[0] } });
+    ids[key] = res.id;
   }
-  const other = await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Mario', lastName: 'Rossi', facilityId: t.facilityIds[1] } });
-  ids.rossi2 = other.body.id;
+  const other = await server.api(t.token).call('createPatient', { body: { firstName: 'Mario', lastName: 'Rossi', facilityId: t.facilityIds[1] } });
+  ids.rossi2 = other.id;
 });
 afterAll(() => server.close());
 
-const search = (q: string, extra = '', token = t.token) => server.call('GET', `/v1/patients/search?q=${encodeURIComponent(q)}${extra}`, { token });
+type SearchQuery = Omit<operations['searchPatients']['parameters']['query'], 'q'>;
+/** A typed search (the project's client, generated OpenAPI types) that does not throw: its status, typed answer or error envelope. */
+const search = async (q: string, query: SearchQuery = {}, token = t.token) => {
+  const { data, error, response } = await server.api(token).raw.GET('/patients/search', { params: { query: { q, ...query } } });
+  return { status: response.status, data, error, text: JSON.stringify(data ?? error) };
+};
+/** The answer of a search that must succeed. */
+const hits = async (q: string, query: SearchQuery = {}, token = t.token) => {
+  const res = await search(q, query, token);
+  expect(res.status, `${JSON.stringify(q)}: ${res.text}`).toBe(200);
+  return res.data!;
+};
+const issuePaths = (res: { error?: { error: { details: Record<string, unknown> | null } } }) =>
+  (res.error!.error.details!.issues as { path: string }[]).map((i) => i.path);
 
 describe('GET /v1/patients/search', () => {
   it.each([
@@ -54,13 +68,12 @@ describe('GET /v1/patients/search', () => {
     ['doubled consonant', 'Francesca Ferari', 'ferrari'],
     ['sound-alike', 'Lucca Rosso', 'russo'],
   ])('finds by name with a %s (%s)', async (_kind, q, key) => {
-    const res = await search(q);
-    expect(res.status, res.text).toBe(200);
+    const res = await hits(q);
     // Two patients are named Mario Rossi: either one is the right answer to a name query.
     const person = PEOPLE.find((x) => x.key === key)!;
-    expect(res.body.data[0].name, JSON.stringify(res.body)).toBe(`${person.firstName} ${person.lastName}`);
-    if (key !== 'rossi') expect(res.body.data[0].id).toBe(ids[key]);
-    expect(res.body.data[0].matchedBy).toBe('name');
+    expect(res.data[0]!.name, JSON.stringify(res)).toBe(`${person.firstName} ${person.lastName}`);
+    if (key !== 'rossi') expect(res.data[0]!.id).toBe(ids[key]);
+    expect(res.data[0]!.matchedBy).toBe('name');
   });
 
   it('finds by phone in any format, tax code in any case, email in any case, with score 1', async () => {
@@ -71,23 +84,23 @@ describe('GET /v1/patients/search', () => {
       ['rssmra80a01f205x', 'taxCode'],
       ['MARIO.ROSSI@example.com', 'email'],
     ] as const) {
-      const res = await search(q);
-      expect(res.body.data, q).toHaveLength(1);
-      expect(res.body.data[0]).toMatchObject({ id: ids.rossi, matchedBy: by, score: 1 });
-      expect(res.body.closeMatches).toBe(1);
+      const res = await hits(q);
+      expect(res.data, q).toHaveLength(1);
+      expect(res.data[0]).toMatchObject({ id: ids.rossi, matchedBy: by, score: 1 });
+      expect(res.closeMatches).toBe(1);
     }
   });
 
   it('answers hits with exactly the documented fields and counts close matches', async () => {
-    const res = await search('mario rossi');
+    const res = await hits('mario rossi');
     expect(
-      res.body.data
+      res.data
         .slice(0, 2)
-        .map((h: { id: string }) => h.id)
+        .map((h) => h.id)
         .sort(),
     ).toEqual([ids.rossi, ids.rossi2].sort());
-    expect(res.body.closeMatches).toBe(2);
-    const hit = res.body.data.find((h: { id: string }) => h.id === ids.rossi);
+    expect(res.closeMatches).toBe(2);
+    const hit = res.data.find((h) => h.id === ids.rossi);
     expect(hit).toEqual({
       id: ids.rossi,
       name: 'Mario Rossi',
@@ -98,19 +111,19 @@ describe('GET /v1/patients/search', () => {
       matchedBy: 'name',
       lastVisitAt: null,
     });
-    const nulls = res.body.data.find((h: { id: string }) => h.id === ids.rossi2);
+    const nulls = res.data.find((h) => h.id === ids.rossi2);
     expect(nulls).toMatchObject({ birthYear: null, phoneLast4: null });
-    for (const h of res.body.data) expect(h.score >= 0 && h.score <= 1).toBe(true);
-    expect(Object.keys(res.body).sort()).toEqual(['closeMatches', 'data']);
+    for (const h of res.data) expect(h.score >= 0 && h.score <= 1).toBe(true);
+    expect(Object.keys(res).sort()).toEqual(['closeMatches', 'data']);
   });
 
   it('filters by facility, respects limited keys, includes archived patients and fills lastVisitAt', async () => {
-    const only = await search('mario rossi', `&facilityId=${t.facilityIds[1]}`);
-    expect(only.body.data.map((h: { id: string }) => h.id)).toEqual([ids.rossi2]);
+    const only = await hits('mario rossi', { facilityId: t.facilityIds[1] });
+    expect(only.data.map((h) => h.id)).toEqual([ids.rossi2]);
     const limited = await server.factories.key(t.clinicId, ['patients:read'], [t.facilityIds[1]]);
-    const seen = await search('mario rossi', '', limited.token);
-    expect(seen.body.data.map((h: { id: string }) => h.id)).toEqual([ids.rossi2]);
-    expect((await search('mario rossi', `&facilityId=${t.facilityIds[0]}`, limited.token)).status).toBe(400);
+    const seen = await hits('mario rossi', {}, limited.token);
+    expect(seen.data.map((h) => h.id)).toEqual([ids.rossi2]);
+    expect((await search('mario rossi', { facilityId: t.facilityIds[0] }, limited.token)).status).toBe(400);
 
     await server.call('POST', `/admin/v1/clinics/${t.clinicId}/patients/${ids.bianchi}/archive`, { token: ADMIN_TOKEN });
     for (const [start, status] of [
@@ -131,28 +144,27 @@ describe('GET /v1/patients/search', () => {
         })
         .execute();
     }
-    const res = await search('Giulia Bianchi');
-    expect(res.body.data[0]).toMatchObject({ id: ids.bianchi, archived: true, lastVisitAt: '2026-01-10T09:00:00.000Z' });
+    const res = await hits('Giulia Bianchi');
+    expect(res.data[0]).toMatchObject({ id: ids.bianchi, archived: true, lastVisitAt: '2026-01-10T09:00:00.000Z' });
     const other = await server.factories.tenant();
-    expect((await search('Giulia Bianchi', '', other.token)).body).toEqual({ data: [], closeMatches: 0 });
+    expect(await hits('Giulia Bianchi', {}, other.token)).toEqual({ data: [], closeMatches: 0 });
   });
 
   it('finds names cut differently (a part of a compound name, a surname without its space)', async () => {
-    const created = await server.call('POST', '/v1/patients', { token: t.token, body: { firstName: 'Maria Grazia', lastName: 'De Luca' } });
+    const created = await server.api(t.token).call('createPatient', { body: { firstName: 'Maria Grazia', lastName: 'De Luca' } });
     for (const q of ['grazia de luca', 'Maria Grazia Deluca', 'de luca maria grazia']) {
       const res = await search(q);
-      expect(res.body.data[0]?.id, `${q}: ${res.text}`).toBe(created.body.id);
+      expect(res.data?.data[0]?.id, `${q}: ${res.text}`).toBe(created.id);
     }
   });
 
   it('finds the shapes callers produce: a surname of two words alone, two errors in one word, a spelling heard by speech-to-text, a surname with a birth year', async () => {
-    const created = await server.call('POST', '/v1/patients', {
-      token: t.token,
+    const created = await server.api(t.token).call('createPatient', {
       body: { firstName: 'Anna', lastName: 'Di Stefano', dateOfBirth: '1975-03-02' },
     });
     for (const q of ['Di Stefano', 'distefano', 'Anna Di Stefano']) {
       const res = await search(q);
-      expect(res.body.data[0]?.id, `${q}: ${res.text}`).toBe(created.body.id);
+      expect(res.data?.data[0]?.id, `${q}: ${res.text}`).toBe(created.id);
     }
     for (const [q, key] of [
       ['Francesca Fearri', 'ferrari'],
@@ -160,15 +172,15 @@ describe('GET /v1/patients/search', () => {
       ['Giuseppe Dangleo', 'dangelo'],
     ] as const) {
       const res = await search(q);
-      expect(res.body.data[0]?.id, `${q}: ${res.text}`).toBe(ids[key]);
+      expect(res.data?.data[0]?.id, `${q}: ${res.text}`).toBe(ids[key]);
     }
     // c/ch/k and a missing final vowel, as speech-to-text writes what it heard.
-    expect((await search('Djulia Biankki')).body.data[0]?.id).toBe(ids.bianchi);
+    expect((await hits('Djulia Biankki')).data[0]?.id).toBe(ids.bianchi);
     // A birth year keeps the patients born that year: the year is a filter, not part of the score.
-    const born = await search('Rossi 1980');
-    expect(born.body.data.map((h: { id: string }) => h.id)).toEqual([ids.rossi]);
-    expect(born.body.data[0]).toMatchObject({ matchedBy: 'name', birthYear: 1980 });
-    expect((await search('Rossi 1990')).body).toEqual({ data: [], closeMatches: 0 });
+    const born = await hits('Rossi 1980');
+    expect(born.data.map((h) => h.id)).toEqual([ids.rossi]);
+    expect(born.data[0]).toMatchObject({ matchedBy: 'name', birthYear: 1980 });
+    expect(await hits('Rossi 1990')).toEqual({ data: [], closeMatches: 0 });
   });
 
   it('answers odd queries at once: 2 characters, 100, punctuation only, mixed scripts; 400 for what cannot be a query', async () => {
@@ -191,18 +203,17 @@ describe('GET /v1/patients/search', () => {
     ];
     for (const [q, expected] of cases) {
       const started = performance.now();
-      const res = await search(q);
-      expect(res.status, `${JSON.stringify(q)}: ${res.text}`).toBe(200);
+      const res = await hits(q);
       expect(performance.now() - started, JSON.stringify(q)).toBeLessThan(2000);
-      expect(Number.isInteger(res.body.closeMatches)).toBe(true);
-      if (expected === 'empty') expect(res.body, JSON.stringify(q)).toEqual({ data: [], closeMatches: 0 });
-      if (expected === 'rossi') expect(res.body.data[0]?.name, JSON.stringify(q)).toMatch(/Rossi$/);
+      expect(Number.isInteger(res.closeMatches)).toBe(true);
+      if (expected === 'empty') expect(res, JSON.stringify(q)).toEqual({ data: [], closeMatches: 0 });
+      if (expected === 'rossi') expect(res.data[0]?.name, JSON.stringify(q)).toMatch(/Rossi$/);
     }
     // Too short, too long, blank, or a NUL character (which no text column can hold): 400 naming q.
     for (const q of ['a', 'a'.repeat(101), ' ', 'Mario\u0000Rossi', 'a@b\u0000.it']) {
       const res = await search(q);
       expect(res.status, JSON.stringify(q)).toBe(400);
-      expect(res.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(['q']);
+      expect(issuePaths(res)).toEqual(['q']);
     }
   });
 
@@ -211,12 +222,13 @@ describe('GET /v1/patients/search', () => {
     expect((await search('ab')).status).toBe(200);
     expect((await search('a'.repeat(100))).status).toBe(200);
     expect((await search('a'.repeat(101))).status).toBe(400);
-    expect((await search('rossi', '&limit=0')).status).toBe(400);
-    expect((await search('rossi', '&limit=21')).status).toBe(400);
-    const one = await search('rossi', '&limit=1');
-    expect(one.body.data).toHaveLength(1);
-    expect(one.body.closeMatches).toBeGreaterThanOrEqual(1);
-    expect((await search('rossi', '&limit=20')).status).toBe(200);
+    expect((await search('rossi', { limit: 0 })).status).toBe(400);
+    expect((await search('rossi', { limit: 21 })).status).toBe(400);
+    const one = await hits('rossi', { limit: 1 });
+    expect(one.data).toHaveLength(1);
+    expect(one.closeMatches).toBeGreaterThanOrEqual(1);
+    expect((await search('rossi', { limit: 20 })).status).toBe(200);
+    // Outside the typed contract (no q, an unknown parameter): raw.
     const bad = await server.call('GET', '/v1/patients/search?limit=50&facilityId=x&other=1', { token: t.token });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.in).toBe('query');
