@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError } from '../../packages/client/src/index.js';
+import { refused, issuePaths } from '../helpers/refused.js';
 import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -55,16 +55,6 @@ const list = (token: string, query: ListQuery = {}, headers: Record<string, stri
   server.api(token).callWithResponse('listAppointments', { params: { query }, headers });
 const getAppointment = (token: string, id: string, headers: Record<string, string> = {}) =>
   server.api(token).callWithResponse('getAppointment', { params: { path: { id } }, headers });
-/** The error a typed call is refused with (the test fails when the call succeeds). */
-async function refused(call: Promise<unknown>): Promise<ApiClientError> {
-  const outcome = await call.then(
-    (data) => data,
-    (error: unknown) => error,
-  );
-  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
-  return outcome as ApiClientError;
-}
-const issuePaths = (error: ApiClientError) => (error.details?.issues as { path: string }[]).map((i) => i.path);
 
 async function events(clinicId: string, type?: string) {
   let q = server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId);

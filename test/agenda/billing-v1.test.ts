@@ -1,7 +1,8 @@
 /** Quotes, invoices, payments and balance on /v1 (issue 16), against the real server. */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError } from '../../packages/client/src/index.js';
+import { type ApiClientError } from '../../packages/client/src/index.js';
+import { refused, issuePaths as listedPaths } from '../helpers/refused.js';
 import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -26,16 +27,7 @@ const api = (tenant: Tenant) => server.api(tenant.token);
 /** Raw calls: only for requests outside the typed contract (wrong-typed bodies and parameters). */
 const as = (tenant: Tenant, method: string, path: string, body?: unknown) => server.call(method, path, { token: tenant.token, body });
 const paths = (res: { body: any }) => res.body.error.details.issues.map((i: any) => i.path).sort();
-/** The error a typed call is refused with (the test fails when the call succeeds). */
-async function refused(call: Promise<unknown>): Promise<ApiClientError> {
-  const outcome = await call.then(
-    (data) => data,
-    (error: unknown) => error,
-  );
-  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
-  return outcome as ApiClientError;
-}
-const issuePaths = (error: ApiClientError) => (error.details?.issues as { path: string }[]).map((i) => i.path).sort();
+const issuePaths = (error: ApiClientError) => listedPaths(error).sort();
 const id = (value: string) => ({ params: { path: { id: value } } });
 
 type NewPlan = operations['createTreatmentPlan']['requestBody']['content']['application/json'];

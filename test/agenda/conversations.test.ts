@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError } from '../../packages/client/src/index.js';
+import { type ApiClientError } from '../../packages/client/src/index.js';
+import { refused } from '../helpers/refused.js';
 import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -49,15 +50,6 @@ const messages = (id: string, query: MessagesQuery = {}, token = t.token, header
 type BotBody = operations['updateConversationBot']['requestBody']['content']['application/json'];
 const setBot = (id: string, body: BotBody, headers: Record<string, string> = {}) =>
   server.api(t.token).callWithResponse('updateConversationBot', { params: { path: { id } }, body, headers });
-/** The error a typed call is refused with (the test fails when the call succeeds). */
-async function refused(call: Promise<unknown>): Promise<ApiClientError> {
-  const outcome = await call.then(
-    (data) => data,
-    (error: unknown) => error,
-  );
-  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
-  return outcome as ApiClientError;
-}
 const firstIssue = (error: ApiClientError) => (error.details?.issues as { path: string }[])[0]!.path;
 
 const events = (type: string) => server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', t.clinicId).where('type', '=', type).execute();

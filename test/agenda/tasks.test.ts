@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError } from '../../packages/client/src/index.js';
+import { refused, issuePaths } from '../helpers/refused.js';
 import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
@@ -19,16 +19,6 @@ const FIELDS = ['assigneeId', 'createdAt', 'dueDate', 'facilityId', 'id', 'patie
 // Typed calls (the project's client, generated OpenAPI types).
 const getTask = (id: string) => server.api(t.token).callWithResponse('getTask', { params: { path: { id } } });
 type TaskPatch = operations['updateTask']['requestBody']['content']['application/json'];
-/** The error a typed call is refused with (the test fails when the call succeeds). */
-async function refused(call: Promise<unknown>): Promise<ApiClientError> {
-  const outcome = await call.then(
-    (data) => data,
-    (error: unknown) => error,
-  );
-  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
-  return outcome as ApiClientError;
-}
-const issuePaths = (error: ApiClientError) => (error.details?.issues as { path: string }[]).map((i) => i.path);
 
 async function createTask(body: Record<string, unknown>, tenant = t) {
   const res = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/tasks`, body);

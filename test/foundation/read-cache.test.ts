@@ -8,7 +8,8 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError, createClient } from '../../packages/client/src/index.js';
+import { createClient } from '../../packages/client/src/index.js';
+import { refused } from '../helpers/refused.js';
 import { buildApp } from '../../src/app.js';
 import { createContext } from '../../src/bootstrap.js';
 import type { AppContext } from '../../src/context.js';
@@ -31,16 +32,6 @@ async function renameUnannounced(ctx: AppContext, facilityId: string, name: stri
     await sql`SET LOCAL session_replication_role = replica`.execute(trx);
     await trx.updateTable('facilities').set({ name }).where('id', '=', facilityId).execute();
   });
-}
-
-/** The error a typed call is refused with (the test fails when the call succeeds). */
-async function refused(call: Promise<unknown>): Promise<ApiClientError> {
-  const outcome = await call.then(
-    (data) => data,
-    (error: unknown) => error,
-  );
-  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
-  return outcome as ApiClientError;
 }
 
 /** Polls `read` until it returns `expected`; returns the milliseconds it took. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError } from '../../packages/client/src/index.js';
+import { refused } from '../helpers/refused.js';
 import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -29,15 +29,6 @@ const post = (body: Partial<NewCall> & Pick<NewCall, 'from'>, token = t.token) =
 /** The same, not throwing (`{ data, error, response }`): for answers read whole or whose statuses differ. */
 const attempt = (body: Partial<NewCall> & Pick<NewCall, 'from'>, token = t.token) => server.api(token).raw.POST('/calls', { body: withDefaults(body) });
 const getCall = (id: string, token = t.token) => server.api(token).callWithResponse('getCall', { params: { path: { id } } });
-/** The error a typed call is refused with (the test fails when the call succeeds). */
-async function refused(call: Promise<unknown>): Promise<ApiClientError> {
-  const outcome = await call.then(
-    (data) => data,
-    (error: unknown) => error,
-  );
-  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
-  return outcome as ApiClientError;
-}
 const events = (clinicId: string, type: string) =>
   server.ctx.db.selectFrom('events').selectAll().where('clinic_id', '=', clinicId).where('type', '=', type).execute();
 const CALL_KEYS = [

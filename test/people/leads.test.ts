@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError } from '../../packages/client/src/index.js';
+import { type ApiClientError } from '../../packages/client/src/index.js';
+import { refused } from '../helpers/refused.js';
 import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -21,15 +22,6 @@ const create = (body: NewLead, token = t.token) => server.api(token).callWithRes
 /** Raw: only for bodies outside the typed contract. */
 const post = (body: unknown, token = t.token) => server.call('POST', '/v1/leads', { token, body });
 const getLead = (id: string, token = t.token) => server.api(token).callWithResponse('getLead', { params: { path: { id } } });
-/** The error a typed call is refused with (the test fails when the call succeeds). */
-async function refused(call: Promise<unknown>): Promise<ApiClientError> {
-  const outcome = await call.then(
-    (data) => data,
-    (error: unknown) => error,
-  );
-  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
-  return outcome as ApiClientError;
-}
 const firstIssue = (error: ApiClientError) => (error.details?.issues as { path: string }[])[0]!.path;
 const count = async (table: 'leads' | 'events', clinicId: string, type?: string) => {
   let q = server.ctx.db

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError } from '../../packages/client/src/index.js';
+import { type ApiClientError } from '../../packages/client/src/index.js';
+import { refused } from '../helpers/refused.js';
 import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
@@ -25,15 +26,6 @@ const attempt = (body: NewPatient, token = t.token) => server.api(token).raw.POS
 /** Raw: only for bodies outside the typed contract. */
 const post = (body: unknown, token = t.token) => server.call('POST', '/v1/patients', { token, body });
 const getPatient = (id: string, token = t.token) => server.api(token).callWithResponse('getPatient', { params: { path: { id } } });
-/** The error a typed call is refused with (the test fails when the call succeeds). */
-async function refused(call: Promise<unknown>): Promise<ApiClientError> {
-  const outcome = await call.then(
-    (data) => data,
-    (error: unknown) => error,
-  );
-  expect(outcome, JSON.stringify(outcome)).toBeInstanceOf(ApiClientError);
-  return outcome as ApiClientError;
-}
 const issues = (error: ApiClientError) => error.details?.issues as { path: string }[];
 const phone = () => `333 ${String(1000000 + unique()).padStart(7, '0')}`;
 const eventsOf = (clinicId: string, type: string) =>
