@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
 import { retryPendingScans } from '../../src/modules/documents/jobs.js';
 import { depsOf } from '../../src/modules/documents/service.js';
+import type { DentalClinicClient } from '../../packages/client/src/index.js';
 import { freePort } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Tenant } from '../helpers/factories.js';
@@ -55,6 +56,7 @@ function fakeClamd(port: number, mode: () => Mode): Promise<{ server: Server; sc
 
 let server: TestServer;
 let t: Tenant;
+let api: DentalClinicClient;
 let patientId: string;
 let clamd: Server | null = null;
 let mode: Mode = 'answer';
@@ -69,6 +71,7 @@ beforeAll(async () => {
     },
   });
   t = await server.factories.tenant();
+  api = server.api(t.token);
   patientId = await patient(server, t.token, t.facilityIds[0]);
 });
 afterAll(async () => {
@@ -79,44 +82,40 @@ afterAll(async () => {
 describe('clamd scanner', () => {
   it('marks clean bytes clean and rejects the EICAR file as malware, deleting it', async () => {
     clamd = (await fakeClamd(port, () => mode)).server;
-    const clean = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, pdf(300_000)) });
-    expect(clean.body).toMatchObject({ status: 'available', scanResult: 'clean' });
-    const infected = await server.call('POST', '/v1/documents', {
-      token: t.token,
-      body: inline(patientId, EICAR, { contentType: 'text/plain', filename: 'eicar.txt' }),
-    });
-    expect(infected.body).toMatchObject({ status: 'rejected', rejectedReason: 'malware', scanResult: 'infected' });
-    expect(await server.ctx.documents.store.exists(`documents/${t.clinicId}/${infected.body.id}`)).toBe(false);
+    const clean = await api.call('createDocument', { body: inline(patientId, pdf(300_000)) });
+    expect(clean).toMatchObject({ status: 'available', scanResult: 'clean' });
+    const infected = await api.call('createDocument', { body: inline(patientId, EICAR, { contentType: 'text/plain', filename: 'eicar.txt' }) });
+    expect(infected).toMatchObject({ status: 'rejected', rejectedReason: 'malware', scanResult: 'infected' });
+    expect(await server.ctx.documents.store.exists(`documents/${t.clinicId}/${infected.id}`)).toBe(false);
 
     // The same through an upload link.
-    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, EICAR, { contentType: 'text/plain' }) });
-    const up = await fetch(created.body.upload.url, { method: 'PUT', body: EICAR as unknown as BodyInit, headers: { 'content-type': 'text/plain' } });
+    const created = await api.call('createDocument', { body: announced(patientId, EICAR, { contentType: 'text/plain' }) });
+    const up = await fetch(created.upload!.url, { method: 'PUT', body: EICAR as unknown as BodyInit, headers: { 'content-type': 'text/plain' } });
     expect(await up.json()).toMatchObject({ status: 'rejected', rejectedReason: 'malware' });
   });
 
   it('leaves the document pending_scan when clamd is silent or down, and the job scans it later', async () => {
     mode = 'silent';
-    const silent = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, text('Referto'), { contentType: 'text/plain' }) });
-    expect(silent.body).toMatchObject({ status: 'pending_scan', scanResult: 'pending' });
+    const silent = await api.call('createDocument', { body: inline(patientId, text('Referto'), { contentType: 'text/plain' }) });
+    expect(silent).toMatchObject({ status: 'pending_scan', scanResult: 'pending' });
     mode = 'answer';
     await new Promise<void>((r) => clamd!.close(() => r()));
     clamd = null;
-    const down = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, pdf(2000)) });
-    expect(down.body).toMatchObject({ status: 'pending_scan', scanResult: 'pending' });
-    const content = await server.call('GET', `/v1/documents/${down.body.id}/content`, { token: t.token });
-    expect(content.status).toBe(409);
+    const down = await api.call('createDocument', { body: inline(patientId, pdf(2000)) });
+    expect(down).toMatchObject({ status: 'pending_scan', scanResult: 'pending' });
+    await expect(api.call('getDocumentContent', { params: { path: { id: down.id } } })).rejects.toMatchObject({ status: 409 });
 
     const deps = depsOf(server.ctx);
     expect(await retryPendingScans(deps)).toBe(0);
-    expect((await server.call('GET', `/v1/documents/${down.body.id}`, { token: t.token })).body.status).toBe('pending_scan');
+    expect((await api.call('getDocument', { params: { path: { id: down.id } } })).status).toBe('pending_scan');
 
     const back = await fakeClamd(port, () => mode);
     clamd = back.server;
     expect(await retryPendingScans(deps)).toBe(2);
-    for (const id of [silent.body.id, down.body.id]) {
-      expect((await server.call('GET', `/v1/documents/${id}`, { token: t.token })).body).toMatchObject({ status: 'available', scanResult: 'clean' });
+    for (const id of [silent.id, down.id]) {
+      expect(await api.call('getDocument', { params: { path: { id } } })).toMatchObject({ status: 'available', scanResult: 'clean' });
     }
-    const row = await server.ctx.db.selectFrom('documents').select('scan_attempts').where('id', '=', down.body.id).executeTakeFirstOrThrow();
+    const row = await server.ctx.db.selectFrom('documents').select('scan_attempts').where('id', '=', down.id).executeTakeFirstOrThrow();
     expect(row.scan_attempts).toBe(3);
   });
 });

@@ -1,6 +1,10 @@
 /** Files of each type, their hash, and a patient to attach them to. */
 import { createHash, randomBytes } from 'node:crypto';
+import type { OperationTypes } from '../../packages/client/src/index.js';
 import type { TestServer } from '../helpers/server.js';
+
+/** The body of createDocument, as the contract types it. */
+export type DocumentInput = OperationTypes['createDocument']['requestBody']['content']['application/json'];
 
 export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -21,15 +25,14 @@ export const text = (s = 'Referto: nessuna carie.\n') => Buffer.from(s, 'utf8');
 export const EICAR = Buffer.from('X5O!P%@AP[4\\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*', 'latin1');
 
 export async function patient(server: TestServer, token: string, facilityId?: string): Promise<string> {
-  const res = await server.call('POST', '/v1/patients', {
-    token,
+  const created = await server.api(token).callWithResponse('createPatient', {
     body: { firstName: 'Giulia', lastName: `Bianchi ${randomBytes(4).toString('hex')}`, ...(facilityId ? { facilityId } : {}) },
   });
-  if (res.status !== 201) throw new Error(`patient: ${res.status} ${res.text}`);
-  return res.body.id;
+  if (created.response.status !== 201) throw new Error(`patient: ${created.response.status}`);
+  return created.data.id;
 }
 
-export function inline(patientId: string, bytes: Buffer, extra: Record<string, unknown> = {}) {
+export function inline(patientId: string, bytes: Buffer, extra: Partial<DocumentInput> = {}): DocumentInput {
   return {
     patientId,
     category: 'quote',
@@ -43,8 +46,7 @@ export function inline(patientId: string, bytes: Buffer, extra: Record<string, u
   };
 }
 
-export function announced(patientId: string, bytes: Buffer, extra: Record<string, unknown> = {}) {
-  const body: Record<string, unknown> = inline(patientId, bytes, extra);
-  delete body.contentBase64;
+export function announced(patientId: string, bytes: Buffer, extra: Partial<DocumentInput> = {}): DocumentInput {
+  const { contentBase64: _bytes, ...body } = inline(patientId, bytes, extra);
   return body;
 }

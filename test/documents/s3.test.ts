@@ -15,14 +15,16 @@ import { finishExpiredUploads, sweepOrphanBytes } from '../../src/modules/docume
 import { depsOf, purgeDueDocuments } from '../../src/modules/documents/service.js';
 import { signLink } from '../../src/modules/documents/storage/links.js';
 import type { S3Storage } from '../../src/modules/documents/storage/s3.js';
+import type { DentalClinicClient } from '../../packages/client/src/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Tenant } from '../helpers/factories.js';
-import { announced, inline, patient, pdf, sha256 } from './helpers.js';
+import { announced, inline, patient, pdf, sha256, type DocumentInput } from './helpers.js';
 
 let s3: S3rver;
 let s3Dir: string;
 let server: TestServer;
 let t: Tenant;
+let api: DentalClinicClient;
 let patientId: string;
 
 beforeAll(async () => {
@@ -49,6 +51,7 @@ beforeAll(async () => {
   const store = server.ctx.documents.store as S3Storage;
   await store.client.send(new CreateBucketCommand({ Bucket: store.bucket }));
   t = await server.factories.tenant();
+  api = server.api(t.token);
   patientId = await patient(server, t.token, t.facilityIds[0]);
 });
 afterAll(async () => {
@@ -76,64 +79,74 @@ async function keysUnder(prefix: string): Promise<string[]> {
   return keys;
 }
 
+/** createDocument through the typed client: the answer must be 201. */
+const createDocument = async (body: DocumentInput) => {
+  const { data, response } = await api.callWithResponse('createDocument', { body });
+  expect(response.status).toBe(201);
+  return data;
+};
+const getDocument = (id: string) => api.call('getDocument', { params: { path: { id } } });
+const complete = (id: string) => api.callWithResponse('completeDocument', { params: { path: { id } } });
+/** The bytes of a document, typed by the contract's path. */
+const contentOf = async (id: string) => {
+  const { data, response } = await api.raw.GET('/documents/{id}/content', { params: { path: { id } }, parseAs: 'arrayBuffer' });
+  expect(response.status).toBe(200);
+  return Buffer.from(data!);
+};
+
 const rowOf = (id: string) => server.ctx.db.selectFrom('documents').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('s3 storage', () => {
   it("stores inline bytes in the bucket and streams them back; a download link is the store's presigned GET", async () => {
     expect(server.ctx.documents.store.kind).toBe('s3');
     const bytes = pdf(300_000);
-    const res = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, bytes) });
-    expect(res.body.status).toBe('available');
-    const content = await fetch(`${server.url}/v1/documents/${res.body.id}/content`, { headers: { authorization: `Bearer ${t.token}` } });
-    expect(sha256(Buffer.from(await content.arrayBuffer()))).toBe(sha256(bytes));
-    const link = await server.call('GET', `/v1/documents/${res.body.id}/content?delivery=link`, { token: t.token });
-    expect(link.body.url.startsWith(server.ctx.config.documents.s3!.endpoint)).toBe(true);
-    const direct = await fetch(link.body.url);
+    const res = await createDocument(inline(patientId, bytes));
+    expect(res.status).toBe('available');
+    expect(sha256(await contentOf(res.id))).toBe(sha256(bytes));
+    const link = await api.call('getDocumentContent', { params: { path: { id: res.id }, query: { delivery: 'link' } } });
+    expect(link.url.startsWith(server.ctx.config.documents.s3!.endpoint)).toBe(true);
+    const direct = await fetch(link.url);
     expect(direct.status).toBe(200);
     expect(sha256(Buffer.from(await direct.arrayBuffer()))).toBe(sha256(bytes));
   });
 
   it("uploads through the service's single-use link, streamed into the store and checked; a second use is refused and changes nothing", async () => {
     const bytes = pdf(1_500_000);
-    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
-    expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'pending_upload', upload: { method: 'PUT', headers: { 'content-type': 'application/pdf' } } });
-    const { url, headers } = created.body.upload;
+    const created = await createDocument(announced(patientId, bytes));
+    expect(created).toMatchObject({ status: 'pending_upload', upload: { method: 'PUT', headers: { 'content-type': 'application/pdf' } } });
+    const { url, headers } = created.upload!;
     expect(url.startsWith(`${server.url}/files/upload/`)).toBe(true);
-    const early = await server.call('POST', `/v1/documents/${created.body.id}/complete`, { token: t.token });
-    expect(early.status).toBe(409);
-    expect(early.body.error.details.reason).toBe('upload_missing');
+    await expect(complete(created.id)).rejects.toMatchObject({ status: 409, details: { reason: 'upload_missing' } });
 
     const up = await put(url, bytes, headers['content-type']);
     expect(up.status).toBe(200);
-    expect(await up.json()).toEqual({ id: created.body.id, status: 'available', rejectedReason: null });
-    expect(sha256((await stored(keyOf(created.body.id)))!)).toBe(sha256(bytes));
+    expect(await up.json()).toEqual({ id: created.id, status: 'available', rejectedReason: null });
+    expect(sha256((await stored(keyOf(created.id)))!)).toBe(sha256(bytes));
     expect(await keysUnder(`uploads/${t.clinicId}/`)).toEqual([]);
-    const before = await server.call('GET', `/v1/documents/${created.body.id}`, { token: t.token });
-    expect(before.body.status).toBe('available');
+    const before = await getDocument(created.id);
+    expect(before.status).toBe('available');
 
     // The same link again, with other bytes: refused before a byte is read, as with fs.
     const again = await put(url, pdf(1_500_000), headers['content-type']);
     expect(again.status).toBe(403);
     expect((await again.json()).error.details.reason).toBe('link_used');
-    expect(sha256((await stored(keyOf(created.body.id)))!)).toBe(sha256(bytes));
-    expect((await server.call('GET', `/v1/documents/${created.body.id}`, { token: t.token })).body).toEqual(before.body);
+    expect(sha256((await stored(keyOf(created.id)))!)).toBe(sha256(bytes));
+    expect(await getDocument(created.id)).toEqual(before);
     expect(await keysUnder(`uploads/${t.clinicId}/`)).toEqual([]);
 
     // complete is idempotent once the upload was checked.
     for (let i = 0; i < 2; i++) {
-      const done = await server.call('POST', `/v1/documents/${created.body.id}/complete`, { token: t.token });
-      expect(done.status).toBe(200);
-      expect(done.body).toEqual(before.body);
+      const done = await complete(created.id);
+      expect(done.response.status).toBe(200);
+      expect(done.data).toEqual(before);
     }
-    const content = await fetch(`${server.url}/v1/documents/${created.body.id}/content`, { headers: { authorization: `Bearer ${t.token}` } });
-    expect(sha256(Buffer.from(await content.arrayBuffer()))).toBe(sha256(bytes));
+    expect(sha256(await contentOf(created.id))).toBe(sha256(bytes));
   });
 
   it('refuses an expired link and stores nothing; the job then rejects the document as upload_expired', async () => {
     const bytes = pdf(4000);
-    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
-    const token = (created.body.upload.url as string).split('/files/upload/')[1]!;
+    const created = await createDocument(announced(patientId, bytes));
+    const token = created.upload!.url.split('/files/upload/')[1]!;
     const packed = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString());
     const expired = signLink(server.ctx.documents.linkSecret, {
       op: 'upload',
@@ -145,54 +158,54 @@ describe('s3 storage', () => {
     const res = await put(`${server.url}/files/upload/${expired}`, bytes);
     expect(res.status).toBe(403);
     expect((await res.json()).error.details.reason).toBe('link_expired');
-    expect(await stored(keyOf(created.body.id))).toBeNull();
-    expect((await rowOf(created.body.id)).status).toBe('pending_upload');
+    expect(await stored(keyOf(created.id))).toBeNull();
+    expect((await rowOf(created.id)).status).toBe('pending_upload');
 
     await server.ctx.db
       .updateTable('documents')
       .set({ upload_expires_at: new Date(Date.now() - 1000) })
-      .where('id', '=', created.body.id)
+      .where('id', '=', created.id)
       .execute();
     await finishExpiredUploads(depsOf(server.ctx));
-    const after = await server.call('GET', `/v1/documents/${created.body.id}`, { token: t.token });
-    expect(after.body).toMatchObject({ status: 'rejected', rejectedReason: 'upload_expired' });
+    const after = await getDocument(created.id);
+    expect(after).toMatchObject({ status: 'rejected', rejectedReason: 'upload_expired' });
     // A link minted for a document that no longer waits is refused too.
-    expect((await (await put(created.body.upload.url, bytes)).json()).error.details.reason).toBe('link_used');
-    expect(await stored(keyOf(created.body.id))).toBeNull();
+    expect((await (await put(created.upload!.url, bytes)).json()).error.details.reason).toBe('link_used');
+    expect(await stored(keyOf(created.id))).toBeNull();
   });
 
   it('rejects bad uploads with their reason and deletes their bytes from the store', async () => {
     const bytes = pdf(20_000);
-    const cases: { declared: Record<string, unknown>; sent: Buffer; reason: string }[] = [
+    const cases: { declared: Partial<DocumentInput>; sent: Buffer; reason: string }[] = [
       { declared: { contentType: 'image/jpeg' }, sent: bytes, reason: 'type_not_allowed' },
       { declared: {}, sent: pdf(20_000), reason: 'checksum_mismatch' },
       { declared: {}, sent: bytes.subarray(0, 5000), reason: 'size_mismatch' },
     ];
     for (const c of cases) {
-      const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes, c.declared) });
-      const up = await put(created.body.upload.url, c.sent, created.body.upload.headers['content-type']);
+      const created = await createDocument(announced(patientId, bytes, c.declared));
+      const up = await put(created.upload!.url, c.sent, created.upload!.headers['content-type']);
       expect(up.status).toBe(200);
-      expect(await up.json()).toEqual({ id: created.body.id, status: 'rejected', rejectedReason: c.reason });
-      expect(await stored(keyOf(created.body.id))).toBeNull();
-      const row = await server.call('GET', `/v1/documents/${created.body.id}`, { token: t.token });
-      expect(row.body).toMatchObject({ status: 'rejected', rejectedReason: c.reason });
-      expect(row.body.purgedAt).not.toBeNull();
+      expect(await up.json()).toEqual({ id: created.id, status: 'rejected', rejectedReason: c.reason });
+      expect(await stored(keyOf(created.id))).toBeNull();
+      const row = await getDocument(created.id);
+      expect(row).toMatchObject({ status: 'rejected', rejectedReason: c.reason });
+      expect(row.purgedAt).not.toBeNull();
     }
 
     // More bytes than declared: 400, nothing stored, the document still waits and the link may be used again.
-    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
-    const over = await put(created.body.upload.url, Buffer.concat([bytes, Buffer.alloc(100_000)]));
+    const created = await createDocument(announced(patientId, bytes));
+    const over = await put(created.upload!.url, Buffer.concat([bytes, Buffer.alloc(100_000)]));
     expect(over.status).toBe(400);
-    expect(await stored(keyOf(created.body.id))).toBeNull();
-    expect((await rowOf(created.body.id)).status).toBe('pending_upload');
-    expect(await (await put(created.body.upload.url, bytes)).json()).toMatchObject({ status: 'available' });
-    expect(sha256((await stored(keyOf(created.body.id)))!)).toBe(sha256(bytes));
+    expect(await stored(keyOf(created.id))).toBeNull();
+    expect((await rowOf(created.id)).status).toBe('pending_upload');
+    expect(await (await put(created.upload!.url, bytes)).json()).toMatchObject({ status: 'available' });
+    expect(sha256((await stored(keyOf(created.id)))!)).toBe(sha256(bytes));
   });
 
   it('an upload cut off midway leaves no bytes and no available document, and frees the link', async () => {
     const bytes = pdf(3_000_000);
-    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
-    const url = new URL(created.body.upload.url);
+    const created = await createDocument(announced(patientId, bytes));
+    const url = new URL(created.upload!.url);
     const nonce = JSON.parse(Buffer.from(url.pathname.split('/').pop()!.split('.')[0]!, 'base64url').toString()).n as string;
     const linkUse = () => server.ctx.db.selectFrom('document_link_uses').selectAll().where('nonce', '=', nonce).executeTakeFirst();
 
@@ -200,7 +213,7 @@ describe('s3 storage', () => {
     // its PUT completed): its file under the bucket's folder says the store is receiving them.
     const inStore = () => {
       const dir = join(s3Dir, 'dcm-documents', 'documents', t.clinicId);
-      return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(created.body.id) && statSync(join(dir, f)).size > 0);
+      return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(created.id) && statSync(join(dir, f)).size > 0);
     };
 
     // The client sends half the declared bytes, then goes away.
@@ -214,47 +227,46 @@ describe('s3 storage', () => {
     // The server notices, aborts the PUT to the store and frees the link.
     for (let i = 0; i < 250 && (await linkUse()); i++) await new Promise((r) => setTimeout(r, 20));
     expect(await linkUse()).toBeUndefined();
-    expect(await stored(keyOf(created.body.id))).toBeNull();
-    expect((await rowOf(created.body.id)).status).toBe('pending_upload');
-    const content = await server.call('GET', `/v1/documents/${created.body.id}/content`, { token: t.token });
-    expect(content.status).toBe(409);
-    expect((await server.call('POST', `/v1/documents/${created.body.id}/complete`, { token: t.token })).body.error.details.reason).toBe('upload_missing');
+    expect(await stored(keyOf(created.id))).toBeNull();
+    expect((await rowOf(created.id)).status).toBe('pending_upload');
+    await expect(api.call('getDocumentContent', { params: { path: { id: created.id } } })).rejects.toMatchObject({ status: 409 });
+    await expect(complete(created.id)).rejects.toMatchObject({ details: { reason: 'upload_missing' } });
 
     // The same link, sent whole this time.
-    expect(await (await put(created.body.upload.url, bytes)).json()).toMatchObject({ status: 'available' });
-    expect(sha256((await stored(keyOf(created.body.id)))!)).toBe(sha256(bytes));
+    expect(await (await put(created.upload!.url, bytes)).json()).toMatchObject({ status: 'available' });
+    expect(sha256((await stored(keyOf(created.id)))!)).toBe(sha256(bytes));
   });
 
   it('a process that stopped between storing the bytes and the row: complete (or the job) finishes it', async () => {
     const bytes = pdf(4000);
-    const created = await server.call('POST', '/v1/documents', { token: t.token, body: announced(patientId, bytes) });
-    const row = await rowOf(created.body.id);
+    const created = await createDocument(announced(patientId, bytes));
+    const row = await rowOf(created.id);
     await server.ctx.documents.store.write(row.storage_key, bytes, bytes.length, 'application/pdf');
-    expect((await server.call('GET', `/v1/documents/${row.id}`, { token: t.token })).body.status).toBe('pending_upload');
-    expect((await server.call('POST', `/v1/documents/${row.id}/complete`, { token: t.token })).body.status).toBe('available');
+    expect((await getDocument(row.id)).status).toBe('pending_upload');
+    expect((await complete(row.id)).data.status).toBe('available');
   });
 
   it('purges archived bytes; sweeps leftovers under uploads/ and bytes without a row', async () => {
-    const kept = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, pdf(700)) });
-    await server.call('DELETE', `/v1/documents/${kept.body.id}`, { token: t.token });
+    const kept = await createDocument(inline(patientId, pdf(700)));
+    await api.call('archiveDocument', { params: { path: { id: kept.id } } });
     await server.ctx.db
       .updateTable('documents')
       .set({ archived_at: new Date(Date.now() - 40 * 86_400_000) })
-      .where('id', '=', kept.body.id)
+      .where('id', '=', kept.id)
       .execute();
     await purgeDueDocuments(depsOf(server.ctx));
-    expect(await server.ctx.documents.store.exists(keyOf(kept.body.id))).toBe(false);
+    expect(await server.ctx.documents.store.exists(keyOf(kept.id))).toBe(false);
 
-    const live = await server.call('POST', '/v1/documents', { token: t.token, body: inline(patientId, pdf(900)) });
+    const live = await createDocument(inline(patientId, pdf(900)));
     const store = server.ctx.documents.store;
-    const leftover = `uploads/${t.clinicId}/${live.body.id}/oldPresignedPut`;
+    const leftover = `uploads/${t.clinicId}/${live.id}/oldPresignedPut`;
     const orphan = keyOf('11111111-1111-4111-8111-111111111111');
     await store.write(leftover, pdf(100), 100, 'application/pdf');
     await store.write(orphan, pdf(100), 100, 'application/pdf');
     await sweepOrphanBytes(depsOf(server.ctx), Date.now() + 2 * 3600_000);
     expect(await store.exists(leftover)).toBe(false);
     expect(await store.exists(orphan)).toBe(false);
-    expect(await store.exists(keyOf(live.body.id))).toBe(true);
+    expect(await store.exists(keyOf(live.id))).toBe(true);
   });
 
   it('serves the upload links, not the download links (the store serves the bytes)', async () => {

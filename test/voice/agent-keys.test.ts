@@ -37,27 +37,19 @@ describe('agent keys', () => {
     const voice = await agentKey(tenant.clinicId, 'voice_agent');
     const bot = await agentKey(tenant.clinicId, 'chat_bot');
     const patientId = await insertPatient(server, tenant);
-    const byVoice = await server.call('POST', '/v1/appointments', {
-      token: voice.token,
-      body: { calendarId: cal.id, patientId, start: at(3, 9), origin: 'api' },
-    });
-    expect(byVoice.status, byVoice.text).toBe(201);
-    expect(byVoice.body.origin).toBe('voice');
-    const byBot = await server.call('POST', '/v1/appointments', {
-      token: bot.token,
-      body: { calendarId: cal.id, patientId, start: at(3, 10), origin: 'voice' },
-    });
-    expect(byBot.body.origin).toBe('bot');
-    const plain = await server.call('POST', '/v1/appointments', {
-      token: tenant.token,
-      body: { calendarId: cal.id, patientId, start: at(3, 11), origin: 'bot' },
-    });
-    expect(plain.body.origin).toBe('bot');
-    const moved = await server.call('PATCH', `/v1/appointments/${plain.body.id}`, { token: voice.token, body: { start: at(3, 12) } });
-    expect(moved.status, moved.text).toBe(200);
-    expect(moved.body.origin).toBe('voice');
-    const cancelled = await server.call('POST', `/v1/appointments/${byVoice.body.id}/cancel`, { token: bot.token, body: {} });
-    expect(cancelled.body.origin).toBe('bot');
+    const [voiceApi, botApi] = [server.api(voice.token), server.api(bot.token)];
+    const byVoice = await voiceApi.callWithResponse('createAppointment', { body: { calendarId: cal.id, patientId, start: at(3, 9), origin: 'api' } });
+    expect(byVoice.response.status).toBe(201);
+    expect(byVoice.data.origin).toBe('voice');
+    const byBot = await botApi.call('createAppointment', { body: { calendarId: cal.id, patientId, start: at(3, 10), origin: 'voice' } });
+    expect(byBot.origin).toBe('bot');
+    const plain = await server.api(tenant.token).call('createAppointment', { body: { calendarId: cal.id, patientId, start: at(3, 11), origin: 'bot' } });
+    expect(plain.origin).toBe('bot');
+    const moved = await voiceApi.callWithResponse('rescheduleAppointment', { params: { path: { id: plain.id } }, body: { start: at(3, 12) } });
+    expect(moved.response.status).toBe(200);
+    expect(moved.data.origin).toBe('voice');
+    const cancelled = await botApi.call('cancelAppointment', { params: { path: { id: byVoice.data.id } } });
+    expect(cancelled.origin).toBe('bot');
   });
 
   it('a calendar closed to a channel says so in availability and refuses its bookings and holds (403 not_bookable_by_agent)', async () => {
@@ -68,18 +60,22 @@ describe('agent keys', () => {
     });
     expect(patch.status, patch.text).toBe(200);
     const voice = await agentKey(tenant.clinicId, 'voice_agent');
-    const avail = await server.call('GET', `/v1/calendars/${cal.id}/availability`, { token: voice.token });
-    expect(avail.body).toMatchObject({ data: [], window: null, emptyReason: 'not_bookable_by_agent', nextAvailable: null });
+    const voiceApi = server.api(voice.token);
+    const avail = await voiceApi.call('getCalendarAvailability', { params: { path: { id: cal.id } } });
+    expect(avail).toMatchObject({ data: [], window: null, emptyReason: 'not_bookable_by_agent', nextAvailable: null });
     const patientId = await insertPatient(server, tenant);
-    const booked = await server.call('POST', '/v1/appointments', { token: voice.token, body: { calendarId: cal.id, patientId, start: at(4, 9) } });
-    expect(booked.status).toBe(403);
-    expect(booked.body.error.details.reason).toBe('not_bookable_by_agent');
-    const held = await server.call('POST', `/v1/calendars/${cal.id}/holds`, { token: voice.token, body: { start: at(4, 9), holderRef: 'x' } });
-    expect(held.body.error.details.reason).toBe('not_bookable_by_agent');
+    await expect(voiceApi.call('createAppointment', { body: { calendarId: cal.id, patientId, start: at(4, 9) } })).rejects.toMatchObject({
+      status: 403,
+      details: { reason: 'not_bookable_by_agent' },
+    });
+    await expect(voiceApi.call('createSlotHold', { params: { path: { id: cal.id } }, body: { start: at(4, 9), holderRef: 'x' } })).rejects.toMatchObject({
+      details: { reason: 'not_bookable_by_agent' },
+    });
     // The plain key may book, but the calendar takes no new patients.
-    const newcomer = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId, start: at(4, 9) } });
-    expect(newcomer.status).toBe(403);
-    expect(newcomer.body.error.details.reason).toBe('new_patients_not_accepted');
+    await expect(server.api(tenant.token).call('createAppointment', { body: { calendarId: cal.id, patientId, start: at(4, 9) } })).rejects.toMatchObject({
+      status: 403,
+      details: { reason: 'new_patients_not_accepted' },
+    });
     const count = await server.ctx.db.selectFrom('appointments').select('id').where('patient_id', '=', patientId).execute();
     expect(count).toHaveLength(0);
   });
@@ -93,7 +89,8 @@ describe('agent keys', () => {
     const elsewhere = new Authenticator(server.ctx.db, feed);
     try {
       expect((await elsewhere.authenticate(`Bearer ${voice.token}`)).aiEnabled).toBe(true);
-      expect((await server.call('GET', '/v1/meta', { token: voice.token })).status).toBe(200);
+      const [voiceApi, botApi, ownApi] = [server.api(voice.token), server.api(bot.token), server.api(own.token)];
+      expect((await voiceApi.callWithResponse('getMeta')).response.status).toBe(200);
 
       const off = await server.admin('PATCH', `/admin/v1/clinics/${own.clinicId}`, { aiEnabled: false });
       expect(off.status, off.text).toBe(200);
@@ -102,24 +99,23 @@ describe('agent keys', () => {
       while ((await elsewhere.authenticate(`Bearer ${voice.token}`)).aiEnabled) await new Promise((r) => setTimeout(r, 2));
       expect(Date.now() - switchedAt).toBeLessThan(500);
 
-      for (const [token, method, path] of [
-        [voice.token, 'GET', '/v1/meta'],
-        [bot.token, 'GET', '/v1/facilities'],
-        [voice.token, 'GET', '/v1/patients/search?q=Rossi'],
-        [own.token, 'GET', '/v1/voice/context?from=%2B393331234567'],
+      for (const [path, call] of [
+        ['/v1/meta', () => voiceApi.call('getMeta')],
+        ['/v1/facilities', () => botApi.call('listFacilities')],
+        ['/v1/patients/search?q=Rossi', () => voiceApi.call('searchPatients', { params: { query: { q: 'Rossi' } } })],
+        ['/v1/voice/context?from=%2B393331234567', () => ownApi.call('getVoiceContext', { params: { query: { from: '+393331234567' } } })],
       ] as const) {
-        const res = await server.call(method, path, { token });
-        expect(res.status, `${path}: ${res.text}`).toBe(403);
-        expect(res.body.error).toMatchObject({ code: 'forbidden', details: { reason: 'ai_disabled' } });
+        await expect(call(), path).rejects.toMatchObject({ status: 403, code: 'forbidden', details: { reason: 'ai_disabled' } });
       }
-      const handoff = await server.call('POST', '/v1/voice/handoffs', { token: own.token, body: { callId: 'c-1', reason: 'other' } });
-      expect(handoff.body.error.details.reason).toBe('ai_disabled');
-      expect((await server.call('GET', '/v1/meta', { token: own.token })).status).toBe(200);
-      expect((await server.call('GET', '/v1/facilities', { token: own.token })).status).toBe(200);
+      await expect(ownApi.call('createVoiceHandoff', { body: { callId: 'c-1', reason: 'other' } })).rejects.toMatchObject({
+        details: { reason: 'ai_disabled' },
+      });
+      expect((await ownApi.callWithResponse('getMeta')).response.status).toBe(200);
+      expect((await ownApi.callWithResponse('listFacilities')).response.status).toBe(200);
 
       await server.admin('PATCH', `/admin/v1/clinics/${own.clinicId}`, { aiEnabled: true });
       let status = 0;
-      for (let i = 0; i < 100 && status !== 200; i++) status = (await server.call('GET', '/v1/meta', { token: voice.token })).status;
+      for (let i = 0; i < 100 && status !== 200; i++) status = (await voiceApi.raw.GET('/meta')).response.status;
       expect(status).toBe(200);
     } finally {
       await feed.close();

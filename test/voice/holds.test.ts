@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import { createApiKey } from '../../src/modules/auth/keys-service.js';
+import type { OperationTypes } from '../../packages/client/src/index.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { at, insertPatient, makeCalendar } from '../agenda/helpers.js';
@@ -15,11 +16,16 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const hold = (calendarId: string, body: Record<string, unknown>, token = tenant.token) =>
-  server.call('POST', `/v1/calendars/${calendarId}/holds`, { token, body });
+type HoldInput = OperationTypes['createSlotHold']['requestBody']['content']['application/json'];
+type BookingInput = OperationTypes['createAppointment']['requestBody']['content']['application/json'];
+
+/** createSlotHold through the non-throwing typed client: `{ data, error, response }`. */
+const hold = (calendarId: string, body: HoldInput, token = tenant.token) =>
+  server.api(token).raw.POST('/calendars/{id}/holds', { params: { path: { id: calendarId } }, body });
+/** createAppointment through the non-throwing typed client. */
+const book = (body: BookingInput, token = tenant.token) => server.api(token).raw.POST('/appointments', { body });
 const slots = async (calendarId: string, day: number, token = tenant.token) =>
-  (await server.call('GET', `/v1/calendars/${calendarId}/availability?from=${encodeURIComponent(at(day, 9))}&to=${encodeURIComponent(at(day, 11))}`, { token }))
-    .body.data as Array<{ start: string; doctorId: string }>;
+  (await server.api(token).call('getCalendarAvailability', { params: { path: { id: calendarId }, query: { from: at(day, 9), to: at(day, 11) } } })).data;
 
 describe('slot holds', () => {
   it('hides the held time from availability and bookings (409 slot_taken with heldUntil), and books it with holdId', async () => {
@@ -29,52 +35,54 @@ describe('slot holds', () => {
     const before = await slots(cal.id, 5);
     expect(before.map((s) => s.start)).toContain(start);
 
-    const res = await hold(cal.id, { start, holderRef: 'call-1', ttlSeconds: 120 });
-    expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ calendarId: cal.id, start, doctorId: cal.doctorIds[0], chairId: null, holderRef: 'call-1' });
-    const ttl = Date.parse(res.body.expiresAt) - Date.now();
+    const held = await hold(cal.id, { start, holderRef: 'call-1', ttlSeconds: 120 });
+    expect(held.response.status, JSON.stringify(held.error)).toBe(201);
+    const res = held.data!;
+    expect(res).toMatchObject({ calendarId: cal.id, start, doctorId: cal.doctorIds[0], chairId: null, holderRef: 'call-1' });
+    const ttl = Date.parse(res.expiresAt) - Date.now();
     expect(ttl).toBeGreaterThan(100_000);
     expect(ttl).toBeLessThanOrEqual(121_000);
 
     expect((await slots(cal.id, 5)).map((s) => s.start)).not.toContain(start);
     const other = await server.factories.key(tenant.clinicId, [...SCOPES]);
-    const taken = await server.call('POST', '/v1/appointments', { token: other.token, body: { calendarId: cal.id, patientId, start } });
-    expect(taken.status, taken.text).toBe(409);
-    expect(taken.body.error.code).toBe('no_availability');
-    expect(taken.body.error.details).toMatchObject({ reason: 'slot_taken', heldUntil: res.body.expiresAt });
-    expect(taken.body.error.details.alternatives.length).toBeGreaterThan(0);
+    const taken = await book({ calendarId: cal.id, patientId, start }, other.token);
+    expect(taken.response.status, JSON.stringify(taken.error)).toBe(409);
+    expect(taken.error?.error.code).toBe('no_availability');
+    expect(taken.error?.error.details).toMatchObject({ reason: 'slot_taken', heldUntil: res.expiresAt });
+    expect((taken.error?.error.details?.alternatives as unknown[]).length).toBeGreaterThan(0);
     const taken2 = await hold(cal.id, { start, holderRef: 'call-2' }, other.token);
-    expect(taken2.status).toBe(409);
+    expect(taken2.response.status).toBe(409);
 
-    const booked = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { holdId: res.body.id, patientId } });
-    expect(booked.status, booked.text).toBe(201);
-    expect(booked.body).toMatchObject({ start, calendarId: cal.id, doctorId: cal.doctorIds[0] });
+    const booked = await book({ holdId: res.id, patientId });
+    expect(booked.response.status, JSON.stringify(booked.error)).toBe(201);
+    expect(booked.data).toMatchObject({ start, calendarId: cal.id, doctorId: cal.doctorIds[0] });
     // Sent again: the same appointment, 200; for another patient: hold_used.
-    const again = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { holdId: res.body.id, patientId } });
-    expect(again.status).toBe(200);
-    expect(again.body.id).toBe(booked.body.id);
+    const again = await book({ holdId: res.id, patientId });
+    expect(again.response.status).toBe(200);
+    expect(again.data!.id).toBe(booked.data!.id);
     const otherPatient = await insertPatient(server, tenant);
-    const used = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { holdId: res.body.id, patientId: otherPatient } });
-    expect(used.status).toBe(409);
-    expect(used.body.error.details.reason).toBe('hold_used');
+    const used = await book({ holdId: res.id, patientId: otherPatient });
+    expect(used.response.status).toBe(409);
+    expect(used.error?.error.details?.reason).toBe('hold_used');
     // Another key cannot use this key's hold.
-    const foreign = await server.call('POST', '/v1/appointments', { token: other.token, body: { holdId: res.body.id, patientId } });
-    expect(foreign.status).toBe(400);
-    expect(foreign.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(['holdId']);
+    const foreign = await book({ holdId: res.id, patientId }, other.token);
+    expect(foreign.response.status).toBe(400);
+    expect((foreign.error?.error.details?.issues as Array<{ path: string }>).map((i) => i.path)).toEqual(['holdId']);
   });
 
   it('replaces a hold with the same holderRef, releases with DELETE, and lapses by itself', async () => {
     const cal = await makeCalendar(server, tenant);
     const first = await hold(cal.id, { start: at(6, 9), holderRef: 'call-r' });
     const second = await hold(cal.id, { start: at(6, 10), holderRef: 'call-r' });
-    expect(second.status).toBe(201);
+    expect(second.response.status).toBe(201);
     const free = (await slots(cal.id, 6)).map((s) => s.start);
     expect(free).toContain(at(6, 9));
     expect(free).not.toContain(at(6, 10));
-    expect((await server.call('DELETE', `/v1/holds/${first.body.id}`, { token: tenant.token })).status).toBe(404);
+    const release = (id: string, token = tenant.token) => server.api(token).raw.DELETE('/holds/{id}', { params: { path: { id } } });
+    expect((await release(first.data!.id)).response.status).toBe(404);
     const other = await server.factories.key(tenant.clinicId, [...SCOPES]);
-    expect((await server.call('DELETE', `/v1/holds/${second.body.id}`, { token: other.token })).status).toBe(404);
-    expect((await server.call('DELETE', `/v1/holds/${second.body.id}`, { token: tenant.token })).status).toBe(204);
+    expect((await release(second.data!.id, other.token)).response.status).toBe(404);
+    expect((await release(second.data!.id)).response.status).toBe(204);
     expect((await slots(cal.id, 6)).map((s) => s.start)).toContain(at(6, 10));
 
     // A lapsed hold blocks nothing, and still books its slot while it is free.
@@ -82,25 +90,26 @@ describe('slot holds', () => {
     await server.ctx.db
       .updateTable('slot_holds')
       .set({ expires_at: new Date(Date.now() - 1000) })
-      .where('id', '=', lapsing.body.id)
+      .where('id', '=', lapsing.data!.id)
       .execute();
     expect((await slots(cal.id, 6)).map((s) => s.start)).toContain(at(6, 9, 30));
     const patientId = await insertPatient(server, tenant);
-    const booked = await server.call('POST', '/v1/appointments', { token: tenant.token, body: { holdId: lapsing.body.id, patientId } });
-    expect(booked.status, booked.text).toBe(201);
-    expect(booked.body.start).toBe(at(6, 9, 30));
+    const booked = await book({ holdId: lapsing.data!.id, patientId });
+    expect(booked.response.status, JSON.stringify(booked.error)).toBe(201);
+    expect(booked.data!.start).toBe(at(6, 9, 30));
   });
 
   it('refuses bad input naming every field, and a key beyond 10 live holds with hold_limit, writing nothing', async () => {
     const cal = await makeCalendar(server, tenant, { doctors: 1 });
-    const bad = await hold(cal.id, { start: 'domani', ttlSeconds: 5, holderRef: '' });
+    // Values outside the contract (not a date-time, under the minimum, empty): raw call.
+    const bad = await server.call('POST', `/v1/calendars/${cal.id}/holds`, { token: tenant.token, body: { start: 'domani', ttlSeconds: 5, holderRef: '' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['holderRef', 'start', 'ttlSeconds']);
     const key = await createApiKey(server.ctx.db, tenant.clinicId, { name: 'voce', scopes: [...SCOPES], agent: 'voice_agent' });
-    for (let i = 0; i < 10; i++) expect((await hold(cal.id, { start: at(7, 8 + i), holderRef: `c${i}` }, key.token)).status).toBe(201);
+    for (let i = 0; i < 10; i++) expect((await hold(cal.id, { start: at(7, 8 + i), holderRef: `c${i}` }, key.token)).response.status).toBe(201);
     const eleventh = await hold(cal.id, { start: at(7, 19), holderRef: 'c10' }, key.token);
-    expect(eleventh.status).toBe(409);
-    expect(eleventh.body.error.details).toMatchObject({ reason: 'hold_limit', limit: 10 });
+    expect(eleventh.response.status).toBe(409);
+    expect(eleventh.error?.error.details).toMatchObject({ reason: 'hold_limit', limit: 10 });
     const count = await server.ctx.db
       .selectFrom('slot_holds')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -108,7 +117,7 @@ describe('slot holds', () => {
       .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(10);
     // Replacing one of its own holds is not a new one.
-    expect((await hold(cal.id, { start: at(7, 20), holderRef: 'c3' }, key.token)).status).toBe(201);
+    expect((await hold(cal.id, { start: at(7, 20), holderRef: 'c3' }, key.token)).response.status).toBe(201);
   });
 
   it('lets exactly one of parallel holds and bookings of one slot win', async () => {
@@ -117,9 +126,9 @@ describe('slot holds', () => {
     const patients = await Promise.all(Array.from({ length: 5 }, () => insertPatient(server, tenant)));
     const results = await Promise.all([
       ...Array.from({ length: 10 }, (_, i) => hold(cal.id, { start, holderRef: `race-${i}` })),
-      ...patients.map((patientId) => server.call('POST', '/v1/appointments', { token: tenant.token, body: { calendarId: cal.id, patientId, start } })),
+      ...patients.map((patientId) => book({ calendarId: cal.id, patientId, start })),
     ]);
-    const statuses = results.map((r) => r.status);
+    const statuses = results.map((r) => r.response.status);
     expect(
       statuses.filter((s) => s === 201),
       JSON.stringify(statuses),

@@ -1,5 +1,6 @@
 /** The voice agent's context and handoffs (issue 15). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClientError, type OperationTypes } from '../../packages/client/src/index.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ALL_DAY, at, insertPatient, makeCalendar } from '../agenda/helpers.js';
@@ -10,6 +11,23 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.close());
+
+/** getVoiceContext through the typed client (`{ data, response }`; throws ApiClientError on a non-2xx answer). */
+const context = (token: string, query: OperationTypes['getVoiceContext']['parameters']['query']) =>
+  server.api(token).callWithResponse('getVoiceContext', { params: { query } });
+const handoff = (token: string, body: OperationTypes['createVoiceHandoff']['requestBody']['content']['application/json']) =>
+  server.api(token).callWithResponse('createVoiceHandoff', { body });
+/** The ApiClientError a call rejects with (fails the test when it succeeds). */
+async function rejection(promise: Promise<unknown>): Promise<ApiClientError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ApiClientError);
+    return error as ApiClientError;
+  }
+  throw new Error('expected an ApiClientError');
+}
+const issuePaths = (error: ApiClientError) => (error.details?.issues as Array<{ path: string }>).map((i) => i.path);
 
 async function clinicWith(open: boolean): Promise<Tenant> {
   const t = await server.factories.tenant();
@@ -29,25 +47,23 @@ describe('GET /v1/voice/context', () => {
     const cal = await makeCalendar(server, t);
     const giulia = await insertPatient(server, t, t.facilityIds[0], { first_name: 'Giulia', last_name: 'Rossi', phone: '+393331234567' });
     const marco = await insertPatient(server, t, t.facilityIds[0], { first_name: 'Marco', last_name: 'Rossi', phone: '+393331234567' });
-    const booked = await server.call('POST', '/v1/appointments', { token: t.token, body: { calendarId: cal.id, patientId: giulia, start: at(2, 9) } });
-    expect(booked.status).toBe(201);
+    const booked = await server.api(t.token).callWithResponse('createAppointment', { body: { calendarId: cal.id, patientId: giulia, start: at(2, 9) } });
+    expect(booked.response.status).toBe(201);
 
-    const res = await server.call('GET', `/v1/voice/context?from=${encodeURIComponent('333 123 4567')}&to=${encodeURIComponent('039 2345678')}`, {
-      token: t.token,
-    });
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.clinic).toMatchObject({ timezone: 'Europe/Rome', facilityId: t.facilityIds[1], facilityName: 'Sede Nord', openNow: true });
-    expect(res.body.caller.match).toBe('patient');
-    expect(res.body.caller.phone).toBe('+393331234567');
-    const byId = Object.fromEntries(res.body.caller.patients.map((p: { id: string }) => [p.id, p]));
+    const { data: res, response } = await context(t.token, { from: '333 123 4567', to: '039 2345678' });
+    expect(response.status).toBe(200);
+    expect(res.clinic).toMatchObject({ timezone: 'Europe/Rome', facilityId: t.facilityIds[1], facilityName: 'Sede Nord', openNow: true });
+    expect(res.caller.match).toBe('patient');
+    expect(res.caller.phone).toBe('+393331234567');
+    const byId = Object.fromEntries(res.caller.patients.map((p) => [p.id, p]));
     expect(byId[giulia]).toEqual({
       id: giulia,
       firstName: 'Giulia',
-      nextAppointments: [{ id: booked.body.id, start: at(2, 9), calendarName: expect.any(String) }],
+      nextAppointments: [{ id: booked.data.id, start: at(2, 9), calendarName: expect.any(String) }],
     });
-    expect(byId[marco].nextAppointments).toEqual([]);
-    expect(res.text).not.toContain('Rossi');
-    expect(res.body.transfer).toEqual({ possible: true, number: '+390392345678' });
+    expect(byId[marco]!.nextAppointments).toEqual([]);
+    expect(JSON.stringify(res)).not.toContain('Rossi');
+    expect(res.transfer).toEqual({ possible: true, number: '+390392345678' });
     const logged = await server.ctx.db
       .selectFrom('access_log_entries')
       .selectAll()
@@ -62,11 +78,11 @@ describe('GET /v1/voice/context', () => {
     const anna = await insertPatient(server, t, t.facilityIds[0], { first_name: 'Anna', last_name: 'De Luca', phone: '+393401112233' });
     // E.164, international prefix 00, separators and brackets, national form: as SIP headers and voice platforms send them.
     for (const from of ['+393401112233', '0039 340 111 2233', '(+39) 340-111-2233', '340.111.2233', '+39 340 1112233']) {
-      const res = await server.call('GET', `/v1/voice/context?from=${encodeURIComponent(from)}`, { token: t.token });
-      expect(res.status, `${from}: ${res.text}`).toBe(200);
-      expect(res.body.caller.match, from).toBe('patient');
+      const { data: res, response } = await context(t.token, { from });
+      expect(response.status, from).toBe(200);
+      expect(res.caller.match, from).toBe('patient');
       expect(
-        res.body.caller.patients.map((p: { id: string }) => p.id),
+        res.caller.patients.map((p) => p.id),
         from,
       ).toEqual([anna]);
     }
@@ -82,17 +98,17 @@ describe('GET /v1/voice/context', () => {
       workingSchedule: { [weekday]: [{ open: '09:00', close: '13:00' }] },
     });
     expect(patched.status, patched.text).toBe(200);
-    const res = await server.call('GET', '/v1/voice/context?from=3470001122', { token: t.token });
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.clinic).toMatchObject({ openNow: false, closesAt: null, facilityId: t.facilityIds[0] });
-    const next = new Date(res.body.clinic.nextOpening);
+    const { data: res, response } = await context(t.token, { from: '3470001122' });
+    expect(response.status).toBe(200);
+    expect(res.clinic).toMatchObject({ openNow: false, closesAt: null, facilityId: t.facilityIds[0] });
+    const next = new Date(res.clinic.nextOpening!);
     const local = new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Rome', weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(
       next,
     );
     expect(local.toLowerCase()).toBe(`${weekday} 09:00`);
     expect(next.getTime() - Date.now()).toBeGreaterThan(86_400_000);
     expect(next.getTime() - Date.now()).toBeLessThan(3 * 86_400_000);
-    expect(res.body.transfer).toEqual({ possible: false, number: null });
+    expect(res.transfer).toEqual({ possible: false, number: null });
   });
 
   it('finds a lead, or nobody, and says when a closed clinic opens again', async () => {
@@ -101,18 +117,19 @@ describe('GET /v1/voice/context', () => {
       .insertInto('leads')
       .values({ id: crypto.randomUUID(), clinic_id: t.clinicId, facility_id: t.facilityIds[0], first_name: 'Luca', last_name: 'Bruni', phone: '+393479998888' })
       .execute();
-    const lead = await server.call('GET', '/v1/voice/context?from=3479998888', { token: t.token });
-    expect(lead.body.caller).toMatchObject({ match: 'lead', patients: [], lead: { firstName: 'Luca' } });
-    expect(lead.body.clinic).toMatchObject({ openNow: false, closesAt: null, nextOpening: null, facilityId: t.facilityIds[0] });
-    expect(lead.body.transfer).toEqual({ possible: false, number: null });
-    const anonymous = await server.call('GET', '/v1/voice/context?from=anonymous', { token: t.token });
-    expect(anonymous.body.caller).toEqual({ match: 'unknown', phone: null, patients: [], lead: null });
+    const lead = (await context(t.token, { from: '3479998888' })).data;
+    expect(lead.caller).toMatchObject({ match: 'lead', patients: [], lead: { firstName: 'Luca' } });
+    expect(lead.clinic).toMatchObject({ openNow: false, closesAt: null, nextOpening: null, facilityId: t.facilityIds[0] });
+    expect(lead.transfer).toEqual({ possible: false, number: null });
+    const anonymous = (await context(t.token, { from: 'anonymous' })).data;
+    expect(anonymous.caller).toEqual({ match: 'unknown', phone: null, patients: [], lead: null });
+    // Too short and not a number (outside the contract's pattern): raw call.
     const bad = await server.call('GET', '/v1/voice/context?from=12&to=abc', { token: t.token });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['from', 'to']);
-    const junk = await server.call('GET', '/v1/voice/context?from=000', { token: t.token });
+    const junk = await rejection(context(t.token, { from: '000' }));
     expect(junk.status).toBe(400);
-    expect(junk.body.error.details.issues[0].path).toBe('from');
+    expect(issuePaths(junk)[0]).toBe('from');
   });
 });
 
@@ -120,45 +137,40 @@ describe('POST /v1/voice/handoffs', () => {
   it('while open: transfer to the facility’s number; once per call', async () => {
     const t = await clinicWith(true);
     const patientId = await insertPatient(server, t, t.facilityIds[1]);
-    const body = { callId: 'CA-open-1', reason: 'billing', summary: 'Chiede del saldo', patientId };
-    const res = await server.call('POST', '/v1/voice/handoffs', { token: t.token, body });
-    expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ outcome: 'transfer', transferTo: '+390392345678', taskId: null, facilityId: t.facilityIds[1], patientId });
-    const again = await server.call('POST', '/v1/voice/handoffs', { token: t.token, body: { ...body, reason: 'other' } });
-    expect(again.status).toBe(200);
-    expect(again.body).toEqual(res.body);
+    const body = { callId: 'CA-open-1', reason: 'billing', summary: 'Chiede del saldo', patientId } as const;
+    const res = await handoff(t.token, body);
+    expect(res.response.status).toBe(201);
+    expect(res.data).toMatchObject({ outcome: 'transfer', transferTo: '+390392345678', taskId: null, facilityId: t.facilityIds[1], patientId });
+    const again = await handoff(t.token, { ...body, reason: 'other' });
+    expect(again.response.status).toBe(200);
+    expect(again.data).toEqual(res.data);
   });
 
   it('while closed: a callback task with task.created, due at the next opening; bad ids name their fields', async () => {
     const t = await clinicWith(false);
     const patientId = await insertPatient(server, t);
-    const res = await server.call('POST', '/v1/voice/handoffs', {
-      token: t.token,
-      body: { callId: 'CA-closed-1', reason: 'clinical_question', summary: 'Dolore al dente', patientId },
-    });
-    expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ outcome: 'callback', transferTo: null });
-    const task = await server.call('GET', `/v1/tasks/${res.body.taskId}`, { token: t.token });
-    expect(task.body).toMatchObject({ patientId, type: 'callback', status: 'todo', facilityId: t.facilityIds[0] });
-    expect(task.body.title).toContain('Dolore al dente');
+    const { data: res, response } = await handoff(t.token, { callId: 'CA-closed-1', reason: 'clinical_question', summary: 'Dolore al dente', patientId });
+    expect(response.status).toBe(201);
+    expect(res).toMatchObject({ outcome: 'callback', transferTo: null });
+    const task = await server.api(t.token).call('getTask', { params: { path: { id: res.taskId! } } });
+    expect(task).toMatchObject({ patientId, type: 'callback', status: 'todo', facilityId: t.facilityIds[0] });
+    expect(task.title).toContain('Dolore al dente');
     const events = await server.ctx.db
       .selectFrom('events')
       .select(['type', 'data'])
       .where('clinic_id', '=', t.clinicId)
       .where('type', '=', 'task.created')
       .execute();
-    expect(events.map((e) => (e.data as { id: string }).id)).toContain(res.body.taskId);
+    expect(events.map((e) => (e.data as { id: string }).id)).toContain(res.taskId);
     expect(JSON.stringify(events)).not.toContain('Dolore');
 
     const other = await server.factories.tenant();
     const foreign = await insertPatient(server, other);
+    // A reason outside the contract's list: raw call.
     const bad = await server.call('POST', '/v1/voice/handoffs', { token: t.token, body: { callId: 'CA-closed-2', reason: 'hungry', patientId: foreign } });
     expect(bad.status).toBe(400);
-    const bad2 = await server.call('POST', '/v1/voice/handoffs', {
-      token: t.token,
-      body: { callId: 'CA-closed-2', reason: 'other', patientId: foreign, leadId: foreign },
-    });
-    expect(bad2.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['leadId', 'patientId']);
+    const bad2 = await rejection(handoff(t.token, { callId: 'CA-closed-2', reason: 'other', patientId: foreign, leadId: foreign }));
+    expect(issuePaths(bad2).sort()).toEqual(['leadId', 'patientId']);
     expect(await server.ctx.db.selectFrom('voice_handoffs').select('id').where('call_ref', '=', 'CA-closed-2').execute()).toEqual([]);
   });
 });

@@ -56,16 +56,15 @@ describe.skipIf(ENGINE !== 'postgres')('worker crash (PostgreSQL only: PGlite is
     });
     for (let c = 0; c < CLINICS; c++) {
       const t = await server.factories.tenant();
-      const res = await server.call('POST', '/v1/webhook-endpoints', {
-        token: t.token,
+      const res = await server.api(t.token).callWithResponse('createWebhookEndpoint', {
         body: { url: 'https://hooks.example.com/crash', events: ['task.created'] },
       });
-      expect(res.status, res.text).toBe(201);
+      expect(res.response.status).toBe(201);
       // Saved as a public name; point it at the local receiver (the worker runs with WEBHOOK_ALLOW_INSECURE).
       await server.ctx.db
         .updateTable('webhook_endpoints')
         .set({ url: `${receiver.url}/crash` })
-        .where('id', '=', res.body.id)
+        .where('id', '=', res.data.id)
         .execute();
       await server.ctx.db.transaction().execute(async (trx) => {
         for (let i = 0; i < PER_CLINIC; i++) {

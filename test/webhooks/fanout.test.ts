@@ -9,7 +9,7 @@ import { SCOPES } from '../../src/modules/auth/scopes.js';
 import { flushEventGaps } from '../../src/modules/webhooks/jobs.js';
 import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { emit, startReceiver, until, type Receiver } from './helpers.js';
+import { emit, startReceiver, until, type Receiver, type WebhookEventTypes } from './helpers.js';
 
 let server: TestServer;
 let receiver: Receiver;
@@ -26,10 +26,10 @@ afterAll(async () => {
   await server.close();
 });
 
-async function endpoint(token: string, path: string, events: string[]) {
-  const res = await server.call('POST', '/v1/webhook-endpoints', { token, body: { url: receiver.url + path, events } });
-  expect(res.status, res.text).toBe(201);
-  return res.body as { id: string; secret: string };
+async function endpoint(token: string, path: string, events: WebhookEventTypes) {
+  const { data, response } = await server.api(token).callWithResponse('createWebhookEndpoint', { body: { url: receiver.url + path, events } });
+  expect(response.status).toBe(201);
+  return data;
 }
 const countFor = (endpointId: string) =>
   server.ctx.db
@@ -100,12 +100,13 @@ describe('fan-out: who receives an event', () => {
     const ev = await emit(server.ctx, t.clinicId, 'lead.created');
     const [d] = await server.ctx.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', ep.id).execute();
     expect(d).toMatchObject({ status: 'succeeded', skipped_reason: 'test_mode', attempt_count: 0 });
-    const events = await server.call('GET', '/v1/events', { token: t.token });
-    expect(events.body.data.map((e: any) => [e.id, e.livemode])).toEqual([[ev.id, false]]);
-    const detail = await server.call('GET', `/v1/webhook-deliveries/${d!.id}`, { token: t.token });
-    expect(detail.body).toMatchObject({ status: 'succeeded', skippedReason: 'test_mode', attempts: [] });
-    const test = await server.call('POST', `/v1/webhook-endpoints/${ep.id}/test`, { token: t.token });
-    expect(test.body).toMatchObject({ skipped: 'test_mode', success: false, statusCode: null, durationMs: null });
+    const api = server.api(t.token);
+    const events = await api.call('listEvents');
+    expect(events.data.map((e) => [e.id, e.livemode])).toEqual([[ev.id, false]]);
+    const detail = await api.call('getWebhookDelivery', { params: { path: { id: d!.id } } });
+    expect(detail).toMatchObject({ status: 'succeeded', skippedReason: 'test_mode', attempts: [] });
+    const test = await api.call('testWebhookEndpoint', { params: { path: { id: ep.id } } });
+    expect(test).toMatchObject({ skipped: 'test_mode', success: false, statusCode: null, durationMs: null });
     await new Promise((r) => setTimeout(r, 200));
     expect(receiver.forPath('/fan/test-clinic')).toHaveLength(0);
   });
@@ -160,9 +161,9 @@ describe('events.skipped (spec 6.4)', () => {
     // The old key that created the destination is revoked: give the clinic's new key a destination.
     await endpoint(fresh.token, '/skip/gap2', ['task.created', 'lead.created']);
     await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0]);
-    const events = (await server.call('GET', '/v1/events', { token: fresh.token })).body.data;
-    const skipped = events.filter((e: any) => e.type === 'events.skipped');
-    expect(skipped.map((e: any) => e.data.type).sort()).toEqual(['lead.created', 'task.created']);
+    const events = (await server.api(fresh.token).call('listEvents')).data;
+    const skipped = events.filter((e) => e.type === 'events.skipped');
+    expect(skipped.map((e) => e.data.type).sort()).toEqual(['lead.created', 'task.created']);
     for (const e of skipped) {
       expect(e.data.reason).toBe('no_active_key');
       expect(e.data.from).toBe(new Date(gapStart.at).toISOString());

@@ -7,6 +7,7 @@ import type { EventType } from '../../src/events/catalogue.js';
 import { recordEvent, type NewEvent, type RecordedEvent } from '../../src/events/record.js';
 import { sampleData, type EventData } from '../../src/events/schemas.js';
 import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
+import type { OperationTypes } from '../../packages/client/src/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { expect } from 'vitest';
 
@@ -99,11 +100,14 @@ export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, time
   }
 }
 
+/** The event types a destination may subscribe to, as the contract types them. */
+export type WebhookEventTypes = OperationTypes['createWebhookEndpoint']['requestBody']['content']['application/json']['events'];
+
 export interface WebhookRig {
   server: TestServer;
   receiver: Receiver;
   /** Creates a destination on the receiver, at `path`, for these event types. */
-  endpoint(token: string, path: string, events: string[]): Promise<{ id: string; secret: string }>;
+  endpoint(token: string, path: string, events: WebhookEventTypes): Promise<{ id: string; secret: string }>;
   close(): Promise<void>;
 }
 
@@ -116,9 +120,9 @@ export async function startWebhookRig(): Promise<WebhookRig> {
     server,
     receiver,
     async endpoint(token, path, events) {
-      const res = await server.call('POST', '/v1/webhook-endpoints', { token, body: { url: receiver.url + path, events } });
-      expect(res.status, res.text).toBe(201);
-      return res.body as { id: string; secret: string };
+      const { data, response } = await server.api(token).callWithResponse('createWebhookEndpoint', { body: { url: receiver.url + path, events } });
+      expect(response.status).toBe(201);
+      return data;
     },
     async close() {
       await worker.stop();

@@ -25,9 +25,9 @@ const fail: SendResult = { statusCode: 503, error: null, durationMs: 3, success:
 /** A destination with `n` leased deliveries, each at its last attempt (the next failure discards it). */
 async function leased(n: number, consecutiveDiscarded: number): Promise<{ endpointId: string; deliveries: ClaimedDelivery[] }> {
   const t = await server.factories.tenant();
-  const res = await server.call('POST', '/v1/webhook-endpoints', { token: t.token, body: { url: 'http://127.0.0.1:9/x', events: ['lead.created'] } });
-  expect(res.status, res.text).toBe(201);
-  const endpointId = res.body.id as string;
+  const res = await server.api(t.token).callWithResponse('createWebhookEndpoint', { body: { url: 'http://127.0.0.1:9/x', events: ['lead.created'] } });
+  expect(res.response.status).toBe(201);
+  const endpointId = res.data.id;
   for (let i = 0; i < n; i++) await emit(server.ctx, t.clinicId, 'lead.created');
   await server.ctx.db.updateTable('webhook_deliveries').set({ attempt_count: 4 }).where('endpoint_id', '=', endpointId).execute();
   await server.ctx.db.updateTable('webhook_endpoints').set({ consecutive_discarded: consecutiveDiscarded }).where('id', '=', endpointId).execute();
@@ -160,8 +160,8 @@ describe('wake-up: NOTIFY at low rates, polling under load', () => {
 
   it('an event notifies the workers unless one has promised to poll for at least another second', async () => {
     const t = await server.factories.tenant();
-    const res = await server.call('POST', '/v1/webhook-endpoints', { token: t.token, body: { url: 'http://127.0.0.1:9/x', events: ['lead.created'] } });
-    expect(res.status, res.text).toBe(201);
+    const res = await server.api(t.token).callWithResponse('createWebhookEndpoint', { body: { url: 'http://127.0.0.1:9/x', events: ['lead.created'] } });
+    expect(res.response.status).toBe(201);
     const setPolling = (until: Date) => server.ctx.db.updateTable('webhook_polling').set({ polling_until: until }).execute();
     try {
       expect(await notified(() => emit(server.ctx, t.clinicId, 'lead.created'))).toBe(1);
@@ -188,8 +188,8 @@ describe('wake-up: NOTIFY at low rates, polling under load', () => {
       try {
         const tenants = await Promise.all([1, 2, 3, 4].map(() => server.factories.tenant()));
         for (const t of tenants) {
-          const res = await server.call('POST', '/v1/webhook-endpoints', { token: t.token, body: { url: receiver.url + '/load', events: ['lead.created'] } });
-          expect(res.status, res.text).toBe(201);
+          const res = await server.api(t.token).callWithResponse('createWebhookEndpoint', { body: { url: receiver.url + '/load', events: ['lead.created'] } });
+          expect(res.response.status).toBe(201);
         }
         const t = tenants[0]!;
         // Up to about 300 events a second for two seconds.
