@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError, type DentalClinicClient, type OperationTypes } from '../../packages/client/src/index.js';
+import { type DentalClinicClient, type OperationTypes } from '../../packages/client/src/index.js';
+import { refused as rejection, issuePaths } from '../helpers/refused.js';
 import type { Tenant } from '../helpers/factories.js';
 import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
 import { sql } from 'kysely';
@@ -26,17 +27,6 @@ const book = (body: BookingInput, client = api, headers?: Record<string, string>
 const reschedule = (id: string, start: string, headers?: Record<string, string>) =>
   api.callWithResponse('rescheduleAppointment', { params: { path: { id } }, body: { start }, headers });
 const cancel = (id: string) => api.callWithResponse('cancelAppointment', { params: { path: { id } } });
-/** The ApiClientError a call rejects with (fails the test when it succeeds). */
-async function rejection(promise: Promise<unknown>): Promise<ApiClientError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiClientError);
-    return error as ApiClientError;
-  }
-  throw new Error('expected an ApiClientError');
-}
-const issuePaths = (error: ApiClientError) => (error.details?.issues as Array<{ path: string }>).map((i) => i.path);
 
 /** A local date (Europe/Rome) `days` from now as YYYY-MM-DD and its weekday key. */
 function romeDay(days: number): { date: string; weekday: string } {

@@ -1,6 +1,7 @@
 /** The voice agent's context and handoffs (issue 15). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError, type OperationTypes } from '../../packages/client/src/index.js';
+import { type OperationTypes } from '../../packages/client/src/index.js';
+import { refused as rejection, issuePaths } from '../helpers/refused.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ALL_DAY, at, insertPatient, makeCalendar } from '../agenda/helpers.js';
@@ -17,17 +18,6 @@ const context = (token: string, query: OperationTypes['getVoiceContext']['parame
   server.api(token).callWithResponse('getVoiceContext', { params: { query } });
 const handoff = (token: string, body: OperationTypes['createVoiceHandoff']['requestBody']['content']['application/json']) =>
   server.api(token).callWithResponse('createVoiceHandoff', { body });
-/** The ApiClientError a call rejects with (fails the test when it succeeds). */
-async function rejection(promise: Promise<unknown>): Promise<ApiClientError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiClientError);
-    return error as ApiClientError;
-  }
-  throw new Error('expected an ApiClientError');
-}
-const issuePaths = (error: ApiClientError) => (error.details?.issues as Array<{ path: string }>).map((i) => i.path);
 
 async function clinicWith(open: boolean): Promise<Tenant> {
   const t = await server.factories.tenant();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClientError, type OperationTypes } from '../../packages/client/src/index.js';
+import { type OperationTypes } from '../../packages/client/src/index.js';
+import { refused as rejection } from '../helpers/refused.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -28,16 +29,6 @@ const update = (
   body: OperationTypes['updateWebhookEndpoint']['requestBody']['content']['application/json'],
   headers?: Record<string, string>,
 ) => server.api(token).callWithResponse('updateWebhookEndpoint', { params: { path: { id } }, body, headers });
-/** The ApiClientError a call rejects with (fails the test when it succeeds). */
-async function rejection(promise: Promise<unknown>): Promise<ApiClientError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiClientError);
-    return error as ApiClientError;
-  }
-  throw new Error('expected an ApiClientError');
-}
 
 describe('webhook destinations', () => {
   it('creates a destination, shows the secret only once, and reads it back without it', async () => {
