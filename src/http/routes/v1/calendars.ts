@@ -8,7 +8,7 @@ import { getCalendar, listCalendars } from '../../../modules/clinic-directory/se
 import { HOLD_REASONS } from '../../../modules/holds/reasons.js';
 import { HOLDS_PER_KEY, HoldSchema, NewHoldSchema } from '../../../modules/holds/schema.js';
 import { createHold, releaseHold } from '../../../modules/holds/service.js';
-import { IdempotencyKeyHeader, IdParams, InputTimestamp, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, InputTimestamp, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const CLINIC = 'Clinic';
@@ -110,7 +110,7 @@ export function registerCalendarRoutes(app: App, ctx: AppContext): void {
           'Refusals write nothing: `409 no_availability` (`slot_taken`, `outside_availability`, with `details.alternatives`) as for a booking; `403 forbidden` reason `not_bookable_by_agent` when the calendar’s `bookableBy` excludes this key’s channel; `400` naming `doctorId` for a doctor not of the calendar. A calendar the key does not see is `404`.',
         ].join('\n\n'),
         params: IdParams,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: NewHoldSchema,
         response: { 201: HoldSchema },
       },

@@ -6,7 +6,7 @@ import { hasScope } from '../../../modules/auth/authenticate.js';
 import { conversationView, findConversation, listMessages, updateBot } from '../../../modules/conversations/service.js';
 import { ConversationSchema, MessageSchema } from '../../../modules/conversations/schema.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Page, StringEnum } from '../../../core/schemas.js';
+import { Cursor, IdParams, IfMatchHeaders, InputTimestamp, Limit, Page, StringEnum } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Chat messages';
@@ -87,7 +87,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
           'Response: the conversation in its new state, with its new `ETag`.',
         ].join('\n\n'),
         params: IdParams,
-        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+        headers: IfMatchHeaders,
         body: Type.Object(
           {
             state: StringEnum(['attivo', 'in_pausa'] as const),

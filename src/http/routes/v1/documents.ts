@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { IdempotencyKeyHeader, IdParams, Page } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import { DOCUMENT_REASONS } from '../../../modules/documents/reasons.js';
 import { ContentLinkSchema, DocumentListQuery, DocumentSchema, INLINE_MAX_BASE64, NewDocumentBody } from '../../../modules/documents/schema.js';
 import {
@@ -96,7 +96,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
           SCOPE_RULE,
           'With `Idempotency-Key` a retry replays the first response and creates nothing.',
         ].join('\n\n'),
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: NewDocumentBody,
         response: { 201: { ...DocumentSchema, examples: [PENDING_EXAMPLE, EXAMPLE] } },
       },

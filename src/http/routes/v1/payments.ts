@@ -1,7 +1,7 @@
 /** /v1/payments and /v1/patients/{id}/balance (issue 16). */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { Cursor, IdParams, IdempotencyKeyHeader, InputTimestamp, Limit, Page, Uuid } from '../../../core/schemas.js';
+import { Cursor, IdempotencyHeaders, IdParams, InputTimestamp, Limit, Page, Uuid } from '../../../core/schemas.js';
 import { patientBalance } from '../../../modules/billing/balance.js';
 import { findPayment, listPayments, recordPayment } from '../../../modules/billing/payments.js';
 import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
@@ -70,7 +70,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
           'More than what is open (checked with the rows locked, so two payments at once cannot together exceed it) is `409 conflict`, reason `exceeds_balance`, with `details.balance`. A void invoice has nothing open.',
           'Effects, in one transaction: invoices covered become `paid` (`invoice.paid`), installments covered become `paid` (no longer `overdue`; `partially_paid` before) and their plans change (`updatedSince`), and `payment.received` is recorded. A refused payment writes nothing and records no event.',
         ].join('\n\n'),
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: NewPaymentBody,
         response: { 200: PaymentSchema, 201: PaymentSchema },
       },

@@ -4,7 +4,7 @@ import type { AppContext } from '../../../context.js';
 import { TASK_STATUSES, TaskChangesBody, TaskSchema } from '../../../modules/tasks/schema.js';
 import { findTask, listTasks, taskView, updateTask } from '../../../modules/tasks/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { Cursor, IdParams, IfMatchHeaders, InputTimestamp, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Tasks';
@@ -70,7 +70,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
           '`assigneeId` must be an active staff profile of the clinic (`400` naming `assigneeId` otherwise). `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.',
         ].join('\n\n'),
         params: IdParams,
-        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+        headers: IfMatchHeaders,
         body: TaskChangesBody,
         response: { 200: TaskSchema },
       },

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { getDelivery, listDeliveries, redeliver } from '../../../modules/webhooks/deliveries.js';
-import { Cursor, IdParams, IdempotencyKeyHeader, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { Cursor, IdempotencyHeaders, IdParams, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { DELIVERY_STATUSES, DeliveryDetailSchema, DeliverySchema } from '../../../modules/webhooks/schema.js';
 
@@ -64,7 +64,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
           '`409 conflict` reasons: `redeliver_limit` (3 redeliveries already done), `delivery_not_finished` (pending or delivering), `endpoint_deleted`, `endpoint_disabled`. ' +
           'A test clinic’s delivery is counted but nothing is sent. The body is optional and has no fields.',
         params: IdParams,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         response: { 202: DeliveryDetailSchema },
       },
       config: { reasons: WEBHOOK_REASONS.redeliver, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },

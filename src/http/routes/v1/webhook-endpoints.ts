@@ -13,7 +13,7 @@ import {
 } from '../../../modules/webhooks/destinations.js';
 import { sendTestEvent } from '../../../modules/webhooks/deliveries.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { IdParams, IdempotencyKeyHeader, IfMatchHeader } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, IfMatchHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { Description, EventTypes, TestOutcomeSchema, Url, WebhookEndpointSchema, WebhookEndpointWithSecret } from '../../../modules/webhooks/schema.js';
 
@@ -37,7 +37,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           `At most ${MAX_ENDPOINTS_PER_CLINIC} destinations per clinic: one more is \`409 conflict\` reason \`endpoint_limit\`. ` +
           'With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).\n\n' +
           'Scopes: `webhooks:write` and the scope of each chosen event.',
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: Type.Object({ url: Url, events: EventTypes, description: Type.Optional(Description) }, { additionalProperties: false }),
         response: { 201: WebhookEndpointWithSecret },
       },
@@ -102,7 +102,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           'Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). ' +
           'Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.',
         params: IdParams,
-        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+        headers: IfMatchHeaders,
         body: Type.Object(
           { url: Type.Optional(Url), events: Type.Optional(EventTypes), description: Type.Optional(Description), enabled: Type.Optional(Type.Boolean()) },
           { additionalProperties: false, minProperties: 1 },
@@ -151,7 +151,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           'meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>`. `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. ' +
           'Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.',
         params: IdParams,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: Type.Object(
           {
             overlapMinutes: Type.Optional(
