@@ -1,5 +1,4 @@
 /** /v1/calls (spec 2.6, 4.5). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { createCall, getCall } from '../../../modules/calls/service.js';
 import { CallDetailSchema, CallInputSchema, CallSchema } from '../../../modules/calls/schema.js';

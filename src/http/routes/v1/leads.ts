@@ -1,5 +1,4 @@
 /** /v1/leads (spec 2.5, 4.4). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { createLead, getLead } from '../../../modules/leads/service.js';
 import { LeadDetailSchema, LeadInputSchema, LeadSchema } from '../../../modules/leads/schema.js';

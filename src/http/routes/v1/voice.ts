@@ -1,5 +1,4 @@
 /** /v1/voice (issue 15): the voice agent's own operations. Refused `ai_disabled` while the clinic's AI is off. */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { HandoffSchema, NewHandoffSchema, VoiceContextQuerySchema, VoiceContextSchema } from '../../../modules/voice/schema.js';
 import { handOff, voiceContext } from '../../../modules/voice/service.js';
