@@ -1,11 +1,10 @@
 /** /v1/payments and /v1/patients/{id}/balance (issue 16). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { Cursor, IdempotencyHeaders, IdParams, InputTimestamp, Limit, Page, Uuid } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import { patientBalance } from '../../../modules/billing/balance.js';
 import { findPayment, listPayments, recordPayment } from '../../../modules/billing/payments.js';
 import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
-import { BalanceSchema, NewPaymentBody, PaymentSchema } from '../../../modules/billing/schema.js';
+import { BalanceSchema, NewPaymentBody, PaymentSchema, PaymentListQuerySchema } from '../../../modules/billing/schema.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Invoices and payments';
@@ -22,18 +21,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
         summary: 'List payments',
         description:
           'Payments of the clinic and of the facilities the key sees. Order: by creation, oldest first, then by id (payments do not change: resume with `createdSince`). Filters: `patientId`, `facilityId`, `invoiceId` and `installmentId` (payments that paid some of it), `createdSince` (recorded at or after it). Amounts are euro (`currency` `EUR`).',
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            createdSince: Type.Optional(InputTimestamp()),
-            patientId: Type.Optional(Uuid()),
-            facilityId: Type.Optional(Uuid()),
-            invoiceId: Type.Optional(Uuid()),
-            installmentId: Type.Optional(Uuid()),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: PaymentListQuerySchema,
         response: { 200: Page(PaymentSchema) },
       },
       config: { scopes: ['billing:read'] },

@@ -1,19 +1,18 @@
 /** /v1/treatment-plans: quotes (issue 16). */
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { Cursor, IdempotencyHeaders, IdParams, IfMatchHeaders, InputTimestamp, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import { createQuote, decideQuote, findQuote, listQuotes, quoteLoggedFields, updateQuote } from '../../../modules/billing/quotes.js';
 import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
 import {
   AcceptQuoteBody,
   NewQuoteBody,
   PresentQuoteBody,
-  QUOTE_STATUSES,
   QuoteChangesBody,
   QuoteSchema,
   RejectQuoteBody,
   type QuoteView,
+  QuoteListQuerySchema,
 } from '../../../modules/billing/schema.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import type { App } from '../../types.js';
@@ -48,17 +47,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
           'Quotes of the clinic and of the facilities the key sees, with their items. Order: by last modification, oldest first, then by id (resume with `updatedSince`). Filters: `patientId`, `status`, `facilityId`, `updatedSince` (modified at or after it).',
           RULES,
         ].join('\n\n'),
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            updatedSince: Type.Optional(InputTimestamp()),
-            patientId: Type.Optional(Uuid()),
-            facilityId: Type.Optional(Uuid()),
-            status: Type.Optional(StringEnum(QUOTE_STATUSES)),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: QuoteListQuerySchema,
         response: { 200: Page(QuoteSchema) },
       },
       config: { scopes: ['treatment_plans:read'] },
