@@ -1,7 +1,6 @@
 /** /v1/appointments (spec 2.2, 4.1) and booking through a calendar. */
 import type { FastifyRequest } from 'fastify';
 import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { toView } from '../../../modules/appointments/model.js';
@@ -13,12 +12,13 @@ import {
   BookAppointmentBody,
   type AppointmentView,
   type ListQuery as PageQuery,
+  RescheduleBody,
 } from '../../../modules/appointments/schema.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
 import { book, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/calendars/booking.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { IdempotencyHeaders, IdParams, IfMatchHeaders, InputTimestamp, Page, Uuid } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Agenda (appointments)';
@@ -149,7 +149,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         ].join('\n\n'),
         params: IdParams,
         headers: IfMatchHeaders,
-        body: Type.Object({ start: InputTimestamp(), doctorId: Type.Optional(Uuid()) }, { additionalProperties: false }),
+        body: RescheduleBody,
         response: { 200: AppointmentSchema },
       },
       config: { reasons: APPOINTMENT_REASONS.apiReschedule, scopes: ['appointments:write'], errorStatuses: [409] },
