@@ -15,7 +15,15 @@ import { sendTestEvent } from '../../../modules/webhooks/deliveries.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams, IfMatchHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { Description, EventTypes, TestOutcomeSchema, Url, WebhookEndpointSchema, WebhookEndpointWithSecret } from '../../../modules/webhooks/schema.js';
+import {
+  TestOutcomeSchema,
+  WebhookEndpointSchema,
+  WebhookEndpointWithSecret,
+  NewWebhookEndpointSchema,
+  RotateSecretSchema,
+  WebhookEndpointChangesSchema,
+  WebhookEndpointListSchema,
+} from '../../../modules/webhooks/schema.js';
 
 /** Test sends per destination per minute: enough to debug a receiver, too few to scan a network. */
 const TESTS_PER_DESTINATION_PER_MINUTE = 5;
@@ -38,7 +46,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           'With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).\n\n' +
           'Scopes: `webhooks:write` and the scope of each chosen event.',
         headers: IdempotencyHeaders,
-        body: Type.Object({ url: Url, events: EventTypes, description: Type.Optional(Description) }, { additionalProperties: false }),
+        body: NewWebhookEndpointSchema,
         response: { 201: WebhookEndpointWithSecret },
       },
       // The service checks `webhooks:write` together with every chosen event's scope, so that
@@ -63,7 +71,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         description:
           'Every destination of the clinic (at most 20, so one page: `nextCursor` is always null), oldest first. Secrets are never shown. ' +
           'A key limited to facilities sees only the destinations created by keys limited to some of its own facilities. Deleted destinations are not listed.',
-        response: { 200: Type.Object({ data: Type.Array(WebhookEndpointSchema), nextCursor: Type.Null() }, { additionalProperties: false }) },
+        response: { 200: WebhookEndpointListSchema },
       },
       config: { scopes: ['webhooks:read'] },
     },
@@ -103,10 +111,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           'Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.',
         params: IdParams,
         headers: IfMatchHeaders,
-        body: Type.Object(
-          { url: Type.Optional(Url), events: Type.Optional(EventTypes), description: Type.Optional(Description), enabled: Type.Optional(Type.Boolean()) },
-          { additionalProperties: false, minProperties: 1 },
-        ),
+        body: WebhookEndpointChangesSchema,
         response: { 200: WebhookEndpointSchema },
       },
       config: { scopes: ['webhooks:write'], errorStatuses: [409] },
@@ -152,14 +157,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           'Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.',
         params: IdParams,
         headers: IdempotencyHeaders,
-        body: Type.Object(
-          {
-            overlapMinutes: Type.Optional(
-              Type.Integer({ minimum: 0, maximum: 10080, default: 1440, description: 'Minutes the old secret stays valid, 0-10080 (default 1440)' }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
+        body: RotateSecretSchema,
         response: { 200: WebhookEndpointWithSecret },
       },
       config: { scopes: ['webhooks:write'], idempotent: 'secret' },
