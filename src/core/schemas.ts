@@ -59,6 +59,11 @@ export function Page<T extends TSchema>(item: T) {
   return Type.Object({ data: Type.Array(item), nextCursor: NextCursor }, { additionalProperties: false });
 }
 
+/** A back-office list answered whole, with no paging: `{ data: [...] }`. */
+export function List<T extends TSchema>(item: T) {
+  return Type.Object({ data: Type.Array(item) });
+}
+
 export const ErrorEnvelopeSchema = Type.Object(
   {
     error: Type.Object(
@@ -81,3 +86,14 @@ export const IdempotencyKeyHeader = Type.String({
   description: 'Same key within 24 hours repeats the first 2xx response',
 });
 export const IfMatchHeader = Type.String({ minLength: 1, maxLength: 100, description: 'The ETag received earlier' });
+
+/** `headers` of a creation that accepts `Idempotency-Key`. */
+export const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) });
+/** `headers` of a change that honours `If-Match`. */
+export const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(IfMatchHeader) });
+/**
+ * The same header as the back office's agenda routes (appointments, calendars, facilities)
+ * have always documented it: without IfMatchHeader's description. Kept apart so that the
+ * admin OpenAPI document stays as it is; IfMatchHeaders in its place adds the description.
+ */
+export const UndescribedIfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });

@@ -15,8 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
-import { StringEnum, Uuid } from '../../core/schemas.js';
-import { DOCUMENT_STATUSES, REJECTED_REASONS } from '../../modules/documents/schema.js';
+import { UploadOutcomeSchema } from '../../modules/documents/schema.js';
 import { depsOf, receiveUpload } from '../../modules/documents/service.js';
 import { claimLink, finishLink, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
 import { uploadKey } from '../../modules/documents/storage/storage.js';
@@ -68,10 +67,7 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         ].join('\n\n'),
         params: TokenParams,
         response: {
-          200: Type.Object(
-            { id: Uuid(), status: StringEnum(DOCUMENT_STATUSES), rejectedReason: Type.Union([StringEnum(REJECTED_REASONS), Type.Null()]) },
-            { additionalProperties: false },
-          ),
+          200: UploadOutcomeSchema,
         },
       },
       config: { reasons: LINK_REASONS, errorStatuses: [403] },

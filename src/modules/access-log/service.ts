@@ -8,6 +8,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { AccessLogEntry } from './schema.js';
 
 /** One read request's entry. */
 export interface AccessRecord {
@@ -16,16 +17,6 @@ export interface AccessRecord {
   resourceIds: readonly string[];
   fields: string[];
   requestId?: string;
-}
-
-export interface AccessLogEntry {
-  id: string;
-  apiKeyId: string | null;
-  requestId: string | null;
-  resourceType: string;
-  resourceIds: string[];
-  fields: string[];
-  at: string;
 }
 
 /** The clinic's access log, newest first; optionally only the reads of one resource. */

@@ -94,6 +94,65 @@ export const BookAppointmentBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** /v1: a move to another start (and doctor) in the same calendar. */
+export const RescheduleBody = Type.Object({ start: InputTimestamp(), doctorId: Type.Optional(Uuid()) }, { additionalProperties: false });
+export type RescheduleInput = Static<typeof RescheduleBody>;
+
+// ---- Back office ----
+
+const Text = (max: number) => Nullable(Type.String({ minLength: 1, maxLength: max }));
+
+/** Back office: an appointment entered in the agenda (times as given, the rest to be checked). */
+export const NewAppointmentBody = Type.Object(
+  {
+    patientId: Uuid(),
+    start: InputTimestamp(),
+    end: InputTimestamp(),
+    facilityId: Type.Optional(Nullable(Uuid())),
+    doctorId: Type.Optional(Nullable(Uuid())),
+    chairId: Type.Optional(Nullable(Uuid())),
+    calendarId: Type.Optional(Nullable(Uuid())),
+    treatmentPlanId: Type.Optional(Nullable(Uuid())),
+    status: Type.Optional(StringEnum(['draft', 'pending', 'scheduled', 'confirmed'] as const)),
+    type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
+    category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
+    title: Type.Optional(Text(200)),
+    reason: Type.Optional(Text(2000)),
+    notes: Type.Optional(Text(5000)),
+    clinicalNotes: Type.Optional(Text(20000)),
+    origin: Type.Optional(StringEnum(APPOINTMENT_ORIGINS)),
+  },
+  { additionalProperties: false },
+);
+export type NewAppointment = Static<typeof NewAppointmentBody>;
+
+/** Back office: a change of an appointment (only the fields sent change). */
+export const AppointmentChangesBody = Type.Object(
+  {
+    start: Type.Optional(InputTimestamp()),
+    end: Type.Optional(InputTimestamp()),
+    facilityId: Type.Optional(Nullable(Uuid())),
+    doctorId: Type.Optional(Nullable(Uuid())),
+    chairId: Type.Optional(Nullable(Uuid())),
+    treatmentPlanId: Type.Optional(Nullable(Uuid())),
+    type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
+    category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
+    title: Type.Optional(Text(200)),
+    reason: Type.Optional(Text(2000)),
+    notes: Type.Optional(Text(5000)),
+    clinicalNotes: Type.Optional(Text(20000)),
+    completionNotes: Type.Optional(Text(20000)),
+  },
+  { additionalProperties: false },
+);
+export type AppointmentChanges = Static<typeof AppointmentChangesBody>;
+
+/** Back office: a move to another status (the transitions of model.ts). */
+export const AppointmentStatusBody = Type.Object(
+  { status: StringEnum(APPOINTMENT_STATUSES), completionNotes: Type.Optional(Text(20000)) },
+  { additionalProperties: false },
+);
+
 /** An appointment as the API shows it; the notes only with `clinical:read`. */
 export type AppointmentView = Static<typeof AppointmentDetailSchema>;
 /** A booking through a calendar (or the slot of a hold). */

@@ -24,7 +24,7 @@ import {
   type AppointmentStatus,
   type AppointmentView,
 } from './model.js';
-import type { ListQuery } from './schema.js';
+import type { AppointmentChanges, ListQuery, NewAppointment } from './schema.js';
 
 export type { ListQuery } from './schema.js';
 
@@ -101,19 +101,6 @@ interface AppointmentDetails {
   notes?: string | null;
   clinicalNotes?: string | null;
   treatmentPlanId?: string | null;
-}
-
-/** A creation as the back office asks for it (times as given, the rest to be checked). */
-export interface NewAppointment extends AppointmentDetails {
-  patientId: string;
-  start: string;
-  end: string;
-  facilityId?: string | null;
-  doctorId?: string | null;
-  chairId?: string | null;
-  calendarId?: string | null;
-  status?: 'draft' | 'scheduled' | 'confirmed' | 'pending';
-  origin?: AppointmentOrigin;
 }
 
 function timeIssues(start: Date, end: Date): ValidationIssue[] {
@@ -207,22 +194,6 @@ export async function createAppointment(db: Db, actor: Actor, input: NewAppointm
       });
     }),
   );
-}
-
-export interface AppointmentChanges {
-  start?: string;
-  end?: string;
-  facilityId?: string | null;
-  doctorId?: string | null;
-  chairId?: string | null;
-  treatmentPlanId?: string | null;
-  type?: string | null;
-  category?: string | null;
-  title?: string | null;
-  reason?: string | null;
-  notes?: string | null;
-  clinicalNotes?: string | null;
-  completionNotes?: string | null;
 }
 
 const MOVE_FIELDS = ['start', 'end', 'doctorId', 'chairId', 'facilityId'] as const;

@@ -14,7 +14,7 @@ import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
 import { centsIssue, CURRENCY, hasCents, sumCents, toCents, toEuro, vatCents } from './money.js';
-import type { InvoiceView, NewInvoice } from './schema.js';
+import type { InvoiceListQuery, InvoiceView, NewInvoice } from './schema.js';
 
 export type InvoiceRow = Selectable<InvoicesTable>;
 type LineRow = Selectable<InvoiceLinesTable>;
@@ -217,17 +217,6 @@ export async function voidInvoice(db: Db, actor: Actor, id: string): Promise<Inv
 export async function findInvoice(db: Db, actor: Actor, id: string): Promise<InvoiceView> {
   const row = await findScoped(db, 'invoices', actor, id);
   return invoiceView(row, await invoiceLines(db, actor.clinicId, [row.id]));
-}
-
-export interface InvoiceListQuery {
-  limit: number;
-  cursor?: string;
-  updatedSince?: string;
-  patientId?: string;
-  facilityId?: string;
-  status?: InvoiceView['status'];
-  issuedFrom?: string;
-  issuedTo?: string;
 }
 
 export async function listInvoices(db: Db, actor: Actor, q: InvoiceListQuery): Promise<{ data: InvoiceView[]; nextCursor: string | null }> {

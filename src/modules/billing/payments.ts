@@ -20,7 +20,7 @@ import { recordEvent } from '../../events/record.js';
 import { invoiceDueCents, invoiceSummary, type InvoiceRow } from './invoices.js';
 import { centsIssue, CURRENCY, sumCents, toCents, toEuro } from './money.js';
 import { touchPlans, type InstallmentRow } from './plans.js';
-import type { NewPaymentInput, PaymentView } from './schema.js';
+import type { NewPaymentInput, PaymentListQuery, PaymentView } from './schema.js';
 
 type PaymentRow = Selectable<PaymentsTable>;
 type AllocationRow = Selectable<PaymentAllocationsTable>;
@@ -284,16 +284,6 @@ async function allocate(trx: Transaction, actor: Actor, payment: PaymentRow, inp
 export async function findPayment(db: Db, actor: Actor, id: string): Promise<PaymentView> {
   const row = await findScoped(db, 'payments', actor, id);
   return paymentView(row, await allocationsOf(db, actor.clinicId, [row.id]));
-}
-
-export interface PaymentListQuery {
-  limit: number;
-  cursor?: string;
-  createdSince?: string;
-  patientId?: string;
-  facilityId?: string;
-  invoiceId?: string;
-  installmentId?: string;
 }
 
 export async function listPayments(db: Db, actor: Actor, q: PaymentListQuery): Promise<{ data: PaymentView[]; nextCursor: string | null }> {

@@ -10,7 +10,7 @@ import { facilityVisible } from '../../db/tenant.js';
 import type { Db } from '../../db/transaction.js';
 import { localDate } from './dates.js';
 import { centsIssue, sumCents, toCents, toEuro } from './money.js';
-import type { InstallmentView, PaymentPlanView } from './schema.js';
+import type { InstallmentView, NewPaymentPlan, PaymentPlanListQuery, PaymentPlanView } from './schema.js';
 
 export type InstallmentRow = Selectable<InstallmentsTable>;
 type PaymentPlanRow = Selectable<PaymentPlansTable>;
@@ -41,11 +41,7 @@ function planView(plan: PaymentPlanRow, installments: InstallmentRow[], today: s
   };
 }
 
-export async function createPaymentPlan(
-  db: Db,
-  actor: Actor,
-  input: { patientId: string; treatmentPlanId?: string | null; type?: string; installments: Array<{ amount: number; dueDate: string }> },
-): Promise<PaymentPlanView> {
+export async function createPaymentPlan(db: Db, actor: Actor, input: NewPaymentPlan): Promise<PaymentPlanView> {
   const plan = await db.transaction().execute(async (trx) => {
     const { issues, rows } = await checkRefs(trx, actor, [
       { field: 'patientId', table: 'patients', id: input.patientId },
@@ -86,15 +82,7 @@ export async function createPaymentPlan(
   return planView(plan, installments, localDate(actor.timeZone));
 }
 
-export interface PlanListQuery {
-  limit: number;
-  cursor?: string;
-  updatedSince?: string;
-  patientId?: string;
-  state: 'open' | 'overdue' | 'all';
-}
-
-export async function listPaymentPlans(db: Db, actor: Actor, q: PlanListQuery): Promise<{ data: PaymentPlanView[]; nextCursor: string | null }> {
+export async function listPaymentPlans(db: Db, actor: Actor, q: PaymentPlanListQuery): Promise<{ data: PaymentPlanView[]; nextCursor: string | null }> {
   const today = localDate(actor.timeZone);
   const cursorScope = `payment-plans:${actor.clinicId}:${JSON.stringify([q.state, q.updatedSince ?? null, q.patientId?.toLowerCase() ?? null])}`;
   let query = db.selectFrom('payment_plans as p').selectAll('p').where('p.clinic_id', '=', actor.clinicId).where(facilityVisible('p.facility_id', actor));

@@ -24,6 +24,7 @@ import {
   type QuoteAcceptanceInput,
   type QuoteChanges,
   type QuoteItemInputType,
+  type QuoteListQuery,
   type QuoteRejectionInput,
   type QuoteStatus,
   type QuoteView,
@@ -348,15 +349,6 @@ async function signatureRequired(trx: Transaction, clinicId: string): Promise<bo
 export async function findQuote(db: Db, actor: Actor, id: string): Promise<{ view: QuoteView; version: number }> {
   const row = await findScoped(db, 'treatment_plans', actor, id);
   return { view: await withItems(db, actor, row), version: row.version };
-}
-
-export interface QuoteListQuery {
-  limit: number;
-  cursor?: string;
-  updatedSince?: string;
-  patientId?: string;
-  facilityId?: string;
-  status?: QuoteStatus;
 }
 
 export async function listQuotes(db: Db, actor: Actor, q: QuoteListQuery): Promise<{ data: QuoteView[]; nextCursor: string | null }> {

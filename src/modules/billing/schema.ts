@@ -5,7 +5,7 @@
  * derived from them. Amounts are euro with at most two decimals (src/modules/billing/money.ts).
  */
 import { Type, type Static } from 'typebox';
-import { DateOnly, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { Cursor, DateOnly, InputTimestamp, Limit, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 
 export const QUOTE_STATUSES = ['draft', 'presented', 'accepted', 'rejected', 'cancelled'] as const;
 export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
@@ -472,3 +472,94 @@ export const BalanceSchema = Type.Object(
   { additionalProperties: false, title: 'PatientBalance' },
 );
 export type BalanceView = Static<typeof BalanceSchema>;
+
+// ---- Lists: the /v1 querystrings (the services get `limit` defaulted) ----
+
+export const QuoteListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Limit(200, 50)),
+    cursor: Type.Optional(Cursor()),
+    updatedSince: Type.Optional(InputTimestamp()),
+    patientId: Type.Optional(Uuid()),
+    facilityId: Type.Optional(Uuid()),
+    status: Type.Optional(StringEnum(QUOTE_STATUSES)),
+  },
+  { additionalProperties: false },
+);
+export type QuoteListQuery = Static<typeof QuoteListQuerySchema> & { limit: number };
+
+export const InvoiceListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Limit(200, 50)),
+    cursor: Type.Optional(Cursor()),
+    updatedSince: Type.Optional(InputTimestamp()),
+    patientId: Type.Optional(Uuid()),
+    facilityId: Type.Optional(Uuid()),
+    status: Type.Optional(StringEnum(INVOICE_STATUSES)),
+    issuedFrom: Type.Optional(InputTimestamp()),
+    issuedTo: Type.Optional(InputTimestamp()),
+  },
+  { additionalProperties: false },
+);
+export type InvoiceListQuery = Static<typeof InvoiceListQuerySchema> & { limit: number };
+
+export const PaymentPlanListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Limit(200, 50)),
+    cursor: Type.Optional(Cursor()),
+    updatedSince: Type.Optional(InputTimestamp()),
+    patientId: Type.Optional(Uuid()),
+    state: Type.Optional(StringEnum(['open', 'overdue', 'all'] as const, { default: 'open' })),
+  },
+  { additionalProperties: false },
+);
+export type PaymentPlanListQuery = Static<typeof PaymentPlanListQuerySchema> & { limit: number; state: 'open' | 'overdue' | 'all' };
+
+export const PaymentListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Limit(200, 50)),
+    cursor: Type.Optional(Cursor()),
+    createdSince: Type.Optional(InputTimestamp()),
+    patientId: Type.Optional(Uuid()),
+    facilityId: Type.Optional(Uuid()),
+    invoiceId: Type.Optional(Uuid()),
+    installmentId: Type.Optional(Uuid()),
+  },
+  { additionalProperties: false },
+);
+export type PaymentListQuery = Static<typeof PaymentListQuerySchema> & { limit: number };
+
+// ---- Back office bodies ----
+
+/** The desk's decision on a quote, in one operation: present, accept, reject or cancel. */
+export const QuoteStatusChangeBody = Type.Object(
+  {
+    status: StringEnum(['presented', 'accepted', 'rejected', 'cancelled'] as const),
+    validUntil: Type.Optional(DateOnly()),
+    channel: Type.Optional(StringEnum(ACCEPTANCE_CHANNELS)),
+    signedDocumentId: Type.Optional(Nullable(Uuid())),
+    reason: Type.Optional(StringEnum(REJECTION_REASONS)),
+    note: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2000 }))),
+  },
+  { additionalProperties: false },
+);
+
+export const NewPaymentPlanBody = Type.Object(
+  {
+    patientId: Uuid(),
+    treatmentPlanId: Type.Optional(Nullable(Uuid())),
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    installments: Type.Array(Type.Object({ amount: PositiveAmount(), dueDate: DateOnly() }, { additionalProperties: false }), {
+      minItems: 1,
+      maxItems: 120,
+    }),
+  },
+  { additionalProperties: false },
+);
+export type NewPaymentPlan = Static<typeof NewPaymentPlanBody>;
+
+/** The back office's payment: the /v1 body with `reference` optional (a cash payment at the desk has none). */
+export const AdminPaymentBody = Type.Object(
+  { ...NewPaymentBody.properties, reference: Type.Optional(NewPaymentBody.properties.reference) },
+  { additionalProperties: false },
+);

@@ -8,23 +8,14 @@ import { bookingChannel, type Actor } from '../../core/actor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
 import { localDateOf, partOfDayOf, slotWords, type SlotWords } from './labels.js';
+import type { AvailabilityQuery, EMPTY_REASONS } from './schema.js';
 import { localParts } from './timezone.js';
 import { bookableWindow, findCalendar, freeSlots, gridSlots, type CalendarRow, type Slot, type Window } from './service.js';
 
 export const MAX_WINDOW_DAYS = 31;
-export const EMPTY_REASONS = ['calendar_inactive', 'not_bookable_by_agent', 'beyond_horizon', 'closed', 'fully_booked'] as const;
 export type EmptyReason = (typeof EMPTY_REASONS)[number];
-export const SPREADS = ['day', 'part_of_day'] as const;
 
 export type SpokenSlot = Slot & SlotWords;
-
-export interface AvailabilityQuery {
-  from?: string;
-  to?: string;
-  doctorId?: string;
-  spread?: (typeof SPREADS)[number];
-  limit?: number;
-}
 
 export interface Availability {
   calendarId: string;

@@ -3,7 +3,7 @@
  * appointment comes from. The overlap constraints of the appointments table make exactly one
  * of several parallel bookings of one slot win; the losers get `409 no_availability`.
  */
-import type { BookInput } from '../appointments/schema.js';
+import type { BookInput, RescheduleInput } from '../appointments/schema.js';
 import { sql, type Selectable } from 'kysely';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
@@ -261,13 +261,7 @@ function assertNotice(cal: CalendarRow, current: AppointmentRow): void {
 
 const API_MOVABLE: ReadonlySet<string> = new Set(['scheduled', 'confirmed', 'pending']);
 
-export async function rescheduleAppointmentViaApi(
-  db: Db,
-  actor: Actor,
-  id: string,
-  input: { start: string; doctorId?: string },
-  expected: number | null,
-): Promise<AppointmentRow> {
+export async function rescheduleAppointmentViaApi(db: Db, actor: Actor, id: string, input: RescheduleInput, expected: number | null): Promise<AppointmentRow> {
   const start = new Date(input.start);
   let cal: CalendarRow | null = null;
   const opts = { doctorId: input.doctorId?.toLowerCase(), excludeAppointmentId: id };

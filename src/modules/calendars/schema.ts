@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { BOOKING_CHANNELS } from '../../core/actor.js';
-import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../appointments/model.js';
 import { WeekScheduleSchema } from '../facilities/schedule.js';
 import { PARTS_OF_DAY } from './labels.js';
@@ -123,4 +123,34 @@ export const SlotSchema = Type.Object(
     label: Type.String({ description: 'The slot in Italian words, to be read out', examples: ['martedì 4 marzo alle 9:30'] }),
   },
   { additionalProperties: false, title: 'Slot' },
+);
+
+/** Why a window holds no free slot. */
+export const EMPTY_REASONS = ['calendar_inactive', 'not_bookable_by_agent', 'beyond_horizon', 'closed', 'fully_booked'] as const;
+/** How the free slots may be thinned: the first of each day, or of each part of each day. */
+export const SPREADS = ['day', 'part_of_day'] as const;
+
+/** /v1/calendars/{id}/availability: the window and the thinning asked for. */
+export const AvailabilityQuerySchema = Type.Object(
+  {
+    from: Type.Optional(InputTimestamp()),
+    to: Type.Optional(InputTimestamp()),
+    doctorId: Type.Optional(Uuid({ description: 'Only slots of this doctor of the calendar' })),
+    spread: Type.Optional(StringEnum(SPREADS, { description: '`day`: the first free slot of each day; `part_of_day`: of each part of each day' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'At most this many slots (after `spread`); default all' })),
+  },
+  { additionalProperties: false },
+);
+export type AvailabilityQuery = Static<typeof AvailabilityQuerySchema>;
+
+export const AvailabilitySchema = Type.Object(
+  {
+    calendarId: Uuid(),
+    slotMinutes: Type.Integer(),
+    window: Nullable(Type.Object({ from: OutputTimestamp(), to: OutputTimestamp() }, { additionalProperties: false })),
+    data: Type.Array(SlotSchema),
+    emptyReason: Nullable(StringEnum(EMPTY_REASONS)),
+    nextAvailable: Nullable(SlotSchema),
+  },
+  { additionalProperties: false },
 );

@@ -9,7 +9,7 @@ import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { Db } from '../../db/transaction.js';
 import { doctorDisplayName } from './doctor-name.js';
-import type { NewFacility } from '../facilities/schema.js';
+import type { CreatedFacility, NewFacility } from '../facilities/schema.js';
 import { scheduleIssues } from '../facilities/schedule.js';
 import type { ClinicChanges, ClinicView, DoctorAdminView, DoctorChanges, NewChair, NewClinic, NewDoctor, NewStaff, OrganizationView } from './schema.js';
 
@@ -135,7 +135,7 @@ export function facilityPhone(phone: string | null | undefined, region: string):
 
 export const PHONE_ISSUE = { path: 'phone', message: 'non è un numero di telefono valido' };
 
-export async function createFacility(db: Db, actor: Pick<Actor, 'clinicId' | 'region'>, input: NewFacility): Promise<{ id: string; name: string }> {
+export async function createFacility(db: Db, actor: Pick<Actor, 'clinicId' | 'region'>, input: NewFacility): Promise<CreatedFacility> {
   const clinicId = actor.clinicId;
   const phone = facilityPhone(input.phone, actor.region);
   const issues = [...(input.workingSchedule ? scheduleIssues(input.workingSchedule, 'workingSchedule') : []), ...(phone === false ? [PHONE_ISSUE] : [])];

@@ -10,7 +10,7 @@ import type { ChatMessagesTable, ConversationsTable } from '../../db/tables/agen
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
-import type { ConversationView, MessageView } from './schema.js';
+import type { BotChange, ConversationView, MessageListQuery, MessageView, NewConversation, NewMessage, Transcription } from './schema.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
@@ -65,7 +65,7 @@ export async function listMessages(
   db: Db,
   actor: Actor,
   conversationId: string,
-  q: { limit: number; cursor?: string; updatedSince?: string },
+  q: MessageListQuery,
   withTranscription: (conversation: ConversationRow) => boolean,
 ) {
   const conversation = await findConversation(db, actor, conversationId);
@@ -85,13 +85,7 @@ export async function listMessages(
 }
 
 /** PATCH /conversations/{id}/bot per spec 3.1. */
-export async function updateBot(
-  db: Db,
-  actor: Actor,
-  id: string,
-  input: { state: 'attivo' | 'in_pausa'; pausedUntil?: string },
-  expected: number | null,
-): Promise<ConversationRow> {
+export async function updateBot(db: Db, actor: Actor, id: string, input: BotChange, expected: number | null): Promise<ConversationRow> {
   const issues: ValidationIssue[] = [];
   const now = Date.now();
   let until: Date | null = null;
@@ -121,11 +115,7 @@ export async function updateBot(
 
 // ---- Back office ----
 
-export async function openConversation(
-  db: Db,
-  actor: Actor,
-  input: { patientId?: string; leadId?: string; phone?: string; facilityId?: string | null },
-): Promise<ConversationRow> {
+export async function openConversation(db: Db, actor: Actor, input: NewConversation): Promise<ConversationRow> {
   return db.transaction().execute(async (trx) => {
     const { issues, rows } = await checkRefs(trx, actor, [
       { field: 'patientId', table: 'patients', id: input.patientId },
@@ -160,18 +150,6 @@ export async function openConversation(
       .returningAll()
       .executeTakeFirstOrThrow();
   });
-}
-
-export interface NewMessage {
-  direction: 'in' | 'out';
-  author?: string;
-  type?: string;
-  body?: string | null;
-  occurredAt?: string;
-  mediaMimeType?: string | null;
-  mediaDurationSeconds?: number | null;
-  transcriptionStatus?: string;
-  transcription?: string | null;
 }
 
 const STOP = /^\s*stop\s*$/i;
@@ -241,13 +219,7 @@ export async function recordMessage(
 }
 
 /** Sets the transcription of a voice message (when the transcriber finishes). */
-export async function setTranscription(
-  db: Db,
-  actor: Actor,
-  conversationId: string,
-  messageId: string,
-  input: { transcriptionStatus: string; transcription?: string | null },
-): Promise<MessageRow> {
+export async function setTranscription(db: Db, actor: Actor, conversationId: string, messageId: string, input: Transcription): Promise<MessageRow> {
   const row = await db
     .updateTable('chat_messages')
     .set({ transcription_status: input.transcriptionStatus, ...(input.transcription !== undefined ? { transcription: input.transcription } : {}) })

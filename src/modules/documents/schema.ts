@@ -140,3 +140,17 @@ export const ContentLinkSchema = Type.Object(
   { additionalProperties: false, title: 'DocumentContentLink' },
 );
 export type ContentLinkView = Static<typeof ContentLinkSchema>;
+
+/** /v1/documents/{id}/content: the bytes themselves (default) or a signed link to them. */
+export const ContentQuerySchema = Type.Object(
+  {
+    delivery: Type.Optional(Type.Union([Type.Literal('bytes'), Type.Literal('link')], { default: 'bytes', description: '`bytes` (default) or `link`' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The files plane's answer to an upload: the document's status once its bytes are checked. */
+export const UploadOutcomeSchema = Type.Object(
+  { id: Uuid(), status: StringEnum(DOCUMENT_STATUSES), rejectedReason: Type.Union([StringEnum(REJECTED_REASONS), Type.Null()]) },
+  { additionalProperties: false },
+);

@@ -44,3 +44,8 @@ export type NewFacility = Static<typeof NewFacilitySchema>;
 /** Only the fields sent change; `workingSchedule: null` removes the schedule. */
 export const FacilityChangesSchema = Type.Partial(NewFacilitySchema, { additionalProperties: false });
 export type FacilityChanges = Static<typeof FacilityChangesSchema>;
+
+/** Back office: a facility just created, and a clinic's facilities as the back office lists them. */
+export const CreatedFacilitySchema = Type.Object({ id: Uuid(), name: Type.String() }, { additionalProperties: false });
+export type CreatedFacility = Static<typeof CreatedFacilitySchema>;
+export const FacilitySummarySchema = Type.Object({ id: Uuid(), name: Type.String(), city: Nullable(Type.String()) });

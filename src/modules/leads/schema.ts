@@ -76,3 +76,40 @@ export type LeadInput = Static<typeof LeadInputSchema>;
 export type ActivityView = Static<typeof ActivitySchema>;
 /** A lead; `activities` only where the detail is asked for. */
 export type LeadView = Static<typeof LeadSchema> & { activities?: ActivityView[] };
+
+/** Back office: the change of a lead (only the fields sent change). */
+export const LeadChangesSchema = Type.Object(
+  {
+    status: Type.Optional(StringEnum(LEAD_STATUSES)),
+    lostReason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    assignedTo: Type.Optional(Nullable(Uuid())),
+    nextFollowUpAt: Type.Optional(Nullable(InputTimestamp())),
+    notes: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
+    estimatedValue: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100000000 }))),
+  },
+  { additionalProperties: false },
+);
+export type LeadChanges = Static<typeof LeadChangesSchema>;
+
+/** Back office: an activity added to a lead. */
+export const NewActivitySchema = Type.Object(
+  {
+    kind: StringEnum(ACTIVITY_KINDS),
+    body: Type.String({ minLength: 1, maxLength: 5000 }),
+    at: Type.Optional(InputTimestamp()),
+  },
+  { additionalProperties: false },
+);
+export type NewActivity = Static<typeof NewActivitySchema>;
+
+/** Back office: a lead converted into a patient, new or existing (`patientId`). */
+export const LeadConversionSchema = Type.Object(
+  {
+    patientId: Type.Optional(Uuid()),
+    firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type LeadConversion = Static<typeof LeadConversionSchema>;
+export const LeadConvertedSchema = Type.Object({ lead: LeadSchema, patientCreated: Type.Boolean() }, { additionalProperties: false });

@@ -11,7 +11,7 @@ import type { LeadsTable } from '../../db/tables/core.js';
 import { facilityVisible } from '../../db/tenant.js';
 import { recordEvent } from '../../events/record.js';
 import type { EventData } from '../../events/schemas.js';
-import { type LEAD_STATUSES, type ActivityView, type LeadInput, type LeadView } from './schema.js';
+import { type ActivityView, type LeadChanges, type LeadConversion, type LeadInput, type LeadView, type NewActivity } from './schema.js';
 import type { Actor } from '../../core/actor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { checkFacility } from '../patients/facility.js';
@@ -170,20 +170,11 @@ export async function addActivityInTransaction(
   return { id, kind, body, at: at.toISOString() };
 }
 
-export async function addActivity(db: Db, actor: Actor, id: string, input: { kind: string; body: string; at?: string }): Promise<ActivityView> {
+export async function addActivity(db: Db, actor: Actor, id: string, input: NewActivity): Promise<ActivityView> {
   return db.transaction().execute(async (trx) => {
     const lead = await findScoped(trx, 'leads', actor, id);
     return addActivityInTransaction(trx, actor.clinicId, lead, input.kind, input.body, input.at ? new Date(input.at) : new Date());
   });
-}
-
-export interface LeadUpdate {
-  status?: (typeof LEAD_STATUSES)[number];
-  lostReason?: string | null;
-  assignedTo?: string | null;
-  nextFollowUpAt?: string | null;
-  notes?: string | null;
-  estimatedValue?: number | null;
 }
 
 /**
@@ -195,7 +186,7 @@ export async function updateLead(
   db: Db,
   actor: Actor,
   id: string,
-  input: LeadUpdate,
+  input: LeadChanges,
   expectedVersion: number | null,
 ): Promise<{ view: LeadView; version: number }> {
   const row = await db.transaction().execute(async (trx) => {
@@ -240,7 +231,7 @@ export async function convertLead(
   db: Db,
   actor: Actor,
   id: string,
-  input: { patientId?: string; firstName?: string; lastName?: string },
+  input: LeadConversion,
 ): Promise<{ view: LeadView; version: number; patientCreated: boolean }> {
   return db.transaction().execute(async (trx) => {
     const lead = await findScoped(trx, 'leads', actor, id);

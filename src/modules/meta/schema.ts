@@ -85,3 +85,4 @@ export const EventTypeSchema = Type.Object(
   { additionalProperties: false, title: 'EventType', examples: [{ type: 'appointment.created', scope: 'appointments:read', subscribable: true }] },
 );
 export type EventTypeView = Static<typeof EventTypeSchema>;
+export const EventTypeListSchema = Type.Object({ data: Type.Array(EventTypeSchema) }, { additionalProperties: false });

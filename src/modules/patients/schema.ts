@@ -101,8 +101,58 @@ export const SearchHitSchema = Type.Object(
   { additionalProperties: false, title: 'PatientSearchHit' },
 );
 
+/** Back office: the change of a patient (only the fields sent change; null clears an optional one). */
+const { firstName, lastName, ...optionalFields } = patientFields;
+export const PatientChangesSchema = Type.Object(
+  { firstName: Type.Optional(firstName), lastName: Type.Optional(lastName), ...optionalFields },
+  { additionalProperties: false },
+);
+
+/** Back office: an import of patients, created all or none. */
+export const IMPORT_MAX = 1000;
+export const PatientImportSchema = Type.Object(
+  { patients: Type.Array(PatientInputSchema, { minItems: 1, maxItems: IMPORT_MAX }) },
+  { additionalProperties: false },
+);
+export const PatientImportResultSchema = Type.Object(
+  {
+    created: Type.Integer(),
+    ids: Type.Array(Uuid()),
+    eventsSkipped: Type.Boolean({ description: 'true: one events.skipped was recorded instead of patient.created events' }),
+  },
+  { additionalProperties: false },
+);
+
+export const PatientSearchQuerySchema = Type.Object(
+  {
+    q: Type.String({ minLength: 2, maxLength: 100, description: 'Text to search: a name, a phone, a tax code or an email (2-100 characters)' }),
+    facilityId: Type.Optional(Uuid({ description: 'Only patients of this facility' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Hits to return, 1-20 (default 10)' })),
+  },
+  { additionalProperties: false },
+);
+export const PatientSearchResultSchema = Type.Object(
+  { data: Type.Array(SearchHitSchema), closeMatches: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
+
+export const PatientLookupQuerySchema = Type.Object(
+  { phone: Type.String({ minLength: 3, maxLength: 30, description: 'Phone in any format' }) },
+  { additionalProperties: false },
+);
+export const PatientLookupSchema = Type.Object(
+  {
+    found: Type.Boolean(),
+    patient: Nullable(Type.Object({ id: Uuid(), name: Type.String() }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+
 export type PatientInput = Static<typeof PatientInputSchema>;
-export type PatientUpdate = Partial<PatientInput>;
+export type PatientUpdate = Static<typeof PatientChangesSchema>;
+/** The search's parameters, `limit` defaulted. */
+export type PatientSearchQuery = Static<typeof PatientSearchQuerySchema> & { limit: number };
+export type PatientLookup = Static<typeof PatientLookupSchema>;
 export type AddressInput = NonNullable<PatientInput['address']>;
 export type PatientView = Static<typeof PatientSchema>;
 export type SearchHit = Static<typeof SearchHitSchema>;

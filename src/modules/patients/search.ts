@@ -16,6 +16,7 @@ import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kyse
 import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
+import type { PatientSearchQuery } from './schema.js';
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
 
 type Db = Kysely<DB>;
@@ -36,12 +37,6 @@ export interface SearchHit {
 export interface SearchResult {
   data: SearchHit[];
   closeMatches: number;
-}
-
-export interface SearchParams {
-  q: string;
-  facilityId?: string;
-  limit: number;
 }
 
 /**
@@ -276,7 +271,7 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
 }
 
 /** Takes only the parts of the actor it reads, so the benchmark can search without a request. */
-export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'facilityIds' | 'region'>, params: SearchParams): Promise<SearchResult> {
+export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'facilityIds' | 'region'>, params: PatientSearchQuery): Promise<SearchResult> {
   const query = params.q.trim();
   if (params.facilityId) {
     const facilityId = params.facilityId.toLowerCase();

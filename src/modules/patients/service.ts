@@ -19,7 +19,7 @@ import { can, type Actor } from '../../core/actor.js';
 import { assertVersion, versionMismatch } from '../../core/version.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
-import { CLINICAL_FIELDS, type AddressInput, type PatientInput, type PatientUpdate, type PatientView } from './schema.js';
+import { CLINICAL_FIELDS, type AddressInput, type PatientInput, type PatientLookup, type PatientUpdate, type PatientView } from './schema.js';
 import { lookupKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
 
 type PatientRow = Selectable<PatientsTable>;
@@ -315,11 +315,6 @@ export async function getPatient(db: Db, actor: Actor, id: string): Promise<{ vi
   return { view: patientView(row, can(actor, 'clinical:read')), version: row.version };
 }
 
-export interface LookupResult {
-  found: boolean;
-  patient: { id: string; name: string } | null;
-}
-
 /**
  * The patient the actor sees with this canonical phone: active ones first, then the most
  * recently updated. Erased patients have no phone any more and are never found.
@@ -347,7 +342,7 @@ export function patientByPhoneQuery(db: Db, actor: Actor, canonicalPhone: string
 }
 
 /** The lookup of the API (spec): the patient with this phone, as findPatientByPhone finds it. */
-export async function lookupPatient(db: Db, actor: Actor, phone: string): Promise<LookupResult> {
+export async function lookupPatient(db: Db, actor: Actor, phone: string): Promise<PatientLookup> {
   const canonical = toCanonicalPhone(phone, actor.region);
   if (!canonical) throw ApiError.invalid('query', [{ path: 'phone', message: 'non è un numero di telefono valido' }]);
   const row = await findPatientByPhone(db, actor, canonical);
@@ -550,8 +545,6 @@ export async function erasePatient(db: Db, actor: Actor, id: string, documents?:
   if (documents) await purgePatientDocuments(documents, actor, row.id);
   return { view: patientView(row, can(actor, 'clinical:read')), version: row.version };
 }
-
-export const IMPORT_MAX = 1000;
 
 /**
  * Back office: creates a list of patients in one transaction, all or none. A duplicate

@@ -11,7 +11,7 @@ import { recordEvent } from '../../events/record.js';
 import type { EventData } from '../../events/schemas.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import type { NewTask, TaskChanges, TaskStatus, TaskView } from './schema.js';
+import type { NewTask, TaskChanges, TaskListQuery, TaskView } from './schema.js';
 
 type TaskRow = Selectable<TasksTable>;
 
@@ -83,16 +83,6 @@ export async function insertTask(trx: Transaction, actor: Actor, input: NewTask)
 
 export async function findTask(db: Db, actor: Actor, id: string): Promise<TaskRow> {
   return findScoped(db, 'tasks', actor, id);
-}
-
-export interface TaskListQuery {
-  limit: number;
-  cursor?: string;
-  updatedSince?: string;
-  status?: TaskStatus;
-  assigneeId?: string;
-  patientId?: string;
-  dueBefore?: string;
 }
 
 export async function listTasks(db: Db, actor: Actor, q: TaskListQuery): Promise<{ data: TaskView[]; nextCursor: string | null }> {

@@ -12,7 +12,7 @@ import { endpointVisible } from './destinations.js';
 import { MAX_REDELIVERIES } from './policy.js';
 import { createSender } from './sender.js';
 import { deliveryHeaders, signingSecrets } from './signing.js';
-import type { AttemptView, DeliveryView, EventEnvelope, TestOutcome } from './schema.js';
+import type { AttemptView, DeliveryQuery, DeliveryView, EventEnvelope, TestOutcome } from './schema.js';
 import type { Db } from '../../db/transaction.js';
 
 export const RETENTION_DAYS = 30;
@@ -75,13 +75,6 @@ function visibleDeliveries(db: Db, actor: Actor) {
     .where('e.clinic_id', '=', actor.clinicId)
     .where(endpointVisible(actor))
     .where(sql<SqlBool>`(e.deleted_at IS NULL OR e.deleted_at > now() - make_interval(days => ${RETENTION_DAYS}))`);
-}
-
-export interface DeliveryQuery {
-  limit: number;
-  cursor?: string;
-  endpointId?: string;
-  status?: DeliveryStatus;
 }
 
 export async function listDeliveries(db: Db, actor: Actor, q: DeliveryQuery) {

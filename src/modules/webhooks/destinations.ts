@@ -17,7 +17,7 @@ import { requireScopes } from '../auth/authenticate.js';
 import { apiKeyId, type Actor } from '../../core/actor.js';
 import { checkEndpointUrl, type AddressPolicy } from './address.js';
 import { generateSecret } from './signing.js';
-import type { EndpointView, EndpointWithSecret } from './schema.js';
+import type { EndpointChanges, EndpointView, EndpointWithSecret, NewEndpoint } from './schema.js';
 import type { Db } from '../../db/transaction.js';
 
 export const MAX_ENDPOINTS_PER_CLINIC = 20;
@@ -53,12 +53,6 @@ export function requireEndpointScopes(actor: Actor, events: readonly string[]): 
 function checkUrl(url: string, policy: AddressPolicy): void {
   const issues = checkEndpointUrl(url, policy);
   if (issues.length) throw ApiError.invalid('body', issues);
-}
-
-export interface NewEndpoint {
-  url: string;
-  events: string[];
-  description?: string | null;
 }
 
 export async function createEndpoint(db: Db, actor: Actor, policy: AddressPolicy, input: NewEndpoint): Promise<EndpointWithSecret> {
@@ -127,13 +121,6 @@ export async function listEndpoints(db: Db, actor: Actor): Promise<EndpointView[
     .orderBy('e.id')
     .execute();
   return rows.map(toEndpointView);
-}
-
-export interface EndpointChanges {
-  url?: string;
-  events?: string[];
-  description?: string | null;
-  enabled?: boolean;
 }
 
 export async function updateEndpoint(

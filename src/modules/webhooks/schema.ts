@@ -3,7 +3,7 @@
  * validate and serialize with, and the service's view types derived from them by `Static<>`.
  */
 import { Type, type Static } from 'typebox';
-import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../events/catalogue.js';
 
 export const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
@@ -120,3 +120,73 @@ export type AttemptView = Static<typeof AttemptSchema>;
 /** A delivery; `attempts` only in the detail. */
 export type DeliveryView = Static<typeof DeliverySchema> & { attempts?: AttemptView[] };
 export type EventEnvelope = Static<typeof EventEnvelopeSchema>;
+
+// ---- Request bodies and querystrings ----
+
+export const NewWebhookEndpointSchema = Type.Object({ url: Url, events: EventTypes, description: Type.Optional(Description) }, { additionalProperties: false });
+export type NewEndpoint = Static<typeof NewWebhookEndpointSchema>;
+/** Only sent fields change; at least one is needed. */
+export const WebhookEndpointChangesSchema = Type.Object(
+  { url: Type.Optional(Url), events: Type.Optional(EventTypes), description: Type.Optional(Description), enabled: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type EndpointChanges = Static<typeof WebhookEndpointChangesSchema>;
+export const RotateSecretSchema = Type.Object(
+  {
+    overlapMinutes: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 10080, default: 1440, description: 'Minutes the old secret stays valid, 0-10080 (default 1440)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+/** Every destination of the clinic: at most 20, so one page (`nextCursor` always null). */
+export const WebhookEndpointListSchema = Type.Object({ data: Type.Array(WebhookEndpointSchema), nextCursor: Type.Null() }, { additionalProperties: false });
+
+export const DeliveryListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Limit(200, 50)),
+    cursor: Type.Optional(Cursor()),
+    endpointId: Type.Optional(Uuid({ description: 'Only deliveries to this destination' })),
+    status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this status' })),
+  },
+  { additionalProperties: false },
+);
+/** The list's parameters, `limit` defaulted. */
+export type DeliveryQuery = Static<typeof DeliveryListQuerySchema> & { limit: number };
+
+/** /v1/events: the events a key sees, optionally of one type. */
+export const EventListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Limit(200, 50)),
+    cursor: Type.Optional(Cursor()),
+    type: Type.Optional(StringEnum([...SUBSCRIBABLE_EVENT_TYPES, 'events.skipped'], { description: 'Only events of this type' })),
+    updatedSince: Type.Optional(InputTimestamp({ description: 'Only events created from this instant on' })),
+  },
+  { additionalProperties: false },
+);
+/** Back office: every event of a clinic. */
+export const ClinicEventListQuerySchema = Type.Object(
+  {
+    limit: Type.Optional(Limit(200, 50)),
+    cursor: Type.Optional(Cursor()),
+    updatedSince: Type.Optional(InputTimestamp({ description: 'Only events created from this instant on' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Back office: a sample event made in a test clinic. */
+export const TriggerEventSchema = Type.Object(
+  {
+    type: StringEnum(SUBSCRIBABLE_EVENT_TYPES, { description: 'The event type', examples: ['appointment.created'] }),
+    facilityId: Type.Optional(Nullable(Uuid({ description: 'The facility of the event (default none)' }))),
+  },
+  { additionalProperties: false },
+);
+export const TriggeredEventSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The event id ("" when none was made)' }),
+    type: Type.String(),
+    skipped: Type.Optional(StringEnum(['no_active_key', 'error'])),
+  },
+  { additionalProperties: false },
+);

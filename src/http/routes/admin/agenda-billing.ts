@@ -1,35 +1,26 @@
 /** Back office: quotes (treatment plans), payment plans, invoices (issue and void), payments. */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { ClinicParams, DateOnly, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
+import { ClinicParams, ClinicItemParams } from '../../../core/schemas.js';
 import { issueInvoice, voidInvoice } from '../../../modules/billing/invoices.js';
 import { recordPayment } from '../../../modules/billing/payments.js';
 import { createPaymentPlan } from '../../../modules/billing/plans.js';
 import { createQuote, decideQuote } from '../../../modules/billing/quotes.js';
 import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
 import {
-  ACCEPTANCE_CHANNELS,
   InvoiceSchema,
   NewInvoiceBody,
-  NewPaymentBody,
   NewQuoteBody,
   PaymentPlanSchema,
   PaymentSchema,
-  PositiveAmount,
   QuoteSchema,
-  REJECTION_REASONS,
+  AdminPaymentBody,
+  NewPaymentPlanBody,
+  QuoteStatusChangeBody,
 } from '../../../modules/billing/schema.js';
 import type { App } from '../../types.js';
 import { clinicActor } from './actor.js';
 
 const TAG = 'Agenda (back office)';
-const ItemParams = Type.Object({ clinicId: Uuid(), id: Uuid() }, { additionalProperties: false });
-
-/** The back office's payment: the /v1 body with `reference` optional (a cash payment at the desk has none). */
-const AdminPaymentBody = Type.Object(
-  { ...NewPaymentBody.properties, reference: Type.Optional(NewPaymentBody.properties.reference) },
-  { additionalProperties: false },
-);
 
 export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
@@ -60,18 +51,8 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Present, accept, reject or cancel a quote',
         description:
           'The decisions of /v1 in one operation for the desk: draft → presented (`treatment_plan.presented`, `validUntil` default 90 days); presented → accepted (`treatment_plan.accepted`, `channel` default `in_person`) or rejected (`treatment_plan.rejected`, `reason` default `other`); draft or presented → cancelled (no event). Any other move is `409 conflict`, reason `invalid_transition`.',
-        params: ItemParams,
-        body: Type.Object(
-          {
-            status: StringEnum(['presented', 'accepted', 'rejected', 'cancelled'] as const),
-            validUntil: Type.Optional(DateOnly()),
-            channel: Type.Optional(StringEnum(ACCEPTANCE_CHANNELS)),
-            signedDocumentId: Type.Optional(Nullable(Uuid())),
-            reason: Type.Optional(StringEnum(REJECTION_REASONS)),
-            note: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2000 }))),
-          },
-          { additionalProperties: false },
-        ),
+        params: ClinicItemParams,
+        body: QuoteStatusChangeBody,
         response: { 200: QuoteSchema },
       },
     },
@@ -99,18 +80,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Create a payment plan with its installments',
         description: 'The total is the sum of the installments; installments are numbered in the order sent.',
         params: ClinicParams,
-        body: Type.Object(
-          {
-            patientId: Uuid(),
-            treatmentPlanId: Type.Optional(Nullable(Uuid())),
-            type: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
-            installments: Type.Array(Type.Object({ amount: PositiveAmount(), dueDate: DateOnly() }, { additionalProperties: false }), {
-              minItems: 1,
-              maxItems: 120,
-            }),
-          },
-          { additionalProperties: false },
-        ),
+        body: NewPaymentPlanBody,
         response: { 201: PaymentPlanSchema },
       },
     },
@@ -148,7 +118,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Void an invoice',
         description:
           'Only an issued invoice with nothing paid: one with payments is `409 conflict`, reason `invoice_has_payments` (issue a credit note instead); a paid one is `invalid_transition`. Voiding a void invoice answers it unchanged. No event.',
-        params: ItemParams,
+        params: ClinicItemParams,
         response: { 200: InvoiceSchema },
       },
     },

@@ -1,32 +1,22 @@
 /** Back office: appointments, calendars, facilities, chat, tasks, billing. */
 import { clinicActor } from './actor.js';
-import { Type } from 'typebox';
 import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
 import type { AppContext } from '../../../context.js';
-import {
-  APPOINTMENT_CATEGORIES,
-  APPOINTMENT_ORIGINS,
-  APPOINTMENT_STATUSES,
-  APPOINTMENT_TYPES,
-  TRANSITIONS,
-  toView,
-} from '../../../modules/appointments/model.js';
+import { TRANSITIONS, toView } from '../../../modules/appointments/model.js';
 import { changeStatus, createAppointment, findAppointment, updateAppointment } from '../../../modules/appointments/service.js';
 import { calendarView, createCalendar, findCalendar, updateCalendar } from '../../../modules/calendars/service.js';
 import { CalendarChangesSchema, CalendarSchema, NewCalendarSchema } from '../../../modules/calendars/schema.js';
 import { updateFacility } from '../../../modules/facilities/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { ClinicItemParams, ClinicParams, InputTimestamp, Nullable, StringEnum, Uuid } from '../../../core/schemas.js';
+import { ClinicItemParams, ClinicParams, UndescribedIfMatchHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { AppointmentDetailSchema } from '../../../modules/appointments/schema.js';
+import { AppointmentDetailSchema, AppointmentChangesBody, AppointmentStatusBody, NewAppointmentBody } from '../../../modules/appointments/schema.js';
 import { FacilityChangesSchema, FacilitySchema } from '../../../modules/facilities/schema.js';
 import { registerBillingAdminRoutes } from './agenda-billing.js';
 import { registerChatAdminRoutes } from './agenda-chat.js';
 import { registerTaskAdminRoutes } from './agenda-tasks.js';
 
 const TAG = 'Agenda (back office)';
-export const IfMatch = Type.Object({ 'if-match': Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
-const Text = (max: number) => Nullable(Type.String({ minLength: 1, maxLength: max }));
 
 const transitionsText = Object.entries(TRANSITIONS)
   .map(([from, to]) => `\`${from}\` → ${to.length ? to.map((t) => `\`${t}\``).join(', ') : '(final)'}`)
@@ -47,27 +37,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         description:
           'Records `appointment.created`. The facility defaults to the chair’s, then the calendar’s, then the patient’s. Initial status: draft, pending, scheduled (default) or confirmed. A doctor or chair already in an overlapping live appointment is `409 conflict` (`doctor_busy`, `chair_busy`).',
         params: ClinicParams,
-        body: Type.Object(
-          {
-            patientId: Uuid(),
-            start: InputTimestamp(),
-            end: InputTimestamp(),
-            facilityId: Type.Optional(Nullable(Uuid())),
-            doctorId: Type.Optional(Nullable(Uuid())),
-            chairId: Type.Optional(Nullable(Uuid())),
-            calendarId: Type.Optional(Nullable(Uuid())),
-            treatmentPlanId: Type.Optional(Nullable(Uuid())),
-            status: Type.Optional(StringEnum(['draft', 'pending', 'scheduled', 'confirmed'] as const)),
-            type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
-            category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
-            title: Type.Optional(Text(200)),
-            reason: Type.Optional(Text(2000)),
-            notes: Type.Optional(Text(5000)),
-            clinicalNotes: Type.Optional(Text(20000)),
-            origin: Type.Optional(StringEnum(APPOINTMENT_ORIGINS)),
-          },
-          { additionalProperties: false },
-        ),
+        body: NewAppointmentBody,
         response: { 201: AppointmentDetailSchema },
       },
     },
@@ -108,25 +78,8 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         description:
           'Only the fields sent change. Moving it (start, end, doctor, chair or facility) records `appointment.rescheduled` with `data.previous` (`startTime`, `endTime`, `doctorId`, `chairId`, `facilityId` before the change) and is allowed only in draft, pending, scheduled, confirmed or postponed (`409 conflict`, reason `not_reschedulable`). Overlaps: `409 conflict` `doctor_busy` / `chair_busy`. `If-Match` honoured.',
         params: ClinicItemParams,
-        headers: IfMatch,
-        body: Type.Object(
-          {
-            start: Type.Optional(InputTimestamp()),
-            end: Type.Optional(InputTimestamp()),
-            facilityId: Type.Optional(Nullable(Uuid())),
-            doctorId: Type.Optional(Nullable(Uuid())),
-            chairId: Type.Optional(Nullable(Uuid())),
-            treatmentPlanId: Type.Optional(Nullable(Uuid())),
-            type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
-            category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
-            title: Type.Optional(Text(200)),
-            reason: Type.Optional(Text(2000)),
-            notes: Type.Optional(Text(5000)),
-            clinicalNotes: Type.Optional(Text(20000)),
-            completionNotes: Type.Optional(Text(20000)),
-          },
-          { additionalProperties: false },
-        ),
+        headers: UndescribedIfMatchHeaders,
+        body: AppointmentChangesBody,
         response: { 200: AppointmentDetailSchema },
       },
     },
@@ -153,8 +106,8 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Move an appointment to another status',
         description: `Allowed transitions (our choice): ${transitionsText}. Any other is \`409 conflict\`, reason \`invalid_transition\` (with \`details.from\`, \`details.to\`, \`details.allowed\`). Arrival in confirmed, checked_in, completed, no_show or cancelled records the matching \`appointment.*\` event. Leaving postponed for scheduled may meet \`409 doctor_busy\`/\`chair_busy\`. \`If-Match\` honoured.`,
         params: ClinicItemParams,
-        headers: IfMatch,
-        body: Type.Object({ status: StringEnum(APPOINTMENT_STATUSES), completionNotes: Type.Optional(Text(20000)) }, { additionalProperties: false }),
+        headers: UndescribedIfMatchHeaders,
+        body: AppointmentStatusBody,
         response: { 200: AppointmentDetailSchema },
       },
     },
@@ -222,7 +175,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Change a calendar’s rules',
         description: 'Only the fields sent change; existing appointments stay. `If-Match` honoured.',
         params: ClinicItemParams,
-        headers: IfMatch,
+        headers: UndescribedIfMatchHeaders,
         body: CalendarChangesSchema,
         response: { 200: CalendarSchema },
       },
@@ -245,7 +198,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         description:
           'Only the fields sent change. `workingSchedule`: keys `mon`..`sun` (a missing day is closed), each a list of `{open, close}` in `HH:MM` local time, in order and not overlapping; `null` removes it. `If-Match` honoured.',
         params: ClinicItemParams,
-        headers: IfMatch,
+        headers: UndescribedIfMatchHeaders,
         body: FacilityChangesSchema,
         response: { 200: FacilitySchema },
       },

@@ -1,13 +1,12 @@
 /** Back office: a clinic's events in order, and sample events in a test clinic (`dental-clinic listen` and `trigger`). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { ClinicParams, Cursor, InputTimestamp, Limit, Nullable, Page, StringEnum, Uuid } from '../../../core/schemas.js';
-import { SUBSCRIBABLE_EVENT_TYPES, type EventType } from '../../../events/catalogue.js';
+import { ClinicParams, Page } from '../../../core/schemas.js';
+import type { EventType } from '../../../events/catalogue.js';
 import { listEvents } from '../../../modules/webhooks/deliveries.js';
 import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
 import { triggerSampleEvent } from '../../../modules/webhooks/trigger.js';
 import type { App } from '../../types.js';
-import { EventEnvelopeSchema } from '../../../modules/webhooks/schema.js';
+import { EventEnvelopeSchema, ClinicEventListQuerySchema, TriggerEventSchema, TriggeredEventSchema } from '../../../modules/webhooks/schema.js';
 import { clinicActor } from './actor.js';
 
 export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
@@ -21,14 +20,7 @@ export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
         description:
           'Every event of the last 30 days, every facility, oldest first (by `createdAt`, then `id`), as `GET /v1/events` shows them to a key with every scope. `dental-clinic listen` reads it.',
         params: ClinicParams,
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            updatedSince: Type.Optional(InputTimestamp({ description: 'Only events created from this instant on' })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: ClinicEventListQuerySchema,
         response: { 200: Page(EventEnvelopeSchema) },
       },
     },
@@ -50,22 +42,9 @@ export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
           '`data` has the shape of the type: its example in the `webhooks` section of the /v1 document, with fresh ids and `facilityId` this one. Only in a test clinic: a live clinic is `403 forbidden`, reason `live_clinic`. ' +
           'Like every event, none is made while the clinic has no active API key (`skipped: "no_active_key"`).',
         params: ClinicParams,
-        body: Type.Object(
-          {
-            type: StringEnum(SUBSCRIBABLE_EVENT_TYPES, { description: 'The event type', examples: ['appointment.created'] }),
-            facilityId: Type.Optional(Nullable(Uuid({ description: 'The facility of the event (default none)' }))),
-          },
-          { additionalProperties: false },
-        ),
+        body: TriggerEventSchema,
         response: {
-          201: Type.Object(
-            {
-              id: Type.String({ description: 'The event id ("" when none was made)' }),
-              type: Type.String(),
-              skipped: Type.Optional(StringEnum(['no_active_key', 'error'])),
-            },
-            { additionalProperties: false },
-          ),
+          201: TriggeredEventSchema,
         },
       },
       config: { reasons: WEBHOOK_REASONS.triggerSample },

@@ -1,12 +1,12 @@
 /** Back office: API keys and the access log. */
-import { Type } from 'typebox';
 import { KEY_REASONS } from '../../../modules/auth/reasons.js';
 import type { AppContext } from '../../../context.js';
+import { AccessLogEntrySchema, AccessLogQuerySchema } from '../../../modules/access-log/schema.js';
 import { listAccessLog } from '../../../modules/access-log/service.js';
 import * as keys from '../../../modules/auth/keys-service.js';
 import { ApiKeySchema, CreatedApiKeySchema, NewApiKeySchema } from '../../../modules/auth/schema.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../../core/cursor.js';
-import { ClinicParams, Cursor, IdParams, Limit, Nullable, OutputTimestamp, Page, Uuid } from '../../../core/schemas.js';
+import { ClinicParams, IdParams, Page, List } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 export function registerKeyRoutes(app: App, ctx: AppContext): void {
@@ -41,7 +41,7 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
         tags: ['API keys'],
         summary: "List a clinic's API keys, oldest first",
         params: ClinicParams,
-        response: { 200: Type.Object({ data: Type.Array(ApiKeySchema) }) },
+        response: { 200: List(ApiKeySchema) },
       },
     },
     async (request) => ({ data: await keys.listApiKeys(db, request.params.clinicId) }),
@@ -87,19 +87,6 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
     },
   );
 
-  const Entry = Type.Object(
-    {
-      id: Uuid(),
-      apiKeyId: Nullable(Uuid()),
-      requestId: Nullable(Type.String()),
-      resourceType: Type.String(),
-      resourceIds: Type.Array(Uuid()),
-      fields: Type.Array(Type.String()),
-      at: OutputTimestamp(),
-    },
-    { additionalProperties: false },
-  );
-
   app.get(
     '/admin/v1/clinics/:clinicId/access-log',
     {
@@ -109,11 +96,8 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
         summary: 'Read the access log, newest first',
         description: 'Every read of free text or clinical data through the API: key, resource type and ids, fields, time.',
         params: ClinicParams,
-        querystring: Type.Object(
-          { resourceId: Type.Optional(Uuid()), limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()) },
-          { additionalProperties: false },
-        ),
-        response: { 200: Page(Entry) },
+        querystring: AccessLogQuerySchema,
+        response: { 200: Page(AccessLogEntrySchema) },
       },
     },
     async (request) => {

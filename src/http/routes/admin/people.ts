@@ -1,21 +1,26 @@
 /** Back office: the clinic's own operations on patients and leads (issue 3). */
 import { clinicActor } from './actor.js';
-import { Type } from 'typebox';
 import { LEAD_REASONS } from '../../../modules/leads/reasons.js';
 import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';
 import type { AppContext } from '../../../context.js';
-import { addActivity, ACTIVITY_KINDS, convertLead, getLead, LEAD_STATUSES, updateLead } from '../../../modules/leads/service.js';
-import { archivePatient, erasePatient, getPatient, IMPORT_MAX, importPatients, updatePatient } from '../../../modules/patients/service.js';
+import { addActivity, convertLead, getLead, updateLead } from '../../../modules/leads/service.js';
+import { archivePatient, erasePatient, getPatient, importPatients, updatePatient } from '../../../modules/patients/service.js';
 import { depsOf } from '../../../modules/documents/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { ClinicParams, IfMatchHeader, InputTimestamp, Nullable, Uuid } from '../../../core/schemas.js';
+import { ClinicItemParams, ClinicParams, IfMatchHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { ActivitySchema, LeadDetailSchema, LeadSchema } from '../../../modules/leads/schema.js';
-import { PatientInputSchema, PatientSchema, patientFields } from '../../../modules/patients/schema.js';
+import {
+  ActivitySchema,
+  LeadChangesSchema,
+  LeadConversionSchema,
+  LeadConvertedSchema,
+  LeadDetailSchema,
+  LeadSchema,
+  NewActivitySchema,
+} from '../../../modules/leads/schema.js';
+import { IMPORT_MAX, PatientChangesSchema, PatientImportResultSchema, PatientImportSchema, PatientSchema } from '../../../modules/patients/schema.js';
 
 const TAG = 'People';
-const ClinicIdParams = Type.Object({ clinicId: Uuid(), id: Uuid() }, { additionalProperties: false });
-const IfMatch = Type.Object({ 'if-match': Type.Optional(IfMatchHeader) });
 
 export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
@@ -27,7 +32,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         operationId: 'adminGetPatient',
         tags: [TAG],
         summary: 'Read a patient, clinical fields included',
-        params: ClinicIdParams,
+        params: ClinicItemParams,
         response: { 200: PatientSchema },
       },
     },
@@ -39,7 +44,6 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
     },
   );
 
-  const { firstName, lastName, ...optionalFields } = patientFields;
   app.patch(
     '/admin/v1/clinics/:clinicId/patients/:id',
     {
@@ -49,9 +53,9 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Change a patient',
         description:
           'Only sent fields change; null clears an optional one. Records `patient.updated` with `data.changedFields` (the fields whose value really changed; none changed: no event, version unchanged). `If-Match` supported (`409 version_mismatch`). An erased patient is `409 patient_erased`.',
-        params: ClinicIdParams,
-        headers: IfMatch,
-        body: Type.Object({ firstName: Type.Optional(firstName), lastName: Type.Optional(lastName), ...optionalFields }, { additionalProperties: false }),
+        params: ClinicItemParams,
+        headers: IfMatchHeaders,
+        body: PatientChangesSchema,
         response: { 200: PatientSchema },
       },
       config: { reasons: PATIENT_REASONS.update, errorStatuses: [409] },
@@ -73,7 +77,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Archive a patient',
         description:
           '`isActive` becomes false and `archivedAt` is set; records `patient.archived` with `data.reason: archived`. Already archived: `409 already_archived`; erased: `409 patient_erased`.',
-        params: ClinicIdParams,
+        params: ClinicItemParams,
         response: { 200: PatientSchema },
       },
       config: { reasons: PATIENT_REASONS.archive, errorStatuses: [409] },
@@ -94,7 +98,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Erase a patient for good',
         description:
           "Every personal and clinical field becomes null, for good; the id stays so that appointments, calls and leads keep linking to it. The free text of the patient's appointments (title, reason, notes, clinical and completion notes) and the summary and transcript of its calls are cleared too; its documents lose title and file name and their bytes are deleted at once. Records `patient.archived` with `data.reason: erased`. Done before: `409 already_erased`.",
-        params: ClinicIdParams,
+        params: ClinicItemParams,
         response: { 200: PatientSchema },
       },
       config: { reasons: PATIENT_REASONS.erase, errorStatuses: [409] },
@@ -115,17 +119,8 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Import a list of patients',
         description: `1 to ${IMPORT_MAX} patients, created all or none in one transaction (every wrong field of every item is named, e.g. \`patients.3.phone\`). A duplicate of an existing patient is \`409 duplicate_patient\` with \`details.index\`; the same person twice in the list is \`409 duplicate_in_list\`; the plan limit applies to the whole list. More than 50 creations record one \`events.skipped\` (reason \`bulk_import\`, \`data.count\`) instead of one \`patient.created\` each.`,
         params: ClinicParams,
-        body: Type.Object({ patients: Type.Array(PatientInputSchema, { minItems: 1, maxItems: IMPORT_MAX }) }, { additionalProperties: false }),
-        response: {
-          201: Type.Object(
-            {
-              created: Type.Integer(),
-              ids: Type.Array(Uuid()),
-              eventsSkipped: Type.Boolean({ description: 'true: one events.skipped was recorded instead of patient.created events' }),
-            },
-            { additionalProperties: false },
-          ),
-        },
+        body: PatientImportSchema,
+        response: { 201: PatientImportResultSchema },
       },
       config: { reasons: PATIENT_REASONS.import, errorStatuses: [409] },
     },
@@ -142,7 +137,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         operationId: 'adminGetLead',
         tags: [TAG],
         summary: 'Read a lead with its activities',
-        params: ClinicIdParams,
+        params: ClinicItemParams,
         response: { 200: LeadDetailSchema },
       },
     },
@@ -163,19 +158,9 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         summary: "Change a lead's status, owner, follow-up, notes or value",
         description:
           'Any status may follow any other (the spec shows no transitions); a status change adds a `status_change` activity. A converted lead stays `won`: another status is `409 lead_converted`. `If-Match` supported.',
-        params: ClinicIdParams,
-        headers: IfMatch,
-        body: Type.Object(
-          {
-            status: Type.Optional(Type.Unsafe<(typeof LEAD_STATUSES)[number]>({ type: 'string', enum: [...LEAD_STATUSES] })),
-            lostReason: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
-            assignedTo: Type.Optional(Nullable(Uuid())),
-            nextFollowUpAt: Type.Optional(Nullable(InputTimestamp())),
-            notes: Type.Optional(Nullable(Type.String({ maxLength: 5000 }))),
-            estimatedValue: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100000000 }))),
-          },
-          { additionalProperties: false },
-        ),
+        params: ClinicItemParams,
+        headers: IfMatchHeaders,
+        body: LeadChangesSchema,
         response: { 200: LeadSchema },
       },
       config: { reasons: LEAD_REASONS.update, errorStatuses: [409] },
@@ -196,15 +181,8 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Add an activity to a lead',
         description: 'Every kind but `note` and `status_change` is a contact: it moves `lastContactedAt` forward to `at` (default now).',
-        params: ClinicIdParams,
-        body: Type.Object(
-          {
-            kind: Type.Unsafe<(typeof ACTIVITY_KINDS)[number]>({ type: 'string', enum: [...ACTIVITY_KINDS] }),
-            body: Type.String({ minLength: 1, maxLength: 5000 }),
-            at: Type.Optional(InputTimestamp()),
-          },
-          { additionalProperties: false },
-        ),
+        params: ClinicItemParams,
+        body: NewActivitySchema,
         response: { 201: ActivitySchema },
       },
     },
@@ -223,16 +201,9 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Convert a lead into a patient',
         description:
           "With `patientId`, links the lead to that existing patient; otherwise creates a patient from the lead's name, phone, email and facility (`lastName` must be given when the lead has none; the duplicate and plan-limit rules of POST /v1/patients apply, so a `409 duplicate_patient` tells which patient to pass as `patientId`). The lead gets `status: won`, `convertedPatientId` and `convertedAt`; events `patient.created` (when created) and `lead.converted` with `data.patientId`. Done before: `409 already_converted`.",
-        params: ClinicIdParams,
-        body: Type.Object(
-          {
-            patientId: Type.Optional(Uuid()),
-            firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-            lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: Type.Object({ lead: LeadSchema, patientCreated: Type.Boolean() }, { additionalProperties: false }) },
+        params: ClinicItemParams,
+        body: LeadConversionSchema,
+        response: { 200: LeadConvertedSchema },
       },
       config: { reasons: LEAD_REASONS.convert, errorStatuses: [409] },
     },

@@ -1,8 +1,7 @@
 /** Back office: organizations, clinics, facilities, doctors, chairs, staff profiles. */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import * as clinics from '../../../modules/clinics/service.js';
-import { ClinicItemParams, ClinicParams, IdParams, Nullable, Uuid } from '../../../core/schemas.js';
+import { ClinicItemParams, ClinicParams, IdParams, List } from '../../../core/schemas.js';
 import {
   ChairSchema,
   ClinicChangesSchema,
@@ -19,7 +18,7 @@ import {
   PersonSchema,
   StaffSchema,
 } from '../../../modules/clinics/schema.js';
-import { NewFacilitySchema } from '../../../modules/facilities/schema.js';
+import { CreatedFacilitySchema, FacilitySummarySchema, NewFacilitySchema } from '../../../modules/facilities/schema.js';
 import type { App } from '../../types.js';
 import { clinicActor } from './actor.js';
 
@@ -85,7 +84,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         operationId: 'adminListClinics',
         tags: [TAG],
         summary: 'List clinics, oldest first',
-        response: { 200: Type.Object({ data: Type.Array(ClinicSchema) }) },
+        response: { 200: List(ClinicSchema) },
       },
     },
     async () => ({ data: await clinics.listClinics(db) }),
@@ -129,7 +128,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         summary: 'Create a facility (a location of the clinic)',
         params: ClinicParams,
         body: NewFacilitySchema,
-        response: { 201: Type.Object({ id: Uuid(), name: Type.String() }, { additionalProperties: false }) },
+        response: { 201: CreatedFacilitySchema },
       },
     },
     async (request, reply) => reply.status(201).send(await clinics.createFacility(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
@@ -143,7 +142,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: "List a clinic's facilities, oldest first",
         params: ClinicParams,
-        response: { 200: Type.Object({ data: Type.Array(Type.Object({ id: Uuid(), name: Type.String(), city: Nullable(Type.String()) })) }) },
+        response: { 200: List(FacilitySummarySchema) },
       },
     },
     async (request) => ({ data: await clinics.listFacilities(db, request.params.clinicId) }),
@@ -173,7 +172,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'List doctors, oldest first',
         params: ClinicParams,
-        response: { 200: Type.Object({ data: Type.Array(PersonSchema) }) },
+        response: { 200: List(PersonSchema) },
       },
     },
     async (request) => ({ data: await clinics.listDoctors(db, request.params.clinicId) }),
@@ -219,7 +218,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'List chairs, oldest first',
         params: ClinicParams,
-        response: { 200: Type.Object({ data: Type.Array(ChairSchema) }) },
+        response: { 200: List(ChairSchema) },
       },
     },
     async (request) => ({ data: await clinics.listChairs(db, request.params.clinicId) }),
@@ -248,7 +247,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'List staff profiles, oldest first',
         params: ClinicParams,
-        response: { 200: Type.Object({ data: Type.Array(StaffSchema) }) },
+        response: { 200: List(StaffSchema) },
       },
     },
     async (request) => ({ data: await clinics.listStaffProfiles(db, request.params.clinicId) }),

@@ -1,7 +1,6 @@
 /** /v1/appointments (spec 2.2, 4.1) and booking through a calendar. */
 import type { FastifyRequest } from 'fastify';
 import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { toView } from '../../../modules/appointments/model.js';
@@ -13,12 +12,13 @@ import {
   BookAppointmentBody,
   type AppointmentView,
   type ListQuery as PageQuery,
+  RescheduleBody,
 } from '../../../modules/appointments/schema.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
 import { book, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/calendars/booking.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { IdParams, IdempotencyKeyHeader, IfMatchHeader, InputTimestamp, Page, Uuid } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Agenda (appointments)';
@@ -122,7 +122,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
           '`403 forbidden` reason `not_bookable_by_agent` when the calendar’s `bookableBy` does not include the key’s channel (`api` for a plain key, `bot`, `voice`); `new_patients_not_accepted` when the calendar takes no new patients and the patient has no appointment yet (cancelled ones do not count).',
           'A `calendarId` or `patientId` the key cannot see, a `doctorId` not of the calendar, a `holdId` not of this key, or a missing `calendarId`/`start` without `holdId`, is `400` naming the field.',
         ].join('\n\n'),
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: BookAppointmentBody,
         response: { 200: AppointmentSchema, 201: AppointmentSchema },
       },
@@ -148,8 +148,8 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
           '`409 conflict` reason `not_reschedulable` when the appointment is not in scheduled, confirmed or pending; `409 no_availability` (`slot_taken` or `outside_availability`, with `details.alternatives`) when the new time cannot be booked; `If-Match` mismatch is `409 version_mismatch`.',
         ].join('\n\n'),
         params: IdParams,
-        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
-        body: Type.Object({ start: InputTimestamp(), doctorId: Type.Optional(Uuid()) }, { additionalProperties: false }),
+        headers: IfMatchHeaders,
+        body: RescheduleBody,
         response: { 200: AppointmentSchema },
       },
       config: { reasons: APPOINTMENT_REASONS.apiReschedule, scopes: ['appointments:write'], errorStatuses: [409] },
@@ -174,7 +174,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
           '`409 conflict` reason `invalid_transition` when the appointment is not in draft, pending, scheduled, confirmed or postponed; `If-Match` mismatch is `409 version_mismatch`.',
         ].join('\n\n'),
         params: IdParams,
-        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+        headers: IfMatchHeaders,
         response: { 200: AppointmentSchema },
       },
       config: { reasons: APPOINTMENT_REASONS.apiCancel, scopes: ['appointments:write'], errorStatuses: [409] },

@@ -1,14 +1,14 @@
 /** /v1/calendars: the bookable services (issue 15), their free slots (spec 4.11) and slot holds. */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { availability, EMPTY_REASONS, MAX_WINDOW_DAYS, SPREADS } from '../../../modules/calendars/availability.js';
-import { CalendarSchema, SlotSchema } from '../../../modules/calendars/schema.js';
+import { availability, MAX_WINDOW_DAYS } from '../../../modules/calendars/availability.js';
+import { CalendarSchema, AvailabilityQuerySchema, AvailabilitySchema } from '../../../modules/calendars/schema.js';
 import { CalendarListQuerySchema } from '../../../modules/clinic-directory/schema.js';
 import { getCalendar, listCalendars } from '../../../modules/clinic-directory/service.js';
 import { HOLD_REASONS } from '../../../modules/holds/reasons.js';
 import { HOLDS_PER_KEY, HoldSchema, NewHoldSchema } from '../../../modules/holds/schema.js';
 import { createHold, releaseHold } from '../../../modules/holds/service.js';
-import { IdempotencyKeyHeader, IdParams, InputTimestamp, Nullable, OutputTimestamp, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const CLINIC = 'Clinic';
@@ -67,28 +67,9 @@ export function registerCalendarRoutes(app: App, ctx: AppContext): void {
           'An empty answer says why in `emptyReason`: `calendar_inactive`, `not_bookable_by_agent` (the calendar’s `bookableBy` excludes this key’s channel: `api`, `bot` or `voice`), `beyond_horizon` (the window starts past the booking horizon), `closed` (no working hours in the window, or the window is wholly before the minimum notice), `fully_booked` (working hours, every slot taken). With `closed` and `fully_booked`, `nextAvailable` is the first free slot after the window (within the horizon, searched up to 93 days), or null. Both are null when `data` is not empty.',
         ].join('\n\n'),
         params: IdParams,
-        querystring: Type.Object(
-          {
-            from: Type.Optional(InputTimestamp()),
-            to: Type.Optional(InputTimestamp()),
-            doctorId: Type.Optional(Uuid({ description: 'Only slots of this doctor of the calendar' })),
-            spread: Type.Optional(StringEnum(SPREADS, { description: '`day`: the first free slot of each day; `part_of_day`: of each part of each day' })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'At most this many slots (after `spread`); default all' })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: AvailabilityQuerySchema,
         response: {
-          200: Type.Object(
-            {
-              calendarId: Uuid(),
-              slotMinutes: Type.Integer(),
-              window: Nullable(Type.Object({ from: OutputTimestamp(), to: OutputTimestamp() }, { additionalProperties: false })),
-              data: Type.Array(SlotSchema),
-              emptyReason: Nullable(StringEnum(EMPTY_REASONS)),
-              nextAvailable: Nullable(SlotSchema),
-            },
-            { additionalProperties: false },
-          ),
+          200: AvailabilitySchema,
         },
       },
       config: { scopes: ['appointments:read'] },
@@ -110,7 +91,7 @@ export function registerCalendarRoutes(app: App, ctx: AppContext): void {
           'Refusals write nothing: `409 no_availability` (`slot_taken`, `outside_availability`, with `details.alternatives`) as for a booking; `403 forbidden` reason `not_bookable_by_agent` when the calendar’s `bookableBy` excludes this key’s channel; `400` naming `doctorId` for a doctor not of the calendar. A calendar the key does not see is `404`.',
         ].join('\n\n'),
         params: IdParams,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: NewHoldSchema,
         response: { 201: HoldSchema },
       },

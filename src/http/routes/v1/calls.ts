@@ -1,9 +1,8 @@
 /** /v1/calls (spec 2.6, 4.5). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { createCall, getCall } from '../../../modules/calls/service.js';
 import { CallDetailSchema, CallInputSchema, CallSchema } from '../../../modules/calls/schema.js';
-import { IdempotencyKeyHeader, IdParams } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Phone calls';
@@ -21,7 +20,7 @@ export function registerCallRoutes(app: App, ctx: AppContext): void {
           'When neither `patientId` nor `leadId` is given, the counterpart number (`from` for inbound, `to` for outbound) is matched to a patient with that phone (an active one first), else to a lead with it; an unknown number becomes a lead with `source: phone` and the `caller` name (first name `Sconosciuto` when none is given). `anonymous` matches and creates nothing. When the call is linked to a lead, a `call` activity is added to it (its body is the `summary`, or the direction and outcome).',
           '`transcript` needs `clinical:write` (`403 insufficient_scope`, `requiredScopes: ["clinical:write"]`); it is never in this response. `patientId`, `leadId` and `facilityId` must be rows the key sees (else `400` naming the field); `facilityId` is required for a key limited to facilities.',
         ].join('\n\n'),
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: CallInputSchema,
         response: { 201: CallSchema, 200: CallSchema },
       },

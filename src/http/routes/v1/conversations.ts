@@ -1,12 +1,11 @@
 /** /v1/conversations (spec 2.7, 2.8, 3.1, 4.6, 4.7). */
-import { Type } from 'typebox';
 import { CONVERSATION_REASONS } from '../../../modules/conversations/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
 import { conversationView, findConversation, listMessages, updateBot } from '../../../modules/conversations/service.js';
-import { ConversationSchema, MessageSchema } from '../../../modules/conversations/schema.js';
+import { ConversationSchema, MessageSchema, BotChangeSchema, MessageListQuerySchema } from '../../../modules/conversations/schema.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Page, StringEnum } from '../../../core/schemas.js';
+import { IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Chat messages';
@@ -46,14 +45,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
           'Access log: every page that returns message text is logged (one entry naming the messages with a body or a transcription returned).',
         ].join('\n\n'),
         params: IdParams,
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            updatedSince: Type.Optional(InputTimestamp({ description: 'Only messages that arrived at or after it' })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: MessageListQuerySchema,
         response: { 200: Page(MessageSchema) },
       },
       config: { scopes: ['messages:read'] },
@@ -87,14 +79,8 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
           'Response: the conversation in its new state, with its new `ETag`.',
         ].join('\n\n'),
         params: IdParams,
-        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
-        body: Type.Object(
-          {
-            state: StringEnum(['attivo', 'in_pausa'] as const),
-            pausedUntil: Type.Optional(InputTimestamp({ description: 'Only with `in_pausa`: a future instant, at most 7 days ahead' })),
-          },
-          { additionalProperties: false },
-        ),
+        headers: IfMatchHeaders,
+        body: BotChangeSchema,
         response: { 200: ConversationSchema },
       },
       config: { reasons: CONVERSATION_REASONS.updateBot, scopes: ['messages:write'], errorStatuses: [409] },

@@ -2,9 +2,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { IdempotencyKeyHeader, IdParams, Page } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import { DOCUMENT_REASONS } from '../../../modules/documents/reasons.js';
-import { ContentLinkSchema, DocumentListQuery, DocumentSchema, INLINE_MAX_BASE64, NewDocumentBody } from '../../../modules/documents/schema.js';
+import {
+  ContentLinkSchema,
+  DocumentListQuery,
+  DocumentSchema,
+  INLINE_MAX_BASE64,
+  NewDocumentBody,
+  ContentQuerySchema,
+} from '../../../modules/documents/schema.js';
 import {
   archiveDocument,
   completeDocument,
@@ -96,7 +103,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
           SCOPE_RULE,
           'With `Idempotency-Key` a retry replays the first response and creates nothing.',
         ].join('\n\n'),
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: NewDocumentBody,
         response: { 201: { ...DocumentSchema, examples: [PENDING_EXAMPLE, EXAMPLE] } },
       },
@@ -200,14 +207,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
           'Every read is access-logged (`content`).',
         ].join('\n\n'),
         params: IdParams,
-        querystring: Type.Object(
-          {
-            delivery: Type.Optional(
-              Type.Union([Type.Literal('bytes'), Type.Literal('link')], { default: 'bytes', description: '`bytes` (default) or `link`' }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: ContentQuerySchema,
         response: {
           200: {
             description: 'The bytes (`delivery=bytes`) or a link (`delivery=link`)',

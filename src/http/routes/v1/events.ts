@@ -1,11 +1,9 @@
 /** /v1/events (spec 4.10, 6.2). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { SUBSCRIBABLE_EVENT_TYPES } from '../../../events/catalogue.js';
 import { listEvents } from '../../../modules/webhooks/deliveries.js';
-import { Cursor, InputTimestamp, Limit, Page, StringEnum } from '../../../core/schemas.js';
+import { Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { EventEnvelopeSchema } from '../../../modules/webhooks/schema.js';
+import { EventEnvelopeSchema, EventListQuerySchema } from '../../../modules/webhooks/schema.js';
 
 export function registerEventRoutes(app: App, ctx: AppContext): void {
   app.get(
@@ -20,15 +18,7 @@ export function registerEventRoutes(app: App, ctx: AppContext): void {
           'Only the events the key can see: those whose scope it holds (for `events.skipped`, the scope of `data.type`) and, for a key limited to facilities, those of its facilities ' +
           '(events without a facility are seen only by keys not limited to facilities, except `events.skipped`, which every key with the scope sees). ' +
           'Filter `type`: one event type. Events older than 30 days are purged.',
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            type: Type.Optional(StringEnum([...SUBSCRIBABLE_EVENT_TYPES, 'events.skipped'], { description: 'Only events of this type' })),
-            updatedSince: Type.Optional(InputTimestamp({ description: 'Only events created from this instant on' })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: EventListQuerySchema,
         response: { 200: Page(EventEnvelopeSchema) },
       },
       config: { scopes: ['webhooks:read'] },

@@ -1,10 +1,9 @@
 /** /v1/invoices: read-only (issue 16); issuing and voiding stay in the back office. */
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { Cursor, IdParams, InputTimestamp, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { IdParams, Page } from '../../../core/schemas.js';
 import { findInvoice, listInvoices } from '../../../modules/billing/invoices.js';
-import { INVOICE_STATUSES, InvoiceSchema, type InvoiceView } from '../../../modules/billing/schema.js';
+import { InvoiceSchema, type InvoiceView, InvoiceListQuerySchema } from '../../../modules/billing/schema.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Invoices and payments';
@@ -41,19 +40,7 @@ export function registerInvoiceRoutes(app: App, ctx: AppContext): void {
           'Invoices of the clinic and of the facilities the key sees, with their lines. Order: by last modification, oldest first, then by id (a payment changes its invoice: resume with `updatedSince`). Filters: `patientId`, `status`, `facilityId`, `issuedFrom` (inclusive) and `issuedTo` (exclusive) on the issue time, `updatedSince`.',
           RULES,
         ].join('\n\n'),
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            updatedSince: Type.Optional(InputTimestamp()),
-            patientId: Type.Optional(Uuid()),
-            facilityId: Type.Optional(Uuid()),
-            status: Type.Optional(StringEnum(INVOICE_STATUSES)),
-            issuedFrom: Type.Optional(InputTimestamp()),
-            issuedTo: Type.Optional(InputTimestamp()),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: InvoiceListQuerySchema,
         response: { 200: Page(InvoiceSchema) },
       },
       config: { scopes: ['billing:read'] },

@@ -1,10 +1,9 @@
 /** /v1/leads (spec 2.5, 4.4). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { createLead, getLead } from '../../../modules/leads/service.js';
 import { LeadDetailSchema, LeadInputSchema, LeadSchema } from '../../../modules/leads/schema.js';
 import { setEtag } from '../../etag.js';
-import { IdempotencyKeyHeader, IdParams } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Sales contacts';
@@ -23,7 +22,7 @@ export function registerLeadRoutes(app: App, ctx: AppContext): void {
           '`facilityId` is required for a key limited to facilities and must be a facility of the clinic the key sees (else `400` naming `facilityId`).',
           'Concurrent creations with the same phone or email wait for each other and end in one lead. With `Idempotency-Key` a retry replays the first response.',
         ].join('\n\n'),
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: LeadInputSchema,
         response: { 201: LeadSchema, 200: LeadSchema },
       },

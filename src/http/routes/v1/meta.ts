@@ -1,7 +1,6 @@
 /** /v1/meta (issue 15): who the key is, its clinic, its budgets, and the event catalogue. */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { EventTypeSchema, MetaSchema } from '../../../modules/meta/schema.js';
+import { MetaSchema, EventTypeListSchema } from '../../../modules/meta/schema.js';
 import { eventTypes, getMeta } from '../../../modules/meta/service.js';
 import type { App } from '../../types.js';
 
@@ -35,7 +34,7 @@ export function registerMetaRoutes(app: App, ctx: AppContext): void {
         summary: 'The event catalogue, as this key may subscribe to it',
         description:
           'Every event type a webhook destination can subscribe to, in the order of the catalogue (the `webhooks` section of this document), with the scope needed to receive it and whether this key may subscribe to it (`subscribable`: it holds that scope and `webhooks:read`). `webhook.test` and `events.skipped` cannot be subscribed to and are not listed. Any valid key, no scope needed.',
-        response: { 200: Type.Object({ data: Type.Array(EventTypeSchema) }, { additionalProperties: false }) },
+        response: { 200: EventTypeListSchema },
       },
       config: { scopes: [] },
     },

@@ -1,12 +1,19 @@
 /** /v1/patients (spec 2.3, 2.4, 4.2, 4.3, 4.11). */
-import { Type } from 'typebox';
 import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { searchPatients } from '../../../modules/patients/search.js';
 import { createPatient, getPatient, lookupPatient } from '../../../modules/patients/service.js';
-import { CLINICAL_FIELDS, PatientInputSchema, PatientSchema, SearchHitSchema } from '../../../modules/patients/schema.js';
+import {
+  CLINICAL_FIELDS,
+  PatientInputSchema,
+  PatientLookupQuerySchema,
+  PatientLookupSchema,
+  PatientSchema,
+  PatientSearchQuerySchema,
+  PatientSearchResultSchema,
+} from '../../../modules/patients/schema.js';
 import { setEtag } from '../../etag.js';
-import { IdempotencyKeyHeader, IdParams, Nullable, Uuid } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Patients';
@@ -28,7 +35,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
           '`403 forbidden` reason `plan_limit` when the clinic already has as many active (not archived) patients as its plan allows.',
           'With `Idempotency-Key` a retry replays the first response and creates nothing.',
         ].join('\n\n'),
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: PatientInputSchema,
         response: { 201: PatientSchema },
       },
@@ -55,15 +62,8 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
           '`matchedBy` is `name`, `phone`, `taxCode` or `email`. `closeMatches` counts every candidate (also beyond `limit`) whose score equals the best one, to 3 decimals: more than 1 means the query cannot tell them apart.',
           'A `facilityId` the key does not see or that does not exist is `400`.',
         ].join('\n\n'),
-        querystring: Type.Object(
-          {
-            q: Type.String({ minLength: 2, maxLength: 100, description: 'Text to search: a name, a phone, a tax code or an email (2-100 characters)' }),
-            facilityId: Type.Optional(Uuid({ description: 'Only patients of this facility' })),
-            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Hits to return, 1-20 (default 10)' })),
-          },
-          { additionalProperties: false },
-        ),
-        response: { 200: Type.Object({ data: Type.Array(SearchHitSchema), closeMatches: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }) },
+        querystring: PatientSearchQuerySchema,
+        response: { 200: PatientSearchResultSchema },
       },
       config: { scopes: ['patients:read'] },
     },
@@ -79,16 +79,8 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
         summary: 'Find the patient with a phone number',
         description:
           'By a phone in any format. Answers `200` with `{ found: true, patient: { id, name } }`, or `{ found: false, patient: null }` when no patient the key sees has that number (erased patients never match). When several patients share the number, an active one is preferred, then the most recently updated. A string that is not a phone number is `400`.',
-        querystring: Type.Object({ phone: Type.String({ minLength: 3, maxLength: 30, description: 'Phone in any format' }) }, { additionalProperties: false }),
-        response: {
-          200: Type.Object(
-            {
-              found: Type.Boolean(),
-              patient: Nullable(Type.Object({ id: Uuid(), name: Type.String() }, { additionalProperties: false })),
-            },
-            { additionalProperties: false },
-          ),
-        },
+        querystring: PatientLookupQuerySchema,
+        response: { 200: PatientLookupSchema },
       },
       config: { scopes: ['patients:read'] },
     },

@@ -1,9 +1,8 @@
 /** /v1/payment-plans (spec 2.10, 4.8). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { listPaymentPlans } from '../../../modules/billing/plans.js';
-import { PaymentPlanSchema } from '../../../modules/billing/schema.js';
-import { Cursor, InputTimestamp, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { PaymentPlanSchema, PaymentPlanListQuerySchema } from '../../../modules/billing/schema.js';
+import { Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 export function registerPaymentPlanRoutes(app: App, ctx: AppContext): void {
@@ -18,16 +17,7 @@ export function registerPaymentPlanRoutes(app: App, ctx: AppContext): void {
           '`state`: `open` (default) = plans with an unpaid installment; `overdue` = plans with an unpaid installment past its due date; `all` = every plan. `patientId` keeps one patient’s plans; `updatedSince` the plans changed at or after it (a payment, or an installment becoming overdue, changes its plan).',
           'Order: by last modification, oldest first, then by id. Each installment carries `overdue` (unpaid and due before today in the clinic’s timezone). Amounts are in euro.',
         ].join('\n\n'),
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            updatedSince: Type.Optional(InputTimestamp()),
-            patientId: Type.Optional(Uuid()),
-            state: Type.Optional(StringEnum(['open', 'overdue', 'all'] as const, { default: 'open' })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: PaymentPlanListQuerySchema,
         response: { 200: Page(PaymentPlanSchema) },
       },
       config: { scopes: ['billing:read'] },

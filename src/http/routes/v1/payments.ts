@@ -1,11 +1,10 @@
 /** /v1/payments and /v1/patients/{id}/balance (issue 16). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { Cursor, IdParams, IdempotencyKeyHeader, InputTimestamp, Limit, Page, Uuid } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import { patientBalance } from '../../../modules/billing/balance.js';
 import { findPayment, listPayments, recordPayment } from '../../../modules/billing/payments.js';
 import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
-import { BalanceSchema, NewPaymentBody, PaymentSchema } from '../../../modules/billing/schema.js';
+import { BalanceSchema, NewPaymentBody, PaymentSchema, PaymentListQuerySchema } from '../../../modules/billing/schema.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Invoices and payments';
@@ -22,18 +21,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
         summary: 'List payments',
         description:
           'Payments of the clinic and of the facilities the key sees. Order: by creation, oldest first, then by id (payments do not change: resume with `createdSince`). Filters: `patientId`, `facilityId`, `invoiceId` and `installmentId` (payments that paid some of it), `createdSince` (recorded at or after it). Amounts are euro (`currency` `EUR`).',
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            createdSince: Type.Optional(InputTimestamp()),
-            patientId: Type.Optional(Uuid()),
-            facilityId: Type.Optional(Uuid()),
-            invoiceId: Type.Optional(Uuid()),
-            installmentId: Type.Optional(Uuid()),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: PaymentListQuerySchema,
         response: { 200: Page(PaymentSchema) },
       },
       config: { scopes: ['billing:read'] },
@@ -70,7 +58,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
           'More than what is open (checked with the rows locked, so two payments at once cannot together exceed it) is `409 conflict`, reason `exceeds_balance`, with `details.balance`. A void invoice has nothing open.',
           'Effects, in one transaction: invoices covered become `paid` (`invoice.paid`), installments covered become `paid` (no longer `overdue`; `partially_paid` before) and their plans change (`updatedSince`), and `payment.received` is recorded. A refused payment writes nothing and records no event.',
         ].join('\n\n'),
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: NewPaymentBody,
         response: { 200: PaymentSchema, 201: PaymentSchema },
       },

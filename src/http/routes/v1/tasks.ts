@@ -1,10 +1,9 @@
 /** /v1/tasks (spec 2.9, 3.6, 4.7.1). */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { TASK_STATUSES, TaskChangesBody, TaskSchema } from '../../../modules/tasks/schema.js';
+import { TaskChangesBody, TaskSchema, TaskListQuerySchema } from '../../../modules/tasks/schema.js';
 import { findTask, listTasks, taskView, updateTask } from '../../../modules/tasks/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { Cursor, IdParams, IfMatchHeader, InputTimestamp, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Tasks';
@@ -19,18 +18,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
         summary: 'List tasks',
         description:
           'Order: by last modification, oldest first, then by id (stable under paging; resume with `updatedSince`). Filters: `status`, `assigneeId`, `patientId`, `dueBefore` (tasks with a due date strictly before it; tasks without one are left out), `updatedSince` (modified at or after it).',
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            updatedSince: Type.Optional(InputTimestamp()),
-            status: Type.Optional(StringEnum(TASK_STATUSES)),
-            assigneeId: Type.Optional(Uuid()),
-            patientId: Type.Optional(Uuid()),
-            dueBefore: Type.Optional(InputTimestamp()),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: TaskListQuerySchema,
         response: { 200: Page(TaskSchema) },
       },
       config: { scopes: ['tasks:read'] },
@@ -70,7 +58,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
           '`assigneeId` must be an active staff profile of the clinic (`400` naming `assigneeId` otherwise). `If-Match` with an old `ETag` is `409 conflict`, reason `version_mismatch`.',
         ].join('\n\n'),
         params: IdParams,
-        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+        headers: IfMatchHeaders,
         body: TaskChangesBody,
         response: { 200: TaskSchema },
       },

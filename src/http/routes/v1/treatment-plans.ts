@@ -1,19 +1,18 @@
 /** /v1/treatment-plans: quotes (issue 16). */
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { Cursor, IdParams, IdempotencyKeyHeader, IfMatchHeader, InputTimestamp, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import { createQuote, decideQuote, findQuote, listQuotes, quoteLoggedFields, updateQuote } from '../../../modules/billing/quotes.js';
 import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
 import {
   AcceptQuoteBody,
   NewQuoteBody,
   PresentQuoteBody,
-  QUOTE_STATUSES,
   QuoteChangesBody,
   QuoteSchema,
   RejectQuoteBody,
   type QuoteView,
+  QuoteListQuerySchema,
 } from '../../../modules/billing/schema.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import type { App } from '../../types.js';
@@ -48,17 +47,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
           'Quotes of the clinic and of the facilities the key sees, with their items. Order: by last modification, oldest first, then by id (resume with `updatedSince`). Filters: `patientId`, `status`, `facilityId`, `updatedSince` (modified at or after it).',
           RULES,
         ].join('\n\n'),
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            updatedSince: Type.Optional(InputTimestamp()),
-            patientId: Type.Optional(Uuid()),
-            facilityId: Type.Optional(Uuid()),
-            status: Type.Optional(StringEnum(QUOTE_STATUSES)),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: QuoteListQuerySchema,
         response: { 200: Page(QuoteSchema) },
       },
       config: { scopes: ['treatment_plans:read'] },
@@ -104,7 +93,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
           'A draft with at least one item, for a patient; its facility is the patient’s. It gets a number `P-<year>-<seq>` counted per clinic and year. `doctorId` is an active doctor; an item’s `appointmentId` an appointment the key sees; `teeth` are FDI numbers (11-18, 21-28, 31-38, 41-48; deciduous 51-55 … 81-85); `surfaces` M, O, D, B, L, I, F, P. `notes` needs `clinical:write`. A discount above what it discounts is `400` naming it. No event: a draft is not yet presented.',
           RULES,
         ].join('\n\n'),
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: NewQuoteBody,
         response: { 201: QuoteSchema },
       },
@@ -125,7 +114,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
           RULES,
         ].join('\n\n'),
         params: IdParams,
-        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
+        headers: IfMatchHeaders,
         body: QuoteChangesBody,
         response: { 200: QuoteSchema },
       },

@@ -1,9 +1,8 @@
 /** /v1/voice (issue 15): the voice agent's own operations. Refused `ai_disabled` while the clinic's AI is off. */
-import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { HandoffSchema, NewHandoffSchema, VoiceContextQuerySchema, VoiceContextSchema } from '../../../modules/voice/schema.js';
 import { handOff, voiceContext } from '../../../modules/voice/service.js';
-import { IdempotencyKeyHeader } from '../../../core/schemas.js';
+import { IdempotencyHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Voice agent';
@@ -58,7 +57,7 @@ export function registerVoiceRoutes(app: App, ctx: AppContext): void {
           'One handoff per call and key: `201` the first time; the same `callId` from the same key again answers the first handoff with `200` and creates nothing, whatever the body. Ids the key cannot see are `400` naming the field.',
           AI_OFF,
         ].join('\n\n'),
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         body: NewHandoffSchema,
         response: { 200: HandoffSchema, 201: HandoffSchema },
       },

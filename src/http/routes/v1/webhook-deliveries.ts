@@ -1,11 +1,10 @@
 /** /v1/webhook-deliveries (spec 2.12.1, 3.2, 4.10). */
-import { Type } from 'typebox';
 import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { getDelivery, listDeliveries, redeliver } from '../../../modules/webhooks/deliveries.js';
-import { Cursor, IdParams, IdempotencyKeyHeader, Limit, Page, StringEnum, Uuid } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { DELIVERY_STATUSES, DeliveryDetailSchema, DeliverySchema } from '../../../modules/webhooks/schema.js';
+import { DeliveryDetailSchema, DeliverySchema, DeliveryListQuerySchema } from '../../../modules/webhooks/schema.js';
 
 export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
   app.get(
@@ -19,15 +18,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
           'Deliveries and their status, newest first (by `createdAt`, then `id`, descending), unlike `GET /events` (oldest first) on purpose: this list is for watching destinations, where the latest failures matter first; the events are a feed read in order and resumed. Filters `endpointId` and `status`. ' +
           'Deliveries of a deleted destination stay listed for 30 days; finished deliveries are purged after 30 days. ' +
           'A key sees the deliveries of the destinations it sees (see GET /webhook-endpoints).',
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Limit(200, 50)),
-            cursor: Type.Optional(Cursor()),
-            endpointId: Type.Optional(Uuid({ description: 'Only deliveries to this destination' })),
-            status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this status' })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: DeliveryListQuerySchema,
         response: { 200: Page(DeliverySchema) },
       },
       config: { scopes: ['webhooks:read'] },
@@ -64,7 +55,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
           '`409 conflict` reasons: `redeliver_limit` (3 redeliveries already done), `delivery_not_finished` (pending or delivering), `endpoint_deleted`, `endpoint_disabled`. ' +
           'A test clinic’s delivery is counted but nothing is sent. The body is optional and has no fields.',
         params: IdParams,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+        headers: IdempotencyHeaders,
         response: { 202: DeliveryDetailSchema },
       },
       config: { reasons: WEBHOOK_REASONS.redeliver, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },

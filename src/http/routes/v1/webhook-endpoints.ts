@@ -13,9 +13,17 @@ import {
 } from '../../../modules/webhooks/destinations.js';
 import { sendTestEvent } from '../../../modules/webhooks/deliveries.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { IdParams, IdempotencyKeyHeader, IfMatchHeader } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, IfMatchHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { Description, EventTypes, TestOutcomeSchema, Url, WebhookEndpointSchema, WebhookEndpointWithSecret } from '../../../modules/webhooks/schema.js';
+import {
+  TestOutcomeSchema,
+  WebhookEndpointSchema,
+  WebhookEndpointWithSecret,
+  NewWebhookEndpointSchema,
+  RotateSecretSchema,
+  WebhookEndpointChangesSchema,
+  WebhookEndpointListSchema,
+} from '../../../modules/webhooks/schema.js';
 
 /** Test sends per destination per minute: enough to debug a receiver, too few to scan a network. */
 const TESTS_PER_DESTINATION_PER_MINUTE = 5;
@@ -37,8 +45,8 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           `At most ${MAX_ENDPOINTS_PER_CLINIC} destinations per clinic: one more is \`409 conflict\` reason \`endpoint_limit\`. ` +
           'With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).\n\n' +
           'Scopes: `webhooks:write` and the scope of each chosen event.',
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
-        body: Type.Object({ url: Url, events: EventTypes, description: Type.Optional(Description) }, { additionalProperties: false }),
+        headers: IdempotencyHeaders,
+        body: NewWebhookEndpointSchema,
         response: { 201: WebhookEndpointWithSecret },
       },
       // The service checks `webhooks:write` together with every chosen event's scope, so that
@@ -63,7 +71,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         description:
           'Every destination of the clinic (at most 20, so one page: `nextCursor` is always null), oldest first. Secrets are never shown. ' +
           'A key limited to facilities sees only the destinations created by keys limited to some of its own facilities. Deleted destinations are not listed.',
-        response: { 200: Type.Object({ data: Type.Array(WebhookEndpointSchema), nextCursor: Type.Null() }, { additionalProperties: false }) },
+        response: { 200: WebhookEndpointListSchema },
       },
       config: { scopes: ['webhooks:read'] },
     },
@@ -102,11 +110,8 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           'Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). ' +
           'Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.',
         params: IdParams,
-        headers: Type.Object({ 'if-match': Type.Optional(IfMatchHeader) }),
-        body: Type.Object(
-          { url: Type.Optional(Url), events: Type.Optional(EventTypes), description: Type.Optional(Description), enabled: Type.Optional(Type.Boolean()) },
-          { additionalProperties: false, minProperties: 1 },
-        ),
+        headers: IfMatchHeaders,
+        body: WebhookEndpointChangesSchema,
         response: { 200: WebhookEndpointSchema },
       },
       config: { scopes: ['webhooks:write'], errorStatuses: [409] },
@@ -151,15 +156,8 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
           'meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>`. `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. ' +
           'Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.',
         params: IdParams,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
-        body: Type.Object(
-          {
-            overlapMinutes: Type.Optional(
-              Type.Integer({ minimum: 0, maximum: 10080, default: 1440, description: 'Minutes the old secret stays valid, 0-10080 (default 1440)' }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
+        headers: IdempotencyHeaders,
+        body: RotateSecretSchema,
         response: { 200: WebhookEndpointWithSecret },
       },
       config: { scopes: ['webhooks:write'], idempotent: 'secret' },
