@@ -91,9 +91,3 @@ export const IfMatchHeader = Type.String({ minLength: 1, maxLength: 100, descrip
 export const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) });
 /** `headers` of a change that honours `If-Match`. */
 export const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(IfMatchHeader) });
-/**
- * The same header as the back office's agenda routes (appointments, calendars, facilities)
- * have always documented it: without IfMatchHeader's description. Kept apart so that the
- * admin OpenAPI document stays as it is; IfMatchHeaders in its place adds the description.
- */
-export const UndescribedIfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });

@@ -8,7 +8,7 @@ import { calendarView, createCalendar, findCalendar, updateCalendar } from '../.
 import { CalendarChangesSchema, CalendarSchema, NewCalendarSchema } from '../../../modules/calendars/schema.js';
 import { updateFacility } from '../../../modules/facilities/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { ClinicItemParams, ClinicParams, UndescribedIfMatchHeaders } from '../../../core/schemas.js';
+import { ClinicItemParams, ClinicParams, IfMatchHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { AppointmentDetailSchema, AppointmentChangesBody, AppointmentStatusBody, NewAppointmentBody } from '../../../modules/appointments/schema.js';
 import { FacilityChangesSchema, FacilitySchema } from '../../../modules/facilities/schema.js';
@@ -78,7 +78,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         description:
           'Only the fields sent change. Moving it (start, end, doctor, chair or facility) records `appointment.rescheduled` with `data.previous` (`startTime`, `endTime`, `doctorId`, `chairId`, `facilityId` before the change) and is allowed only in draft, pending, scheduled, confirmed or postponed (`409 conflict`, reason `not_reschedulable`). Overlaps: `409 conflict` `doctor_busy` / `chair_busy`. `If-Match` honoured.',
         params: ClinicItemParams,
-        headers: UndescribedIfMatchHeaders,
+        headers: IfMatchHeaders,
         body: AppointmentChangesBody,
         response: { 200: AppointmentDetailSchema },
       },
@@ -106,7 +106,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Move an appointment to another status',
         description: `Allowed transitions (our choice): ${transitionsText}. Any other is \`409 conflict\`, reason \`invalid_transition\` (with \`details.from\`, \`details.to\`, \`details.allowed\`). Arrival in confirmed, checked_in, completed, no_show or cancelled records the matching \`appointment.*\` event. Leaving postponed for scheduled may meet \`409 doctor_busy\`/\`chair_busy\`. \`If-Match\` honoured.`,
         params: ClinicItemParams,
-        headers: UndescribedIfMatchHeaders,
+        headers: IfMatchHeaders,
         body: AppointmentStatusBody,
         response: { 200: AppointmentDetailSchema },
       },
@@ -175,7 +175,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         summary: 'Change a calendar’s rules',
         description: 'Only the fields sent change; existing appointments stay. `If-Match` honoured.',
         params: ClinicItemParams,
-        headers: UndescribedIfMatchHeaders,
+        headers: IfMatchHeaders,
         body: CalendarChangesSchema,
         response: { 200: CalendarSchema },
       },
@@ -198,7 +198,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         description:
           'Only the fields sent change. `workingSchedule`: keys `mon`..`sun` (a missing day is closed), each a list of `{open, close}` in `HH:MM` local time, in order and not overlapping; `null` removes it. `If-Match` honoured.',
         params: ClinicItemParams,
-        headers: UndescribedIfMatchHeaders,
+        headers: IfMatchHeaders,
         body: FacilityChangesSchema,
         response: { 200: FacilitySchema },
       },
