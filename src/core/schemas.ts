@@ -46,6 +46,9 @@ export const Limit = (max: number, fallback: number) =>
 
 export const Cursor = () => Type.String({ minLength: 1, maxLength: 500, description: 'The previous page’s `nextCursor`, unchanged' });
 
+/** The page fields every list's querystring starts with (spec 4.1: `limit`, `cursor`). */
+export const PageQueryFields = { limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()) };
+
 export const IdParams = Type.Object({ id: Uuid() }, { additionalProperties: false });
 /** Back-office paths: `/admin/v1/clinics/{clinicId}/…` and `…/{clinicId}/…/{id}`. */
 export const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });

@@ -4,7 +4,7 @@
  * them by `Static<>`.
  */
 import { Type, type Static } from 'typebox';
-import { Cursor, Limit, Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
+import { Nullable, OutputTimestamp, PageQueryFields, Uuid } from '../../core/schemas.js';
 
 export const AccessLogEntrySchema = Type.Object(
   {
@@ -20,7 +20,4 @@ export const AccessLogEntrySchema = Type.Object(
 );
 export type AccessLogEntry = Static<typeof AccessLogEntrySchema>;
 
-export const AccessLogQuerySchema = Type.Object(
-  { resourceId: Type.Optional(Uuid()), limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()) },
-  { additionalProperties: false },
-);
+export const AccessLogQuerySchema = Type.Object({ resourceId: Type.Optional(Uuid()), ...PageQueryFields }, { additionalProperties: false });

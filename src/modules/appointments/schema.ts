@@ -3,7 +3,7 @@
  * serialize with, and the types derived from them by `Static<>`.
  */
 import { Type, type Static } from 'typebox';
-import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid, PageQueryFields } from '../../core/schemas.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_ORIGINS, APPOINTMENT_STATUSES, APPOINTMENT_TYPES } from './model.js';
 
 const appointmentFields = {
@@ -41,8 +41,7 @@ const STATUS_LIST = `^(${APPOINTMENT_STATUSES.join('|')})(,(${APPOINTMENT_STATUS
 
 export const AppointmentListQuery = Type.Object(
   {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
+    ...PageQueryFields,
     updatedSince: Type.Optional(InputTimestamp({ description: 'Only rows modified at or after this instant (only with `sort=updated`)' })),
     from: Type.Optional(InputTimestamp({ description: 'Only appointments starting at or after it (inclusive)' })),
     to: Type.Optional(InputTimestamp({ description: 'Only appointments starting before it (exclusive)' })),
@@ -102,6 +101,16 @@ export type RescheduleInput = Static<typeof RescheduleBody>;
 
 const Text = (max: number) => Nullable(Type.String({ minLength: 1, maxLength: max }));
 
+/** What the back office may set on an appointment, entered or changed (each optional). */
+const AppointmentDetailFields = {
+  type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
+  category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
+  title: Type.Optional(Text(200)),
+  reason: Type.Optional(Text(2000)),
+  notes: Type.Optional(Text(5000)),
+  clinicalNotes: Type.Optional(Text(20000)),
+};
+
 /** Back office: an appointment entered in the agenda (times as given, the rest to be checked). */
 export const NewAppointmentBody = Type.Object(
   {
@@ -114,12 +123,7 @@ export const NewAppointmentBody = Type.Object(
     calendarId: Type.Optional(Nullable(Uuid())),
     treatmentPlanId: Type.Optional(Nullable(Uuid())),
     status: Type.Optional(StringEnum(['draft', 'pending', 'scheduled', 'confirmed'] as const)),
-    type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
-    category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
-    title: Type.Optional(Text(200)),
-    reason: Type.Optional(Text(2000)),
-    notes: Type.Optional(Text(5000)),
-    clinicalNotes: Type.Optional(Text(20000)),
+    ...AppointmentDetailFields,
     origin: Type.Optional(StringEnum(APPOINTMENT_ORIGINS)),
   },
   { additionalProperties: false },
@@ -135,12 +139,7 @@ export const AppointmentChangesBody = Type.Object(
     doctorId: Type.Optional(Nullable(Uuid())),
     chairId: Type.Optional(Nullable(Uuid())),
     treatmentPlanId: Type.Optional(Nullable(Uuid())),
-    type: Type.Optional(Nullable(StringEnum(APPOINTMENT_TYPES))),
-    category: Type.Optional(Nullable(StringEnum(APPOINTMENT_CATEGORIES))),
-    title: Type.Optional(Text(200)),
-    reason: Type.Optional(Text(2000)),
-    notes: Type.Optional(Text(5000)),
-    clinicalNotes: Type.Optional(Text(20000)),
+    ...AppointmentDetailFields,
     completionNotes: Type.Optional(Text(20000)),
   },
   { additionalProperties: false },

@@ -5,7 +5,7 @@
  * derived from them. Amounts are euro with at most two decimals (src/modules/billing/money.ts).
  */
 import { Type, type Static } from 'typebox';
-import { Cursor, DateOnly, InputTimestamp, Limit, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { DateOnly, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid, PageQueryFields } from '../../core/schemas.js';
 
 export const QUOTE_STATUSES = ['draft', 'presented', 'accepted', 'rejected', 'cancelled'] as const;
 export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
@@ -477,8 +477,7 @@ export type BalanceView = Static<typeof BalanceSchema>;
 
 export const QuoteListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
+    ...PageQueryFields,
     updatedSince: Type.Optional(InputTimestamp()),
     patientId: Type.Optional(Uuid()),
     facilityId: Type.Optional(Uuid()),
@@ -490,8 +489,7 @@ export type QuoteListQuery = Static<typeof QuoteListQuerySchema> & { limit: numb
 
 export const InvoiceListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
+    ...PageQueryFields,
     updatedSince: Type.Optional(InputTimestamp()),
     patientId: Type.Optional(Uuid()),
     facilityId: Type.Optional(Uuid()),
@@ -505,8 +503,7 @@ export type InvoiceListQuery = Static<typeof InvoiceListQuerySchema> & { limit: 
 
 export const PaymentPlanListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
+    ...PageQueryFields,
     updatedSince: Type.Optional(InputTimestamp()),
     patientId: Type.Optional(Uuid()),
     state: Type.Optional(StringEnum(['open', 'overdue', 'all'] as const, { default: 'open' })),
@@ -517,8 +514,7 @@ export type PaymentPlanListQuery = Static<typeof PaymentPlanListQuerySchema> & {
 
 export const PaymentListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
+    ...PageQueryFields,
     createdSince: Type.Optional(InputTimestamp()),
     patientId: Type.Optional(Uuid()),
     facilityId: Type.Optional(Uuid()),

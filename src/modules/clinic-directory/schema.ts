@@ -1,6 +1,6 @@
 /** The Clinic area of /v1 (issue 15): doctors, chairs, staff profiles; list queries. */
 import { Type, type Static } from 'typebox';
-import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
+import { InputTimestamp, Nullable, OutputTimestamp, Uuid, PageQueryFields } from '../../core/schemas.js';
 
 export const DoctorSchema = Type.Object(
   {
@@ -82,8 +82,7 @@ export type StaffProfileView = Static<typeof StaffProfileSchema>;
 
 /** Every Clinic list: a page by last modification (oldest first, then id), `updatedSince`. */
 export const listQueryFields = {
-  limit: Type.Optional(Limit(200, 50)),
-  cursor: Type.Optional(Cursor()),
+  ...PageQueryFields,
   updatedSince: Type.Optional(InputTimestamp({ description: 'Only rows modified at or after this instant' })),
 };
 export const ListQuerySchema = Type.Object(listQueryFields, { additionalProperties: false });

@@ -3,7 +3,7 @@
  * with, and the service's view types derived from them by `Static<>`.
  */
 import { Type, type Static } from 'typebox';
-import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid, PageQueryFields } from '../../core/schemas.js';
 
 export const ConversationSchema = Type.Object(
   {
@@ -51,8 +51,7 @@ export type MessageView = Static<typeof MessageSchema>;
 /** /v1: a conversation's messages, a page at a time. */
 export const MessageListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
+    ...PageQueryFields,
     updatedSince: Type.Optional(InputTimestamp({ description: 'Only messages that arrived at or after it' })),
   },
   { additionalProperties: false },

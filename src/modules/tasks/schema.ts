@@ -3,7 +3,7 @@
  * with (/v1/tasks and the back office's creation), and the service's types derived from them.
  */
 import { Type, type Static } from 'typebox';
-import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid, PageQueryFields } from '../../core/schemas.js';
 
 export const TASK_STATUSES = ['todo', 'in_progress', 'done'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -55,8 +55,7 @@ export type TaskChanges = Static<typeof TaskChangesBody>;
 /** /v1/tasks: the list's filters. */
 export const TaskListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
+    ...PageQueryFields,
     updatedSince: Type.Optional(InputTimestamp()),
     status: Type.Optional(StringEnum(TASK_STATUSES)),
     assigneeId: Type.Optional(Uuid()),

@@ -3,7 +3,7 @@
  * validate and serialize with, and the service's view types derived from them by `Static<>`.
  */
 import { Type, type Static } from 'typebox';
-import { Cursor, InputTimestamp, Limit, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid, PageQueryFields } from '../../core/schemas.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../events/catalogue.js';
 
 export const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
@@ -144,8 +144,7 @@ export const WebhookEndpointListSchema = Type.Object({ data: Type.Array(WebhookE
 
 export const DeliveryListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
+    ...PageQueryFields,
     endpointId: Type.Optional(Uuid({ description: 'Only deliveries to this destination' })),
     status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this status' })),
   },
@@ -157,8 +156,7 @@ export type DeliveryQuery = Static<typeof DeliveryListQuerySchema> & { limit: nu
 /** /v1/events: the events a key sees, optionally of one type. */
 export const EventListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
+    ...PageQueryFields,
     type: Type.Optional(StringEnum([...SUBSCRIBABLE_EVENT_TYPES, 'events.skipped'], { description: 'Only events of this type' })),
     updatedSince: Type.Optional(InputTimestamp({ description: 'Only events created from this instant on' })),
   },
@@ -167,8 +165,7 @@ export const EventListQuerySchema = Type.Object(
 /** Back office: every event of a clinic. */
 export const ClinicEventListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Limit(200, 50)),
-    cursor: Type.Optional(Cursor()),
+    ...PageQueryFields,
     updatedSince: Type.Optional(InputTimestamp({ description: 'Only events created from this instant on' })),
   },
   { additionalProperties: false },
