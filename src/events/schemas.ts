@@ -24,6 +24,7 @@ import {
   INVOICE_EXAMPLE as BILLING_INVOICE_EXAMPLE,
   InvoiceSchema,
   PAYMENT_EXAMPLE,
+  QUOTE_EXAMPLE as BILLING_QUOTE_EXAMPLE,
   PaymentSchema,
   QuoteSchema,
 } from '../modules/billing/schema.js';
@@ -186,20 +187,9 @@ const quoteFields = {
   ...quote,
   acceptanceChannel: Nullable(StringEnum(ACCEPTANCE_CHANNELS, { description: 'Where the patient said yes; null unless accepted' })),
 };
+/** The quote of the billing examples (the same ids and amounts), as its event carries it. */
 const QUOTE_EXAMPLE = {
-  id: ID.quote,
-  number: 'P-2026-0042',
-  patientId: ID.patient,
-  facilityId: ID.facility,
-  doctorId: ID.doctor,
-  status: 'presented',
-  currency: 'EUR',
-  subtotal: 1280,
-  discount: 30,
-  totalAmount: 1250,
-  validUntil: '2026-05-31',
-  presentedAt: '2026-03-02T09:30:00.000Z',
-  decidedAt: null,
+  ...Object.fromEntries(Object.keys(quote).map((key) => [key, BILLING_QUOTE_EXAMPLE[key as keyof typeof BILLING_QUOTE_EXAMPLE]])),
   acceptanceChannel: null,
 };
 const quoteData = (example: Record<string, unknown>) =>

@@ -50,7 +50,7 @@ const ID = {
   payment: '8d9e0f1a-2b3c-4d4e-9f5a-6b7c8d9e0f1a',
 };
 
-const QUOTE_EXAMPLE = {
+export const QUOTE_EXAMPLE = {
   id: ID.quote,
   number: 'P-2026-0042',
   patientId: ID.patient,
