@@ -156,3 +156,4 @@ export type PatientLookup = Static<typeof PatientLookupSchema>;
 export type AddressInput = NonNullable<PatientInput['address']>;
 export type PatientView = Static<typeof PatientSchema>;
 export type SearchHit = Static<typeof SearchHitSchema>;
+export type PatientSearchResult = Static<typeof PatientSearchResultSchema>;

@@ -17,27 +17,12 @@ import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { PatientSearchQuery } from './schema.js';
+import type { PatientSearchResult as SearchResult, SearchHit } from './schema.js';
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
 
 type Db = Kysely<DB>;
 
-export type MatchedBy = 'name' | 'phone' | 'taxCode' | 'email';
-
-export interface SearchHit {
-  id: string;
-  name: string;
-  birthYear: number | null;
-  phoneLast4: string | null;
-  archived: boolean;
-  score: number;
-  matchedBy: MatchedBy;
-  lastVisitAt: string | null;
-}
-
-export interface SearchResult {
-  data: SearchHit[];
-  closeMatches: number;
-}
+type MatchedBy = SearchHit['matchedBy'];
 
 /**
  * Tuning of the name search (bench/search.ts measures its effect): how many candidates the
