@@ -93,6 +93,41 @@ describe('GET /v1/calendars/{id}/availability', () => {
     expect(after.data.map((s) => s.start)).toEqual([res.data[2]!.start, res.data[4]!.start]);
   });
 
+  it('takes every slot a busy time covers, also one begun before the window; a draft blocks nothing; a second doctor takes the slot', async () => {
+    const { date, weekday } = romeDay(4);
+    const cal = await makeCalendar(server, tenant, { workingHours: { [weekday]: [{ open: '09:00', close: '12:00' }] }, slotMinutes: 30, doctors: 2 });
+    const [y, m, d] = date.split('-').map(Number);
+    const local = (minutes: number) => localToUtc(y!, m!, d!, minutes, 'Europe/Rome');
+    const p = await insertPatient(server, tenant);
+    const enter = (doctorId: string, start: Date, end: Date, status?: string) =>
+      server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/appointments`, {
+        patientId: p,
+        start: start.toISOString(),
+        end: end.toISOString(),
+        doctorId,
+        ...(status ? { status } : {}),
+      });
+    const free = async () =>
+      (await availability(cal.id, { from: local(9 * 60).toISOString(), to: local(12 * 60).toISOString() })).data.data.map((s) => [
+        s.localTime,
+        cal.doctorIds.indexOf(s.doctorId ?? ''),
+      ]);
+    // The first doctor is busy 08:00-10:45, begun before the window; the second has only a draft all morning.
+    expect((await enter(cal.doctorIds[0]!, local(8 * 60), local(10 * 60 + 45))).status).toBe(201);
+    expect((await enter(cal.doctorIds[1]!, local(9 * 60), local(12 * 60), 'draft')).status).toBe(201);
+    expect(await free()).toEqual([
+      ['09:00', 1],
+      ['09:30', 1],
+      ['10:00', 1],
+      ['10:30', 1],
+      ['11:00', 0],
+      ['11:30', 0],
+    ]);
+    // The second doctor busy 09:30-10:00 as well: nobody is left for that slot.
+    expect((await enter(cal.doctorIds[1]!, local(9 * 60 + 30), local(10 * 60))).status).toBe(201);
+    expect((await free()).map(([time]) => time)).toEqual(['09:00', '10:00', '10:30', '11:00', '11:30']);
+  });
+
   it('answers data [] when nothing is free and window null when the rules leave nothing to search', async () => {
     const cal = await makeCalendar(server, tenant, { horizonDays: 10, minNoticeMinutes: 120, workingHours: {} });
     const none = await availability(cal.id, { from: at(2, 0), to: at(3, 0) });
