@@ -9,6 +9,7 @@ import type { DB } from './schema.js';
 import { Mutex } from './mutex.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { asIs, DATE, INT8, NUMERIC, startPGlite, toNumber, type StartedPGlite } from './pglite-start.js';
+import { parseTimestamptz } from './timestamptz.js';
 
 export { DataFolderLockedError } from './data-folder-lock.js';
 
@@ -40,13 +41,17 @@ export interface Database {
 }
 
 // Numbers come back as numbers and dates as 'YYYY-MM-DD' strings on both engines (the
-// embedded database's parsers: src/db/pglite-start.ts).
+// embedded database's parsers: src/db/pglite-start.ts). Timestamps are read by positions, and by
+// the driver's own parser when their text has another shape (src/db/timestamptz.ts).
+const TIMESTAMPTZ = 1184;
 let pgTypesConfigured = false;
 function configurePgTypes(pg: PgModule): void {
   if (pgTypesConfigured) return;
   pg.types.setTypeParser(INT8, toNumber);
   pg.types.setTypeParser(NUMERIC, toNumber);
   pg.types.setTypeParser(DATE, asIs);
+  const driverTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ, 'text');
+  pg.types.setTypeParser(TIMESTAMPTZ, (text: string) => parseTimestamptz(text) ?? driverTimestamptz(text));
   pgTypesConfigured = true;
 }
 
