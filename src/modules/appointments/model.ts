@@ -60,7 +60,32 @@ export const STATUS_EVENTS = {
   cancelled: 'appointment.cancelled',
 } as const;
 
-export function toView(row: AppointmentRow, clinical = false): AppointmentView {
+/** The columns the API's view reads without the clinical notes: all the list selects. */
+export const VIEW_COLUMNS = [
+  'id',
+  'patient_id',
+  'facility_id',
+  'doctor_id',
+  'chair_id',
+  'calendar_id',
+  'start_at',
+  'end_at',
+  'status',
+  'type',
+  'category',
+  'title',
+  'reason',
+  'origin',
+  'treatment_plan_id',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof AppointmentRow)[];
+export type ViewedAppointmentRow = Pick<AppointmentRow, (typeof VIEW_COLUMNS)[number]>;
+
+/** The API's view; with `clinical`, the notes too (read from a whole row). */
+export function toView(row: ViewedAppointmentRow): AppointmentView;
+export function toView(row: AppointmentRow, clinical: boolean): AppointmentView;
+export function toView(row: ViewedAppointmentRow & Partial<AppointmentRow>, clinical = false): AppointmentView {
   const view: AppointmentView = {
     id: row.id,
     patientId: row.patient_id,
@@ -81,9 +106,9 @@ export function toView(row: AppointmentRow, clinical = false): AppointmentView {
     updatedAt: row.updated_at.toISOString(),
   };
   if (clinical) {
-    view.notes = row.notes;
-    view.clinicalNotes = row.clinical_notes;
-    view.completionNotes = row.completion_notes;
+    view.notes = row.notes ?? null;
+    view.clinicalNotes = row.clinical_notes ?? null;
+    view.completionNotes = row.completion_notes ?? null;
   }
   return view;
 }

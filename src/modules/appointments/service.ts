@@ -19,6 +19,7 @@ import {
   eventData,
   overlapReason,
   toView,
+  VIEW_COLUMNS,
   type AppointmentRow,
   type AppointmentOrigin,
   type AppointmentStatus,
@@ -47,7 +48,8 @@ export async function listAppointments(db: Db, actor: Actor, q: ListQuery): Prom
   const cursorScope = `appointments:${actor.clinicId}:${q.sort}:${listFilters(q)}`;
   const column = q.sort === 'start' ? 'start_at' : 'updated_at';
 
-  let query = db.selectFrom('appointments').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
+  // Only the columns the list answers: the notes are never in it (their text is not read at all).
+  let query = db.selectFrom('appointments').select(VIEW_COLUMNS).where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
   if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
   if (q.from) query = query.where('start_at', '>=', new Date(q.from));
   if (q.to) query = query.where('start_at', '<', new Date(q.to));
