@@ -72,6 +72,9 @@ async function runEngine(engine: string): Promise<void> {
     BENCH_SMALL: String(SMALL),
   });
   const latencies: Record<Step, number[]> = { context: [], search: [], availability: [], hold: [], book: [], call: [] };
+  /** Every measured step as (when it was sent, ms since the load began; its latency): the tail by time. */
+  const timeline: Array<[number, number]> = [];
+  let began = 0;
   const outcomes = new Map<string, number>();
   const count = (k: string) => outcomes.set(k, (outcomes.get(k) ?? 0) + 1);
 
@@ -87,6 +90,7 @@ async function runEngine(engine: string): Promise<void> {
     });
     const parsed = (await res.body.json()) as T;
     latencies[name].push(performance.now() - started);
+    timeline.push([started - began, performance.now() - started]);
     count(`${name} ${res.statusCode}`);
     return { status: res.statusCode, body: parsed };
   }
@@ -135,11 +139,12 @@ async function runEngine(engine: string): Promise<void> {
   // Warm up: a few calls one after another (JIT, caches, connections), not measured.
   for (let w = 0; w < 10; w++) await call();
   for (const k of STEPS) latencies[k].length = 0;
+  timeline.length = 0;
   outcomes.clear();
 
   const callsPerSecond = RATE / STEPS.length;
   const total = Math.round(callsPerSecond * SECONDS);
-  const began = performance.now();
+  began = performance.now();
   const running: Promise<void>[] = [];
   let failed = 0;
   for (let n = 0; n < total; n++) {
@@ -161,6 +166,19 @@ async function runEngine(engine: string): Promise<void> {
       `${k.padEnd(12)} ${String(xs.length).padStart(5)} ${[pct(xs, 50), pct(xs, 95), pct(xs, 99), Math.max(...xs)].map((v) => v.toFixed(1).padStart(8)).join(' ')}`,
     );
   }
+  // Whether the slow steps come together (a pause of the server or the database) or spread.
+  const slices = new Map<number, number[]>();
+  for (const [at, ms] of timeline) {
+    const slice = Math.max(0, Math.floor(at / 5000));
+    if (!slices.has(slice)) slices.set(slice, []);
+    slices.get(slice)!.push(ms);
+  }
+  console.log(
+    `every step by when it was sent, 5 s slices (p50 / p99 / max ms): ${[...slices.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([slice, xs]) => `${slice * 5}-${slice * 5 + 5} s ${[pct(xs, 50), pct(xs, 99), Math.max(...xs)].map((v) => v.toFixed(0)).join('/')}`)
+      .join(', ')}`,
+  );
   console.log(
     `outcomes: ${[...outcomes.entries()]
       .sort()
