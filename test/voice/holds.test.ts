@@ -6,6 +6,7 @@ import type { OperationTypes } from '../../packages/client/src/index.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { at, insertPatient, makeCalendar } from '../agenda/helpers.js';
+import { createAppointment } from '../../src/modules/appointments/service.js';
 
 let server: TestServer;
 let tenant: Tenant;
@@ -118,6 +119,46 @@ describe('slot holds', () => {
     expect(Number(count.n)).toBe(10);
     // Replacing one of its own holds is not a new one.
     expect((await hold(cal.id, { start: at(7, 20), holderRef: 'c3' }, key.token)).response.status).toBe(201);
+  });
+
+  it('books a live hold without reading its time again, and still refuses what changed under it, writing nothing', async () => {
+    const cal = await makeCalendar(server, tenant);
+    const patientId = await insertPatient(server, tenant);
+    const doctorAppointments = async () =>
+      server.ctx.db.selectFrom('appointments').select(['id', 'start_at']).where('doctor_id', '=', cal.doctorIds[0]!).execute();
+
+    // The clinic's own agenda does not look at holds: what it enters over the held time meets the
+    // overlap constraint at the booking, 409 slot_taken, and the hold stays unused.
+    const start = at(9, 9);
+    const held = (await hold(cal.id, { start, holderRef: 'agenda-race' })).data!;
+    const entered = await createAppointment(server.ctx.db, await server.actor(tenant.clinicId), {
+      patientId,
+      facilityId: tenant.facilityIds[0],
+      doctorId: cal.doctorIds[0],
+      start,
+      end: new Date(Date.parse(start) + 30 * 60_000).toISOString(),
+    });
+    const taken = await book({ holdId: held.id, patientId });
+    expect(taken.response.status, JSON.stringify(taken.error)).toBe(409);
+    expect(taken.error?.error.details?.reason).toBe('slot_taken');
+    expect((await doctorAppointments()).map((a) => a.id)).toEqual([entered.id]);
+    const kept = await server.ctx.db.selectFrom('slot_holds').select('appointment_id').where('id', '=', held.id).executeTakeFirstOrThrow();
+    expect(kept.appointment_id).toBeNull();
+
+    // A calendar switched off after the hold was made: its rules are checked again.
+    const later = at(9, 11);
+    const held2 = (await hold(cal.id, { start: later, holderRef: 'switched-off' })).data!;
+    await server.ctx.db.updateTable('calendars').set({ active: false }).where('id', '=', cal.id).execute();
+    const off = await book({ holdId: held2.id, patientId });
+    expect(off.response.status, JSON.stringify(off.error)).toBe(409);
+    expect(off.error?.error.details?.reason).toBe('outside_availability');
+    expect(await doctorAppointments()).toHaveLength(1);
+
+    // Switched on again, the live hold books at its doctor without another look at the time.
+    await server.ctx.db.updateTable('calendars').set({ active: true }).where('id', '=', cal.id).execute();
+    const booked = await book({ holdId: held2.id, patientId });
+    expect(booked.response.status, JSON.stringify(booked.error)).toBe(201);
+    expect(booked.data).toMatchObject({ start: later, doctorId: cal.doctorIds[0] });
   });
 
   it('lets exactly one of parallel holds and bookings of one slot win', async () => {

@@ -66,6 +66,21 @@ export async function slotAt(db: Db, cal: CalendarRow, tz: string, start: Date, 
 }
 
 /**
+ * The slot a live hold keeps, at its doctor and chair: the calendar's rules (active, window
+ * and grid, measured from the hold's creation) are checked again, in memory; the time is not
+ * read again. The hold was claimed under the schedule locks, so every hold or booking of that
+ * time since has seen it and been refused (three statements fewer per booking, issue 15); an
+ * appointment the clinic entered meanwhile in its own agenda meets the overlap constraints at
+ * the insert, `409 slot_taken` as before.
+ */
+function heldSlot(cal: CalendarRow, tz: string, hold: HoldRow): Slot {
+  const start = hold.start_at;
+  const window = bookableWindow(cal, start, new Date(start.getTime() + 1), hold.created_at);
+  if (!window || !gridSlots(cal, tz, window).some((s) => s.start.getTime() === start.getTime())) throw new NoSlot('outside_availability');
+  return { start: start.toISOString(), end: hold.end_at.toISOString(), doctorId: hold.doctor_id, chairId: hold.chair_id };
+}
+
+/**
  * Takes the slot's doctor's and chair's schedule locks (0051_schedule_lock.sql) until commit,
  * then checks again that no appointment or live hold took that time meanwhile. Every writer of
  * either takes these locks first, so of two racing for one time the later one sees the
@@ -207,15 +222,19 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
         }
         const tz = who.timeZone;
         let slot: Slot;
-        try {
-          slot = await slotAt(trx, cal, tz, start, opts);
-        } catch (error) {
-          // An expired hold's doctor may be taken while another doctor is free: any doctor will do.
-          if (!hold || input.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
-          opts = { ...opts, doctorId: undefined };
-          slot = await slotAt(trx, cal, tz, start, opts);
+        if (hold && hold.expires_at.getTime() > Date.now() && (opts.doctorId === undefined || opts.doctorId === hold.doctor_id)) {
+          slot = heldSlot(cal, tz, hold);
+        } else {
+          try {
+            slot = await slotAt(trx, cal, tz, start, opts);
+          } catch (error) {
+            // An expired hold's doctor may be taken while another doctor is free: any doctor will do.
+            if (!hold || input.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
+            opts = { ...opts, doctorId: undefined };
+            slot = await slotAt(trx, cal, tz, start, opts);
+          }
+          await claimSlot(trx, who.clinicId, slot, opts);
         }
-        await claimSlot(trx, who.clinicId, slot, opts);
         const row = await insertAppointment(trx, who, {
           patientId: input.patientId,
           facilityId: cal.facility_id,
