@@ -8,7 +8,7 @@ import { ConfigError, loadConfig, type Config, type ProcessRole } from './config
 import { DataFolderLockedError } from './db/data-folder-lock.js';
 import type { Running } from './jobs/scheduler.js';
 import { describeStartupError } from './startup-errors.js';
-import { limitHeapGrowth } from './lib/heap.js';
+import { tuneHeap } from './lib/heap.js';
 
 /** A start-up refusal: one line on stderr (`error: …`, no stack) and the exit code. */
 function refuse(message: string, code: number): never {
@@ -24,7 +24,7 @@ function parseRole(argv: string[]): ProcessRole {
 }
 
 async function main(): Promise<void> {
-  limitHeapGrowth();
+  tuneHeap();
   let config: Config;
   try {
     config = loadConfig();

@@ -5,7 +5,7 @@
  * searched clinic, prints one JSON line `{"ready": {"port", "token"}}`, serves until SIGTERM.
  */
 import { buildApp } from '../../src/app.js';
-import { limitHeapGrowth } from '../../src/lib/heap.js';
+import { tuneHeap } from '../../src/lib/heap.js';
 import { closeContext, createContext } from '../../src/bootstrap.js';
 import { testConfig } from '../../src/config.js';
 import { createApiKey } from '../../src/modules/auth/keys-service.js';
@@ -13,7 +13,7 @@ import { CLINIC_ID } from './search-seed.js';
 import { BENCH_LIMITS } from './constants.js';
 
 const config = testConfig({ databaseUrl: process.env.DATABASE_URL!, logLevel: 'silent' });
-limitHeapGrowth();
+tuneHeap();
 const ctx = await createContext(config, { skipMigrations: true });
 const key = await createApiKey(ctx.db, CLINIC_ID, { name: 'bench:search --http', scopes: ['patients:read'] });
 const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { limitHeapGrowth } from '../../src/lib/heap.js';
+import { tuneHeap } from '../../src/lib/heap.js';
 import { createContext } from '../../src/bootstrap.js';
 import { serveUntilSignal } from './serve.js';
 import { testConfig } from '../../src/config.js';
@@ -28,7 +28,7 @@ export interface Ceiling {
 }
 
 async function main(): Promise<void> {
-  limitHeapGrowth();
+  tuneHeap();
   const rows = Number(process.env.BENCH_ROWS ?? 100_000);
   const databaseUrl = process.env.DATABASE_URL || null;
   const dataDir = databaseUrl ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-bench-'));

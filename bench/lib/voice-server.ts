@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
-import { limitHeapGrowth } from '../../src/lib/heap.js';
+import { tuneHeap } from '../../src/lib/heap.js';
 import { createContext } from '../../src/bootstrap.js';
 import { serveUntilSignal } from './serve.js';
 import { testConfig } from '../../src/config.js';
@@ -35,7 +35,7 @@ export interface VoiceBenchClinic {
 }
 
 async function main(): Promise<void> {
-  limitHeapGrowth();
+  tuneHeap();
   const clinics = Number(process.env.BENCH_CLINICS ?? 100);
   const big = Number(process.env.BENCH_BIG ?? 100_000);
   const small = Number(process.env.BENCH_SMALL ?? 200);
