@@ -3,11 +3,11 @@
  *
  * Growth. Under load almost every object a request makes is garbage a moment later, but
  * requests waiting on the database outlive a young-generation collection and are promoted; V8
- * then lets the old generation grow to about twice its live size (more for a fast collector)
- * before marking it. On `GET /appointments` at 50 connections that was a peak resident size of
+ * then lets the old generation grow to several times its live size (the faster its collector,
+ * the more) before marking it. On `GET /appointments` at 50 connections that was a peak resident size of
  * 280-300 MiB over a live heap of about 55 MiB (issue 20, target 250). Growing the old
  * generation by at most half its live size before the next collection keeps the peak near
- * 170 MiB, at the same measured throughput (`npm run bench:api`, README "Performance").
+ * 170 MiB, at the same measured throughput (`npm run bench:api`, README "Proof under load").
  *
  * Pretenuring. V8 watches where objects are allocated, and when enough of one site's objects
  * survive a young collection it allocates that site's objects in the old generation from then

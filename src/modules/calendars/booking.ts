@@ -214,15 +214,15 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
         assertBookableBy(found!, who);
         await assertTakesPatient(trx, found!, input.patientId);
         cal = found!;
+        const live = hold !== null && hold.expires_at.getTime() > Date.now();
         if (hold) {
           start = hold.start_at;
-          const live = hold.expires_at.getTime() > Date.now();
           // A live hold was checked against the notice when it was made; it books at the hold's doctor.
           opts = { ...opts, doctorId: opts.doctorId ?? hold.doctor_id ?? undefined, excludeHoldId: hold.id, now: live ? hold.created_at : undefined };
         }
         const tz = who.timeZone;
         let slot: Slot;
-        if (hold && hold.expires_at.getTime() > Date.now() && (opts.doctorId === undefined || opts.doctorId === hold.doctor_id)) {
+        if (hold && live && (opts.doctorId === undefined || opts.doctorId === hold.doctor_id)) {
           slot = heldSlot(cal, tz, hold);
         } else {
           try {
