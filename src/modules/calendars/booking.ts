@@ -10,7 +10,7 @@ import { assertVersion } from '../../core/version.js';
 import { TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
 import { checkRefs } from '../../db/scoped.js';
 import { insertAppointment, lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
-import { bookableWindow, busyTimes, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions } from './service.js';
+import { bookableWindow, busyTimes, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions, type Window } from './service.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { agentOrigin, bookingChannel, type Actor } from '../../core/actor.js';
 import type { SlotHoldsTable } from '../../db/tables/agenda.js';
@@ -55,10 +55,20 @@ async function noAvailability(db: Db, cal: CalendarRow, tz: string, start: Date,
   });
 }
 
+/**
+ * The calendar's rules for a slot starting at `start` (active, notice and horizon measured from
+ * `now`, a start on its grid of working hours), checked in memory: the one-instant window the
+ * slot's start falls in, or NoSlot `outside_availability`.
+ */
+function windowAt(cal: CalendarRow, tz: string, start: Date, now?: Date): Window {
+  const window = bookableWindow(cal, start, new Date(start.getTime() + 1), now);
+  if (!window || !gridSlots(cal, tz, window).some((s) => s.start.getTime() === start.getTime())) throw new NoSlot('outside_availability');
+  return window;
+}
+
 /** The free slot starting at `start`, or NoSlot saying why there is none. */
 export async function slotAt(db: Db, cal: CalendarRow, tz: string, start: Date, opts: SlotOptions): Promise<Slot> {
-  const window = bookableWindow(cal, start, new Date(start.getTime() + 1), opts.now);
-  if (!window || !gridSlots(cal, tz, window).some((s) => s.start.getTime() === start.getTime())) throw new NoSlot('outside_availability');
+  const window = windowAt(cal, tz, start, opts.now);
   const free = await freeSlots(db, cal, tz, window, opts);
   const slot = free.find((s) => Date.parse(s.start) === start.getTime());
   if (!slot) throw new NoSlot('slot_taken');
@@ -74,10 +84,8 @@ export async function slotAt(db: Db, cal: CalendarRow, tz: string, start: Date, 
  * the insert, `409 slot_taken` as before.
  */
 function heldSlot(cal: CalendarRow, tz: string, hold: HoldRow): Slot {
-  const start = hold.start_at;
-  const window = bookableWindow(cal, start, new Date(start.getTime() + 1), hold.created_at);
-  if (!window || !gridSlots(cal, tz, window).some((s) => s.start.getTime() === start.getTime())) throw new NoSlot('outside_availability');
-  return { start: start.toISOString(), end: hold.end_at.toISOString(), doctorId: hold.doctor_id, chairId: hold.chair_id };
+  windowAt(cal, tz, hold.start_at, hold.created_at);
+  return { start: hold.start_at.toISOString(), end: hold.end_at.toISOString(), doctorId: hold.doctor_id, chairId: hold.chair_id };
 }
 
 /**
