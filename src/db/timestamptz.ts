@@ -12,12 +12,18 @@
  */
 const ZERO = 48;
 
+/** The digit at `at` as a number, or -1 if it is not a digit (or past the end). */
+function digitAt(text: string, at: number): number {
+  const d = text.charCodeAt(at) - ZERO;
+  return d >= 0 && d <= 9 ? d : -1;
+}
+
 /** The digits of `text` from `from` to `to` (exclusive) as a number; NaN if one is not a digit. */
 function digits(text: string, from: number, to: number): number {
   let value = 0;
   for (let i = from; i < to; i++) {
-    const d = text.charCodeAt(i) - ZERO;
-    if (d < 0 || d > 9) return NaN;
+    const d = digitAt(text, i);
+    if (d < 0) return NaN;
     value = value * 10 + d;
   }
   return value;
@@ -35,7 +41,7 @@ export function parseTimestamptz(text: string): Date | null {
   let ms = 0;
   if (text[at] === '.') {
     let end = at + 1;
-    while (end < text.length && text.charCodeAt(end) >= ZERO && text.charCodeAt(end) <= ZERO + 9) end++;
+    while (digitAt(text, end) >= 0) end++;
     if (end === at + 1) return null;
     const taken = Math.min(end - at - 1, 3);
     ms = digits(text, at + 1, at + 1 + taken) * (taken === 1 ? 100 : taken === 2 ? 10 : 1);
