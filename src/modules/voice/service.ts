@@ -47,7 +47,8 @@ function facilitiesQuery(db: Db, actor: Actor) {
     .orderBy('id');
 }
 
-type FacilityRow = { id: string; name: string; phone: string | null; working_schedule: unknown };
+/** A row of `facilitiesQuery`, read directly or as JSON. */
+type FacilityRow = Awaited<ReturnType<ReturnType<typeof facilitiesQuery>['executeTakeFirstOrThrow']>>;
 
 /** The facility of `to` (its phone), else of `preferred`, else the main one the actor sees, else the first. */
 function chooseFacility(rows: FacilityRow[], actor: Actor, by: { to?: string | null; preferred?: string | null }): FacilityChoice | null {
@@ -122,7 +123,7 @@ export async function voiceContext(db: Db, actor: Actor, input: VoiceContextQuer
     ])
     .executeTakeFirstOrThrow();
   const clinic = { name: read.clinic_name ?? '' };
-  const facility = chooseFacility(read.facilities as FacilityRow[], actor, { to });
+  const facility = chooseFacility(read.facilities, actor, { to });
   const { open, number } = transferOf(facility, actor, now);
   const patients = from ? read.patients : [];
   const lead = from && patients.length === 0 ? read.lead : null;
