@@ -25,7 +25,7 @@
  */
 import v8 from 'node:v8';
 
-export const HEAP_GROWING_PERCENT = 50;
+const HEAP_GROWING_PERCENT = 50;
 
 /** Called first by every server entry point (src/main.ts, the benchmarks' servers). */
 export function tuneHeap(): void {

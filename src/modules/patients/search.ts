@@ -16,8 +16,7 @@ import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kyse
 import type { DB } from '../../db/schema.js';
 import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
-import type { PatientSearchQuery } from './schema.js';
-import type { PatientSearchResult as SearchResult, SearchHit } from './schema.js';
+import type { PatientSearchQuery, PatientSearchResult as SearchResult, SearchHit } from './schema.js';
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
 
 type Db = Kysely<DB>;
