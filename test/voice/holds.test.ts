@@ -161,6 +161,30 @@ describe('slot holds', () => {
     expect(booked.data).toMatchObject({ start: later, doctorId: cal.doctorIds[0] });
   });
 
+  it('books a live hold at another doctor of the calendar when the booking names one, reading that doctor’s time', async () => {
+    const cal = await makeCalendar(server, tenant, { doctors: 2 });
+    const [first, second] = cal.doctorIds as [string, string];
+    const patientId = await insertPatient(server, tenant);
+    const start = at(10, 9);
+    const held = (await hold(cal.id, { start, doctorId: first, holderRef: 'other-doctor' })).data!;
+    expect(held.doctorId).toBe(first);
+    // The second doctor is busy in the clinic's own agenda: that time is read, and refused.
+    const busy = await createAppointment(server.ctx.db, await server.actor(tenant.clinicId), {
+      patientId,
+      facilityId: tenant.facilityIds[0],
+      doctorId: second,
+      start,
+      end: new Date(Date.parse(start) + 30 * 60_000).toISOString(),
+    });
+    const refused = await book({ holdId: held.id, patientId, doctorId: second });
+    expect(refused.response.status, JSON.stringify(refused.error)).toBe(409);
+    expect(refused.error?.error.details?.reason).toBe('slot_taken');
+    await server.ctx.db.deleteFrom('appointments').where('id', '=', busy.id).execute();
+    const booked = await book({ holdId: held.id, patientId, doctorId: second });
+    expect(booked.response.status, JSON.stringify(booked.error)).toBe(201);
+    expect(booked.data).toMatchObject({ start, doctorId: second });
+  });
+
   it('lets exactly one of parallel holds and bookings of one slot win', async () => {
     const cal = await makeCalendar(server, tenant, { chairs: 1 });
     const start = at(8, 9);
