@@ -24,6 +24,7 @@
 import { dedicatedDatabase, fmt, machine, PeakRss, run, startBenchServer, type BenchServer, type Measure } from './lib/harness.js';
 import { CEILING_PATH } from './lib/constants.js';
 import { TARGETS, type Target } from './lib/targets.js';
+import { CORES, cpuPerRequest, sampleCpu, type CpuPerRequest } from './lib/cpu.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = Math.max(1, Math.min(3, Math.round(SECONDS / 2)));
@@ -75,6 +76,8 @@ interface Comparison {
   ceiling: Measure;
   /** route / ceiling req/s of every round, in the order run. */
   ratios: number[];
+  /** The CPU one request of the kept round cost the server, PostgreSQL, the load generator and the rest. */
+  cpu: CpuPerRequest | null;
 }
 
 /**
@@ -93,14 +96,16 @@ async function compare(
   const routeOptions = loadOptions(server, connections, request);
   await run(name, { ...ceilingOptions, duration: WARMUP_SECONDS });
   await run(name, { ...routeOptions, duration: WARMUP_SECONDS });
-  const rounds: { route: Measure; ceiling: Measure; ratio: number }[] = [];
+  const rounds: { route: Measure; ceiling: Measure; ratio: number; cpu: CpuPerRequest | null }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const ceiling = await run(`ceiling of ${name}`, { ...ceilingOptions, duration: SECONDS });
+    const before = sampleCpu(server.child.pid ?? null);
     const route = await run(name, { ...routeOptions, duration: SECONDS });
-    rounds.push({ route, ceiling, ratio: route.reqPerSec / ceiling.reqPerSec });
+    const cpu = cpuPerRequest(before, sampleCpu(server.child.pid ?? null), route.total);
+    rounds.push({ route, ceiling, ratio: route.reqPerSec / ceiling.reqPerSec, cpu });
   }
   const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor((rounds.length - 1) / 2)]!;
-  return { route: median.route, ceiling: median.ceiling, ratios: rounds.map((r) => r.ratio) };
+  return { route: median.route, ceiling: median.ceiling, ratios: rounds.map((r) => r.ratio), cpu: median.cpu };
 }
 
 /**
@@ -200,18 +205,22 @@ async function benchEngine(engine: string): Promise<string[]> {
         `${ROUNDS} rounds of (ceiling, route) per route, ${SECONDS} s each; the round with the median ratio is shown, every round's ratio in the last column`,
       );
       say(`peak RSS: the server's VmHWM over that route's warm-ups and rounds; target (issue 20): PostgreSQL, 50 connections`);
+      say(
+        `CPU ms per request (lib/cpu.ts, the printed round): the server / every PostgreSQL process / this process, the load generator / the rest of the machine; cores busy: the share of all ${CORES} cores busy over that round`,
+      );
       say('');
       say(
-        `| route | response bytes | req/s | p50 ms | p99 ms | non-2xx | errors | ceiling req/s (same bytes) | ratio to its ceiling | ratio to the small ceiling | peak RSS MiB | target | ratios of the rounds |`,
+        `| route | response bytes | req/s | p50 ms | p99 ms | non-2xx | errors | ceiling req/s (same bytes) | ratio to its ceiling | ratio to the small ceiling | peak RSS MiB | CPU ms/req server / PostgreSQL / load / rest | cores busy | target | ratios of the rounds |`,
       );
-      say(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|`);
-      for (const { target, route: r, ceiling, bytes, ratios, peakRssMiB } of rows) {
+      say(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|`);
+      for (const { target, route: r, ceiling, bytes, ratios, peakRssMiB, cpu } of rows) {
         const each = ratios.map((x) => `${fmt(100 * x, 1)}%`).join(', ');
+        const split = cpu ? [cpu.serverMs, cpu.postgresMs, cpu.loadMs, cpu.otherMs].map((ms) => fmt(ms, 2)).join(' / ') : 'n/a';
         say(
-          `| ${target.name} | ${fmt(bytes)} | ${fmt(r.reqPerSec)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${fmt(ceiling.reqPerSec)} | ${pct(r.reqPerSec, ceiling.reqPerSec)} | ${pct(r.reqPerSec, smallCeiling?.reqPerSec ?? NaN)} | ${fmt(peakRssMiB, 1)} | ${goal(target, r)} | ${each} |`,
+          `| ${target.name} | ${fmt(bytes)} | ${fmt(r.reqPerSec)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${fmt(ceiling.reqPerSec)} | ${pct(r.reqPerSec, ceiling.reqPerSec)} | ${pct(r.reqPerSec, smallCeiling?.reqPerSec ?? NaN)} | ${fmt(peakRssMiB, 1)} | ${split} | ${cpu ? `${fmt(cpu.busyPct)}%` : 'n/a'} | ${goal(target, r)} | ${each} |`,
         );
       }
-      for (const name of skipped) say(`| ${name} | skipped: route not present | | | | | | | | | | | |`);
+      for (const name of skipped) say(`| ${name} | skipped: route not present | | | | | | | | | | | | | |`);
     }
     say('');
     say(

@@ -20,6 +20,7 @@ import { openDatabase } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { dedicatedDatabase, fmt, machine, ROOT } from './lib/harness.js';
 import { seedClinic } from './lib/seed.js';
+import { CORES, cpuPerRequest, sampleCpu } from './lib/cpu.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CLIENTS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map((c) => Number(c.trim()));
@@ -29,11 +30,15 @@ const SCRIPTS = (process.env.BENCH_ONLY ?? 'patients,leads,booking,list').split(
 async function pgbench(url: string, script: string, clients: number, vars: Record<string, string>) {
   const args = ['-n', '-M', 'extended', '-c', String(clients), '-j', '2', '-T', String(SECONDS), '-f', path.join(ROOT, 'bench/pgbench', `${script}.sql`)];
   for (const [k, v] of Object.entries(vars)) args.push('-D', `${k}=${v}`);
+  const before = sampleCpu(null);
   const { stdout } = await promisify(execFile)('pgbench', [...args, url], { maxBuffer: 1 << 24 });
   const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(stdout)?.[1]);
   const latency = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1]);
   const failed = Number(/number of failed transactions: (\d+)/.exec(stdout)?.[1] ?? 0);
-  return { tps, latency, failed };
+  const processed = Number(/number of transactions actually processed: (\d+)/.exec(stdout)?.[1] ?? 0);
+  // pgbench itself is in the rest: this process only waits for it.
+  const cpu = cpuPerRequest(before, sampleCpu(null), processed);
+  return { tps, latency, failed, cpu };
 }
 
 async function main(): Promise<void> {
@@ -57,15 +62,23 @@ async function main(): Promise<void> {
       resources,
     };
     console.log(`\none clinic of ${fmt(ROWS)} patients and appointments; pgbench -M extended -j 2, ${SECONDS} s per run\n`);
-    console.log('| statements of | clients | transactions/s | latency average ms | failed | events recorded |');
-    console.log('|---|---:|---:|---:|---:|---:|');
+    console.log(
+      `PostgreSQL CPU ms/tx: every process named postgres, per transaction; cores busy: the share of all ${CORES} cores; the limit it sets: ${CORES} cores divided by that CPU, the transactions/s the cores could serve if nothing else ran (no server, no client)\n`,
+    );
+    console.log(
+      '| statements of | clients | transactions/s | latency average ms | failed | events recorded | PostgreSQL CPU ms/tx | pgbench and the rest ms/tx | cores busy | the limit it sets /s |',
+    );
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     const events = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events`.execute(db.db)).rows[0]!.n);
     for (const script of SCRIPTS) {
       for (const clients of CLIENTS) {
         const before = await events();
         const r = await pgbench(database.url, script, clients, vars);
         // record_event answers `error: …` rather than failing: the count shows the events were stored.
-        console.log(`| ${script} | ${clients} | ${fmt(r.tps)} | ${fmt(r.latency, 1)} | ${r.failed} | ${fmt((await events()) - before)} |`);
+        const cpu = r.cpu
+          ? [fmt(r.cpu.postgresMs, 2), fmt(r.cpu.otherMs + r.cpu.loadMs, 2), `${fmt(r.cpu.busyPct)}%`, fmt((CORES * 1000) / r.cpu.postgresMs)]
+          : ['n/a', 'n/a', 'n/a', 'n/a'];
+        console.log(`| ${script} | ${clients} | ${fmt(r.tps)} | ${fmt(r.latency, 1)} | ${r.failed} | ${fmt((await events()) - before)} | ${cpu.join(' | ')} |`);
       }
     }
   } finally {
