@@ -12,7 +12,10 @@
  * What the read cache hides is measured too: the list with the server's read caches off
  * (every request reads the database and serializes), and creations whose bodies are unique
  * (POST /patients, /leads, /calls; a booking takes a slot of its own). The server's peak
- * resident memory (VmHWM, reset before each route) is printed per route and for the whole load.
+ * resident memory (VmHWM, reset before each route) is printed per route and for the whole load,
+ * and so is the CPU one request cost the server, PostgreSQL and the load generator, with the
+ * share of the cores busy (lib/cpu.ts): what bounds the route on this machine. On PGlite the
+ * database's CPU is the server's.
  *
  * Environment: BENCH_ENGINES (postgres,pglite), BENCH_SECONDS (5 per measurement),
  * BENCH_ROUNDS (3 rounds of ceiling then route, the median round printed),
