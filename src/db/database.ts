@@ -75,7 +75,13 @@ async function openPostgres(connectionString: string, poolMax: number): Promise<
   // `pg` is loaded only by a process on PostgreSQL (start-up time on the embedded database).
   const { default: pg } = await import('pg');
   configurePgTypes(pg);
-  const pool = new pg.Pool({ connectionString, max: poolMax });
+  // Connections are kept once opened (no idle timeout). A new PostgreSQL backend is cold: its
+  // first name search loads pg_trgm and fuzzystrmatch and reads the catalog, 48-79 ms against
+  // 5-6 ms warm (measured on new connections, issue 18). pg-pool's default closed a connection
+  // idle for 10 s, and it hands out the most recently released one first, so a steady 100
+  // searches/s kept two or three busy and let the rest close: every burst, and the first call
+  // after a quiet moment, met cold backends (bench:search --http: p99 200-350 ms at 100/s).
+  const pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 0 });
   // A lost connection (PostgreSQL restarted, a network cut) makes its client emit `error`; with
   // no listener Node would throw it and end the process. An idle client's error reaches the pool
   // (which drops the client); a checked-out one's reaches only the client: its query fails with
