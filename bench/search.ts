@@ -303,8 +303,12 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
   const search: Search = server ? server.search : (q) => searchPatients(seeded.database.db, scope, { q, limit: 5 });
   if (server) console.log('Searches sent as GET /v1/patients/search to the app in a process of its own (--http).\n');
   try {
-    // Warm the caches the way a running server has them.
-    for (const { q } of queries.filter((x) => x.q).slice(0, 200)) await search(q);
+    // Warm the caches the way a running server has them: its code, and as many warm
+    // connections to the database as the load's clients keep busy (a new backend's first
+    // search costs tens of ms: src/db/database.ts).
+    const warmUp = queries.filter((x) => x.q).slice(0, 200);
+    for (const { q } of warmUp) await search(q);
+    for (let i = 0; i < warmUp.length; i += CLIENTS) await Promise.all(warmUp.slice(i, i + CLIENTS).map(({ q }) => search(q)));
     if (parts.shapes) await shapesTable(search, queries);
     if (parts.load) {
       console.log(`\nLoad: ${CLIENTS} clients, ${RATE} searches/s in all for ${SECONDS} s, every shape mixed (load average ${loadAverage()})\n`);
