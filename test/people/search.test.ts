@@ -158,6 +158,40 @@ describe('GET /v1/patients/search', () => {
     }
   });
 
+  it('answers a word that is a name with its own patients first, the names an edit away after them, and a name cut by a space as its equal', async () => {
+    // Its own tenant: the counts below are of these patients only.
+    const own = await server.factories.tenant();
+    const create = async (firstName: string, lastName: string) => (await server.api(own.token).call('createPatient', { body: { firstName, lastName } })).id;
+    const giorgio = [await create('Giorgio', 'Rossi'), await create('Giorgio', 'Verdi'), await create('Giorgio', 'Bianchi')];
+    // An edit away, with a shorter surname (more trigrams in common with "giorgio" than Bianchi's).
+    const giorgia = await create('Giorgia', 'Re');
+    const cut = async (q: string, limit: number) => hits(q, { limit }, own.token);
+
+    // The word's own patients fill a page of 2: nobody else is on it.
+    const two = await cut('Giorgio', 2);
+    expect(two.data.map((h) => h.id).every((id) => giorgio.includes(id))).toBe(true);
+    // A page of 5: the three Giorgio, then Giorgia, who scores less than each of them.
+    const five = await cut('Giorgio', 5);
+    expect(
+      five.data
+        .slice(0, 3)
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual([...giorgio].sort());
+    expect(five.data[3]?.id).toBe(giorgia);
+    expect(five.data[3]!.score).toBeLessThan(five.data[2]!.score);
+    // The page's order and closeMatches do not depend on how much of it is read.
+    expect(two.data).toEqual(five.data.slice(0, 2));
+    expect(two.closeMatches).toBe(five.closeMatches);
+
+    // "Gianluca" is a name here, and "Gian Luca" (a space away) scores above it, compared without spaces.
+    const joined = await create('Gianluca', 'Bruno');
+    const spaced = await create('Gian Luca', 'Neri');
+    const one = await cut('Gianluca', 1);
+    expect(one.data.map((h) => h.id)).toEqual([spaced]);
+    expect((await cut('Gianluca', 5)).data.map((h) => h.id)).toEqual([spaced, joined]);
+  });
+
   it('finds the shapes callers produce: a surname of two words alone, two errors in one word, a spelling heard by speech-to-text, a surname with a birth year', async () => {
     const created = await server.api(t.token).call('createPatient', {
       body: { firstName: 'Anna', lastName: 'Di Stefano', dateOfBirth: '1975-03-02' },
