@@ -246,13 +246,13 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
     return out;
   };
   if (words.length === 1 && near(name)[0] === name) {
-    // One word that is itself a name of the clinic ("giorgio"): each patient carrying it
-    // scores at least 0.754 (nameScore 0.8375 for a name alone among up to four words, 9:1
-    // with the trigrams); a patient whose name is an edit away scores less, as its words and
-    // its trigrams share less with the query, unless the edit is a space ("gian luca" for
-    // "gianluca", compared without spaces) or the word is part of a longer name (distance
-    // 0.5, "giorgio" in "giorgio maria"): those are read with it. The others are read only
-    // when the word's own patients do not fill the page. The page, its order and
+    // One word that is itself a name of the clinic ("giorgio"): each patient carrying it has
+    // a nameScore of at least 0.8375 (a name alone among up to four words); a patient whose
+    // name is an edit away at most 0.875 * (1 - 1/n) for a word of n letters, and fewer
+    // trigrams in common with the query: a lower score. Except when the edit is a space
+    // ("gian luca" for "gianluca", compared without spaces) or the word is part of a longer
+    // name (distance 0.5, "giorgio" in "giorgio maria"): those are read with it. The others
+    // are read only when the word's own patients do not fill the page. The page, its order and
     // closeMatches stay what reading them all gives (the same answers for 2,362 single words,
     // typos and birth years of the benchmark's corpus at limits 1, 5 and 20); a common first
     // name reads half the rows.
