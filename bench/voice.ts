@@ -136,8 +136,11 @@ async function runEngine(engine: string): Promise<void> {
     });
   }
 
-  // Warm up: a few calls one after another (JIT, caches, connections), not measured.
+  // Warm up, not measured: a few calls one after another (JIT, caches), then a few at once,
+  // so the server has the warm database connections a running server has (a new backend's
+  // first statements cost tens of ms: src/db/database.ts).
   for (let w = 0; w < 10; w++) await call();
+  for (let w = 0; w < 3; w++) await Promise.all(Array.from({ length: 10 }, () => call()));
   for (const k of STEPS) latencies[k].length = 0;
   timeline.length = 0;
   outcomes.clear();
