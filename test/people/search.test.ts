@@ -183,6 +183,9 @@ describe('GET /v1/patients/search', () => {
     // The page's order and closeMatches do not depend on how much of it is read.
     expect(two.data).toEqual(five.data.slice(0, 2));
     expect(two.closeMatches).toBe(five.closeMatches);
+    // With a birth year no Giorgio has, the word's own patients fill nothing: the one an edit away, born that year, is found.
+    const born = (await server.api(own.token).call('createPatient', { body: { firstName: 'Giorgia', lastName: 'Neri', dateOfBirth: '1975-03-02' } })).id;
+    expect((await cut('Giorgio 1975', 5)).data.map((h) => h.id)).toEqual([born]);
 
     // "Gianluca" is a name here, and "Gian Luca" (a space away) scores above it, compared without spaces.
     const joined = await create('Gianluca', 'Bruno');
