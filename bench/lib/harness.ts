@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { serviceNodeFlags } from '../../test/helpers/process.js';
 import type { Seeded } from './seed.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -64,7 +65,8 @@ export async function startServerProcess<Ready>(
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
   const built = path.join('dist', script.replace(/\.ts$/, '.js'));
-  const child = spawn(process.execPath, [...nodeArgs, built], {
+  // Node's options as `npm start` gives them (the young generation's size: fewer scavenges under load).
+  const child = spawn(process.execPath, [...serviceNodeFlags(), ...nodeArgs, built], {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
