@@ -70,10 +70,12 @@ async function main(): Promise<void> {
     );
     console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     const events = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM events`.execute(db.db)).rows[0]!.n);
+    let run = 0;
     for (const script of SCRIPTS) {
       for (const clients of CLIENTS) {
         const before = await events();
-        const r = await pgbench(database.url, script, clients, vars);
+        // `run` and `n` place each booking on a slot of its own (bench/pgbench/booking.sql).
+        const r = await pgbench(database.url, script, clients, { ...vars, run: String(++run), n: '0' });
         // record_event answers `error: …` rather than failing: the count shows the events were stored.
         const cpu = r.cpu
           ? [fmt(r.cpu.postgresMs, 2), fmt(r.cpu.otherMs + r.cpu.loadMs, 2), `${fmt(r.cpu.busyPct)}%`, fmt((CORES * 1000) / r.cpu.postgresMs)]

@@ -1,8 +1,14 @@
 -- POST /appointments's statements (src/modules/calendars/booking.ts bookAppointment): the
 -- references, the calendar, the doctor's appointments around the slot (busyTimes' range overlap), the insert (its trigger
 -- takes the doctor's schedule lock), the event. Each client books its own doctor's slots
--- (64 doctors), a random 5-minute slot (one in 10^8: a collision is unlikely).
-\set slot random(1, 100000000)
+-- (64 doctors), the next 5-minute slot of its own each time: `n` counts the client's bookings
+-- (pgbench keeps a client's variables from one transaction to the next; bench/pgbench.ts sets
+-- it to 0), and `run` (a new one for every pgbench run) keeps a run off the slots of the runs
+-- before. A random slot among 10^8 collided: a doctor booked ~700 times in a run has a 0.2%
+-- chance of two equal slots, and over the clients and runs a run failed on the overlap
+-- constraint about one time in five.
+\set n :n + 1
+\set slot :run * 10000000 + :n
 BEGIN;
 (SELECT 0 AS ref, id, facility_id::uuid AS facility_id FROM calendars WHERE id = :calendar AND clinic_id = :clinic)
 UNION ALL (SELECT 1 AS ref, id, facility_id::uuid AS facility_id FROM patients WHERE id = :patient AND clinic_id = :clinic AND erased_at IS NULL);
