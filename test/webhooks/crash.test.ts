@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/record.js';
 import { sampleData } from '../../src/events/schemas.js';
-import { SERVICE_ENTRY } from '../helpers/process.js';
+import { SERVICE_ENTRY, serviceNodeFlags } from '../helpers/process.js';
 import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, until, type Receiver } from './helpers.js';
 
@@ -20,7 +20,7 @@ const PER_CLINIC = 250;
 const TOTAL = CLINICS * PER_CLINIC;
 
 function startWorker(databaseUrl: string): ChildProcess {
-  const child = spawn(process.execPath, [SERVICE_ENTRY, '--role=worker'], {
+  const child = spawn(process.execPath, [...serviceNodeFlags('start:worker'), SERVICE_ENTRY, '--role=worker'], {
     cwd: ROOT,
     env: {
       ...process.env,
