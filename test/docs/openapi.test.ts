@@ -115,3 +115,29 @@ describe('v1 specifics', () => {
     expect(Object.keys(docs.admin.components.securitySchemes)).toEqual(['adminToken']);
   });
 });
+
+describe('the documents, written once per process', () => {
+  it('answer /v1/openapi.json, /docs/json and /docs/yaml with the same bytes every time, the docs page’s copies being the /v1 document', async () => {
+    const twice = async (path: string) => {
+      const [first, second] = [await server.call('GET', path), await server.call('GET', path)];
+      expect(first.status, path).toBe(200);
+      expect(second.status, path).toBe(200);
+      expect(second.text, path).toBe(first.text);
+      expect(second.headers.get('content-type'), path).toBe(first.headers.get('content-type'));
+      expect(second.headers.get('content-length'), path).toBe(String(Buffer.byteLength(first.text)));
+      return first;
+    };
+    const v1 = await twice('/v1/openapi.json');
+    expect(v1.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(v1.text).toBe(JSON.stringify(docs.v1));
+    const json = await twice('/docs/json');
+    expect(json.body).toEqual(docs.v1);
+    const yaml = await twice('/docs/yaml');
+    expect(yaml.headers.get('content-type')).toBe('application/x-yaml');
+    expect(yaml.text).toMatch(/^openapi: 3\.1\.0\n/);
+    expect(yaml.text).toContain(`title: ${docs.v1.info.title}`);
+    const admin = [await server.admin('GET', '/admin/v1/openapi.json'), await server.admin('GET', '/admin/v1/openapi.json')];
+    expect(admin[1]!.text).toBe(admin[0]!.text);
+    expect(admin[0]!.body).toEqual(docs.admin);
+  });
+});
