@@ -4,34 +4,21 @@
  * every idempotency key at least once. Runs the real entry point as a child process
  * (`node dist/src/main.js --role=worker`, what `npm run start:worker` runs) against this file's own PostgreSQL database.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/record.js';
 import { sampleData } from '../../src/events/schemas.js';
-import { SERVICE_ENTRY, serviceNodeFlags } from '../helpers/process.js';
+import { startService } from '../helpers/process.js';
 import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, until, type Receiver } from './helpers.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CLINICS = 10;
 const PER_CLINIC = 250;
 const TOTAL = CLINICS * PER_CLINIC;
 
+/** The worker as `npm run start:worker` runs it. */
 function startWorker(databaseUrl: string): ChildProcess {
-  const child = spawn(process.execPath, [...serviceNodeFlags('start:worker'), SERVICE_ENTRY, '--role=worker'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      WEBHOOK_ALLOW_INSECURE: 'true',
-      SEED_DEMO: 'false',
-      LOG_LEVEL: 'error',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return child;
+  return startService({ DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_INSECURE: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'error' }, ['--role=worker']).child;
 }
 
 describe.skipIf(ENGINE !== 'postgres')('worker crash (PostgreSQL only: PGlite is one process, a second process cannot open it)', () => {
