@@ -136,6 +136,13 @@ describe('the documents, written once per process', () => {
     expect(yaml.headers.get('content-type')).toBe('application/x-yaml');
     expect(yaml.text).toMatch(/^openapi: 3\.1\.0\n/);
     expect(yaml.text).toContain(`title: ${docs.v1.info.title}`);
+    // The kept copy is found by the route the router matched: a percent-encoded spelling, or a
+    // query string, gets the same bytes; and the public plane's per-IP limit still counts it.
+    const remaining = (r: { headers: Headers }) => Number(r.headers.get('x-ratelimit-remaining'));
+    const encoded = await server.call('GET', '/docs/%79aml?from=docs');
+    expect(encoded.status).toBe(200);
+    expect(encoded.text).toBe(yaml.text);
+    expect(remaining(encoded)).toBeLessThan(remaining(yaml));
     const admin = [await server.admin('GET', '/admin/v1/openapi.json'), await server.admin('GET', '/admin/v1/openapi.json')];
     expect(admin[1]!.text).toBe(admin[0]!.text);
     expect(admin[0]!.body).toEqual(docs.admin);
