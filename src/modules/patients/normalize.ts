@@ -32,25 +32,34 @@ export function normalizeEmail(value: string | null | undefined): string | null 
  */
 export function osaDistance(a: string, b: string): number {
   if (a === b) return 0;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
+  const m = a.length;
   const n = b.length;
+  if (m === 0) return n;
+  if (n === 0) return m;
   // Three rows reused across calls (a search computes thousands of distances): no garbage.
   if (rows[0].length <= n) rows = [new Int32Array(2 * n + 2), new Int32Array(2 * n + 2), new Int32Array(2 * n + 2)];
   let [prev2, prev, cur] = rows;
   for (let j = 0; j <= n; j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
+  let aPrev = -1;
+  for (let i = 1; i <= m; i++) {
     cur[0] = i;
     const ai = a.charCodeAt(i - 1);
-    const aPrev = i > 1 ? a.charCodeAt(i - 2) : -1;
+    let bPrev = -1;
     for (let j = 1; j <= n; j++) {
       const bj = b.charCodeAt(j - 1);
-      const cost = ai === bj ? 0 : 1;
-      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && aPrev === bj) v = Math.min(v, prev2[j - 2]! + 1);
+      let v = prev[j - 1]! + (ai === bj ? 0 : 1);
+      if (prev[j]! + 1 < v) v = prev[j]! + 1;
+      if (cur[j - 1]! + 1 < v) v = cur[j - 1]! + 1;
+      if (ai === bPrev && aPrev === bj && prev2[j - 2]! + 1 < v) v = prev2[j - 2]! + 1;
       cur[j] = v;
+      bPrev = bj;
     }
-    [prev2, prev, cur] = [prev, cur, prev2];
+    // Rotate without an array literal: this loop runs for every row of every distance.
+    const done = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = done;
+    aPrev = ai;
   }
   return prev[n]!;
 }
@@ -64,6 +73,19 @@ export function editSimilarity(a: string, b: string): number {
 }
 
 /**
+ * The most editSimilarity(a, b) can be for strings of these lengths: the distance is at
+ * least the difference in length. The same arithmetic as editSimilarity, so the bound is
+ * never below the similarity it stands for.
+ */
+function similarityBound(a: string, b: string): number {
+  const longer = Math.max(a.length, b.length);
+  if (longer === 0) return 1;
+  return 1 - Math.abs(a.length - b.length) / longer;
+}
+
+const words = (s: string) => s.split(' ').filter(Boolean);
+
+/**
  * How well a name query matches a patient's first and last name, in [0, 1]:
  * - the whole query against "first last", "last first" and both without spaces (swapped
  *   names, typos, transpositions, missing or extra accents after normalization);
@@ -72,45 +94,60 @@ export function editSimilarity(a: string, b: string): number {
  *   so that the complete match of a namesake ranks first;
  * - the first or the last name alone without spaces ("d alessandro", "deluca"), lowered the
  *   same way.
+ * The score is the largest of these. A search scores hundreds of names, so a comparison is
+ * skipped when the difference in lengths already keeps it at or below what is known (the
+ * distance is at least that difference): the score is the same, with most distances not
+ * computed (a surname alone against "first last" never wins on the whole name).
  */
 export function nameScore(query: string, first: string, last: string): number {
   const q = query;
-  const orders = [`${first} ${last}`.trim(), `${last} ${first}`.trim()];
-  let whole = 0;
-  for (const o of orders) {
-    whole = Math.max(whole, editSimilarity(q, o), editSimilarity(q.replace(/ /g, ''), o.replace(/ /g, '')));
-  }
-  const qTokens = q.split(' ').filter(Boolean);
-  const nameTokens = `${first} ${last}`.split(' ').filter(Boolean);
-  if (qTokens.length === 0 || nameTokens.length === 0) return whole;
-  let sum = 0;
-  const used = new Set<number>();
-  for (const t of qTokens) {
-    let best = 0;
-    let bestIndex = -1;
-    nameTokens.forEach((n, i) => {
-      if (used.has(i)) return;
-      const s = editSimilarity(t, n);
-      if (s > best) {
-        best = s;
-        bestIndex = i;
+  const qTokens = words(q);
+  const nameTokens = words(`${first} ${last}`);
+  let best = 0;
+  if (qTokens.length > 0 && nameTokens.length > 0) {
+    // Token by token, each query token taking the best name token not yet taken (the first
+    // of equals). A token whose bound is not above the best so far cannot be taken instead.
+    let sum = 0;
+    const used: boolean[] = [];
+    let usedCount = 0;
+    for (const t of qTokens) {
+      let bestToken = 0;
+      let bestIndex = -1;
+      for (let i = 0; i < nameTokens.length && bestToken < 1; i++) {
+        if (used[i] || similarityBound(t, nameTokens[i]!) <= bestToken) continue;
+        const s = editSimilarity(t, nameTokens[i]!);
+        if (s > bestToken) {
+          bestToken = s;
+          bestIndex = i;
+        }
       }
-    });
-    if (bestIndex >= 0) used.add(bestIndex);
-    sum += best;
+      if (bestIndex >= 0) {
+        used[bestIndex] = true;
+        usedCount++;
+      }
+      sum += bestToken;
+    }
+    const coverage = Math.min(1, usedCount / nameTokens.length);
+    best = (sum / qTokens.length) * (0.8 + 0.15 * coverage);
+    // The first or the last name alone, cut otherwise than it is stored ("d alessandro" for
+    // "dalessandro", "deluca" for "de luca"): compared without spaces, weighed like a part.
+    const joined = q.replace(/ /g, '');
+    for (const field of [first, last]) {
+      const fieldWords = words(field).length;
+      if (fieldWords === 0 || fieldWords === nameTokens.length) continue;
+      const weight = 0.8 + (0.15 * fieldWords) / nameTokens.length;
+      const bare = field.replace(/ /g, '');
+      if (similarityBound(joined, bare) * weight > best) best = Math.max(best, editSimilarity(joined, bare) * weight);
+    }
   }
-  const tokenwise = sum / qTokens.length;
-  const coverage = Math.min(1, used.size / nameTokens.length);
-  let partial = tokenwise * (0.8 + 0.15 * coverage);
-  // The first or the last name alone, cut otherwise than it is stored ("d alessandro" for
-  // "dalessandro", "deluca" for "de luca"): compared without spaces, weighed like a part.
-  const joined = q.replace(/ /g, '');
-  for (const field of [first, last]) {
-    const words = field.split(' ').filter(Boolean).length;
-    if (words === 0 || words === nameTokens.length) continue;
-    partial = Math.max(partial, editSimilarity(joined, field.replace(/ /g, '')) * (0.8 + (0.15 * words) / nameTokens.length));
+  // The whole name, in both orders, with and without spaces.
+  const bareQuery = q.replace(/ /g, '');
+  for (const o of [`${first} ${last}`.trim(), `${last} ${first}`.trim()]) {
+    if (similarityBound(q, o) > best) best = Math.max(best, editSimilarity(q, o));
+    const bare = o.replace(/ /g, '');
+    if (similarityBound(bareQuery, bare) > best) best = Math.max(best, editSimilarity(bareQuery, bare));
   }
-  return Math.max(whole, partial);
+  return best;
 }
 
 /**
