@@ -99,8 +99,8 @@ const words = (s: string) => s.split(' ').filter(Boolean);
  * distance is at least that difference): the score is the same, with most distances not
  * computed (a surname alone against "first last" never wins on the whole name).
  */
-export function nameScore(query: string, first: string, last: string): number {
-  const q = query;
+export function nameScore(q: string, first: string, last: string): number {
+  const bareQuery = q.replace(/ /g, '');
   const qTokens = words(q);
   const nameTokens = words(`${first} ${last}`);
   let best = 0;
@@ -131,17 +131,15 @@ export function nameScore(query: string, first: string, last: string): number {
     best = (sum / qTokens.length) * (0.8 + 0.15 * coverage);
     // The first or the last name alone, cut otherwise than it is stored ("d alessandro" for
     // "dalessandro", "deluca" for "de luca"): compared without spaces, weighed like a part.
-    const joined = q.replace(/ /g, '');
     for (const field of [first, last]) {
       const fieldWords = words(field).length;
       if (fieldWords === 0 || fieldWords === nameTokens.length) continue;
       const weight = 0.8 + (0.15 * fieldWords) / nameTokens.length;
       const bare = field.replace(/ /g, '');
-      if (similarityBound(joined, bare) * weight > best) best = Math.max(best, editSimilarity(joined, bare) * weight);
+      if (similarityBound(bareQuery, bare) * weight > best) best = Math.max(best, editSimilarity(bareQuery, bare) * weight);
     }
   }
   // The whole name, in both orders, with and without spaces.
-  const bareQuery = q.replace(/ /g, '');
   for (const o of [`${first} ${last}`.trim(), `${last} ${first}`.trim()]) {
     if (similarityBound(q, o) > best) best = Math.max(best, editSimilarity(q, o));
     const bare = o.replace(/ /g, '');
