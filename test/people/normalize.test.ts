@@ -95,7 +95,7 @@ describe('the scorer skips only comparisons that cannot change the score', () =>
   // A small alphabet with spaces makes near names, swapped words and equal lengths common:
   // the cases where a skipped comparison would show.
   let seed = 20261125;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const text = (max: number) => Array.from({ length: Math.floor(random() * max) }, () => 'aabrs o'[Math.floor(random() * 7)]).join('');
   const name = (max: number) => normalizeName(text(max));
 
