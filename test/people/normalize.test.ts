@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from '../../src/modules/patients/normalize.js';
+import { deletionKeys, lookupKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from '../../src/modules/patients/normalize.js';
 
 describe('name normalization and distances', () => {
   it('normalizes case, accents, apostrophes and spaces', () => {
@@ -21,6 +21,16 @@ describe('name normalization and distances', () => {
     expect(shares('rossi', 'rozsi')).toBe(true);
     expect(shares('rossi', 'rosssi')).toBe(true);
     expect(shares('rossi', 'bianchi')).toBe(false);
+  });
+
+  it('keys a name of the vocabulary by its deletion keys and, for several words, each word', () => {
+    expect(lookupKeys('rossi')).toEqual(deletionKeys('rossi'));
+    expect(lookupKeys('de')).toEqual(['de']);
+    expect(lookupKeys('de luca')).toEqual([...deletionKeys('de luca'), 'de', 'luca']);
+    // A word the name holds twice is one key.
+    expect(lookupKeys('de de')).toEqual(['de de', 'e de', 'd de', 'dede', 'de e', 'de d', 'de']);
+    // Characters outside the BMP are removed whole, never half a surrogate pair.
+    expect(lookupKeys('li 😀')).toEqual(['li 😀', 'i 😀', 'l 😀', 'li😀', 'li ', 'li', '😀']);
   });
 
   it('scores the right person above a near-namesake, in either order', () => {
@@ -125,6 +135,11 @@ describe('the scorer skips only comparisons that cannot change the score', () =>
       ['gian luca', 'gianluca', 'esposito'],
       ['esposito gianluca', 'gian luca', 'esposito'],
       ['maria grazia rossi', 'maria grazia', 'rossi de luca'],
+      // Other scripts and characters outside the BMP, as normalizeName leaves them.
+      [normalizeName('Lǐ Xiǎolóng'), normalizeName('Xiǎolóng'), normalizeName('Lǐ')],
+      ['李 小龙', '小龙', '李'],
+      ['αλεξανδρος rossi', 'αλέξανδρος', 'rossi'],
+      ['maria 😀', 'maria', 'rossi 😀'],
     ];
     for (const [q, first, last] of cases) expect(nameScore(q, first, last)).toBe(referenceNameScore(q, first, last));
   });

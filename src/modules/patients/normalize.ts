@@ -102,7 +102,8 @@ const words = (s: string) => s.split(' ').filter(Boolean);
 export function nameScore(q: string, first: string, last: string): number {
   const bareQuery = q.replace(/ /g, '');
   const qTokens = words(q);
-  const nameTokens = words(`${first} ${last}`);
+  const full = `${first} ${last}`;
+  const nameTokens = words(full);
   let best = 0;
   if (qTokens.length > 0 && nameTokens.length > 0) {
     // Token by token, each query token taking the best name token not yet taken (the first
@@ -140,7 +141,7 @@ export function nameScore(q: string, first: string, last: string): number {
     }
   }
   // The whole name, in both orders, with and without spaces.
-  for (const o of [`${first} ${last}`.trim(), `${last} ${first}`.trim()]) {
+  for (const o of [full.trim(), `${last} ${first}`.trim()]) {
     if (similarityBound(q, o) > best) best = Math.max(best, editSimilarity(q, o));
     const bare = o.replace(/ /g, '');
     if (similarityBound(bareQuery, bare) > best) best = Math.max(best, editSimilarity(bareQuery, bare));
@@ -155,18 +156,19 @@ export function nameScore(q: string, first: string, last: string): number {
  * reaches "maria grazia").
  */
 export function lookupKeys(term: string): string[] {
-  const keys = new Set<string>([term]);
-  // By code points, not UTF-16 units: cutting a surrogate pair would leave text the database refuses.
-  const chars = Array.from(term);
-  if (chars.length > 2) for (let i = 0; i < chars.length; i++) keys.add(chars.slice(0, i).join('') + chars.slice(i + 1).join(''));
-  const words = term.split(' ').filter(Boolean);
-  if (words.length > 1) for (const w of words) keys.add(w);
+  const keys = new Set(deletionKeys(term));
+  const termWords = words(term);
+  if (termWords.length > 1) for (const w of termWords) keys.add(w);
   return [...keys];
 }
 
-/** The query side of the symmetric deletion: the part and its forms with one character removed. */
+/**
+ * The symmetric deletion of a name or a query's part: itself and its forms with one character
+ * removed (the vocabulary's keys, lookupKeys, are these and the words).
+ */
 export function deletionKeys(term: string): string[] {
   const keys = new Set<string>([term]);
+  // By code points, not UTF-16 units: cutting a surrogate pair would leave text the database refuses.
   const chars = Array.from(term);
   if (chars.length > 2) for (let i = 0; i < chars.length; i++) keys.add(chars.slice(0, i).join('') + chars.slice(i + 1).join(''));
   return [...keys];
