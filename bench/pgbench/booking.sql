@@ -4,9 +4,9 @@
 -- (64 doctors), the next 5-minute slot of its own each time: `n` counts the client's bookings
 -- (pgbench keeps a client's variables from one transaction to the next; bench/pgbench.ts sets
 -- it to 0), and `run` (a new one for every pgbench run) keeps a run off the slots of the runs
--- before. A random slot among 10^8 collided: a doctor booked ~700 times in a run has a 0.2%
--- chance of two equal slots, and over the clients and runs a run failed on the overlap
--- constraint about one time in five.
+-- before. A random slot among 10^8 collided and a run aborted on the overlap constraint: by the
+-- birthday bound a doctor booked ~700 times in a run has a 0.2% chance of two equal slots, a few
+-- percent or more over the clients and runs of one bench:pgbench (an estimate, not a count).
 \set n :n + 1
 \set slot :run * 10000000 + :n
 BEGIN;
