@@ -1,6 +1,8 @@
--- POST /appointments's statements (src/modules/calendars/booking.ts bookAppointment): the
--- references, the calendar, the doctor's appointments around the slot (busyTimes' range overlap), the insert (its trigger
--- takes the doctor's schedule lock), the event. Each client books its own doctor's slots
+-- POST /appointments's statements (src/modules/calendars/booking.ts book): the calendar with
+-- the patient's reference (one statement), the doctor's schedule lock (a booking that names its
+-- doctor, on a calendar without chairs, locks before it reads), the doctor's appointments around
+-- the slot (busyTimes' range overlap), the insert (its trigger takes the same lock again), the
+-- event. Each client books its own doctor's slots
 -- (64 doctors), the next 5-minute slot of its own each time: `n` counts the client's bookings
 -- (pgbench keeps a client's variables from one transaction to the next; bench/pgbench.ts sets
 -- it to 0), and `run` (a new one for every pgbench run) keeps a run off the slots of the runs
@@ -10,9 +12,11 @@
 \set n :n + 1
 \set slot :run * 10000000 + :n
 BEGIN;
-(SELECT 0 AS ref, id, facility_id::uuid AS facility_id FROM calendars WHERE id = :calendar AND clinic_id = :clinic)
-UNION ALL (SELECT 1 AS ref, id, facility_id::uuid AS facility_id FROM patients WHERE id = :patient AND clinic_id = :clinic AND erased_at IS NULL);
-SELECT * FROM calendars WHERE id = :calendar AND clinic_id = :clinic;
+SELECT c.*, p.id AS ref_patient_id, p.facility_id AS ref_patient_facility_id
+FROM (VALUES (1)) AS one (x)
+LEFT JOIN calendars c ON c.id = :calendar AND c.clinic_id = :clinic
+LEFT JOIN patients p ON p.id = :patient AND p.clinic_id = :clinic AND p.erased_at IS NULL;
+SELECT lock_schedules(ARRAY[(SELECT doctor_ids[1 + :client_id::int % 64] FROM calendars WHERE id = :calendar)]);
 SELECT doctor_id, chair_id, start_at, end_at FROM appointments
 WHERE clinic_id = :clinic AND status NOT IN ('cancelled', 'no_show', 'postponed', 'draft')
   AND tstzrange(start_at, end_at, '[)') && tstzrange(date_trunc('day', now()) + interval '1 day' + :slot::int * interval '5 minutes',

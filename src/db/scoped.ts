@@ -117,13 +117,23 @@ export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[
   const byRef = new Map(found.rows.map((r) => [r.ref, { id: r.id, facility_id: r.facility_id }]));
   sent.forEach((ref, i) => {
     const row = byRef.get(i);
-    const visible =
-      row !== undefined &&
-      (scope.facilityIds === null ||
-        (!FACILITY_SCOPED.has(ref.table) && ref.table !== 'facilities') ||
-        (row.facility_id !== null && scope.facilityIds.includes(row.facility_id.toLowerCase())));
-    if (!visible) issues.push({ path: ref.field, message: 'non esiste in questo studio' });
-    else rows.set(ref.field, row);
+    const issue = refIssue(scope, ref, row);
+    if (issue) issues.push(issue);
+    else rows.set(ref.field, row!);
   });
   return { issues, rows };
+}
+
+/**
+ * checkRefs' verdict on one reference, given the row its statement found (undefined: none, or
+ * an inactive or erased one): null when the caller may point to it, else the issue naming the
+ * field. For a statement that reads a referenced row whole and checks it with the same rule.
+ */
+export function refIssue(scope: TenantScope, ref: Pick<Ref, 'field' | 'table'>, row: RefRow | undefined): ValidationIssue | null {
+  const visible =
+    row !== undefined &&
+    (scope.facilityIds === null ||
+      (!FACILITY_SCOPED.has(ref.table) && ref.table !== 'facilities') ||
+      (row.facility_id !== null && scope.facilityIds.includes(row.facility_id.toLowerCase())));
+  return visible ? null : { path: ref.field, message: 'non esiste in questo studio' };
 }

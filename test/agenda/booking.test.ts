@@ -213,6 +213,32 @@ describe('POST /v1/appointments (booking)', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('keeps one booking per doctor when parallel bookings of one slot name a doctor (locks before the read) or none (read, then lock)', async () => {
+    const cal = await makeCalendar(server, tenant, { doctors: 2 });
+    const [named, other] = cal.doctorIds as [string, string];
+    const patients = await Promise.all(Array.from({ length: 20 }, () => insertPatient(server, tenant)));
+    const results = await Promise.all(
+      patients.map((p, i) =>
+        api.raw.POST('/appointments', { body: { calendarId: cal.id, patientId: p, start: at(6, 16), ...(i % 2 === 0 ? { doctorId: named } : {}) } }),
+      ),
+    );
+    const answers = JSON.stringify(results.map((r) => [r.response.status, r.error?.error.code, r.data?.doctorId]));
+    const won = results.filter((r) => r.response.status === 201).map((r) => r.data!.doctorId);
+    // A booking that names no doctor and finds both taken under its lock loses too: one or two winners, never two for one doctor.
+    expect(won.length, answers).toBeGreaterThanOrEqual(1);
+    expect(new Set(won).size, answers).toBe(won.length);
+    expect(
+      won.every((d) => d === named || d === other),
+      answers,
+    ).toBe(true);
+    for (const r of results.filter((r) => r.response.status !== 201)) {
+      expect(r.response.status, answers).toBe(409);
+      expect(r.error?.error.details?.reason).toBe('slot_taken');
+    }
+    const rows = await server.ctx.db.selectFrom('appointments').select('doctor_id').where('calendar_id', '=', cal.id).execute();
+    expect(rows.map((r) => r.doctor_id).sort()).toEqual([...won].sort());
+  });
+
   it('refuses unknown references naming them, and honours Idempotency-Key', async () => {
     const cal = await makeCalendar(server, tenant);
     const other = await server.factories.tenant();

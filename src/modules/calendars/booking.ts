@@ -8,7 +8,7 @@ import { sql, type Selectable } from 'kysely';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
-import { checkRefs } from '../../db/scoped.js';
+import { refIssue } from '../../db/scoped.js';
 import { insertAppointment, lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
 import { bookableWindow, busyTimes, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions, type Window } from './service.js';
 import type { Db, Transaction } from '../../db/transaction.js';
@@ -95,7 +95,7 @@ function heldSlot(cal: CalendarRow, tz: string, hold: HoldRow): Slot {
  * earlier one's commit here (on PGlite transactions are serialized anyway).
  */
 export async function claimSlot(trx: Transaction, clinicId: string, slot: Slot, opts: SlotOptions): Promise<void> {
-  await sql`SELECT lock_schedules(${[slot.doctorId, slot.chairId].filter((x) => x !== null)}::uuid[])`.execute(trx);
+  await lockSchedules(trx, [slot.doctorId, slot.chairId]);
   const busy = await busyTimes(
     trx,
     clinicId,
@@ -106,6 +106,24 @@ export async function claimSlot(trx: Transaction, clinicId: string, slot: Slot, 
     opts,
   );
   if (busy.length > 0) throw new NoSlot('slot_taken');
+}
+
+/** Takes these doctors' and chairs' schedule locks until commit, in one order (lock_schedules). */
+async function lockSchedules(trx: Transaction, ids: Array<string | null>): Promise<void> {
+  await sql`SELECT lock_schedules(${ids.filter((x) => x !== null)}::uuid[])`.execute(trx);
+}
+
+/**
+ * The doctor and the chair that alone can take a slot of `cal` with these options, when there
+ * is one of each at most (a calendar of one doctor, or a booking that names its doctor; no
+ * chair or one): their locks can be taken before the time is read, and that one read, which no
+ * other write of their time can change until commit, both finds the slot and replaces the
+ * check claimSlot makes after its locks (one statement fewer per booking, issue 20).
+ */
+function soleSchedules(cal: CalendarRow, opts: SlotOptions): Array<string | null> | null {
+  const doctors = opts.doctorId ? [opts.doctorId] : cal.doctor_ids;
+  if (doctors.length !== 1 || cal.chair_ids.length > 1) return null;
+  return [doctors[0]!, cal.chair_ids[0] ?? null];
 }
 
 /** Runs a booking command; no slot (or a lost race on the constraint) becomes 409 no_availability with alternatives. */
@@ -141,6 +159,33 @@ export function assertBookableBy(cal: CalendarRow, who: Actor): void {
       'Questo calendario non si può prenotare con questa chiave: va prenotato dallo studio.',
     );
   }
+}
+
+/**
+ * The booking's calendar, whole, and the verdict on its two references (`calendarId`,
+ * `patientId`) as checkRefs gives it, from one statement instead of two (issue 20). The calendar
+ * is undefined when its reference is wrong or absent.
+ */
+async function calendarAndPatient(
+  trx: Transaction,
+  who: Actor,
+  calendarId: string | undefined,
+  patientId: string,
+): Promise<{ calendar: CalendarRow | undefined; issues: ValidationIssue[] }> {
+  const { rows } = await sql<CalendarRow & { ref_patient_id: string | null; ref_patient_facility_id: string | null }>`
+    SELECT c.*, p.id AS ref_patient_id, p.facility_id AS ref_patient_facility_id
+    FROM (VALUES (1)) AS one (x)
+    LEFT JOIN calendars c ON c.id = ${calendarId ?? null} AND c.clinic_id = ${who.clinicId}
+    LEFT JOIN patients p ON p.id = ${patientId} AND p.clinic_id = ${who.clinicId} AND p.erased_at IS NULL`.execute(trx);
+  const { ref_patient_id, ref_patient_facility_id, ...calendar } = rows[0]!;
+  const issues: ValidationIssue[] = [];
+  const calendarIssue =
+    calendarId === undefined ? null : refIssue(who, { field: 'calendarId', table: 'calendars' }, calendar.id === null ? undefined : calendar);
+  if (calendarIssue) issues.push(calendarIssue);
+  const patient = ref_patient_id === null ? undefined : { id: ref_patient_id, facility_id: ref_patient_facility_id };
+  const patientIssue = refIssue(who, { field: 'patientId', table: 'patients' }, patient);
+  if (patientIssue) issues.push(patientIssue);
+  return { calendar: calendarId === undefined || calendarIssue ? undefined : calendar, issues };
 }
 
 /** A calendar that takes no new patients refuses a patient with no appointment yet (cancelled ones do not count). */
@@ -204,12 +249,8 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
             issues.push({ path: 'start', message: 'diverso da quello della prenotazione temporanea' });
         }
         const calendarId = hold?.calendar_id ?? input.calendarId;
-        const refs = await checkRefs(trx, who, [
-          { field: 'calendarId', table: 'calendars', id: calendarId },
-          { field: 'patientId', table: 'patients', id: input.patientId },
-        ]);
-        issues.push(...refs.issues);
-        const found = calendarId && !refs.issues.some((i) => i.path === 'calendarId') ? await loadCalendar(trx, who.clinicId, calendarId) : undefined;
+        const { calendar: found, issues: refIssues } = await calendarAndPatient(trx, who, calendarId, input.patientId);
+        issues.push(...refIssues);
         if (found && opts.doctorId && !found.doctor_ids.includes(opts.doctorId))
           issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
         if (issues.length > 0) throw ApiError.invalid('body', issues);
@@ -230,8 +271,14 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
         }
         const tz = who.timeZone;
         let slot: Slot;
+        const sole = hold ? null : soleSchedules(cal, opts);
         if (hold && live && (opts.doctorId === undefined || opts.doctorId === hold.doctor_id)) {
           slot = heldSlot(cal, tz, hold);
+        } else if (sole) {
+          // Not with a hold: an expired hold's booking may move to another doctor after this
+          // read, and a second lock taken after a first can deadlock with another booking's.
+          await lockSchedules(trx, sole);
+          slot = await slotAt(trx, cal, tz, start, opts);
         } else {
           try {
             slot = await slotAt(trx, cal, tz, start, opts);
