@@ -312,8 +312,8 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
     // connections to the database as the load's clients keep busy (a new backend's first
     // search costs tens of ms: src/db/database.ts). Queries of every shape, not the ones
     // measured: the first 200 measured ones were all of the first shape, and the second shape
-    // measured, the first the warm-up had not met, had the highest p99 in every run right
-    // after a seed (14.1-15.7 ms, against 4.3-9.7 in the other runs).
+    // measured, the first the warm-up had not met, had the run's highest p99 in five runs of
+    // seven (9.7-15.7 ms; 4.4-7.4 with this warm-up).
     const unmeasured = makeQueries(people, n, SEED + n + 1).filter((x) => x.q);
     const warmUp = unmeasured.filter((_, i) => i % Math.max(1, Math.floor(unmeasured.length / 200)) === 0).slice(0, 200);
     for (const { q } of warmUp) await search(q);
