@@ -94,7 +94,7 @@ function heldSlot(cal: CalendarRow, tz: string, hold: HoldRow): Slot {
  * either takes these locks first, so of two racing for one time the later one sees the
  * earlier one's commit here (on PGlite transactions are serialized anyway).
  */
-export async function claimSlot(trx: Transaction, clinicId: string, slot: Slot, opts: SlotOptions): Promise<void> {
+async function claimSlot(trx: Transaction, clinicId: string, slot: Slot, opts: SlotOptions): Promise<void> {
   await lockSchedules(trx, [slot.doctorId, slot.chairId]);
   const busy = await busyTimes(
     trx,
@@ -115,15 +115,32 @@ async function lockSchedules(trx: Transaction, ids: Array<string | null>): Promi
 
 /**
  * The doctor and the chair that alone can take a slot of `cal` with these options, when there
- * is one of each at most (a calendar of one doctor, or a booking that names its doctor; no
+ * is one of each at most (a calendar of one doctor, or a request that names its doctor; no
  * chair or one): their locks can be taken before the time is read, and that one read, which no
  * other write of their time can change until commit, both finds the slot and replaces the
- * check claimSlot makes after its locks (one statement fewer per booking, issue 20).
+ * check claimSlot makes after its locks (one statement fewer per booking or hold, issue 20).
  */
 function soleSchedules(cal: CalendarRow, opts: SlotOptions): Array<string | null> | null {
   const doctors = opts.doctorId ? [opts.doctorId] : cal.doctor_ids;
   if (doctors.length !== 1 || cal.chair_ids.length > 1) return null;
   return [doctors[0]!, cal.chair_ids[0] ?? null];
+}
+
+/**
+ * The free slot at `start`, taken: its doctor's and chair's schedule locks held until commit,
+ * and its time read under them (soleSchedules), or else found, locked and checked again
+ * (claimSlot). Only for a transaction that takes no other schedule lock after it: two lock
+ * calls in one transaction can deadlock with another's (lock_schedules orders the ids of one call).
+ */
+export async function takeSlot(trx: Transaction, clinicId: string, cal: CalendarRow, tz: string, start: Date, opts: SlotOptions): Promise<Slot> {
+  const sole = soleSchedules(cal, opts);
+  if (sole) {
+    await lockSchedules(trx, sole);
+    return slotAt(trx, cal, tz, start, opts);
+  }
+  const slot = await slotAt(trx, cal, tz, start, opts);
+  await claimSlot(trx, clinicId, slot, opts);
+  return slot;
 }
 
 /** Runs a booking command; no slot (or a lost race on the constraint) becomes 409 no_availability with alternatives. */
@@ -271,20 +288,18 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
         }
         const tz = who.timeZone;
         let slot: Slot;
-        const sole = hold ? null : soleSchedules(cal, opts);
         if (hold && live && (opts.doctorId === undefined || opts.doctorId === hold.doctor_id)) {
           slot = heldSlot(cal, tz, hold);
-        } else if (sole) {
-          // Not with a hold: an expired hold's booking may move to another doctor after this
-          // read, and a second lock taken after a first can deadlock with another booking's.
-          await lockSchedules(trx, sole);
-          slot = await slotAt(trx, cal, tz, start, opts);
+        } else if (!hold) {
+          slot = await takeSlot(trx, who.clinicId, cal, tz, start, opts);
         } else {
+          // Not takeSlot: an expired hold's booking may move to another doctor after its first
+          // read, and locks taken for the first doctor would then come before the second's.
           try {
             slot = await slotAt(trx, cal, tz, start, opts);
           } catch (error) {
             // An expired hold's doctor may be taken while another doctor is free: any doctor will do.
-            if (!hold || input.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
+            if (input.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
             opts = { ...opts, doctorId: undefined };
             slot = await slotAt(trx, cal, tz, start, opts);
           }

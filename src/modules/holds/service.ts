@@ -10,7 +10,7 @@ import { ApiError } from '../../core/errors.js';
 import type { SlotHoldsTable } from '../../db/tables/agenda.js';
 import type { Db } from '../../db/transaction.js';
 import { findScoped } from '../../db/scoped.js';
-import { assertBookableBy, booking, claimSlot, slotAt } from '../calendars/booking.js';
+import { assertBookableBy, booking, takeSlot } from '../calendars/booking.js';
 import { type CalendarRow, type SlotOptions } from '../calendars/service.js';
 import { HOLD_TTL, HOLDS_PER_KEY, type HoldView, type NewHold } from './schema.js';
 
@@ -74,8 +74,8 @@ export async function createHold(db: Db, actor: Actor, calendarId: string, input
           );
         }
         cal = found;
-        const slot = await slotAt(trx, found, actor.timeZone, start, opts);
-        await claimSlot(trx, actor.clinicId, slot, opts);
+        // After the key's lock, which no schedule lock holder waits for: no cycle of waits.
+        const slot = await takeSlot(trx, actor.clinicId, found, actor.timeZone, start, opts);
         const ttl = input.ttlSeconds ?? HOLD_TTL.default;
         const row = await trx
           .insertInto('slot_holds')
