@@ -13,7 +13,7 @@
  * (findScoped, lockScoped), `400 invalid_request` naming the field for a reference in a
  * body (checkRefs).
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import { ApiError, type ValidationIssue } from '../core/errors.js';
 import type { DB } from './schema.js';
 import { facilityVisible, type TenantScope } from './tenant.js';
@@ -105,13 +105,7 @@ export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[
           ? sql`(SELECT p.facility_id FROM payment_plans p WHERE p.id = payment_plan_id)`
           : sql.ref('facility_id');
     // An installment belongs to the facility of its payment plan.
-    const extra =
-      ref.table === 'staff_profiles' || ref.table === 'doctors' || ref.table === 'chairs'
-        ? sql`AND active`
-        : ref.table === 'patients'
-          ? sql`AND erased_at IS NULL`
-          : sql``;
-    return sql`(SELECT ${sql.lit(i)}::int AS ref, id, ${facilityColumn}::uuid AS facility_id FROM ${sql.table(ref.table)} WHERE id = ${ref.id} AND clinic_id = ${scope.clinicId} ${extra})`;
+    return sql`(SELECT ${sql.lit(i)}::int AS ref, id, ${facilityColumn}::uuid AS facility_id FROM ${sql.table(ref.table)} WHERE id = ${ref.id} AND clinic_id = ${scope.clinicId} AND ${takesReferences(ref.table)})`;
   });
   const found = await sql<RefRow & { ref: number }>`${sql.join(branches, sql` UNION ALL `)}`.execute(trx);
   const byRef = new Map(found.rows.map((r) => [r.ref, { id: r.id, facility_id: r.facility_id }]));
@@ -122,6 +116,18 @@ export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[
     else rows.set(ref.field, row!);
   });
   return { issues, rows };
+}
+
+/**
+ * What a row must be, besides the caller's, to take a new reference: an active staff profile,
+ * doctor or chair; a patient not erased. SQL on the columns of `alias` (or unqualified), for
+ * checkRefs and for a statement that reads a referenced row whole (then judged by refIssue).
+ */
+export function takesReferences(table: RefTable, alias?: string): RawBuilder<SqlBool> {
+  const column = (name: string) => sql.ref(alias ? `${alias}.${name}` : name);
+  if (table === 'staff_profiles' || table === 'doctors' || table === 'chairs') return sql<SqlBool>`${column('active')}`;
+  if (table === 'patients') return sql<SqlBool>`${column('erased_at')} IS NULL`;
+  return sql<SqlBool>`true`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { sql, type Selectable } from 'kysely';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
-import { refIssue } from '../../db/scoped.js';
+import { refIssue, takesReferences } from '../../db/scoped.js';
 import { insertAppointment, lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
 import { bookableWindow, busyTimes, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions, type Window } from './service.js';
 import type { Db, Transaction } from '../../db/transaction.js';
@@ -192,8 +192,8 @@ async function calendarAndPatient(
   const { rows } = await sql<CalendarRow & { ref_patient_id: string | null; ref_patient_facility_id: string | null }>`
     SELECT c.*, p.id AS ref_patient_id, p.facility_id AS ref_patient_facility_id
     FROM (VALUES (1)) AS one (x)
-    LEFT JOIN calendars c ON c.id = ${calendarId ?? null} AND c.clinic_id = ${who.clinicId}
-    LEFT JOIN patients p ON p.id = ${patientId} AND p.clinic_id = ${who.clinicId} AND p.erased_at IS NULL`.execute(trx);
+    LEFT JOIN calendars c ON c.id = ${calendarId ?? null} AND c.clinic_id = ${who.clinicId} AND ${takesReferences('calendars', 'c')}
+    LEFT JOIN patients p ON p.id = ${patientId} AND p.clinic_id = ${who.clinicId} AND ${takesReferences('patients', 'p')}`.execute(trx);
   const { ref_patient_id, ref_patient_facility_id, ...calendar } = rows[0]!;
   const issues: ValidationIssue[] = [];
   const calendarIssue =
