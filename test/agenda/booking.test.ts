@@ -239,6 +239,24 @@ describe('POST /v1/appointments (booking)', () => {
     expect(rows.map((r) => r.doctor_id).sort()).toEqual([...won].sort());
   });
 
+  it('keeps one booking of a slot when two doctors share its only chair, whether the parallel bookings name a doctor or none', async () => {
+    const cal = await makeCalendar(server, tenant, { doctors: 2, chairs: 1 });
+    const patients = await Promise.all(Array.from({ length: 20 }, () => insertPatient(server, tenant)));
+    const results = await Promise.all(
+      patients.map((p, i) =>
+        api.raw.POST('/appointments', { body: { calendarId: cal.id, patientId: p, start: at(6, 17), ...(i % 2 === 0 ? { doctorId: cal.doctorIds[0] } : {}) } }),
+      ),
+    );
+    const answers = JSON.stringify(results.map((r) => [r.response.status, r.error?.error.code]));
+    expect(results.filter((r) => r.response.status === 201).length, answers).toBe(1);
+    for (const r of results.filter((r) => r.response.status !== 201)) {
+      expect(r.response.status, answers).toBe(409);
+      expect(r.error?.error.details?.reason).toBe('slot_taken');
+    }
+    const rows = await server.ctx.db.selectFrom('appointments').select('chair_id').where('calendar_id', '=', cal.id).execute();
+    expect(rows.map((r) => r.chair_id)).toEqual(cal.chairIds);
+  });
+
   it('refuses unknown references naming them, and honours Idempotency-Key', async () => {
     const cal = await makeCalendar(server, tenant);
     const other = await server.factories.tenant();
@@ -276,6 +294,22 @@ describe('booking visibility', () => {
     const erased = await insertPatient(server, tenant, tenant.facilityIds[0], { erased_at: new Date() });
     const gone = await rejection(book({ calendarId: cal.id, patientId: erased, start: at(3, 10) }));
     expect(issuePaths(gone)).toEqual(['patientId']);
+  });
+
+  it('refuses, for a key limited to some facilities, a patient of a facility it does not see, and names both references when neither is seen', async () => {
+    const cal = await makeCalendar(server, tenant);
+    const unseen = await insertPatient(server, tenant, tenant.facilityIds[1]);
+    const ownFacility = await server.factories.key(tenant.clinicId, ['appointments:write', 'appointments:read'], [tenant.facilityIds[0]]);
+    const patientOnly = await rejection(book({ calendarId: cal.id, patientId: unseen, start: at(3, 11) }, server.api(ownFacility.token)));
+    expect(patientOnly.status).toBe(400);
+    expect(issuePaths(patientOnly)).toEqual(['patientId']);
+    // The calendar and this patient are of the first facility; the key sees only the second.
+    const ofFirst = await insertPatient(server, tenant, tenant.facilityIds[0]);
+    const secondOnly = await server.factories.key(tenant.clinicId, ['appointments:write', 'appointments:read'], [tenant.facilityIds[1]]);
+    const neither = await rejection(book({ calendarId: cal.id, patientId: ofFirst, start: at(3, 11) }, server.api(secondOnly.token)));
+    expect(issuePaths(neither)).toEqual(['calendarId', 'patientId']);
+    const rows = await server.ctx.db.selectFrom('appointments').select('id').where('calendar_id', '=', cal.id).execute();
+    expect(rows).toHaveLength(0);
   });
 });
 
