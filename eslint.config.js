@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'packages/client/src/generated/', '**/*.d.ts', 'coverage/'] },
+  { ignores: ['node_modules/', 'packages/client/src/generated/', '**/*.d.ts', 'coverage/', 'dist/', 'dist-bench/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -36,9 +36,14 @@ export interface BenchServer {
 export { dedicatedDatabase } from '../../test/helpers/databases.js';
 
 let compiled = false;
+/** tsconfig.bench.json's outDir. */
+const BENCH_BUILD = 'dist-bench';
 /**
  * Compiles the service and the benchmark server scripts to JavaScript (tsconfig.bench.json,
- * into dist/ beside `npm run build`'s output), once per benchmark run. A bench server runs as
+ * into dist-bench/), once per benchmark run. Not into dist/: two incremental builds writing one
+ * folder each trust their own record of what they emitted, so a benchmark of other sources
+ * (a `git stash` to measure the code before) left its files in dist/, `npm run build` then
+ * emitted nothing, and the tests that start dist/src/main.js ran the stashed code. A bench server runs as
  * the product does (`node dist/…`), not under tsx: tsx's loader, its esbuild service and the
  * source maps it keeps cost about 45 MiB of resident memory (measured idle: 175 MiB through tsx
  * against 127 MiB built), which the server's peak RSS would otherwise report as the service's.
@@ -47,7 +52,7 @@ function compileBenchServers(): void {
   if (compiled) return;
   const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.bench.json'], { cwd: ROOT, stdio: 'inherit' });
-  execFileSync(process.execPath, ['scripts/copy-build-assets.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/copy-build-assets.mjs', BENCH_BUILD], { cwd: ROOT, stdio: 'inherit' });
   compiled = true;
 }
 
@@ -64,7 +69,7 @@ export async function startServerProcess<Ready>(
   compileBenchServers();
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  const built = path.join('dist', script.replace(/\.ts$/, '.js'));
+  const built = path.join(BENCH_BUILD, script.replace(/\.ts$/, '.js'));
   // Node's options as `npm start` gives them (the young generation's size: fewer scavenges under load).
   const child = spawn(process.execPath, [...serviceNodeFlags(), ...nodeArgs, built], {
     cwd: ROOT,
