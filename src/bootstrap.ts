@@ -25,6 +25,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     databaseUrl: config.databaseUrl,
     dataDir: options.inMemory ? null : config.dataDir,
     poolMax: config.dbPoolMax,
+    prepareAfter: config.dbPrepareAfter,
     pgliteSnapshot: options.pgliteSnapshot,
     pglite: options.pglite,
   });

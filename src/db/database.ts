@@ -10,6 +10,7 @@ import { Mutex } from './mutex.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { asIs, DATE, INT8, NUMERIC, startPGlite, toNumber, type StartedPGlite } from './pglite-start.js';
 import { parseTimestamptz } from './timestamptz.js';
+import { preparingClient, StatementNames } from './prepared-statements.js';
 
 export { DataFolderLockedError } from './data-folder-lock.js';
 
@@ -60,6 +61,8 @@ export interface OpenOptions {
   /** Folder of the embedded database; `null` keeps it in memory (tests). */
   dataDir: string | null;
   poolMax?: number;
+  /** PostgreSQL: runs of a statement marked prepared() before it is prepared (src/db/prepared-statements.ts; 1,000). */
+  prepareAfter?: number;
   /** A tarball from `dumpDataDir`, to start an in-memory database from a snapshot (tests). */
   pgliteSnapshot?: Blob;
   /** The embedded database's start already under way in `dataDir` (src/main.ts starts it first). */
@@ -67,11 +70,11 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolMax ?? 10);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolMax ?? 10, options.prepareAfter);
   return openPGlite(await (options.pglite ?? startPGlite(options.dataDir, options.pgliteSnapshot)));
 }
 
-async function openPostgres(connectionString: string, poolMax: number): Promise<Database> {
+async function openPostgres(connectionString: string, poolMax: number, prepareAfter?: number): Promise<Database> {
   // `pg` is loaded only by a process on PostgreSQL (start-up time on the embedded database).
   const { default: pg } = await import('pg');
   configurePgTypes(pg);
@@ -81,7 +84,9 @@ async function openPostgres(connectionString: string, poolMax: number): Promise<
   // idle for 10 s, and it hands out the most recently released one first, so a steady 100
   // searches/s kept two or three busy and let the rest close: every burst, and the first call
   // after a quiet moment, met cold backends (bench:search --http: p99 200-350 ms at 100/s).
-  const pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 0 });
+  // Statements the process repeats are prepared once per connection (src/db/prepared-statements.ts).
+  const names = new StatementNames(prepareAfter === undefined ? undefined : { prepareAfter });
+  const pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 0, Client: preparingClient(pg, names) });
   // A lost connection (PostgreSQL restarted, a network cut) makes its client emit `error`; with
   // no listener Node would throw it and end the process. An idle client's error reaches the pool
   // (which drops the client); a checked-out one's reaches only the client: its query fails with

@@ -13,6 +13,7 @@
  */
 import { sql } from 'kysely';
 import type { Transaction } from '../db/transaction.js';
+import { prepared } from '../db/prepared-statements.js';
 
 export interface FanOutEvent {
   id: string;
@@ -52,10 +53,10 @@ export type FanOutOutcome = 'inserted' | 'held' | 'no_clinic' | { error: string 
  */
 export async function fanOut(trx: Transaction, event: FanOutEvent): Promise<FanOutOutcome> {
   const { head, tail } = envelope(event);
-  const { rows } = await sql<{ outcome: string }>`SELECT record_event(
+  const { rows } = await prepared(sql<{ outcome: string }>`SELECT record_event(
       ${event.id}::uuid, ${event.clinicId}::uuid, ${event.type}::text, ${event.scope}::text, ${event.facilityId}::uuid,
       ${event.createdAt}::timestamptz, ${event.dataText}::text, ${event.subscriptionType}::text, ${event.notifyChannel}::text,
-      ${event.checkKeys}::boolean, ${head}::text, ${tail}::text) AS outcome`.execute(trx);
+      ${event.checkKeys}::boolean, ${head}::text, ${tail}::text) AS outcome`).execute(trx);
   const outcome = rows[0]!.outcome;
   if (outcome === 'inserted' || outcome === 'held' || outcome === 'no_clinic') return outcome;
   return { error: outcome.replace(/^error: /, '') };

@@ -35,6 +35,9 @@ export default async function setup() {
     await migrate(database);
     await database.close();
     process.env.DCM_TEST_TEMPLATE = template;
+    // Every statement marked prepared() runs prepared from its first run, in this process's
+    // servers and in the ones the tests start (src/db/prepared-statements.ts; 1,000 by default).
+    process.env.DB_PREPARE_AFTER ??= '1';
     return async () => {
       const { rows } = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`dcm_%${runId}%`]);
       for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);

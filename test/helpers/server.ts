@@ -60,7 +60,9 @@ export async function openTestContext(config: Config): Promise<{ ctx: AppContext
   if (baseUrl) {
     // Named after the run, so the global teardown drops what a crashed file left.
     const database = await dedicatedDatabase(baseUrl, `dcm_t_${process.env.DCM_TEST_RUN}`, process.env.DCM_TEST_TEMPLATE);
-    const ctx = await createContext({ ...config, databaseUrl: database.url }, { skipMigrations: true });
+    // DB_PREPARE_AFTER: 1 under the tests (global-setup.ts), so marked statements run prepared.
+    const dbPrepareAfter = Number(process.env.DB_PREPARE_AFTER ?? config.dbPrepareAfter);
+    const ctx = await createContext({ ...config, databaseUrl: database.url, dbPrepareAfter }, { skipMigrations: true });
     return {
       ctx,
       drop: async () => {

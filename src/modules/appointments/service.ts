@@ -12,6 +12,7 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
+import { prepared } from '../../db/prepared-statements.js';
 import {
   MOVABLE,
   STATUS_EVENTS,
@@ -130,30 +131,32 @@ export interface AppointmentInsert extends AppointmentDetails {
  */
 export async function insertAppointment(trx: Transaction, actor: Actor, a: AppointmentInsert): Promise<AppointmentRow> {
   const { clinicId } = actor;
-  const row = await trx
-    .insertInto('appointments')
-    .values({
-      id: randomUUID(),
-      clinic_id: clinicId,
-      patient_id: a.patientId,
-      facility_id: a.facilityId,
-      doctor_id: a.doctorId,
-      chair_id: a.chairId,
-      calendar_id: a.calendarId,
-      start_at: a.start,
-      end_at: a.end,
-      status: a.status,
-      type: a.type ?? null,
-      category: a.category ?? null,
-      title: a.title ?? null,
-      reason: a.reason ?? null,
-      notes: a.notes ?? null,
-      clinical_notes: a.clinicalNotes ?? null,
-      origin: a.origin,
-      treatment_plan_id: a.treatmentPlanId ?? null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const inserted = await prepared(
+    trx
+      .insertInto('appointments')
+      .values({
+        id: randomUUID(),
+        clinic_id: clinicId,
+        patient_id: a.patientId,
+        facility_id: a.facilityId,
+        doctor_id: a.doctorId,
+        chair_id: a.chairId,
+        calendar_id: a.calendarId,
+        start_at: a.start,
+        end_at: a.end,
+        status: a.status,
+        type: a.type ?? null,
+        category: a.category ?? null,
+        title: a.title ?? null,
+        reason: a.reason ?? null,
+        notes: a.notes ?? null,
+        clinical_notes: a.clinicalNotes ?? null,
+        origin: a.origin,
+        treatment_plan_id: a.treatmentPlanId ?? null,
+      })
+      .returningAll(),
+  ).execute(trx);
+  const row = inserted.rows[0]!;
   await recordEvent(trx, { log: actor.log, clinicId, type: 'appointment.created', facilityId: row.facility_id, data: eventData(row) });
   return row;
 }

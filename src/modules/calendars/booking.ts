@@ -12,6 +12,7 @@ import { refIssue, takesReferences } from '../../db/scoped.js';
 import { insertAppointment, lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
 import { bookableWindow, busyTimes, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions, type Window } from './service.js';
 import type { Db, Transaction } from '../../db/transaction.js';
+import { prepared } from '../../db/prepared-statements.js';
 import { agentOrigin, bookingChannel, type Actor } from '../../core/actor.js';
 import type { SlotHoldsTable } from '../../db/tables/agenda.js';
 
@@ -110,7 +111,7 @@ async function claimSlot(trx: Transaction, clinicId: string, slot: Slot, opts: S
 
 /** Takes these doctors' and chairs' schedule locks until commit, in one order (lock_schedules). */
 async function lockSchedules(trx: Transaction, ids: Array<string | null>): Promise<void> {
-  await sql`SELECT lock_schedules(${ids.filter((x) => x !== null)}::uuid[])`.execute(trx);
+  await prepared(sql`SELECT lock_schedules(${ids.filter((x) => x !== null)}::uuid[])`).execute(trx);
 }
 
 /**
@@ -189,11 +190,11 @@ async function calendarAndPatient(
   calendarId: string | undefined,
   patientId: string,
 ): Promise<{ calendar: CalendarRow | undefined; issues: ValidationIssue[] }> {
-  const { rows } = await sql<CalendarRow & { ref_patient_id: string | null; ref_patient_facility_id: string | null }>`
+  const { rows } = await prepared(sql<CalendarRow & { ref_patient_id: string | null; ref_patient_facility_id: string | null }>`
     SELECT c.*, p.id AS ref_patient_id, p.facility_id AS ref_patient_facility_id
     FROM (VALUES (1)) AS one (x)
     LEFT JOIN calendars c ON c.id = ${calendarId ?? null} AND c.clinic_id = ${who.clinicId} AND ${takesReferences('calendars', 'c')}
-    LEFT JOIN patients p ON p.id = ${patientId} AND p.clinic_id = ${who.clinicId} AND ${takesReferences('patients', 'p')}`.execute(trx);
+    LEFT JOIN patients p ON p.id = ${patientId} AND p.clinic_id = ${who.clinicId} AND ${takesReferences('patients', 'p')}`).execute(trx);
   const { ref_patient_id, ref_patient_facility_id, ...calendar } = rows[0]!;
   const issues: ValidationIssue[] = [];
   const calendarIssue =

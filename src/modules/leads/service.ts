@@ -18,6 +18,7 @@ import { checkFacility } from '../patients/facility.js';
 import { normalizeEmail } from '../patients/normalize.js';
 import { assertVersion } from '../../core/version.js';
 import { canonicalPhoneOrIssue, createPatientInTransaction } from '../patients/service.js';
+import { prepared } from '../../db/prepared-statements.js';
 
 type LeadRow = Selectable<LeadsTable>;
 
@@ -62,21 +63,17 @@ function eventData(row: LeadRow): EventData<'lead.created'> {
 }
 
 /** A lead the actor sees with this canonical phone or this email (any case), oldest first. */
+/**
+ * The oldest lead the actor sees with this phone or this email (at least one given): one lookup
+ * per contact on its whole index, joined by UNION ALL, so that a kept plan (the creation's
+ * statement is prepared, src/db/prepared-statements.ts) cannot scan the clinic's leads instead.
+ */
 function existingQuery(trx: Transaction, actor: Actor, phone: string | null, email: string | null) {
-  return trx
-    .selectFrom('leads')
-    .selectAll()
-    .where('clinic_id', '=', actor.clinicId)
-    .where(facilityVisible('facility_id', actor))
-    .where((eb) => {
-      const ors = [];
-      if (phone) ors.push(eb('phone', '=', phone));
-      if (email) ors.push(eb(sql`lower(email)`, '=', email));
-      return eb.or(ors);
-    })
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(1);
+  const visible = trx.selectFrom('leads').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
+  const byPhone = phone ? visible.where('phone', '=', phone) : null;
+  const byEmail = email ? visible.where(sql`lower(email)`, '=', email) : null;
+  const found = byPhone && byEmail ? byPhone.unionAll(byEmail) : (byPhone ?? byEmail ?? visible.where(sql<boolean>`false`));
+  return trx.selectFrom(found.as('found')).selectAll().orderBy('created_at').orderBy('id').limit(1);
 }
 
 /**
@@ -95,7 +92,7 @@ export async function createLeadInTransaction(trx: Transaction, actor: Actor, in
   const email = normalizeEmail(input.email);
   const clinicId = actor.clinicId;
   const lockKeys = [phone && `${clinicId}:lead:phone:${phone}`, email && `${clinicId}:lead:email:${email}`].filter(Boolean).sort() as string[];
-  if (lockKeys.length > 0) await sql`SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${lockKeys}::text[]) AS k`.execute(trx);
+  if (lockKeys.length > 0) await prepared(sql`SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${lockKeys}::text[]) AS k`).execute(trx);
   const now = new Date();
   const values: Insertable<LeadsTable> = {
     id: randomUUID(),
@@ -119,10 +116,10 @@ export async function createLeadInTransaction(trx: Transaction, actor: Actor, in
   if (!phone && !email) {
     row = await trx.insertInto('leads').values(values).returningAll().executeTakeFirstOrThrow();
   } else {
-    const { rows } = await sql<LeadRow & { created: boolean }>`
+    const { rows } = await prepared(sql<LeadRow & { created: boolean }>`
       WITH existing AS (${existingQuery(trx, actor, phone, email)}),
       inserted AS (${insertWhere('leads', values, sql`NOT EXISTS (SELECT 1 FROM existing)`)})
-      SELECT *, true AS created FROM inserted UNION ALL SELECT *, false AS created FROM existing`.execute(trx);
+      SELECT *, true AS created FROM inserted UNION ALL SELECT *, false AS created FROM existing`).execute(trx);
     const { created, ...found } = rows[0]!;
     if (!created) return { row: found, created: false };
     row = found;

@@ -4,6 +4,7 @@
  * Either failure is a `400 invalid_request` naming `facilityId` (it is input, not a path).
  */
 import type { Transaction } from '../../db/transaction.js';
+import { prepared } from '../../db/prepared-statements.js';
 import type { TenantScope } from '../../db/tenant.js';
 import type { ValidationIssue } from '../../core/errors.js';
 
@@ -23,8 +24,8 @@ export async function checkFacility(
     issues.push({ path, message: 'sede non accessibile con questa chiave' });
     return null;
   }
-  const row = await trx.selectFrom('facilities').select('id').where('id', '=', id).where('clinic_id', '=', scope.clinicId).executeTakeFirst();
-  if (!row) {
+  const { rows } = await prepared(trx.selectFrom('facilities').select('id').where('id', '=', id).where('clinic_id', '=', scope.clinicId)).execute(trx);
+  if (rows.length === 0) {
     issues.push({ path, message: 'sede inesistente' });
     return null;
   }

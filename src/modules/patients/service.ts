@@ -21,6 +21,7 @@ import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
 import { CLINICAL_FIELDS, type AddressInput, type PatientInput, type PatientLookup, type PatientUpdate, type PatientView } from './schema.js';
 import { lookupKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
+import { prepared } from '../../db/prepared-statements.js';
 
 type PatientRow = Selectable<PatientsTable>;
 
@@ -157,14 +158,14 @@ function personLockKey(clinicId: string, kind: 'phone' | 'email', value: string)
   return sql<string>`hashtextextended(${`${clinicId}:${kind}:${value}`}, 0)`;
 }
 
-interface Prepared {
+interface Draft {
   values: InsertObject<DB, 'patients'>;
   phone: string | null;
   email: string | null;
   nameKey: string;
 }
 
-async function prepareCreate(trx: Transaction, actor: Actor, input: PatientInput, path = ''): Promise<Prepared> {
+async function prepareCreate(trx: Transaction, actor: Actor, input: PatientInput, path = ''): Promise<Draft> {
   const issues: ValidationIssue[] = [];
   const phone = canonicalPhoneOrIssue(input.phone, actor.region, `${path}phone`, issues);
   const facilityId = await checkFacility(trx, actor, input.facilityId, issues, `${path}facilityId`);
@@ -199,22 +200,24 @@ async function prepareCreate(trx: Transaction, actor: Actor, input: PatientInput
   };
 }
 
-/** The rule's query: the oldest not erased patient with the same normalized name and the same phone or email. */
-function duplicateQuery(trx: Db, clinicId: string, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>) {
-  return trx
+/**
+ * The rule's query: the oldest not erased patient with the same normalized name and the same
+ * phone or email (at least one of them given). One lookup per contact, each on its whole index
+ * (clinic and phone, clinic and email), joined by UNION ALL: a plan that keeps no values (a
+ * prepared statement's, src/db/prepared-statements.ts) cannot read the clinic's patients
+ * instead, as `phone = … OR lower(email) = …` let it.
+ */
+function duplicateQuery(trx: Db, clinicId: string, p: Pick<Draft, 'phone' | 'email' | 'nameKey'>) {
+  const sameName = trx
     .selectFrom('patients')
-    .select(['id', 'facility_id'])
+    .select(['id', 'facility_id', 'created_at'])
     .where('clinic_id', '=', clinicId)
     .where('erased_at', 'is', null)
-    .where('full_norm', '=', p.nameKey.trim())
-    .where((eb) => {
-      const ors = [];
-      if (p.phone) ors.push(eb('phone', '=', p.phone));
-      if (p.email) ors.push(eb(sql`lower(email)`, '=', p.email));
-      return eb.or(ors);
-    })
-    .orderBy('created_at')
-    .limit(1);
+    .where('full_norm', '=', p.nameKey.trim());
+  const byPhone = p.phone ? sameName.where('phone', '=', p.phone) : null;
+  const byEmail = p.email ? sameName.where(sql`lower(email)`, '=', p.email) : null;
+  const found = byPhone && byEmail ? byPhone.unionAll(byEmail) : (byPhone ?? byEmail ?? sameName.where(sql<boolean>`false`));
+  return trx.selectFrom(found.as('found')).select(['id', 'facility_id']).orderBy('created_at').limit(1);
 }
 
 /**
@@ -227,7 +230,7 @@ function duplicateOf(actor: Actor, row: { id: string; facility_id: string | null
   return { patientId: seesFacility(actor, row.facility_id) ? row.id : null };
 }
 
-async function findDuplicate(trx: Transaction, actor: Actor, p: Pick<Prepared, 'phone' | 'email' | 'nameKey'>): Promise<{ patientId: string | null } | null> {
+async function findDuplicate(trx: Transaction, actor: Actor, p: Pick<Draft, 'phone' | 'email' | 'nameKey'>): Promise<{ patientId: string | null } | null> {
   if (!p.phone && !p.email) return null;
   return duplicateOf(actor, await duplicateQuery(trx, actor.clinicId, p).executeTakeFirst());
 }
@@ -248,8 +251,8 @@ async function checkPlanLimit(trx: Transaction, clinicId: string, adding: number
   if (Number(rows[0]!.n) + adding > clinic.patient_limit) throw planLimitReached(clinic.patient_limit);
 }
 
-async function insertPatient(trx: Transaction, prepared: Prepared, addTerms = true): Promise<PatientRow> {
-  const row = await trx.insertInto('patients').values(prepared.values).returningAll().executeTakeFirstOrThrow();
+async function insertPatient(trx: Transaction, draft: Draft, addTerms = true): Promise<PatientRow> {
+  const row = await trx.insertInto('patients').values(draft.values).returningAll().executeTakeFirstOrThrow();
   if (addTerms) await addNameTerms(trx, row.clinic_id, [row.first_name, row.last_name]);
   return row;
 }
@@ -271,30 +274,30 @@ async function insertPatient(trx: Transaction, prepared: Prepared, addTerms = tr
  */
 export async function createPatientInTransaction(trx: Transaction, actor: Actor, input: PatientInput): Promise<PatientRow> {
   requireClinicalWrite(actor, input);
-  const prepared = await prepareCreate(trx, actor, input);
+  const draft = await prepareCreate(trx, actor, input);
   const clinicId = actor.clinicId;
-  const tries = [prepared.phone && personLockKey(clinicId, 'phone', prepared.phone), prepared.email && personLockKey(clinicId, 'email', prepared.email)]
+  const tries = [draft.phone && personLockKey(clinicId, 'phone', draft.phone), draft.email && personLockKey(clinicId, 'email', draft.email)]
     .filter((k) => !!k)
     .map((k) => sql<boolean>`pg_try_advisory_xact_lock(${k})`);
-  const { rows: locked } = await sql<{ ok: boolean; patient_limit: number | null }>`
+  const { rows: locked } = await prepared(sql<{ ok: boolean; patient_limit: number | null }>`
     SELECT ${tries.length > 0 ? sql.join(tries, sql` AND `) : sql`true`} AS ok, c.patient_limit,
            CASE WHEN c.patient_limit IS NOT NULL THEN (SELECT true FROM pg_advisory_xact_lock(${planLimitLock(clinicId)})) END AS limit_locked
-    FROM clinics c WHERE c.id = ${clinicId}`.execute(trx);
+    FROM clinics c WHERE c.id = ${clinicId}`).execute(trx);
   const gate = locked[0];
   if (!gate) throw new Error(`createPatient: unknown clinic ${clinicId}`);
   if (!gate.ok) throw ApiError.conflict('concurrent_request', {}, 'Un’altra richiesta sta creando la stessa persona: rileggi e riprova.');
 
   const vocabulary = vocabularyOf([input.firstName, input.lastName]);
-  const searchesDuplicate = !!(prepared.phone || prepared.email);
-  const { rows } = await sql<PatientRow & { dup_id: string | null; dup_facility_id: string | null; active_patients: string | null }>`
-    WITH created AS (${trx.insertInto('patients').values(prepared.values).returningAll()})
-    ${searchesDuplicate ? sql`, dup AS (${duplicateQuery(trx, clinicId, prepared)})` : sql``}
+  const searchesDuplicate = !!(draft.phone || draft.email);
+  const { rows } = await prepared(sql<PatientRow & { dup_id: string | null; dup_facility_id: string | null; active_patients: string | null }>`
+    WITH created AS (${trx.insertInto('patients').values(draft.values).returningAll()})
+    ${searchesDuplicate ? sql`, dup AS (${duplicateQuery(trx, clinicId, draft)})` : sql``}
     ${vocabulary ? sql`, ${vocabularyCtes(clinicId, vocabulary)}` : sql``}
     SELECT created.*,
       ${searchesDuplicate ? sql`(SELECT id FROM dup)` : sql`NULL::uuid`} AS dup_id,
       ${searchesDuplicate ? sql`(SELECT facility_id FROM dup)` : sql`NULL::uuid`} AS dup_facility_id,
       ${gate.patient_limit !== null ? activePatients(clinicId) : sql`NULL::bigint`} AS active_patients
-    FROM created`.execute(trx);
+    FROM created`).execute(trx);
   const { dup_id, dup_facility_id, active_patients, ...created } = rows[0]!;
   const duplicate = duplicateOf(actor, dup_id ? { id: dup_id, facility_id: dup_facility_id } : undefined);
   if (duplicate) throw ApiError.conflict('duplicate_patient', duplicate, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
@@ -557,10 +560,10 @@ export async function importPatients(db: Db, actor: Actor, inputs: PatientInput[
   return db.transaction().execute(async (trx) => {
     const clinicId = actor.clinicId;
     const issues: ValidationIssue[] = [];
-    const prepared: Prepared[] = [];
+    const drafts: Draft[] = [];
     for (const [i, input] of inputs.entries()) {
       try {
-        prepared.push(await prepareCreate(trx, actor, input, `patients.${i}.`));
+        drafts.push(await prepareCreate(trx, actor, input, `patients.${i}.`));
       } catch (error) {
         if (error instanceof ApiError && error.code === 'invalid_request') issues.push(...((error.details?.issues as ValidationIssue[]) ?? []));
         else throw error;
@@ -568,7 +571,7 @@ export async function importPatients(db: Db, actor: Actor, inputs: PatientInput[
     }
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     const seen = new Map<string, number>();
-    for (const [i, p] of prepared.entries()) {
+    for (const [i, p] of drafts.entries()) {
       for (const k of [p.phone && `p:${p.nameKey}:${p.phone}`, p.email && `e:${p.nameKey}:${p.email}`]) {
         if (!k) continue;
         if (seen.has(k)) throw ApiError.conflict('duplicate_in_list', { index: i, firstIndex: seen.get(k) }, 'La lista contiene due volte la stessa persona.');
@@ -578,8 +581,8 @@ export async function importPatients(db: Db, actor: Actor, inputs: PatientInput[
       if (duplicate)
         throw ApiError.conflict('duplicate_patient', { ...duplicate, index: i }, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
     }
-    await checkPlanLimit(trx, clinicId, prepared.length);
-    const bulk = prepared.length > BULK_EVENT_THRESHOLD;
+    await checkPlanLimit(trx, clinicId, drafts.length);
+    const bulk = drafts.length > BULK_EVENT_THRESHOLD;
     const ids: string[] = [];
     // One sorted insert of all names: concurrent imports then never lock names in opposite orders.
     await addNameTerms(
@@ -587,12 +590,12 @@ export async function importPatients(db: Db, actor: Actor, inputs: PatientInput[
       clinicId,
       inputs.flatMap((i) => [i.firstName, i.lastName]),
     );
-    for (const p of prepared) {
+    for (const p of drafts) {
       const created = await insertPatient(trx, p, false);
       ids.push(created.id);
       if (!bulk) await recordEvent(trx, { log: actor.log, clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
     }
-    if (bulk) await recordSkipped(trx, clinicId, 'patient.created', { reason: 'bulk_import', count: prepared.length });
+    if (bulk) await recordSkipped(trx, clinicId, 'patient.created', { reason: 'bulk_import', count: drafts.length });
     return { ids, eventsSkipped: bulk };
   });
 }

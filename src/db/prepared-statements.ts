@@ -1,0 +1,116 @@
+/**
+ * Named prepared statements on PostgreSQL for the statements of the hot write paths (issue 20).
+ *
+ * Kysely hands `pg` each statement as text and parameters, which `pg` sends unnamed:
+ * PostgreSQL parses and plans it again on every execution, and for the write paths that is
+ * most of what the database does. The same statements in pgbench cost 1.1-1.4 ms of
+ * PostgreSQL CPU per creation prepared against 2.0-2.2 ms unnamed, and a lead 0.7-0.8 against
+ * 1.2-1.3 (`BENCH_PGBENCH_MODE=prepared npm run bench:pgbench`). Forcing a new plan at every
+ * execution (`plan_cache_mode = force_custom_plan`) loses all of it: the gain is the plan
+ * PostgreSQL keeps, and it keeps one only for a named statement.
+ *
+ * A kept (generic) plan is made without the parameters' values, so it must not depend on
+ * them. That is why naming is chosen statement by statement, with `prepared()`, and never for
+ * all: a generic plan of "this clinic's leads with this phone or this email" made while the
+ * table was empty scanned the whole clinic (seen in bench:api, POST /leads at 2.4-3.0 ms of
+ * PostgreSQL CPU against 1.1). A statement earns `prepared()` when any plan of it is a
+ * primary-key or unique-key lookup, an insert, a function call or an index lookup on every
+ * column of its index (the duplicate searches are written as one lookup per contact for that).
+ *
+ * `prepared()` puts PREPARED_MARK at the head of the statement's text; the pool's client class
+ * (`preparingClient`) gives each such text a name, the same on every connection, and each
+ * connection prepares it the first time it sends it (in the same round trip), then only binds
+ * and executes it. PostgreSQL plans the first five executions for their values and then keeps
+ * a generic plan when it is estimated no dearer (`plan_cache_mode = auto`, the default).
+ * Statements without the mark run unnamed, as before; PGlite ignores the mark (a comment).
+ *
+ * Not from the first execution: a plan decided while a table is nearly empty finds every index
+ * that leads with the clinic equally cheap, and it stays after the table has grown, until
+ * PostgreSQL next analyses it. bench:api's leads, on a table empty at the start, got "the
+ * clinic's leads, filtered by phone" that way (2.2-3.0 ms of PostgreSQL CPU a lead against 0.65),
+ * even written as one lookup per contact. So a marked text gets its name once this process has
+ * run it PREPARE_AFTER times, when the tables it writes to hold that many more rows.
+ *
+ * At most MAX_NAMED texts get a name (each connection keeps at most that many prepared
+ * statements); past that, marked statements too run unnamed.
+ *
+ * A schema change while the process runs (a migration by a newer release) can make a kept plan
+ * answer with other columns: PostgreSQL then refuses it ("cached plan must not change result
+ * type", SQLSTATE 0A000) and the statement fails. On that error every text is given a new name,
+ * so each connection prepares its statements again against the new schema: the statements in
+ * flight fail once, and no later one.
+ */
+import type pg from 'pg';
+import { sql, type Compilable, type RawBuilder } from 'kysely';
+
+export const PREPARED_MARK = '/* prepared */';
+const PREPARE_AFTER = 1_000;
+const MAX_NAMED = 200;
+
+/** The statement, marked to run as a named prepared statement on PostgreSQL (see above). */
+export function prepared<R>(statement: RawBuilder<R> | Compilable<R>): RawBuilder<R> {
+  return sql<R>`${sql.raw(PREPARED_MARK)} ${statement}`;
+}
+
+export class StatementNames {
+  /** A marked text's name, or how many times it ran unnamed so far. */
+  private texts = new Map<string, string | number>();
+  private named = 0;
+  private generation = 0;
+
+  private readonly limits: { prepareAfter: number; maxNamed: number };
+
+  constructor(limits: { prepareAfter?: number; maxNamed?: number } = {}) {
+    this.limits = { prepareAfter: limits.prepareAfter ?? PREPARE_AFTER, maxNamed: limits.maxNamed ?? MAX_NAMED };
+  }
+
+  /** The name of a marked statement's text; undefined while it runs unnamed (unmarked, too new, past the bound). */
+  nameOf(text: string): string | undefined {
+    if (!text.startsWith(PREPARED_MARK)) return undefined;
+    const known = this.texts.get(text);
+    if (typeof known === 'string') return known;
+    if (this.named >= this.limits.maxNamed) return undefined;
+    const runs = (known ?? 0) + 1;
+    if (runs < this.limits.prepareAfter) {
+      // Marked texts are the code's own statements, a few dozen shapes: the counts stay few.
+      this.texts.set(text, runs);
+      return undefined;
+    }
+    const name = `dcm_${this.generation}_${this.named++}`;
+    this.texts.set(text, name);
+    return name;
+  }
+
+  /** After a named statement failed: a plan outdated by a schema change renames every text. */
+  failed(error: unknown): void {
+    if (!isStalePlan(error)) return;
+    this.generation += 1;
+    this.named = 0;
+    this.texts = new Map();
+  }
+}
+
+function isStalePlan(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
+}
+
+/**
+ * A `pg` client class for the pool (`new pg.Pool({ Client })`) that runs marked statements
+ * named. Only the call Kysely makes, `query(text, values)` awaited, can be changed.
+ */
+export function preparingClient(pgModule: typeof pg, names = new StatementNames()): typeof pg.Client {
+  return class PreparingClient extends pgModule.Client {
+    // `pg`'s query() has many overloads; this one takes them all and passes the others through.
+    override query(...args: unknown[]): never {
+      const [text, values, callback] = args;
+      const name = typeof text === 'string' && Array.isArray(values) && callback === undefined ? names.nameOf(text) : undefined;
+      if (name === undefined) return (super.query as (...a: unknown[]) => never)(...args);
+      const run = super.query({ name, text: text as string, values: values as unknown[] }) as Promise<pg.QueryResult>;
+      return run.catch((error: unknown) => {
+        names.failed(error);
+        throw error;
+      }) as never;
+    }
+  };
+}
