@@ -9,6 +9,8 @@
 -- before. A random slot among 10^8 collided and a run aborted on the overlap constraint: by the
 -- birthday bound a doctor booked ~700 times in a run has a 0.2% chance of two equal slots, a few
 -- percent or more over the clients and runs of one bench:pgbench (an estimate, not a count).
+-- The server prepares every statement here but the busy read (src/db/prepared-statements.ts):
+-- bench:pgbench sends the script both unnamed (-M extended) and prepared, its limit lies between.
 \set n :n + 1
 \set slot :run * 10000000 + :n
 BEGIN;

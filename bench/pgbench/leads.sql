@@ -1,11 +1,15 @@
 -- POST /leads's statements (src/modules/leads/service.ts createLeadInTransaction), a new lead each time.
+-- The server prepares them (src/db/prepared-statements.ts): bench:pgbench sends them with -M prepared.
 \set n random(1, 2000000000)
 BEGIN;
 SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
 FROM unnest(ARRAY[:clinic::text || '/lead/email/l' || :client_id::text || 'x' || :n::text || '@example.com', :clinic::text || '/lead/phone/+39348' || :client_id::text || :n::text]) AS k;
 WITH existing AS (
-  SELECT * FROM leads WHERE clinic_id = :clinic AND true
-    AND (phone = '+39348' || :client_id::text || :n::text OR lower(email) = 'l' || :client_id::text || 'x' || :n::text || '@example.com')
+  SELECT * FROM (
+    SELECT * FROM leads WHERE clinic_id = :clinic AND true AND phone = '+39348' || :client_id::text || :n::text
+    UNION ALL
+    SELECT * FROM leads WHERE clinic_id = :clinic AND true AND lower(email) = 'l' || :client_id::text || 'x' || :n::text || '@example.com'
+  ) AS found
   ORDER BY created_at, id LIMIT 1
 ), inserted AS (
   INSERT INTO leads (id, clinic_id, facility_id, first_name, last_name, email, phone, source, status, created_at, updated_at)

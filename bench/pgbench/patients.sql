@@ -3,6 +3,7 @@
 -- the duplicate search and (no limit here) no count, the event, the commit. The lookup keys
 -- the service computes in JavaScript are computed here by the statement (the same rows).
 -- (pgbench reads `:name` anywhere as a variable: the lock keys use `/` where the service uses `:`.)
+-- The server prepares these statements (src/db/prepared-statements.ts): bench:pgbench sends them with -M prepared.
 \set n random(1, 2000000000)
 BEGIN;
 SELECT pg_try_advisory_xact_lock(hashtextextended(:clinic::text || '/phone/+39347' || :client_id::text || :n::text, 0))
@@ -17,9 +18,15 @@ WITH created AS (
           dmetaphone('bench'), dmetaphone('paziente ' || :client_id::text || 'x' || :n::text))
   RETURNING *
 ), dup AS (
-  SELECT id, facility_id FROM patients
-  WHERE clinic_id = :clinic AND erased_at IS NULL AND full_norm = 'bench paziente ' || :client_id::text || 'x' || :n::text
-    AND (phone = '+39347' || :client_id::text || :n::text OR lower(email) = 'b' || :client_id::text || 'x' || :n::text || '@example.com')
+  SELECT id, facility_id FROM (
+    SELECT id, facility_id, created_at FROM patients
+    WHERE clinic_id = :clinic AND erased_at IS NULL AND full_norm = 'bench paziente ' || :client_id::text || 'x' || :n::text
+      AND phone = '+39347' || :client_id::text || :n::text
+    UNION ALL
+    SELECT id, facility_id, created_at FROM patients
+    WHERE clinic_id = :clinic AND erased_at IS NULL AND full_norm = 'bench paziente ' || :client_id::text || 'x' || :n::text
+      AND lower(email) = 'b' || :client_id::text || 'x' || :n::text || '@example.com'
+  ) AS found
   ORDER BY created_at LIMIT 1
 ), name_terms AS (
   INSERT INTO patient_name_terms (clinic_id, term, phon)
