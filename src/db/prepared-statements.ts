@@ -27,9 +27,10 @@
  * Not from the first execution: a plan decided while a table is nearly empty finds every index
  * that leads with the clinic equally cheap, and it stays after the table has grown, until
  * PostgreSQL next analyses it. bench:api's leads, on a table empty at the start, got "the
- * clinic's leads, filtered by phone" that way (2.2-3.0 ms of PostgreSQL CPU a lead against 0.65),
- * even written as one lookup per contact. So a marked text gets its name once this process has
- * run it PREPARE_AFTER times, when the tables it writes to hold that many more rows.
+ * clinic's leads, filtered by phone" that way, even written as one lookup per contact (1.9-2.2 ms
+ * of PostgreSQL CPU a lead against 0.6; pgbench's first prepared run on an empty table, 3.0).
+ * So a marked text gets its name once this process has run it PREPARE_AFTER times, when the
+ * tables it writes to hold that many more rows.
  *
  * At most MAX_NAMED texts get a name (each connection keeps at most that many prepared
  * statements); past that, marked statements too run unnamed.

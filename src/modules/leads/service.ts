@@ -65,8 +65,10 @@ function eventData(row: LeadRow): EventData<'lead.created'> {
 /** A lead the actor sees with this canonical phone or this email (any case), oldest first. */
 /**
  * The oldest lead the actor sees with this phone or this email (at least one given): one lookup
- * per contact on its whole index, joined by UNION ALL, so that a kept plan (the creation's
- * statement is prepared, src/db/prepared-statements.ts) cannot scan the clinic's leads instead.
+ * per contact naming every column of its index, joined by UNION ALL. The creation's statement is
+ * prepared (src/db/prepared-statements.ts): with `phone = … OR lower(email) = …` its plan made
+ * without the values read the clinic's leads by one index and filtered them (bench:api, POST
+ * /leads at 2.4-3.0 ms of PostgreSQL CPU a lead against 0.6).
  */
 function existingQuery(trx: Transaction, actor: Actor, phone: string | null, email: string | null) {
   const visible = trx.selectFrom('leads').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));

@@ -202,10 +202,11 @@ async function prepareCreate(trx: Transaction, actor: Actor, input: PatientInput
 
 /**
  * The rule's query: the oldest not erased patient with the same normalized name and the same
- * phone or email (at least one of them given). One lookup per contact, each on its whole index
- * (clinic and phone, clinic and email), joined by UNION ALL: a plan that keeps no values (a
- * prepared statement's, src/db/prepared-statements.ts) cannot read the clinic's patients
- * instead, as `phone = … OR lower(email) = …` let it.
+ * phone or email (at least one of them given). One lookup per contact, each naming every column
+ * of its index (clinic and phone, clinic and email), joined by UNION ALL: the creation's statement
+ * is prepared (src/db/prepared-statements.ts), and a plan made without the values then finds
+ * those indexes the cheapest. With `phone = … OR lower(email) = …` the leads' prepared plan read
+ * the clinic's rows by one index and filtered them.
  */
 function duplicateQuery(trx: Db, clinicId: string, p: Pick<Draft, 'phone' | 'email' | 'nameKey'>) {
   const sameName = trx
