@@ -14,7 +14,7 @@ export interface Config {
   /** Folder of the embedded database. */
   dataDir: string;
   dbPoolMax: number;
-  /** PostgreSQL: runs of a statement marked prepared() before it is prepared (src/db/prepared-statements.ts). */
+  /** PostgreSQL: runs of a statement marked prepared() before it is prepared (src/db/prepared-statements.ts); 0: never. */
   dbPrepareAfter: number;
   redisUrl: string | null;
   /** Bearer token of the back-office API (and /metrics); when absent the back office is not mounted at all. */
@@ -143,7 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: env.DATA_DIR || './data',
     dbPoolMax: readInt(env, 'DB_POOL_MAX', 10, 2, 500),
-    dbPrepareAfter: readInt(env, 'DB_PREPARE_AFTER', 1000, 1, 1_000_000_000),
+    dbPrepareAfter: readInt(env, 'DB_PREPARE_AFTER', 1000, 0, 1_000_000_000),
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
     adminPort,

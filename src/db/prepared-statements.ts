@@ -32,7 +32,8 @@
  * So a marked text gets its name once this process has run it PREPARE_AFTER times, when the
  * tables it writes to hold that many more rows.
  *
- * At most MAX_NAMED texts get a name (each connection keeps at most that many prepared
+ * `DB_PREPARE_AFTER=0` names none (a pooler that does not keep prepared statements, such as
+ * PgBouncer in transaction mode before 1.21). At most MAX_NAMED texts get a name (each connection keeps at most that many prepared
  * statements); past that, marked statements too run unnamed.
  *
  * A schema change while the process runs (a migration by a newer release) can make a kept plan
@@ -65,9 +66,9 @@ export class StatementNames {
     this.limits = { prepareAfter: limits.prepareAfter ?? PREPARE_AFTER, maxNamed: limits.maxNamed ?? MAX_NAMED };
   }
 
-  /** The name of a marked statement's text; undefined while it runs unnamed (unmarked, too new, past the bound). */
+  /** The name of a marked statement's text; undefined while it runs unnamed (unmarked, too new, past the bound, or naming off). */
   nameOf(text: string): string | undefined {
-    if (!text.startsWith(PREPARED_MARK)) return undefined;
+    if (this.limits.prepareAfter === 0 || !text.startsWith(PREPARED_MARK)) return undefined;
     const known = this.texts.get(text);
     if (typeof known === 'string') return known;
     if (this.named >= this.limits.maxNamed) return undefined;

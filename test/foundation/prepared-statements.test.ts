@@ -28,6 +28,11 @@ describe('statement names', () => {
     expect(names.nameOf(`${PREPARED_MARK} SELECT $1`)).toBe(a);
   });
 
+  it('names nothing with prepareAfter 0 (DB_PREPARE_AFTER=0)', () => {
+    const names = new StatementNames({ prepareAfter: 0 });
+    for (let i = 0; i < 5; i++) expect(names.nameOf(`${PREPARED_MARK} SELECT $1`)).toBeUndefined();
+  });
+
   it('renames every text after a plan outdated by a schema change, and only then', () => {
     const names = new StatementNames({ prepareAfter: 1, maxNamed: 10 });
     const text = `${PREPARED_MARK} SELECT * FROM t WHERE id = $1`;
