@@ -3,7 +3,7 @@
  *
  * Kysely hands `pg` each statement as text and parameters, which `pg` sends unnamed:
  * PostgreSQL parses and plans it again on every execution, and for the write paths that is a
- * third or more of what the database does. The same statements in pgbench cost 1.1-1.4 ms of
+ * third or more of what the database does. The same statements in pgbench cost 1.0-1.4 ms of
  * PostgreSQL CPU per creation prepared against 2.0-2.2 ms unnamed, and a lead 0.4-0.8 against
  * 1.2-1.3 (bench:pgbench, `-M prepared` against `-M extended`). Forcing a new plan at every
  * execution (`plan_cache_mode = force_custom_plan`) loses all of it: the gain is the plan
