@@ -15,7 +15,8 @@
  * table was empty scanned the whole clinic (seen in bench:api, POST /leads at 2.4-3.0 ms of
  * PostgreSQL CPU against 1.1). A statement earns `prepared()` when any plan of it is a
  * primary-key or unique-key lookup, an insert, a function call or an index lookup on every
- * column of its index (the duplicate searches are written as one lookup per contact for that).
+ * column of its index (the duplicate searches are written as one lookup per contact for that),
+ * or reads one clinic's rows whole (the count of a limited clinic's patients).
  *
  * `prepared()` puts PREPARED_MARK at the head of the statement's text; the pool's client class
  * (`preparingClient`) gives each such text a name, the same on every connection, and each

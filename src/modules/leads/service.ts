@@ -62,7 +62,6 @@ function eventData(row: LeadRow): EventData<'lead.created'> {
   };
 }
 
-/** A lead the actor sees with this canonical phone or this email (any case), oldest first. */
 /**
  * The oldest lead the actor sees with this phone or this email (at least one given): one lookup
  * per contact naming every column of its index, joined by UNION ALL. The creation's statement is
