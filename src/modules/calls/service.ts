@@ -17,6 +17,7 @@ import { seesFacility } from '../auth/authenticate.js';
 import { patientByPhoneQuery } from '../patients/service.js';
 import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
 import { checkFacility } from '../patients/facility.js';
+import { prepared } from '../../db/prepared-statements.js';
 
 type CallRow = Selectable<CallsTable>;
 
@@ -81,30 +82,33 @@ export async function createCall(db: Db, actor: Actor, input: CallInput): Promis
     // With no patient or lead named, the patient with the counterpart's number is looked up by the
     // insert itself (one statement, issue 20); when none, a lead is found or made below.
     const matchPatient = !patientId && !leadId && counterpart !== ANONYMOUS;
-    const inserted = await trx
-      .insertInto('calls')
-      .values({
-        id: randomUUID(),
-        clinic_id: actor.clinicId,
-        facility_id: facilityId,
-        external_call_id: input.externalCallId,
-        direction: input.direction,
-        from_number: from,
-        to_number: to,
-        started_at: input.startedAt ? new Date(input.startedAt) : null,
-        duration_seconds: input.durationSeconds ?? null,
-        outcome: input.outcome ?? null,
-        summary: input.summary ?? null,
-        recording_url: input.recordingUrl ?? null,
-        transcript: input.transcript ?? null,
-        patient_id: matchPatient ? sql<string | null>`(${patientByPhoneQuery(trx, actor, counterpart)})` : patientId,
-        lead_id: leadId,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) => oc.columns(['clinic_id', 'external_call_id']).doNothing())
-      .returningAll()
-      .executeTakeFirst();
+    // Prepared (src/db/prepared-statements.ts): the patient's lookup names its whole index (clinic, phone).
+    const { rows: insertedRows } = await prepared(
+      trx
+        .insertInto('calls')
+        .values({
+          id: randomUUID(),
+          clinic_id: actor.clinicId,
+          facility_id: facilityId,
+          external_call_id: input.externalCallId,
+          direction: input.direction,
+          from_number: from,
+          to_number: to,
+          started_at: input.startedAt ? new Date(input.startedAt) : null,
+          duration_seconds: input.durationSeconds ?? null,
+          outcome: input.outcome ?? null,
+          summary: input.summary ?? null,
+          recording_url: input.recordingUrl ?? null,
+          transcript: input.transcript ?? null,
+          patient_id: matchPatient ? sql<string | null>`(${patientByPhoneQuery(trx, actor, counterpart)})` : patientId,
+          lead_id: leadId,
+          created_at: now,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.columns(['clinic_id', 'external_call_id']).doNothing())
+        .returningAll(),
+    ).execute(trx);
+    const inserted = insertedRows[0];
     if (!inserted) {
       const existing = await trx
         .selectFrom('calls')
@@ -129,7 +133,7 @@ export async function createCall(db: Db, actor: Actor, input: CallInput): Promis
       });
       leadId = lead.id;
       leadCreated = created;
-      row = await trx.updateTable('calls').set({ lead_id: leadId }).where('id', '=', inserted.id).returningAll().executeTakeFirstOrThrow();
+      row = (await prepared(trx.updateTable('calls').set({ lead_id: leadId }).where('id', '=', inserted.id).returningAll()).execute(trx)).rows[0]!;
     }
     if (leadId) {
       const what = input.direction === 'inbound' ? 'Chiamata in entrata' : 'Chiamata in uscita';

@@ -155,7 +155,7 @@ export async function addActivityInTransaction(
 ): Promise<ActivityView> {
   const id = randomUUID();
   const contact = kind !== 'note' && kind !== 'status_change';
-  await sql`WITH activity AS (${trx.insertInto('lead_activities').values({ id, clinic_id: clinicId, lead_id: lead.id, kind, body, at })})
+  await prepared(sql`WITH activity AS (${trx.insertInto('lead_activities').values({ id, clinic_id: clinicId, lead_id: lead.id, kind, body, at })})
     ${
       contact
         ? sql`, contacted AS (${trx
@@ -164,7 +164,7 @@ export async function addActivityInTransaction(
             .where('id', '=', lead.id)})`
         : sql``
     }
-    SELECT 1`.execute(trx);
+    SELECT 1`).execute(trx);
   return { id, kind, body, at: at.toISOString() };
 }
 
