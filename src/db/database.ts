@@ -10,7 +10,8 @@ import { Mutex } from './mutex.js';
 import { PGliteDialect } from './pglite-dialect.js';
 import { asIs, DATE, INT8, NUMERIC, startPGlite, toNumber, type StartedPGlite } from './pglite-start.js';
 import { parseTimestamptz } from './timestamptz.js';
-import { preparingClient, StatementNames } from './prepared-statements.js';
+import { StatementNames } from './prepared-statements.js';
+import { poolClient } from './pg-client.js';
 
 export { DataFolderLockedError } from './data-folder-lock.js';
 
@@ -84,9 +85,10 @@ async function openPostgres(connectionString: string, poolMax: number, prepareAf
   // idle for 10 s, and it hands out the most recently released one first, so a steady 100
   // searches/s kept two or three busy and let the rest close: every burst, and the first call
   // after a quiet moment, met cold backends (bench:search --http: p99 200-350 ms at 100/s).
-  // Statements the process repeats are prepared once per connection (src/db/prepared-statements.ts).
+  // Statements the process repeats are prepared once per connection, and a transaction's BEGIN
+  // travels with its first statement (src/db/pg-client.ts).
   const names = new StatementNames(prepareAfter === undefined ? undefined : { prepareAfter });
-  const pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 0, Client: preparingClient(pg, names) });
+  const pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 0, Client: poolClient(pg, names) });
   // A lost connection (PostgreSQL restarted, a network cut) makes its client emit `error`; with
   // no listener Node would throw it and end the process. An idle client's error reaches the pool
   // (which drops the client); a checked-out one's reaches only the client: its query fails with

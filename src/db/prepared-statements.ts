@@ -19,7 +19,7 @@
  * or reads one clinic's rows whole (the count of a limited clinic's patients).
  *
  * `prepared()` puts PREPARED_MARK at the head of the statement's text; the pool's client class
- * (`preparingClient`) gives each such text a name, the same on every connection, and each
+ * (src/db/pg-client.ts) gives each such text a name, the same on every connection, and each
  * connection prepares it the first time it sends it (in the same round trip), then only binds
  * and executes it. PostgreSQL plans the first five executions for their values and then keeps
  * a generic plan when it is estimated no dearer (`plan_cache_mode = auto`, the default).
@@ -43,7 +43,6 @@
  * so each connection prepares its statements again against the new schema: the statements in
  * flight fail once, and no later one.
  */
-import type pg from 'pg';
 import { sql, type Compilable, type RawBuilder } from 'kysely';
 
 export const PREPARED_MARK = '/* prepared */';
@@ -96,24 +95,4 @@ export class StatementNames {
 function isStalePlan(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
   return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
-}
-
-/**
- * A `pg` client class for the pool (`new pg.Pool({ Client })`) that runs marked statements
- * named. Only the call Kysely makes, `query(text, values)` awaited, can be changed.
- */
-export function preparingClient(pgModule: typeof pg, names = new StatementNames()): typeof pg.Client {
-  return class PreparingClient extends pgModule.Client {
-    // `pg`'s query() has many overloads; this one takes them all and passes the others through.
-    override query(...args: unknown[]): never {
-      const [text, values, callback] = args;
-      const name = typeof text === 'string' && Array.isArray(values) && callback === undefined ? names.nameOf(text) : undefined;
-      if (name === undefined) return (super.query as (...a: unknown[]) => never)(...args);
-      const run = super.query({ name, text: text as string, values: values as unknown[] }) as Promise<pg.QueryResult>;
-      return run.catch((error: unknown) => {
-        names.failed(error);
-        throw error;
-      }) as never;
-    }
-  };
 }

@@ -1,0 +1,120 @@
+/**
+ * The pool's client class (src/db/pg-client.ts) on PostgreSQL: a transaction's BEGIN travels with
+ * its first statement, so a transaction of N statements costs N + 1 round trips (its statements
+ * and COMMIT), and every statement still runs inside the transaction, on every path: a statement
+ * with parameters or without, named or not, prepared on the connection or not, a script of
+ * several statements, a failing first statement, a transaction that sends nothing.
+ */
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { poolClient } from '../../src/db/pg-client.js';
+import { prepared, StatementNames } from '../../src/db/prepared-statements.js';
+import { ENGINE } from '../helpers/server.js';
+
+describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
+  let pool: pg.Pool;
+  let db: Kysely<any>;
+  /** Answers the client read (ReadyForQuery: one per round trip), counted from the last reset. */
+  let roundTrips = 0;
+  let client: pg.PoolClient | undefined;
+
+  beforeAll(async () => {
+    // One connection, so every statement below shares one session; every marked text is named from its first run.
+    pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 1, Client: poolClient(pg, new StatementNames({ prepareAfter: 1 })) });
+    pool.on('connect', (c) => {
+      client = c as pg.PoolClient;
+      (c as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => (roundTrips += 1));
+    });
+    db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    await sql`CREATE TEMP TABLE begin_probe (id int PRIMARY KEY, label text)`.execute(db);
+  });
+  afterAll(() => db.destroy());
+  beforeEach(async () => {
+    await sql`DELETE FROM begin_probe`.execute(db);
+    roundTrips = 0;
+  });
+
+  const xid = sql<{ xid: string }>`SELECT pg_current_xact_id()::text AS xid`;
+  const count = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM begin_probe`.execute(db)).rows[0]!.n);
+
+  it('sends BEGIN with the first statement: two statements and COMMIT, three round trips, one transaction', async () => {
+    const ids = await db.transaction().execute(async (trx) => {
+      const first = await sql<{ xid: string }>`INSERT INTO begin_probe VALUES (${1}, ${'one'}) RETURNING pg_current_xact_id()::text AS xid`.execute(trx);
+      const second = await sql<{ xid: string; label: string }>`SELECT pg_current_xact_id()::text AS xid, label FROM begin_probe WHERE id = ${1}`.execute(trx);
+      expect(second.rows[0]!.label).toBe('one');
+      return [first.rows[0]!.xid, second.rows[0]!.xid];
+    });
+    expect(roundTrips).toBe(3);
+    expect(ids[0]).toBe(ids[1]);
+    expect(client!.getTransactionStatus()).toBe('I');
+    expect(await count()).toBe(1);
+  });
+
+  it('rolls the first statement back with the transaction', async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await sql`INSERT INTO begin_probe VALUES (${2}, ${'two'})`.execute(trx);
+        throw new Error('the service refuses');
+      }),
+    ).rejects.toThrow('the service refuses');
+    expect(await count()).toBe(0);
+  });
+
+  it('answers a failing first statement with its own error, and the connection goes on', async () => {
+    await sql`INSERT INTO begin_probe VALUES (${3}, ${'three'})`.execute(db);
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await sql`INSERT INTO begin_probe VALUES (${3}, ${'again'})`.execute(trx);
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect(client!.getTransactionStatus()).toBe('I');
+    await db.transaction().execute(async (trx) => {
+      await sql`INSERT INTO begin_probe VALUES (${4}, ${'four'})`.execute(trx);
+    });
+    expect(await count()).toBe(2);
+  });
+
+  it('sends nothing for a transaction that ends before its first statement', async () => {
+    await expect(
+      db.transaction().execute(async () => {
+        throw new Error('invalid body');
+      }),
+    ).rejects.toThrow('invalid body');
+    expect(await db.transaction().execute(async () => 'nothing to write')).toBe('nothing to write');
+    expect(roundTrips).toBe(0);
+    expect(client!.getTransactionStatus()).toBe('I');
+  });
+
+  it('sends BEGIN alone before a first statement without parameters, and before a script of several', async () => {
+    const [a, b] = await db.transaction().execute(async (trx) => [(await xid.execute(trx)).rows[0]!.xid, (await xid.execute(trx)).rows[0]!.xid]);
+    expect(a).toBe(b);
+    expect(roundTrips).toBe(4);
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await sql.raw(`INSERT INTO begin_probe VALUES (5, 'five'); INSERT INTO begin_probe VALUES (6, 'six')`).execute(trx);
+        throw new Error('undo the script');
+      }),
+    ).rejects.toThrow('undo the script');
+    expect(await count()).toBe(0);
+  });
+
+  it('runs a named statement in the transaction, the first time on the connection and after', async () => {
+    const insert = (id: number) => prepared(sql<{ xid: string }>`INSERT INTO begin_probe VALUES (${id}, 'named') RETURNING pg_current_xact_id()::text AS xid`);
+    for (const id of [7, 8]) {
+      roundTrips = 0;
+      await expect(
+        db.transaction().execute(async (trx) => {
+          const inserted = (await insert(id).execute(trx)).rows[0]!.xid;
+          expect((await xid.execute(trx)).rows[0]!.xid).toBe(inserted);
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      // The first time BEGIN goes alone (the statement is not prepared on this connection yet).
+      expect(roundTrips).toBe(id === 7 ? 4 : 3);
+    }
+    const kept = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE '%begin_probe%'`.execute(db);
+    expect(Number(kept.rows[0]!.n)).toBe(1);
+    expect(await count()).toBe(0);
+  });
+});
