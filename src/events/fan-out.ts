@@ -11,7 +11,7 @@
  * A test clinic's deliveries are recorded already finished, `succeeded` with
  * `skippedReason: test_mode` and no attempt: nothing leaves a test clinic (spec 1.4).
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Transaction } from '../db/transaction.js';
 import { prepared } from '../db/prepared-statements.js';
 
@@ -52,12 +52,24 @@ export type FanOutOutcome = 'inserted' | 'held' | 'no_clinic' | { error: string 
  * caller's transaction is still usable (the savepoint it used to set and release itself).
  */
 export async function fanOut(trx: Transaction, event: FanOutEvent): Promise<FanOutOutcome> {
+  const { rows } = await prepared(sql<{ outcome: string }>`SELECT ${recordEventCall(event)} AS outcome`).execute(trx);
+  return fanOutOutcome(rows[0]!.outcome);
+}
+
+/**
+ * The call of `record_event` that fans the event out, as an expression: fanOut runs it alone,
+ * and a creation's own statement may run it in its select list (recordEventIn, src/events/record.ts).
+ */
+export function recordEventCall(event: FanOutEvent): RawBuilder<string> {
   const { head, tail } = envelope(event);
-  const { rows } = await prepared(sql<{ outcome: string }>`SELECT record_event(
+  return sql<string>`record_event(
       ${event.id}::uuid, ${event.clinicId}::uuid, ${event.type}::text, ${event.scope}::text, ${event.facilityId}::uuid,
       ${event.createdAt}::timestamptz, ${event.dataText}::text, ${event.subscriptionType}::text, ${event.notifyChannel}::text,
-      ${event.checkKeys}::boolean, ${head}::text, ${tail}::text) AS outcome`).execute(trx);
-  const outcome = rows[0]!.outcome;
+      ${event.checkKeys}::boolean, ${head}::text, ${tail}::text)`;
+}
+
+/** What `record_event` answered, read. */
+export function fanOutOutcome(outcome: string): FanOutOutcome {
   if (outcome === 'inserted' || outcome === 'held' || outcome === 'no_clinic') return outcome;
   return { error: outcome.replace(/^error: /, '') };
 }

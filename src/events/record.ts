@@ -19,10 +19,11 @@
  *   caller's change still commits, and an `events.skipped` with reason `error` is recorded instead.
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
+import { prepared } from '../db/prepared-statements.js';
 import type { Transaction } from '../db/transaction.js';
 import { EVENT_SCOPES, type EventType } from './catalogue.js';
-import { fanOut } from './fan-out.js';
+import { fanOut, fanOutOutcome, recordEventCall, type FanOutEvent, type FanOutOutcome } from './fan-out.js';
 import type { ActorLogger } from '../core/actor.js';
 import { keyActive } from '../modules/auth/active-key.js';
 import type { EventData } from './schemas.js';
@@ -65,42 +66,74 @@ function onRecordError(error: unknown, type: string, log: ActorLogger | undefine
 }
 
 export async function recordEvent(trx: Transaction, event: NewEvent): Promise<RecordedEvent> {
-  // Under the tests only: the data matches the documented schema of its type (src/events/validate.ts),
-  // checked on entry so an event held back for want of an active key is checked too.
-  if (STRICT_EVENTS) assertEventData(event.type, event.data);
   if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvent(t, event));
-  const { clinicId, type, facilityId, data, log } = event;
-  const scope = EVENT_SCOPES[type];
-  // Common case in one statement: inserted only when the clinic has an active key and no gap to record first.
-  const first = await guarded(trx, clinicId, type, scope, facilityId, data, { checkKeys: true }, log);
-  if (first.skipped || first.id !== '') return first;
-  const state = await clinicKeyState(trx, clinicId);
-  if (!state.active) {
-    await rememberGap(trx, clinicId, type);
-    return { id: '', type, skipped: 'no_active_key' };
-  }
-  if (state.gaps) await flushGaps(trx, clinicId);
-  return guarded(trx, clinicId, type, scope, facilityId, data, {}, log);
+  const pending = recordEventIn(event);
+  const { rows } = await prepared(sql<{ outcome: string }>`SELECT ${pending.call} AS outcome`).execute(trx);
+  return pending.settle(trx, rows[0]!.outcome);
+}
+
+/** An event recorded by a statement of the caller's (recordEventIn). */
+export interface EventInStatement {
+  /** The `record_event(…)` call for that statement's select list, run once, when the change is written; its value is the outcome. */
+  call: RawBuilder<string>;
+  /** Completes the recording with the call's outcome, as recordEvent does: a clinic without an active key or with gaps to record, and a failed insert. */
+  settle(trx: Transaction, outcome: string): Promise<RecordedEvent>;
 }
 
 /**
- * Inserts the event; when that fails (the insert undone by record_event, the caller's
- * transaction still usable), logs it and records `events.skipped` reason `error` instead.
+ * recordEvent in two halves, so that a creation's own statement records its event (issue 20:
+ * one round trip fewer on POST /patients and POST /leads). The data must be what recordEvent
+ * would be given after the write: a creation builds it from the values it inserts, and under the
+ * tests the service compares it with the data of the row written (assertSameEventData).
  */
-async function guarded(
+export function recordEventIn(event: NewEvent): EventInStatement {
+  // Under the tests only: the data matches the documented schema of its type (src/events/validate.ts),
+  // checked on entry so an event held back for want of an active key is checked too.
+  if (STRICT_EVENTS) assertEventData(event.type, event.data);
+  const { clinicId, type, facilityId, data, log } = event;
+  const scope = EVENT_SCOPES[type];
+  // Common case in one statement: inserted only when the clinic has an active key and no gap to record first.
+  const first = fanOutEvent(clinicId, type, scope, facilityId, data, { checkKeys: true });
+  return {
+    call: recordEventCall(first),
+    async settle(trx, outcome) {
+      const recorded = await insteadOfError(trx, clinicId, type, recordedOf(first, fanOutOutcome(outcome)), log);
+      if (recorded.skipped || recorded.id !== '') return recorded;
+      const state = await clinicKeyState(trx, clinicId);
+      if (!state.active) {
+        await rememberGap(trx, clinicId, type);
+        return { id: '', type, skipped: 'no_active_key' };
+      }
+      if (state.gaps) await flushGaps(trx, clinicId);
+      return insteadOfError(trx, clinicId, type, await tryInsertEvent(trx, clinicId, type, scope, facilityId, data, {}), log);
+    },
+  };
+}
+
+/**
+ * Under the tests only: the data a creation recorded before its insert (recordEventIn) is the
+ * data of the row the insert wrote, as recordEvent would have been given after it.
+ */
+export function assertSameEventData(type: string, recorded: unknown, written: unknown): void {
+  if (STRICT_EVENTS && JSON.stringify(recorded) !== JSON.stringify(written))
+    throw new Error(`${type}: the event's data ${JSON.stringify(recorded)} is not the written row's ${JSON.stringify(written)}`);
+}
+
+/**
+ * An insert that failed (undone by record_event, the caller's transaction still usable) is
+ * logged and replaced by `events.skipped` reason `error`.
+ */
+async function insteadOfError(
   trx: Transaction,
   clinicId: string,
   type: EventType,
-  scope: string,
-  facilityId: string | null,
-  data: Record<string, unknown>,
-  options: { checkKeys?: boolean } = {},
+  recorded: RecordedEvent | { error: string },
   log?: ActorLogger,
 ): Promise<RecordedEvent> {
-  const recorded = await tryInsertEvent(trx, clinicId, type, scope, facilityId, data, options);
   if (!('error' in recorded)) return recorded;
   onRecordError(recorded.error, type, log);
-  const instead: EventData<'events.skipped'> = { type, scope: EVENT_SCOPES[type], reason: 'error' };
+  const scope = EVENT_SCOPES[type];
+  const instead: EventData<'events.skipped'> = { type, scope, reason: 'error' };
   const skipped = await insertEvent(trx, clinicId, 'events.skipped', scope, null, instead);
   return { id: skipped.id, type, skipped: 'error' };
 }
@@ -179,24 +212,38 @@ async function tryInsertEvent(
   data: Record<string, unknown>,
   options: { checkKeys?: boolean },
 ): Promise<RecordedEvent | { error: string }> {
-  const id = randomUUID();
-  const createdAt = new Date();
-  const dataText = JSON.stringify(data);
-  const inserted = await fanOut(trx, {
-    id,
+  const event = fanOutEvent(clinicId, type, scope, facilityId, data, options);
+  return recordedOf(event, await fanOut(trx, event));
+}
+
+/** A new event, as fan-out.ts inserts it. */
+function fanOutEvent(
+  clinicId: string,
+  type: string,
+  scope: string,
+  facilityId: string | null,
+  data: Record<string, unknown>,
+  options: { checkKeys?: boolean },
+): FanOutEvent {
+  return {
+    id: randomUUID(),
     clinicId,
     type,
     scope,
     facilityId,
-    createdAt,
-    dataText,
+    createdAt: new Date(),
+    dataText: JSON.stringify(data),
     subscriptionType: type === 'events.skipped' ? String(data.type) : type,
     notifyChannel: EVENTS_CHANNEL,
     checkKeys: options.checkKeys ?? false,
-  });
-  if (typeof inserted === 'object') return inserted;
-  if (inserted === 'no_clinic') throw new Error(`recordEvent: unknown clinic ${clinicId}`);
+  };
+}
+
+/** What the insert of `event` came to: recorded, held (id ''), or failed and undone (`{ error }`). */
+function recordedOf(event: FanOutEvent, outcome: FanOutOutcome): RecordedEvent | { error: string } {
+  if (typeof outcome === 'object') return outcome;
+  if (outcome === 'no_clinic') throw new Error(`recordEvent: unknown clinic ${event.clinicId}`);
   // Not inserted because of the key check: the caller looks at the clinic's keys and gaps.
-  if (inserted === 'held') return { id: '', type };
-  return { id, type };
+  if (outcome === 'held') return { id: '', type: event.type };
+  return { id: event.id, type: event.type };
 }

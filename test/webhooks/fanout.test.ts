@@ -174,6 +174,28 @@ describe('events.skipped (spec 6.4)', () => {
     await receiver.waitFor(() => receiver.forPath('/skip/gap2').length === 3);
   });
 
+  it('a creation whose statement records its event first records the gap, then its own event (POST /patients, POST /leads)', async () => {
+    const t = await server.factories.tenant();
+    await revokeApiKey(server.ctx.db, t.keyId);
+    expect((await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0])).skipped).toBe('no_active_key');
+    const fresh = await server.factories.key(t.clinicId, [...SCOPES]);
+    await endpoint(fresh.token, '/skip/in-statement', ['task.created', 'patient.created', 'lead.created']);
+    const api = server.api(fresh.token);
+    const patient = await api.call('createPatient', { body: { firstName: 'Lucia', lastName: 'De Santis', phone: '+39 347 000 1111' } });
+    const lead = await api.call('createLead', { body: { firstName: 'Marco', lastName: 'Dal Monte', email: 'marco.dalmonte@example.com' } });
+    const events = (await api.call('listEvents')).data.filter((e) => e.type !== 'apiKey.created');
+    expect(events.map((e) => [e.type, e.data.type ?? e.data.id])).toEqual([
+      ['events.skipped', 'task.created'],
+      ['patient.created', patient.id],
+      ['lead.created', lead.id],
+    ]);
+    await receiver.waitFor(() => receiver.forPath('/skip/in-statement').length === 3);
+    // The next creation's event is recorded by its statement alone: no gap is left.
+    await api.call('createPatient', { body: { firstName: 'Anna', lastName: 'Dal Monte', email: 'anna.dalmonte@example.com' } });
+    expect(await server.ctx.db.selectFrom('event_gaps').selectAll().where('clinic_id', '=', t.clinicId).execute()).toEqual([]);
+    await receiver.waitFor(() => receiver.forPath('/skip/in-statement').length === 4);
+  });
+
   it('no_active_key gaps are also flushed by the periodic job once a key is active', async () => {
     const t = await server.factories.tenant();
     await revokeApiKey(server.ctx.db, t.keyId);

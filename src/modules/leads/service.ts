@@ -9,7 +9,7 @@ import { checkRefs, findScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { LeadsTable } from '../../db/tables/core.js';
 import { facilityVisible } from '../../db/tenant.js';
-import { recordEvent } from '../../events/record.js';
+import { assertSameEventData, recordEvent, recordEventIn } from '../../events/record.js';
 import type { EventData } from '../../events/schemas.js';
 import { type ActivityView, type LeadChanges, type LeadConversion, type LeadInput, type LeadView, type NewActivity } from './schema.js';
 import type { Actor } from '../../core/actor.js';
@@ -49,7 +49,9 @@ export function leadView(row: LeadRow, deduplicated = false): LeadView {
   };
 }
 
-function eventData(row: LeadRow): EventData<'lead.created'> {
+function eventData(
+  row: Pick<LeadRow, 'id' | 'facility_id' | 'source' | 'status' | 'assigned_to' | 'converted_patient_id' | 'created_at' | 'updated_at'>,
+): EventData<'lead.created'> {
   return {
     id: row.id,
     facilityId: row.facility_id,
@@ -95,37 +97,46 @@ export async function createLeadInTransaction(trx: Transaction, actor: Actor, in
   const lockKeys = [phone && `${clinicId}:lead:phone:${phone}`, email && `${clinicId}:lead:email:${email}`].filter(Boolean).sort() as string[];
   if (lockKeys.length > 0) await prepared(sql`SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${lockKeys}::text[]) AS k`).execute(trx);
   const now = new Date();
-  const values: Insertable<LeadsTable> = {
+  const created = {
     id: randomUUID(),
-    clinic_id: clinicId,
     facility_id: facilityId,
+    source: input.source ?? null,
+    status: input.status ?? 'new',
+    assigned_to: input.assignedTo?.toLowerCase() ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  const values: Insertable<LeadsTable> = {
+    ...created,
+    clinic_id: clinicId,
     first_name: input.firstName,
     last_name: input.lastName ?? null,
     email: input.email ?? null,
     phone,
-    source: input.source ?? null,
     source_detail: input.sourceDetail ?? null,
-    status: input.status ?? 'new',
-    assigned_to: input.assignedTo?.toLowerCase() ?? null,
     estimated_value: input.estimatedValue ?? null,
     notes: input.notes ?? null,
     next_follow_up_at: input.nextFollowUpAt ? new Date(input.nextFollowUpAt) : null,
-    created_at: now,
-    updated_at: now,
   };
+  const event = { log: actor.log, clinicId, type: 'lead.created', facilityId, data: eventData({ ...created, converted_patient_id: null }) } as const;
   let row: LeadRow;
   if (!phone && !email) {
     row = await trx.insertInto('leads').values(values).returningAll().executeTakeFirstOrThrow();
+    await recordEvent(trx, event);
   } else {
-    const { rows } = await prepared(sql<LeadRow & { created: boolean }>`
+    // The insert's own statement records the event, only when it inserts (recordEventIn).
+    const recording = recordEventIn(event);
+    const { rows } = await prepared(sql<LeadRow & { created: boolean; event_outcome: string | null }>`
       WITH existing AS (${existingQuery(trx, actor, phone, email)}),
       inserted AS (${insertWhere('leads', values, sql`NOT EXISTS (SELECT 1 FROM existing)`)})
-      SELECT *, true AS created FROM inserted UNION ALL SELECT *, false AS created FROM existing`).execute(trx);
-    const { created, ...found } = rows[0]!;
-    if (!created) return { row: found, created: false };
+      SELECT *, true AS created, ${recording.call} AS event_outcome FROM inserted
+      UNION ALL SELECT *, false AS created, NULL AS event_outcome FROM existing`).execute(trx);
+    const { created: inserted, event_outcome, ...found } = rows[0]!;
+    if (!inserted) return { row: found, created: false };
     row = found;
+    await recording.settle(trx, event_outcome!);
   }
-  await recordEvent(trx, { log: actor.log, clinicId, type: 'lead.created', facilityId: row.facility_id, data: eventData(row) });
+  assertSameEventData('lead.created', event.data, eventData(row));
   return { row, created: true };
 }
 

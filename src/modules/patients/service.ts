@@ -10,7 +10,7 @@ import type { Db, Transaction } from '../../db/transaction.js';
 import type { DB } from '../../db/schema.js';
 import type { Address, PatientsTable } from '../../db/tables/core.js';
 import { facilityVisible } from '../../db/tenant.js';
-import { recordEvent } from '../../events/record.js';
+import { assertSameEventData, recordEvent, recordEventIn } from '../../events/record.js';
 import type { EventData } from '../../events/schemas.js';
 import { seesFacility } from '../auth/authenticate.js';
 import { BULK_EVENT_THRESHOLD, recordSkipped } from '../../events/skipped.js';
@@ -54,9 +54,8 @@ export function patientView(row: PatientRow, clinicalRead: boolean): PatientView
   return view;
 }
 
-/** Data of patient events: ids and non-health fields only (spec 6.2). */
-/** Event `data` of the patient events: ids, state and timestamps, never personal data. */
-function eventData(row: PatientRow): EventData<'patient.created'> {
+/** Event `data` of the patient events: ids, state and timestamps, never personal data (spec 6.2). */
+function eventData(row: Pick<PatientRow, 'id' | 'facility_id' | 'is_active' | 'archived_at' | 'created_at' | 'updated_at'>): EventData<'patient.created'> {
   return {
     id: row.id,
     facilityId: row.facility_id,
@@ -160,6 +159,8 @@ function personLockKey(clinicId: string, kind: 'phone' | 'email', value: string)
 
 interface Draft {
   values: InsertObject<DB, 'patients'>;
+  /** The `patient.created` data of the row `values` writes (a new patient is active, not archived). */
+  eventData: EventData<'patient.created'>;
   phone: string | null;
   email: string | null;
   nameKey: string;
@@ -171,13 +172,15 @@ async function prepareCreate(trx: Transaction, actor: Actor, input: PatientInput
   const facilityId = await checkFacility(trx, actor, input.facilityId, issues, `${path}facilityId`);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   const now = new Date();
+  const id = randomUUID();
   const email = normalizeEmail(input.email);
   return {
     phone,
     email,
     nameKey: `${normalizeName(input.firstName)} ${normalizeName(input.lastName)}`,
+    eventData: eventData({ id, facility_id: facilityId, is_active: true, archived_at: null, created_at: now, updated_at: now }),
     values: {
-      id: randomUUID(),
+      id,
       clinic_id: actor.clinicId,
       facility_id: facilityId,
       first_name: input.firstName,
@@ -290,21 +293,28 @@ export async function createPatientInTransaction(trx: Transaction, actor: Actor,
 
   const vocabulary = vocabularyOf([input.firstName, input.lastName]);
   const searchesDuplicate = !!(draft.phone || draft.email);
-  const { rows } = await prepared(sql<PatientRow & { dup_id: string | null; dup_facility_id: string | null; active_patients: string | null }>`
+  // The event is recorded by the insert's own statement: a duplicate or the plan's limit then
+  // throws, and the transaction's rollback takes the event with it.
+  const event = recordEventIn({ log: actor.log, clinicId, type: 'patient.created', facilityId: draft.eventData.facilityId, data: draft.eventData });
+  const { rows } = await prepared(sql<
+    PatientRow & { dup_id: string | null; dup_facility_id: string | null; active_patients: string | null; event_outcome: string }
+  >`
     WITH created AS (${trx.insertInto('patients').values(draft.values).returningAll()})
     ${searchesDuplicate ? sql`, dup AS (${duplicateQuery(trx, clinicId, draft)})` : sql``}
     ${vocabulary ? sql`, ${vocabularyCtes(clinicId, vocabulary)}` : sql``}
     SELECT created.*,
       ${searchesDuplicate ? sql`(SELECT id FROM dup)` : sql`NULL::uuid`} AS dup_id,
       ${searchesDuplicate ? sql`(SELECT facility_id FROM dup)` : sql`NULL::uuid`} AS dup_facility_id,
-      ${gate.patient_limit !== null ? activePatients(clinicId) : sql`NULL::bigint`} AS active_patients
+      ${gate.patient_limit !== null ? activePatients(clinicId) : sql`NULL::bigint`} AS active_patients,
+      ${event.call} AS event_outcome
     FROM created`).execute(trx);
-  const { dup_id, dup_facility_id, active_patients, ...created } = rows[0]!;
+  const { dup_id, dup_facility_id, active_patients, event_outcome, ...created } = rows[0]!;
   const duplicate = duplicateOf(actor, dup_id ? { id: dup_id, facility_id: dup_facility_id } : undefined);
   if (duplicate) throw ApiError.conflict('duplicate_patient', duplicate, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
   // The count does not see the row being inserted: it counts the others, as before an insert.
   if (gate.patient_limit !== null && Number(active_patients) + 1 > gate.patient_limit) throw planLimitReached(gate.patient_limit);
-  await recordEvent(trx, { log: actor.log, clinicId, type: 'patient.created', facilityId: created.facility_id, data: eventData(created) });
+  assertSameEventData('patient.created', draft.eventData, eventData(created));
+  await event.settle(trx, event_outcome);
   return created;
 }
 
