@@ -60,7 +60,7 @@ export const STATUS_EVENTS = {
   cancelled: 'appointment.cancelled',
 } as const;
 
-/** The columns the API's view reads without the clinical notes: all the list selects. */
+/** The columns the API's view reads without the clinical notes: what the list's JSON is written from (./list-json.ts). */
 export const VIEW_COLUMNS = [
   'id',
   'patient_id',

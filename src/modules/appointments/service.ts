@@ -13,19 +13,8 @@ import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { prepared } from '../../db/prepared-statements.js';
-import {
-  MOVABLE,
-  STATUS_EVENTS,
-  TRANSITIONS,
-  eventData,
-  overlapReason,
-  toView,
-  VIEW_COLUMNS,
-  type AppointmentRow,
-  type AppointmentOrigin,
-  type AppointmentStatus,
-  type AppointmentView,
-} from './model.js';
+import { AFTER_9999, APPOINTMENT_JSON, withYearsAfter9999 } from './list-json.js';
+import { MOVABLE, STATUS_EVENTS, TRANSITIONS, eventData, overlapReason, type AppointmentRow, type AppointmentOrigin, type AppointmentStatus } from './model.js';
 import type { AppointmentChanges, ListQuery, NewAppointment } from './schema.js';
 
 export type { ListQuery } from './schema.js';
@@ -44,13 +33,27 @@ export function listFilters(q: ListQuery): string {
   ]);
 }
 
-export async function listAppointments(db: Db, actor: Actor, q: ListQuery): Promise<{ data: AppointmentView[]; nextCursor: string | null }> {
+/**
+ * A page of the list: each appointment as its JSON text (./list-json.ts), the ids of those whose
+ * title or reason holds text (the read the access log names), and the cursor after the last.
+ */
+export async function listAppointments(db: Db, actor: Actor, q: ListQuery): Promise<{ items: string[]; loggedIds: string[]; nextCursor: string | null }> {
   const statuses = q.status ? [...new Set(q.status.split(','))] : null;
   const cursorScope = `appointments:${actor.clinicId}:${q.sort}:${listFilters(q)}`;
   const column = q.sort === 'start' ? 'start_at' : 'updated_at';
 
-  // Only the columns the list answers: the notes are never in it (their text is not read at all).
-  let query = db.selectFrom('appointments').select(VIEW_COLUMNS).where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
+  // Only what the page answers: the notes are never in it (their text is not read at all).
+  let query = db
+    .selectFrom('appointments')
+    .select([
+      'id',
+      APPOINTMENT_JSON.as('json'),
+      AFTER_9999.as('after_9999'),
+      sql<boolean>`title IS NOT NULL OR reason IS NOT NULL`.as('logged'),
+      sql.ref(column).$castTo<Date>().as('at'),
+    ])
+    .where('clinic_id', '=', actor.clinicId)
+    .where(facilityVisible('facility_id', actor));
   if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
   if (q.from) query = query.where('start_at', '>=', new Date(q.from));
   if (q.to) query = query.where('start_at', '<', new Date(q.to));
@@ -60,13 +63,17 @@ export async function listAppointments(db: Db, actor: Actor, q: ListQuery): Prom
   if (statuses) query = query.where('status', 'in', statuses);
   const page = await keysetPage(query, {
     columns: [column, 'id'],
-    at: (r) => (q.sort === 'start' ? r.start_at : r.updated_at),
+    at: (r) => r.at,
     secret: actor.cursorSecret,
     scope: cursorScope,
     cursor: q.cursor,
     limit: q.limit,
   });
-  return { data: page.items.map((r) => toView(r)), nextCursor: page.nextCursor };
+  return {
+    items: page.items.map((r) => (r.after_9999 ? withYearsAfter9999(r.json) : r.json)),
+    loggedIds: page.items.filter((r) => r.logged).map((r) => r.id),
+    nextCursor: page.nextCursor,
+  };
 }
 
 export async function findAppointment(db: Db, actor: Actor, id: string): Promise<AppointmentRow> {
