@@ -9,15 +9,18 @@
 -- before. A random slot among 10^8 collided and a run aborted on the overlap constraint: by the
 -- birthday bound a doctor booked ~700 times in a run has a 0.2% chance of two equal slots, a few
 -- percent or more over the clients and runs of one bench:pgbench (an estimate, not a count).
+-- BEGIN goes with the first statement in one pipeline (one Sync), as src/db/pg-client.ts sends it.
 -- The server prepares every statement here but the busy read (src/db/prepared-statements.ts):
 -- bench:pgbench sends the script both unnamed (-M extended) and prepared, its limit lies between.
 \set n :n + 1
 \set slot :run * 10000000 + :n
+\startpipeline
 BEGIN;
 SELECT c.*, p.id AS ref_patient_id, p.facility_id AS ref_patient_facility_id
 FROM (VALUES (1)) AS one (x)
 LEFT JOIN calendars c ON c.id = :calendar AND c.clinic_id = :clinic
 LEFT JOIN patients p ON p.id = :patient AND p.clinic_id = :clinic AND p.erased_at IS NULL;
+\endpipeline
 SELECT lock_schedules(ARRAY[(SELECT doctor_ids[1 + :client_id::int % 64] FROM calendars WHERE id = :calendar)]);
 SELECT doctor_id, chair_id, start_at, end_at FROM appointments
 WHERE clinic_id = :clinic AND status NOT IN ('cancelled', 'no_show', 'postponed', 'draft')

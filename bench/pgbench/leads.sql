@@ -1,9 +1,13 @@
--- POST /leads's statements (src/modules/leads/service.ts createLeadInTransaction), a new lead each time.
+-- POST /leads's statements (src/modules/leads/service.ts createLeadInTransaction), a new lead each time:
+-- BEGIN with the locks in one pipeline (one Sync, as src/db/pg-client.ts sends them), the search,
+-- the insert and its event in one statement, the commit.
 -- The server prepares them (src/db/prepared-statements.ts): bench:pgbench sends them with -M prepared.
 \set n random(1, 2000000000)
+\startpipeline
 BEGIN;
 SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
 FROM unnest(ARRAY[:clinic::text || '/lead/email/l' || :client_id::text || 'x' || :n::text || '@example.com', :clinic::text || '/lead/phone/+39348' || :client_id::text || :n::text]) AS k;
+\endpipeline
 WITH existing AS (
   SELECT * FROM (
     SELECT * FROM leads WHERE clinic_id = :clinic AND true AND phone = '+39348' || :client_id::text || :n::text
@@ -17,8 +21,9 @@ WITH existing AS (
   WHERE NOT EXISTS (SELECT 1 FROM existing)
   RETURNING *
 )
-SELECT *, true AS created FROM inserted UNION ALL SELECT *, false AS created FROM existing;
-SELECT record_event(gen_random_uuid(), :clinic, 'lead.created', 'leads' || chr(58) || 'read', NULL, now(),
+SELECT *, true AS created,
+  record_event(gen_random_uuid(), :clinic, 'lead.created', 'leads' || chr(58) || 'read', NULL, now(),
   '{"id":"00000000-0000-0000-0000-000000000000","facilityId": null,"source":"website","status":"new","assignedTo": null,"convertedPatientId": null,"createdAt":"2026-11-24T000000Z","updatedAt":"2026-11-24T000000Z"}',
-  'lead.created', 'dcm_events', true, '"eventId":"x","type":"lead.created","createdAt":"2026-11-24T000000Z","apiVersion":"v1","livemode":', ',"facilityId": null,"data":{}}');
+  'lead.created', 'dcm_events', true, '"eventId":"x","type":"lead.created","createdAt":"2026-11-24T000000Z","apiVersion":"v1","livemode":', ',"facilityId": null,"data":{}}') AS event_outcome
+FROM inserted UNION ALL SELECT *, false AS created, NULL AS event_outcome FROM existing;
 COMMIT;

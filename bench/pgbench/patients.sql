@@ -1,16 +1,19 @@
 -- POST /patients's statements (src/modules/patients/service.ts createPatientInTransaction and
--- src/events/record.ts), a new person each time: the person locks, the insert with its names,
--- the duplicate search and (no limit here) no count, the event, the commit. The lookup keys
+-- src/events/record.ts), a new person each time: BEGIN with the person locks in one pipeline (one
+-- Sync, as src/db/pg-client.ts sends them), the insert with its names, the duplicate search,
+-- (no limit here) no count and the event in one statement, the commit. The lookup keys
 -- the service computes in JavaScript are computed here by the statement (the same rows).
 -- (pgbench reads `:name` anywhere as a variable: the lock keys use `/` where the service uses `:`.)
 -- The server prepares these statements (src/db/prepared-statements.ts): bench:pgbench sends them with -M prepared.
 \set n random(1, 2000000000)
+\startpipeline
 BEGIN;
 SELECT pg_try_advisory_xact_lock(hashtextextended(:clinic::text || '/phone/+39347' || :client_id::text || :n::text, 0))
    AND pg_try_advisory_xact_lock(hashtextextended(:clinic::text || '/email/b' || :client_id::text || 'x' || :n::text || '@example.com', 0)) AS ok,
    c.patient_limit,
    CASE WHEN c.patient_limit IS NOT NULL THEN (SELECT true FROM pg_advisory_xact_lock(hashtextextended(:clinic::text || '/patient_limit', 0))) END AS limit_locked
 FROM clinics c WHERE c.id = :clinic;
+\endpipeline
 WITH created AS (
   INSERT INTO patients (id, clinic_id, facility_id, first_name, last_name, email, phone, created_at, updated_at, first_norm, last_norm, full_norm, phon_first, phon_last)
   VALUES (gen_random_uuid(), :clinic, NULL, 'Bench', 'Paziente ' || :client_id::text || 'x' || :n::text, 'b' || :client_id::text || 'x' || :n::text || '@example.com',
@@ -39,8 +42,9 @@ WITH created AS (
              UNION SELECT w FROM regexp_split_to_table(term, ' ') AS w WHERE term LIKE '% %') AS keys
   ON CONFLICT DO NOTHING
 )
-SELECT created.*, (SELECT id FROM dup) AS dup_id, (SELECT facility_id FROM dup) AS dup_facility_id FROM created;
-SELECT record_event(gen_random_uuid(), :clinic, 'patient.created', 'patients' || chr(58) || 'read', NULL, now(),
+SELECT created.*, (SELECT id FROM dup) AS dup_id, (SELECT facility_id FROM dup) AS dup_facility_id,
+  record_event(gen_random_uuid(), :clinic, 'patient.created', 'patients' || chr(58) || 'read', NULL, now(),
   '{"id":"00000000-0000-0000-0000-000000000000","facilityId": null,"isActive": true,"archivedAt": null,"createdAt":"2026-11-24T000000Z","updatedAt":"2026-11-24T000000Z"}',
-  'patient.created', 'dcm_events', true, '"eventId":"x","type":"patient.created","createdAt":"2026-11-24T000000Z","apiVersion":"v1","livemode":', ',"facilityId": null,"data":{}}');
+  'patient.created', 'dcm_events', true, '"eventId":"x","type":"patient.created","createdAt":"2026-11-24T000000Z","apiVersion":"v1","livemode":', ',"facilityId": null,"data":{}}') AS event_outcome
+FROM created;
 COMMIT;
