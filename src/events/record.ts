@@ -105,7 +105,7 @@ export function recordEventIn(event: NewEvent): EventInStatement {
         return { id: '', type, skipped: 'no_active_key' };
       }
       if (state.gaps) await flushGaps(trx, clinicId);
-      return insteadOfError(trx, clinicId, type, await tryInsertEvent(trx, clinicId, type, scope, facilityId, data, {}), log);
+      return insteadOfError(trx, clinicId, type, await tryInsertEvent(trx, fanOutEvent(clinicId, type, scope, facilityId, data, {})), log);
     },
   };
 }
@@ -197,22 +197,13 @@ export async function insertEvent(
 ): Promise<RecordedEvent> {
   // The events.skipped records (recordEvent checks its own events on entry).
   if (STRICT_EVENTS) assertEventData(type, data);
-  const recorded = await tryInsertEvent(trx, clinicId, type, scope, facilityId, data, options);
+  const recorded = await tryInsertEvent(trx, fanOutEvent(clinicId, type, scope, facilityId, data, options));
   if ('error' in recorded) throw new Error(`recordEvent: the ${type} event could not be stored: ${recorded.error}`);
   return recorded;
 }
 
-/** insertEvent, answering `{ error }` instead of throwing when the insert failed (and was undone). */
-async function tryInsertEvent(
-  trx: Transaction,
-  clinicId: string,
-  type: string,
-  scope: string,
-  facilityId: string | null,
-  data: Record<string, unknown>,
-  options: { checkKeys?: boolean },
-): Promise<RecordedEvent | { error: string }> {
-  const event = fanOutEvent(clinicId, type, scope, facilityId, data, options);
+/** The insert of `event`, answering `{ error }` instead of throwing when it failed (and was undone). */
+async function tryInsertEvent(trx: Transaction, event: FanOutEvent): Promise<RecordedEvent | { error: string }> {
   return recordedOf(event, await fanOut(trx, event));
 }
 
