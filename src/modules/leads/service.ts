@@ -136,7 +136,7 @@ export async function createLeadInTransaction(trx: Transaction, actor: Actor, in
     row = found;
     await recording.settle(trx, event_outcome!);
   }
-  assertSameEventData('lead.created', event.data, eventData(row));
+  assertSameEventData('lead.created', event.data, () => eventData(row));
   return { row, created: true };
 }
 

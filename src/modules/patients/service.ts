@@ -313,7 +313,7 @@ export async function createPatientInTransaction(trx: Transaction, actor: Actor,
   if (duplicate) throw ApiError.conflict('duplicate_patient', duplicate, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
   // The count does not see the row being inserted: it counts the others, as before an insert.
   if (gate.patient_limit !== null && Number(active_patients) + 1 > gate.patient_limit) throw planLimitReached(gate.patient_limit);
-  assertSameEventData('patient.created', draft.eventData, eventData(created));
+  assertSameEventData('patient.created', draft.eventData, () => eventData(created));
   await event.settle(trx, event_outcome);
   return created;
 }
