@@ -42,7 +42,7 @@ interface QueryInternals {
   prepare(connection: WireConnection): void;
   handleCommandComplete(message: unknown, connection: WireConnection): void;
 }
-type QueryClass = new (config: pg.QueryConfig & { callback: (error: Error | undefined, result: pg.QueryResult) => void }) => pg.Query;
+type QueryClass = new (config: pg.QueryConfig) => pg.Query;
 
 /**
  * A `pg` query that sends an unnamed BEGIN (Parse, Bind, Execute, no Sync) before its own
@@ -103,7 +103,7 @@ export function poolClient(pgModule: typeof pg, names = new StatementNames()): t
         const connection = (this as unknown as { connection: WireConnection }).connection;
         const extended = name !== undefined || values.length > 0;
         const parsedHere = name === undefined || connection.parsedStatements[name] === text;
-        if (extended && parsedHere) return this.send(new QueryAfterBegin({ text, values, name, callback: () => {} })) as never;
+        if (extended && parsedHere) return this.send(new QueryAfterBegin({ text, values, name })) as never;
         return (super.query('BEGIN') as Promise<unknown>).then(() => this.run(text, values, name)) as never;
       }
       return this.run(text, values, name) as never;
