@@ -227,6 +227,10 @@ describe('POST /v1/patients', () => {
     const dup = await refused(create({ firstName: '  nicolo ', lastName: 'd’amico', phone: `+39${p.replace(/ /g, '')}` }));
     expect(dup.status).toBe(409);
     expect(dup.details).toEqual({ reason: 'duplicate_patient', patientId: first.data.id });
+    // The refused duplicate's statement had recorded its event: the rollback took it back, so
+    // every patient.created names a patient that exists.
+    const patients = new Set((await server.ctx.db.selectFrom('patients').select('id').where('clinic_id', '=', t.clinicId).execute()).map((r) => r.id));
+    expect((await eventsOf(t.clinicId, 'patient.created')).filter((e) => !patients.has(e.data.id as string))).toEqual([]);
     const e = `dup${unique()}@example.com`;
     const a = await create({ firstName: 'Anna', lastName: 'Verdi', email: e });
     const b = await refused(create({ firstName: 'ANNA', lastName: 'Verdi', email: e.toUpperCase() }));
@@ -306,6 +310,8 @@ describe('POST /v1/patients', () => {
     expect(res.code).toBe('forbidden');
     expect(res.reason).toBe('plan_limit');
     expect(await countPatients(tenant.clinicId)).toBe(2);
+    // The refused creation's statement had recorded its event: the rollback took it back.
+    expect(await eventsOf(tenant.clinicId, 'patient.created')).toHaveLength(2);
   });
 
   it('holds the patient limit under 50 parallel creations of different people', async () => {
@@ -319,6 +325,7 @@ describe('POST /v1/patients', () => {
     const others = results.filter((r) => r.response.status !== 201);
     expect(others.map((r) => [r.response.status, r.error?.error.details?.reason])).toEqual(others.map(() => [403, 'plan_limit']));
     expect(await countPatients(tenant.clinicId)).toBe(10);
+    expect(await eventsOf(tenant.clinicId, 'patient.created')).toHaveLength(10);
   });
 
   it('applies the facilityId rule', async () => {
