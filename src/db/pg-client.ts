@@ -20,11 +20,20 @@
  *    this connection has not prepared yet: `pg` records a statement as prepared on the first
  *    ParseComplete it reads while that statement is active, and BEGIN's would come first.
  *
+ * 3. A statement marked `thenCommit()` (src/db/then-commit.ts) inside a transaction carries the
+ *    transaction's COMMIT: its messages, then COMMIT's Parse, Bind and Execute, then the one Sync
+ *    (after BEGIN's too when it is the transaction's first statement). Should the statement fail,
+ *    PostgreSQL skips the COMMIT and the transaction stays open and failed, for Kysely's
+ *    `rollback`; should the COMMIT fail, the statement's promise rejects with its error. Once it
+ *    committed, Kysely's `commit` (or `rollback`) is answered at once, and any other statement
+ *    before it throws: the transaction it would run in is over.
+ *
  * Only the call Kysely makes, `query(text, values)` awaited, is changed; every other form of
  * `query()` (callbacks, query objects, a LISTEN client's) passes through as `pg` has it.
  */
 import type pg from 'pg';
 import { StatementNames } from './prepared-statements.js';
+import { THEN_COMMIT_MARK } from './then-commit.js';
 
 /** What `pg` answers for a statement that returns no rows; Kysely reads `command`, `rowCount` and `rows`. */
 function answered(command: string) {
@@ -36,90 +45,134 @@ interface WireConnection {
   parsedStatements: Record<string, string>;
   parse(query: { text: string; name?: string }): void;
   bind(config: { statement?: string; portal?: string; values?: unknown[] }): void;
-  execute(config: { portal?: string }): void;
+  execute(config: { portal?: string; rows?: number }): void;
+  sync(): void;
 }
 interface QueryInternals {
+  portal: string;
   prepare(connection: WireConnection): void;
+  _getRows(connection: WireConnection, rows: number | undefined): void;
   handleCommandComplete(message: unknown, connection: WireConnection): void;
 }
-type QueryClass = new (config: pg.QueryConfig) => pg.Query;
+
+/** An unnamed statement without parameters (BEGIN, COMMIT): Parse, Bind and Execute, no Sync. */
+function sendBare(connection: WireConnection, text: string): void {
+  connection.parse({ text, name: '' });
+  connection.bind({ statement: '', portal: '', values: [] });
+  connection.execute({ portal: '' });
+}
 
 /**
- * A `pg` query that sends an unnamed BEGIN (Parse, Bind, Execute, no Sync) before its own
- * messages, and passes on every answer but BEGIN's CommandComplete.
+ * A `pg` query sent with an unnamed BEGIN before its own messages, an unnamed COMMIT after
+ * them, or both, all before its one Sync; it passes on every answer but BEGIN's and COMMIT's
+ * CommandComplete.
  */
-function queryAfterBeginClass(pgModule: typeof pg): QueryClass {
+function wrappedQueryClass(pgModule: typeof pg) {
   const Base = pgModule.Query as unknown as new (config: unknown) => QueryInternals;
-  class QueryAfterBegin extends Base {
-    private beginAnswered = false;
+  class WrappedQuery extends Base {
+    /** CommandCompletes read so far: BEGIN's is the first when it was sent, COMMIT's the last. */
+    private completes = 0;
 
-    /** Always by the extended protocol, so that the statement shares BEGIN's one Sync. */
+    constructor(
+      config: pg.QueryConfig,
+      private readonly wrap: { begin: boolean; commit: boolean },
+    ) {
+      super(config);
+    }
+
+    /** Always by the extended protocol, so that the statement shares BEGIN's and COMMIT's one Sync. */
     requiresPreparation(): boolean {
       return true;
     }
 
     override prepare(connection: WireConnection): void {
-      connection.parse({ text: 'BEGIN', name: '' });
-      connection.bind({ statement: '', portal: '', values: [] });
-      connection.execute({ portal: '' });
+      if (this.wrap.begin) sendBare(connection, 'BEGIN');
       super.prepare(connection);
     }
 
+    /** Called by prepare() after the statement's Execute, to send the Sync: COMMIT goes before it. */
+    override _getRows(connection: WireConnection, rows: number | undefined): void {
+      if (!this.wrap.commit) return super._getRows(connection, rows);
+      connection.execute({ portal: this.portal, rows });
+      sendBare(connection, 'COMMIT');
+      connection.sync();
+    }
+
     override handleCommandComplete(message: unknown, connection: WireConnection): void {
-      if (!this.beginAnswered) {
-        this.beginAnswered = true;
-        return;
-      }
+      this.completes += 1;
+      if (this.wrap.begin && this.completes === 1) return;
+      if (this.wrap.commit && this.completes === (this.wrap.begin ? 3 : 2)) return;
       super.handleCommandComplete(message, connection);
     }
   }
-  return QueryAfterBegin as unknown as QueryClass;
+  return WrappedQuery as unknown as new (config: pg.QueryConfig, wrap: { begin: boolean; commit: boolean }) => pg.Query;
 }
 
 /** The pool's client class (`new pg.Pool({ Client })`): see the top of this file. */
 export function poolClient(pgModule: typeof pg, names = new StatementNames()): typeof pg.Client {
-  const QueryAfterBegin = queryAfterBeginClass(pgModule);
+  const WrappedQuery = wrappedQueryClass(pgModule);
   return class PoolClient extends pgModule.Client {
     /** Kysely's `begin` was answered and not sent yet. */
     private beginKept = false;
+    /** Between Kysely's `begin` and its `commit` or `rollback`. */
+    private inTransaction = false;
+    /** A thenCommit() statement committed the transaction; Kysely's `commit` is still to come. */
+    private committed = false;
 
     // `pg`'s query() has many overloads; this one takes them all and passes the others through.
     override query(...args: unknown[]): never {
       const [text, values, callback] = args;
       const passThrough = () => (super.query as (...a: unknown[]) => never)(...args);
       if (typeof text !== 'string' || !Array.isArray(values) || callback !== undefined) {
-        if (this.beginKept) throw new Error('pg client: a query of another form after a kept BEGIN');
+        if (this.beginKept || this.committed) throw new Error('pg client: a query of another form inside a transaction held by this client');
         return passThrough();
       }
-      if (text === 'begin' && values.length === 0 && !this.beginKept) {
+      const ends = (text === 'commit' || text === 'rollback') && values.length === 0;
+      if (this.committed) {
+        if (!ends) return Promise.reject(new Error('pg client: a statement after its transaction committed (thenCommit marks the last one)')) as never;
+        this.committed = false;
+        this.inTransaction = false;
+        return Promise.resolve(answered(text.toUpperCase())) as never;
+      }
+      if (text === 'begin' && values.length === 0 && !this.inTransaction) {
         this.beginKept = true;
+        this.inTransaction = true;
         return Promise.resolve(answered('BEGIN')) as never;
       }
+      if (ends) this.inTransaction = false;
       const name = names.nameOf(text);
+      const commit = this.inTransaction && text.endsWith(THEN_COMMIT_MARK);
       if (this.beginKept) {
         this.beginKept = false;
         // Nothing was sent: there is no transaction to end.
-        if ((text === 'commit' || text === 'rollback') && values.length === 0) return Promise.resolve(answered(text.toUpperCase())) as never;
+        if (ends) return Promise.resolve(answered(text.toUpperCase())) as never;
         const connection = (this as unknown as { connection: WireConnection }).connection;
         const extended = name !== undefined || values.length > 0;
         const parsedHere = name === undefined || connection.parsedStatements[name] === text;
-        if (extended && parsedHere) return this.send(new QueryAfterBegin({ text, values, name })) as never;
-        return (super.query('BEGIN') as Promise<unknown>).then(() => this.run(text, values, name)) as never;
+        if (extended && parsedHere) return this.send(new WrappedQuery({ text, values, name }, { begin: true, commit }), commit) as never;
+        return (super.query('BEGIN') as Promise<unknown>).then(() => this.run(text, values, name, commit)) as never;
       }
-      return this.run(text, values, name) as never;
+      return this.run(text, values, name, commit) as never;
     }
 
-    /** The statement, named when `names` gives it a name. */
-    private run(text: string, values: unknown[], name: string | undefined): Promise<pg.QueryResult> {
+    /** The statement, named when `names` gives it a name, with COMMIT when `commit`. */
+    private run(text: string, values: unknown[], name: string | undefined, commit: boolean): Promise<pg.QueryResult> {
+      if (commit) return this.send(new WrappedQuery({ text, values, name }, { begin: false, commit: true }), true);
       if (name === undefined) return super.query(text, values);
-      return this.send(new pgModule.Query({ name, text, values }));
+      return this.send(new pgModule.Query({ name, text, values }), false);
     }
 
-    /** A query object, as a promise of its result; a named statement's failure is told to `names`. */
-    private send(query: pg.Query): Promise<pg.QueryResult> {
+    /**
+     * A query object, as a promise of its result; a named statement's failure is told to
+     * `names`. After a statement that carried COMMIT and succeeded, the transaction is over.
+     */
+    private send(query: pg.Query, commits: boolean): Promise<pg.QueryResult> {
       return new Promise<pg.QueryResult>((resolve, reject) => {
         (query as unknown as { callback: (error: Error | undefined, result: pg.QueryResult) => void }).callback = (error, result) => {
-          if (!error) return resolve(result);
+          if (!error) {
+            if (commits) this.committed = true;
+            return resolve(result);
+          }
           if ((query as unknown as { name?: string }).name !== undefined) names.failed(error);
           reject(error);
         };

@@ -3,13 +3,17 @@
  * its first statement, so a transaction of N statements costs N + 1 round trips (its statements
  * and COMMIT), and every statement still runs inside the transaction, on every path: a statement
  * with parameters or without, named or not, prepared on the connection or not, a script of
- * several statements, a failing first statement, a transaction that sends nothing.
+ * several statements, a failing first statement, a transaction that sends nothing. A last
+ * statement marked thenCommit() carries the COMMIT too (N round trips), and commits only when it
+ * succeeds.
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { poolClient } from '../../src/db/pg-client.js';
 import { prepared, StatementNames } from '../../src/db/prepared-statements.js';
+import { isCommitRefused, refusingCommit, thenCommit } from '../../src/db/then-commit.js';
+import { dedicatedDatabase } from '../helpers/databases.js';
 import { ENGINE } from '../helpers/server.js';
 
 describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
@@ -18,10 +22,13 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
   /** Answers the client read (ReadyForQuery: one per round trip), counted from the last reset. */
   let roundTrips = 0;
   let client: pg.PoolClient | undefined;
+  let database: { url: string; drop: () => Promise<void> };
 
   beforeAll(async () => {
+    // A migrated database: thenCommit's checks call commit_refused (migration 0106).
+    database = await dedicatedDatabase(process.env.DATABASE_URL!, `dcm_t_${process.env.DCM_TEST_RUN}`, process.env.DCM_TEST_TEMPLATE);
     // One connection, so every statement below shares one session; every marked text is named from its first run.
-    pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 1, Client: poolClient(pg, new StatementNames({ prepareAfter: 1 })) });
+    pool = new pg.Pool({ connectionString: database.url, max: 1, Client: poolClient(pg, new StatementNames({ prepareAfter: 1 })) });
     pool.on('connect', (c) => {
       client = c as pg.PoolClient;
       (c as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => (roundTrips += 1));
@@ -29,7 +36,10 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
     db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     await sql`CREATE TEMP TABLE begin_probe (id int PRIMARY KEY, label text)`.execute(db);
   });
-  afterAll(() => db.destroy());
+  afterAll(async () => {
+    await db.destroy();
+    await database.drop();
+  });
   beforeEach(async () => {
     await sql`DELETE FROM begin_probe`.execute(db);
     roundTrips = 0;
@@ -116,5 +126,92 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
     const kept = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE '%begin_probe%'`.execute(db);
     expect(Number(kept.rows[0]!.n)).toBe(1);
     expect(await count()).toBe(0);
+  });
+
+  describe('a last statement marked thenCommit', () => {
+    const insertThenCommit = (id: number, label: string) =>
+      thenCommit(sql<{ xid: string }>`INSERT INTO begin_probe VALUES (${id}, ${label}) RETURNING pg_current_xact_id()::text AS xid`);
+
+    it('carries the COMMIT: two statements, two round trips, one transaction, committed', async () => {
+      const ids = await db.transaction().execute(async (trx) => {
+        const first = (await sql<{ xid: string }>`INSERT INTO begin_probe VALUES (${10}, ${'ten'}) RETURNING pg_current_xact_id()::text AS xid`.execute(trx))
+          .rows[0]!.xid;
+        const last = (await insertThenCommit(11, 'eleven').execute(trx)).rows[0]!.xid;
+        return [first, last];
+      });
+      expect(roundTrips).toBe(2);
+      expect(ids[0]).toBe(ids[1]);
+      expect(client!.getTransactionStatus()).toBe('I');
+      expect(await count()).toBe(2);
+    });
+
+    it('goes with BEGIN when it is the only statement: one round trip, named or not', async () => {
+      await db.transaction().execute((trx) => insertThenCommit(12, 'twelve').execute(trx));
+      expect(roundTrips).toBe(1);
+      const named = (id: number) => prepared(insertThenCommit(id, 'named'));
+      roundTrips = 0;
+      // The first time on the connection, BEGIN goes alone (the statement is not prepared here yet).
+      await db.transaction().execute((trx) => named(13).execute(trx));
+      await db.transaction().execute((trx) => named(14).execute(trx));
+      expect(roundTrips).toBe(2 + 1);
+      expect(await count()).toBe(3);
+      expect(client!.getTransactionStatus()).toBe('I');
+    });
+
+    it('commits nothing when one of its checks refuses, and the transaction rolls back', async () => {
+      const refusing = (id: number) =>
+        thenCommit(sql`
+          WITH written AS MATERIALIZED (INSERT INTO begin_probe VALUES (${id}, ${'refused'}) RETURNING id)
+          SELECT * FROM written WHERE ${refusingCommit({ too_big: sql<boolean>`written.id > ${100}` })}`);
+      const error = await db
+        .transaction()
+        .execute(async (trx) => {
+          await sql`INSERT INTO begin_probe VALUES (${15}, ${'before'})`.execute(trx);
+          await refusing(101).execute(trx);
+        })
+        .catch((e: unknown) => e);
+      expect(isCommitRefused(error)).toBe(true);
+      expect((error as Error).message).toContain('too_big');
+      expect(client!.getTransactionStatus()).toBe('I');
+      expect(await count()).toBe(0);
+      // The same statement whose checks pass commits.
+      await db.transaction().execute((trx) => refusing(16).execute(trx));
+      expect(await count()).toBe(1);
+    });
+
+    it('answers a failing COMMIT as the statement’s error', async () => {
+      await sql`CREATE TEMP TABLE deferred_probe (id int PRIMARY KEY REFERENCES begin_probe (id) DEFERRABLE INITIALLY DEFERRED)`.execute(db);
+      try {
+        const error = await db
+          .transaction()
+          .execute(async (trx) => {
+            await sql`INSERT INTO begin_probe VALUES (${17}, ${'seventeen'})`.execute(trx);
+            // Checked at COMMIT: no begin_probe row 99.
+            await thenCommit(sql`INSERT INTO deferred_probe VALUES (${99})`).execute(trx);
+          })
+          .catch((e: unknown) => e);
+        expect((error as { code?: string }).code).toBe('23503');
+        expect(client!.getTransactionStatus()).toBe('I');
+        expect(await count()).toBe(0);
+      } finally {
+        await sql`DROP TABLE deferred_probe`.execute(db);
+      }
+    });
+
+    it('refuses a statement after it in the same transaction, and runs as usual outside a transaction', async () => {
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await insertThenCommit(18, 'eighteen').execute(trx);
+          await sql`INSERT INTO begin_probe VALUES (${19}, ${'too late'})`.execute(trx);
+        }),
+      ).rejects.toThrow('after its transaction committed');
+      // The marked statement had committed; the one after never ran.
+      expect(await count()).toBe(1);
+      roundTrips = 0;
+      await insertThenCommit(20, 'alone').execute(db);
+      expect(roundTrips).toBe(1);
+      expect(await count()).toBe(2);
+      expect(client!.getTransactionStatus()).toBe('I');
+    });
   });
 });
