@@ -21,6 +21,7 @@ import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
 import { CLINICAL_FIELDS, type AddressInput, type PatientInput, type PatientLookup, type PatientUpdate, type PatientView } from './schema.js';
 import { lookupKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
+import { isCommitRefused, refusingCommit, thenCommit } from '../../db/then-commit.js';
 import { prepared } from '../../db/prepared-statements.js';
 
 type PatientRow = Selectable<PatientsTable>;
@@ -275,8 +276,18 @@ async function insertPatient(trx: Transaction, draft: Draft, addTerms = true): P
  *    starts, after the locks of statement 1: the search and the count see what the holders of
  *    those locks committed, and not the row being inserted. A duplicate or a reached limit
  *    throws, and the transaction rolls the insert back: a refused creation writes nothing.
+ *
+ * `commits`: statement 2 is the transaction's last and carries its COMMIT (src/db/then-commit.ts):
+ * it fails instead, and nothing is written, where this function would throw or record the event
+ * another way after it (a duplicate, the limit reached, an event not inserted). createPatient
+ * then runs the creation again without it.
  */
-export async function createPatientInTransaction(trx: Transaction, actor: Actor, input: PatientInput): Promise<PatientRow> {
+export async function createPatientInTransaction(
+  trx: Transaction,
+  actor: Actor,
+  input: PatientInput,
+  { commits = false }: { commits?: boolean } = {},
+): Promise<PatientRow> {
   requireClinicalWrite(actor, input);
   const draft = await prepareCreate(trx, actor, input);
   const clinicId = actor.clinicId;
@@ -296,18 +307,29 @@ export async function createPatientInTransaction(trx: Transaction, actor: Actor,
   // The event is recorded by the insert's own statement: a duplicate or the plan's limit then
   // throws, and the transaction's rollback takes the event with it.
   const event = recordEventIn({ log: actor.log, clinicId, type: 'patient.created', facilityId: draft.eventData.facilityId, data: draft.eventData });
-  const { rows } = await prepared(sql<
-    PatientRow & { dup_id: string | null; dup_facility_id: string | null; active_patients: string | null; event_outcome: string }
-  >`
+  type Written = PatientRow & { dup_id: string | null; dup_facility_id: string | null; active_patients: string | null; event_outcome: string };
+  const ctes = sql`
     WITH created AS (${trx.insertInto('patients').values(draft.values).returningAll()})
     ${searchesDuplicate ? sql`, dup AS (${duplicateQuery(trx, clinicId, draft)})` : sql``}
-    ${vocabulary ? sql`, ${vocabularyCtes(clinicId, vocabulary)}` : sql``}
+    ${vocabulary ? sql`, ${vocabularyCtes(clinicId, vocabulary)}` : sql``}`;
+  const answer = sql`
     SELECT created.*,
       ${searchesDuplicate ? sql`(SELECT id FROM dup)` : sql`NULL::uuid`} AS dup_id,
       ${searchesDuplicate ? sql`(SELECT facility_id FROM dup)` : sql`NULL::uuid`} AS dup_facility_id,
       ${gate.patient_limit !== null ? activePatients(clinicId) : sql`NULL::bigint`} AS active_patients,
       ${event.call} AS event_outcome
-    FROM created`).execute(trx);
+    FROM created`;
+  // MATERIALIZED: the answer, with its record_event call, is computed once and then tested.
+  const { rows } = await prepared(
+    commits
+      ? thenCommit(sql<Written>`${ctes}, written AS MATERIALIZED (${answer})
+          SELECT * FROM written WHERE ${refusingCommit({
+            duplicate: sql`written.dup_id IS NOT NULL`,
+            plan_limit: gate.patient_limit !== null ? sql`written.active_patients + 1 > ${gate.patient_limit}` : sql`false`,
+            event: sql`written.event_outcome <> 'inserted'`,
+          })}`)
+      : sql<Written>`${ctes} ${answer}`,
+  ).execute(trx);
   const { dup_id, dup_facility_id, active_patients, event_outcome, ...created } = rows[0]!;
   const duplicate = duplicateOf(actor, dup_id ? { id: dup_id, facility_id: dup_facility_id } : undefined);
   if (duplicate) throw ApiError.conflict('duplicate_patient', duplicate, 'Esiste già un paziente con lo stesso nome e lo stesso telefono o email.');
@@ -318,9 +340,18 @@ export async function createPatientInTransaction(trx: Transaction, actor: Actor,
   return created;
 }
 
+/**
+ * POST /patients: the creation in one transaction whose last statement commits it (one round
+ * trip fewer); where that statement refuses to commit, the creation runs again the usual way,
+ * which answers the duplicate, the limit or records the event as it always did.
+ */
 export async function createPatient(db: Db, actor: Actor, input: PatientInput): Promise<{ view: PatientView; version: number }> {
   requireClinicalWrite(actor, input);
-  const row = await db.transaction().execute((trx) => createPatientInTransaction(trx, actor, input));
+  const create = (commits: boolean) => db.transaction().execute((trx) => createPatientInTransaction(trx, actor, input, { commits }));
+  const row = await create(true).catch((error: unknown) => {
+    if (isCommitRefused(error)) return create(false);
+    throw error;
+  });
   return { view: patientView(row, can(actor, 'clinical:read')), version: row.version };
 }
 
