@@ -6,6 +6,9 @@ import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
 import { sql } from 'kysely';
 import { localToUtc } from '../../src/modules/calendars/timezone.js';
 import { at, insertPatient, makeCalendar } from './helpers.js';
+import { emit } from '../webhooks/helpers.js';
+import { revokeApiKey } from '../../src/modules/auth/keys-service.js';
+import { SCOPES } from '../../src/modules/auth/scopes.js';
 
 let server: TestServer;
 let tenant: Tenant;
@@ -173,6 +176,24 @@ describe('POST /v1/appointments (booking)', () => {
     });
     const e = await server.ctx.db.selectFrom('events').selectAll().where('type', '=', 'appointment.created').where('clinic_id', '=', tenant.clinicId).execute();
     expect(e.some((x) => (x.data as any).id === res.id && (x.data as any).origin === 'voice')).toBe(true);
+  });
+
+  it('records a gap left while no key was active before the booking’s own event (its insert then does not commit it alone)', async () => {
+    const t = await server.factories.tenant();
+    const cal = await makeCalendar(server, t, { chairs: 1 });
+    const p = await insertPatient(server, t);
+    await revokeApiKey(server.ctx.db, t.keyId);
+    expect((await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0])).skipped).toBe('no_active_key');
+    const fresh = server.api((await server.factories.key(t.clinicId, [...SCOPES])).token);
+    const { data: booked, response } = await book({ calendarId: cal.id, patientId: p, start: at(4, 11) }, fresh);
+    expect(response.status).toBe(201);
+    const events = (await fresh.call('listEvents')).data.filter((e) => e.type !== 'apiKey.created');
+    expect(events.map((e) => [e.type, e.data.type ?? e.data.id])).toEqual([
+      ['events.skipped', 'task.created'],
+      ['appointment.created', booked.id],
+    ]);
+    expect(await server.ctx.db.selectFrom('appointments').select('id').where('clinic_id', '=', t.clinicId).execute()).toEqual([{ id: booked.id }]);
+    expect(await server.ctx.db.selectFrom('event_gaps').selectAll().where('clinic_id', '=', t.clinicId).execute()).toEqual([]);
   });
 
   it('answers 409 no_availability slot_taken with the nearest alternatives, and outside_availability off the grid', async () => {

@@ -114,7 +114,24 @@ export function toView(row: ViewedAppointmentRow & Partial<AppointmentRow>, clin
 }
 
 /** Event `data` of spec 6.2: exactly these fields, never health data (no title, reason or notes). */
-export function eventData(row: AppointmentRow): EventData<'appointment.created'> {
+export function eventData(
+  row: Pick<
+    AppointmentRow,
+    | 'id'
+    | 'status'
+    | 'start_at'
+    | 'end_at'
+    | 'patient_id'
+    | 'doctor_id'
+    | 'chair_id'
+    | 'facility_id'
+    | 'calendar_id'
+    | 'treatment_plan_id'
+    | 'origin'
+    | 'created_at'
+    | 'updated_at'
+  >,
+): EventData<'appointment.created'> {
   return {
     id: row.id,
     status: row.status as AppointmentStatus,

@@ -10,7 +10,8 @@ import { keysetPage } from '../../db/keyset.js';
 import { facilityVisible } from '../../db/tenant.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
-import { recordEvent } from '../../events/record.js';
+import { assertSameEventData, recordEvent, recordEventIn } from '../../events/record.js';
+import { refusingCommit, thenCommit } from '../../db/then-commit.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { prepared } from '../../db/prepared-statements.js';
 import { AFTER_9999, APPOINTMENT_JSON, withYearsAfter9999 } from './list-json.js';
@@ -141,36 +142,59 @@ export interface AppointmentInsert extends AppointmentDetails {
  * The one INSERT of an appointment (the back office's and the API booking's), with its
  * `appointment.created` event in the same transaction. The overlap constraints may refuse
  * it: each caller maps that to its own answer (see README.md, "Overlaps").
+ *
+ * The insert's own statement records the event (recordEventIn; one round trip fewer, issue 20):
+ * its data is built from the values inserted (ids lower-cased as PostgreSQL answers them, the
+ * times set here), and under the tests compared with the row written. `commits`: the statement is
+ * the transaction's last and carries its COMMIT (src/db/then-commit.ts); where the event was not
+ * inserted at once, it fails instead and nothing is written (the caller runs it again without).
  */
-export async function insertAppointment(trx: Transaction, actor: Actor, a: AppointmentInsert): Promise<AppointmentRow> {
+export async function insertAppointment(
+  trx: Transaction,
+  actor: Actor,
+  a: AppointmentInsert,
+  { commits = false }: { commits?: boolean } = {},
+): Promise<AppointmentRow> {
   const { clinicId } = actor;
-  const inserted = await prepared(
-    trx
-      .insertInto('appointments')
-      .values({
-        id: randomUUID(),
-        clinic_id: clinicId,
-        patient_id: a.patientId,
-        facility_id: a.facilityId,
-        doctor_id: a.doctorId,
-        chair_id: a.chairId,
-        calendar_id: a.calendarId,
-        start_at: a.start,
-        end_at: a.end,
-        status: a.status,
-        type: a.type ?? null,
-        category: a.category ?? null,
-        title: a.title ?? null,
-        reason: a.reason ?? null,
-        notes: a.notes ?? null,
-        clinical_notes: a.clinicalNotes ?? null,
-        origin: a.origin,
-        treatment_plan_id: a.treatmentPlanId ?? null,
-      })
-      .returningAll(),
+  const now = new Date();
+  const id = (value: string | null) => value?.toLowerCase() ?? null;
+  const values = {
+    id: randomUUID(),
+    clinic_id: clinicId,
+    patient_id: a.patientId.toLowerCase(),
+    facility_id: id(a.facilityId),
+    doctor_id: id(a.doctorId),
+    chair_id: id(a.chairId),
+    calendar_id: id(a.calendarId),
+    start_at: new Date(a.start),
+    end_at: new Date(a.end),
+    status: a.status,
+    type: a.type ?? null,
+    category: a.category ?? null,
+    title: a.title ?? null,
+    reason: a.reason ?? null,
+    notes: a.notes ?? null,
+    clinical_notes: a.clinicalNotes ?? null,
+    origin: a.origin,
+    treatment_plan_id: id(a.treatmentPlanId ?? null),
+    created_at: now,
+    updated_at: now,
+  };
+  const data = eventData(values);
+  const event = recordEventIn({ log: actor.log, clinicId, type: 'appointment.created', facilityId: values.facility_id, data });
+  const insert = sql`WITH created AS (${trx.insertInto('appointments').values(values).returningAll()})`;
+  const answer = sql`SELECT created.*, ${event.call} AS event_outcome FROM created`;
+  type Written = AppointmentRow & { event_outcome: string };
+  // MATERIALIZED: the answer, with its record_event call, is computed once and then tested.
+  const { rows } = await prepared(
+    commits
+      ? thenCommit(sql<Written>`${insert}, written AS MATERIALIZED (${answer})
+          SELECT * FROM written WHERE ${refusingCommit({ event: sql`written.event_outcome <> 'inserted'` })}`)
+      : sql<Written>`${insert} ${answer}`,
   ).execute(trx);
-  const row = inserted.rows[0]!;
-  await recordEvent(trx, { log: actor.log, clinicId, type: 'appointment.created', facilityId: row.facility_id, data: eventData(row) });
+  const { event_outcome, ...row } = rows[0]!;
+  assertSameEventData('appointment.created', data, () => eventData(row));
+  await event.settle(trx, event_outcome);
   return row;
 }
 
