@@ -13,6 +13,7 @@ import { insertAppointment, lockAppointment, recordRescheduled, setStatusInTx } 
 import { bookableWindow, busyTimes, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions, type Window } from './service.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { prepared } from '../../db/prepared-statements.js';
+import { isCommitRefused } from '../../db/then-commit.js';
 import { agentOrigin, bookingChannel, type Actor } from '../../core/actor.js';
 import type { SlotHoldsTable } from '../../db/tables/agenda.js';
 
@@ -128,15 +129,40 @@ function soleSchedules(cal: CalendarRow, opts: SlotOptions): Array<string | null
 }
 
 /**
+ * soleSchedules in SQL, for the statement that reads the calendar `c` (calendarAndPatient): takes
+ * the sole doctor's and chair's locks there, when the request's doctor (`doctorId`, or none) is
+ * one of the calendar's, and answers whether it did. The locks then come one statement earlier
+ * (issue 20), still before the statement that reads the time.
+ */
+function soleSchedulesLock(doctorId: string | undefined) {
+  const doctor = doctorId ?? null;
+  return sql<boolean | null>`CASE
+    WHEN cardinality(c.chair_ids) <= 1
+     AND (${doctor}::uuid = ANY(c.doctor_ids) OR (${doctor}::uuid IS NULL AND cardinality(c.doctor_ids) = 1))
+    THEN (SELECT true FROM lock_schedules(ARRAY[coalesce(${doctor}::uuid, c.doctor_ids[1]), c.chair_ids[1]]))
+  END`;
+}
+
+/**
  * The free slot at `start`, taken: its doctor's and chair's schedule locks held until commit,
  * and its time read under them (soleSchedules), or else found, locked and checked again
  * (claimSlot). Only for a transaction that takes no other schedule lock after it: two lock
  * calls in one transaction can deadlock with another's (lock_schedules orders the ids of one call).
  */
-export async function takeSlot(trx: Transaction, clinicId: string, cal: CalendarRow, tz: string, start: Date, opts: SlotOptions): Promise<Slot> {
+export async function takeSlot(
+  trx: Transaction,
+  clinicId: string,
+  cal: CalendarRow,
+  tz: string,
+  start: Date,
+  opts: SlotOptions,
+  { soleLocked = false }: { soleLocked?: boolean } = {},
+): Promise<Slot> {
   const sole = soleSchedules(cal, opts);
+  // soleLocked: the calendar's statement took them (soleSchedulesLock), and must agree with soleSchedules.
+  if (soleLocked && !sole) throw new Error('takeSlot: schedule locks taken for a calendar without sole schedules');
   if (sole) {
-    await lockSchedules(trx, sole);
+    if (!soleLocked) await lockSchedules(trx, sole);
     return slotAt(trx, cal, tz, start, opts);
   }
   const slot = await slotAt(trx, cal, tz, start, opts);
@@ -182,20 +208,24 @@ export function assertBookableBy(cal: CalendarRow, who: Actor): void {
 /**
  * The booking's calendar, whole, and the verdict on its two references (`calendarId`,
  * `patientId`) as checkRefs gives it, from one statement instead of two (issue 20). The calendar
- * is undefined when its reference is wrong or absent.
+ * is undefined when its reference is wrong or absent. `lockSole`: the statement also takes the
+ * sole schedules' locks (soleSchedulesLock) for a booking whose doctor is `doctorId`; `soleLocked`
+ * says whether it did.
  */
 async function calendarAndPatient(
   trx: Transaction,
   who: Actor,
   calendarId: string | undefined,
   patientId: string,
-): Promise<{ calendar: CalendarRow | undefined; issues: ValidationIssue[] }> {
-  const { rows } = await prepared(sql<CalendarRow & { ref_patient_id: string | null; ref_patient_facility_id: string | null }>`
-    SELECT c.*, p.id AS ref_patient_id, p.facility_id AS ref_patient_facility_id
+  lockSole: { doctorId: string | undefined } | null,
+): Promise<{ calendar: CalendarRow | undefined; issues: ValidationIssue[]; soleLocked: boolean }> {
+  const { rows } = await prepared(sql<CalendarRow & { ref_patient_id: string | null; ref_patient_facility_id: string | null; sole_locked: boolean | null }>`
+    SELECT c.*, p.id AS ref_patient_id, p.facility_id AS ref_patient_facility_id,
+      ${lockSole ? soleSchedulesLock(lockSole.doctorId) : sql`NULL::boolean`} AS sole_locked
     FROM (VALUES (1)) AS one (x)
     LEFT JOIN calendars c ON c.id = ${calendarId ?? null} AND c.clinic_id = ${who.clinicId} AND ${takesReferences('calendars', 'c')}
     LEFT JOIN patients p ON p.id = ${patientId} AND p.clinic_id = ${who.clinicId} AND ${takesReferences('patients', 'p')}`).execute(trx);
-  const { ref_patient_id, ref_patient_facility_id, ...calendar } = rows[0]!;
+  const { ref_patient_id, ref_patient_facility_id, sole_locked, ...calendar } = rows[0]!;
   const issues: ValidationIssue[] = [];
   const calendarIssue =
     calendarId === undefined ? null : refIssue(who, { field: 'calendarId', table: 'calendars' }, calendar.id === null ? undefined : calendar);
@@ -203,7 +233,7 @@ async function calendarAndPatient(
   const patient = ref_patient_id === null ? undefined : { id: ref_patient_id, facility_id: ref_patient_facility_id };
   const patientIssue = refIssue(who, { field: 'patientId', table: 'patients' }, patient);
   if (patientIssue) issues.push(patientIssue);
-  return { calendar: calendarId === undefined || calendarIssue ? undefined : calendar, issues };
+  return { calendar: calendarId === undefined || calendarIssue ? undefined : calendar, issues, soleLocked: sole_locked === true };
 }
 
 /** A calendar that takes no new patients refuses a patient with no appointment yet (cancelled ones do not count). */
@@ -246,67 +276,69 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
   let start = new Date(input.start ?? 0);
   let cal: CalendarRow | null = null;
   let opts: SlotOptions = { doctorId: input.doctorId?.toLowerCase() };
-  return booking(
-    db,
-    who,
-    () => start,
-    () => cal,
-    () => opts,
-    () =>
-      db.transaction().execute(async (trx) => {
-        const issues: ValidationIssue[] = [];
-        const hold = input.holdId ? await holdOf(trx, who, input.holdId, issues) : null;
-        if (!input.holdId) {
-          if (input.calendarId === undefined) issues.push({ path: 'calendarId', message: 'obbligatorio senza holdId' });
-          if (input.start === undefined) issues.push({ path: 'start', message: 'obbligatorio senza holdId' });
+  // `commits`: a booking without a hold ends with its insert, which then carries the COMMIT
+  // (insertAppointment); where it refuses to, the booking runs again without (a hold's booking
+  // changes none of the values above before its insert, and never commits that way).
+  const attempt = (commits: boolean) =>
+    db.transaction().execute(async (trx) => {
+      const issues: ValidationIssue[] = [];
+      const hold = input.holdId ? await holdOf(trx, who, input.holdId, issues) : null;
+      if (!input.holdId) {
+        if (input.calendarId === undefined) issues.push({ path: 'calendarId', message: 'obbligatorio senza holdId' });
+        if (input.start === undefined) issues.push({ path: 'start', message: 'obbligatorio senza holdId' });
+      }
+      if (hold) {
+        if (input.calendarId !== undefined && input.calendarId.toLowerCase() !== hold.calendar_id)
+          issues.push({ path: 'calendarId', message: 'diverso da quello della prenotazione temporanea' });
+        if (input.start !== undefined && new Date(input.start).getTime() !== hold.start_at.getTime())
+          issues.push({ path: 'start', message: 'diverso da quello della prenotazione temporanea' });
+      }
+      const calendarId = hold?.calendar_id ?? input.calendarId;
+      // Without a hold, the only schedule locks the booking takes are its sole schedules' (takeSlot).
+      const lockSole = input.holdId ? null : { doctorId: opts.doctorId };
+      const { calendar: found, issues: refIssues, soleLocked } = await calendarAndPatient(trx, who, calendarId, input.patientId, lockSole);
+      issues.push(...refIssues);
+      if (found && opts.doctorId && !found.doctor_ids.includes(opts.doctorId))
+        issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
+      if (issues.length > 0) throw ApiError.invalid('body', issues);
+      if (hold?.appointment_id) {
+        const used = await trx.selectFrom('appointments').selectAll().where('id', '=', hold.appointment_id).executeTakeFirstOrThrow();
+        if (used.patient_id !== input.patientId.toLowerCase())
+          throw ApiError.conflict('hold_used', { appointmentId: used.id }, 'La prenotazione temporanea è già stata usata per un altro paziente.');
+        return { row: used, replayed: true };
+      }
+      assertBookableBy(found!, who);
+      await assertTakesPatient(trx, found!, input.patientId);
+      cal = found!;
+      const live = hold !== null && hold.expires_at.getTime() > Date.now();
+      if (hold) {
+        start = hold.start_at;
+        // A live hold was checked against the notice when it was made; it books at the hold's doctor.
+        opts = { ...opts, doctorId: opts.doctorId ?? hold.doctor_id ?? undefined, excludeHoldId: hold.id, now: live ? hold.created_at : undefined };
+      }
+      const tz = who.timeZone;
+      let slot: Slot;
+      if (hold && live && (opts.doctorId === undefined || opts.doctorId === hold.doctor_id)) {
+        slot = heldSlot(cal, tz, hold);
+      } else if (!hold) {
+        slot = await takeSlot(trx, who.clinicId, cal, tz, start, opts, { soleLocked });
+      } else {
+        // Not takeSlot: an expired hold's booking may move to another doctor after its first
+        // read, and locks taken for the first doctor would then come before the second's.
+        try {
+          slot = await slotAt(trx, cal, tz, start, opts);
+        } catch (error) {
+          // An expired hold's doctor may be taken while another doctor is free: any doctor will do.
+          if (input.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
+          opts = { ...opts, doctorId: undefined };
+          slot = await slotAt(trx, cal, tz, start, opts);
         }
-        if (hold) {
-          if (input.calendarId !== undefined && input.calendarId.toLowerCase() !== hold.calendar_id)
-            issues.push({ path: 'calendarId', message: 'diverso da quello della prenotazione temporanea' });
-          if (input.start !== undefined && new Date(input.start).getTime() !== hold.start_at.getTime())
-            issues.push({ path: 'start', message: 'diverso da quello della prenotazione temporanea' });
-        }
-        const calendarId = hold?.calendar_id ?? input.calendarId;
-        const { calendar: found, issues: refIssues } = await calendarAndPatient(trx, who, calendarId, input.patientId);
-        issues.push(...refIssues);
-        if (found && opts.doctorId && !found.doctor_ids.includes(opts.doctorId))
-          issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
-        if (issues.length > 0) throw ApiError.invalid('body', issues);
-        if (hold?.appointment_id) {
-          const used = await trx.selectFrom('appointments').selectAll().where('id', '=', hold.appointment_id).executeTakeFirstOrThrow();
-          if (used.patient_id !== input.patientId.toLowerCase())
-            throw ApiError.conflict('hold_used', { appointmentId: used.id }, 'La prenotazione temporanea è già stata usata per un altro paziente.');
-          return { row: used, replayed: true };
-        }
-        assertBookableBy(found!, who);
-        await assertTakesPatient(trx, found!, input.patientId);
-        cal = found!;
-        const live = hold !== null && hold.expires_at.getTime() > Date.now();
-        if (hold) {
-          start = hold.start_at;
-          // A live hold was checked against the notice when it was made; it books at the hold's doctor.
-          opts = { ...opts, doctorId: opts.doctorId ?? hold.doctor_id ?? undefined, excludeHoldId: hold.id, now: live ? hold.created_at : undefined };
-        }
-        const tz = who.timeZone;
-        let slot: Slot;
-        if (hold && live && (opts.doctorId === undefined || opts.doctorId === hold.doctor_id)) {
-          slot = heldSlot(cal, tz, hold);
-        } else if (!hold) {
-          slot = await takeSlot(trx, who.clinicId, cal, tz, start, opts);
-        } else {
-          // Not takeSlot: an expired hold's booking may move to another doctor after its first
-          // read, and locks taken for the first doctor would then come before the second's.
-          try {
-            slot = await slotAt(trx, cal, tz, start, opts);
-          } catch (error) {
-            // An expired hold's doctor may be taken while another doctor is free: any doctor will do.
-            if (input.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
-            opts = { ...opts, doctorId: undefined };
-            slot = await slotAt(trx, cal, tz, start, opts);
-          }
-          await claimSlot(trx, who.clinicId, slot, opts);
-        }
-        const row = await insertAppointment(trx, who, {
+        await claimSlot(trx, who.clinicId, slot, opts);
+      }
+      const row = await insertAppointment(
+        trx,
+        who,
+        {
           patientId: input.patientId,
           facilityId: cal.facility_id,
           doctorId: slot.doctorId,
@@ -320,10 +352,19 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
           category: input.category === undefined ? cal.appointment_category : input.category,
           title: input.title,
           reason: input.reason,
-        });
-        if (hold) await trx.updateTable('slot_holds').set({ appointment_id: row.id }).where('id', '=', hold.id).execute();
-        return { row, replayed: false };
-      }),
+        },
+        { commits: commits && !hold },
+      );
+      if (hold) await trx.updateTable('slot_holds').set({ appointment_id: row.id }).where('id', '=', hold.id).execute();
+      return { row, replayed: false };
+    });
+  return booking(
+    db,
+    who,
+    () => start,
+    () => cal,
+    () => opts,
+    () => attempt(true).catch((error: unknown) => (isCommitRefused(error) ? attempt(false) : Promise.reject(error))),
   );
 }
 
