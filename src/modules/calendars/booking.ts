@@ -9,8 +9,15 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
 import { refIssue, takesReferences } from '../../db/scoped.js';
-import { insertAppointment, lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
-import { bookableWindow, busyTimes, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions, type Window } from './service.js';
+import {
+  insertAppointment,
+  insertAppointmentUnlessBusy,
+  lockAppointment,
+  recordRescheduled,
+  setStatusInTx,
+  type AppointmentInsert,
+} from '../appointments/service.js';
+import { bookableWindow, busyTimes, busyTimesQuery, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions, type Window } from './service.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { prepared } from '../../db/prepared-statements.js';
 import { isCommitRefused } from '../../db/then-commit.js';
@@ -149,25 +156,33 @@ function soleSchedulesLock(doctorId: string | undefined) {
  * (claimSlot). Only for a transaction that takes no other schedule lock after it: two lock
  * calls in one transaction can deadlock with another's (lock_schedules orders the ids of one call).
  */
-export async function takeSlot(
-  trx: Transaction,
-  clinicId: string,
-  cal: CalendarRow,
-  tz: string,
-  start: Date,
-  opts: SlotOptions,
-  { soleLocked = false }: { soleLocked?: boolean } = {},
-): Promise<Slot> {
+export async function takeSlot(trx: Transaction, clinicId: string, cal: CalendarRow, tz: string, start: Date, opts: SlotOptions): Promise<Slot> {
   const sole = soleSchedules(cal, opts);
-  // soleLocked: the calendar's statement took them (soleSchedulesLock), and must agree with soleSchedules.
-  if (soleLocked && !sole) throw new Error('takeSlot: schedule locks taken for a calendar without sole schedules');
   if (sole) {
-    if (!soleLocked) await lockSchedules(trx, sole);
+    await lockSchedules(trx, sole);
     return slotAt(trx, cal, tz, start, opts);
   }
   const slot = await slotAt(trx, cal, tz, start, opts);
   await claimSlot(trx, clinicId, slot, opts);
   return slot;
+}
+
+/**
+ * The slot at `start` of a calendar whose sole schedules the calendar's statement locked
+ * (soleSchedulesLock), with the query of the time taken on them: the calendar's rules are
+ * checked in memory here, and the insert itself reads that time (insertAppointmentUnlessBusy),
+ * one statement fewer than takeSlot. The slot is the one freeSlots would find: the sole doctor
+ * and chair, if their time is free.
+ */
+function soleSlot(trx: Transaction, cal: CalendarRow, tz: string, start: Date, opts: SlotOptions): { slot: Slot; busy: ReturnType<typeof busyTimesQuery> } {
+  const sole = soleSchedules(cal, opts);
+  // soleSchedulesLock is soleSchedules in SQL: locks taken where this finds none are a bug.
+  if (!sole) throw new Error('book: schedule locks taken for a calendar without sole schedules');
+  windowAt(cal, tz, start, opts.now);
+  const end = new Date(start.getTime() + cal.slot_minutes * 60_000);
+  const [doctorId, chairId] = sole;
+  const busy = busyTimesQuery(trx, cal.clinic_id, doctorId ? [doctorId] : [], cal.chair_ids, start, end, opts);
+  return { slot: { start: start.toISOString(), end: end.toISOString(), doctorId: doctorId ?? null, chairId: chairId ?? null }, busy };
 }
 
 /** Runs a booking command; no slot (or a lost race on the constraint) becomes 409 no_availability with alternatives. */
@@ -318,10 +333,14 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
       }
       const tz = who.timeZone;
       let slot: Slot;
+      /** The time taken on the slot's schedules, when the insert reads it (soleSlot). */
+      let busy: ReturnType<typeof busyTimesQuery> | null = null;
       if (hold && live && (opts.doctorId === undefined || opts.doctorId === hold.doctor_id)) {
         slot = heldSlot(cal, tz, hold);
+      } else if (!hold && soleLocked) {
+        ({ slot, busy } = soleSlot(trx, cal, tz, start, opts));
       } else if (!hold) {
-        slot = await takeSlot(trx, who.clinicId, cal, tz, start, opts, { soleLocked });
+        slot = await takeSlot(trx, who.clinicId, cal, tz, start, opts);
       } else {
         // Not takeSlot: an expired hold's booking may move to another doctor after its first
         // read, and locks taken for the first doctor would then come before the second's.
@@ -335,26 +354,25 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
         }
         await claimSlot(trx, who.clinicId, slot, opts);
       }
-      const row = await insertAppointment(
-        trx,
-        who,
-        {
-          patientId: input.patientId,
-          facilityId: cal.facility_id,
-          doctorId: slot.doctorId,
-          chairId: slot.chairId,
-          calendarId: cal.id,
-          start: slot.start,
-          end: slot.end,
-          status: 'scheduled',
-          origin: agentOrigin(who) ?? input.origin ?? 'api',
-          type: input.type === undefined ? cal.appointment_type : input.type,
-          category: input.category === undefined ? cal.appointment_category : input.category,
-          title: input.title,
-          reason: input.reason,
-        },
-        { commits: commits && !hold },
-      );
+      const appointment: AppointmentInsert = {
+        patientId: input.patientId,
+        facilityId: cal.facility_id,
+        doctorId: slot.doctorId,
+        chairId: slot.chairId,
+        calendarId: cal.id,
+        start: slot.start,
+        end: slot.end,
+        status: 'scheduled',
+        origin: agentOrigin(who) ?? input.origin ?? 'api',
+        type: input.type === undefined ? cal.appointment_type : input.type,
+        category: input.category === undefined ? cal.appointment_category : input.category,
+        title: input.title,
+        reason: input.reason,
+      };
+      // Only a booking without a hold ends with its insert (a hold's records its appointment after).
+      const ending = { commits: commits && !hold };
+      const row = busy ? await insertAppointmentUnlessBusy(trx, who, appointment, busy, ending) : await insertAppointment(trx, who, appointment, ending);
+      if (!row) throw new NoSlot('slot_taken');
       if (hold) await trx.updateTable('slot_holds').set({ appointment_id: row.id }).where('id', '=', hold.id).execute();
       return { row, replayed: false };
     });

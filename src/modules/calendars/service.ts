@@ -258,6 +258,19 @@ export async function busyTimes(
   to: Date,
   opts: Pick<SlotOptions, 'excludeAppointmentId' | 'excludeHoldId'> = {},
 ): Promise<BusyTime[]> {
+  return (await busyTimesQuery(db, clinicId, doctors, chairs, from, to, opts).execute()) as BusyTime[];
+}
+
+/** busyTimes' query, for a statement that does more (a booking's insert, unless the time is busy). */
+export function busyTimesQuery(
+  db: Db,
+  clinicId: string,
+  doctors: readonly string[],
+  chairs: readonly string[],
+  from: Date,
+  to: Date,
+  opts: Pick<SlotOptions, 'excludeAppointmentId' | 'excludeHoldId'> = {},
+) {
   const people = sql<SqlBool>`(doctor_id = ANY(${[...doctors]}::uuid[]) OR chair_id = ANY(${[...chairs]}::uuid[]))`;
   // Appointments through the GiST indexes of the overlap constraints (migration 0020): one
   // `doctor_id = … OR chair_id = …` per resource, the time as a range overlap and the status
@@ -284,5 +297,5 @@ export async function busyTimes(
     .where('end_at', '>', from)
     .where(people);
   if (opts.excludeHoldId) holds = holds.where('id', '<>', opts.excludeHoldId);
-  return (await appointments.unionAll(holds as never).execute()) as BusyTime[];
+  return appointments.unionAll(holds as never);
 }
