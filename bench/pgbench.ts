@@ -5,8 +5,9 @@
  * database seeded like bench:api's (one clinic of BENCH_ROWS patients and appointments), one
  * transaction per request, sent as the server sends them: prepared (`-M prepared`) where the
  * server prepares every statement of the script (src/db/prepared-statements.ts), unnamed
- * (`-M extended`) where it prepares none. A booking runs both ways: the server prepares all of
- * its statements but the read of busy time, so its limit lies between the two. pgbench is a C
+ * (`-M extended`) where it prepares none. A booking runs both ways: the server prepares
+ * both of its statements (the read of busy time is in the insert's), the unnamed run shows what
+ * planning them would cost. pgbench is a C
  * client that does nothing between statements: its transactions per second are the limit a
  * route that runs those statements can reach here, and bench:api's req/s divided by them is
  * the route's ratio to the database's speed.
