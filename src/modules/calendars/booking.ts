@@ -292,8 +292,8 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
   let cal: CalendarRow | null = null;
   let opts: SlotOptions = { doctorId: input.doctorId?.toLowerCase() };
   // `commits`: a booking without a hold ends with its insert, which then carries the COMMIT
-  // (insertAppointment); where it refuses to, the booking runs again without (a hold's booking
-  // changes none of the values above before its insert, and never commits that way).
+  // (insertAppointment); where it refuses to, the booking runs again without. Only a hold's
+  // booking changes `start` and `opts`, and it never commits that way: the retry starts afresh.
   const attempt = (commits: boolean) =>
     db.transaction().execute(async (trx) => {
       const issues: ValidationIssue[] = [];
@@ -309,7 +309,8 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
           issues.push({ path: 'start', message: 'diverso da quello della prenotazione temporanea' });
       }
       const calendarId = hold?.calendar_id ?? input.calendarId;
-      // Without a hold, the only schedule locks the booking takes are its sole schedules' (takeSlot).
+      // Without a hold, the calendar's statement may take the sole schedules' locks: such a
+      // booking takes no other lock after it (a hold's may lock the schedules it moves to, claimSlot).
       const lockSole = input.holdId ? null : { doctorId: opts.doctorId };
       const { calendar: found, issues: refIssues, soleLocked } = await calendarAndPatient(trx, who, calendarId, input.patientId, lockSole);
       issues.push(...refIssues);

@@ -249,16 +249,8 @@ export interface BusyTime {
  * Time taken on these doctors or chairs in [from, to): appointments that hold time and live
  * slot holds (src/modules/holds), in one query.
  */
-export async function busyTimes(
-  db: Db,
-  clinicId: string,
-  doctors: readonly string[],
-  chairs: readonly string[],
-  from: Date,
-  to: Date,
-  opts: Pick<SlotOptions, 'excludeAppointmentId' | 'excludeHoldId'> = {},
-): Promise<BusyTime[]> {
-  return (await busyTimesQuery(db, clinicId, doctors, chairs, from, to, opts).execute()) as BusyTime[];
+export async function busyTimes(...args: Parameters<typeof busyTimesQuery>): Promise<BusyTime[]> {
+  return (await busyTimesQuery(...args).execute()) as BusyTime[];
 }
 
 /** busyTimes' query, for a statement that does more (a booking's insert, unless the time is busy). */
