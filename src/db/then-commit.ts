@@ -10,10 +10,10 @@
  *
  * So the statement itself must make every check the service would make on its answer before
  * committing. Each such check is a condition given to `refusingCommit()`: where one holds, the
- * statement calls `commit_refused` (migration 0106) and fails with CommitRefused's SQLSTATE; the
- * service then rolls back and runs its usual path, which sees the same case and answers as it
- * always did (a duplicate, a limit, an event to record another way). The common case commits in
- * one round trip fewer; the rare one costs one transaction more.
+ * statement calls `commit_refused` (migration 0106) and fails with its SQLSTATE (DC001); the
+ * transaction rolls back and `withCommitInLast` runs it again the usual way, which sees the same
+ * case and answers as it always did (a duplicate, a limit, an event to record another way). The
+ * common case commits in one round trip fewer; the rare one costs one transaction more.
  *
  * After the marked statement the transaction is over on PostgreSQL: nothing may follow it but
  * the return of the callback (pg-client.ts refuses another statement).
@@ -44,4 +44,17 @@ export function refusingCommit(conditions: Record<string, Expression<SqlBool>>):
 /** Whether a statement failed because one of its refusingCommit conditions held. */
 export function isCommitRefused(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === COMMIT_REFUSED;
+}
+
+/**
+ * `attempt(true)`, a transaction whose last statement carries the COMMIT; when that statement
+ * refused to commit, `attempt(false)`, the same transaction the usual way.
+ */
+export async function withCommitInLast<T>(attempt: (commits: boolean) => Promise<T>): Promise<T> {
+  try {
+    return await attempt(true);
+  } catch (error) {
+    if (!isCommitRefused(error)) throw error;
+    return attempt(false);
+  }
 }

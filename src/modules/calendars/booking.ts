@@ -20,7 +20,7 @@ import {
 import { bookableWindow, busyTimes, busyTimesQuery, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions, type Window } from './service.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { prepared } from '../../db/prepared-statements.js';
-import { isCommitRefused } from '../../db/then-commit.js';
+import { withCommitInLast } from '../../db/then-commit.js';
 import { agentOrigin, bookingChannel, type Actor } from '../../core/actor.js';
 import type { SlotHoldsTable } from '../../db/tables/agenda.js';
 
@@ -383,7 +383,7 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
     () => start,
     () => cal,
     () => opts,
-    () => attempt(true).catch((error: unknown) => (isCommitRefused(error) ? attempt(false) : Promise.reject(error))),
+    () => withCommitInLast(attempt),
   );
 }
 

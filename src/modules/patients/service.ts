@@ -21,7 +21,7 @@ import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
 import { CLINICAL_FIELDS, type AddressInput, type PatientInput, type PatientLookup, type PatientUpdate, type PatientView } from './schema.js';
 import { lookupKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
-import { isCommitRefused, refusingCommit, thenCommit } from '../../db/then-commit.js';
+import { refusingCommit, thenCommit, withCommitInLast } from '../../db/then-commit.js';
 import { prepared } from '../../db/prepared-statements.js';
 
 type PatientRow = Selectable<PatientsTable>;
@@ -347,11 +347,7 @@ export async function createPatientInTransaction(
  */
 export async function createPatient(db: Db, actor: Actor, input: PatientInput): Promise<{ view: PatientView; version: number }> {
   requireClinicalWrite(actor, input);
-  const create = (commits: boolean) => db.transaction().execute((trx) => createPatientInTransaction(trx, actor, input, { commits }));
-  const row = await create(true).catch((error: unknown) => {
-    if (isCommitRefused(error)) return create(false);
-    throw error;
-  });
+  const row = await withCommitInLast((commits) => db.transaction().execute((trx) => createPatientInTransaction(trx, actor, input, { commits })));
   return { view: patientView(row, can(actor, 'clinical:read')), version: row.version };
 }
 
