@@ -196,6 +196,23 @@ describe('events.skipped (spec 6.4)', () => {
     await receiver.waitFor(() => receiver.forPath('/skip/in-statement').length === 4);
   });
 
+  it('a lead whose statement would commit with a gap to record first records the gap, then its own event', async () => {
+    const t = await server.factories.tenant();
+    await revokeApiKey(server.ctx.db, t.keyId);
+    expect((await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0])).skipped).toBe('no_active_key');
+    const api = server.api((await server.factories.key(t.clinicId, [...SCOPES])).token);
+    const { data: lead, response } = await api.callWithResponse('createLead', {
+      body: { firstName: 'Marco', lastName: 'Dal Monte', phone: '+39 348 000 2222' },
+    });
+    expect(response.status).toBe(201);
+    const events = (await api.call('listEvents')).data.filter((e) => e.type !== 'apiKey.created');
+    expect(events.map((e) => [e.type, e.data.type ?? e.data.id])).toEqual([
+      ['events.skipped', 'task.created'],
+      ['lead.created', lead.id],
+    ]);
+    expect(await server.ctx.db.selectFrom('leads').select('id').where('clinic_id', '=', t.clinicId).execute()).toEqual([{ id: lead.id }]);
+  });
+
   it('no_active_key gaps are also flushed by the periodic job once a key is active', async () => {
     const t = await server.factories.tenant();
     await revokeApiKey(server.ctx.db, t.keyId);

@@ -19,6 +19,7 @@ import { normalizeEmail } from '../patients/normalize.js';
 import { assertVersion } from '../../core/version.js';
 import { canonicalPhoneOrIssue, createPatientInTransaction } from '../patients/service.js';
 import { prepared } from '../../db/prepared-statements.js';
+import { refusingCommit, thenCommit, withCommitInLast } from '../../db/then-commit.js';
 
 type LeadRow = Selectable<LeadsTable>;
 
@@ -86,7 +87,18 @@ function existingQuery(trx: Transaction, actor: Actor, phone: string | null, ema
  * lead. Then one statement looks for the existing lead and inserts the new one only when there
  * is none: it starts after the locks, so it sees what their previous holders committed.
  */
-export async function createLeadInTransaction(trx: Transaction, actor: Actor, input: LeadInput): Promise<{ row: LeadRow; created: boolean }> {
+/**
+ * `commits`: the insert's statement is the transaction's last and carries its COMMIT
+ * (src/db/then-commit.ts): a lead found (nothing written) commits nothing; an event not inserted
+ * at once (a gap to record first) refuses the COMMIT, and createLead runs the creation again
+ * without it.
+ */
+export async function createLeadInTransaction(
+  trx: Transaction,
+  actor: Actor,
+  input: LeadInput,
+  { commits = false }: { commits?: boolean } = {},
+): Promise<{ row: LeadRow; created: boolean }> {
   const issues: ValidationIssue[] = [];
   const phone = canonicalPhoneOrIssue(input.phone, actor.region, 'phone', issues);
   const facilityId = await checkFacility(trx, actor, input.facilityId, issues);
@@ -126,11 +138,20 @@ export async function createLeadInTransaction(trx: Transaction, actor: Actor, in
   } else {
     // The insert's own statement records the event, only when it inserts (recordEventIn).
     const recording = recordEventIn(event);
-    const { rows } = await prepared(sql<LeadRow & { created: boolean; event_outcome: string | null }>`
+    type Answer = LeadRow & { created: boolean; event_outcome: string | null };
+    const ctes = sql`
       WITH existing AS (${existingQuery(trx, actor, phone, email)}),
-      inserted AS (${insertWhere('leads', values, sql`NOT EXISTS (SELECT 1 FROM existing)`)})
+      inserted AS (${insertWhere('leads', values, sql`NOT EXISTS (SELECT 1 FROM existing)`)})`;
+    const answer = sql`
       SELECT *, true AS created, ${recording.call} AS event_outcome FROM inserted
-      UNION ALL SELECT *, false AS created, NULL AS event_outcome FROM existing`).execute(trx);
+      UNION ALL SELECT *, false AS created, NULL AS event_outcome FROM existing`;
+    // MATERIALIZED: the answer, with its record_event call, is computed once and then tested.
+    const { rows } = await prepared(
+      commits
+        ? thenCommit(sql<Answer>`${ctes}, answer AS MATERIALIZED (${answer})
+            SELECT * FROM answer WHERE ${refusingCommit({ event: sql`answer.created AND answer.event_outcome <> 'inserted'` })}`)
+        : sql<Answer>`${ctes} ${answer}`,
+    ).execute(trx);
     const { created: inserted, event_outcome, ...found } = rows[0]!;
     if (!inserted) return { row: found, created: false };
     row = found;
@@ -140,8 +161,12 @@ export async function createLeadInTransaction(trx: Transaction, actor: Actor, in
   return { row, created: true };
 }
 
+/**
+ * POST /leads: the creation in one transaction whose last statement commits it (one round trip
+ * fewer); where that statement refuses to commit, the creation runs again the usual way.
+ */
 export async function createLead(db: Db, actor: Actor, input: LeadInput): Promise<{ view: LeadView; created: boolean; version: number }> {
-  const { row, created } = await db.transaction().execute((trx) => createLeadInTransaction(trx, actor, input));
+  const { row, created } = await withCommitInLast((commits) => db.transaction().execute((trx) => createLeadInTransaction(trx, actor, input, { commits })));
   return { view: leadView(row, !created), created, version: row.version };
 }
 
