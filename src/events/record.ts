@@ -67,7 +67,7 @@ function onRecordError(error: unknown, type: string, log: ActorLogger | undefine
 
 export async function recordEvent(trx: Transaction, event: NewEvent): Promise<RecordedEvent> {
   if (!trx.isTransaction) return trx.transaction().execute((t) => recordEvent(t, event));
-  const pending = recordEventIn(event);
+  const pending = recordEventIn(trx, event);
   const { rows } = await prepared(sql<{ outcome: string }>`SELECT ${pending.call} AS outcome`).execute(trx);
   return pending.settle(trx, rows[0]!.outcome);
 }
@@ -86,14 +86,14 @@ export interface EventInStatement {
  * would be given after the write: a creation builds it from the values it inserts, and under the
  * tests the service compares it with the data of the row written (assertSameEventData).
  */
-export function recordEventIn(event: NewEvent): EventInStatement {
+export function recordEventIn(trx: Transaction, event: NewEvent): EventInStatement {
   // Under the tests only: the data matches the documented schema of its type (src/events/validate.ts),
   // checked on entry so an event held back for want of an active key is checked too.
   if (STRICT_EVENTS) assertEventData(event.type, event.data);
   const { clinicId, type, facilityId, data, log } = event;
   const scope = EVENT_SCOPES[type];
   // Common case in one statement: inserted only when the clinic has an active key and no gap to record first.
-  const first = fanOutEvent(clinicId, type, scope, facilityId, data, { checkKeys: true });
+  const first = fanOutEvent(trx, clinicId, type, scope, facilityId, data, { checkKeys: true });
   return {
     call: recordEventCall(first),
     async settle(trx, outcome) {
@@ -105,7 +105,7 @@ export function recordEventIn(event: NewEvent): EventInStatement {
         return { id: '', type, skipped: 'no_active_key' };
       }
       if (state.gaps) await flushGaps(trx, clinicId);
-      return insteadOfError(trx, clinicId, type, await tryInsertEvent(trx, fanOutEvent(clinicId, type, scope, facilityId, data, {})), log);
+      return insteadOfError(trx, clinicId, type, await tryInsertEvent(trx, fanOutEvent(trx, clinicId, type, scope, facilityId, data, {})), log);
     },
   };
 }
@@ -200,7 +200,7 @@ export async function insertEvent(
 ): Promise<RecordedEvent> {
   // The events.skipped records (recordEvent checks its own events on entry).
   if (STRICT_EVENTS) assertEventData(type, data);
-  const recorded = await tryInsertEvent(trx, fanOutEvent(clinicId, type, scope, facilityId, data, options));
+  const recorded = await tryInsertEvent(trx, fanOutEvent(trx, clinicId, type, scope, facilityId, data, options));
   if ('error' in recorded) throw new Error(`recordEvent: the ${type} event could not be stored: ${recorded.error}`);
   return recorded;
 }
@@ -211,7 +211,25 @@ async function tryInsertEvent(trx: Transaction, event: FanOutEvent): Promise<Rec
 }
 
 /** A new event, as fan-out.ts inserts it. */
+/**
+ * The last `createdAt` given to an event of each transaction. Events are listed by `createdAt`,
+ * then by id (random): two events of one transaction in the same millisecond (a gap's
+ * `events.skipped` and the event that records it) were listed in either order. Each event of a
+ * transaction gets a time after the one before, so they list in the order recorded; a
+ * transaction records a few events, so its times run ahead of the clock by as many milliseconds
+ * at most.
+ */
+const lastEventTime = new WeakMap<Transaction, number>();
+
+function eventTime(trx: Transaction): Date {
+  const last = lastEventTime.get(trx);
+  const time = last === undefined ? Date.now() : Math.max(Date.now(), last + 1);
+  lastEventTime.set(trx, time);
+  return new Date(time);
+}
+
 function fanOutEvent(
+  trx: Transaction,
   clinicId: string,
   type: string,
   scope: string,
@@ -225,7 +243,7 @@ function fanOutEvent(
     type,
     scope,
     facilityId,
-    createdAt: new Date(),
+    createdAt: eventTime(trx),
     dataText: JSON.stringify(data),
     subscriptionType: type === 'events.skipped' ? String(data.type) : type,
     notifyChannel: EVENTS_CHANNEL,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { recordEvent } from '../../src/events/record.js';
@@ -211,6 +212,22 @@ describe('events.skipped (spec 6.4)', () => {
       ['lead.created', lead.id],
     ]);
     expect(await server.ctx.db.selectFrom('leads').select('id').where('clinic_id', '=', t.clinicId).execute()).toEqual([{ id: lead.id }]);
+  });
+
+  it('lists the events of one transaction in the order they were recorded, several in one millisecond too', async () => {
+    const t = await server.factories.tenant();
+    const ids = Array.from({ length: 8 }, () => randomUUID());
+    await server.ctx.db.transaction().execute(async (trx) => {
+      for (const id of ids)
+        await recordEvent(trx, {
+          clinicId: t.clinicId,
+          type: 'task.created',
+          facilityId: t.facilityIds[0]!,
+          data: { ...sampleData('task.created', t.facilityIds[0]!), id },
+        });
+    });
+    const events = (await server.api(t.token).call('listEvents', { params: { query: { type: 'task.created' } } })).data;
+    expect(events.map((e) => e.data.id)).toEqual(ids);
   });
 
   it('no_active_key gaps are also flushed by the periodic job once a key is active', async () => {

@@ -212,7 +212,7 @@ async function writeAppointment(
     updated_at: now,
   };
   const data = eventData(values);
-  const event = recordEventIn({ log: actor.log, clinicId, type: 'appointment.created', facilityId: values.facility_id, data });
+  const event = recordEventIn(trx, { log: actor.log, clinicId, type: 'appointment.created', facilityId: values.facility_id, data });
   const insert = unlessBusy
     ? sql`WITH busy AS (${unlessBusy}), created AS (${insertWhere('appointments', values, sql<boolean>`NOT EXISTS (SELECT 1 FROM busy)`)})`
     : sql`WITH created AS (${trx.insertInto('appointments').values(values).returningAll()})`;

@@ -137,7 +137,7 @@ export async function createLeadInTransaction(
     await recordEvent(trx, event);
   } else {
     // The insert's own statement records the event, only when it inserts (recordEventIn).
-    const recording = recordEventIn(event);
+    const recording = recordEventIn(trx, event);
     type Answer = LeadRow & { created: boolean; event_outcome: string | null };
     const ctes = sql`
       WITH existing AS (${existingQuery(trx, actor, phone, email)}),

@@ -306,7 +306,7 @@ export async function createPatientInTransaction(
   const searchesDuplicate = !!(draft.phone || draft.email);
   // The event is recorded by the insert's own statement: a duplicate or the plan's limit then
   // throws, and the transaction's rollback takes the event with it.
-  const event = recordEventIn({ log: actor.log, clinicId, type: 'patient.created', facilityId: draft.eventData.facilityId, data: draft.eventData });
+  const event = recordEventIn(trx, { log: actor.log, clinicId, type: 'patient.created', facilityId: draft.eventData.facilityId, data: draft.eventData });
   type Written = PatientRow & { dup_id: string | null; dup_facility_id: string | null; active_patients: string | null; event_outcome: string };
   const ctes = sql`
     WITH created AS (${trx.insertInto('patients').values(draft.values).returningAll()})
