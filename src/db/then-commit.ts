@@ -9,7 +9,7 @@
  * mark as a comment and commits when Kysely says so, after the callback.
  *
  * So the statement itself must make every check the service would make on its answer before
- * committing. Each such check is a condition given to `refusingCommit()`: where one holds, the
+ * committing. Each such check is a condition given to `lastStatement()`: where one holds, the
  * statement calls `commit_refused` (migration 0106) and fails with its SQLSTATE (DC001); the
  * transaction rolls back and `withCommitInLast` runs it again the usual way, which sees the same
  * case and answers as it always did (a duplicate, a limit, an event to record another way). The
@@ -31,17 +31,24 @@ export function thenCommit<R>(statement: RawBuilder<R>): RawBuilder<R> {
 }
 
 /**
- * A WHERE condition over the statement's answer that fails the statement when any of these
- * conditions holds, naming the first, and is true otherwise. The answer must come from a
- * `MATERIALIZED` CTE, so that a volatile call in it (such as `record_event`) runs once, and not
- * once more in each condition.
+ * A statement of data-modifying CTEs (`WITH …`) and the answer read from them. When `commits`, it
+ * is the transaction's last and carries the COMMIT: the answer is computed once, as the CTE
+ * `answer` (MATERIALIZED, so that a volatile call in it such as `record_event` runs once, and not
+ * once more in each condition), and each of `refuseWhen`'s conditions over `answer` that holds
+ * fails the statement (`commit_refused`, naming the first). Otherwise, the plain statement.
  */
-export function refusingCommit(conditions: Record<string, Expression<SqlBool>>): RawBuilder<SqlBool> {
-  const cases = Object.entries(conditions).map(([reason, holds]) => sql`WHEN ${holds} THEN commit_refused(${reason})`);
-  return sql<SqlBool>`(CASE ${sql.join(cases, sql` `)} END) IS NULL`;
+export function lastStatement<R>(
+  ctes: RawBuilder<unknown>,
+  answer: RawBuilder<unknown>,
+  { commits, refuseWhen }: { commits: boolean; refuseWhen: Record<string, Expression<SqlBool>> },
+): RawBuilder<R> {
+  if (!commits) return sql<R>`${ctes} ${answer}`;
+  const cases = Object.entries(refuseWhen).map(([reason, holds]) => sql`WHEN ${holds} THEN commit_refused(${reason})`);
+  return thenCommit(sql<R>`${ctes}, answer AS MATERIALIZED (${answer})
+    SELECT * FROM answer WHERE (CASE ${sql.join(cases, sql` `)} END) IS NULL`);
 }
 
-/** Whether a statement failed because one of its refusingCommit conditions held. */
+/** Whether a statement failed because one of its lastStatement conditions held. */
 export function isCommitRefused(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === COMMIT_REFUSED;
 }

@@ -12,7 +12,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { poolClient } from '../../src/db/pg-client.js';
 import { prepared, StatementNames } from '../../src/db/prepared-statements.js';
-import { isCommitRefused, refusingCommit, thenCommit } from '../../src/db/then-commit.js';
+import { isCommitRefused, lastStatement, thenCommit } from '../../src/db/then-commit.js';
 import { dedicatedDatabase } from '../helpers/databases.js';
 import { ENGINE } from '../helpers/server.js';
 
@@ -160,9 +160,10 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
 
     it('commits nothing when one of its checks refuses, and the transaction rolls back', async () => {
       const refusing = (id: number) =>
-        thenCommit(sql`
-          WITH written AS MATERIALIZED (INSERT INTO begin_probe VALUES (${id}, ${'refused'}) RETURNING id)
-          SELECT * FROM written WHERE ${refusingCommit({ too_big: sql<boolean>`written.id > ${100}` })}`);
+        lastStatement(sql`WITH inserted AS (INSERT INTO begin_probe VALUES (${id}, ${'refused'}) RETURNING id)`, sql`SELECT id FROM inserted`, {
+          commits: true,
+          refuseWhen: { too_big: sql<boolean>`answer.id > ${100}` },
+        });
       const error = await db
         .transaction()
         .execute(async (trx) => {

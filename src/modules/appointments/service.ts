@@ -12,7 +12,7 @@ import { facilityVisible } from '../../db/tenant.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { assertSameEventData, recordEvent, recordEventIn } from '../../events/record.js';
-import { refusingCommit, thenCommit } from '../../db/then-commit.js';
+import { lastStatement } from '../../db/then-commit.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { prepared } from '../../db/prepared-statements.js';
 import { AFTER_9999, APPOINTMENT_JSON, withYearsAfter9999 } from './list-json.js';
@@ -217,13 +217,8 @@ async function writeAppointment(
     ? sql`WITH busy AS (${unlessBusy}), created AS (${insertWhere('appointments', values, sql<boolean>`NOT EXISTS (SELECT 1 FROM busy)`)})`
     : sql`WITH created AS (${trx.insertInto('appointments').values(values).returningAll()})`;
   const answer = sql`SELECT created.*, ${event.call} AS event_outcome FROM created`;
-  type Written = AppointmentRow & { event_outcome: string };
-  // MATERIALIZED: the answer, with its record_event call, is computed once and then tested.
   const { rows } = await prepared(
-    commits
-      ? thenCommit(sql<Written>`${insert}, written AS MATERIALIZED (${answer})
-          SELECT * FROM written WHERE ${refusingCommit({ event: sql`written.event_outcome <> 'inserted'` })}`)
-      : sql<Written>`${insert} ${answer}`,
+    lastStatement<AppointmentRow & { event_outcome: string }>(insert, answer, { commits, refuseWhen: { event: sql`answer.event_outcome <> 'inserted'` } }),
   ).execute(trx);
   if (rows.length === 0) return null;
   const { event_outcome, ...row } = rows[0]!;

@@ -19,7 +19,7 @@ import { normalizeEmail } from '../patients/normalize.js';
 import { assertVersion } from '../../core/version.js';
 import { canonicalPhoneOrIssue, createPatientInTransaction } from '../patients/service.js';
 import { prepared } from '../../db/prepared-statements.js';
-import { refusingCommit, thenCommit, withCommitInLast } from '../../db/then-commit.js';
+import { lastStatement, withCommitInLast } from '../../db/then-commit.js';
 
 type LeadRow = Selectable<LeadsTable>;
 
@@ -86,8 +86,7 @@ function existingQuery(trx: Transaction, actor: Actor, phone: string | null, ema
  * for each other (advisory locks, taken in one statement, in sorted order), so they end in one
  * lead. Then one statement looks for the existing lead and inserts the new one only when there
  * is none: it starts after the locks, so it sees what their previous holders committed.
- */
-/**
+ *
  * `commits`: the insert's statement is the transaction's last and carries its COMMIT
  * (src/db/then-commit.ts): a lead found (nothing written) commits nothing; an event not inserted
  * at once (a gap to record first) refuses the COMMIT, and createLead runs the creation again
@@ -145,12 +144,8 @@ export async function createLeadInTransaction(
     const answer = sql`
       SELECT *, true AS created, ${recording.call} AS event_outcome FROM inserted
       UNION ALL SELECT *, false AS created, NULL AS event_outcome FROM existing`;
-    // MATERIALIZED: the answer, with its record_event call, is computed once and then tested.
     const { rows } = await prepared(
-      commits
-        ? thenCommit(sql<Answer>`${ctes}, answer AS MATERIALIZED (${answer})
-            SELECT * FROM answer WHERE ${refusingCommit({ event: sql`answer.created AND answer.event_outcome <> 'inserted'` })}`)
-        : sql<Answer>`${ctes} ${answer}`,
+      lastStatement<Answer>(ctes, answer, { commits, refuseWhen: { event: sql`answer.created AND answer.event_outcome <> 'inserted'` } }),
     ).execute(trx);
     const { created: inserted, event_outcome, ...found } = rows[0]!;
     if (!inserted) return { row: found, created: false };

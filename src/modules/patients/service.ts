@@ -21,7 +21,7 @@ import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkFacility } from './facility.js';
 import { CLINICAL_FIELDS, type AddressInput, type PatientInput, type PatientLookup, type PatientUpdate, type PatientView } from './schema.js';
 import { lookupKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
-import { refusingCommit, thenCommit, withCommitInLast } from '../../db/then-commit.js';
+import { lastStatement, withCommitInLast } from '../../db/then-commit.js';
 import { prepared } from '../../db/prepared-statements.js';
 
 type PatientRow = Selectable<PatientsTable>;
@@ -319,16 +319,15 @@ export async function createPatientInTransaction(
       ${gate.patient_limit !== null ? activePatients(clinicId) : sql`NULL::bigint`} AS active_patients,
       ${event.call} AS event_outcome
     FROM created`;
-  // MATERIALIZED: the answer, with its record_event call, is computed once and then tested.
   const { rows } = await prepared(
-    commits
-      ? thenCommit(sql<Written>`${ctes}, written AS MATERIALIZED (${answer})
-          SELECT * FROM written WHERE ${refusingCommit({
-            duplicate: sql`written.dup_id IS NOT NULL`,
-            plan_limit: gate.patient_limit !== null ? sql`written.active_patients + 1 > ${gate.patient_limit}` : sql`false`,
-            event: sql`written.event_outcome <> 'inserted'`,
-          })}`)
-      : sql<Written>`${ctes} ${answer}`,
+    lastStatement<Written>(ctes, answer, {
+      commits,
+      refuseWhen: {
+        duplicate: sql`answer.dup_id IS NOT NULL`,
+        plan_limit: gate.patient_limit !== null ? sql`answer.active_patients + 1 > ${gate.patient_limit}` : sql`false`,
+        event: sql`answer.event_outcome <> 'inserted'`,
+      },
+    }),
   ).execute(trx);
   const { dup_id, dup_facility_id, active_patients, event_outcome, ...created } = rows[0]!;
   const duplicate = duplicateOf(actor, dup_id ? { id: dup_id, facility_id: dup_facility_id } : undefined);
