@@ -9,15 +9,19 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
 import { refIssue, takesReferences } from '../../db/scoped.js';
+import { insertAppointment, insertAppointmentUnlessBusy, lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
 import {
-  insertAppointment,
-  insertAppointmentUnlessBusy,
-  lockAppointment,
-  recordRescheduled,
-  setStatusInTx,
-  type AppointmentInsert,
-} from '../appointments/service.js';
-import { bookableWindow, busyTimes, busyTimesQuery, freeSlots, gridSlots, type CalendarRow, type Slot, type SlotOptions, type Window } from './service.js';
+  bookableWindow,
+  busyTimes,
+  busyTimesQuery,
+  freeSlots,
+  slotAppointment,
+  gridSlots,
+  type CalendarRow,
+  type Slot,
+  type SlotOptions,
+  type Window,
+} from './service.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { prepared } from '../../db/prepared-statements.js';
 import { withCommitInLast } from '../../db/then-commit.js';
@@ -355,21 +359,13 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
         }
         await claimSlot(trx, who.clinicId, slot, opts);
       }
-      const appointment: AppointmentInsert = {
-        patientId: input.patientId,
-        facilityId: cal.facility_id,
-        doctorId: slot.doctorId,
-        chairId: slot.chairId,
-        calendarId: cal.id,
-        start: slot.start,
-        end: slot.end,
-        status: 'scheduled',
+      const appointment = slotAppointment(cal, slot, input.patientId, {
         origin: agentOrigin(who) ?? input.origin ?? 'api',
-        type: input.type === undefined ? cal.appointment_type : input.type,
-        category: input.category === undefined ? cal.appointment_category : input.category,
+        type: input.type,
+        category: input.category,
         title: input.title,
         reason: input.reason,
-      };
+      });
       // Only a booking without a hold ends with its insert (a hold's records its appointment after).
       const ending = { commits: commits && !hold };
       const row = busy ? await insertAppointmentUnlessBusy(trx, who, appointment, busy, ending) : await insertAppointment(trx, who, appointment, ending);

@@ -11,6 +11,7 @@ import type { CalendarsTable, WeekSchedule } from '../../db/tables/agenda.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { BLOCKING_EXCLUDED } from '../appointments/model.js';
+import type { AppointmentInsert } from '../appointments/service.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { WEEKDAYS, minutesOf, scheduleIssues } from '../facilities/schedule.js';
 import { localParts, localToUtc } from './timezone.js';
@@ -224,6 +225,32 @@ export async function freeSlots(db: Db, cal: CalendarRow, tz: string, window: Wi
     slots.push({ start: s.start.toISOString(), end: s.end.toISOString(), doctorId, chairId });
   }
   return slots;
+}
+
+/**
+ * The appointment that books `slot` of `cal` for a patient: the slot's doctor, chair and time, the
+ * calendar's facility, and its appointment type and category unless the booking gives its own
+ * (null clears them).
+ */
+export function slotAppointment(
+  cal: CalendarRow,
+  slot: Slot,
+  patientId: string,
+  details: Pick<AppointmentInsert, 'origin' | 'type' | 'category' | 'title' | 'reason'>,
+): AppointmentInsert {
+  return {
+    ...details,
+    patientId,
+    facilityId: cal.facility_id,
+    doctorId: slot.doctorId,
+    chairId: slot.chairId,
+    calendarId: cal.id,
+    start: slot.start,
+    end: slot.end,
+    status: 'scheduled',
+    type: details.type === undefined ? cal.appointment_type : details.type,
+    category: details.category === undefined ? cal.appointment_category : details.category,
+  };
 }
 
 export interface SlotOptions {

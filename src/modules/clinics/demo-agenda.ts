@@ -14,7 +14,7 @@ import { backOfficeActor } from './actor.js';
 import { createApiKey } from '../auth/keys-service.js';
 import { createPaymentPlan } from '../billing/plans.js';
 import { insertAppointment, type AppointmentInsert } from '../appointments/service.js';
-import { createCalendar, freeSlots, bookableWindow } from '../calendars/service.js';
+import { createCalendar, freeSlots, bookableWindow, slotAppointment } from '../calendars/service.js';
 import { openConversation, recordMessage } from '../conversations/service.js';
 import { updateFacility } from '../facilities/service.js';
 import { importPatients } from '../patients/service.js';
@@ -192,20 +192,7 @@ export async function seedDemoAgenda(db: Kysely<DB>, clinicId: string, facilityI
     for (let i = 0, p = 0; i < slots.length && p < 12; i += every, p++) {
       const patientId = cal === hygiene && p === 0 ? patientIds[0]! : patientIds[1 + ((p * 3 + (cal === hygiene ? 0 : 1)) % (patientIds.length - 1))]!;
       const slot = slots[i]!;
-      bookings.push({
-        patientId,
-        facilityId: cal.facility_id,
-        doctorId: slot.doctorId,
-        chairId: slot.chairId,
-        calendarId: cal.id,
-        start: slot.start,
-        end: slot.end,
-        status: 'scheduled',
-        origin: 'api',
-        type: cal.appointment_type,
-        category: cal.appointment_category,
-        reason: cal === hygiene ? 'Igiene semestrale' : 'Controllo',
-      });
+      bookings.push(slotAppointment(cal, slot, patientId, { origin: 'api', reason: cal === hygiene ? 'Igiene semestrale' : 'Controllo' }));
     }
   }
   await db.transaction().execute(async (trx) => {
