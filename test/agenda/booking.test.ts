@@ -178,6 +178,28 @@ describe('POST /v1/appointments (booking)', () => {
     expect(e.some((x) => (x.data as any).id === res.id && (x.data as any).origin === 'voice')).toBe(true);
   });
 
+  it('books with ids written in capitals, as some integrations send them, and answers and records them in lower case', async () => {
+    const cal = await makeCalendar(server, tenant, { chairs: 1 });
+    const p = await insertPatient(server, tenant);
+    const { data: res, response } = await book({
+      calendarId: cal.id.toUpperCase(),
+      patientId: p.toUpperCase(),
+      doctorId: cal.doctorIds[0]!.toUpperCase(),
+      start: at(4, 12),
+    });
+    expect(response.status).toBe(201);
+    expect(res).toMatchObject({ calendarId: cal.id, patientId: p, doctorId: cal.doctorIds[0], chairId: cal.chairIds[0] });
+    const e = await server.ctx.db
+      .selectFrom('events')
+      .select('data')
+      .where('type', '=', 'appointment.created')
+      .where('clinic_id', '=', tenant.clinicId)
+      .execute();
+    expect(e.map((x) => x.data as any).find((d) => d.id === res.id)).toMatchObject({ calendarId: cal.id, patientId: p, doctorId: cal.doctorIds[0] });
+    // The same slot again, capitals or not, is taken.
+    await expect(book({ calendarId: cal.id, patientId: p, doctorId: cal.doctorIds[0], start: at(4, 12) })).rejects.toMatchObject({ status: 409 });
+  });
+
   it('records a gap left while no key was active before the booking’s own event (its insert then does not commit it alone)', async () => {
     const t = await server.factories.tenant();
     const cal = await makeCalendar(server, t, { chairs: 1 });
