@@ -26,6 +26,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     dataDir: options.inMemory ? null : config.dataDir,
     poolMax: config.dbPoolMax,
     prepareAfter: config.dbPrepareAfter,
+    wireSpeedUps: config.dbWireSpeedUps,
     pgliteSnapshot: options.pgliteSnapshot,
     pglite: options.pglite,
   });

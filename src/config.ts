@@ -16,6 +16,8 @@ export interface Config {
   dbPoolMax: number;
   /** PostgreSQL: runs of a statement marked prepared() before it is prepared (src/db/prepared-statements.ts); 0: never. */
   dbPrepareAfter: number;
+  /** PostgreSQL: the wire-level speed-ups of src/db/pg-client.ts (DB_WIRE_SPEEDUPS, default on). */
+  dbWireSpeedUps: boolean;
   redisUrl: string | null;
   /** Bearer token of the back-office API (and /metrics); when absent the back office is not mounted at all. */
   adminToken: string | null;
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: env.DATA_DIR || './data',
     dbPoolMax: readInt(env, 'DB_POOL_MAX', 10, 2, 500),
     dbPrepareAfter: readInt(env, 'DB_PREPARE_AFTER', 1000, 0, 1_000_000_000),
+    dbWireSpeedUps: readBool(env, 'DB_WIRE_SPEEDUPS', true),
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
     adminPort,

@@ -11,7 +11,7 @@ import { PGliteDialect } from './pglite-dialect.js';
 import { asIs, DATE, INT8, NUMERIC, startPGlite, toNumber, type StartedPGlite } from './pglite-start.js';
 import { parseTimestamptz } from './timestamptz.js';
 import { StatementNames } from './prepared-statements.js';
-import { poolClient } from './pg-client.js';
+import { pgClientClass } from './pg-client.js';
 
 export { DataFolderLockedError } from './data-folder-lock.js';
 
@@ -64,6 +64,8 @@ export interface OpenOptions {
   poolMax?: number;
   /** PostgreSQL: runs of a statement marked prepared() before it is prepared (src/db/prepared-statements.ts; 1,000). */
   prepareAfter?: number;
+  /** PostgreSQL: the wire-level speed-ups of src/db/pg-client.ts (default on); off runs `pg`'s plain protocol. */
+  wireSpeedUps?: boolean;
   /** A tarball from `dumpDataDir`, to start an in-memory database from a snapshot (tests). */
   pgliteSnapshot?: Blob;
   /** The embedded database's start already under way in `dataDir` (src/main.ts starts it first). */
@@ -71,11 +73,11 @@ export interface OpenOptions {
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolMax ?? 10, options.prepareAfter);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolMax ?? 10, options.prepareAfter, options.wireSpeedUps ?? true);
   return openPGlite(await (options.pglite ?? startPGlite(options.dataDir, options.pgliteSnapshot)));
 }
 
-async function openPostgres(connectionString: string, poolMax: number, prepareAfter?: number): Promise<Database> {
+async function openPostgres(connectionString: string, poolMax: number, prepareAfter: number | undefined, wireSpeedUps: boolean): Promise<Database> {
   // `pg` is loaded only by a process on PostgreSQL (start-up time on the embedded database).
   const { default: pg } = await import('pg');
   configurePgTypes(pg);
@@ -86,9 +88,10 @@ async function openPostgres(connectionString: string, poolMax: number, prepareAf
   // searches/s kept two or three busy and let the rest close: every burst, and the first call
   // after a quiet moment, met cold backends (bench:search --http: p99 200-350 ms at 100/s).
   // Statements the process repeats are prepared once per connection, and a transaction's BEGIN
-  // travels with its first statement (src/db/pg-client.ts).
+  // travels with its first statement (src/db/pg-client.ts), unless DB_WIRE_SPEEDUPS=off or `pg`
+  // lacks a part that needs.
   const names = new StatementNames(prepareAfter === undefined ? undefined : { prepareAfter });
-  const pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 0, Client: poolClient(pg, names) });
+  const pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 0, Client: pgClientClass(pg, names, wireSpeedUps) });
   // A lost connection (PostgreSQL restarted, a network cut) makes its client emit `error`; with
   // no listener Node would throw it and end the process. An idle client's error reaches the pool
   // (which drops the client); a checked-out one's reaches only the client: its query fails with

@@ -108,6 +108,54 @@ function wrappedQueryClass(pgModule: typeof pg) {
   return WrappedQuery as unknown as new (config: pg.QueryConfig, wrap: { begin: boolean; commit: boolean }) => pg.Query;
 }
 
+/**
+ * The private parts of `pg` the wrapped client uses, checked before it is used: `pg` is pinned to
+ * an exact version in package.json, and an upgrade that renames or drops one of them must fall
+ * back to the plain protocol instead of silently changing how a write reaches PostgreSQL.
+ * Returns the names of the parts that are missing (none: the speed-ups can run).
+ */
+export function missingWireParts(pgModule: typeof pg): string[] {
+  const missing: string[] = [];
+  const query = (pgModule.Query as unknown as { prototype?: Record<string, unknown> } | undefined)?.prototype;
+  for (const method of ['prepare', '_getRows', 'handleCommandComplete', 'requiresPreparation']) {
+    if (typeof query?.[method] !== 'function') missing.push(`Query.prototype.${method}`);
+  }
+  const Connection = (pgModule as unknown as { Connection?: new () => Record<string, unknown> }).Connection;
+  const connection = Connection?.prototype as Record<string, unknown> | undefined;
+  for (const method of ['parse', 'bind', 'execute', 'sync']) {
+    if (typeof connection?.[method] !== 'function') missing.push(`Connection.prototype.${method}`);
+  }
+  // Set by the constructor, not on the prototype: a connection that is never connected shows it.
+  if (Connection && typeof new Connection().parsedStatements !== 'object') missing.push('Connection#parsedStatements');
+  const client = new pgModule.Client() as unknown as { connection?: unknown };
+  if (Connection && !(client.connection instanceof Connection)) missing.push('Client#connection');
+  return missing;
+}
+
+let fallbackTold = false;
+
+/**
+ * The client class the pool runs: the wrapped one below when `speedUps` is on and `pg` still has
+ * every part it needs, else `pg`'s own Client (the plain protocol: every statement unnamed,
+ * BEGIN and COMMIT each in their own round trip). A missing part is told once per process.
+ * `DB_WIRE_SPEEDUPS=off` chooses the plain protocol; the write paths' tests run both ways (.ci/run).
+ */
+export function pgClientClass(pgModule: typeof pg, names: StatementNames, speedUps: boolean): typeof pg.Client {
+  if (!speedUps) return pgModule.Client;
+  const missing = missingWireParts(pgModule);
+  if (missing.length === 0) return poolClient(pgModule, names);
+  if (!fallbackTold) {
+    fallbackTold = true;
+    process.emitWarning(
+      `pg lacks ${missing.join(', ')}: PostgreSQL runs the plain protocol (no prepared statements, BEGIN and COMMIT in their own round trips)`,
+      {
+        code: 'DCM_PG_WIRE_FALLBACK',
+      },
+    );
+  }
+  return pgModule.Client;
+}
+
 /** The pool's client class (`new pg.Pool({ Client })`): see the top of this file. */
 export function poolClient(pgModule: typeof pg, names = new StatementNames()): typeof pg.Client {
   const WrappedQuery = wrappedQueryClass(pgModule);

@@ -62,7 +62,9 @@ export async function openTestContext(config: Config): Promise<{ ctx: AppContext
     const database = await dedicatedDatabase(baseUrl, `dcm_t_${process.env.DCM_TEST_RUN}`, process.env.DCM_TEST_TEMPLATE);
     // DB_PREPARE_AFTER: 1 under the tests (global-setup.ts), so marked statements run prepared.
     const dbPrepareAfter = Number(process.env.DB_PREPARE_AFTER ?? config.dbPrepareAfter);
-    const ctx = await createContext({ ...config, databaseUrl: database.url, dbPrepareAfter }, { skipMigrations: true });
+    // DB_WIRE_SPEEDUPS=off: the same tests over `pg`'s plain protocol (.ci/run runs the write paths so).
+    const dbWireSpeedUps = process.env.DB_WIRE_SPEEDUPS === undefined ? config.dbWireSpeedUps : !/^(0|false|off|no)$/i.test(process.env.DB_WIRE_SPEEDUPS);
+    const ctx = await createContext({ ...config, databaseUrl: database.url, dbPrepareAfter, dbWireSpeedUps }, { skipMigrations: true });
     return {
       ctx,
       drop: async () => {
