@@ -35,7 +35,7 @@ describe("Node's options", () => {
   it('are the same for npm start, start:api and start:worker (a role started alone runs as the whole service does)', () => {
     const flags = serviceNodeFlags('start');
     // A larger young generation: under load on an uncached list page, scavenges were a fifth of
-    // the server's CPU with V8's default 16 MB semi-space (README, "What bounds each route").
+    // the server's CPU with V8's default 16 MB semi-space (docs/performance.md, "What bounds a request").
     expect(flags).toContain('--max-semi-space-size=32');
     expect(serviceNodeFlags('start:api')).toEqual(flags);
     expect(serviceNodeFlags('start:worker')).toEqual(flags);
