@@ -104,9 +104,22 @@ describe('hold caps', () => {
     const kept = await server.ctx.db.selectFrom('slot_holds').select(['id', 'start_at']).where('holder_ref', '=', 'long-call').execute();
     expect(kept.map((h) => h.id)).toEqual([renewed.data!.id]);
 
-    // Released, the holder starts afresh.
-    expect((await release(renewed.data!.id, key)).response.status).toBe(204);
-    const fresh = await hold(cal.id, { start: at(4, 11), holderRef: 'long-call', ttlSeconds: 600 }, key);
+    // Lapsed a whole life ago (its slot free for others that long), the holder starts afresh.
+    const holdsFor = (minutes: number) => ({ start: at(4, 11, minutes), holderRef: 'long-call', ttlSeconds: 600 });
+    await server.ctx.db
+      .updateTable('slot_holds')
+      .set({ expires_at: sql<Date>`now() - interval '16 minutes'` })
+      .where('holder_ref', '=', 'long-call')
+      .execute();
+    const afresh = await hold(cal.id, holdsFor(0), key);
+    expect(afresh.response.status, JSON.stringify(afresh.error)).toBe(201);
+    expect(Date.parse(afresh.data!.expiresAt) - Date.now()).toBeGreaterThan(500_000);
+
+    // Released, too: the next hold is a new one.
+    await backdate(16);
+    expect((await hold(cal.id, holdsFor(30), key)).response.status).toBe(409);
+    expect((await release(afresh.data!.id, key)).response.status).toBe(204);
+    const fresh = await hold(cal.id, holdsFor(30), key);
     expect(fresh.response.status, JSON.stringify(fresh.error)).toBe(201);
     expect(Date.parse(fresh.data!.expiresAt) - Date.now()).toBeGreaterThan(500_000);
   });

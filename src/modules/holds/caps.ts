@@ -51,8 +51,10 @@ export function lifeDeadline(firstHeldAt: Date): Date {
 }
 
 /**
- * Refuses to renew a holder's hold once its total life is over (`firstHeldAt`: the first hold of
- * the holder still on record, null for a new holder; `now`: the database's clock).
+ * Refuses to renew a holder's hold once its total life is over (`firstHeldAt`: when the holder
+ * first held, carried by the unused hold it replaces unless that one lapsed a whole life ago,
+ * so its slot was free for others at least as long as it was held; null for a new holder;
+ * `now`: the database's clock).
  */
 export function assertLifeLeft(firstHeldAt: Date | null, now: Date): void {
   if (!firstHeldAt || lifeDeadline(firstHeldAt).getTime() > now.getTime()) return;

@@ -12,7 +12,7 @@ import type { Db } from '../../db/transaction.js';
 import { findScoped } from '../../db/scoped.js';
 import { assertBookableBy, booking, takeSlot } from '../calendars/booking.js';
 import { type CalendarRow, type SlotOptions } from '../calendars/service.js';
-import { assertCalendarShare, assertLifeLeft, lifeDeadline, shareWindow } from './caps.js';
+import { assertCalendarShare, assertLifeLeft, HOLD_LIFE_SECONDS, lifeDeadline, shareWindow } from './caps.js';
 import { HOLD_TTL, HOLDS_PER_KEY, type HoldView, type NewHold } from './schema.js';
 
 type HoldRow = Selectable<SlotHoldsTable>;
@@ -61,16 +61,18 @@ export async function createHold(db: Db, actor: Actor, calendarId: string, input
         // the key's other live holds are counted, in one statement after the lock: its snapshot
         // does not see its own delete, so the hold it replaces is left out of the count by name.
         // The same statement answers the caps (caps.ts): the starts of the key's holds of this
-        // calendar in the share's window, and when the holder first held (an unused hold replaced).
+        // calendar in the share's window, and when the holder first held (an unused hold replaced
+        // that lapsed less than a life ago: a holder starts afresh after as long a pause).
         const window = shareWindow(actor.timeZone, start);
         const { rows } = await sql<{ n: number; next: Date | null; held: number[]; first_held_at: Date | null; now: Date }>`
           WITH replaced AS (
             DELETE FROM slot_holds WHERE clinic_id = ${actor.clinicId} AND api_key_id = ${keyId} AND holder_ref = ${input.holderRef}
-            RETURNING first_held_at, appointment_id)
+            RETURNING first_held_at, appointment_id, expires_at)
           SELECT count(*)::int AS n, min(expires_at) AS next,
             coalesce(array_agg(round(extract(epoch FROM start_at) * 1000)::float8)
               FILTER (WHERE calendar_id = ${found.id} AND start_at >= ${window.from} AND start_at < ${window.to}), '{}') AS held,
-            (SELECT first_held_at FROM replaced WHERE appointment_id IS NULL) AS first_held_at,
+            (SELECT first_held_at FROM replaced
+              WHERE appointment_id IS NULL AND expires_at > now() - make_interval(secs => ${HOLD_LIFE_SECONDS})) AS first_held_at,
             now() AS now
           FROM slot_holds
           WHERE clinic_id = ${actor.clinicId} AND api_key_id = ${keyId} AND holder_ref <> ${input.holderRef}
