@@ -1,7 +1,8 @@
 /**
  * The caps on what one API key may hold (issue 33), written once: a share of one calendar's
- * slots per window, and a holder's total life. createHold applies them all here, so a kind of
- * hold exempt from them (a waitlist's offers, with their own expiry) is one branch in this file.
+ * slots per window, and a holder's total life. createHold calls assertLifeLeft,
+ * assertCalendarShare and lifeDeadline and nothing else decides them, so a kind of hold exempt
+ * from them (a waitlist's offers, with their own expiry) skips those three calls.
  * The key-wide count (HOLDS_PER_KEY) stays in schema.ts, where the API documents it.
  */
 import { ApiError } from '../../core/errors.js';
