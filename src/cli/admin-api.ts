@@ -134,6 +134,8 @@ export async function httpAdminApi(baseUrl: string, token: string): Promise<Admi
         method,
         headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
+        // The token goes to DCM_URL alone (src/cli/connect.ts), never on to where a redirect points.
+        redirect: 'error',
       });
     } catch (error) {
       throw new Error(`cannot reach the service at ${base}: ${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message}`, {

@@ -9,6 +9,7 @@
  */
 import type { AppContext } from '../context.js';
 import { httpAdminApi, inProcessAdminApi, operationsOf, type AdminApi, type AdminOperation } from './admin-api.js';
+import { isLoopback, redactUrl } from './credentials.js';
 import { UsageError } from './output.js';
 
 export interface Connection {
@@ -28,12 +29,37 @@ async function config() {
   }
 }
 
+/**
+ * DCM_URL checked before ADMIN_TOKEN is sent to it: the service's base URL (no query or
+ * fragment) as `base`, never a user name or password (the back office takes ADMIN_TOKEN alone),
+ * and plain http:// only to a loopback address, where no network sits between the two.
+ */
+function serviceBase(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Not quoted: what is not a URL cannot be trusted to hide its secrets.
+    throw new UsageError('DCM_URL is not a URL: give the service’s base URL, as https://dcm.example.com');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`DCM_URL must be an https:// URL, got one of "${url.protocol}"`);
+  const shown = redactUrl(raw);
+  if (url.username || url.password) throw new UsageError(`DCM_URL must not hold a user name or password (the back office takes ADMIN_TOKEN), got "${shown}"`);
+  if (url.search || url.hash) throw new UsageError(`DCM_URL must be the service's base URL, without a query or fragment, got "${shown}"`);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw new UsageError(
+      `refusing to send ADMIN_TOKEN over plain http:// to ${url.host}: use https://, or http:// only to this machine (localhost, 127.0.0.0/8, ::1)`,
+    );
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
 export async function connect(): Promise<Connection> {
   const url = process.env.DCM_URL;
   if (url) {
     const token = process.env.ADMIN_TOKEN;
     if (!token) throw new UsageError('DCM_URL is set but ADMIN_TOKEN is not: the back office of the service needs its token');
-    return { api: await httpAdminApi(url, token), ctx: null, close: async () => {} };
+    return { api: await httpAdminApi(serviceBase(url), token), ctx: null, close: async () => {} };
   }
   const cfg = await config();
   if (!cfg.databaseUrl) {

@@ -1,4 +1,5 @@
 /** CLI output: a table for people (at most 100 columns wide), JSON for scripts (`--json`), errors alike. */
+import { redact } from './credentials.js';
 
 /** The widest a table gets: cells are cut (…) to fit; `--json` has every value in full. */
 export const TABLE_WIDTH = 100;
@@ -52,14 +53,15 @@ export function printResult(value: unknown, json: boolean, columns?: string[]): 
 
 /** An error: one line on stderr (`error: …`), or with --json the API's error envelope as one JSON line. */
 export function printError(error: { code: string; message: string; details?: Record<string, unknown> | null }, json: boolean): void {
+  // Whatever an error quotes (a URL, a library's message) is printed without its credentials.
   if (json) {
-    console.error(JSON.stringify({ error: { code: error.code, message: error.message, details: error.details ?? null } }));
+    console.error(redact(JSON.stringify({ error: { code: error.code, message: error.message, details: error.details ?? null } })));
     return;
   }
   const issues = (error.details?.issues as Array<{ path: string; message: string }> | undefined) ?? [];
   const detail = issues.map((i) => `${i.path || '(body)'}: ${i.message}`).join('; ');
   const reason = detail ? ` (${detail})` : error.details?.reason ? ` (${String(error.details.reason)})` : '';
-  console.error(`error: ${error.code === 'cli' || error.code === 'usage' ? '' : `${error.code}${reason}: `}${error.message}`);
+  console.error(redact(`error: ${error.code === 'cli' || error.code === 'usage' ? '' : `${error.code}${reason}: `}${error.message}`));
 }
 
 /** Progress on stderr, so `--json` output on stdout stays clean. */

@@ -793,9 +793,13 @@ export interface paths {
          *
          *     A key holds at most 10 live slots at once (a call needs one): beyond that, `409 conflict` reason `hold_limit` with `details.limit` and `details.nextExpiresAt`, until one is released, booked or lapses.
          *
+         *     No key can hold a calendar away from the other callers. Of one calendar, a key holds at most a third of the slots of a day (the clinic-local day of `start`; its slots are those getCalendarAvailability lists for it from now, of `doctorId` when given, plus the ones this key holds there), never fewer than 1: a day of 6 slots lets one key hold 2. Beyond that, `409 conflict` reason `hold_limit_calendar` with `details.limit`, `details.windowStart` and `details.windowEnd`. A replaced hold is not counted.
+         *
+         *     A holder’s holds live at most 15 minutes in all, from the first hold of its `holderRef`: a replacement keeps that deadline (its `expiresAt` is never later), and once it has passed, holding again with the same `holderRef` is `409 conflict` reason `hold_life_exceeded` (with `details.firstHeldAt` and `details.deadline`): book the slot without a hold. A holder starts afresh once its hold was booked or released (releaseSlotHold), or 15 minutes after its last hold lapsed.
+         *
          *     Refusals write nothing: `409 no_availability` (`slot_taken`, `outside_availability`, with `details.alternatives`) as for a booking; `403 forbidden` reason `not_bookable_by_agent` when the calendar’s `bookableBy` excludes this key’s channel; `400` naming `doctorId` for a doctor not of the calendar. A calendar the key does not see is `404`.
          *
-         *     Reasons: `409 conflict` `hold_limit`; `403 forbidden` `not_bookable_by_agent` (`details.reason`; the list is closed).
+         *     Reasons: `409 conflict` `hold_limit`, `hold_limit_calendar`, `hold_life_exceeded`; `403 forbidden` `not_bookable_by_agent` (`details.reason`; the list is closed).
          *
          *     Scopes: `appointments:write`.
          *
@@ -8947,7 +8951,7 @@ export interface operations {
                         holderRef: string;
                         /**
                          * Format: date-time
-                         * @description When the hold lapses by itself
+                         * @description When the hold lapses by itself: `ttlSeconds` from now, but never later than 15 minutes after the first hold of its `holderRef`
                          */
                         expiresAt: string;
                     };

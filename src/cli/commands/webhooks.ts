@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { request, type AdminApi } from '../admin-api.js';
+import { redact, redactUrl } from '../credentials.js';
 import { str, type Command } from '../commands.js';
 import { printResult, UsageError } from '../output.js';
 
@@ -48,7 +49,7 @@ export const webhookCommands: Command[] = [
       try {
         if (!/^https?:$/.test(new URL(target).protocol)) throw new Error();
       } catch {
-        throw new UsageError(`--forward-to must be an http:// or https:// URL, got "${target}"`);
+        throw new UsageError(`--forward-to must be an http:// or https:// URL, got "${redactUrl(target)}"`);
       }
       const max = args['max-events'] === undefined ? Infinity : Number(args['max-events']);
       if (!(max > 0 && Number.isInteger(max)) && max !== Infinity) throw new UsageError('--max-events must be a whole number above 0');
@@ -59,9 +60,10 @@ export const webhookCommands: Command[] = [
       ]);
       const secret = str(args.secret) ?? generateSecret();
       let since = new Date().toISOString();
-      const ready = { listening: target, clinicId, secret };
+      // The signing secret is printed on purpose (the receiver verifies with it); the target's credentials are not.
+      const ready = { listening: redactUrl(target), clinicId, secret };
       if (json) console.log(JSON.stringify(ready));
-      else console.log(`Forwarding the events of clinic ${clinicId} to ${target}\nSigning secret: ${secret}\n(Ctrl-C to stop)`);
+      else console.log(`Forwarding the events of clinic ${clinicId} to ${ready.listening}\nSigning secret: ${secret}\n(Ctrl-C to stop)`);
 
       let stop = false;
       process.once('SIGINT', () => (stop = true));
@@ -87,7 +89,7 @@ export const webhookCommands: Command[] = [
             });
             status = res.status;
           } catch (error) {
-            status = `failed: ${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message}`;
+            status = `failed: ${redact(((error as Error).cause as Error | undefined)?.message ?? (error as Error).message)}`;
           }
           forwarded++;
           if (json) console.log(JSON.stringify({ eventId: e.eventId, type: e.type, deliveryId, status }));

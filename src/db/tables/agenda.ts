@@ -50,6 +50,8 @@ export interface SlotHoldsTable {
   expires_at: ColumnType<Date, Date | string, Date | string>;
   appointment_id: string | null;
   created_at: Timestamp;
+  /** When the holder's first hold was made: a replacement keeps it (migration 0113). */
+  first_held_at: Timestamp;
 }
 
 export interface VoiceHandoffsTable {

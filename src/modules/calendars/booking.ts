@@ -81,11 +81,20 @@ function windowAt(cal: CalendarRow, tz: string, start: Date, now?: Date): Window
 
 /** The free slot starting at `start`, or NoSlot saying why there is none. */
 export async function slotAt(db: Db, cal: CalendarRow, tz: string, start: Date, opts: SlotOptions): Promise<Slot> {
+  return (await slotAmong(db, cal, tz, start, opts, null)).slot;
+}
+
+/**
+ * slotAt, and the free slots of `span` (a window around `start`: a hold's share of the calendar
+ * is measured on its day, src/modules/holds/caps.ts) read by the same statement.
+ */
+async function slotAmong(db: Db, cal: CalendarRow, tz: string, start: Date, opts: SlotOptions, span: Window | null): Promise<{ slot: Slot; free: Slot[] }> {
   const window = windowAt(cal, tz, start, opts.now);
-  const free = await freeSlots(db, cal, tz, window, opts);
+  const read = (span && bookableWindow(cal, span.from, span.to, opts.now)) || window;
+  const free = await freeSlots(db, cal, tz, read, opts);
   const slot = free.find((s) => Date.parse(s.start) === start.getTime());
   if (!slot) throw new NoSlot('slot_taken');
-  return slot;
+  return { slot, free };
 }
 
 /**
@@ -157,18 +166,26 @@ function soleSchedulesLock(doctorId: string | undefined) {
 /**
  * The free slot at `start`, taken: its doctor's and chair's schedule locks held until commit,
  * and its time read under them (soleSchedules), or else found, locked and checked again
- * (claimSlot). Only for a transaction that takes no other schedule lock after it: two lock
+ * (claimSlot); with the free slots of `span` the same read found (slotAmong). Only for a transaction that takes no other schedule lock after it: two lock
  * calls in one transaction can deadlock with another's (lock_schedules orders the ids of one call).
  */
-export async function takeSlot(trx: Transaction, clinicId: string, cal: CalendarRow, tz: string, start: Date, opts: SlotOptions): Promise<Slot> {
+export async function takeSlot(
+  trx: Transaction,
+  clinicId: string,
+  cal: CalendarRow,
+  tz: string,
+  start: Date,
+  opts: SlotOptions,
+  span: Window | null = null,
+): Promise<{ slot: Slot; free: Slot[] }> {
   const sole = soleSchedules(cal, opts);
   if (sole) {
     await lockSchedules(trx, sole);
-    return slotAt(trx, cal, tz, start, opts);
+    return slotAmong(trx, cal, tz, start, opts, span);
   }
-  const slot = await slotAt(trx, cal, tz, start, opts);
-  await claimSlot(trx, clinicId, slot, opts);
-  return slot;
+  const found = await slotAmong(trx, cal, tz, start, opts, span);
+  await claimSlot(trx, clinicId, found.slot, opts);
+  return found;
 }
 
 /**
@@ -345,7 +362,7 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
       } else if (!hold && soleLocked) {
         ({ slot, busy } = soleSlot(trx, cal, tz, start, opts));
       } else if (!hold) {
-        slot = await takeSlot(trx, who.clinicId, cal, tz, start, opts);
+        ({ slot } = await takeSlot(trx, who.clinicId, cal, tz, start, opts));
       } else {
         // Not takeSlot: an expired hold's booking may move to another doctor after its first
         // read, and locks taken for the first doctor would then come before the second's.

@@ -1,5 +1,6 @@
 /** Slot holds (issue 15): the TypeBox schemas of the API and their types. */
 import { Type, type Static } from 'typebox';
+import { HOLD_LIFE_SECONDS } from './caps.js';
 import { InputTimestamp, Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
 
 /** A key holds at most this many live slots at once: a caller needs one, so holds cannot starve a calendar. */
@@ -33,7 +34,9 @@ export const HoldSchema = Type.Object(
     doctorId: Nullable(Uuid()),
     chairId: Nullable(Uuid()),
     holderRef: Type.String(),
-    expiresAt: OutputTimestamp({ description: 'When the hold lapses by itself' }),
+    expiresAt: OutputTimestamp({
+      description: `When the hold lapses by itself: \`ttlSeconds\` from now, but never later than ${HOLD_LIFE_SECONDS / 60} minutes after the first hold of its \`holderRef\``,
+    }),
   },
   {
     additionalProperties: false,

@@ -12,6 +12,7 @@ import type { Db } from '../../db/transaction.js';
 import { findScoped } from '../../db/scoped.js';
 import { assertBookableBy, booking, takeSlot } from '../calendars/booking.js';
 import { type CalendarRow, type SlotOptions } from '../calendars/service.js';
+import { assertCalendarShare, assertLifeLeft, HOLD_LIFE_SECONDS, lifeDeadline, shareWindow } from './caps.js';
 import { HOLD_TTL, HOLDS_PER_KEY, type HoldView, type NewHold } from './schema.js';
 
 type HoldRow = Selectable<SlotHoldsTable>;
@@ -54,18 +55,31 @@ export async function createHold(db: Db, actor: Actor, calendarId: string, input
           throw ApiError.invalid('body', [{ path: 'doctorId', message: 'non è un medico di questo calendario' }]);
         }
         assertBookableBy(found, actor);
-        // One key's holds are counted one request at a time, so parallel requests cannot pass the limit together.
+        // One key's holds are counted one request at a time, so parallel requests cannot pass its caps together.
         await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`holds:${keyId}`}, 0))`.execute(trx);
         // The same call holding again replaces its hold (and frees its time for the new one), and
         // the key's other live holds are counted, in one statement after the lock: its snapshot
         // does not see its own delete, so the hold it replaces is left out of the count by name.
-        const { rows } = await sql<{ n: number; next: Date | null }>`
+        // The same statement answers the caps (caps.ts): the starts of the key's holds of this
+        // calendar in the share's window, and when the holder first held (an unused hold replaced
+        // that lapsed less than a life ago: a holder starts afresh after as long a pause).
+        const window = shareWindow(actor.timeZone, start);
+        const { rows } = await sql<{ n: number; next: Date | null; held: number[]; first_held_at: Date | null; now: Date }>`
           WITH replaced AS (
-            DELETE FROM slot_holds WHERE clinic_id = ${actor.clinicId} AND api_key_id = ${keyId} AND holder_ref = ${input.holderRef})
-          SELECT count(*)::int AS n, min(expires_at) AS next FROM slot_holds
+            DELETE FROM slot_holds WHERE clinic_id = ${actor.clinicId} AND api_key_id = ${keyId} AND holder_ref = ${input.holderRef}
+            RETURNING first_held_at, appointment_id, expires_at)
+          SELECT count(*)::int AS n, min(expires_at) AS next,
+            coalesce(array_agg(round(extract(epoch FROM start_at) * 1000)::float8)
+              FILTER (WHERE calendar_id = ${found.id} AND start_at >= ${window.from} AND start_at < ${window.to}), '{}') AS held,
+            (SELECT first_held_at FROM replaced
+              WHERE appointment_id IS NULL AND expires_at > now() - make_interval(secs => ${HOLD_LIFE_SECONDS})) AS first_held_at,
+            now() AS now
+          FROM slot_holds
           WHERE clinic_id = ${actor.clinicId} AND api_key_id = ${keyId} AND holder_ref <> ${input.holderRef}
             AND appointment_id IS NULL AND expires_at > now()`.execute(trx);
         const live = rows[0]!;
+        const firstHeldAt = live.first_held_at === null ? null : new Date(live.first_held_at);
+        assertLifeLeft(firstHeldAt, new Date(live.now));
         if (live.n >= HOLDS_PER_KEY) {
           throw ApiError.conflict(
             'hold_limit',
@@ -74,9 +88,13 @@ export async function createHold(db: Db, actor: Actor, calendarId: string, input
           );
         }
         cal = found;
-        // After the key's lock, which no schedule lock holder waits for: no cycle of waits.
-        const slot = await takeSlot(trx, actor.clinicId, found, actor.timeZone, start, opts);
+        // After the key's lock, which no schedule lock holder waits for: no cycle of waits. The
+        // read of the slot's time covers its whole day, for the calendar share (no statement more).
+        const { slot, free } = await takeSlot(trx, actor.clinicId, found, actor.timeZone, start, opts, window);
+        assertCalendarShare(free, live.held.map(Number), window);
         const ttl = input.ttlSeconds ?? HOLD_TTL.default;
+        // A replacement keeps the first hold's deadline (now() is the transaction's start, as in the count).
+        const deadline = lifeDeadline(firstHeldAt ?? new Date(live.now));
         const row = await trx
           .insertInto('slot_holds')
           .values({
@@ -90,7 +108,8 @@ export async function createHold(db: Db, actor: Actor, calendarId: string, input
             chair_id: slot.chairId,
             start_at: slot.start,
             end_at: slot.end,
-            expires_at: sql`now() + make_interval(secs => ${ttl})`,
+            expires_at: sql`least(now() + make_interval(secs => ${ttl}), ${deadline}::timestamptz)`,
+            first_held_at: firstHeldAt ?? sql`now()`,
           })
           .returningAll()
           .executeTakeFirstOrThrow();

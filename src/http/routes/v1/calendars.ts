@@ -5,6 +5,7 @@ import { availability, MAX_WINDOW_DAYS } from '../../../modules/calendars/availa
 import { CalendarSchema, AvailabilityQuerySchema, AvailabilitySchema } from '../../../modules/calendars/schema.js';
 import { CalendarListQuerySchema } from '../../../modules/clinic-directory/schema.js';
 import { getCalendar, listCalendars } from '../../../modules/clinic-directory/service.js';
+import { HOLD_LIFE_SECONDS } from '../../../modules/holds/caps.js';
 import { HOLD_REASONS } from '../../../modules/holds/reasons.js';
 import { HOLDS_PER_KEY, HoldSchema, NewHoldSchema } from '../../../modules/holds/schema.js';
 import { createHold, releaseHold } from '../../../modules/holds/service.js';
@@ -88,6 +89,8 @@ export function registerCalendarRoutes(app: App, ctx: AppContext): void {
           'Keeps the free slot starting at `start` for `ttlSeconds` (30-600, default 300) for the call or chat `holderRef`, at `doctorId` when given or the first free doctor and chair. Answers `201` with the hold. From then on the time is missing from everyone’s availability and bookings (`409 no_availability` reason `slot_taken` with `details.heldUntil`), until it is booked (createAppointment with `holdId`), released (releaseSlotHold) or lapses at `expiresAt`.',
           'A new hold with the same `holderRef` by the same key replaces the old one (whose time is freed first). Of parallel holds and bookings of one time exactly one wins, on both engines (they take the same schedule locks).',
           `A key holds at most ${HOLDS_PER_KEY} live slots at once (a call needs one): beyond that, \`409 conflict\` reason \`hold_limit\` with \`details.limit\` and \`details.nextExpiresAt\`, until one is released, booked or lapses.`,
+          `No key can hold a calendar away from the other callers. Of one calendar, a key holds at most a third of the slots of a day (the clinic-local day of \`start\`; its slots are those getCalendarAvailability lists for it from now, of \`doctorId\` when given, plus the ones this key holds there), never fewer than 1: a day of 6 slots lets one key hold 2. Beyond that, \`409 conflict\` reason \`hold_limit_calendar\` with \`details.limit\`, \`details.windowStart\` and \`details.windowEnd\`. A replaced hold is not counted.`,
+          `A holder’s holds live at most ${HOLD_LIFE_SECONDS / 60} minutes in all, from the first hold of its \`holderRef\`: a replacement keeps that deadline (its \`expiresAt\` is never later), and once it has passed, holding again with the same \`holderRef\` is \`409 conflict\` reason \`hold_life_exceeded\` (with \`details.firstHeldAt\` and \`details.deadline\`): book the slot without a hold. A holder starts afresh once its hold was booked or released (releaseSlotHold), or ${HOLD_LIFE_SECONDS / 60} minutes after its last hold lapsed.`,
           'Refusals write nothing: `409 no_availability` (`slot_taken`, `outside_availability`, with `details.alternatives`) as for a booking; `403 forbidden` reason `not_bookable_by_agent` when the calendar’s `bookableBy` excludes this key’s channel; `400` naming `doctorId` for a doctor not of the calendar. A calendar the key does not see is `404`.',
         ].join('\n\n'),
         params: IdParams,
