@@ -25,6 +25,7 @@ import {
   readableDocument,
 } from '../../../modules/documents/service.js';
 import type { App } from '../../types.js';
+import { linkOrigin } from '../../link-origin.js';
 
 const TAG = 'Documents';
 /** The creation's body holds up to 4 MiB as base64, plus the metadata: its own limit, the rest of the API keeps the small one. */
@@ -76,9 +77,9 @@ const PENDING_EXAMPLE = {
   },
 };
 
-/** Where the fs driver's links point: PUBLIC_URL, or the origin this request came to. */
+/** Where the service's own links point: PUBLIC_URL, or the address it listens on; never the request's Host. */
 function linkBase(ctx: AppContext, request: FastifyRequest): string {
-  return ctx.config.documents.publicUrl?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`;
+  return linkOrigin(ctx.config.documents.publicUrl, ctx.config.host, request.raw.socket);
 }
 
 export function registerDocumentRoutes(app: App, ctx: AppContext): void {
