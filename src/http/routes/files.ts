@@ -24,11 +24,12 @@ import { watchBodyRate } from '../body-rate.js';
 import { answerAndClose, rawErrorAnswer } from '../client-error.js';
 import { exemptFromRequestTimeout } from '../connections.js';
 import { admitOrRefuse } from '../plugins/caller.js';
-import { filesRules, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
+import { FILES_PER_MINUTE, filesRules, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
 import type { App } from '../types.js';
 
 const TAG = 'Documents';
 const LINK_REASONS = { forbidden: ['link_invalid', 'link_expired', 'link_used'] } as const;
+const FILES_BUDGET = `Upload and download links are limited per client address: ${FILES_PER_MINUTE} requests a minute (\`429 rate_limited\` with \`Retry-After\` beyond; a refused request does not use the link).`;
 const TokenParams = Type.Object({ token: Type.String({ minLength: 10, maxLength: 2000 }) }, { additionalProperties: false });
 
 declare module 'fastify' {
@@ -94,6 +95,8 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
           'The `upload.url` of `POST /v1/documents`, with either storage (fs or S3: with S3 the service streams the bytes into the store): send the raw bytes as the body with the `upload.headers` given, once, before `upload.expiresAt`. No API key: the link is signed.',
           'The bytes are checked at once, as `POST /v1/documents/{id}/complete` would (which then just answers the document): the answer is the outcome, `available`, `pending_scan` or `rejected` with its reason (fewer bytes than declared: `size_mismatch`, nothing stored).',
           '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use, and useless once the document is no longer `pending_upload`; an upload that broke midway, the client gone, frees it again). More bytes than declared stop the upload with `400`, nothing stored, and free the link too.',
+          `No total time limit: the bytes must keep coming, at least ${ctx.config.connections.uploadMinBytesPerSecond} bytes a second over every ${ctx.config.connections.uploadRateWindowMs / 1000} s (UPLOAD_MIN_BYTES_PER_SECOND, UPLOAD_RATE_WINDOW_MS). A slower or stalled upload is cut off (\`400\`, connection closed), nothing stored, and its link is free again: send the bytes again.`,
+          FILES_BUDGET,
         ].join('\n\n'),
         params: TokenParams,
         response: {
@@ -136,8 +139,11 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         operationId: 'downloadDocumentBytes',
         tags: [TAG],
         summary: 'The bytes of a document (fs storage download link)',
-        description:
+        description: [
           'The `url` of `GET /v1/documents/{id}/content?delivery=link` with the default (fs) storage: the bytes with their content type, once, within 5 minutes. `403 forbidden` reason `link_invalid`, `link_expired` or `link_used`.',
+          'A `HEAD` (a link checker, a client asking the size first) answers the same headers and does not use the link.',
+          FILES_BUDGET,
+        ].join('\n\n'),
         params: TokenParams,
         response: { 200: { description: 'The bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } },
       },
