@@ -206,6 +206,9 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
     : null;
   const app = await buildApp({ ctx, limiter: new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore()) });
   log = app.log;
+  if (config.trustProxy && config.documents.publicUrl === null) {
+    app.log.warn('TRUST_PROXY without PUBLIC_URL: document links point at the address this process listens on, which clients behind the proxy may not reach');
+  }
   let adminListener: AdminListener | null = null;
   let compiling: NodeJS.Timeout | null = null;
   return {

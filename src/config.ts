@@ -51,7 +51,7 @@ export interface ConnectionsConfig {
   requestTimeoutMs: number;
   /** KEEP_ALIVE_TIMEOUT_MS: an idle kept-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
-  /** IDLE_TIMEOUT_MS: a connection with no byte either way for this long is closed (Node's socket timeout). */
+  /** IDLE_TIMEOUT_MS: a connection with no byte either way for this long is closed (Node's socket timeout); 0: never. */
   idleTimeoutMs: number;
   /** MAX_CONNECTIONS_PER_ADDRESS: open connections per client address (the peer: behind a proxy, the proxy); 0: no cap. */
   maxPerAddress: number;
@@ -179,7 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
       headersTimeoutMs: readInt(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
       requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
       keepAliveTimeoutMs: readInt(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
-      idleTimeoutMs: readInt(env, 'IDLE_TIMEOUT_MS', 120_000, 100, 3_600_000),
+      idleTimeoutMs: readInt(env, 'IDLE_TIMEOUT_MS', 120_000, 0, 3_600_000),
       maxPerAddress: readInt(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
       uploadMinBytesPerSecond: readInt(env, 'UPLOAD_MIN_BYTES_PER_SECOND', 1024, 1, 1_073_741_824),
       uploadRateWindowMs: readInt(env, 'UPLOAD_RATE_WINDOW_MS', 20_000, 100, 600_000),
