@@ -39,16 +39,18 @@ export function answerAndClose(socket: Socket, answer: string): void {
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
-/** Node's own fields on a server socket: the request being parsed, the response being written. */
-type Owned = Socket & { parser?: { incoming?: object | null } | null; _httpMessage?: { headersSent?: boolean } | null };
+/** Node's own fields on a server socket: the last request parsed, the response being written. */
+type Owned = Socket & { parser?: { incoming?: { complete: boolean } | null } | null; _httpMessage?: { headersSent?: boolean } | null };
 
 /**
- * Whether no answer to the request on this socket was written yet: its headers are not all in,
- * or its response has not started. A response already sent (a 401 before the body it did not
- * wait for) is detached from the socket, but the request it answered is still being parsed.
+ * Whether nothing was written yet for the request that timed out on this socket. Its headers
+ * not all in: nothing is, unless an earlier request's response is still going out (pipelined).
+ * Its body not all in: its response may not have started, or may be sent already (a 401 before
+ * the body it did not wait for: the response is then detached from the socket).
  */
 function unanswered(socket: Owned): boolean {
-  if (!socket.parser?.incoming) return true;
+  const incoming = socket.parser?.incoming;
+  if (!incoming || incoming.complete) return !socket._httpMessage;
   return socket._httpMessage ? !socket._httpMessage.headersSent : false;
 }
 
