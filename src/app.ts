@@ -32,7 +32,8 @@ import { registerFileRoutes, signedLinkGate } from './http/routes/files.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { LazySchemas } from './http/lazy-schemas.js';
-import { answerClientError } from './http/client-error.js';
+import { answerAndClose, answerClientError, rawErrorAnswer } from './http/client-error.js';
+import { capConnectionsPerAddress, serverTimeouts } from './http/connections.js';
 import { registerDeliveryMetrics } from './modules/webhooks/metrics.js';
 
 export interface AppOptions {
@@ -77,6 +78,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // One line per request instead of Fastify's two: src/http/plugins/request-log.ts.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimitBytes,
+    // Slow clients cannot hold sockets: header, request and idle timers (src/http/connections.ts).
+    ...serverTimeouts(ctx.config.connections),
     trustProxy: ctx.config.trustProxy,
     // Accept a caller's request id when it is a safe token, so traces join up; otherwise make one.
     genReqId: (req) => {
@@ -109,6 +112,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
+  const tooMany = new ApiError('unavailable', null, 'Troppe connessioni aperte da questo indirizzo: chiudine qualcuna e riprova.');
+  capConnectionsPerAddress(app.server, ctx.config.connections.maxPerAddress, (socket) => answerAndClose(socket, rawErrorAnswer(tooMany)));
   app.setValidatorCompiler(schemas.validator(validatorCompiler));
   lazySchemas.set(app, schemas);
   app.addHook('onRequest', async (request, reply) => {
@@ -131,7 +136,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerPlane(app, 'public', null, (scope) => registerHealth(scope, ctx, limiter));
   await registerPlane(app, 'public', publicGate(limiter, onRateLimited), (scope) => registerPublicDocs(scope, docs));
   // The documents' upload links (and the fs storage's download links): gated by their signature, not by a key (src/http/routes/files.ts).
-  await registerPlane(app, 'public', signedLinkGate(ctx), (scope) => registerFileRoutes(scope as unknown as App, ctx));
+  const rateLimits = options.rateLimits ?? SPEC_RATE_LIMITS;
+  await registerPlane(app, 'public', signedLinkGate(ctx, limiter, rateLimits, onRateLimited), (scope) => registerFileRoutes(scope as unknown as App, ctx));
   const extraPublicRoutes = options.extraPublicRoutes;
   if (extraPublicRoutes) await registerPlane(app, 'public', null, (scope) => extraPublicRoutes(scope as unknown as App));
   await registerPlane(
@@ -140,7 +146,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     v1Gate({
       authenticator: ctx.authenticator,
       limiter,
-      limits: options.rateLimits ?? SPEC_RATE_LIMITS,
+      limits: rateLimits,
       onRateLimited,
       environment: actorEnvironment(ctx),
     }),
@@ -200,6 +206,9 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
     : null;
   const app = await buildApp({ ctx, limiter: new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore()) });
   log = app.log;
+  if (config.trustProxy && config.documents.publicUrl === null) {
+    app.log.warn('TRUST_PROXY without PUBLIC_URL: document links point at the address this process listens on, which clients behind the proxy may not reach');
+  }
   let adminListener: AdminListener | null = null;
   let compiling: NodeJS.Timeout | null = null;
   return {
@@ -207,7 +216,7 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
     async listen() {
       await app.listen({ port: config.port, host: config.host });
       if (config.adminPort !== null) {
-        adminListener = await listenAdmin(app, config.adminHost, config.adminPort);
+        adminListener = await listenAdmin(app, config.adminHost, config.adminPort, config.connections);
         app.log.info({ host: config.adminHost, port: adminListener.port }, 'back office and /metrics listening on their own port');
       }
       // The schemas no request has needed yet, compiled between requests a second from now (after

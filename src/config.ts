@@ -41,7 +41,25 @@ export interface Config {
   shutdownGraceMs: number;
   bodyLimitBytes: number;
   trustProxy: boolean;
+  connections: ConnectionsConfig;
   documents: DocumentsConfig;
+}
+
+/** Slow and greedy clients (issue 33): how long a request may take to arrive, how many sockets an address may hold. */
+export interface ConnectionsConfig {
+  /** HEADERS_TIMEOUT_MS: the request line and headers must have arrived within this (Node's `headersTimeout`). */
+  headersTimeoutMs: number;
+  /** REQUEST_TIMEOUT_MS: the whole request, body included, except an upload's body (Node's `requestTimeout`). */
+  requestTimeoutMs: number;
+  /** KEEP_ALIVE_TIMEOUT_MS: an idle kept-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** IDLE_TIMEOUT_MS: a connection with no byte either way for this long is closed (Node's socket timeout); 0: never. */
+  idleTimeoutMs: number;
+  /** MAX_CONNECTIONS_PER_ADDRESS: open connections per client address (the peer: behind a proxy, the proxy); 0: no cap. */
+  maxPerAddress: number;
+  /** UPLOAD_MIN_BYTES_PER_SECOND over every UPLOAD_RATE_WINDOW_MS: an upload link's body slower than this is cut off. */
+  uploadMinBytesPerSecond: number;
+  uploadRateWindowMs: number;
 }
 
 /** Documents (issue 17): where the bytes go, how they are checked, how long they stay. */
@@ -160,6 +178,15 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     trustProxy: readBool(env, 'TRUST_PROXY', false),
+    connections: {
+      headersTimeoutMs: readInt(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      keepAliveTimeoutMs: readInt(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 3_600_000),
+      idleTimeoutMs: readInt(env, 'IDLE_TIMEOUT_MS', 120_000, 0, 3_600_000),
+      maxPerAddress: readInt(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+      uploadMinBytesPerSecond: readInt(env, 'UPLOAD_MIN_BYTES_PER_SECOND', 1024, 1, 1_073_741_824),
+      uploadRateWindowMs: readInt(env, 'UPLOAD_RATE_WINDOW_MS', 20_000, 100, 600_000),
+    },
     documents: readDocumentsConfig(env, env.DATA_DIR || './data'),
   };
 }

@@ -13,4 +13,5 @@ export const BENCH_LIMITS: RateLimits = {
   keyPer10s: 1_000_000_000,
   keyPerDay: 1_000_000_000,
   authFailuresPerMinute: 1_000_000_000,
+  filesPerMinute: 1_000_000_000,
 };

@@ -9,18 +9,21 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { answerClientError } from './client-error.js';
 import { tagAdminRequest } from './planes.js';
+import type { ConnectionsConfig } from '../config.js';
+import { applyTimeouts } from './connections.js';
 
 export interface AdminListener {
   port: number;
   close(): Promise<void>;
 }
 
-export async function listenAdmin(app: FastifyInstance, host: string, port: number): Promise<AdminListener> {
-  const server = http.createServer((req, res) => {
+export async function listenAdmin(app: FastifyInstance, host: string, port: number, limits?: ConnectionsConfig): Promise<AdminListener> {
+  const server = http.createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     tagAdminRequest(req);
     app.routing(req, res);
   });
   server.on('clientError', answerClientError);
+  if (limits) applyTimeouts(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

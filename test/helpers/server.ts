@@ -92,6 +92,7 @@ export const ROOMY_LIMITS: RateLimits = {
   keyPer10s: 1_000_000,
   keyPerDay: 10_000_000,
   authFailuresPerMinute: 1_000_000,
+  filesPerMinute: 1_000_000,
 };
 
 export async function startTestServer(options: StartOptions = {}): Promise<TestServer> {

@@ -33,7 +33,7 @@ function setRateHeaders(reply: FastifyReply, decision: Decision): void {
   reply.header('x-ratelimit-reset', decision.tightest.resetAt);
 }
 
-function admitOrRefuse(reply: FastifyReply, decision: Decision, onRateLimited?: () => void): void {
+export function admitOrRefuse(reply: FastifyReply, decision: Decision, onRateLimited?: () => void): void {
   setRateHeaders(reply, decision);
   if (!decision.allowed) {
     reply.header('retry-after', decision.retryAfter);

@@ -22,9 +22,10 @@ declare global {
  * list by RFC 9110 (two lines are one list, which is never one of our ETags: 409), and a
  * repeated `X-Request-Id` is joined by Node into a value that is not a safe token, so the
  * request gets an id of ours. Node's parser refuses a repeated `Content-Length` itself
- * (app.ts answers it with the envelope).
+ * (app.ts answers it with the envelope). Node keeps the first of two `Host` lines: which one a
+ * proxy in front would have read is anyone's guess, so the request is refused.
  */
-const SINGLE_HEADERS = ['Authorization', 'Idempotency-Key', 'Content-Type'];
+const SINGLE_HEADERS = ['Authorization', 'Idempotency-Key', 'Content-Type', 'Host'];
 
 /** The single-valued header of each name length (theirs differ), to test a raw name at one array read. */
 const SINGLE_BY_LENGTH: Array<{ name: string; lower: string; pattern: RegExp; bit: number } | undefined> = [];

@@ -230,6 +230,15 @@ export interface RateLimits {
   keyPerDay: number;
   /** Failed authentications per client address per minute. */
   authFailuresPerMinute: number;
+  /** Requests to the files plane (upload and download links) per client address per minute; FILES_PER_MINUTE when absent. */
+  filesPerMinute?: number;
+}
+
+/** The files plane's budget per client address: a link is used once, so an integration needs few. */
+export const FILES_PER_MINUTE = 120;
+
+export function filesRules(limits: RateLimits, address: string): WindowRule[] {
+  return [{ name: `files:${address}:60s`, limit: limits.filesPerMinute ?? FILES_PER_MINUTE, seconds: 60 }];
 }
 
 /** Spec 8. */

@@ -11,18 +11,25 @@
  * content-type parser that leaves the body unread, the JSON body limit of the rest of the API
  * does not apply, the link's declared size does (one byte more and the upload stops).
  */
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
 import { UploadOutcomeSchema } from '../../modules/documents/schema.js';
 import { depsOf, receiveUpload } from '../../modules/documents/service.js';
-import { claimLink, finishLink, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
+import { claimLink, finishLink, linkUsed, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
 import { uploadKey } from '../../modules/documents/storage/storage.js';
+import { watchBodyRate } from '../body-rate.js';
+import { answerAndClose, rawErrorAnswer } from '../client-error.js';
+import { exemptFromRequestTimeout } from '../connections.js';
+import { admitOrRefuse } from '../plugins/caller.js';
+import { FILES_PER_MINUTE, filesRules, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
 import type { App } from '../types.js';
 
 const TAG = 'Documents';
 const LINK_REASONS = { forbidden: ['link_invalid', 'link_expired', 'link_used'] } as const;
+const FILES_BUDGET = `Upload and download links are limited per client address: ${FILES_PER_MINUTE} requests a minute (\`429 rate_limited\` with \`Retry-After\` beyond; a refused request does not use the link).`;
 const TokenParams = Type.Object({ token: Type.String({ minLength: 10, maxLength: 2000 }) }, { additionalProperties: false });
 
 declare module 'fastify' {
@@ -32,16 +39,40 @@ declare module 'fastify' {
   }
 }
 
-/** The files plane's gate: a valid, unexpired, unused link, or 403 with the reason. */
-export function signedLinkGate(ctx: AppContext): (scope: FastifyInstance) => void {
+/**
+ * The files plane's gate: a budget per client address (like every plane), then a valid,
+ * unexpired, unused link, or 403 with the reason. A HEAD looks at a download link without using
+ * it. Once an upload's link is claimed, its body is governed by the body-rate floor instead of
+ * REQUEST_TIMEOUT_MS (src/http/body-rate.ts): too slow, the upload is cut off and frees the link.
+ */
+export function signedLinkGate(ctx: AppContext, limiter: RateLimiter, limits: RateLimits, onRateLimited?: () => void): (scope: FastifyInstance) => void {
+  const { uploadMinBytesPerSecond, uploadRateWindowMs } = ctx.config.connections;
+  const floor = { bytesPerSecond: uploadMinBytesPerSecond, windowMs: uploadRateWindowMs };
+  const tooSlow = rawErrorAnswer(
+    ApiError.invalid('body', [
+      { path: '', message: `il file arriva troppo lentamente (meno di ${uploadMinBytesPerSecond} byte al secondo): caricamento interrotto` },
+    ]),
+  );
   return (scope) => {
-    scope.addHook('onRequest', async (request) => {
+    scope.addHook('onRequest', async (request, reply) => {
+      admitOrRefuse(reply, await limiter.check(filesRules(limits, request.ip)), onRateLimited);
       const op = request.routeOptions.url?.startsWith('/files/upload/') ? 'upload' : 'download';
       const token = (request.params as { token?: string }).token ?? '';
       const check = verifyLink(ctx.documents.linkSecret, token, op);
       if (!check.ok) throw ApiError.forbidden(check.why === 'expired' ? 'link_expired' : 'link_invalid', {}, 'Il link non è valido o è scaduto.');
-      if (!(await claimLink(ctx.db, check.claims))) throw ApiError.forbidden('link_used', {}, 'Il link è già stato usato.');
+      const free = request.method === 'HEAD' ? !(await linkUsed(ctx.db, check.claims)) : await claimLink(ctx.db, check.claims);
+      if (!free) throw ApiError.forbidden('link_used', {}, 'Il link è già stato usato.');
       request.link = check.claims;
+      if (op === 'upload') {
+        const socket = request.raw.socket;
+        exemptFromRequestTimeout(socket, true);
+        watchBodyRate(
+          request.raw,
+          floor,
+          () => answerAndClose(socket, tooSlow),
+          () => exemptFromRequestTimeout(socket, false),
+        );
+      }
     });
     // The raw bytes are the body: left unread here, streamed by the handler.
     scope.removeAllContentTypeParsers();
@@ -64,6 +95,8 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
           'The `upload.url` of `POST /v1/documents`, with either storage (fs or S3: with S3 the service streams the bytes into the store): send the raw bytes as the body with the `upload.headers` given, once, before `upload.expiresAt`. No API key: the link is signed.',
           'The bytes are checked at once, as `POST /v1/documents/{id}/complete` would (which then just answers the document): the answer is the outcome, `available`, `pending_scan` or `rejected` with its reason (fewer bytes than declared: `size_mismatch`, nothing stored).',
           '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use, and useless once the document is no longer `pending_upload`; an upload that broke midway, the client gone, frees it again). More bytes than declared stop the upload with `400`, nothing stored, and free the link too.',
+          `No total time limit: the bytes must keep coming, at least ${ctx.config.connections.uploadMinBytesPerSecond} bytes a second over every ${ctx.config.connections.uploadRateWindowMs / 1000} s (UPLOAD_MIN_BYTES_PER_SECOND, UPLOAD_RATE_WINDOW_MS). A slower or stalled upload is cut off (\`400\`, connection closed), nothing stored, and its link is free again: send the bytes again.`,
+          FILES_BUDGET,
         ].join('\n\n'),
         params: TokenParams,
         response: {
@@ -106,8 +139,11 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         operationId: 'downloadDocumentBytes',
         tags: [TAG],
         summary: 'The bytes of a document (fs storage download link)',
-        description:
+        description: [
           'The `url` of `GET /v1/documents/{id}/content?delivery=link` with the default (fs) storage: the bytes with their content type, once, within 5 minutes. `403 forbidden` reason `link_invalid`, `link_expired` or `link_used`.',
+          'A `HEAD` (a link checker, a client asking the size first) answers the same headers and does not use the link.',
+          FILES_BUDGET,
+        ].join('\n\n'),
         params: TokenParams,
         response: { 200: { description: 'The bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } },
       },
@@ -116,11 +152,18 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const claims = request.link!;
       const row = await linkedDocument(claims);
-      const bytes = row && row.status === 'available' && row.purged_at === null ? await deps.store.read(row.storage_key) : null;
-      if (!row || !bytes) throw ApiError.notFound();
-      await finishLink(ctx.db, claims);
+      // A HEAD (a link checker, a client asking the size) answers the headers and leaves the link unused.
+      const head = request.method === 'HEAD';
+      const readable = row && row.status === 'available' && row.purged_at === null;
+      const bytes = readable && !head ? await deps.store.read(row.storage_key) : null;
+      if (!row || !readable || (!head && !bytes)) throw ApiError.notFound();
+      if (!head) await finishLink(ctx.db, claims);
       const name = row.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(row.filename)}` : 'attachment';
-      return (reply as FastifyReply).type(row.content_type).header('content-length', row.size_bytes).header('content-disposition', name).send(bytes);
+      return (reply as FastifyReply)
+        .type(row.content_type)
+        .header('content-length', row.size_bytes)
+        .header('content-disposition', name)
+        .send(bytes ?? Readable.from([]));
     },
   );
 }

@@ -25,6 +25,7 @@ import {
   readableDocument,
 } from '../../../modules/documents/service.js';
 import type { App } from '../../types.js';
+import { linkOrigin } from '../../link-origin.js';
 
 const TAG = 'Documents';
 /** The creation's body holds up to 4 MiB as base64, plus the metadata: its own limit, the rest of the API keeps the small one. */
@@ -76,9 +77,9 @@ const PENDING_EXAMPLE = {
   },
 };
 
-/** Where the fs driver's links point: PUBLIC_URL, or the origin this request came to. */
+/** Where the service's own links point: PUBLIC_URL, or the address it listens on; never the request's Host. */
 function linkBase(ctx: AppContext, request: FastifyRequest): string {
-  return ctx.config.documents.publicUrl?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`;
+  return linkOrigin(ctx.config.documents.publicUrl, ctx.config.host, request.raw.socket);
 }
 
 export function registerDocumentRoutes(app: App, ctx: AppContext): void {
@@ -97,7 +98,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
         description: [
           "Attaches a file to a patient's record. Send the metadata with the exact `sizeBytes` and the `sha256` (hex) of the bytes, and either:",
           '- **`contentBase64`** (up to 4 MiB of bytes, for chat media): one call, and the answer (`201`) is final: `available`, or `rejected` with `rejectedReason`, or `pending_scan` when a malware scanner is configured and did not answer (it is retried every minute);',
-          '- **nothing**: the answer (`201`, `pending_upload`) carries `upload` (`method` PUT, `url`, `headers` to send, `expiresAt`, 15 minutes). PUT the raw bytes there once: the link is the service’s own (`uploadDocumentBytes`) with either storage (fs or S3; with S3 the service streams the bytes into the store), it checks the bytes itself and answers the outcome, so two calls suffice; `POST /v1/documents/{id}/complete` is optional. The link is single-use: a second PUT, or one after `expiresAt`, is `403` and changes nothing. An upload nobody completes is checked by a job when its link expires.',
+          '- **nothing**: the answer (`201`, `pending_upload`) carries `upload` (`method` PUT, `url`, `headers` to send, `expiresAt`, 15 minutes). PUT the raw bytes there once: the link is the service’s own (`uploadDocumentBytes`) with either storage (fs or S3; with S3 the service streams the bytes into the store), it checks the bytes itself and answers the outcome, so two calls suffice; `POST /v1/documents/{id}/complete` is optional. The link is single-use: a second PUT, or one after `expiresAt`, is `403` and changes nothing. An upload nobody completes is checked by a job when its link expires. Links (upload and download) point at the deployment’s PUBLIC_URL, or without it at the address the service listens on; never at the request’s `Host`.',
           'Checks before a document becomes `available`: the declared size (`size_mismatch`) and hash (`checksum_mismatch`) match the bytes; the real type, read from the bytes, is PDF, JPEG, PNG, HEIC, DICOM or plain UTF-8 text and agrees with `contentType` (`type_not_allowed`); the malware scanner finds nothing (`malware`). A refused document keeps its row, `rejected`, and its bytes are deleted.',
           `Bad input is \`400\` naming every wrong field: a \`contentType\` outside the allowed list, \`sizeBytes\` over DOCUMENT_MAX_BYTES (${Math.round(ctx.config.documents.maxBytes / 1_048_576)} MiB here), \`contentBase64\` that is not base64, a \`patientId\` the key does not see, an \`appointmentId\`, \`quoteId\` (treatment plan) or \`invoiceId\` of another patient, a \`chatMessageId\` without media or of another patient's conversation. Linking a chat message also sets that message's \`documentId\`.`,
           SCOPE_RULE,

@@ -70,6 +70,17 @@ export async function claimLink(db: Db, claims: LinkClaims): Promise<boolean> {
   return rows.length === 1;
 }
 
+/** Whether the link's single use is taken (a HEAD looks without taking it). */
+export async function linkUsed(db: Db, claims: LinkClaims): Promise<boolean> {
+  const row = await db
+    .selectFrom('document_link_uses')
+    .select('nonce')
+    .where('clinic_id', '=', claims.clinicId)
+    .where('nonce', '=', claims.nonce)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** An upload that failed midway frees its link, so the caller may send the bytes again before it expires. */
 export async function releaseLink(db: Db, claims: LinkClaims): Promise<void> {
   await db.deleteFrom('document_link_uses').where('clinic_id', '=', claims.clinicId).where('nonce', '=', claims.nonce).where('done', '=', false).execute();
