@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
+import { downloadHeaders } from '../../modules/documents/download.js';
 import { UploadOutcomeSchema } from '../../modules/documents/schema.js';
 import { depsOf, receiveUpload } from '../../modules/documents/service.js';
 import { claimLink, finishLink, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
@@ -107,7 +108,7 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'The bytes of a document (fs storage download link)',
         description:
-          'The `url` of `GET /v1/documents/{id}/content?delivery=link` with the default (fs) storage: the bytes with their content type, once, within 5 minutes. `403 forbidden` reason `link_invalid`, `link_expired` or `link_used`.',
+          'The `url` of `GET /v1/documents/{id}/content?delivery=link` with the default (fs) storage: the bytes with their content type, `Content-Disposition: attachment` and `X-Content-Type-Options: nosniff`, once, within 5 minutes. `403 forbidden` reason `link_invalid`, `link_expired` or `link_used`.',
         params: TokenParams,
         response: { 200: { description: 'The bytes', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } } },
       },
@@ -119,8 +120,7 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
       const bytes = row && row.status === 'available' && row.purged_at === null ? await deps.store.read(row.storage_key) : null;
       if (!row || !bytes) throw ApiError.notFound();
       await finishLink(ctx.db, claims);
-      const name = row.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(row.filename)}` : 'attachment';
-      return (reply as FastifyReply).type(row.content_type).header('content-length', row.size_bytes).header('content-disposition', name).send(bytes);
+      return (reply as FastifyReply).headers(downloadHeaders(row)).send(bytes);
     },
   );
 }

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
+import { downloadHeaders } from '../../../modules/documents/download.js';
 import { DOCUMENT_REASONS } from '../../../modules/documents/reasons.js';
 import {
   ContentLinkSchema,
@@ -200,7 +201,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'The bytes of a document, or a short-lived link to them',
         description: [
-          'Default (`delivery=bytes`): the bytes, streamed, with their `Content-Type`, `Content-Length`, `Content-Disposition: attachment` and `Digest`-like `X-Content-SHA256`.',
+          'Default (`delivery=bytes`): the bytes, streamed, with their `Content-Type` (`text/plain; charset=utf-8` for plain text), `Content-Length`, `Content-Disposition: attachment` (with the file name), `X-Content-Type-Options: nosniff` and `Digest`-like `X-Content-SHA256`: a browser saves the file and never renders it as a page of this origin.',
           '`delivery=link`: `200` JSON with a signed `url` valid 5 minutes (fs storage: the service’s own single-use link; S3 storage: a presigned GET of the store, usable until it expires) — for a bot that hands the file on.',
           '`409 conflict` reason `not_available` when the document is not `available` (`details.status`) or its bytes were purged (archived beyond the retention period, or the patient erased).',
           SCOPE_RULE,
@@ -229,13 +230,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
       }
       const bytes = await openContent(deps, row);
       await logRead(request, [row.id], ['content']);
-      const name = row.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(row.filename)}` : 'attachment';
-      return (reply as FastifyReply)
-        .type(row.content_type)
-        .header('content-length', row.size_bytes)
-        .header('content-disposition', name)
-        .header('x-content-sha256', row.sha256)
-        .send(bytes);
+      return (reply as FastifyReply).headers(downloadHeaders(row)).header('x-content-sha256', row.sha256).send(bytes);
     },
   );
 
