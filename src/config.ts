@@ -2,6 +2,7 @@
  * Configuration from environment variables, parsed once at start.
  * A bad value stops the start with an error that names the variable.
  */
+import { join } from 'node:path';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
 
 export type ProcessRole = 'all' | 'api' | 'worker';
@@ -46,8 +47,10 @@ export interface Config {
 export interface DocumentsConfig {
   /** `fs` (default): DOCUMENT_DIR; `s3`: any S3-compatible store (chosen when S3_ENDPOINT is set). */
   storage: 'fs' | 's3';
-  /** Folder of the fs driver; default `<DATA_DIR>-documents`, beside the data folder. */
+  /** Folder of the fs driver; default `<DATA_DIR>/documents`, inside the data folder. */
   dir: string;
+  /** DOCUMENTS_ALLOW_IN_WORKTREE: lets `dir` be a folder of a git work tree that git does not ignore (storage/fs-folder.ts). */
+  allowInWorktree: boolean;
   s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; forcePathStyle: boolean } | null;
   /** Largest document accepted (DOCUMENT_MAX_BYTES, default 25 MiB). */
   maxBytes: number;
@@ -185,7 +188,8 @@ function readDocumentsConfig(env: Env, dataDir: string): DocumentsConfig {
   }
   return {
     storage: s3 ? 's3' : 'fs',
-    dir: env.DOCUMENT_DIR || `${dataDir.replace(/\/+$/, '')}-documents`,
+    dir: env.DOCUMENT_DIR || join(dataDir, 'documents'),
+    allowInWorktree: readBool(env, 'DOCUMENTS_ALLOW_IN_WORKTREE', false),
     s3,
     maxBytes: readInt(env, 'DOCUMENT_MAX_BYTES', 25 * 1_048_576, 1, 5 * 1024 * 1_048_576),
     retentionDays: readInt(env, 'DOCUMENT_RETENTION_DAYS', 30, 0, 3650),
