@@ -59,6 +59,11 @@ export interface DocumentsConfig {
   /** Lifetime of an upload link (15 minutes) and of a download link (5 minutes), in seconds. */
   uploadLinkSeconds: number;
   downloadLinkSeconds: number;
+  /**
+   * DOCUMENT_LINK_LEASE_SECONDS (15): how long a link's use outlives a process that stopped
+   * mid-upload; the upload renews it every third of it (storage/links.ts `holdLink`).
+   */
+  linkLeaseSeconds: number;
   /** Origin of the fs driver's links (https://api.example.com); null: the origin the request came to. */
   publicUrl: string | null;
   /** `none` (default) or `clamd` at CLAMD_URL (tcp://host:3310). */
@@ -195,6 +200,7 @@ function readDocumentsConfig(env: Env, dataDir: string): DocumentsConfig {
     retentionDays: readInt(env, 'DOCUMENT_RETENTION_DAYS', 30, 0, 3650),
     uploadLinkSeconds: 15 * 60,
     downloadLinkSeconds: 5 * 60,
+    linkLeaseSeconds: readInt(env, 'DOCUMENT_LINK_LEASE_SECONDS', 15, 1, 600),
     publicUrl: readUrl(env, 'PUBLIC_URL', ['http:', 'https:']),
     scanner,
   };

@@ -18,7 +18,7 @@ import { ApiError } from '../../core/errors.js';
 import { downloadHeaders } from '../../modules/documents/download.js';
 import { UploadOutcomeSchema } from '../../modules/documents/schema.js';
 import { depsOf, receiveUpload } from '../../modules/documents/service.js';
-import { claimLink, finishLink, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
+import { claimLink, finishLink, holdLink, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
 import { uploadKey } from '../../modules/documents/storage/storage.js';
 import type { App } from '../types.js';
 
@@ -41,7 +41,8 @@ export function signedLinkGate(ctx: AppContext): (scope: FastifyInstance) => voi
       const token = (request.params as { token?: string }).token ?? '';
       const check = verifyLink(ctx.documents.linkSecret, token, op);
       if (!check.ok) throw ApiError.forbidden(check.why === 'expired' ? 'link_expired' : 'link_invalid', {}, 'Il link non è valido o è scaduto.');
-      if (!(await claimLink(ctx.db, check.claims))) throw ApiError.forbidden('link_used', {}, 'Il link è già stato usato.');
+      if (!(await claimLink(ctx.db, check.claims, ctx.config.documents.linkLeaseSeconds)))
+        throw ApiError.forbidden('link_used', {}, 'Il link è già stato usato.');
       request.link = check.claims;
     });
     // The raw bytes are the body: left unread here, streamed by the handler.
@@ -64,7 +65,7 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         description: [
           'The `upload.url` of `POST /v1/documents`, with either storage (fs or S3: with S3 the service streams the bytes into the store): send the raw bytes as the body with the `upload.headers` given, once, before `upload.expiresAt`. No API key: the link is signed.',
           'The bytes are checked at once, as `POST /v1/documents/{id}/complete` would (which then just answers the document): the answer is the outcome, `available`, `pending_scan` or `rejected` with its reason (fewer bytes than declared: `size_mismatch`, nothing stored).',
-          '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use, and useless once the document is no longer `pending_upload`; an upload that broke midway, the client gone, frees it again). More bytes than declared stop the upload with `400`, nothing stored, and free the link too.',
+          '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use, and useless once the document is no longer `pending_upload`; an upload that broke midway, the client gone, frees it again, and so does the service stopping mid-upload, a crash included, once DOCUMENT_LINK_LEASE_SECONDS (15 s by default) have passed: send the bytes again to the same link until it expires). More bytes than declared stop the upload with `400`, nothing stored, and free the link too.',
         ].join('\n\n'),
         params: TokenParams,
         response: {
@@ -81,6 +82,8 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         throw ApiError.forbidden('link_used', {}, 'Il documento non attende più questo caricamento.');
       }
       let done;
+      // Held while the body streams: should this process stop, the use lapses and the link works again.
+      const held = holdLink(ctx.db, claims, ctx.config.documents.linkLeaseSeconds);
       try {
         const length = request.headers['content-length'];
         done = await receiveUpload(deps, row, {
@@ -92,6 +95,8 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         // Nothing was stored and the row still waits: the link may be used again.
         await releaseLink(ctx.db, claims);
         throw error;
+      } finally {
+        held.stop();
       }
       await finishLink(ctx.db, claims);
       return { id: done.id, status: done.status, rejectedReason: done.rejected_reason };
