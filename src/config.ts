@@ -2,6 +2,7 @@
  * Configuration from environment variables, parsed once at start.
  * A bad value stops the start with an error that names the variable.
  */
+import { join } from 'node:path';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js';
 
 export type ProcessRole = 'all' | 'api' | 'worker';
@@ -66,8 +67,10 @@ export interface ConnectionsConfig {
 export interface DocumentsConfig {
   /** `fs` (default): DOCUMENT_DIR; `s3`: any S3-compatible store (chosen when S3_ENDPOINT is set). */
   storage: 'fs' | 's3';
-  /** Folder of the fs driver; default `<DATA_DIR>-documents`, beside the data folder. */
+  /** Folder of the fs driver; default `<DATA_DIR>/documents`, inside the data folder. */
   dir: string;
+  /** DOCUMENTS_ALLOW_IN_WORKTREE: lets `dir` be a folder of a git work tree that git does not ignore (storage/fs-folder.ts). */
+  allowInWorktree: boolean;
   s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; forcePathStyle: boolean } | null;
   /** Largest document accepted (DOCUMENT_MAX_BYTES, default 25 MiB). */
   maxBytes: number;
@@ -76,6 +79,11 @@ export interface DocumentsConfig {
   /** Lifetime of an upload link (15 minutes) and of a download link (5 minutes), in seconds. */
   uploadLinkSeconds: number;
   downloadLinkSeconds: number;
+  /**
+   * DOCUMENT_LINK_LEASE_SECONDS (15): how long a link's use outlives a process that stopped
+   * mid-upload; the upload renews it every third of it (storage/links.ts `holdLink`).
+   */
+  linkLeaseSeconds: number;
   /** Origin of the fs driver's links (https://api.example.com); null: the origin the request came to. */
   publicUrl: string | null;
   /** `none` (default) or `clamd` at CLAMD_URL (tcp://host:3310). */
@@ -215,12 +223,14 @@ function readDocumentsConfig(env: Env, dataDir: string): DocumentsConfig {
   }
   return {
     storage: s3 ? 's3' : 'fs',
-    dir: env.DOCUMENT_DIR || `${dataDir.replace(/\/+$/, '')}-documents`,
+    dir: env.DOCUMENT_DIR || join(dataDir, 'documents'),
+    allowInWorktree: readBool(env, 'DOCUMENTS_ALLOW_IN_WORKTREE', false),
     s3,
     maxBytes: readInt(env, 'DOCUMENT_MAX_BYTES', 25 * 1_048_576, 1, 5 * 1024 * 1_048_576),
     retentionDays: readInt(env, 'DOCUMENT_RETENTION_DAYS', 30, 0, 3650),
     uploadLinkSeconds: 15 * 60,
     downloadLinkSeconds: 5 * 60,
+    linkLeaseSeconds: readInt(env, 'DOCUMENT_LINK_LEASE_SECONDS', 15, 1, 600),
     publicUrl: readUrl(env, 'PUBLIC_URL', ['http:', 'https:']),
     scanner,
   };

@@ -125,6 +125,8 @@ async function main(): Promise<void> {
 
 let started: Config | null = null;
 main().catch((error) => {
+  // A value found wrong only once the service looked at it (DOCUMENT_DIR inside a git work tree).
+  if (error instanceof ConfigError) refuse(error.message, 2);
   const line = started ? describeStartupError(error, started) : null;
   // Anything else is a bug: its stack helps whoever fixes it.
   if (line === null) console.error(error);

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
 describe('documents configuration', () => {
-  it('defaults to fs beside the data folder, 25 MiB, 30 days, no scanner', () => {
+  it('defaults to fs inside the data folder, 25 MiB, 30 days, no scanner', () => {
     const c = loadConfig({ DATA_DIR: '/srv/dcm/data/' }).documents;
     expect(c).toMatchObject({
       storage: 'fs',
-      dir: '/srv/dcm/data-documents',
+      dir: '/srv/dcm/data/documents',
       s3: null,
       maxBytes: 25 * 1_048_576,
       retentionDays: 30,

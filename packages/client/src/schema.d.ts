@@ -1588,7 +1588,7 @@ export interface paths {
          *
          *     - **nothing**: the answer (`201`, `pending_upload`) carries `upload` (`method` PUT, `url`, `headers` to send, `expiresAt`, 15 minutes). PUT the raw bytes there once: the link is the service’s own (`uploadDocumentBytes`) with either storage (fs or S3; with S3 the service streams the bytes into the store), it checks the bytes itself and answers the outcome, so two calls suffice; `POST /v1/documents/{id}/complete` is optional. The link is single-use: a second PUT, or one after `expiresAt`, is `403` and changes nothing. An upload nobody completes is checked by a job when its link expires. Links (upload and download) point at the deployment’s PUBLIC_URL, or without it at the address the service listens on; never at the request’s `Host`.
          *
-         *     Checks before a document becomes `available`: the declared size (`size_mismatch`) and hash (`checksum_mismatch`) match the bytes; the real type, read from the bytes, is PDF, JPEG, PNG, HEIC, DICOM or plain UTF-8 text and agrees with `contentType` (`type_not_allowed`); the malware scanner finds nothing (`malware`). A refused document keeps its row, `rejected`, and its bytes are deleted.
+         *     Checks before a document becomes `available`: the declared size (`size_mismatch`) and hash (`checksum_mismatch`) match the bytes; the real type, read from the bytes, is PDF, JPEG, PNG, HEIC, DICOM or plain UTF-8 text and agrees with `contentType` (`type_not_allowed`; plain text is checked over every byte: UTF-8, no control characters but tab, line feed, form feed and carriage return, and no markup, i.e. no HTML element tag such as `<p>` or `<img src=…`, doctype, comment, CDATA or XML declaration); the malware scanner finds nothing (`malware`). A refused document keeps its row, `rejected`, and its bytes are deleted.
          *
          *     Bad input is `400` naming every wrong field: a `contentType` outside the allowed list, `sizeBytes` over DOCUMENT_MAX_BYTES (25 MiB here), `contentBase64` that is not base64, a `patientId` the key does not see, an `appointmentId`, `quoteId` (treatment plan) or `invoiceId` of another patient, a `chatMessageId` without media or of another patient's conversation. Linking a chat message also sets that message's `documentId`.
          *
@@ -1766,7 +1766,7 @@ export interface paths {
         };
         /**
          * The bytes of a document, or a short-lived link to them
-         * @description Default (`delivery=bytes`): the bytes, streamed, with their `Content-Type`, `Content-Length`, `Content-Disposition: attachment` and `Digest`-like `X-Content-SHA256`.
+         * @description Default (`delivery=bytes`): the bytes, streamed, with their `Content-Type` (`text/plain; charset=utf-8` for plain text), `Content-Length`, `Content-Disposition: attachment` (with the file name), `X-Content-Type-Options: nosniff` and `Digest`-like `X-Content-SHA256`: a browser saves the file and never renders it as a page of this origin.
          *
          *     `delivery=link`: `200` JSON with a signed `url` valid 5 minutes (fs storage: the service’s own single-use link; S3 storage: a presigned GET of the store, usable until it expires) — for a bot that hands the file on.
          *

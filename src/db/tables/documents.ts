@@ -42,6 +42,8 @@ export interface DocumentLinkUsesTable {
   nonce: string;
   done: Generated<boolean>;
   expires_at: Date | string;
+  /** Until when the process using it holds it (renewed while it uploads); a lapsed unfinished use may be claimed again. */
+  lease_until: Date | string | null;
 }
 
 export interface DocumentsTables {

@@ -16,9 +16,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
+import { downloadHeaders } from '../../modules/documents/download.js';
 import { UploadOutcomeSchema } from '../../modules/documents/schema.js';
 import { depsOf, receiveUpload } from '../../modules/documents/service.js';
-import { claimLink, finishLink, linkUsed, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
+import { claimLink, finishLink, holdLink, linkUsed, releaseLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
 import { uploadKey } from '../../modules/documents/storage/storage.js';
 import { watchBodyRate } from '../body-rate.js';
 import { answerAndClose, rawErrorAnswer } from '../client-error.js';
@@ -60,7 +61,8 @@ export function signedLinkGate(ctx: AppContext, limiter: RateLimiter, limits: Ra
       const token = (request.params as { token?: string }).token ?? '';
       const check = verifyLink(ctx.documents.linkSecret, token, op);
       if (!check.ok) throw ApiError.forbidden(check.why === 'expired' ? 'link_expired' : 'link_invalid', {}, 'Il link non è valido o è scaduto.');
-      const free = request.method === 'HEAD' ? !(await linkUsed(ctx.db, check.claims)) : await claimLink(ctx.db, check.claims);
+      const free =
+        request.method === 'HEAD' ? !(await linkUsed(ctx.db, check.claims)) : await claimLink(ctx.db, check.claims, ctx.config.documents.linkLeaseSeconds);
       if (!free) throw ApiError.forbidden('link_used', {}, 'Il link è già stato usato.');
       request.link = check.claims;
       if (op === 'upload') {
@@ -94,7 +96,7 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         description: [
           'The `upload.url` of `POST /v1/documents`, with either storage (fs or S3: with S3 the service streams the bytes into the store): send the raw bytes as the body with the `upload.headers` given, once, before `upload.expiresAt`. No API key: the link is signed.',
           'The bytes are checked at once, as `POST /v1/documents/{id}/complete` would (which then just answers the document): the answer is the outcome, `available`, `pending_scan` or `rejected` with its reason (fewer bytes than declared: `size_mismatch`, nothing stored).',
-          '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use, and useless once the document is no longer `pending_upload`; an upload that broke midway, the client gone, frees it again). More bytes than declared stop the upload with `400`, nothing stored, and free the link too.',
+          '`403 forbidden` reason `link_invalid` (tampered or not an upload link), `link_expired`, `link_used` (a link is single-use, and useless once the document is no longer `pending_upload`; an upload that broke midway, the client gone, frees it again, and so does the service stopping mid-upload, a crash included, once DOCUMENT_LINK_LEASE_SECONDS (15 s by default) have passed: send the bytes again to the same link until it expires). More bytes than declared stop the upload with `400`, nothing stored, and free the link too.',
           `No total time limit: the bytes must keep coming, at least ${ctx.config.connections.uploadMinBytesPerSecond} bytes a second over every ${ctx.config.connections.uploadRateWindowMs / 1000} s (UPLOAD_MIN_BYTES_PER_SECOND, UPLOAD_RATE_WINDOW_MS). A slower or stalled upload is cut off (\`400\`, connection closed), nothing stored, and its link is free again: send the bytes again.`,
           FILES_BUDGET,
         ].join('\n\n'),
@@ -113,6 +115,8 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         throw ApiError.forbidden('link_used', {}, 'Il documento non attende più questo caricamento.');
       }
       let done;
+      // Held while the body streams: should this process stop, the use lapses and the link works again.
+      const held = holdLink(ctx.db, claims, ctx.config.documents.linkLeaseSeconds);
       try {
         const length = request.headers['content-length'];
         done = await receiveUpload(deps, row, {
@@ -124,6 +128,8 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         // Nothing was stored and the row still waits: the link may be used again.
         await releaseLink(ctx.db, claims);
         throw error;
+      } finally {
+        held.stop();
       }
       await finishLink(ctx.db, claims);
       return { id: done.id, status: done.status, rejectedReason: done.rejected_reason };
@@ -140,7 +146,7 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'The bytes of a document (fs storage download link)',
         description: [
-          'The `url` of `GET /v1/documents/{id}/content?delivery=link` with the default (fs) storage: the bytes with their content type, once, within 5 minutes. `403 forbidden` reason `link_invalid`, `link_expired` or `link_used`.',
+          'The `url` of `GET /v1/documents/{id}/content?delivery=link` with the default (fs) storage: the bytes with their content type, `Content-Disposition: attachment` and `X-Content-Type-Options: nosniff`, once, within 5 minutes. `403 forbidden` reason `link_invalid`, `link_expired` or `link_used`.',
           'A `HEAD` (a link checker, a client asking the size first) answers the same headers and does not use the link.',
           FILES_BUDGET,
         ].join('\n\n'),
@@ -158,12 +164,7 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
       const bytes = readable && !head ? await deps.store.read(row.storage_key) : null;
       if (!row || !readable || (!head && !bytes)) throw ApiError.notFound();
       if (!head) await finishLink(ctx.db, claims);
-      const name = row.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(row.filename)}` : 'attachment';
-      return (reply as FastifyReply)
-        .type(row.content_type)
-        .header('content-length', row.size_bytes)
-        .header('content-disposition', name)
-        .send(bytes ?? Readable.from([]));
+      return (reply as FastifyReply).headers(downloadHeaders(row)).send(bytes ?? Readable.from([]));
     },
   );
 }

@@ -2,12 +2,14 @@
  * The checks a document's bytes pass before it becomes `available` (issue 17): size and
  * SHA-256 as declared, and a real type (read from the bytes by `file-type`) that is allowed and
  * agrees with the declared one. The bytes are read as a stream: only the first 4100 bytes (what
- * `file-type` needs) are kept.
+ * `file-type` needs) are kept; whether they are plain text is decided on all of them as they pass
+ * (text-check.ts).
  */
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { ALLOWED_CONTENT_TYPES, type AllowedContentType, type RejectedReason } from './schema.js';
+import { TextCheck, type TextVerdict } from './text-check.js';
 
 const HEAD_BYTES = 4100;
 
@@ -16,10 +18,12 @@ export interface Inspected {
   size: number;
   sha256: string;
   head: Buffer;
+  /** Whether every byte read is plain text (`text`), or not (`binary`), or text with markup (`markup`). */
+  text: TextVerdict;
 }
 
 /**
- * Size, SHA-256 and head of bytes seen chunk by chunk: `inspect` below, and an upload link's body
+ * Size, SHA-256, head and text verdict of bytes seen chunk by chunk: `inspect` below, and an upload link's body
  * on its way to the storage (service.ts `receiveUpload`), so those bytes are checked without
  * reading them back.
  */
@@ -27,11 +31,13 @@ export class Inspector {
   private readonly hash = createHash('sha256');
   private readonly head: Buffer[] = [];
   private headSize = 0;
+  private readonly text = new TextCheck();
   size = 0;
 
   add(data: Buffer): void {
     this.size += data.length;
     this.hash.update(data);
+    this.text.add(data);
     if (this.headSize < HEAD_BYTES) {
       this.head.push(data.subarray(0, HEAD_BYTES - this.headSize));
       this.headSize += Math.min(data.length, HEAD_BYTES - this.headSize);
@@ -39,7 +45,7 @@ export class Inspector {
   }
 
   result(): Inspected {
-    return { size: this.size, sha256: this.hash.digest('hex'), head: Buffer.concat(this.head) };
+    return { size: this.size, sha256: this.hash.digest('hex'), head: Buffer.concat(this.head), text: this.text.result() };
   }
 }
 
@@ -69,35 +75,24 @@ export function isAllowedType(value: string): value is AllowedContentType {
   return (ALLOWED_CONTENT_TYPES as readonly string[]).includes(value);
 }
 
-/** Plain text has no magic number: UTF-8 without control characters other than tab, line feed, form feed and carriage return. */
-function looksLikeText(head: Buffer): boolean {
-  // The head may end inside a multi-byte character: drop up to 3 trailing bytes of it.
-  for (let cut = 0; cut <= 3 && cut < head.length + 1; cut++) {
-    try {
-      const text = new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, head.length - cut));
-      return !/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text);
-    } catch {
-      if (head.length < HEAD_BYTES) return false;
-    }
-  }
-  return false;
-}
-
-/** The real type of the bytes, or null when it is none of the allowed ones. */
-export async function realType(head: Buffer): Promise<AllowedContentType | null> {
-  const found = await fileTypeFromBuffer(head);
-  if (found) {
-    const mime = found.mime === 'image/heif' ? 'image/heic' : found.mime;
+/**
+ * The real type of the bytes, or null when it is none of the allowed ones. Plain text has no
+ * magic number: it is text when every byte is (text-check.ts), and markup is not plain text.
+ */
+export async function realType(found: Pick<Inspected, 'head' | 'text'>): Promise<AllowedContentType | null> {
+  const magic = await fileTypeFromBuffer(found.head);
+  if (magic) {
+    const mime = magic.mime === 'image/heif' ? 'image/heic' : magic.mime;
     return isAllowedType(mime) ? mime : null;
   }
-  return head.length > 0 && looksLikeText(head) ? 'text/plain' : null;
+  return found.head.length > 0 && found.text === 'text' ? 'text/plain' : null;
 }
 
 /** The first failed check, or null when the bytes are what was declared. */
 export async function verdict(found: Inspected, declared: { sizeBytes: number; sha256: string; contentType: string }): Promise<RejectedReason | null> {
   if (found.size !== declared.sizeBytes) return 'size_mismatch';
   if (found.sha256 !== declared.sha256.toLowerCase()) return 'checksum_mismatch';
-  const type = await realType(found.head);
+  const type = await realType(found);
   if (type === null || type !== normalizeContentType(declared.contentType)) return 'type_not_allowed';
   return null;
 }

@@ -279,18 +279,23 @@ function outcomeChanges(outcome: Outcome): Record<string, unknown> {
  * Checks the uploaded bytes of a `pending_upload` document, read back from under its key (the
  * `complete` call, and the job that finishes uploads nobody completed: a process that stopped
  * between storing an upload's bytes and settling its row). Any other status: the row as it is.
- * No bytes: `upload_expired` once the link has expired, else 409 `upload_missing`.
+ * No bytes, or the part of an interrupted upload: `upload_expired` once the link has expired,
+ * else 409 `upload_missing`.
  */
 export async function finishUpload(deps: DocumentsDeps, row: DocumentRow): Promise<DocumentRow> {
   if (row.status !== 'pending_upload') return row;
   const bytes = await deps.store.read(row.storage_key);
-  if (!bytes) {
+  const found = bytes ? await inspect(bytes, row.size_bytes) : null;
+  // Fewer bytes than declared are what a store kept of an upload cut off with its process (a
+  // crash; s3rver keeps the part): an upload link never stores a short body. Not an upload.
+  if (!found || found.size < row.size_bytes) {
     if (row.upload_expires_at && row.upload_expires_at.getTime() <= Date.now()) {
+      if (found) await deps.store.delete(row.storage_key);
       return settle(deps.db, row, 'pending_upload', { ...rejected('upload_expired'), upload_key: null, purged_at: new Date() });
     }
     throw ApiError.conflict('upload_missing', {}, 'Nessun file caricato: invia i byte al link di caricamento, poi chiama complete.');
   }
-  return settleUpload(deps, row, await inspect(bytes, row.size_bytes));
+  return settleUpload(deps, row, found);
 }
 
 /** The stored bytes of an upload, as inspected, decide: rejected (bytes deleted), or available / pending_scan once scanned. */

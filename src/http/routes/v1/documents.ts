@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
+import { downloadHeaders } from '../../../modules/documents/download.js';
 import { DOCUMENT_REASONS } from '../../../modules/documents/reasons.js';
 import {
   ContentLinkSchema,
@@ -99,7 +100,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
           "Attaches a file to a patient's record. Send the metadata with the exact `sizeBytes` and the `sha256` (hex) of the bytes, and either:",
           '- **`contentBase64`** (up to 4 MiB of bytes, for chat media): one call, and the answer (`201`) is final: `available`, or `rejected` with `rejectedReason`, or `pending_scan` when a malware scanner is configured and did not answer (it is retried every minute);',
           '- **nothing**: the answer (`201`, `pending_upload`) carries `upload` (`method` PUT, `url`, `headers` to send, `expiresAt`, 15 minutes). PUT the raw bytes there once: the link is the service’s own (`uploadDocumentBytes`) with either storage (fs or S3; with S3 the service streams the bytes into the store), it checks the bytes itself and answers the outcome, so two calls suffice; `POST /v1/documents/{id}/complete` is optional. The link is single-use: a second PUT, or one after `expiresAt`, is `403` and changes nothing. An upload nobody completes is checked by a job when its link expires. Links (upload and download) point at the deployment’s PUBLIC_URL, or without it at the address the service listens on; never at the request’s `Host`.',
-          'Checks before a document becomes `available`: the declared size (`size_mismatch`) and hash (`checksum_mismatch`) match the bytes; the real type, read from the bytes, is PDF, JPEG, PNG, HEIC, DICOM or plain UTF-8 text and agrees with `contentType` (`type_not_allowed`); the malware scanner finds nothing (`malware`). A refused document keeps its row, `rejected`, and its bytes are deleted.',
+          'Checks before a document becomes `available`: the declared size (`size_mismatch`) and hash (`checksum_mismatch`) match the bytes; the real type, read from the bytes, is PDF, JPEG, PNG, HEIC, DICOM or plain UTF-8 text and agrees with `contentType` (`type_not_allowed`; plain text is checked over every byte: UTF-8, no control characters but tab, line feed, form feed and carriage return, and no markup, i.e. no HTML element tag such as `<p>` or `<img src=…`, doctype, comment, CDATA or XML declaration); the malware scanner finds nothing (`malware`). A refused document keeps its row, `rejected`, and its bytes are deleted.',
           `Bad input is \`400\` naming every wrong field: a \`contentType\` outside the allowed list, \`sizeBytes\` over DOCUMENT_MAX_BYTES (${Math.round(ctx.config.documents.maxBytes / 1_048_576)} MiB here), \`contentBase64\` that is not base64, a \`patientId\` the key does not see, an \`appointmentId\`, \`quoteId\` (treatment plan) or \`invoiceId\` of another patient, a \`chatMessageId\` without media or of another patient's conversation. Linking a chat message also sets that message's \`documentId\`.`,
           SCOPE_RULE,
           'With `Idempotency-Key` a retry replays the first response and creates nothing.',
@@ -201,7 +202,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'The bytes of a document, or a short-lived link to them',
         description: [
-          'Default (`delivery=bytes`): the bytes, streamed, with their `Content-Type`, `Content-Length`, `Content-Disposition: attachment` and `Digest`-like `X-Content-SHA256`.',
+          'Default (`delivery=bytes`): the bytes, streamed, with their `Content-Type` (`text/plain; charset=utf-8` for plain text), `Content-Length`, `Content-Disposition: attachment` (with the file name), `X-Content-Type-Options: nosniff` and `Digest`-like `X-Content-SHA256`: a browser saves the file and never renders it as a page of this origin.',
           '`delivery=link`: `200` JSON with a signed `url` valid 5 minutes (fs storage: the service’s own single-use link; S3 storage: a presigned GET of the store, usable until it expires) — for a bot that hands the file on.',
           '`409 conflict` reason `not_available` when the document is not `available` (`details.status`) or its bytes were purged (archived beyond the retention period, or the patient erased).',
           SCOPE_RULE,
@@ -230,13 +231,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
       }
       const bytes = await openContent(deps, row);
       await logRead(request, [row.id], ['content']);
-      const name = row.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(row.filename)}` : 'attachment';
-      return (reply as FastifyReply)
-        .type(row.content_type)
-        .header('content-length', row.size_bytes)
-        .header('content-disposition', name)
-        .header('x-content-sha256', row.sha256)
-        .send(bytes);
+      return (reply as FastifyReply).headers(downloadHeaders(row)).header('x-content-sha256', row.sha256).send(bytes);
     },
   );
 

@@ -62,11 +62,17 @@ export function verifyLink(secret: string, token: string, op: LinkClaims['op'], 
   return { ok: true, claims };
 }
 
-/** Claims the link's single use; false when it was used (or is being used) already. */
-export async function claimLink(db: Db, claims: LinkClaims): Promise<boolean> {
-  const { rows } = await sql<{ nonce: string }>`INSERT INTO document_link_uses (clinic_id, nonce, expires_at)
-    VALUES (${claims.clinicId}, ${claims.nonce}, ${new Date(claims.expiresAt)})
-    ON CONFLICT DO NOTHING RETURNING nonce`.execute(db);
+/**
+ * Claims the link's single use for `leaseSeconds`; false when it was used, or is being used by a
+ * live process (its lease renewed by `holdLink`). An unfinished use whose lease lapsed (its
+ * process stopped mid-upload: a crash) is taken over, so the link works again until it expires.
+ */
+export async function claimLink(db: Db, claims: LinkClaims, leaseSeconds: number): Promise<boolean> {
+  const { rows } = await sql<{ nonce: string }>`INSERT INTO document_link_uses AS u (clinic_id, nonce, expires_at, lease_until)
+    VALUES (${claims.clinicId}, ${claims.nonce}, ${new Date(claims.expiresAt)}, now() + make_interval(secs => ${leaseSeconds}))
+    ON CONFLICT (clinic_id, nonce) DO UPDATE SET lease_until = excluded.lease_until
+    WHERE NOT u.done AND (u.lease_until IS NULL OR u.lease_until <= now())
+    RETURNING nonce`.execute(db);
   return rows.length === 1;
 }
 
@@ -77,8 +83,30 @@ export async function linkUsed(db: Db, claims: LinkClaims): Promise<boolean> {
     .select('nonce')
     .where('clinic_id', '=', claims.clinicId)
     .where('nonce', '=', claims.nonce)
+    .where((eb) => eb.or([eb('done', '=', true), eb('lease_until', 'is', null), eb('lease_until', '>', sql<Date>`now()`)]))
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Keeps the claimed use of an upload link while its body streams: the lease is renewed every
+ * third of it. `stop` when the upload ends, before finishing or releasing the link.
+ */
+export function holdLink(db: Db, claims: LinkClaims, leaseSeconds: number): { stop: () => void } {
+  const renew = () =>
+    db
+      .updateTable('document_link_uses')
+      .set({ lease_until: sql<Date>`now() + make_interval(secs => ${leaseSeconds})` })
+      .where('clinic_id', '=', claims.clinicId)
+      .where('nonce', '=', claims.nonce)
+      .where('done', '=', false)
+      .execute()
+      // A renewal that fails (the database away a moment) is retried at the next tick; the
+      // lease is three ticks long.
+      .catch(() => undefined);
+  const timer = setInterval(() => void renew(), (leaseSeconds * 1000) / 3);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 /** An upload that failed midway frees its link, so the caller may send the bytes again before it expires. */

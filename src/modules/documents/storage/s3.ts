@@ -18,6 +18,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { DocumentsConfig } from '../../../config.js';
+import { attachment, servedType } from '../download.js';
 import type { DocumentStorage, LinkRequest, StoredObject } from './storage.js';
 
 type S3Settings = NonNullable<DocumentsConfig['s3']>;
@@ -108,10 +109,15 @@ export class S3Storage implements DocumentStorage {
 
   async downloadLink(key: string, link: LinkRequest): Promise<string> {
     const expiresIn = Math.max(1, Math.round((link.expiresAt.getTime() - Date.now()) / 1000));
-    const disposition = link.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(link.filename)}` : 'attachment';
+    // The store answers with these two; it cannot add `X-Content-Type-Options` (README, Documents).
     return getSignedUrl(
       this.client,
-      new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentType: link.contentType, ResponseContentDisposition: disposition }),
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        ResponseContentType: servedType(link.contentType),
+        ResponseContentDisposition: attachment(link.filename ?? null),
+      }),
       { expiresIn },
     );
   }
