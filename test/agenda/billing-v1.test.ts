@@ -6,7 +6,7 @@ import { refused, issuePaths as listedPaths } from '../helpers/refused.js';
 import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { insertPatient } from './helpers.js';
+import { insertDocument, insertPatient } from './helpers.js';
 
 let server: TestServer;
 let t: Tenant;
@@ -190,7 +190,7 @@ describe('quotes', () => {
     const unsigned = await refused(api(tt).call('acceptTreatmentPlan', { ...id(q2.id), body: { channel: 'portal' } }));
     expect(unsigned.status).toBe(403);
     expect(unsigned).toMatchObject({ code: 'forbidden', details: { reason: 'signature_required' } });
-    const doc = randomUUID();
+    const doc = await insertDocument(server, tt, p, { category: 'quote' });
     const signed = await api(tt).call('acceptTreatmentPlan', { ...id(q2.id), body: { channel: 'portal', signedDocumentId: doc } });
     expect(signed.acceptance).toMatchObject({ channel: 'portal', signedDocumentId: doc });
   });

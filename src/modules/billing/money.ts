@@ -37,3 +37,19 @@ export function vatCents(netCents: number, ratePercent: number): number {
   const rate = Math.round(ratePercent * 100);
   return Math.round((netCents * rate) / 10000);
 }
+
+/** The largest amount a `numeric(14, 2)` column holds, in cents: 999,999,999,999.99 euro. */
+export const MAX_CENTS = 99_999_999_999_999;
+
+/**
+ * A computed amount (a sum, a total) that would not fit its column: `400` naming the field it
+ * comes from, never the database's overflow (a 500). Inputs are bounded by their schemas
+ * (100,000,000 euro, quantity 1,000); their sums are bounded here.
+ */
+export function boundIssue(path: string, cents: number): ValidationIssue[] {
+  return cents > MAX_CENTS ? [{ path, message: 'il totale supera 999.999.999.999,99 euro' }] : [];
+}
+
+/** Italian stamp duty (marca da bollo): 2.00 on an invoice whose VAT-exempt amounts exceed 77.47. */
+export const STAMP_DUTY_CENTS = 200;
+export const STAMP_DUTY_THRESHOLD_CENTS = 7747;
