@@ -379,7 +379,7 @@ describe('payments', () => {
     expect(issuePaths(two)).toEqual(['installmentId', 'installmentId', 'patientId']);
     // Outside the typed contract (an unknown method, an unreadable date): raw.
     const schema = await as(tt, 'POST', '/v1/payments', { amount: 0, method: 'iou', reference: '', receivedAt: 'ieri' });
-    expect(paths(schema)).toEqual(['amount', 'method', 'receivedAt', 'reference']);
+    expect(paths(schema)).toEqual(['amount', 'invoiceId', 'method', 'receivedAt', 'reference']);
   });
 
   it('pays a patient’s oldest due amounts first, settles installments (no longer overdue) and answers the balance', async () => {
