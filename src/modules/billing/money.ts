@@ -18,9 +18,14 @@ export function toEuro(cents: number): number {
   return cents / 100;
 }
 
-/** Whether a JSON number has at most two decimals (1.1 * 100 is 110.00000000000001: tolerated). */
+/**
+ * Whether a JSON number has at most two decimals (1.1 * 100 is 110.00000000000001: tolerated).
+ * A number that is not 0 but rounds to 0 cents (5e-324) has more: it would be stored as 0.00,
+ * which a positive amount's CHECK refuses (found by the money fuzz, issue 33).
+ */
 export function hasCents(euro: number): boolean {
-  return Math.abs(euro * 100 - Math.round(euro * 100)) < 1e-6;
+  const cents = Math.round(euro * 100);
+  return Math.abs(euro * 100 - cents) < 1e-6 && (cents !== 0 || euro === 0);
 }
 
 export function centsIssue(path: string, euro: number | undefined | null): ValidationIssue[] {
