@@ -11,7 +11,8 @@
  * unrestricted key. The back office acts for a clinic with every facility (`backOffice`).
  * What is not visible does not exist: `404 not_found` for the resource of the path
  * (findScoped, lockScoped), `400 invalid_request` naming the field for a reference in a
- * body (checkRefs).
+ * body (checkRefs). The rule is the same for every table, people and chairs included: a key
+ * limited to facilities names only the doctors, chairs and staff it can list (issue 33).
  */
 import { sql, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import { ApiError, type ValidationIssue } from '../core/errors.js';
@@ -62,34 +63,26 @@ export type RefTable =
   | 'invoices'
   | 'appointments';
 
-export interface Ref {
-  field: string;
-  table: RefTable;
-  id: string | null | undefined;
-}
+/** Tables whose rows belong to one patient (`patient_id`). */
+export type PatientRefTable = 'treatment_plans' | 'payment_plans' | 'invoices' | 'appointments';
+
+export type Ref =
+  | { field: string; table: RefTable; id: string | null | undefined }
+  /** `patientId`: the row must also be this patient's (a quote item's appointment, an invoice's quote). */
+  | { field: string; table: PatientRefTable; id: string | null | undefined; patientId: string };
 
 export interface RefRow {
   id: string;
   facility_id: string | null;
 }
 
-/** Tables whose rows belong to a facility that a limited key must see. */
-const FACILITY_SCOPED: ReadonlySet<RefTable> = new Set([
-  'patients',
-  'leads',
-  'calendars',
-  'treatment_plans',
-  'payment_plans',
-  'installments',
-  'invoices',
-  'appointments',
-]);
-
 /**
  * Checks that ids sent in a body name rows the caller may point to: visible as above, and
  * neither an inactive person (staff profile, doctor) or chair nor an erased patient — such
- * rows stay readable but take nothing new. A wrong reference is `400 invalid_request`
- * naming the field; every wrong field is reported at once.
+ * rows stay readable but take nothing new; with `patientId`, a row of that patient. A wrong
+ * reference is `400 invalid_request` naming the field, with one message whether the row is
+ * absent, of another clinic, of a facility the key cannot see, inactive or another patient's:
+ * the answer tells nothing of what the key cannot see. Every wrong field is reported at once.
  */
 export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[]): Promise<{ issues: ValidationIssue[]; rows: Map<string, RefRow> }> {
   const issues: ValidationIssue[] = [];
@@ -105,7 +98,8 @@ export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[
           ? sql`(SELECT p.facility_id FROM payment_plans p WHERE p.id = payment_plan_id)`
           : sql.ref('facility_id');
     // An installment belongs to the facility of its payment plan.
-    return sql`(SELECT ${sql.lit(i)}::int AS ref, id, ${facilityColumn}::uuid AS facility_id FROM ${sql.table(ref.table)} WHERE id = ${ref.id} AND clinic_id = ${scope.clinicId} AND ${takesReferences(ref.table)})`;
+    const ofPatient = 'patientId' in ref ? sql`AND patient_id = ${ref.patientId}` : sql``;
+    return sql`(SELECT ${sql.lit(i)}::int AS ref, id, ${facilityColumn}::uuid AS facility_id FROM ${sql.table(ref.table)} WHERE id = ${ref.id} AND clinic_id = ${scope.clinicId} AND ${takesReferences(ref.table)} ${ofPatient})`;
   });
   const found = await sql<RefRow & { ref: number }>`${sql.join(branches, sql` UNION ALL `)}`.execute(trx);
   const byRef = new Map(found.rows.map((r) => [r.ref, { id: r.id, facility_id: r.facility_id }]));
@@ -136,10 +130,7 @@ export function takesReferences(table: RefTable, alias?: string): RawBuilder<Sql
  * field. For a statement that reads a referenced row whole and checks it with the same rule.
  */
 export function refIssue(scope: TenantScope, ref: Pick<Ref, 'field' | 'table'>, row: RefRow | undefined): ValidationIssue | null {
-  const visible =
-    row !== undefined &&
-    (scope.facilityIds === null ||
-      (!FACILITY_SCOPED.has(ref.table) && ref.table !== 'facilities') ||
-      (row.facility_id !== null && scope.facilityIds.includes(row.facility_id.toLowerCase())));
+  // findScoped's visibility (facilityVisible): a row without a facility only for an unrestricted key.
+  const visible = row !== undefined && (scope.facilityIds === null || (row.facility_id !== null && scope.facilityIds.includes(row.facility_id.toLowerCase())));
   return visible ? null : { path: ref.field, message: 'non esiste in questo studio' };
 }

@@ -5,7 +5,7 @@ import type { Actor, AuthContext } from '../core/actor.js';
 import type { Scope } from '../modules/auth/scopes.js';
 import type { IdempotencyRecord } from './plugins/idempotency.js';
 import type { RateWindowState, WindowRule } from './rate-limit/limiter.js';
-import type { DeclaredReasons } from '../core/errors.js';
+import type { DeclaredReasons, ValidationIssue } from '../core/errors.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -32,6 +32,13 @@ declare module 'fastify' {
      * under the tests (DCM_STRICT_REASONS=1) answered as a 500 so the omission cannot pass.
      */
     reasons?: DeclaredReasons;
+    /**
+     * The operation's checks of its body that need no database (pure, reading the body as
+     * `unknown` and skipping what the schema refuses), e.g. `quoteBodyIssues`. The service runs
+     * them on a valid body; when the schema refuses the body, the error handler runs them on the
+     * parts that parsed and adds their issues, so one `400` names every wrong field it can.
+     */
+    bodyIssues?: (body: unknown) => ValidationIssue[];
     /**
      * An operation of the AI agents (the /v1/voice/* operations): refused `403 forbidden` reason
      * `ai_disabled` to every key while the clinic's AI processing is off (agent keys are refused

@@ -10,7 +10,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isDate, isEmail, isTimestamp, isUuid } from '../lib/formats.js';
-import type { ValidationIssue } from '../core/errors.js';
+import { ApiError, type ValidationIssue } from '../core/errors.js';
 
 function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
@@ -159,4 +159,25 @@ export function toIssues(errors: ErrorObject[]): ValidationIssue[] {
     byPath.set(issuePath(first), { path: issuePath(first), message: issueMessage(first) });
   }
   return [...byPath.values()];
+}
+
+/**
+ * preValidation of an operation that takes no body: nothing, `null` or `{}` is accepted; a
+ * body with fields is `400 invalid_request` naming each (as `additionalProperties: false`
+ * names an unknown field), anything else naming the body. So no operation silently ignores
+ * input it does not read. No body schema is declared: the OpenAPI operation has no requestBody.
+ */
+export async function refuseBody(request: { body: unknown }): Promise<void> {
+  const body = request.body;
+  if (body === undefined || body === null) return;
+  if (typeof body === 'object' && !Array.isArray(body)) {
+    const fields = Object.keys(body);
+    if (fields.length > 0)
+      throw ApiError.invalid(
+        'body',
+        fields.map((path) => ({ path, message: 'campo non previsto: questa operazione non ha corpo' })),
+      );
+    return;
+  }
+  throw ApiError.invalid('body', [{ path: '', message: 'questa operazione non ha corpo' }]);
 }

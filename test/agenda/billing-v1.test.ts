@@ -6,7 +6,7 @@ import { refused, issuePaths as listedPaths } from '../helpers/refused.js';
 import type { operations } from '../../packages/client/src/schema.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { insertPatient } from './helpers.js';
+import { insertDocument, insertPatient } from './helpers.js';
 
 let server: TestServer;
 let t: Tenant;
@@ -190,7 +190,7 @@ describe('quotes', () => {
     const unsigned = await refused(api(tt).call('acceptTreatmentPlan', { ...id(q2.id), body: { channel: 'portal' } }));
     expect(unsigned.status).toBe(403);
     expect(unsigned).toMatchObject({ code: 'forbidden', details: { reason: 'signature_required' } });
-    const doc = randomUUID();
+    const doc = await insertDocument(server, tt, p, { category: 'quote' });
     const signed = await api(tt).call('acceptTreatmentPlan', { ...id(q2.id), body: { channel: 'portal', signedDocumentId: doc } });
     expect(signed.acceptance).toMatchObject({ channel: 'portal', signedDocumentId: doc });
   });
@@ -379,7 +379,7 @@ describe('payments', () => {
     expect(issuePaths(two)).toEqual(['installmentId', 'installmentId', 'patientId']);
     // Outside the typed contract (an unknown method, an unreadable date): raw.
     const schema = await as(tt, 'POST', '/v1/payments', { amount: 0, method: 'iou', reference: '', receivedAt: 'ieri' });
-    expect(paths(schema)).toEqual(['amount', 'method', 'receivedAt', 'reference']);
+    expect(paths(schema)).toEqual(['amount', 'invoiceId', 'method', 'receivedAt', 'reference']);
   });
 
   it('pays a patient’s oldest due amounts first, settles installments (no longer overdue) and answers the balance', async () => {

@@ -5,6 +5,7 @@ import { createCalendar } from '../../src/modules/calendars/service.js';
 import type { Tenant } from '../helpers/factories.js';
 import type { TestServer } from '../helpers/server.js';
 import type { WeekSchedule } from '../../src/db/tables/agenda.js';
+import type { DocumentCategory, DocumentStatus } from '../../src/modules/documents/schema.js';
 
 let n = 0;
 
@@ -83,4 +84,32 @@ export function at(days: number, hh: number, mm = 0): string {
   d.setUTCDate(d.getUTCDate() + days);
   d.setUTCHours(hh, mm, 0, 0);
   return d.toISOString();
+}
+
+/** A document row of a patient, inserted straight into its table (documents belong to another module): `available` by default. */
+export async function insertDocument(
+  server: TestServer,
+  tenant: Tenant,
+  patientId: string,
+  extra: { category?: DocumentCategory; status?: DocumentStatus; facilityId?: string | null; quoteId?: string | null; clinicId?: string } = {},
+): Promise<string> {
+  const id = randomUUID();
+  await server.ctx.db
+    .insertInto('documents')
+    .values({
+      id,
+      clinic_id: extra.clinicId ?? tenant.clinicId,
+      facility_id: extra.facilityId === undefined ? tenant.facilityIds[0] : extra.facilityId,
+      patient_id: patientId,
+      category: extra.category ?? 'consent',
+      content_type: 'application/pdf',
+      size_bytes: 1024,
+      sha256: '0'.repeat(64),
+      status: extra.status ?? 'available',
+      quote_id: extra.quoteId ?? null,
+      origin: 'api',
+      storage_key: `documents/${tenant.clinicId}/${id}`,
+    })
+    .execute();
+  return id;
 }

@@ -20,6 +20,8 @@ import type { Tenant } from '../helpers/factories.js';
 import { diffFingerprints, makeFingerprinter, type Fingerprint } from './db-fingerprint.js';
 import { mechanismRoutes } from '../foundation/mechanisms-routes.js';
 import { hostileRequest, operationsOf, strayRequest, type HostileRequest, type OpenApiDoc, type Operation } from './hostile-requests.js';
+import { insertPatient } from '../agenda/helpers.js';
+import { ADMIN_TOKEN } from '../helpers/server.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
@@ -183,6 +185,99 @@ describe('hostile input against every operation of /v1/openapi.json', () => {
   it('answers requests to routes that do not exist with the envelope', { timeout: TIMEOUT_MS }, async () => {
     const base = new URL(doc.servers?.[0]?.url ?? '/v1', 'http://x').pathname.replace(/\/$/, '');
     await fuzz(strayRequest({ doc, base, token: tenant.token, knownIds }, Object.keys(doc.paths ?? {})), RUNS * 2);
+  });
+});
+
+// Money (issue 33): every amount, quantity and rate of quotes (treatment plans), invoices,
+// payments and payment plans, /v1 and back office, at and beyond the bounds of its column
+// (numeric(14, 2): 999,999,999,999.99) and its schema, on bodies that reach the handler: never
+// a 5xx (an overflow was a 500), and a refusal writes nothing.
+describe('money at and beyond every bound', () => {
+  const edge = fc.constantFrom(
+    0,
+    0.01,
+    1.005,
+    0.1 + 0.2,
+    99_999_999.99,
+    100_000_000,
+    100_000_000.01,
+    999_999_999_999.99,
+    1e12,
+    1e15,
+    2 ** 53 + 1,
+    1e308,
+    5e-324,
+    -0.01,
+    -1e308,
+  );
+  const money = fc.oneof(
+    { arbitrary: edge, weight: 3 },
+    { arbitrary: fc.integer({ min: 0, max: 10_000_000_000 }).map((c) => c / 100), weight: 2 },
+    { arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }), weight: 1 },
+  );
+  const quantity = fc.oneof(fc.constantFrom(1, 1000, 1001, 0, -1, 1.5), fc.integer({ min: 1, max: 1000 }));
+  const rate = fc.oneof(fc.constantFrom(0, 4, 10, 22, 100, 100.01, 10.555, -1), fc.double({ noNaN: true, noDefaultInfinity: true }));
+  const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
+  const item = fc.record({ description: fc.constant('Voce'), quantity: maybe(quantity), unitAmount: money, discount: maybe(money) });
+  const items = fc.array(item, { minLength: 1, maxLength: 100 });
+  const line = fc.record({ description: fc.constant('Riga'), quantity: maybe(quantity), unitAmount: money, discount: maybe(money), vatRate: maybe(rate) });
+
+  function request(method: string, url: string, token: string, body: unknown): HostileRequest {
+    const text = JSON.stringify(body);
+    return {
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: Buffer.from(text),
+      label: `${method} ${url} ${text.slice(0, 300)}`,
+    };
+  }
+
+  it('never answers 5xx and a refusal writes nothing, on every money field of billing', { timeout: TIMEOUT_MS * 8 }, async () => {
+    const patientId = await insertPatient(server, tenant);
+    const quote = await fetch(`${server.url}/v1/treatment-plans`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ patientId, items: [{ description: 'Visita', unitAmount: 50 }] }),
+    });
+    expect(quote.status).toBe(201);
+    const draftId = ((await quote.json()) as { id: string }).id;
+    const invoice = await server.admin('POST', `/admin/v1/clinics/${tenant.clinicId}/invoices`, { patientId, number: 'F-fuzz', totalAmount: 1_000 });
+    expect(invoice.status).toBe(201);
+    const adminBase = `/admin/v1/clinics/${tenant.clinicId}`;
+    const quoteBody = fc.record({ patientId: fc.constant(patientId), discount: maybe(money), items });
+    const invoiceBody = fc.oneof(
+      fc.record({ patientId: fc.constant(patientId), number: fc.uuid(), lines: fc.array(line, { minLength: 1, maxLength: 200 }), stampDuty: maybe(money) }),
+      fc.record({ patientId: fc.constant(patientId), number: fc.uuid(), totalAmount: money, stampDuty: maybe(money) }),
+    );
+    const planBody = fc.record({
+      patientId: fc.constant(patientId),
+      installments: fc.array(fc.record({ amount: money, dueDate: fc.constant('2030-01-31') }), { minLength: 1, maxLength: 120 }),
+    });
+    const paymentBody = fc.record({ amount: money, method: fc.constant('card'), reference: fc.uuid(), invoiceId: fc.constant(invoice.body.id as string) });
+    const cases: Array<[string, fc.Arbitrary<HostileRequest>]> = [
+      ['createTreatmentPlan', quoteBody.map((b) => request('POST', '/v1/treatment-plans', tenant.token, b))],
+      [
+        'updateTreatmentPlan',
+        fc
+          .record({ discount: maybe(money), items: maybe(items) })
+          .map((b) => request('PATCH', `/v1/treatment-plans/${draftId}`, tenant.token, { title: 'x', ...b })),
+      ],
+      ['adminCreateTreatmentPlan', quoteBody.map((b) => request('POST', `${adminBase}/treatment-plans`, ADMIN_TOKEN, b))],
+      ['adminIssueInvoice', invoiceBody.map((b) => request('POST', `${adminBase}/invoices`, ADMIN_TOKEN, b))],
+      ['adminCreatePaymentPlan', planBody.map((b) => request('POST', `${adminBase}/payment-plans`, ADMIN_TOKEN, b))],
+      ['recordPayment', paymentBody.map((b) => request('POST', '/v1/payments', tenant.token, b))],
+      ['adminRecordPayment', paymentBody.map((b) => request('POST', `${adminBase}/payments`, ADMIN_TOKEN, b))],
+    ];
+    const failures: string[] = [];
+    for (const [name, arbitrary] of cases) {
+      try {
+        await fuzz(arbitrary, RUNS);
+      } catch (error) {
+        failures.push(`${name}: ${(error as Error).message}`);
+      }
+    }
+    expect(failures, failures.join('\n\n')).toEqual([]);
   });
 });
 

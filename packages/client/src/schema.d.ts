@@ -613,7 +613,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel an appointment
-         * @description Cancels the appointment (status `cancelled`, event `appointment.cancelled`). No body. An agent key sets `origin` to `bot` or `voice`.
+         * @description Cancels the appointment (status `cancelled`, event `appointment.cancelled`). No body: nothing or `{}`; a body with fields is `400 invalid_request` naming each. An agent key sets `origin` to `bot` or `voice`.
          *
          *     Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar) or `cancellation_notice` (less than the calendar’s cancellation notice before the start).
          *
@@ -2123,7 +2123,7 @@ export interface paths {
          *
          *     Access log: `title`, item descriptions, `notes` and the rejection note are clinical text: every response holding them is logged. `notes` is present only for a key with `clinical:read`.
          *
-         *     Reasons: `409 conflict` `invalid_transition`, `quote_expired`; `403 forbidden` `signature_required` (`details.reason`; the list is closed).
+         *     Reasons: `409 conflict` `invalid_transition`, `quote_expired`, `signed_document_not_found`, `signed_document_mismatch`, `signed_document_not_available`, `signed_document_not_signature`; `403 forbidden` `signature_required` (`details.reason`; the list is closed).
          *
          *     Scopes: `treatment_plans:write`.
          *
@@ -2223,7 +2223,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a quote
-         * @description draft or presented → cancelled (withdrawn, or replaced by another quote). No event.
+         * @description draft or presented → cancelled (withdrawn, or replaced by another quote). No event. No body: nothing or `{}`; a body with fields is `400 invalid_request` naming each.
          *
          *     States: `draft` → `presented` → `accepted` or `rejected`; `draft` or `presented` → `cancelled` (withdrawn or replaced; no event). Any other move is `409 conflict`, reason `invalid_transition`. A decision repeated on a quote already in that state answers it unchanged and records nothing, so a bot can retry safely.
          *
@@ -16289,6 +16289,7 @@ export interface operations {
                     discount?: number;
                     /** @description Needs `clinical:write` */
                     notes?: string | null;
+                    /** @description A subtotal above 999,999,999,999.99 (what the database holds) is `400` naming `items` */
                     items: {
                         /** @default 1 */
                         phase?: number;
@@ -17298,6 +17299,7 @@ export interface operations {
                     discount?: number;
                     /** @description Needs `clinical:write` */
                     notes?: string | null;
+                    /** @description A subtotal above 999,999,999,999.99 (what the database holds) is `400` naming `items` */
                     items?: {
                         /** @default 1 */
                         phase?: number;
@@ -18309,7 +18311,7 @@ export interface operations {
                     channel: "chat" | "voice" | "portal" | "in_person" | "email";
                     /**
                      * Format: uuid
-                     * @description The signed consent/quote document (Documents)
+                     * @description The signed consent/quote document (Documents): of the quote’s patient, visible to the key, `available`, category `consent` or `quote`, not of another quote. Otherwise `409 conflict`: `signed_document_not_found` (absent, another clinic’s or of a facility the key cannot see), `signed_document_mismatch`, `signed_document_not_available`, `signed_document_not_signature`.
                      */
                     signedDocumentId?: string | null;
                 };

@@ -7,7 +7,7 @@
  * with `Retry-After`, never `500`: the client retries, the readiness probe says not ready.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, reasonDeclared } from '../../core/errors.js';
+import { ApiError, reasonDeclared, type ValidationIssue } from '../../core/errors.js';
 import { isDatabaseUnreachable } from '../../db/errors.js';
 import { DependencyUnavailableError } from '../../lib/unavailable.js';
 import { errorEnvelope } from '../errors.js';
@@ -35,6 +35,7 @@ function toApiError(error: FastifyError & { validation?: any[]; validationContex
   if (error.validation) {
     const where = PARTS[error.validationContext ?? 'body'] ?? 'body';
     const issues = toIssues(error.validation);
+    if (where === 'body') issues.push(...domainIssues(request, issues));
     if (where === 'header')
       for (const issue of issues)
         issue.path = issue.path.replace(/^(idempotency-key|if-match)$/, (h) =>
@@ -64,6 +65,23 @@ function toApiError(error: FastifyError & { validation?: any[]; validationContex
   if (error.statusCode === 503 || error instanceof DependencyUnavailableError || isDatabaseUnreachable(error)) return new ApiError('unavailable');
   request.log.error({ err: error }, 'unhandled error');
   return new ApiError('internal_error');
+}
+
+/**
+ * The route's own checks of a body its schema refused (`config.bodyIssues`), on the parts that
+ * parsed: the issues of fields the schema did not already name. A check that throws on a body
+ * it did not foresee adds nothing (logged): the schema's answer stands.
+ */
+function domainIssues(request: FastifyRequest, named: ValidationIssue[]): ValidationIssue[] {
+  const check = request.routeOptions.config?.bodyIssues;
+  if (!check) return [];
+  try {
+    const paths = new Set(named.map((i) => i.path));
+    return check(request.body).filter((i) => !paths.has(i.path) && (paths.add(i.path), true));
+  } catch (err) {
+    request.log.warn({ err }, 'config.bodyIssues threw on a body its schema refused');
+    return [];
+  }
 }
 
 export function registerErrorHandling(

@@ -239,7 +239,7 @@ export async function createAppointment(db: Db, actor: Actor, input: NewAppointm
         { field: 'doctorId', table: 'doctors', id: input.doctorId },
         { field: 'chairId', table: 'chairs', id: input.chairId },
         { field: 'calendarId', table: 'calendars', id: input.calendarId },
-        { field: 'treatmentPlanId', table: 'treatment_plans', id: input.treatmentPlanId },
+        { field: 'treatmentPlanId', table: 'treatment_plans', id: input.treatmentPlanId, patientId: input.patientId },
       ]);
       issues.push(...timeIssues(start, end));
       if (issues.length > 0) throw ApiError.invalid('body', issues);
@@ -294,7 +294,7 @@ export async function updateAppointment(db: Db, actor: Actor, id: string, input:
         { field: 'facilityId', table: 'facilities', id: changes.facilityId },
         { field: 'doctorId', table: 'doctors', id: changes.doctorId },
         { field: 'chairId', table: 'chairs', id: changes.chairId },
-        { field: 'treatmentPlanId', table: 'treatment_plans', id: changes.treatmentPlanId },
+        { field: 'treatmentPlanId', table: 'treatment_plans', id: changes.treatmentPlanId, patientId: current.patient_id },
       ]);
       const start = changes.start !== undefined ? new Date(changes.start) : current.start_at;
       const end = changes.end !== undefined ? new Date(changes.end) : current.end_at;

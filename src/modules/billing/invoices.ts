@@ -13,15 +13,14 @@ import type { InvoiceLinesTable, InvoicesTable } from '../../db/tables/agenda.js
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
-import { centsIssue, CURRENCY, hasCents, sumCents, toCents, toEuro, vatCents } from './money.js';
+import { invoiceBodyIssues } from './checks.js';
+import { CURRENCY, STAMP_DUTY_CENTS, STAMP_DUTY_THRESHOLD_CENTS, sumCents, toCents, toEuro, vatCents } from './money.js';
 import type { InvoiceListQuery, InvoiceView, NewInvoice } from './schema.js';
 
 export type InvoiceRow = Selectable<InvoicesTable>;
 type LineRow = Selectable<InvoiceLinesTable>;
 
-/** Italian stamp duty (marca da bollo): 2.00 on an invoice whose VAT-exempt amounts exceed 77.47. */
-export const STAMP_DUTY_CENTS = 200;
-export const STAMP_DUTY_THRESHOLD_CENTS = 7747;
+export { STAMP_DUTY_CENTS, STAMP_DUTY_THRESHOLD_CENTS };
 /** The one line of an invoice issued with a total only. */
 const DEFAULT_LINE = 'Prestazioni odontoiatriche';
 
@@ -89,19 +88,13 @@ async function invoiceLines(db: Db, clinicId: string, ids: string[]): Promise<Li
 
 type PricedLine = Omit<LineRow, 'id' | 'clinic_id' | 'invoice_id'>;
 
-/** Prices the lines in integer cents; VAT per line, rounded half up to the cent. */
-function priceLines(input: NewInvoice, issues: ValidationIssue[]): { lines: PricedLine[]; subtotal: number; discount: number; tax: number; stamp: number } {
-  if (input.lines && input.totalAmount !== undefined) issues.push({ path: 'totalAmount', message: 'non va insieme a lines' });
-  if (!input.lines && input.totalAmount === undefined) issues.push({ path: 'lines', message: 'servono lines o totalAmount' });
-  issues.push(...centsIssue('totalAmount', input.totalAmount), ...centsIssue('stampDuty', input.stampDuty));
+/** Prices the lines in integer cents (checked by invoiceBodyIssues); VAT per line, rounded half up to the cent. */
+function priceLines(input: NewInvoice): { lines: PricedLine[]; subtotal: number; discount: number; tax: number; stamp: number } {
   const sent = input.lines ?? [{ description: DEFAULT_LINE, unitAmount: input.totalAmount ?? 0 }];
   const lines = sent.map((l, n) => {
-    issues.push(...centsIssue(`lines.${n}.unitAmount`, l.unitAmount), ...centsIssue(`lines.${n}.discount`, l.discount));
-    if (l.vatRate !== undefined && !hasCents(l.vatRate)) issues.push({ path: `lines.${n}.vatRate`, message: 'al massimo due decimali' });
     const quantity = l.quantity ?? 1;
     const gross = quantity * toCents(l.unitAmount);
     const discount = toCents(l.discount ?? 0);
-    if (discount > gross) issues.push({ path: `lines.${n}.discount`, message: 'supera quantità × prezzo' });
     const rate = l.vatRate ?? 0;
     const tax = vatCents(gross - discount, rate);
     return {
@@ -131,12 +124,8 @@ function priceLines(input: NewInvoice, issues: ValidationIssue[]): { lines: Pric
 
 /** Quote and quote items named by an invoice must be the patient's. */
 async function checkQuoteRefs(trx: Transaction, actor: Actor, input: NewInvoice, issues: ValidationIssue[]): Promise<void> {
-  const refs = await checkRefs(trx, actor, [{ field: 'treatmentPlanId', table: 'treatment_plans', id: input.treatmentPlanId }]);
+  const refs = await checkRefs(trx, actor, [{ field: 'treatmentPlanId', table: 'treatment_plans', id: input.treatmentPlanId, patientId: input.patientId }]);
   issues.push(...refs.issues);
-  if (input.treatmentPlanId && refs.rows.has('treatmentPlanId')) {
-    const plan = await trx.selectFrom('treatment_plans').select('patient_id').where('id', '=', input.treatmentPlanId).executeTakeFirstOrThrow();
-    if (plan.patient_id !== input.patientId.toLowerCase()) issues.push({ path: 'treatmentPlanId', message: 'è il preventivo di un altro paziente' });
-  }
   for (const [n, line] of (input.lines ?? []).entries()) {
     if (!line.treatmentPlanItemId) continue;
     const item = await trx
@@ -157,8 +146,9 @@ export async function issueInvoice(db: Db, actor: Actor, input: NewInvoice): Pro
     const row = await db.transaction().execute(async (trx) => {
       const { issues, rows } = await checkRefs(trx, actor, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
       await checkQuoteRefs(trx, actor, input, issues);
-      const priced = priceLines(input, issues);
+      issues.push(...invoiceBodyIssues(input));
       if (issues.length > 0) throw ApiError.invalid('body', issues);
+      const priced = priceLines(input);
       const id = randomUUID();
       const row = await trx
         .insertInto('invoices')

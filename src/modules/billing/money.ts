@@ -18,9 +18,14 @@ export function toEuro(cents: number): number {
   return cents / 100;
 }
 
-/** Whether a JSON number has at most two decimals (1.1 * 100 is 110.00000000000001: tolerated). */
+/**
+ * Whether a JSON number has at most two decimals (1.1 * 100 is 110.00000000000001: tolerated).
+ * A number that is not 0 but rounds to 0 cents (5e-324) has more: it would be stored as 0.00,
+ * which a positive amount's CHECK refuses (found by the money fuzz, issue 33).
+ */
 export function hasCents(euro: number): boolean {
-  return Math.abs(euro * 100 - Math.round(euro * 100)) < 1e-6;
+  const cents = Math.round(euro * 100);
+  return Math.abs(euro * 100 - cents) < 1e-6 && (cents !== 0 || euro === 0);
 }
 
 export function centsIssue(path: string, euro: number | undefined | null): ValidationIssue[] {
@@ -37,3 +42,19 @@ export function vatCents(netCents: number, ratePercent: number): number {
   const rate = Math.round(ratePercent * 100);
   return Math.round((netCents * rate) / 10000);
 }
+
+/** The largest amount a `numeric(14, 2)` column holds, in cents: 999,999,999,999.99 euro. */
+export const MAX_CENTS = 99_999_999_999_999;
+
+/**
+ * A computed amount (a sum, a total) that would not fit its column: `400` naming the field it
+ * comes from, never the database's overflow (a 500). Inputs are bounded by their schemas
+ * (100,000,000 euro, quantity 1,000); their sums are bounded here.
+ */
+export function boundIssue(path: string, cents: number): ValidationIssue[] {
+  return cents > MAX_CENTS ? [{ path, message: 'il totale supera 999.999.999.999,99 euro' }] : [];
+}
+
+/** Italian stamp duty (marca da bollo): 2.00 on an invoice whose VAT-exempt amounts exceed 77.47. */
+export const STAMP_DUTY_CENTS = 200;
+export const STAMP_DUTY_THRESHOLD_CENTS = 7747;

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { checkRefs, findScoped } from '../../db/scoped.js';
 import { keysetPage } from '../../db/keyset.js';
 import type { PaymentAllocationsTable, PaymentsTable } from '../../db/tables/agenda.js';
@@ -18,14 +18,15 @@ import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
 import { invoiceDueCents, invoiceSummary, type InvoiceRow } from './invoices.js';
-import { centsIssue, CURRENCY, sumCents, toCents, toEuro } from './money.js';
+import { PAYMENT_TARGETS, paymentBodyIssues } from './checks.js';
+import { CURRENCY, sumCents, toCents, toEuro } from './money.js';
 import { touchPlans, type InstallmentRow } from './plans.js';
 import type { NewPaymentInput, PaymentListQuery, PaymentView } from './schema.js';
 
 type PaymentRow = Selectable<PaymentsTable>;
 type AllocationRow = Selectable<PaymentAllocationsTable>;
 
-const TARGETS = ['invoiceId', 'installmentId', 'patientId'] as const;
+const TARGETS = PAYMENT_TARGETS;
 
 export function paymentView(row: PaymentRow, allocations: AllocationRow[]): PaymentView {
   return {
@@ -136,14 +137,6 @@ async function payer(trx: Transaction, input: NewPaymentInput): Promise<{ patien
   return { patientId: r.id, facilityId: r.facility_id, paymentPlanId: null };
 }
 
-function validate(input: NewPaymentInput): ValidationIssue[] {
-  const issues = centsIssue('amount', input.amount);
-  const sent = TARGETS.filter((t) => input[t] !== undefined);
-  if (sent.length === 0) issues.push({ path: 'invoiceId', message: 'serve uno tra invoiceId, installmentId e patientId' });
-  for (const extra of sent.slice(1)) issues.push({ path: extra, message: `non va insieme a ${sent[0]}` });
-  return issues;
-}
-
 /**
  * Records a payment: `created` false when its reference was already recorded with the same
  * request (the stored payment is answered unchanged). Updates invoices (paid when covered,
@@ -151,7 +144,7 @@ function validate(input: NewPaymentInput): ValidationIssue[] {
  * and records `payment.received`, all in one transaction.
  */
 export async function recordPayment(db: Db, actor: Actor, input: NewPaymentInput): Promise<{ view: PaymentView; created: boolean }> {
-  const issues = validate(input);
+  const issues = paymentBodyIssues(input);
   const result = await db.transaction().execute(async (trx) => {
     const refs = await checkRefs(trx, actor, [
       { field: 'invoiceId', table: 'invoices', id: input.invoiceId },
@@ -190,7 +183,11 @@ export async function recordPayment(db: Db, actor: Actor, input: NewPaymentInput
         .where('reference', '=', reference)
         .where(facilityVisible('facility_id', actor))
         .executeTakeFirst();
-      if (!existing) throw ApiError.notFound();
+      // The reference is the clinic's (the provider's id of one payment): a payment of a facility
+      // the key cannot see holds it. Not 404 (the resource of the path exists) and not its id:
+      // the reference is used, as for a payment the key sees that was another request (without
+      // `details.paymentId`, which names only a payment the key sees).
+      if (!existing) throw ApiError.conflict('reference_reused');
       if (existing.request_fingerprint !== print) throw ApiError.conflict('reference_reused', { paymentId: existing.id });
       return { row: existing, created: false };
     }

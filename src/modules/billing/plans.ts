@@ -9,7 +9,8 @@ import type { InstallmentsTable, PaymentPlansTable } from '../../db/tables/agend
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db } from '../../db/transaction.js';
 import { localDate } from './dates.js';
-import { centsIssue, sumCents, toCents, toEuro } from './money.js';
+import { paymentPlanBodyIssues } from './checks.js';
+import { sumCents, toCents, toEuro } from './money.js';
 import type { InstallmentView, NewPaymentPlan, PaymentPlanListQuery, PaymentPlanView } from './schema.js';
 
 export type InstallmentRow = Selectable<InstallmentsTable>;
@@ -45,9 +46,9 @@ export async function createPaymentPlan(db: Db, actor: Actor, input: NewPaymentP
   const plan = await db.transaction().execute(async (trx) => {
     const { issues, rows } = await checkRefs(trx, actor, [
       { field: 'patientId', table: 'patients', id: input.patientId },
-      { field: 'treatmentPlanId', table: 'treatment_plans', id: input.treatmentPlanId },
+      { field: 'treatmentPlanId', table: 'treatment_plans', id: input.treatmentPlanId, patientId: input.patientId },
     ]);
-    input.installments.forEach((i, n) => issues.push(...centsIssue(`installments.${n}.amount`, i.amount)));
+    issues.push(...paymentPlanBodyIssues(input));
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     const plan = await trx
       .insertInto('payment_plans')

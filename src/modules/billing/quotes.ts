@@ -7,23 +7,24 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { can, type Actor } from '../../core/actor.js';
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { keysetPage } from '../../db/keyset.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
-import type { TreatmentPlanItemsTable, TreatmentPlansTable } from '../../db/tables/agenda.js';
+import type { TreatmentPlansTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
 import type { EventData } from '../../events/schemas.js';
 import { localDate, addDays } from './dates.js';
-import { centsIssue, CURRENCY, sumCents, toCents, toEuro } from './money.js';
+import { quoteBodyIssues } from './checks.js';
+import { CURRENCY, toCents, toEuro } from './money.js';
+import { appointmentRefs, itemView, priceItems, quoteItems, replaceItems, type ItemRow, type PricedItems } from './quote-items.js';
+import { checkSignedDocument } from './signature.js';
 import {
-  isFdiTooth,
   type NewQuote,
   type QuoteAcceptanceInput,
   type QuoteChanges,
-  type QuoteItemInputType,
   type QuoteListQuery,
   type QuoteRejectionInput,
   type QuoteStatus,
@@ -31,7 +32,7 @@ import {
 } from './schema.js';
 
 export type QuoteRow = Selectable<TreatmentPlansTable>;
-type ItemRow = Selectable<TreatmentPlanItemsTable>;
+export { quoteItems };
 
 /** Validity given at presentation when the quote has none: 90 days, as Italian practice has it. */
 export const DEFAULT_VALIDITY_DAYS = 90;
@@ -46,24 +47,6 @@ export const QUOTE_TRANSITIONS: Record<QuoteStatus, readonly QuoteStatus[]> = {
 };
 
 const EVENTS = { presented: 'treatment_plan.presented', accepted: 'treatment_plan.accepted', rejected: 'treatment_plan.rejected' } as const;
-
-function itemView(row: ItemRow) {
-  return {
-    id: row.id,
-    position: row.position,
-    phase: row.phase,
-    procedureCode: row.procedure_code,
-    description: row.description,
-    teeth: row.teeth,
-    surfaces: row.surfaces as QuoteView['items'][number]['surfaces'],
-    quantity: row.quantity,
-    unitAmount: Number(row.unit_amount),
-    discount: Number(row.discount_amount),
-    totalAmount: Number(row.total_amount),
-    status: row.status as QuoteView['items'][number]['status'],
-    appointmentId: row.appointment_id,
-  };
-}
 
 export function isExpired(row: Pick<QuoteRow, 'status' | 'valid_until'>, today: string): boolean {
   return (row.status === 'draft' || row.status === 'presented') && row.valid_until !== null && row.valid_until < today;
@@ -126,19 +109,6 @@ export function quoteEventData(row: QuoteRow): EventData<'treatment_plan.present
   };
 }
 
-/** Items of these quotes, by position. */
-export async function quoteItems(db: Db, clinicId: string, ids: string[]): Promise<ItemRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('treatment_plan_items')
-    .selectAll()
-    .where('clinic_id', '=', clinicId)
-    .where('treatment_plan_id', 'in', ids)
-    .orderBy('treatment_plan_id')
-    .orderBy('position')
-    .execute();
-}
-
 /** The next number of a kind for the clinic and year, atomic under concurrency (one upsert). */
 export async function nextNumber(trx: Transaction, clinicId: string, kind: string, year: number): Promise<number> {
   const row = await trx
@@ -150,55 +120,8 @@ export async function nextNumber(trx: Transaction, clinicId: string, kind: strin
   return row.last;
 }
 
-interface PricedItems {
-  rows: Array<Omit<ItemRow, 'id' | 'clinic_id' | 'treatment_plan_id'>>;
-  subtotalCents: number;
-}
-
-/** Checks and prices the items (integer cents); issues name every wrong field. */
-function priceItems(items: QuoteItemInputType[], issues: ValidationIssue[]): PricedItems {
-  const rows = items.map((item, n) => {
-    const path = `items.${n}`;
-    issues.push(...centsIssue(`${path}.unitAmount`, item.unitAmount), ...centsIssue(`${path}.discount`, item.discount));
-    (item.teeth ?? []).forEach((t, k) => {
-      if (!isFdiTooth(t)) issues.push({ path: `${path}.teeth.${k}`, message: 'non è un dente FDI (11-48, 51-85)' });
-    });
-    const quantity = item.quantity ?? 1;
-    const gross = quantity * toCents(item.unitAmount);
-    const discount = toCents(item.discount ?? 0);
-    if (discount > gross) issues.push({ path: `${path}.discount`, message: 'supera quantità × prezzo' });
-    return {
-      position: n + 1,
-      phase: item.phase ?? 1,
-      procedure_code: item.procedureCode ?? null,
-      description: item.description,
-      teeth: item.teeth ?? [],
-      surfaces: item.surfaces ?? [],
-      quantity,
-      unit_amount: item.unitAmount,
-      discount_amount: toEuro(discount),
-      total_amount: toEuro(gross - discount),
-      status: item.status ?? 'planned',
-      appointment_id: item.appointmentId ?? null,
-    };
-  });
-  return { rows, subtotalCents: sumCents(rows.map((r) => toCents(r.total_amount))) };
-}
-
-function appointmentRefs(items: QuoteItemInputType[] | undefined) {
-  return (items ?? []).map((item, n) => ({ field: `items.${n}.appointmentId`, table: 'appointments' as const, id: item.appointmentId }));
-}
-
 function requireClinicalWrite(actor: Actor, notes: unknown): void {
   if (notes !== undefined && notes !== null && !can(actor, 'clinical:write')) throw new ApiError('insufficient_scope', { requiredScopes: ['clinical:write'] });
-}
-
-async function replaceItems(trx: Transaction, clinicId: string, planId: string, priced: PricedItems): Promise<void> {
-  await trx.deleteFrom('treatment_plan_items').where('clinic_id', '=', clinicId).where('treatment_plan_id', '=', planId).execute();
-  await trx
-    .insertInto('treatment_plan_items')
-    .values(priced.rows.map((r) => ({ ...r, id: randomUUID(), clinic_id: clinicId, treatment_plan_id: planId })))
-    .execute();
 }
 
 async function withItems(db: Db, actor: Actor, row: QuoteRow): Promise<QuoteView> {
@@ -212,13 +135,12 @@ export async function createQuote(db: Db, actor: Actor, input: NewQuote): Promis
     const { issues, rows } = await checkRefs(trx, actor, [
       { field: 'patientId', table: 'patients', id: input.patientId },
       { field: 'doctorId', table: 'doctors', id: input.doctorId },
-      ...appointmentRefs(input.items),
+      ...appointmentRefs(input.items, input.patientId),
     ]);
-    const priced = priceItems(input.items, issues);
-    issues.push(...centsIssue('discount', input.discount));
-    const discount = toCents(input.discount ?? 0);
-    if (discount > priced.subtotalCents) issues.push({ path: 'discount', message: 'supera il totale delle voci' });
+    issues.push(...quoteBodyIssues(input));
     if (issues.length > 0) throw ApiError.invalid('body', issues);
+    const priced = priceItems(input.items);
+    const discount = toCents(input.discount ?? 0);
     const year = Number(localDate(actor.timeZone).slice(0, 4));
     const seq = await nextNumber(trx, actor.clinicId, 'quote', year);
     const id = randomUUID();
@@ -259,13 +181,17 @@ export async function updateQuote(
   const row = await db.transaction().execute(async (trx) => {
     const current = await lockScoped(trx, 'treatment_plans', actor, id);
     assertVersion(expected, current.version);
-    const { issues } = await checkRefs(trx, actor, [{ field: 'doctorId', table: 'doctors', id: changes.doctorId }, ...appointmentRefs(changes.items)]);
-    let priced: PricedItems | null = null;
-    if (changes.items) priced = priceItems(changes.items, issues);
-    issues.push(...centsIssue('discount', changes.discount));
+    const { issues } = await checkRefs(trx, actor, [
+      { field: 'doctorId', table: 'doctors', id: changes.doctorId },
+      ...appointmentRefs(changes.items, current.patient_id),
+    ]);
+    issues.push(...quoteBodyIssues(changes));
+    const priced: PricedItems | null = changes.items ? priceItems(changes.items) : null;
     const subtotal = priced ? priced.subtotalCents : toCents(current.subtotal_amount);
     const discount = changes.discount !== undefined ? toCents(changes.discount) : toCents(current.discount_amount);
-    if (discount > subtotal) issues.push({ path: changes.discount !== undefined ? 'discount' : 'items', message: 'lo sconto supera il totale delle voci' });
+    // With items, quoteBodyIssues judged a sent discount; the stored one, or one sent without items, is judged here.
+    if (discount > subtotal && !(changes.items && changes.discount !== undefined))
+      issues.push({ path: changes.discount !== undefined ? 'discount' : 'items', message: 'lo sconto supera il totale delle voci' });
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     if (current.status !== 'draft')
       throw ApiError.conflict('invalid_transition', { from: current.status, to: 'draft' }, 'Si modifica solo un preventivo in bozza.');
@@ -318,6 +244,7 @@ export async function decideQuote(db: Db, actor: Actor, id: string, decision: De
         if (isExpired(current, today)) throw ApiError.conflict('quote_expired', { validUntil: current.valid_until });
         const signed = decision.acceptance.signedDocumentId ?? null;
         if (signed === null && (await signatureRequired(trx, actor.clinicId))) throw ApiError.forbidden('signature_required');
+        if (signed !== null) await checkSignedDocument(trx, actor, current, signed);
         set = { decided_at: sql`now()`, acceptance_channel: decision.acceptance.channel, signed_document_id: signed };
         break;
       }

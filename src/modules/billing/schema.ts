@@ -249,7 +249,11 @@ const quoteInputFields = {
   validUntil: Type.Optional(Nullable(DateOnly({ examples: ['2026-06-30'] }))),
   discount: Type.Optional(AmountInput({ examples: [100], description: 'Discount on the whole quote, euro' })),
   notes: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 5000, description: 'Needs `clinical:write`' }))),
-  items: Type.Array(QuoteItemInput, { minItems: 1, maxItems: 100 }),
+  items: Type.Array(QuoteItemInput, {
+    minItems: 1,
+    maxItems: 100,
+    description: 'A subtotal above 999,999,999,999.99 (what the database holds) is `400` naming `items`',
+  }),
 };
 
 export const NewQuoteBody = Type.Object(
@@ -285,7 +289,14 @@ export const PresentQuoteBody = Type.Object(
 export const AcceptQuoteBody = Type.Object(
   {
     channel: StringEnum(ACCEPTANCE_CHANNELS),
-    signedDocumentId: Type.Optional(Nullable(Uuid({ description: 'The signed consent/quote document (Documents)' }))),
+    signedDocumentId: Type.Optional(
+      Nullable(
+        Uuid({
+          description:
+            'The signed consent/quote document (Documents): of the quote’s patient, visible to the key, `available`, category `consent` or `quote`, not of another quote. Otherwise `409 conflict`: `signed_document_not_found` (absent, another clinic’s or of a facility the key cannot see), `signed_document_mismatch`, `signed_document_not_available`, `signed_document_not_signature`.',
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -359,7 +370,13 @@ export const NewInvoiceBody = Type.Object(
     patientId: Uuid(),
     number: Type.String({ minLength: 1, maxLength: 50 }),
     treatmentPlanId: Type.Optional(Nullable(Uuid())),
-    lines: Type.Optional(Type.Array(InvoiceLineInput, { minItems: 1, maxItems: 200 })),
+    lines: Type.Optional(
+      Type.Array(InvoiceLineInput, {
+        minItems: 1,
+        maxItems: 200,
+        description: 'Totals (net, discounts, VAT, total) above 999,999,999,999.99 are `400` naming `lines`',
+      }),
+    ),
     totalAmount: Type.Optional(PositiveAmount({ description: 'Without `lines`: one exempt line of this amount' })),
     stampDuty: Type.Optional(AmountInput({ description: 'Default: 2.00 when the VAT-exempt lines exceed 77.47, else 0' })),
     dueDate: Type.Optional(Nullable(DateOnly())),
@@ -533,7 +550,7 @@ export const QuoteStatusChangeBody = Type.Object(
     status: StringEnum(['presented', 'accepted', 'rejected', 'cancelled'] as const),
     validUntil: Type.Optional(DateOnly()),
     channel: Type.Optional(StringEnum(ACCEPTANCE_CHANNELS)),
-    signedDocumentId: Type.Optional(Nullable(Uuid())),
+    signedDocumentId: Type.Optional(Nullable(Uuid({ description: 'As in acceptTreatmentPlan: a signed document of the quote’s patient' }))),
     reason: Type.Optional(StringEnum(REJECTION_REASONS)),
     note: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2000 }))),
   },

@@ -1,6 +1,7 @@
 /** Back office: quotes (treatment plans), payment plans, invoices (issue and void), payments. */
 import type { AppContext } from '../../../context.js';
 import { ClinicParams, ClinicItemParams } from '../../../core/schemas.js';
+import { invoiceBodyIssues, paymentBodyIssues, paymentPlanBodyIssues, quoteBodyIssues } from '../../../modules/billing/checks.js';
 import { issueInvoice, voidInvoice } from '../../../modules/billing/invoices.js';
 import { recordPayment } from '../../../modules/billing/payments.js';
 import { createPaymentPlan } from '../../../modules/billing/plans.js';
@@ -28,6 +29,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/treatment-plans',
     {
+      config: { bodyIssues: quoteBodyIssues },
       schema: {
         operationId: 'adminCreateTreatmentPlan',
         tags: [TAG],
@@ -74,6 +76,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/payment-plans',
     {
+      config: { bodyIssues: paymentPlanBodyIssues },
       schema: {
         operationId: 'adminCreatePaymentPlan',
         tags: [TAG],
@@ -90,7 +93,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/invoices',
     {
-      config: { reasons: BILLING_REASONS.issueInvoice },
+      config: { reasons: BILLING_REASONS.issueInvoice, bodyIssues: invoiceBodyIssues },
       schema: {
         operationId: 'adminIssueInvoice',
         tags: [TAG],
@@ -128,7 +131,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/payments',
     {
-      config: { reasons: BILLING_REASONS.recordPayment },
+      config: { reasons: BILLING_REASONS.recordPayment, bodyIssues: paymentBodyIssues },
       schema: {
         operationId: 'adminRecordPayment',
         tags: [TAG],

@@ -1,4 +1,5 @@
 /** /v1/appointments (spec 2.2, 4.1) and booking through a calendar. */
+import { refuseBody } from '../../validation.js';
 import type { FastifyRequest } from 'fastify';
 import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
 import type { AppContext } from '../../../context.js';
@@ -169,7 +170,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Cancel an appointment',
         description: [
-          'Cancels the appointment (status `cancelled`, event `appointment.cancelled`). No body. An agent key sets `origin` to `bot` or `voice`.',
+          'Cancels the appointment (status `cancelled`, event `appointment.cancelled`). No body: nothing or `{}`; a body with fields is `400 invalid_request` naming each. An agent key sets `origin` to `bot` or `voice`.',
           'Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar) or `cancellation_notice` (less than the calendar’s cancellation notice before the start).',
           '`409 conflict` reason `invalid_transition` when the appointment is not in draft, pending, scheduled, confirmed or postponed; `If-Match` mismatch is `409 version_mismatch`.',
         ].join('\n\n'),
@@ -178,6 +179,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         response: { 200: AppointmentSchema },
       },
       config: { reasons: APPOINTMENT_REASONS.apiCancel, scopes: ['appointments:write'], errorStatuses: [409] },
+      preValidation: refuseBody,
     },
     async (request, reply) => {
       const row = await cancelAppointmentViaApi(ctx.db, request.actor, request.params.id, expectedVersion(request));

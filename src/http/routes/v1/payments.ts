@@ -1,4 +1,5 @@
 /** /v1/payments and /v1/patients/{id}/balance (issue 16). */
+import { paymentBodyIssues } from '../../../modules/billing/checks.js';
 import type { AppContext } from '../../../context.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import { patientBalance } from '../../../modules/billing/balance.js';
@@ -62,7 +63,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
         body: NewPaymentBody,
         response: { 200: PaymentSchema, 201: PaymentSchema },
       },
-      config: { scopes: ['billing:write'], idempotent: true, reasons: BILLING_REASONS.recordPayment },
+      config: { scopes: ['billing:write'], idempotent: true, reasons: BILLING_REASONS.recordPayment, bodyIssues: paymentBodyIssues },
     },
     async (request, reply) => {
       const { view, created } = await recordPayment(db, request.actor, request.body);

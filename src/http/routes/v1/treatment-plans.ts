@@ -1,4 +1,6 @@
 /** /v1/treatment-plans: quotes (issue 16). */
+import { refuseBody } from '../../validation.js';
+import { quoteBodyIssues } from '../../../modules/billing/checks.js';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
@@ -97,7 +99,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
         body: NewQuoteBody,
         response: { 201: QuoteSchema },
       },
-      config: { scopes: ['treatment_plans:write'], idempotent: true },
+      config: { scopes: ['treatment_plans:write'], idempotent: true, bodyIssues: quoteBodyIssues },
     },
     async (request, reply) => reply.status(201).send(await logged(request, await createQuote(db, request.actor, request.body))),
   );
@@ -118,7 +120,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
         body: QuoteChangesBody,
         response: { 200: QuoteSchema },
       },
-      config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.updateTreatmentPlan },
+      config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.updateTreatmentPlan, bodyIssues: quoteBodyIssues },
     },
     async (request, reply) => {
       const { view, version } = await updateQuote(db, request.actor, request.params.id, request.body, expectedVersion(request));
@@ -198,11 +200,15 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
         operationId: 'cancelTreatmentPlan',
         tags: [TAG],
         summary: 'Cancel a quote',
-        description: ['draft or presented → cancelled (withdrawn, or replaced by another quote). No event.', RULES].join('\n\n'),
+        description: [
+          'draft or presented → cancelled (withdrawn, or replaced by another quote). No event. No body: nothing or `{}`; a body with fields is `400 invalid_request` naming each.',
+          RULES,
+        ].join('\n\n'),
         params: IdParams,
         response: { 200: QuoteSchema },
       },
       config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.cancelTreatmentPlan },
+      preValidation: refuseBody,
     },
     async (request) => logged(request, await decideQuote(db, request.actor, request.params.id, { to: 'cancelled' })),
   );
