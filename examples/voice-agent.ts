@@ -3,7 +3,11 @@
  * each step one round trip:
  *
  *   1. the phone rings: getVoiceContext (the clinic, open now?, the caller by number);
- *   2. an unknown number says its name: searchPatients;
+ *   2. who is calling, confirmed with a second detail the caller says (their date of birth):
+ *      searchPatients by the number (or, for an unknown number, the name they say) with
+ *      `birthDate`; a name or a number alone never identifies a patient (families share a
+ *      phone, strangers have close names), so without `confirmed: true` the agent asks, and
+ *      books nothing for anyone it could not confirm;
  *   3. the caller says what they need ("vorrei una pulizia"): listCalendars, matched on keywords;
  *   4. getCalendarAvailability with `spread=day`: three slots on different days, with labels
  *      the agent reads out ("martedì 4 marzo alle 9:30");
@@ -13,7 +17,8 @@
  *
  * Run against the demo clinic of `npm start` (it finds the calendar itself):
  *   DCM_API_KEY=<the voice agent key printed by npm start> npx tsx examples/voice-agent.ts
- * Optional: DCM_BASE_URL (default http://127.0.0.1:3000/v1), CALLER_PHONE, CALLER_NAME, REQUEST.
+ * Optional: DCM_BASE_URL (default http://127.0.0.1:3000/v1), CALLER_PHONE, CALLER_NAME,
+ * CALLER_BIRTH_DATE (default the demo caller's, 1988-04-12), REQUEST.
  */
 import { randomUUID } from 'node:crypto';
 import { ApiClientError, createClient, type DentalClinicClient } from '../packages/client/src/index.js';
@@ -39,6 +44,10 @@ export interface InboundCall {
   durationSeconds: number;
   /** The name the caller said: searched when the number is unknown, and a lead's name otherwise. */
   caller?: { firstName?: string; lastName?: string };
+  /** The date of birth the caller said (YYYY-MM-DD), if they already did. */
+  birthDate?: string;
+  /** Asks the caller a question and returns the answer (null: no answer); the agent asks for the date of birth when it needs it. */
+  ask?: (question: string) => Promise<string | null>;
   /** What the caller asked for, matched against the calendars' keywords (default "pulizia"). */
   request?: string;
   /** A calendar to book into; default: the one whose keywords match `request`. */
@@ -72,13 +81,18 @@ export async function handleInboundCall(api: DentalClinicClient, input: InboundC
 
   // 1. The phone rings: who calls, is the clinic open.
   const context = await api.call('getVoiceContext', { params: { query: { from: input.from, to: input.to } } });
-  let patientId: string | null = context.caller.patients[0]?.id ?? null;
 
-  // 2. An unknown number: the name the caller says, if it points at exactly one patient.
+  // 2. Who it is: the patients of the number, or the name the caller says, confirmed by their
+  //    date of birth. Without it, or when it matches nobody or several, nobody is confirmed.
   const name = [input.caller?.firstName, input.caller?.lastName].filter(Boolean).join(' ');
-  if (!patientId && context.caller.match === 'unknown' && name.length >= 2) {
-    const found = await api.call('searchPatients', { params: { query: { q: name, limit: 3 } } });
-    if (found.data.length > 0 && found.closeMatches === 1 && found.data[0]!.matchedBy === 'name') patientId = found.data[0]!.id;
+  const q = context.caller.patients.length > 0 ? input.from : name;
+  let patientId: string | null = null;
+  if (q.length >= 2 && (context.caller.patients.length > 0 || context.caller.match === 'unknown')) {
+    const birthDate = input.birthDate ?? (await input.ask?.('Per sicurezza, mi può dire la sua data di nascita?')) ?? null;
+    if (birthDate && /^\d{4}-\d{2}-\d{2}$/.test(birthDate)) {
+      const found = await api.call('searchPatients', { params: { query: { q, birthDate, limit: 3 } } });
+      if (found.confirmed) patientId = found.data[0]!.id;
+    }
   }
 
   // 3-6. A known patient: the service they ask for, three days to choose from, hold, book.
@@ -132,6 +146,7 @@ export async function handleInboundCall(api: DentalClinicClient, input: InboundC
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<VoiceAgentResult> {
   const api = createClient({ baseUrl: env.DCM_BASE_URL ?? 'http://127.0.0.1:3000/v1', apiKey: env.DCM_API_KEY ?? '' });
   const [firstName, ...rest] = (env.CALLER_NAME ?? 'Giulia Rossi').split(' ');
+  const birthDate = env.CALLER_BIRTH_DATE ?? '1988-04-12';
   return handleInboundCall(api, {
     externalCallId: env.CALL_ID ?? `call-${randomUUID()}`,
     from: env.CALLER_PHONE ?? '333 123 4567',
@@ -139,6 +154,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<VoiceA
     startedAt: new Date().toISOString(),
     durationSeconds: 95,
     caller: { firstName, lastName: rest.join(' ') },
+    birthDate,
     request: env.REQUEST ?? 'Buongiorno, vorrei prenotare una pulizia dei denti',
   });
 }

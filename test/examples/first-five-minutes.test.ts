@@ -20,7 +20,7 @@ let demo: DemoClinic;
 beforeAll(async () => {
   server = await startTestServer();
   demo = await createDemoClinic(server.ctx.db);
-}, 60_000);
+}, 180_000);
 afterAll(() => server.close());
 
 /** The shell block of the README between the first-five-minutes markers. */

@@ -39,7 +39,7 @@ describe('voice agent example', () => {
       const client = api(t.token);
       await client.ensureOperations(['createPatient']);
       const patient = await client.call('createPatient', {
-        body: { firstName: 'Mario', lastName: 'Rossi', phone: '+39 333 123 4567', facilityId: t.facilityIds[0] },
+        body: { firstName: 'Mario', lastName: 'Rossi', phone: '+39 333 123 4567', dateOfBirth: '1975-05-05', facilityId: t.facilityIds[0] },
       });
       const calendar = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/calendars`, {
         facilityId: t.facilityIds[0],
@@ -58,7 +58,22 @@ describe('voice agent example', () => {
         durationSeconds: 95,
         calendarId: calendar.body.id as string,
       };
-      const result = await handleInboundCall(client, call);
+      // The number alone is not the patient: without a second detail nobody is confirmed, nothing is booked.
+      const unconfirmed = await handleInboundCall(client, { ...call, externalCallId: `call-${Date.now()}-0` });
+      expect(unconfirmed).toMatchObject({ patientId: null, appointment: null });
+      // A wrong date of birth confirms nobody either.
+      const wrong = await handleInboundCall(client, { ...call, externalCallId: `call-${Date.now()}-w`, birthDate: '1975-05-06' });
+      expect(wrong).toMatchObject({ patientId: null, appointment: null });
+      // The agent asks for the date of birth, the caller says it: confirmed, booked.
+      const questions: string[] = [];
+      const result = await handleInboundCall(client, {
+        ...call,
+        ask: async (question) => {
+          questions.push(question);
+          return '1975-05-05';
+        },
+      });
+      expect(questions).toHaveLength(1);
       expect(result.patientId).toBe(patient.id);
       expect(result.appointment?.status).toBe('scheduled');
       expect(result.call).toMatchObject({ outcome: 'booked', patientId: patient.id });
@@ -75,6 +90,7 @@ describe('voice agent example', () => {
         externalCallId: `call-${Date.now()}-2`,
         from: '347 999 0000',
         caller: { firstName: 'Anna', lastName: 'Neri' },
+        birthDate: '1990-01-01',
       });
       expect(unknown.patientId).toBeNull();
       expect(unknown.appointment).toBeNull();
@@ -88,20 +104,35 @@ describe('chat bot example', () => {
     !has(...CHAT_BOT_OPERATIONS, 'createPatient') ||
       !adminHas('post', '/clinics/{clinicId}/conversations') ||
       !adminHas('post', '/clinics/{clinicId}/conversations/{id}/messages'),
-  )('finds the patient despite a typo, reads every message, pauses the bot', async () => {
+  )('finds its conversation, confirms the patient by a second detail despite a typo, reads every message, pauses the bot', async () => {
     const t = await server.factories.tenant();
     const client = api(t.token);
     await client.ensureOperations(['createPatient']);
-    const patient = await client.call('createPatient', { body: { firstName: 'Giulia', lastName: 'Esposito', phone: '+39 347 555 1234' } });
+    const patient = await client.call('createPatient', {
+      body: { firstName: 'Giulia', lastName: 'Esposito', phone: '+39 347 555 1234', dateOfBirth: '1991-07-21' },
+    });
+    const other = await client.call('createPatient', {
+      body: { firstName: 'Giulia', lastName: 'Rossi', phone: '+39 347 555 9999', dateOfBirth: '1985-02-02' },
+    });
     const conversation = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations`, { patientId: patient.id });
     expect(conversation.status, conversation.text).toBe(201);
     for (const text of ['Buongiorno', 'Vorrei spostare la visita', 'Sono Giulia Esposito']) {
       const m = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/conversations/${conversation.body.id}/messages`, { direction: 'in', body: text });
       expect(m.status, m.text).toBe(201);
     }
-    const result = await handOffToClinic(client, { conversationId: conversation.body.id, query: 'Giulia Espositto', pauseMinutes: 30 });
-    expect(result.ambiguous).toBe(false);
-    expect(result.patient?.id).toBe(patient.id);
+    // A name alone: nobody is attached, the bot asks for the date of birth; the conversation is found without its id.
+    const unconfirmed = await handOffToClinic(client, { query: 'Giulia Espositto', pauseMinutes: 30 });
+    expect(unconfirmed.conversation.id).toBe(conversation.body.id);
+    expect(unconfirmed.patient).toBeNull();
+    expect(unconfirmed.ask).toMatch(/data di nascita/);
+    // Another person's name and date: never attached to this conversation.
+    const stranger = await handOffToClinic(client, { query: 'Giulia Rossi', birthDate: '1985-02-02', pauseMinutes: 30 });
+    expect(stranger.patient).toBeNull();
+    expect(other.id).toBeTruthy();
+
+    const result = await handOffToClinic(client, { query: 'Giulia Espositto', birthDate: '1991-07-21', pauseMinutes: 30 });
+    expect(result.patient).toMatchObject({ id: patient.id, confirmedBy: ['birthDate'] });
+    expect(result.ask).toBeNull();
     expect(result.messages.map((m) => m.body)).toEqual(['Buongiorno', 'Vorrei spostare la visita', 'Sono Giulia Esposito']);
     expect(result.conversation.botState).toBe('in_pausa');
     expect(Date.parse(result.conversation.botPausedUntil!)).toBeGreaterThan(Date.now() + 25 * 60_000);

@@ -109,12 +109,13 @@ describe('GET /v1/patients/search', () => {
       archived: false,
       score: 1,
       matchedBy: 'name',
+      confirmedBy: [],
       lastVisitAt: null,
     });
     const nulls = res.data.find((h) => h.id === ids.rossi2);
     expect(nulls).toMatchObject({ birthYear: null, phoneLast4: null });
     for (const h of res.data) expect(h.score >= 0 && h.score <= 1).toBe(true);
-    expect(Object.keys(res).sort()).toEqual(['closeMatches', 'data']);
+    expect(Object.keys(res).sort()).toEqual(['closeMatches', 'confirmed', 'confirmedBy', 'data']);
   });
 
   it('filters by facility, respects limited keys, includes archived patients and fills lastVisitAt', async () => {
@@ -147,7 +148,7 @@ describe('GET /v1/patients/search', () => {
     const res = await hits('Giulia Bianchi');
     expect(res.data[0]).toMatchObject({ id: ids.bianchi, archived: true, lastVisitAt: '2026-01-10T09:00:00.000Z' });
     const other = await server.factories.tenant();
-    expect(await hits('Giulia Bianchi', {}, other.token)).toEqual({ data: [], closeMatches: 0 });
+    expect(await hits('Giulia Bianchi', {}, other.token)).toEqual({ data: [], closeMatches: 0, confirmed: false, confirmedBy: [] });
   });
 
   it('finds names cut differently (a part of a compound name, a surname without its space)', async () => {
@@ -217,7 +218,7 @@ describe('GET /v1/patients/search', () => {
     const born = await hits('Rossi 1980');
     expect(born.data.map((h) => h.id)).toEqual([ids.rossi]);
     expect(born.data[0]).toMatchObject({ matchedBy: 'name', birthYear: 1980 });
-    expect(await hits('Rossi 1990')).toEqual({ data: [], closeMatches: 0 });
+    expect(await hits('Rossi 1990')).toEqual({ data: [], closeMatches: 0, confirmed: false, confirmedBy: [] });
   });
 
   it('answers odd queries at once: 2 characters, 100, punctuation only, mixed scripts; 400 for what cannot be a query', async () => {
@@ -243,7 +244,7 @@ describe('GET /v1/patients/search', () => {
       const res = await hits(q);
       expect(performance.now() - started, JSON.stringify(q)).toBeLessThan(2000);
       expect(Number.isInteger(res.closeMatches)).toBe(true);
-      if (expected === 'empty') expect(res, JSON.stringify(q)).toEqual({ data: [], closeMatches: 0 });
+      if (expected === 'empty') expect(res, JSON.stringify(q)).toEqual({ data: [], closeMatches: 0, confirmed: false, confirmedBy: [] });
       if (expected === 'rossi') expect(res.data[0]?.name, JSON.stringify(q)).toMatch(/Rossi$/);
     }
     // Too short, too long, blank, or a NUL character (which no text column can hold): 400 naming q.

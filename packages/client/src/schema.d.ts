@@ -102,7 +102,11 @@ export interface paths {
          *
          *     Ranked by `score` (1 = exact; phone, tax code and email match exactly), then active before archived. Archived patients are included with `archived: true`; erased ones never.
          *
-         *     `matchedBy` is `name`, `phone`, `taxCode` or `email`. `closeMatches` counts every candidate (also beyond `limit`) whose score equals the best one, to 3 decimals: more than 1 means the query cannot tell them apart.
+         *     `matchedBy` is `name`, `nickname`, `phone`, `taxCode` or `email`. `closeMatches` counts every candidate (also beyond `limit`) whose score equals the best one, to 3 decimals: more than 1 means the query cannot tell them apart.
+         *
+         *     **A name alone never identifies a patient.** People who are not patients get close hits with high scores, often one letter from a real patient, and no score separates them from a misspelled patient; `closeMatches: 1` only says that the best hit has no tie. Before acting on a patient (booking, reading or changing their data), confirm with a second detail the person says: `birthDate` (YYYY-MM-DD), `birthYear`, `phoneLast` (the last 4-15 digits of their phone) or `taxCode`. Each hit lists in `confirmedBy` the details sent that it matches, and the patients matching all of them come first. `confirmed` is true only when exactly one patient the query finds (on any page) matches every detail sent: that patient is `data[0]`, and the answer’s `confirmedBy` lists the details. Several patients matching (two namesakes born the same year) or none is `confirmed: false`: ask the person for another detail. A phone number is not a confirmation either (families share one). Never read the hits’ details to the caller to have them confirmed.
+         *
+         *     Callers say nicknames: a word that is a common Italian short form of a first name (Pino, Peppe for Giuseppe; Totò, Turi for Salvatore; Checco for Francesco; Mimmo for Domenico; Rita for Margherita; Pina for Giuseppina; the full table is the patients module’s `nicknames.ts` in the repository) is also searched as the registered name, with `matchedBy: nickname` and 0.9 times the score, so a patient registered under the nickname itself comes first.
          *
          *     A `facilityId` the key does not see or that does not exist is `400`.
          *
@@ -3879,6 +3883,26 @@ export interface operations {
                 facilityId?: string;
                 /** @description Hits to return, 1-20 (default 10) */
                 limit?: number;
+                /**
+                 * @description Second detail: the date of birth the caller says (YYYY-MM-DD)
+                 * @example 1980-01-01
+                 */
+                birthDate?: string;
+                /**
+                 * @description Second detail: the year of birth the caller says
+                 * @example 1980
+                 */
+                birthYear?: number;
+                /**
+                 * @description Second detail: the last digits (4-15) of the phone the caller says
+                 * @example 2233
+                 */
+                phoneLast?: string;
+                /**
+                 * @description Second detail: the tax code the caller says, any letter case and spaces
+                 * @example RSSMRA80A01F205X
+                 */
+                taxCode?: string;
             };
             header?: never;
             path?: never;
@@ -3907,10 +3931,17 @@ export interface operations {
                      *           "archived": true,
                      *           "score": 1,
                      *           "matchedBy": "name",
+                     *           "confirmedBy": [
+                     *             "birthDate"
+                     *           ],
                      *           "lastVisitAt": "2026-03-02T09:30:00.000Z"
                      *         }
                      *       ],
-                     *       "closeMatches": 1
+                     *       "closeMatches": 1,
+                     *       "confirmed": true,
+                     *       "confirmedBy": [
+                     *         "birthDate"
+                     *       ]
                      *     }
                      */
                     "application/json": {
@@ -3932,8 +3963,13 @@ export interface operations {
                             archived: boolean;
                             /** @description Match score: 1 = exact */
                             score: number;
-                            /** @enum {string} */
-                            matchedBy: "name" | "phone" | "taxCode" | "email";
+                            /**
+                             * @description `nickname`: the query said a common short form of the registered first name ("Pino" for Giuseppe), scored below the registered name
+                             * @enum {string}
+                             */
+                            matchedBy: "name" | "nickname" | "phone" | "taxCode" | "email";
+                            /** @description The second details sent (`birthDate`, `birthYear`, `phoneLast`, `taxCode`) that this patient matches; empty when none was sent or none matches */
+                            confirmedBy: ("birthDate" | "birthYear" | "phoneLast" | "taxCode")[];
                             /**
                              * Format: date-time
                              * @description Start of the latest past appointment that took place (not cancelled, no_show, draft or postponed); null if none
@@ -3941,6 +3977,10 @@ export interface operations {
                             lastVisitAt: string | null;
                         }[];
                         closeMatches: number;
+                        /** @description true only when at least one second detail was sent and exactly one patient the query finds (on any page) matches every detail sent; that patient is then `data[0]`. A name alone never confirms. */
+                        confirmed: boolean;
+                        /** @description The details that confirmed `data[0]`; empty when `confirmed` is false */
+                        confirmedBy: ("birthDate" | "birthYear" | "phoneLast" | "taxCode")[];
                     };
                 };
             };

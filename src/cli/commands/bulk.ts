@@ -65,7 +65,7 @@ export const bulkCommands: Command[] = [
   },
   {
     name: 'demo data',
-    summary: 'Create a demo clinic (live and test twin), its keys and synthetic patients, with progress',
+    summary: 'Create a demo clinic (live and test twin with the demo agenda), its keys and synthetic patients, with progress',
     options: { patients: { description: 'How many patients (default 200; 0: none)', example: '500' } },
     async run(c, args, json) {
       const count = args.patients === undefined ? 200 : Number(args.patients);
@@ -83,8 +83,32 @@ export const bulkCommands: Command[] = [
       const liveKey = await request(c.api, 'adminCreateApiKey', { clinicId: live.id }, { name: 'Demo live key', scopes: [...SCOPES] });
       const testKey = await request(c.api, 'adminCreateApiKey', { clinicId: test.id }, { name: 'Demo test key', scopes: [...SCOPES] });
       const ids = count ? await importInChunks(c.api, live.id, demoPatients(count), 'creating patients') : [];
+      // The test twin gets the demo agenda (calendars, doctors, patients, appointments), as `npm start` makes it.
+      await request(c.api, 'adminResetDemoClinic', { clinicId: test.id });
       printResult(
         { liveClinicId: live.id, testClinicId: test.id, liveToken: liveKey.token, testToken: testKey.token, facilityIds, patients: ids.length },
+        json,
+      );
+    },
+  },
+  {
+    name: 'demo reset',
+    summary: 'Put a test clinic back to its seeded demo state (its data deleted and seeded again; keys and webhooks kept)',
+    options: { clinic: { description: 'Test clinic id (mode test)', example: '4f48d8c8-c342-4e1f-b8a2-6c1d2e3f4a5b', required: true } },
+    notes: [
+      'Deletes the clinic’s patients, appointments, calendars, doctors, leads, calls, chats, tasks, billing and documents,',
+      'then seeds the demo agenda of `npm start` again (new ids). Keeps the clinic, its facilities, API keys, webhook',
+      'destinations and event history. A live clinic is refused: its data is real.',
+    ],
+    async run(c, args, json) {
+      const clinicId = str(args.clinic)!;
+      const clinic = await request(c.api, 'adminGetClinic', { id: clinicId });
+      if (clinic.mode !== 'test') throw new UsageError(`clinic ${clinicId} is live: demo reset works on a test clinic only (it deletes the clinic's data)`);
+      const reset = await request(c.api, 'adminResetDemoClinic', { clinicId });
+      printResult(
+        json
+          ? reset
+          : [{ clinicId, patients: reset.patients, calendars: reset.calendars, deleted: Object.values<number>(reset.deleted).reduce((a, b) => a + b, 0) }],
         json,
       );
     },

@@ -55,13 +55,20 @@ const OPENING = WEEKDAYS(
 );
 
 export interface DemoAgenda {
-  voiceToken: string;
+  /** null when the seed was asked for no voice agent key (a reset keeps the clinic's keys). */
+  voiceToken: string | null;
   calendarIds: string[];
   /** The demo's patients, the caller of the README's call first. */
   patientIds: string[];
 }
 
-export async function seedDemoAgenda(db: Kysely<DB>, clinicId: string, facilityIds: string[], region: string): Promise<DemoAgenda> {
+export async function seedDemoAgenda(
+  db: Kysely<DB>,
+  clinicId: string,
+  facilityIds: string[],
+  region: string,
+  options: { voiceKey: boolean } = { voiceKey: true },
+): Promise<DemoAgenda> {
   // The seed acts as the clinic's back office; nothing it does pages, and its lines go nowhere.
   const scope = await backOfficeActor(db, clinicId, { region, cursorSecret: 'demo-seed-unused' }, 'demo-seed', SILENT_LOGGER);
   const [main, second] = facilityIds as [string, string];
@@ -233,6 +240,6 @@ export async function seedDemoAgenda(db: Kysely<DB>, clinicId: string, facilityI
     ],
   });
 
-  const voice = await createApiKey(db, clinicId, { name: 'Demo voice agent', scopes: [...VOICE_AGENT_SCOPES], agent: 'voice_agent' });
-  return { voiceToken: voice.token, calendarIds: [hygiene.id, firstVisit.id, urgent.id, ortho.id], patientIds };
+  const voice = options.voiceKey ? await createApiKey(db, clinicId, { name: 'Demo voice agent', scopes: [...VOICE_AGENT_SCOPES], agent: 'voice_agent' }) : null;
+  return { voiceToken: voice?.token ?? null, calendarIds: [hygiene.id, firstVisit.id, urgent.id, ortho.id], patientIds };
 }

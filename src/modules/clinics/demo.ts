@@ -1,8 +1,10 @@
 /**
  * The demo clinic of `npm start` on a fresh machine: one organization with a live clinic
- * and its test twin, two facilities each, and a key of each kind with every scope. The live
- * clinic also gets doctors, calendars, patients and appointments and a voice agent key
- * (demo-agenda.ts).
+ * and its test twin, two facilities each, and a key of each kind with every scope. Both get
+ * the same doctors, calendars, patients, appointments and payment plan (demo-agenda.ts), so
+ * the README's call works with the test key too and `listen` has bookings to show; the live
+ * clinic also gets a voice agent key. `dental-clinic demo reset` puts a test clinic back to
+ * this state (src/demo/reset.ts).
  * Created once (tracked in server_settings); the tokens are printed only then.
  */
 import type { Kysely } from 'kysely';
@@ -69,19 +71,28 @@ export async function createDemoClinic(db: Kysely<DB>): Promise<DemoClinic> {
   const live = await createClinic(db, { name: DEMO_CLINIC_NAME, mode: 'live' });
   const test = await createClinic(db, { name: `${DEMO_CLINIC_NAME} (test)`, mode: 'test', organizationId: live.organizationId });
   const liveFacilities = await facilitiesFor(db, live.id);
-  await facilitiesFor(db, test.id);
+  const testFacilities = await facilitiesFor(db, test.id);
   const liveKey = await createApiKey(db, live.id, { name: 'Demo live key', scopes: [...SCOPES] });
   const testKey = await createApiKey(db, test.id, { name: 'Demo test key', scopes: [...SCOPES] });
   const agenda = await seedDemoAgenda(db, live.id, liveFacilities, 'IT');
   await seedDemoBilling(db, live.id, agenda.patientIds[1]!);
+  // The test twin: the same agenda (its keys are the test key alone).
+  await seedTestTwin(db, test.id, testFacilities);
   return {
     liveClinicId: live.id,
     testClinicId: test.id,
     liveToken: liveKey.token,
     testToken: testKey.token,
     facilityIds: liveFacilities,
-    voiceToken: agenda.voiceToken,
+    voiceToken: agenda.voiceToken!,
   };
+}
+
+/** A test clinic's demo agenda and billing, without a new key: the first seed and every reset. */
+export async function seedTestTwin(db: Kysely<DB>, clinicId: string, facilityIds: string[]) {
+  const agenda = await seedDemoAgenda(db, clinicId, facilityIds, 'IT', { voiceKey: false });
+  await seedDemoBilling(db, clinicId, agenda.patientIds[1]!);
+  return agenda;
 }
 
 /** Seeds the demo once per database and prints its keys; later starts print a reminder. */

@@ -85,6 +85,12 @@ export const PatientSchema = Type.Object(
   },
 );
 
+/** How a hit was found by `q`. */
+export const MATCHED_BY = ['name', 'nickname', 'phone', 'taxCode', 'email'] as const;
+/** The second details a caller can say, which confirm who they are (closed list). */
+export const CONFIRMING_DETAILS = ['birthDate', 'birthYear', 'phoneLast', 'taxCode'] as const;
+export type ConfirmingDetail = (typeof CONFIRMING_DETAILS)[number];
+
 export const SearchHitSchema = Type.Object(
   {
     id: Uuid(),
@@ -93,7 +99,13 @@ export const SearchHitSchema = Type.Object(
     phoneLast4: Nullable(Type.String({ pattern: '^[0-9]{4}$', description: 'Last four digits of the phone; null when there is no phone', examples: ['4567'] })),
     archived: Type.Boolean(),
     score: Type.Number({ minimum: 0, maximum: 1, description: 'Match score: 1 = exact' }),
-    matchedBy: StringEnum(['name', 'phone', 'taxCode', 'email'] as const),
+    matchedBy: StringEnum(MATCHED_BY, {
+      description: '`nickname`: the query said a common short form of the registered first name ("Pino" for Giuseppe), scored below the registered name',
+    }),
+    confirmedBy: Type.Array(StringEnum(CONFIRMING_DETAILS), {
+      description:
+        'The second details sent (`birthDate`, `birthYear`, `phoneLast`, `taxCode`) that this patient matches; empty when none was sent or none matches',
+    }),
     lastVisitAt: Nullable(
       OutputTimestamp({ description: 'Start of the latest past appointment that took place (not cancelled, no_show, draft or postponed); null if none' }),
     ),
@@ -128,11 +140,33 @@ export const PatientSearchQuerySchema = Type.Object(
     q: Type.String({ minLength: 2, maxLength: 100, description: 'Text to search: a name, a phone, a tax code or an email (2-100 characters)' }),
     facilityId: Type.Optional(Uuid({ description: 'Only patients of this facility' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Hits to return, 1-20 (default 10)' })),
+    birthDate: Type.Optional(DateOnly({ description: 'Second detail: the date of birth the caller says (YYYY-MM-DD)', examples: ['1980-01-01'] })),
+    birthYear: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2099, description: 'Second detail: the year of birth the caller says', examples: [1980] })),
+    phoneLast: Type.Optional(
+      Type.String({ pattern: '^[0-9]{4,15}$', description: 'Second detail: the last digits (4-15) of the phone the caller says', examples: ['2233'] }),
+    ),
+    taxCode: Type.Optional(
+      Type.String({
+        minLength: 11,
+        maxLength: 20,
+        pattern: '^[A-Za-z0-9 ]+$',
+        description: 'Second detail: the tax code the caller says, any letter case and spaces',
+        examples: ['RSSMRA80A01F205X'],
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export const PatientSearchResultSchema = Type.Object(
-  { data: Type.Array(SearchHitSchema), closeMatches: Type.Integer({ minimum: 0 }) },
+  {
+    data: Type.Array(SearchHitSchema),
+    closeMatches: Type.Integer({ minimum: 0 }),
+    confirmed: Type.Boolean({
+      description:
+        'true only when at least one second detail was sent and exactly one patient the query finds (on any page) matches every detail sent; that patient is then `data[0]`. A name alone never confirms.',
+    }),
+    confirmedBy: Type.Array(StringEnum(CONFIRMING_DETAILS), { description: 'The details that confirmed `data[0]`; empty when `confirmed` is false' }),
+  },
   { additionalProperties: false },
 );
 

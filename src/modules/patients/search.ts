@@ -9,6 +9,7 @@
  *   token by token) blended 9:1 with the trigram similarity. Exact matches of email, phone
  *   and tax code score 1.
  * `closeMatches` counts the candidates whose score equals the best one (3 decimals).
+ * Nicknames: nicknames.ts; second details that confirm a patient: confirm.ts.
  * README.md in this folder explains the design and where the time goes.
  */
 import type { Actor } from '../../core/actor.js';
@@ -18,6 +19,8 @@ import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { PatientSearchQuery, PatientSearchResult as SearchResult, SearchHit } from './schema.js';
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
+import { confirmation, detailsSent, matchDetails } from './confirm.js';
+import { NICKNAME_WEIGHT, nicknameVariants } from './nicknames.js';
 
 type Db = Kysely<DB>;
 
@@ -326,14 +329,27 @@ export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'fa
     for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'taxCode', active: r.is_active });
   }
   if (hasLetters && !query.includes('@') && found.size === 0 && words.length > 0 && words.length <= MAX_NAME_WORDS && words.join(' ').length >= 2) {
-    for (const c of await nameCandidates(db, actor.clinicId, words, byName, params.limit)) add(c);
+    // Nicknames ("pino esposito") are searched as their registered forms too, at once.
+    const variants = [words, ...nicknameVariants(words)];
+    const [own, ...viaNicknames] = await Promise.all(variants.map((w) => nameCandidates(db, actor.clinicId, w, byName, params.limit)));
+    for (const c of own!) add(c);
+    for (const c of viaNicknames.flat()) add({ ...c, score: round(c.score * NICKNAME_WEIGHT), matchedBy: 'nickname' });
   }
 
   const ranked = [...found.values()].sort((a, b) => b.score - a.score || Number(b.active) - Number(a.active) || (a.id < b.id ? -1 : 1));
   const best = ranked[0]?.score;
   const closeMatches = best === undefined ? 0 : ranked.filter((c) => round(c.score, 3) === round(best, 3)).length;
+  // Second details: read only when sent; the patients matching all of them come first.
+  const sent = detailsSent(params);
+  const matched = sent.length > 0 ? await matchDetails(db, actor.clinicId, [...found.keys()], params) : new Map<string, never[]>();
+  const { patientId: confirmedId, confirmedBy } = confirmation(matched, sent);
+  if (sent.length > 0) {
+    const full = (c: Candidate) => Number((matched.get(c.id)?.length ?? 0) === sent.length);
+    ranked.sort((a, b) => full(b) - full(a));
+  }
   const top = ranked.slice(0, params.limit);
-  if (top.length === 0) return { data: [], closeMatches };
+  const confirmed = confirmedId !== null;
+  if (top.length === 0) return { data: [], closeMatches, confirmed, confirmedBy };
 
   const details = await db
     .selectFrom('patients as p')
@@ -374,8 +390,9 @@ export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'fa
       archived: !d.is_active,
       score: c.score,
       matchedBy: c.matchedBy,
+      confirmedBy: matched.get(c.id) ?? [],
       lastVisitAt: last ? new Date(last).toISOString() : null,
     };
   });
-  return { data, closeMatches };
+  return { data, closeMatches, confirmed, confirmedBy };
 }

@@ -2,6 +2,7 @@
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../types.js';
 import { registerAgendaAdminRoutes } from './agenda.js';
+import { registerDemoAdminRoutes } from './demo.js';
 import { registerEventAdminRoutes } from './events.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerPeopleAdminRoutes } from './people.js';
@@ -13,4 +14,5 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
   registerPeopleAdminRoutes(app, ctx);
   registerAgendaAdminRoutes(app, ctx);
   registerEventAdminRoutes(app, ctx);
+  registerDemoAdminRoutes(app, ctx);
 }
