@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
 import { DataFolderLockedError } from './db/data-folder-lock.js';
 import type { Running } from './jobs/scheduler.js';
+import { checkDocumentFolder } from './modules/documents/storage/fs-folder.js';
 import { describeStartupError } from './startup-errors.js';
 import { tuneHeap } from './lib/heap.js';
 
@@ -45,6 +46,9 @@ async function main(): Promise<void> {
   // office instead (src/db/server-file.ts), with ADMIN_TOKEN or, when unset, a token made up now.
   const embedded = !config.databaseUrl;
   if (embedded && role !== 'worker' && config.adminToken === null) config = { ...config, adminToken: randomBytes(32).toString('base64url') };
+
+  // Before anything opens or is written: the documents' folder is not where `git add` takes it.
+  if (config.documents.storage === 'fs') await checkDocumentFolder(config.documents.dir, config.documents.allowInWorktree);
 
   // The embedded database starts first, and the rest of the service's modules load while it
   // opens (start-up time: README, "Quick start"); createContext takes it over. Its failure (the
@@ -125,7 +129,7 @@ async function main(): Promise<void> {
 
 let started: Config | null = null;
 main().catch((error) => {
-  // A value found wrong only once the service looked at it (DOCUMENT_DIR inside a git work tree).
+  // A value found wrong only once the service looked at it (DOCUMENT_DIR inside a git work tree: checkDocumentFolder).
   if (error instanceof ConfigError) refuse(error.message, 2);
   const line = started ? describeStartupError(error, started) : null;
   // Anything else is a bug: its stack helps whoever fixes it.

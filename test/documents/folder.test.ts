@@ -63,5 +63,5 @@ describe.skipIf(workTreeOf(ROOT) === null)('a document folder inside a git work 
     expect(lines, service.output()).toHaveLength(1);
     expect(lines[0]).toMatch(/^error: Invalid configuration: DOCUMENT_DIR .*DOCUMENTS_ALLOW_IN_WORKTREE=1/);
     expect(existsSync(dir)).toBe(false);
-  }, 60_000);
+  }, 180_000);
 });

@@ -6,7 +6,6 @@ import { serverSecret } from '../../lib/server-secret.js';
 import { ClamdScanner } from './scanner/clamd.js';
 import { noScanner, type Scanner } from './scanner/scanner.js';
 import { FsStorage } from './storage/fs.js';
-import { checkDocumentFolder } from './storage/fs-folder.js';
 import type { DocumentStorage } from './storage/storage.js';
 
 export interface DocumentsRuntime {
@@ -18,8 +17,6 @@ export interface DocumentsRuntime {
 }
 
 export async function createDocumentsRuntime(config: DocumentsConfig, db: Kysely<DB>): Promise<DocumentsRuntime> {
-  // Refused before anything is written there (ConfigError: one line at start-up).
-  if (!config.s3) await checkDocumentFolder(config.dir, config.allowInWorktree);
   const linkSecret = await serverSecret(db, 'document_link_secret');
   // The AWS SDK is loaded only for the s3 driver: importing its two packages alone takes 0.2 s
   // and leaves 3 MiB more heap after a full GC, which a process on the fs driver never uses.
