@@ -22,7 +22,7 @@ const LIMITS = {
   uploadRateWindowMs: 400,
 };
 /** Longest a connection may outlive its limit: Node's check interval, the event loop of a busy machine. */
-const SLACK_MS = 1500;
+const SLACK_MS = 4000;
 
 let server: TestServer;
 let t: Tenant;
@@ -141,7 +141,7 @@ describe('slow clients are closed within their limits', () => {
     const refused = await trickle(`GET /healthz HTTP/1.1\r\n${host()}\r\n`, '');
     expect(refused.received).toMatch(/^HTTP\/1\.1 503 /);
     expect(refused.received).toContain('"unavailable"');
-    expect(refused.openMs).toBeLessThan(1000);
+    expect(refused.openMs).toBeLessThan(3000);
     for (const s of sockets) s.destroy();
     await new Promise((r) => setTimeout(r, 100));
     expect((await server.call('GET', '/healthz')).status).toBe(200);
