@@ -10,6 +10,7 @@ import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { insertDocument, insertPatient } from './helpers.js';
 import { createDoctor } from '../../src/modules/clinics/service.js';
+import { inline, pdf } from '../documents/helpers.js';
 
 let server: TestServer;
 let t: Tenant;
@@ -178,6 +179,21 @@ describe('references across facilities and patients', () => {
     const inv = await admin(tt, '/invoices', { patientId: p, number: 'F-9', treatmentPlanId: own.body.id, totalAmount: 10 });
     expect(inv.status).toBe(400);
     expect(paths(inv)).toEqual(['treatmentPlanId']);
+  });
+
+  it('links a new document only to an appointment the key sees, with one answer for unseen and absent', async () => {
+    const tt = await server.factories.tenant();
+    const p = await insertPatient(server, tt, tt.facilityIds[0]);
+    const start = new Date(Date.now() + 86_400_000);
+    const times = { start: start.toISOString(), end: new Date(start.getTime() + 1_800_000).toISOString() };
+    const nord = await admin(tt, '/appointments', { patientId: p, facilityId: tt.facilityIds[1], ...times });
+    expect(nord.status, nord.text).toBe(201);
+    const limited = await server.factories.key(tt.clinicId, [...SCOPES], [tt.facilityIds[0]]);
+    const unseen = await post(limited.token, '/v1/documents', inline(p, pdf(100), { appointmentId: nord.body.id }));
+    const absent = await post(limited.token, '/v1/documents', inline(p, pdf(100), { appointmentId: randomUUID() }));
+    expect(unseen.status, unseen.text).toBe(400);
+    expect(paths(unseen)).toEqual(['appointmentId']);
+    expect(answer(unseen)).toEqual(answer(absent));
   });
 
   it('answers a payment reference used in a facility the key cannot see as reused, never 404, never naming that payment', async () => {

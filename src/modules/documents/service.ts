@@ -97,21 +97,13 @@ function inputIssues(deps: DocumentsDeps, input: NewDocument): ValidationIssue[]
  * field at once, as 400.
  */
 async function checkLinks(trx: Transaction, actor: Actor, input: NewDocument): Promise<{ facilityId: string | null }> {
+  // The linked records through checkRefs' one rule: visible to the key and the patient's (absent, unseen and another patient's are one answer).
   const { issues, rows } = await checkRefs(trx, actor, [
     { field: 'patientId', table: 'patients', id: input.patientId },
-    { field: 'quoteId', table: 'treatment_plans', id: input.quoteId },
-    { field: 'invoiceId', table: 'invoices', id: input.invoiceId },
+    { field: 'appointmentId', table: 'appointments', id: input.appointmentId, patientId: input.patientId },
+    { field: 'quoteId', table: 'treatment_plans', id: input.quoteId, patientId: input.patientId },
+    { field: 'invoiceId', table: 'invoices', id: input.invoiceId, patientId: input.patientId },
   ]);
-  const samePatient = async (field: string, table: 'appointments' | 'treatment_plans' | 'invoices', id: string | null | undefined) => {
-    if (!id || issues.some((i) => i.path === field)) return;
-    const row = await trx.selectFrom(table).select('patient_id').where('id', '=', id).where('clinic_id', '=', actor.clinicId).executeTakeFirst();
-    if (!row) issues.push({ path: field, message: 'non esiste in questo studio' });
-    else if (row.patient_id === null || row.patient_id.toLowerCase() !== input.patientId.toLowerCase())
-      issues.push({ path: field, message: 'appartiene a un altro paziente' });
-  };
-  await samePatient('appointmentId', 'appointments', input.appointmentId);
-  await samePatient('quoteId', 'treatment_plans', input.quoteId);
-  await samePatient('invoiceId', 'invoices', input.invoiceId);
   if (input.chatMessageId) {
     const message = await trx
       .selectFrom('chat_messages as m')
