@@ -42,12 +42,13 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 /** The filter of this request: the key, and what the client asked (readonly, tools). */
 export function filterOf(request: FastifyRequest): ToolFilter {
-  const query = request.query as { readonly?: string; tools?: string };
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   return {
     scopes: request.actor.scopes,
     agent: request.actor.agent,
-    readonly: readonlyAsked(query.readonly, header(request, 'x-mcp-readonly')),
-    names: namesAsked(query.tools),
+    readonly: readonlyAsked(text(query.readonly), header(request, 'x-mcp-readonly')),
+    names: namesAsked(text(query.tools)),
   };
 }
 
@@ -61,6 +62,7 @@ export async function callForRequest(
   tool: AgentTool | undefined,
   name: string,
   args: Record<string, unknown>,
+  platformCallId: string | undefined = header(request, 'x-call-id'),
 ): Promise<ToolOutcome> {
   if (!tool) return { ok: false, error: { code: 'not_found', message: `Lo strumento ${name} non esiste.`, details: { tool: name } } };
   if (!request.actor.aiEnabled) {
@@ -73,7 +75,7 @@ export async function callForRequest(
       error: { code: 'forbidden', message: 'Questo strumento non è disponibile su questa connessione.', details: { reason: 'tool_not_available', tool: name } },
     };
   }
-  const callId = callIdOf(header(request, 'x-call-id'), args);
+  const callId = callIdOf(platformCallId, args);
   // A tool whose operation takes the call's id itself (hand_off) gets the header's when not given.
   const full = callId && derived(tool).places.get('callId')?.in === 'body' && args.callId === undefined ? { ...args, callId } : args;
   const issues = checkArguments(tool, full);
