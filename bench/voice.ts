@@ -16,12 +16,17 @@
  * next to it and dropped), `--seconds=30`, `--rate=200`.
  * A quick run: `npm run bench:voice -- --clinics=10 --big=10000 --seconds=10`. `--profile=DIR`
  * writes the server's CPU profile (`--cpu-prof`) to DIR when it stops.
+ * `--via=mcp` (issue 35) replays the same calls through the MCP endpoint too, in the same run:
+ * every other call goes through /mcp, each step a tool on a new connection (initialize, then the
+ * tool call, as Vapi opens one per call), timed from the connection's start; the tables of both
+ * roads are printed with the MCP/REST ratio of each step's p99.
  */
 import { NAMES, SURNAMES } from './lib/seed.js';
 import { randomUUID } from 'node:crypto';
 import { Agent, request, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { dedicatedDatabase, machine, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
+import { mcpStep, type Road } from './lib/mcp-step.js';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -36,6 +41,16 @@ const SECONDS = Number(args.seconds ?? 30);
 const RATE = Number(args.rate ?? 200);
 const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',');
 const STEPS = ['context', 'search', 'availability', 'hold', 'book', 'call'] as const;
+const ROADS: Road[] = (args.via ?? 'rest').split(',').includes('mcp') ? ['rest', 'mcp'] : ['rest'];
+/** The tool of each step, with its arguments made from the REST request's (the same names). */
+const TOOLS: Record<(typeof STEPS)[number], string> = {
+  context: 'get_caller_context',
+  search: 'search_patients',
+  availability: 'find_slots',
+  hold: 'hold_slot',
+  book: 'book_appointment',
+  call: 'log_call',
+};
 type Step = (typeof STEPS)[number];
 
 // The names bench/lib/seed.ts gives patient i (phone +39333 and i on 7 digits).
@@ -71,15 +86,32 @@ async function runEngine(engine: string): Promise<void> {
     BENCH_BIG: String(BIG),
     BENCH_SMALL: String(SMALL),
   });
-  const latencies: Record<Step, number[]> = { context: [], search: [], availability: [], hold: [], book: [], call: [] };
+  const empty = (): Record<Step, number[]> => ({ context: [], search: [], availability: [], hold: [], book: [], call: [] });
+  const byRoad: Record<Road, Record<Step, number[]>> = { rest: empty(), mcp: empty() };
   /** Every measured step as (when it was sent, ms since the load began; its latency): the tail by time. */
   const timeline: Array<[number, number]> = [];
   let began = 0;
   const outcomes = new Map<string, number>();
   const count = (k: string) => outcomes.set(k, (outcomes.get(k) ?? 0) + 1);
 
-  async function step<T = any>(name: Step, clinic: VoiceBenchClinic, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  async function step<T = any>(
+    road: Road,
+    name: Step,
+    clinic: VoiceBenchClinic,
+    method: string,
+    path: string,
+    body?: unknown,
+    toolArgs?: Record<string, unknown>,
+  ): Promise<{ status: number; body: T }> {
+    const latencies = byRoad[road];
     const started = performance.now();
+    if (road === 'mcp') {
+      const answer = await mcpStep<T>(server.base.replace(/\/v1$/, '/mcp'), clinic.token, TOOLS[name], toolArgs ?? {});
+      latencies[name].push(performance.now() - started);
+      timeline.push([started - began, performance.now() - started]);
+      count(`mcp ${name} ${answer.status}`);
+      return answer;
+    }
     // undici's request rather than fetch: the same kept-alive connections for a third of the
     // CPU (0.08 against 0.27 ms per request with a bare server in the same process, second of two
     // runs of 8,000), and on two cores the callers' CPU is taken from the server and the database.
@@ -95,45 +127,67 @@ async function runEngine(engine: string): Promise<void> {
     return { status: res.statusCode, body: parsed };
   }
 
+  let calls = 0;
   async function call(): Promise<void> {
+    const road = ROADS[calls++ % ROADS.length]!;
     const clinic =
       Math.random() < 0.1 || server.clinics.length === 1 ? server.clinics[0]! : server.clinics[1 + Math.floor(Math.random() * (server.clinics.length - 1))]!;
     const i = 1 + Math.floor(Math.random() * clinic.patients);
     const phone = `333 ${String(i).padStart(7, '0')}`;
-    const context = await step<any>('context', clinic, 'GET', `/voice/context?from=${encodeURIComponent(phone)}&to=${encodeURIComponent('02 1234 5678')}`);
-    const search = await step<any>('search', clinic, 'GET', `/patients/search?q=${encodeURIComponent(nameOf(i))}&limit=5`);
+    const context = await step<any>(
+      road,
+      'context',
+      clinic,
+      'GET',
+      `/voice/context?from=${encodeURIComponent(phone)}&to=${encodeURIComponent('02 1234 5678')}`,
+      undefined,
+      {
+        from: phone,
+        to: '02 1234 5678',
+      },
+    );
+    const search = await step<any>(road, 'search', clinic, 'GET', `/patients/search?q=${encodeURIComponent(nameOf(i))}&limit=5`, undefined, {
+      q: nameOf(i),
+      limit: 5,
+    });
     const patientId: string | undefined = context.body.caller?.patients?.[0]?.id ?? search.body.data?.[0]?.id;
     const from = new Date(Date.now() + (1 + Math.floor(Math.random() * 30)) * 86_400_000);
     from.setUTCHours(0, 0, 0, 0);
     const availability = await step<any>(
+      road,
       'availability',
       clinic,
       'GET',
       `/calendars/${clinic.calendarId}/availability?from=${from.toISOString()}&spread=part_of_day&limit=6`,
+      undefined,
+      { calendarId: clinic.calendarId, from: from.toISOString(), spread: 'part_of_day', limit: 6 },
     );
     const slots: Array<{ start: string }> = availability.body.data ?? [];
     const externalCallId = `bench-${randomUUID()}`;
     let booked = false;
     if (patientId && slots.length > 0) {
       const slot = slots[Math.floor(Math.random() * slots.length)]!;
-      const hold = await step<any>('hold', clinic, 'POST', `/calendars/${clinic.calendarId}/holds`, {
-        start: slot.start,
-        holderRef: externalCallId,
-        ttlSeconds: 120,
+      const holdBody = { start: slot.start, holderRef: externalCallId, ttlSeconds: 120 };
+      const hold = await step<any>(road, 'hold', clinic, 'POST', `/calendars/${clinic.calendarId}/holds`, holdBody, {
+        ...holdBody,
+        calendarId: clinic.calendarId,
+        callId: externalCallId,
       });
       if (hold.status === 201) {
-        const book = await step<any>('book', clinic, 'POST', '/appointments', { holdId: hold.body.id, patientId });
+        const bookBody = { holdId: hold.body.id, patientId };
+        const book = await step<any>(road, 'book', clinic, 'POST', '/appointments', bookBody, { ...bookBody, callId: externalCallId });
         booked = book.status === 201;
       }
     }
-    await step('call', clinic, 'POST', '/calls', {
+    const callBody = {
       externalCallId,
       direction: 'inbound',
       from: phone,
       to: '02 1234 5678',
       outcome: booked ? 'booked' : 'information',
       ...(patientId ? { patientId } : {}),
-    });
+    };
+    await step(road, 'call', clinic, 'POST', '/calls', callBody, { ...callBody, callId: externalCallId });
   }
 
   // Warm up, not measured: a few calls one after another (JIT, caches), then a few at once,
@@ -141,7 +195,7 @@ async function runEngine(engine: string): Promise<void> {
   // first statements cost tens of ms: src/db/database.ts).
   for (let w = 0; w < 10; w++) await call();
   for (let w = 0; w < 3; w++) await Promise.all(Array.from({ length: 10 }, () => call()));
-  for (const k of STEPS) latencies[k].length = 0;
+  for (const road of ROADS) for (const k of STEPS) byRoad[road][k].length = 0;
   timeline.length = 0;
   outcomes.clear();
 
@@ -158,16 +212,21 @@ async function runEngine(engine: string): Promise<void> {
   }
   await Promise.all(running);
   const elapsed = (performance.now() - began) / 1000;
-  const sent = STEPS.reduce((s, k) => s + latencies[k].length, 0);
+  const sent = ROADS.reduce((n, road) => n + STEPS.reduce((s, k) => s + byRoad[road][k].length, 0), 0);
 
   console.log(`\n== ${server.engine}: ${CLINICS} clinics (one of ${BIG} patients, the others ${SMALL}), seeded in ${server.seedSeconds.toFixed(0)} s`);
   console.log(`${total} calls in ${elapsed.toFixed(1)} s: ${(sent / elapsed).toFixed(0)} steps/s (target ${RATE}); calls that threw: ${failed}`);
-  console.log('step          n     p50 ms   p95 ms   p99 ms   max ms');
-  for (const k of STEPS) {
-    const xs = latencies[k];
+  for (const road of ROADS) {
     console.log(
-      `${k.padEnd(12)} ${String(xs.length).padStart(5)} ${[pct(xs, 50), pct(xs, 95), pct(xs, 99), Math.max(...xs)].map((v) => v.toFixed(1).padStart(8)).join(' ')}`,
+      `${road === 'mcp' ? 'MCP (a new connection per tool call)' : 'REST'}\nstep          n     p50 ms   p95 ms   p99 ms   max ms${road === 'mcp' ? '  p99 MCP/REST' : ''}`,
     );
+    for (const k of STEPS) {
+      const xs = byRoad[road][k];
+      const ratio = road === 'mcp' ? `  ${(pct(xs, 99) / pct(byRoad.rest[k], 99)).toFixed(2).padStart(12)}` : '';
+      console.log(
+        `${k.padEnd(12)} ${String(xs.length).padStart(5)} ${[pct(xs, 50), pct(xs, 95), pct(xs, 99), Math.max(...xs)].map((v) => v.toFixed(1).padStart(8)).join(' ')}${ratio}`,
+      );
+    }
   }
   // Whether the slow steps come together (a pause of the server or the database) or spread.
   const slices = new Map<number, number[]>();
@@ -194,7 +253,9 @@ async function runEngine(engine: string): Promise<void> {
 
 async function main(): Promise<void> {
   console.log(machine());
-  console.log(`bench:voice --clinics=${CLINICS} --big=${BIG} --small=${SMALL} --rate=${RATE} --seconds=${SECONDS} --engines=${ENGINES.join(',')}`);
+  console.log(
+    `bench:voice --clinics=${CLINICS} --big=${BIG} --small=${SMALL} --rate=${RATE} --seconds=${SECONDS} --engines=${ENGINES.join(',')} --via=${ROADS.join(',')}`,
+  );
   for (const engine of ENGINES) await runEngine(engine);
 }
 

@@ -28,6 +28,7 @@ import { connectRedis, MemoryCounterStore, RateLimiter, RedisCounterStore, SPEC_
 import { registerInputChecks } from './http/plugins/input.js';
 import { registerAdminRoutes } from './http/routes/admin/index.js';
 import { registerV1Routes } from './http/routes/v1/index.js';
+import { registerMcpDiscovery, registerMcpRoutes } from './http/routes/mcp.js';
 import { registerFileRoutes, signedLinkGate } from './http/routes/files.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -134,7 +135,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const onRateLimited = () => metrics.rateLimited.inc();
 
   await registerPlane(app, 'public', null, (scope) => registerHealth(scope, ctx, limiter));
-  await registerPlane(app, 'public', publicGate(limiter, onRateLimited), (scope) => registerPublicDocs(scope, docs));
+  await registerPlane(app, 'public', publicGate(limiter, onRateLimited), async (scope) => {
+    registerMcpDiscovery(scope);
+    await registerPublicDocs(scope, docs);
+  });
   // The documents' upload links (and the fs storage's download links): gated by their signature, not by a key (src/http/routes/files.ts).
   const rateLimits = options.rateLimits ?? SPEC_RATE_LIMITS;
   await registerPlane(app, 'public', signedLinkGate(ctx, limiter, rateLimits, onRateLimited), (scope) => registerFileRoutes(scope as unknown as App, ctx));
@@ -158,6 +162,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
       await v1.register(async (prefixed) => prefixed.setNotFoundHandler(v1Methods), { prefix: '/v1' });
       registerIdempotency(v1, ctx.db);
       registerV1Routes(v1 as unknown as App, ctx);
+      // The MCP endpoint (issue 35): outside /v1, behind the same gate.
+      registerMcpRoutes(v1 as unknown as App);
       options.extraRoutes?.(v1 as unknown as App, ctx);
     },
   );

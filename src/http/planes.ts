@@ -20,6 +20,8 @@ export interface PlannedRoute {
   method: string;
   url: string;
   plane: Plane;
+  /** A v1 route's scopes (the agent tools list only what a key may call). */
+  scopes?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -79,7 +81,7 @@ export function requirePlanes(app: FastifyInstance, options: { separateAdminList
     const plane = this.plane;
     const name = `${[route.method].flat().join(',')} ${route.url}`;
     if (plane === undefined) throw new RouteWithoutGateError(`${name} is registered outside a plane (public, v1, admin): it would have no gate`);
-    for (const method of [route.method].flat()) table.push({ method, url: route.url, plane });
+    for (const method of [route.method].flat()) table.push({ method, url: route.url, plane, scopes: route.config?.scopes });
     route.config = { ...route.config, plane };
     if (plane === 'v1' && !Array.isArray(route.config.scopes)) throw new RouteWithoutGateError(`${name} is a v1 route without config.scopes`);
     if (options.separateAdminListener) route.constraints = { ...route.constraints, listener: plane === 'admin' ? 'admin' : 'public' };

@@ -45,6 +45,13 @@ declare module 'fastify' {
      * on every operation anyway).
      */
     aiOperation?: true;
+    /**
+     * Windows that replace the key's and the clinic's for this route: the MCP endpoint, whose tool
+     * calls are counted as the operations they perform (each in its own request), not twice.
+     */
+    ownWindows?: (request: FastifyRequest) => WindowRule[];
+    /** The AI switch is checked per tool call (the MCP endpoint answers `ai_disabled` as a tool result). */
+    aiPerToolCall?: true;
   }
   interface FastifyRequest {
     /** The caller, set by the auth hook on every authenticated /v1 route. */

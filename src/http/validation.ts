@@ -12,11 +12,11 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { isDate, isEmail, isTimestamp, isUuid } from '../lib/formats.js';
 import { ApiError, type ValidationIssue } from '../core/errors.js';
 
-function makeAjv(coerce: boolean): Ajv {
+function makeAjv(coerce: boolean, useDefaults = true): Ajv {
   const ajv = new Ajv({
     allErrors: true,
     coerceTypes: coerce,
-    useDefaults: true,
+    useDefaults,
     removeAdditional: false,
     strict: false,
     allowUnionTypes: true,
@@ -32,6 +32,14 @@ function makeAjv(coerce: boolean): Ajv {
 
 const bodyAjv = makeAjv(false);
 const textAjv = makeAjv(true);
+/** Agent tools' arguments: JSON like a body, checked without filling defaults (the operation's route does). */
+const argumentsAjv = makeAjv(false, false);
+
+/** A checker of a tool's arguments against its input schema: every wrong argument, or none. */
+export function argumentsChecker(schema: object): (args: unknown) => ValidationIssue[] {
+  const validate = argumentsAjv.compile(schema);
+  return (args) => (validate(args) ? [] : toIssues(validate.errors ?? []));
+}
 
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
 

@@ -73,4 +73,18 @@ describe('the first five minutes against the demo clinic', () => {
     expect(result.appointment).toMatchObject({ status: 'scheduled', origin: 'voice' });
     expect(result.call.outcome).toBe('booked');
   }, 120_000);
+
+  it('examples/mcp-voice-agent.ts runs the whole call through MCP, a new connection per tool call', async () => {
+    const { stdout } = await run(path.join(root, 'node_modules/.bin/tsx'), ['examples/mcp-voice-agent.ts'], {
+      cwd: root,
+      env: { ...process.env, DCM_API_KEY: demo.voiceToken, DCM_MCP_URL: `${server.url}/mcp` },
+      timeout: 90_000,
+    });
+    const result = JSON.parse(stdout);
+    expect(result.caller).toBe('Giulia');
+    expect(result.calendar.name).toBe('Igiene orale');
+    expect(result.offered[0]).toMatch(/ alle \d{1,2}:\d\d$/);
+    expect(result.appointment).toMatchObject({ status: 'scheduled', origin: 'voice' });
+    expect(result.call.outcome).toBe('booked');
+  }, 120_000);
 });

@@ -10,6 +10,7 @@ import { SCOPES } from '../../src/modules/auth/scopes.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { announced, inline, pdf } from '../documents/helpers.js';
+import { callTool } from '../agents/mcp-client.js';
 
 let server: TestServer;
 let owner: Tenant;
@@ -239,5 +240,43 @@ describe('isolation between clinics and facilities', () => {
       const handoff = await server.call('POST', '/v1/voice/handoffs', { token, body: { callId: 'iso-call', reason: 'other', patientId: ids.patient } });
       expect(handoff.status, `${who}: ${handoff.text}`).toBe(400);
     }
+  });
+
+  it('no agent tool shows or touches them (MCP, a new connection per call)', async () => {
+    const all = Object.values(ids).flatMap((v) => v.split(','));
+    const start = new Date(Date.now() + 5 * 86_400_000);
+    start.setUTCHours(10, 0, 0, 0);
+    const calls: Record<string, Record<string, unknown>> = {
+      get_caller_context: { from: '+393334242424' },
+      search_patients: { q: 'Isolde Riservata' },
+      list_services: {},
+      find_slots: { calendarId: ids.calendar },
+      hold_slot: { calendarId: ids.calendar, start: start.toISOString(), holderRef: 'iso-tool' },
+      release_hold: { holdId: ids.hold },
+      book_appointment: { calendarId: ids.calendar, start: start.toISOString(), patientId: ids.patient },
+      reschedule_appointment: { appointmentId: ids.appointment, start: start.toISOString() },
+      cancel_appointment: { appointmentId: ids.appointment },
+      list_patient_appointments: { patientId: ids.patient },
+      create_lead: { firstName: 'Estraneo', facilityId: owner.facilityIds[0], callId: 'iso-tool' },
+      log_call: { externalCallId: 'iso-tool', direction: 'inbound', from: '+393334242424', to: '+39021234567', patientId: ids.patient },
+      hand_off: { callId: 'iso-call', reason: 'other', patientId: ids.patient },
+      create_task: { title: 'Estraneo', patientId: ids.patient },
+      get_balance: { patientId: ids.patient },
+      get_conversation_messages: { conversationId: ids.conversation },
+      set_bot_state: { conversationId: ids.conversation, state: 'attivo' },
+    };
+    for (const { who, token } of outsiders) {
+      for (const [tool, args] of Object.entries(calls)) {
+        const result = await callTool(server.url, token, tool, args);
+        const text = result.content.map((c) => c.text).join('\n');
+        for (const id of all) expect(text.includes(id) && !Object.values(args).includes(id), `${who} sees ${id} through ${tool}`).toBe(false);
+        // A tool given one of the owner's ids is refused (a list filtered by it is empty instead).
+        const namesOwners = Object.values(args).some((v) => all.includes(v as string) || v === owner.facilityIds[0]);
+        if (namesOwners && tool !== 'list_patient_appointments') expect(result.isError, `${who}: ${tool}: ${text}`).toBe(true);
+        if (result.isError) expect(['not_found', 'invalid_request'], `${who}: ${tool}: ${text}`).toContain(JSON.parse(text.split('\n')[1]!).code);
+      }
+    }
+    const appointment = await server.call('GET', `/v1/appointments/${ids.appointment}`, { token: owner.token });
+    expect(appointment.body.status).toBe('scheduled');
   });
 });

@@ -58,6 +58,11 @@ export const operations = {
     "path": "/calendars/{id}/holds",
     "idempotent": true
   },
+  "createTask": {
+    "method": "post",
+    "path": "/tasks",
+    "idempotent": true
+  },
   "createTreatmentPlan": {
     "method": "post",
     "path": "/treatment-plans",
@@ -176,6 +181,11 @@ export const operations = {
   "getWebhookEndpoint": {
     "method": "get",
     "path": "/webhook-endpoints/{id}",
+    "idempotent": false
+  },
+  "listAgentTools": {
+    "method": "get",
+    "path": "/agent-tools",
     "idempotent": false
   },
   "listAppointments": {
@@ -302,6 +312,11 @@ export const operations = {
     "method": "post",
     "path": "/webhook-endpoints/{id}/rotate-secret",
     "idempotent": true
+  },
+  "runVapiToolCalls": {
+    "method": "post",
+    "path": "/agent-tools/vapi",
+    "idempotent": false
   },
   "searchPatients": {
     "method": "get",

@@ -11,6 +11,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { KnownKeyRefused, requireScopes, type Authenticator } from '../../modules/auth/authenticate.js';
 import { ApiError } from '../../core/errors.js';
+import { aiDisabled } from '../../modules/auth/ai.js';
 import { apiKeyActor, type ActorEnvironment } from '../../core/actor.js';
 import { authFailureRules, callerRules, keyRules, type Decision, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
 
@@ -61,16 +62,14 @@ export function v1Gate(options: CallerOptions): (scope: FastifyInstance) => void
       // The actor exists from here on, so a route's own windows (extraWindows) read it like a handler.
       request.actor = apiKeyActor(request.auth, environment, request.id, request.log);
       const config = request.routeOptions.config;
-      const windows = callerRules(limits, request.auth.clinicId, request.auth.keyId);
+      const windows = config.ownWindows ? config.ownWindows(request) : callerRules(limits, request.auth.clinicId, request.auth.keyId);
       if (config.extraWindows) windows.push(...config.extraWindows(request));
       const decision = await limiter.check(windows);
       admitOrRefuse(reply, decision, onRateLimited);
       request.rateWindows = decision.windows;
       // Spec 7: with the clinic's AI off, an agent key and every AI operation are refused, after
       // the request was counted (like any request) and before the scopes are looked at.
-      if (!request.auth.aiEnabled && (request.auth.agent !== 'none' || config.aiOperation)) {
-        throw ApiError.forbidden('ai_disabled', {}, 'Lo studio ha disattivato l’elaborazione tramite intelligenza artificiale: l’agente non è disponibile.');
-      }
+      if (!request.auth.aiEnabled && !config.aiPerToolCall && (request.auth.agent !== 'none' || config.aiOperation)) throw aiDisabled();
       requireScopes(request.auth, config.scopes ?? []);
     });
   };

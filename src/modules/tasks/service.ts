@@ -47,6 +47,10 @@ function eventData(row: TaskRow): EventData<'task.created'> {
 }
 
 export async function createTask(db: Db, actor: Actor, input: NewTask): Promise<TaskRow> {
+  // A key limited to facilities could not see a task of the whole clinic it made: it names one.
+  if (actor.facilityIds !== null && !input.facilityId && !input.patientId) {
+    throw ApiError.invalid('body', [{ path: 'facilityId', message: 'obbligatorio per una chiave limitata a delle sedi (o indica patientId)' }]);
+  }
   return db.transaction().execute((trx) => insertTask(trx, actor, input));
 }
 

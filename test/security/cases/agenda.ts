@@ -115,6 +115,14 @@ export const cases: MatrixCase[] = [
     prepare: async () => ({ path: '/v1/tasks' }),
   },
   {
+    operationId: 'createTask',
+    method: 'POST',
+    scopes: ['tasks:write'],
+    resource: false,
+    okStatus: 201,
+    prepare: async (_server, tenant) => ({ path: '/v1/tasks', body: { title: 'Richiamare', facilityId: tenant.facilityIds[0] } }),
+  },
+  {
     operationId: 'getTask',
     method: 'GET',
     scopes: ['tasks:read'],

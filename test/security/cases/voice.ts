@@ -42,4 +42,13 @@ export const cases: MatrixCase[] = [
     okStatus: 201,
     prepare: async () => ({ path: '/v1/voice/handoffs', body: { callId: `matrix-call-${++n}`, reason: 'not_understood' } }),
   },
+  { operationId: 'listAgentTools', method: 'GET', scopes: [], resource: false, prepare: async () => ({ path: '/v1/agent-tools?platform=openai' }) },
+  {
+    operationId: 'runVapiToolCalls',
+    method: 'POST',
+    scopes: [],
+    resource: false,
+    okStatus: 200,
+    prepare: async () => ({ path: '/v1/agent-tools/vapi', body: { message: { type: 'tool-calls', toolCallList: [] } } }),
+  },
 ];

@@ -1,6 +1,7 @@
 /** The public API under /v1: one file per resource. */
 import type { AppContext } from '../../../context.js';
 import type { App } from '../../types.js';
+import { registerAgentToolRoutes } from './agent-tools.js';
 import { registerAppointmentRoutes } from './appointments.js';
 import { registerCalendarRoutes } from './calendars.js';
 import { registerCallRoutes } from './calls.js';
@@ -41,4 +42,5 @@ export function registerV1Routes(app: App, ctx: AppContext): void {
   registerWebhookEndpointRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);
+  registerAgentToolRoutes(app);
 }

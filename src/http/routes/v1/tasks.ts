@@ -1,14 +1,38 @@
 /** /v1/tasks (spec 2.9, 3.6, 4.7.1). */
 import type { AppContext } from '../../../context.js';
-import { TaskChangesBody, TaskSchema, TaskListQuerySchema } from '../../../modules/tasks/schema.js';
-import { findTask, listTasks, taskView, updateTask } from '../../../modules/tasks/service.js';
+import { NewTaskBody, TaskChangesBody, TaskSchema, TaskListQuerySchema } from '../../../modules/tasks/schema.js';
+import { createTask, findTask, listTasks, taskView, updateTask } from '../../../modules/tasks/service.js';
 import { expectedVersion, setEtag } from '../../etag.js';
-import { IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
+import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Tasks';
 
 export function registerTaskRoutes(app: App, ctx: AppContext): void {
+  app.post(
+    '/v1/tasks',
+    {
+      schema: {
+        operationId: 'createTask',
+        tags: [TAG],
+        summary: 'Create a task for the clinic’s staff',
+        description: [
+          'A to-do for a person (a callback, a document to prepare): `title`, optional `dueDate`, `assigneeId` (an active staff profile), `patientId`, `facilityId` (defaults to the patient’s facility), `type` (default `manual`), `status` (default `todo`). Answers `201` with the task and its `ETag`; records `task.created`. Honours `Idempotency-Key`.',
+          'Ids the key cannot see are `400` naming the field. A key limited to facilities names a `facilityId` or a `patientId` (`400` naming `facilityId` otherwise): a task of the whole clinic is seen only by keys not limited to facilities.',
+        ].join('\n\n'),
+        headers: IdempotencyHeaders,
+        body: NewTaskBody,
+        response: { 201: TaskSchema },
+      },
+      config: { scopes: ['tasks:write'], idempotent: true },
+    },
+    async (request, reply) => {
+      const row = await createTask(ctx.db, request.actor, request.body);
+      setEtag(reply, row.version);
+      return reply.status(201).send(taskView(row));
+    },
+  );
+
   app.get(
     '/v1/tasks',
     {

@@ -1,0 +1,99 @@
+/**
+ * The agent tool registry (issue 35): every tool, once, with its MCP shape derived from the
+ * module schemas of its operation. A new area adds one file under tools/ and one line here.
+ */
+import type { TSchema } from 'typebox';
+import { AGENDA_TOOLS } from './tools/agenda.js';
+import { CHAT_TOOLS } from './tools/chat.js';
+import { OFFICE_TOOLS } from './tools/office.js';
+import { PEOPLE_TOOLS } from './tools/people.js';
+import { VOICE_TOOLS } from './tools/voice.js';
+import { readOnly, type AgentTool } from './tool.js';
+
+export const AGENT_TOOLS: readonly AgentTool[] = [...VOICE_TOOLS, ...PEOPLE_TOOLS, ...AGENDA_TOOLS, ...OFFICE_TOOLS, ...CHAT_TOOLS];
+
+const BY_NAME = new Map(AGENT_TOOLS.map((t) => [t.name, t]));
+
+export function toolNamed(name: string): AgentTool | undefined {
+  return BY_NAME.get(name);
+}
+
+export type JsonSchema = Record<string, unknown>;
+
+/** A TypeBox schema as plain JSON Schema (TypeBox's own markers are not enumerable). */
+function plain(schema: TSchema): JsonSchema {
+  return JSON.parse(JSON.stringify(schema)) as JsonSchema;
+}
+
+const CALL_ID: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 200,
+  description:
+    'The id of this call or chat at your platform (Vapi sends it as the X-Call-Id header). A retry of the same tool with the same arguments and callId answers the first result and writes nothing more.',
+};
+
+/** The argument a writing tool takes its retries' identity from (`callId`; the handoff's own `callId` is the same). */
+export function writes(tool: AgentTool): boolean {
+  return !readOnly(tool);
+}
+
+interface Derived {
+  input: JsonSchema;
+  output: JsonSchema | undefined;
+  /** Argument name → where it goes in the REST request. */
+  places: Map<string, { in: 'path'; param: string } | { in: 'query' } | { in: 'body' }>;
+}
+
+function derive(tool: AgentTool): Derived {
+  const properties: Record<string, JsonSchema> = {};
+  const required = new Set<string>();
+  const places: Derived['places'] = new Map();
+  if (tool.params) {
+    const schema = plain(tool.params.schema) as { properties: Record<string, JsonSchema> };
+    for (const [param, prop] of Object.entries(schema.properties)) {
+      const name = tool.params.names[param] ?? param;
+      properties[name] = prop;
+      required.add(name);
+      places.set(name, { in: 'path', param });
+    }
+  }
+  for (const [where, source] of [
+    ['query', tool.query],
+    ['body', tool.body],
+  ] as const) {
+    if (!source) continue;
+    const schema = plain(source) as { properties: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, prop] of Object.entries(schema.properties)) {
+      properties[name] = prop;
+      places.set(name, { in: where });
+    }
+    for (const name of schema.required ?? []) required.add(name);
+  }
+  for (const name of tool.alsoRequired ?? []) required.add(name);
+  if (writes(tool) && !properties.callId) properties.callId = CALL_ID;
+  const input: JsonSchema = { type: 'object', properties, additionalProperties: false };
+  if (required.size > 0) input.required = [...required];
+  return { input, output: tool.output ? plain(tool.output) : undefined, places };
+}
+
+const DERIVED = new Map(AGENT_TOOLS.map((t) => [t.name, derive(t)]));
+
+export function derived(tool: AgentTool): Derived {
+  return DERIVED.get(tool.name)!;
+}
+
+/** MCP's annotations: a GET reads; the rest write, none reaches outside the clinic's data. */
+export function annotationsOf(tool: AgentTool) {
+  return {
+    title: tool.title,
+    readOnlyHint: readOnly(tool),
+    destructiveHint: tool.destructive ?? false,
+    idempotentHint: readOnly(tool) || (tool.idempotent ?? false),
+    openWorldHint: false,
+  };
+}
+
+export function describe(tool: AgentTool, timeZone: string): string {
+  return tool.description.replaceAll('{timeZone}', timeZone);
+}

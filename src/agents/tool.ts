@@ -1,0 +1,47 @@
+/**
+ * What an agent tool is (issue 35): one step of an agent's job, performed as one REST operation
+ * of /v1. A tool names its operation (method and route), the module's TypeBox schemas of that
+ * operation's path, query and body (its arguments are their fields: the REST names) and of its
+ * answer, and a description written for a model. It holds no rule of its own: calling it runs
+ * the operation's route, so the gate, the validation, the service and the access log are that
+ * route's (src/agents/README.md).
+ */
+import type { TObject, TSchema } from 'typebox';
+import type { AgentKind } from '../core/actor.js';
+
+export type ToolMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** Which agent keys see a tool: every key, or only voice agents' or chat bots' (plain keys see all). */
+export type ToolAudience = 'all' | 'voice' | 'chat';
+
+export interface AgentTool {
+  /** snake_case verb_noun. */
+  name: string;
+  /** A short human title (MCP `title`). */
+  title: string;
+  /**
+   * For a model: what the tool is for, when to use it, what to say when it answers nothing.
+   * `{timeZone}` is replaced by the clinic's zone. Static text only: never data of a patient.
+   */
+  description: string;
+  /** The REST operation it performs: the route as registered (`/v1/calendars/:id/availability`). */
+  operation: { method: ToolMethod; url: string; operationId: string };
+  /** The route's path schema, and the argument name of each path parameter (`id` → `calendarId`). */
+  params?: { schema: TObject; names: Record<string, string> };
+  query?: TObject;
+  body?: TObject;
+  /** Arguments the model must send although the operation has them optional (a patient's appointments need `patientId`). */
+  alsoRequired?: readonly string[];
+  /** The operation's answer (absent: it answers no body, e.g. 204). */
+  output?: TSchema;
+  audience: ToolAudience;
+  /** MCP annotations beyond what the method says (GET is read-only). */
+  destructive?: boolean;
+  idempotent?: boolean;
+}
+
+export const AUDIENCE_OF: Record<AgentKind, ToolAudience | null> = { none: null, voice_agent: 'voice', chat_bot: 'chat' };
+
+export function readOnly(tool: AgentTool): boolean {
+  return tool.operation.method === 'GET';
+}

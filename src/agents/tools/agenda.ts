@@ -1,0 +1,115 @@
+/** The agenda steps: the services, their free slots, holding and booking one, moving and cancelling. */
+import { AppointmentListQuery, AppointmentSchema, BookAppointmentBody, RescheduleBody } from '../../modules/appointments/schema.js';
+import { AvailabilityQuerySchema, AvailabilitySchema, CalendarSchema } from '../../modules/calendars/schema.js';
+import { CalendarListQuerySchema } from '../../modules/clinic-directory/schema.js';
+import { HoldSchema, NewHoldSchema } from '../../modules/holds/schema.js';
+import { IdParams, Page } from '../../core/schemas.js';
+import type { AgentTool } from '../tool.js';
+
+const calendarPath = { schema: IdParams, names: { id: 'calendarId' } };
+const appointmentPath = { schema: IdParams, names: { id: 'appointmentId' } };
+
+export const AGENDA_TOOLS: AgentTool[] = [
+  {
+    name: 'list_services',
+    title: 'The bookable services',
+    description: [
+      'The clinic’s bookable services (calendars): name, description, slot length and `keywords`. Match the caller’s words (“una pulizia”, “mi fa male un dente”) against `keywords` and `name` to pick the `calendarId` for find_slots.',
+      'Skip calendars with `active: false`. When none fits, say which services the clinic offers.',
+    ].join(' '),
+    operation: { method: 'GET', url: '/v1/calendars', operationId: 'listCalendars' },
+    query: CalendarListQuerySchema,
+    output: Page(CalendarSchema),
+    audience: 'all',
+  },
+  {
+    name: 'find_slots',
+    title: 'Free slots of a service',
+    description: [
+      'Free slots of a calendar, each with a `label` to say as it is (“martedì 4 marzo alle 9:30”) and `start` to pass to hold_slot. Times are in the clinic’s time zone ({timeZone}).',
+      'Use `spread: "day"` with `limit: 3` to offer three different days; `from`/`to` to look at the days the caller asks for.',
+      'When `data` is empty, `emptyReason` says why (`closed`, `fully_booked`, `beyond_horizon`, `calendar_inactive`, `not_bookable_by_agent`): say so, and offer `nextAvailable` when it is given; otherwise offer to note a callback (create_task or hand_off).',
+    ].join(' '),
+    operation: { method: 'GET', url: '/v1/calendars/:id/availability', operationId: 'getCalendarAvailability' },
+    params: calendarPath,
+    query: AvailabilityQuerySchema,
+    output: AvailabilitySchema,
+    audience: 'all',
+  },
+  {
+    name: 'hold_slot',
+    title: 'Hold a slot while the caller confirms',
+    description: [
+      'Keep the slot the caller likes (`start` from find_slots) for `ttlSeconds` (default 300) while they confirm, so nobody else takes it. `holderRef` is your call or chat id: a new hold with it replaces the old one.',
+      'If the slot was taken meanwhile, the error lists `alternatives`: offer them. Then book with book_appointment and `holdId`, or free it with release_hold.',
+    ].join(' '),
+    operation: { method: 'POST', url: '/v1/calendars/:id/holds', operationId: 'createSlotHold' },
+    params: calendarPath,
+    body: NewHoldSchema,
+    output: HoldSchema,
+    audience: 'all',
+    idempotent: true,
+  },
+  {
+    name: 'release_hold',
+    title: 'Release a held slot',
+    description: 'Free a slot you held when the caller does not want it any more. Releasing a hold that lapsed or was booked changes nothing.',
+    operation: { method: 'DELETE', url: '/v1/holds/:id', operationId: 'releaseSlotHold' },
+    params: { schema: IdParams, names: { id: 'holdId' } },
+    audience: 'all',
+    idempotent: true,
+  },
+  {
+    name: 'book_appointment',
+    title: 'Book the appointment',
+    description: [
+      'Book once the caller has confirmed: `holdId` (from hold_slot) and `patientId`, or `calendarId`, `start` and `patientId`. Read back the day and time and the service.',
+      'If the time is no longer free, the error lists `alternatives`: offer them. A new patient may be refused (`new_patients_not_accepted`): then offer create_lead.',
+    ].join(' '),
+    operation: { method: 'POST', url: '/v1/appointments', operationId: 'createAppointment' },
+    body: BookAppointmentBody,
+    output: AppointmentSchema,
+    audience: 'all',
+    idempotent: true,
+  },
+  {
+    name: 'reschedule_appointment',
+    title: 'Move an appointment',
+    description: [
+      'Move the caller’s appointment (`appointmentId` from list_patient_appointments or get_caller_context) to another free slot `start` of the same service (find_slots with its `calendarId`).',
+      'Too close to the appointment (`cancellation_notice`) the clinic must do it: offer hand_off.',
+    ].join(' '),
+    operation: { method: 'PATCH', url: '/v1/appointments/:id', operationId: 'rescheduleAppointment' },
+    params: appointmentPath,
+    body: RescheduleBody,
+    output: AppointmentSchema,
+    audience: 'all',
+  },
+  {
+    name: 'cancel_appointment',
+    title: 'Cancel an appointment',
+    description: [
+      'Cancel the caller’s appointment (`appointmentId`) after they confirm which one (read the day and time back).',
+      'Too close to the appointment (`cancellation_notice`) the clinic must do it: offer hand_off.',
+    ].join(' '),
+    operation: { method: 'POST', url: '/v1/appointments/:id/cancel', operationId: 'cancelAppointment' },
+    params: appointmentPath,
+    output: AppointmentSchema,
+    audience: 'all',
+    destructive: true,
+    idempotent: true,
+  },
+  {
+    name: 'list_patient_appointments',
+    title: 'A patient’s appointments',
+    description: [
+      'The appointments of a patient (`patientId`), for “when is my appointment?” or before moving or cancelling one. Use `sort: "start"` with `from` set to now to get the coming ones first; `status` filters (`scheduled,confirmed`).',
+      'Times are UTC instants: say them in the clinic’s time zone ({timeZone}). When there is none, say that you see no appointment booked.',
+    ].join(' '),
+    operation: { method: 'GET', url: '/v1/appointments', operationId: 'listAppointments' },
+    query: AppointmentListQuery,
+    alsoRequired: ['patientId'],
+    output: Page(AppointmentSchema),
+    audience: 'all',
+  },
+];

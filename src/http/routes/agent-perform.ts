@@ -1,0 +1,67 @@
+/**
+ * How an agent tool reaches the data: through its REST operation's own route, in process
+ * (Fastify's inject), with the caller's `Authorization`. Nothing is restated: the v1 gate
+ * authenticates the key (cached), charges the operation's budget and checks its scopes and the
+ * AI switch; the route validates the arguments (every wrong field named), calls its service
+ * with the actor, writes the access log and honours the Idempotency-Key a retried tool derives.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { OperationRequest, OperationResponse, Perform } from '../../agents/executor.js';
+import type { AgentTool } from '../../agents/tool.js';
+import { AGENT_TOOLS, derived } from '../../agents/registry.js';
+import type { ValidationIssue } from '../../core/errors.js';
+import { argumentsChecker } from '../validation.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function performThroughRoutes(app: FastifyInstance, request: FastifyRequest): Perform {
+  let n = 0;
+  return async (operation: OperationRequest): Promise<OperationResponse> => {
+    // The operation's request id joins the MCP request's in the logs and the access log.
+    const id = `${request.id}.${++n}`;
+    const headers: Record<string, string> = { authorization: request.headers.authorization ?? '' };
+    if (REQUEST_ID.test(id)) headers['x-request-id'] = id;
+    if (operation.idempotencyKey) headers['idempotency-key'] = operation.idempotencyKey;
+    if (operation.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await app.inject({
+      method: operation.method,
+      url: operation.path,
+      query: operation.query,
+      headers,
+      remoteAddress: request.ip,
+      ...(operation.body !== undefined ? { payload: JSON.stringify(operation.body) } : {}),
+    });
+    const text = response.body;
+    return { status: response.statusCode, body: text.length > 0 ? (JSON.parse(text) as unknown) : null, headers: response.headers };
+  };
+}
+
+/** The scopes of each tool's operation, as its route declares them (read once all routes exist). */
+const scopesByApp = new WeakMap<FastifyInstance, Map<string, readonly string[]>>();
+
+export function toolScopes(app: FastifyInstance): (tool: AgentTool) => readonly string[] {
+  let byTool = scopesByApp.get(app);
+  if (!byTool) {
+    byTool = new Map();
+    for (const tool of AGENT_TOOLS) {
+      const route = app.plannedRoutes.find((r) => r.method === tool.operation.method && r.url === tool.operation.url && r.plane === 'v1');
+      if (!route) throw new Error(`agent tool ${tool.name}: no v1 route ${tool.operation.method} ${tool.operation.url}`);
+      byTool.set(tool.name, route.scopes ?? []);
+    }
+    scopesByApp.set(app, byTool);
+  }
+  const map = byTool;
+  return (tool) => map.get(tool.name)!;
+}
+
+const checkers = new Map<string, (args: unknown) => ValidationIssue[]>();
+
+/**
+ * Every wrong argument at once, by the tool's input schema (the operation's schemas, merged):
+ * the route would name the path's first and stop there.
+ */
+export function checkArguments(tool: AgentTool, args: Record<string, unknown>): ValidationIssue[] {
+  let check = checkers.get(tool.name);
+  if (!check) checkers.set(tool.name, (check = argumentsChecker(derived(tool).input)));
+  return check(args);
+}

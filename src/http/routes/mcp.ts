@@ -1,0 +1,191 @@
+/**
+ * The MCP endpoint (issue 35): `POST /mcp`, streamable HTTP, stateless (no session: any process
+ * answers any request), on the v1 plane so the bearer key, its facilities, the access log and
+ * the rate limits are the REST API's own. A tool call is performed as its REST operation, with
+ * the caller's key, through the operation's route (Fastify's in-process inject): the same gate
+ * charges that operation's budget and checks its scopes, the same service answers. The MCP
+ * messages themselves (initialize, tools/list, the call's envelope) count in a window of their
+ * own, so a tool call costs the clinic's budget once, as the operation it performs.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { callIdOf, runTool, type Perform, type ToolOutcome } from '../../agents/executor.js';
+import { annotationsOf, derived, describe, toolNamed } from '../../agents/registry.js';
+import { mcpResult, nowLine } from '../../agents/results.js';
+import type { AgentTool } from '../../agents/tool.js';
+import { callable, namesAsked, readonlyAsked, visibleTools, type ToolFilter } from '../../agents/visibility.js';
+import { aiDisabled } from '../../modules/auth/ai.js';
+import type { App } from '../types.js';
+import { checkArguments, performThroughRoutes, toolScopes } from './agent-perform.js';
+
+/** MCP messages (not tool calls) a key may send per 10 s: several per tool call with a new connection each. */
+export const MCP_MESSAGES_PER_10S = 600;
+
+/** The API's version, as the OpenAPI document states it. */
+const VERSION = '1.0.0';
+
+const McpQuery = Type.Object(
+  {
+    readonly: Type.Optional(Type.String({ enum: ['true', 'false'] })),
+    tools: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The filter of this request: the key, and what the client asked (readonly, tools). */
+export function filterOf(request: FastifyRequest): ToolFilter {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    scopes: request.actor.scopes,
+    agent: request.actor.agent,
+    readonly: readonlyAsked(text(query.readonly), header(request, 'x-mcp-readonly')),
+    names: namesAsked(text(query.tools)),
+  };
+}
+
+/**
+ * One tool call for this request's caller: refused when the connection may not call it or the
+ * clinic's AI is off, else performed through its operation's route.
+ */
+export async function callForRequest(
+  request: FastifyRequest,
+  perform: Perform,
+  tool: AgentTool | undefined,
+  name: string,
+  args: Record<string, unknown>,
+  platformCallId: string | undefined = header(request, 'x-call-id'),
+): Promise<ToolOutcome> {
+  if (!tool) return { ok: false, error: { code: 'not_found', message: `Lo strumento ${name} non esiste.`, details: { tool: name } } };
+  if (!request.actor.aiEnabled) {
+    const e = aiDisabled();
+    return { ok: false, error: { code: e.code, message: e.message, details: e.details } };
+  }
+  if (!callable(tool, filterOf(request))) {
+    return {
+      ok: false,
+      error: { code: 'forbidden', message: 'Questo strumento non è disponibile su questa connessione.', details: { reason: 'tool_not_available', tool: name } },
+    };
+  }
+  const callId = callIdOf(platformCallId, args);
+  // A tool whose operation takes the call's id itself (hand_off) gets the header's when not given.
+  const full = callId && derived(tool).places.get('callId')?.in === 'body' && args.callId === undefined ? { ...args, callId } : args;
+  const issues = checkArguments(tool, full);
+  if (issues.length > 0)
+    return {
+      ok: false,
+      error: { code: 'invalid_request', message: 'La richiesta non è valida: correggi i campi indicati.', details: { in: 'arguments', issues } },
+    };
+  return runTool(tool, full, callId, perform);
+}
+
+function mcpServerFor(app: FastifyInstance, request: FastifyRequest): Server {
+  const { timeZone } = request.actor;
+  const server = new Server(
+    { name: 'dental-clinic-api', version: VERSION },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: `Tools of a dental clinic in Italy: speak Italian to callers. Dates and times are in the clinic's time zone (${timeZone}). ${nowLine(timeZone)}`,
+    },
+  );
+  const perform = performThroughRoutes(app, request);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: visibleTools(filterOf(request), toolScopes(app)).map((tool) => {
+      const { input, output } = derived(tool);
+      return {
+        name: tool.name,
+        title: tool.title,
+        description: describe(tool, timeZone),
+        inputSchema: input as { type: 'object' },
+        ...(output ? { outputSchema: output as { type: 'object' } } : {}),
+        annotations: annotationsOf(tool),
+      };
+    }),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (message) => {
+    const { name, arguments: args = {} } = message.params;
+    return mcpResult(await callForRequest(request, perform, toolNamed(name), name, args), timeZone);
+  });
+  return server;
+}
+
+async function answerMcp(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const server = mcpServerFor(app, request);
+  await server.connect(transport);
+  try {
+    const headers = new Headers();
+    for (const name of ['accept', 'content-type', 'mcp-protocol-version']) {
+      const value = header(request, name);
+      if (value !== undefined) headers.set(name, value);
+    }
+    const response = await transport.handleRequest(new Request(`http://mcp.local${request.url}`, { method: 'POST', headers }), { parsedBody: request.body });
+    for (const [name, value] of response.headers) if (name !== 'content-length') reply.header(name, value);
+    const text = await response.text();
+    return reply.status(response.status).send(text.length > 0 ? text : null);
+  } finally {
+    await server.close();
+  }
+}
+
+/** 401 on the MCP endpoint says how to authenticate (RFC 6750), as MCP clients expect. */
+async function bearerChallenge(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  if (reply.statusCode === 401) reply.header('www-authenticate', 'Bearer realm="dental-clinic-api"');
+  return payload;
+}
+
+export function registerMcpRoutes(app: App): void {
+  const config = {
+    scopes: [],
+    aiPerToolCall: true as const,
+    ownWindows: (request: FastifyRequest) => [{ name: `mcp:${request.auth.keyId}:10s`, limit: MCP_MESSAGES_PER_10S, seconds: 10 }],
+  };
+  app.post('/mcp', { schema: { hide: true, querystring: McpQuery, body: Type.Unknown() }, config, onSend: bearerChallenge }, async (request, reply) =>
+    answerMcp(app as unknown as FastifyInstance, request, reply),
+  );
+  // Stateless: no server-sent event stream to open, no session to end.
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/mcp',
+      schema: { hide: true },
+      config,
+      onSend: bearerChallenge,
+      handler: async (_request, reply) =>
+        reply
+          .status(405)
+          .header('allow', 'POST')
+          .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless (POST only).' }, id: null }),
+    });
+  }
+}
+
+/** `/.well-known/mcp.json` (public): where the endpoint is, its transport and its authentication. */
+export function registerMcpDiscovery(scope: FastifyInstance): void {
+  scope.get('/.well-known/mcp.json', { schema: { hide: true } }, async () => ({
+    name: 'dental-clinic-api',
+    version: VERSION,
+    description: 'Dental Clinic Management API tools for AI voice and chat agents (Model Context Protocol).',
+    endpoint: '/mcp',
+    transport: { type: 'streamable-http', stateless: true, methods: ['POST'], jsonResponse: true },
+    authentication: {
+      type: 'bearer',
+      header: 'Authorization',
+      format: 'Bearer dcm_live_… or dcm_test_… (an API key of the clinic; a voice_agent or chat_bot key for agents)',
+    },
+    options: {
+      readonly: 'Query `?readonly=true` or header `X-MCP-Readonly: true`: only read-only tools are listed and callable.',
+      tools: 'Query `?tools=a,b`: only these tools.',
+      callId: 'Header `X-Call-Id` (or the `callId` argument): a retried writing tool answers its first result.',
+    },
+    restToolPacks: '/v1/agent-tools?platform=openai|vapi|retell|elevenlabs',
+  }));
+}
