@@ -4,6 +4,7 @@ import type { App } from '../../types.js';
 import { registerAgendaAdminRoutes } from './agenda.js';
 import { registerEventAdminRoutes } from './events.js';
 import { registerKeyRoutes } from './keys.js';
+import { registerOutboundAdminRoutes } from './outbound.js';
 import { registerPeopleAdminRoutes } from './people.js';
 import { registerTenantRoutes } from './tenants.js';
 
@@ -13,4 +14,5 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
   registerPeopleAdminRoutes(app, ctx);
   registerAgendaAdminRoutes(app, ctx);
   registerEventAdminRoutes(app, ctx);
+  registerOutboundAdminRoutes(app, ctx);
 }

@@ -18,6 +18,7 @@ import { registerPaymentPlanRoutes } from './payment-plans.js';
 import { registerPaymentRoutes } from './payments.js';
 import { registerTaskRoutes } from './tasks.js';
 import { registerTreatmentPlanRoutes } from './treatment-plans.js';
+import { registerWaitlistRoutes } from './waitlist.js';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
 import { registerWebhookEndpointRoutes } from './webhook-endpoints.js';
 
@@ -41,4 +42,5 @@ export function registerV1Routes(app: App, ctx: AppContext): void {
   registerWebhookEndpointRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);
+  registerWaitlistRoutes(app, ctx);
 }
