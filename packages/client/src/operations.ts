@@ -8,6 +8,11 @@ export const operations = {
     "path": "/treatment-plans/{id}/accept",
     "idempotent": false
   },
+  "acceptWaitlistOffer": {
+    "method": "post",
+    "path": "/waitlist-offers/{id}/accept",
+    "idempotent": false
+  },
   "archiveDocument": {
     "method": "delete",
     "path": "/documents/{id}",
@@ -68,10 +73,25 @@ export const operations = {
     "path": "/voice/handoffs",
     "idempotent": true
   },
+  "createWaitlistEntry": {
+    "method": "post",
+    "path": "/waitlist",
+    "idempotent": true
+  },
   "createWebhookEndpoint": {
     "method": "post",
     "path": "/webhook-endpoints",
     "idempotent": true
+  },
+  "declineWaitlistOffer": {
+    "method": "post",
+    "path": "/waitlist-offers/{id}/decline",
+    "idempotent": false
+  },
+  "deleteWaitlistEntry": {
+    "method": "delete",
+    "path": "/waitlist/{id}",
+    "idempotent": false
   },
   "deleteWebhookEndpoint": {
     "method": "delete",
@@ -168,6 +188,11 @@ export const operations = {
     "path": "/voice/context",
     "idempotent": false
   },
+  "getWaitlistEntry": {
+    "method": "get",
+    "path": "/waitlist/{id}",
+    "idempotent": false
+  },
   "getWebhookDelivery": {
     "method": "get",
     "path": "/webhook-deliveries/{id}",
@@ -251,6 +276,16 @@ export const operations = {
   "listTreatmentPlans": {
     "method": "get",
     "path": "/treatment-plans",
+    "idempotent": false
+  },
+  "listWaitlistEntries": {
+    "method": "get",
+    "path": "/waitlist",
+    "idempotent": false
+  },
+  "listWaitlistOffers": {
+    "method": "get",
+    "path": "/waitlist-offers",
     "idempotent": false
   },
   "listWebhookDeliveries": {
