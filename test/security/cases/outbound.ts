@@ -72,4 +72,23 @@ export const cases: MatrixCase[] = [
     okStatus: 200,
     prepare: async (server, tenant) => ({ path: `/v1/waitlist-offers/${await offer(server, tenant)}/decline` }),
   },
+  { operationId: 'listRecalls', method: 'GET', scopes: ['patients:read'], resource: false, prepare: async () => ({ path: '/v1/recalls' }) },
+  {
+    operationId: 'createRecallAttempt',
+    method: 'POST',
+    scopes: ['patients:write'],
+    resource: true,
+    okStatus: 201,
+    prepare: async (server, tenant) => ({
+      path: `/v1/recalls/${await insertPatient(server, tenant)}/attempts`,
+      body: { channel: 'phone', outcome: 'no_answer' },
+    }),
+  },
+  {
+    operationId: 'listRecallAttempts',
+    method: 'GET',
+    scopes: ['patients:read'],
+    resource: true,
+    prepare: async (server, tenant) => ({ path: `/v1/recalls/${await insertPatient(server, tenant)}/attempts` }),
+  },
 ];

@@ -17,6 +17,7 @@ import { registerInvoiceRoutes } from './invoices.js';
 import { registerPaymentPlanRoutes } from './payment-plans.js';
 import { registerPaymentRoutes } from './payments.js';
 import { registerTaskRoutes } from './tasks.js';
+import { registerRecallRoutes } from './recalls.js';
 import { registerTreatmentPlanRoutes } from './treatment-plans.js';
 import { registerWaitlistRoutes } from './waitlist.js';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
@@ -43,4 +44,5 @@ export function registerV1Routes(app: App, ctx: AppContext): void {
   registerEventRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);
   registerWaitlistRoutes(app, ctx);
+  registerRecallRoutes(app, ctx);
 }
