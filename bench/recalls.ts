@@ -65,7 +65,7 @@ async function runEngine(engine: string): Promise<void> {
   const ctx = await createContext(testConfig({ databaseUrl: pg?.url ?? null, dataDir: dataDir ?? './data', logLevel: 'silent' }));
   try {
     const seedStart = Date.now();
-    const s = await seedClinic(ctx.db, 0, 0);
+    const s = await seedClinic(ctx.db, 1, 0);
     const clinicId = s.clinicId;
     await sql`INSERT INTO patients (id, clinic_id, facility_id, first_name, last_name, phone)
       SELECT gen_random_uuid(), ${clinicId}, ${s.facilityId}, 'Paziente', 'N' || i, '+39333' || lpad(i::text, 7, '0')

@@ -58,6 +58,11 @@ export const operations = {
     "path": "/patients",
     "idempotent": true
   },
+  "createRecallAttempt": {
+    "method": "post",
+    "path": "/recalls/{patientId}/attempts",
+    "idempotent": true
+  },
   "createSlotHold": {
     "method": "post",
     "path": "/calendars/{id}/holds",
@@ -261,6 +266,16 @@ export const operations = {
   "listPayments": {
     "method": "get",
     "path": "/payments",
+    "idempotent": false
+  },
+  "listRecallAttempts": {
+    "method": "get",
+    "path": "/recalls/{patientId}/attempts",
+    "idempotent": false
+  },
+  "listRecalls": {
+    "method": "get",
+    "path": "/recalls",
     "idempotent": false
   },
   "listStaffProfiles": {

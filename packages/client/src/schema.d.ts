@@ -3195,6 +3195,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/recalls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The patients due for their recall, in the order to call them
+         * @description A patient is due when the last completed visit of a category or type the clinic’s recall rules count (back office) plus the rules’ interval is before `dueBefore` (default now), they have no future appointment of those categories or types, they are active (not archived or erased), and they have not opted out (an attempt with outcome `opted_out`, or STOP written in chat). Patients snoozed by an outcome and patients whose phone was reported wrong (until it changes) are left out. No rules set: an empty list.
+         *
+         *     Order: most overdue first (`dueAt`, then patient id; stable under paging). Filter: `facilityId`; a key limited to facilities sees its facilities’ patients. Each row holds only what a caller needs (first name, phone, last visit, what is due, attempts so far, `nextAttemptAt` under the weekly limit and the quiet hours); the read is written to the access log.
+         *
+         *     Scopes: `patients:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/recalls" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listRecalls');
+         *     ```
+         */
+        get: operations["listRecalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recalls/{patientId}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A patient’s recall attempts
+         * @description Order: oldest first, then by id (stable under paging). A patient the key does not see is `404`.
+         *
+         *     Scopes: `patients:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/recalls/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/attempts" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listRecallAttempts', {
+         *       params: { path: { patientId: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *     });
+         *     ```
+         */
+        get: operations["listRecallAttempts"];
+        put?: never;
+        /**
+         * Record an attempt to reach a due patient
+         * @description The outcome moves the patient in the list: `booked` (with `appointmentId`, one of the patient’s) removes them; `no_answer` snoozes them 24 hours, `voicemail` 48 hours, `declined` 90 days; `callback` (with `callbackAt`, in the future) creates a task of type `recall` due then (`task.created`) and snoozes them until then; `opted_out` removes them from automatic contact until a person clears it in the back office; `wrong_number` flags the phone (out of the list until the patient’s phone changes).
+         *
+         *     With `externalCallId`, the attempt is recorded once: the same id again answers the attempt recorded (`200`), for another patient `409 conflict` `external_call_id_used`. Wrong or missing fields are all named in `details.issues`; a refused attempt writes nothing. A patient the key does not see is `404`.
+         *
+         *     Reasons: `409 conflict` `external_call_id_used` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `patients:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/recalls/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/attempts" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"channel":"phone","outcome":"callback","callbackAt":"2026-03-04T16:00:00Z","externalCallId":"CA9f8e7d6c5b4a","note":"Richiamare dopo le 17"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createRecallAttempt', {
+         *       params: { path: { patientId: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "channel": "phone",
+         *         "outcome": "callback",
+         *         "callbackAt": "2026-03-04T16:00:00Z",
+         *         "externalCallId": "CA9f8e7d6c5b4a",
+         *         "note": "Richiamare dopo le 17"
+         *       },
+         *     });
+         *     ```
+         */
+        post: operations["createRecallAttempt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "patient.created": {
@@ -27090,6 +27208,929 @@ export interface operations {
                      *         "details": {
                      *           "reason": "offer_accepted"
                      *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listRecalls: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description Patients due before this instant (default: now)
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                dueBefore?: string;
+                /** @description Only patients of this facility */
+                facilityId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *           "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *           "firstName": "Giulia",
+                     *           "phone": "+393331234567",
+                     *           "lastVisitAt": "2025-08-12T08:30:00.000Z",
+                     *           "due": {
+                     *             "category": "recall",
+                     *             "type": "checkup"
+                     *           },
+                     *           "dueAt": "2026-02-12T08:30:00.000Z",
+                     *           "attempts": 1,
+                     *           "lastAttemptAt": "2026-03-01T10:00:00.000Z",
+                     *           "lastOutcome": "no_answer",
+                     *           "nextAttemptAt": "2026-03-03T08:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            patientId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string | null;
+                            /** @description Only the first name: what the caller says */
+                            firstName: string | null;
+                            /** @description E.164 */
+                            phone: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The last completed qualifying visit
+                             */
+                            lastVisitAt: string;
+                            /** @description What is due: the category and type of the last qualifying visit */
+                            due: {
+                                category: string | null;
+                                type: string | null;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description Last visit plus the interval
+                             */
+                            dueAt: string;
+                            /** @description Attempts so far */
+                            attempts: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            lastAttemptAt: string | null;
+                            /** @enum {string|null} */
+                            lastOutcome: "booked" | "no_answer" | "voicemail" | "callback" | "declined" | "wrong_number" | "opted_out" | null;
+                            /**
+                             * Format: date-time
+                             * @description The first instant an attempt is allowed: now, or the end of the quiet hours, or when the weekly limit frees up
+                             */
+                            nextAttemptAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "patients:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listRecallAttempts: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                patientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "4b5c6d7e-8f9a-4b0c-9d1e-2f3a4b5c6d7e",
+                     *           "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *           "channel": "phone",
+                     *           "outcome": "callback",
+                     *           "appointmentId": null,
+                     *           "callbackAt": "2026-03-04T16:00:00.000Z",
+                     *           "taskId": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *           "externalCallId": "CA9f8e7d6c5b4a",
+                     *           "note": "Richiamare dopo le 17",
+                     *           "createdAt": "2026-03-03T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            patientId: string;
+                            /** @enum {string} */
+                            channel: "phone" | "sms" | "whatsapp" | "email";
+                            /** @enum {string} */
+                            outcome: "booked" | "no_answer" | "voicemail" | "callback" | "declined" | "wrong_number" | "opted_out";
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            appointmentId: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            callbackAt: string | null;
+                            /**
+                             * Format: uuid
+                             * @description The `recall` task a callback created
+                             */
+                            taskId: string | null;
+                            externalCallId: string | null;
+                            note: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "patients:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createRecallAttempt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                patientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channel": "phone",
+                 *       "outcome": "callback",
+                 *       "callbackAt": "2026-03-04T16:00:00Z",
+                 *       "externalCallId": "CA9f8e7d6c5b4a",
+                 *       "note": "Richiamare dopo le 17"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    channel: "phone" | "sms" | "whatsapp" | "email";
+                    /** @enum {string} */
+                    outcome: "booked" | "no_answer" | "voicemail" | "callback" | "declined" | "wrong_number" | "opted_out";
+                    /**
+                     * Format: uuid
+                     * @description With `booked` (required then): the patient’s appointment
+                     */
+                    appointmentId?: string;
+                    /**
+                     * Format: date-time
+                     * @description With `callback` (required then, in the future): when to call back
+                     * @example 2026-03-02T09:30:00Z
+                     */
+                    callbackAt?: string;
+                    /** @description The call’s id at the telephony provider: the attempt is recorded once per id */
+                    externalCallId?: string;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4b5c6d7e-8f9a-4b0c-9d1e-2f3a4b5c6d7e",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "channel": "phone",
+                     *       "outcome": "callback",
+                     *       "appointmentId": null,
+                     *       "callbackAt": "2026-03-04T16:00:00.000Z",
+                     *       "taskId": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "externalCallId": "CA9f8e7d6c5b4a",
+                     *       "note": "Richiamare dopo le 17",
+                     *       "createdAt": "2026-03-03T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /** @enum {string} */
+                        channel: "phone" | "sms" | "whatsapp" | "email";
+                        /** @enum {string} */
+                        outcome: "booked" | "no_answer" | "voicemail" | "callback" | "declined" | "wrong_number" | "opted_out";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        appointmentId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        callbackAt: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The `recall` task a callback created
+                         */
+                        taskId: string | null;
+                        externalCallId: string | null;
+                        note: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4b5c6d7e-8f9a-4b0c-9d1e-2f3a4b5c6d7e",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "channel": "phone",
+                     *       "outcome": "callback",
+                     *       "appointmentId": null,
+                     *       "callbackAt": "2026-03-04T16:00:00.000Z",
+                     *       "taskId": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                     *       "externalCallId": "CA9f8e7d6c5b4a",
+                     *       "note": "Richiamare dopo le 17",
+                     *       "createdAt": "2026-03-03T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /** @enum {string} */
+                        channel: "phone" | "sms" | "whatsapp" | "email";
+                        /** @enum {string} */
+                        outcome: "booked" | "no_answer" | "voicemail" | "callback" | "declined" | "wrong_number" | "opted_out";
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        appointmentId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        callbackAt: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The `recall` task a callback created
+                         */
+                        taskId: string | null;
+                        externalCallId: string | null;
+                        note: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "patients:write"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
+                     *         "details": {
+                     *           "reason": "external_call_id_used"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
                      *     }

@@ -63,7 +63,7 @@ export async function refreshWorklist(trx: Transaction, clinicId: string): Promi
         last_type = excluded.last_type, due_at = excluded.due_at, refreshed_at = excluded.refreshed_at
       RETURNING 1)
     SELECT count(*)::int AS n FROM fresh`.execute(trx);
-  await sql`DELETE FROM recall_worklist WHERE clinic_id = ${clinicId} AND refreshed_at < now()`.execute(trx);
+  await sql`DELETE FROM recall_worklist WHERE clinic_id = ${clinicId} AND refreshed_at < now()::timestamptz(3)`.execute(trx);
   return rows[0]!.n;
 }
 

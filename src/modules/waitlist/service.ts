@@ -209,7 +209,6 @@ export async function declineOffer(db: Db, actor: Actor, id: string): Promise<Wa
 export async function offerSlot(trx: Transaction, ctx: OfferContext, slot: FreedSlot, exceptPatientId: string | null): Promise<OfferRow | null> {
   const candidates = (await store.candidateEntries(trx, ctx.clinicId, slot, exceptPatientId)).filter((e) => fitsPreferences(e, slot.start, ctx.timeZone));
   if (candidates.length === 0) return null;
-  if (await store.slotBusy(trx, ctx.clinicId, slot)) return null;
   for (const entry of candidates) {
     const outcome = await store.insertOffer(trx, entry, slot);
     if (outcome.kind === 'entry_has_offer') continue;

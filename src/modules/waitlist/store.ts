@@ -10,7 +10,7 @@ import { lockScoped, findScoped } from '../../db/scoped.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { WaitlistEntriesTable, WaitlistOffersTable } from '../../db/tables/waitlist.js';
-import { busyTimes, type CalendarRow } from '../calendars/service.js';
+import { busyTimes, busyTimesQuery, type CalendarRow } from '../calendars/service.js';
 import { DEFAULT_OFFER_MINUTES, type OfferListQuery, type OfferStatus, type WaitlistListQuery } from './schema.js';
 
 export type EntryRow = Selectable<WaitlistEntriesTable>;
@@ -172,10 +172,14 @@ export async function convertedPatientOf(trx: Transaction, clinicId: string, lea
  * The open entries that may be offered this slot, in order of creation: of its calendar (an
  * active one, the slot beyond its minimum notice), for its doctor or any, whose window holds the
  * slot, that have no live offer and were not offered this slot before, and not `exceptPatientId`
- * (who gave it up). Preferences of days and parts of the day are the service's (fitsPreferences).
+ * (who gave it up); none while anything else takes the slot's time. Preferences of days and
+ * parts of the day are the service's (fitsPreferences).
  */
 export async function candidateEntries(trx: Transaction, clinicId: string, slot: FreedSlot, exceptPatientId: string | null): Promise<EntryRow[]> {
+  // The slot's time must be free of anything else (slotBusy), checked in the same statement: one round trip fewer per cancellation.
+  const busy = busyTimesQuery(trx, clinicId, slot.doctorId ? [slot.doctorId] : [], slot.chairId ? [slot.chairId] : [], slot.start, slot.end);
   const { rows } = await sql<EntryRow>`
+    WITH busy AS (${busy})
     SELECT e.* FROM waitlist_entries e
     JOIN calendars c ON c.id = e.calendar_id AND c.clinic_id = e.clinic_id
     WHERE e.clinic_id = ${clinicId} AND e.calendar_id = ${slot.calendarId} AND e.status = 'open'
@@ -187,6 +191,7 @@ export async function candidateEntries(trx: Transaction, clinicId: string, slot:
         SELECT 1 FROM waitlist_offers o
         WHERE o.clinic_id = e.clinic_id AND o.entry_id = e.id
           AND (o.status = 'offered' OR (o.calendar_id = ${slot.calendarId} AND o.start_at = ${slot.start})))
+      AND NOT EXISTS (SELECT 1 FROM busy)
     ORDER BY e.created_at, e.id
     LIMIT 200`.execute(trx);
   return rows;
