@@ -31959,6 +31959,8 @@ export interface operations {
                      */
                     facilityId: string | null;
                     /**
+                     * WaitlistOfferCreatedEventData
+                     * @description A freed slot offered to a waitlist entry: the slot is kept for it until `expiresAt`.
                      * @example {
                      *       "id": "6e2f1a9b-8c7d-4e5f-a0b1-c2d3e4f5a6b7",
                      *       "entryId": "0d3c9a5e-7b1f-4c2e-9a8d-6f5e4d3c2b1a",

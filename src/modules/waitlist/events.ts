@@ -21,6 +21,8 @@ export const OfferCreated = Type.Object(
   },
   {
     additionalProperties: false,
+    title: 'WaitlistOfferCreatedEventData',
+    description: 'A freed slot offered to a waitlist entry: the slot is kept for it until `expiresAt`.',
     examples: [
       {
         id: '6e2f1a9b-8c7d-4e5f-a0b1-c2d3e4f5a6b7',

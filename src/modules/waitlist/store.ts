@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
 import { keysetPage } from '../../db/keyset.js';
-import { lockScoped, findScoped } from '../../db/scoped.js';
+import { ApiError } from '../../core/errors.js';
+import { findScoped } from '../../db/scoped.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { WaitlistEntriesTable, WaitlistOffersTable } from '../../db/tables/waitlist.js';
@@ -69,8 +70,22 @@ export async function findEntry(db: Db, scope: TenantScope, id: string): Promise
   return findScoped(db, 'waitlist_entries', scope, id);
 }
 
+/**
+ * The entry locked FOR NO KEY UPDATE: an offer's insert for it (its foreign key takes KEY SHARE)
+ * does not wait for this lock, so a cancellation or reschedule holding a schedule lock never
+ * waits on an accept that waits for that schedule lock (no cycle of waits).
+ */
 export async function lockEntry(trx: Transaction, scope: TenantScope, id: string): Promise<EntryRow> {
-  return lockScoped(trx, 'waitlist_entries', scope, id);
+  const row = await trx
+    .selectFrom('waitlist_entries')
+    .selectAll()
+    .where('id', '=', id)
+    .where('clinic_id', '=', scope.clinicId)
+    .where(facilityVisible('facility_id', scope))
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound();
+  return row;
 }
 
 export async function listEntries(db: Db, actor: Actor, q: WaitlistListQuery): Promise<{ items: EntryRow[]; nextCursor: string | null }> {
