@@ -186,6 +186,8 @@ describe('isolation between clinics and facilities', () => {
         ['DELETE', `/v1/waitlist/${ids.waitlistEntry}`],
         ['POST', `/v1/waitlist-offers/${ids.offer}/accept`],
         ['POST', `/v1/waitlist-offers/${ids.offer}/decline`],
+        ['GET', `/v1/recalls/${ids.patient}/attempts`],
+        ['POST', `/v1/recalls/${ids.patient}/attempts`, { channel: 'phone', outcome: 'no_answer' }],
       ];
       for (const [method, path, body] of calls) {
         const res = await server.call(method, path, { token, body });
@@ -246,6 +248,7 @@ describe('isolation between clinics and facilities', () => {
         '/v1/voice/context?from=%2B393334242424',
         '/v1/waitlist?limit=200',
         '/v1/waitlist-offers?limit=200',
+        '/v1/recalls?limit=200',
       ]) {
         const res = await server.call('GET', path, { token });
         expect(res.status, `${who}: ${path}: ${res.text}`).toBe(200);
