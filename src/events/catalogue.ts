@@ -24,6 +24,7 @@ export const EVENT_SCOPES = {
   'conversation.message_received': 'messages:read',
   'conversation.handoff_requested': 'messages:read',
   'call.logged': 'calls:read',
+  'waitlist.offer_created': 'appointments:read',
 } as const;
 
 export type EventType = keyof typeof EVENT_SCOPES;

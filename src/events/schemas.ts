@@ -33,6 +33,7 @@ import { ConversationSchema } from '../modules/conversations/schema.js';
 import { LeadSchema } from '../modules/leads/schema.js';
 import { patientFields, PatientSchema } from '../modules/patients/schema.js';
 import { TaskSchema } from '../modules/tasks/schema.js';
+import { OfferCreated } from '../modules/waitlist/events.js';
 import { EVENT_SCOPES, SUBSCRIBABLE_EVENT_TYPES, type EventType } from './catalogue.js';
 
 /** Ids of the examples: one clinic's patient, facility, doctor… shared by every type, as a receiver would see them. */
@@ -379,6 +380,7 @@ export const EVENT_DATA_SCHEMAS = {
   'conversation.message_received': MessageReceived,
   'conversation.handoff_requested': HandoffRequested,
   'call.logged': CallLogged,
+  'waitlist.offer_created': OfferCreated,
   'events.skipped': EventsSkipped,
   'webhook.test': WebhookTest,
 } satisfies Record<EventType | 'events.skipped' | 'webhook.test', TSchema>;

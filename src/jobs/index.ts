@@ -5,6 +5,8 @@ import { documentJobs } from '../modules/documents/jobs.js';
 import { conversationJobs } from '../modules/conversations/jobs.js';
 import { webhookJobs } from '../modules/webhooks/jobs.js';
 import { purgeLapsedHolds } from '../modules/holds/service.js';
+import { expireOffers } from '../modules/waitlist/service.js';
+import { refreshRecallWorklists } from '../modules/recalls/service.js';
 import type { Job } from './scheduler.js';
 
 export function allJobs(): Job[] {
@@ -12,6 +14,10 @@ export function allJobs(): Job[] {
     { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: (ctx) => purgeIdempotencyKeys(ctx.db) },
     // A lapsed hold blocks nothing (every read filters on expires_at): this only keeps the table small.
     { name: 'purge-lapsed-holds', everyMs: 60 * 60_000, run: (ctx) => purgeLapsedHolds(ctx.db) },
+    // A lapsed offer keeps its slot until this passes it to the next waitlist entry.
+    { name: 'expire-waitlist-offers', everyMs: 30_000, run: (ctx) => expireOffers(ctx.db) },
+    // The recall worklist from completed visits; the list corrects at read time what changed since.
+    { name: 'refresh-recall-worklists', everyMs: 60 * 60_000, run: (ctx) => refreshRecallWorklists(ctx.db) },
     ...billingJobs(),
     ...conversationJobs(),
     ...documentJobs(),

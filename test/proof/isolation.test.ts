@@ -93,6 +93,20 @@ beforeAll(async () => {
   holdStart.setUTCHours(9, 0, 0, 0);
   ids.hold = ok(await as('POST', `/v1/calendars/${ids.calendar}/holds`, { start: holdStart.toISOString(), holderRef: 'iso-call' })).id;
   ids.handoff = ok(await as('POST', '/v1/voice/handoffs', { callId: 'iso-call', reason: 'other', patientId: ids.patient, facilityId: f1 })).id;
+  // The waitlist (issue 36): the lead waits for the calendar, and the patient's cancelled slot is offered to it.
+  ids.waitlistEntry = ok(
+    await as('POST', '/v1/waitlist', {
+      leadId: ids.lead,
+      calendarId: ids.calendar,
+      latest: new Date(Date.now() + 20 * 86_400_000).toISOString(),
+      channel: 'phone',
+    }),
+  ).id;
+  const freed = ok(
+    await as('POST', '/v1/appointments', { calendarId: ids.calendar, patientId: ids.patient, start: new Date(holdStart.getTime() + 86_400_000).toISOString() }),
+  ).id;
+  ok(await as('POST', `/v1/appointments/${freed}/cancel`));
+  ids.offer = ok(await as('GET', `/v1/waitlist-offers?entryId=${ids.waitlistEntry}`)).data[0].id;
   const events = await server.ctx.db.selectFrom('events').select('id').where('clinic_id', '=', owner.clinicId).execute();
   expect(events.length).toBeGreaterThan(3);
   ids.events = events.map((e) => e.id).join(',');
@@ -119,6 +133,7 @@ describe('isolation between clinics and facilities', () => {
       `/v1/calendars/${ids.calendar}`,
       `/v1/doctors/${ids.doctor}`,
       `/v1/calendars/${ids.calendar}/availability`,
+      `/v1/waitlist/${ids.waitlistEntry}`,
     ]) {
       expect((await server.call('GET', path, { token: owner.token })).status, path).toBe(200);
     }
@@ -168,6 +183,12 @@ describe('isolation between clinics and facilities', () => {
         ],
         ['DELETE', `/v1/holds/${ids.hold}`],
         ['GET', `/v1/doctors/${ids.doctor}`],
+        ['GET', `/v1/waitlist/${ids.waitlistEntry}`],
+        ['DELETE', `/v1/waitlist/${ids.waitlistEntry}`],
+        ['POST', `/v1/waitlist-offers/${ids.offer}/accept`],
+        ['POST', `/v1/waitlist-offers/${ids.offer}/decline`],
+        ['GET', `/v1/recalls/${ids.patient}/attempts`],
+        ['POST', `/v1/recalls/${ids.patient}/attempts`, { channel: 'phone', outcome: 'no_answer' }],
       ];
       for (const [method, path, body] of calls) {
         const res = await server.call(method, path, { token, body });
@@ -226,6 +247,9 @@ describe('isolation between clinics and facilities', () => {
         '/v1/chairs?limit=200',
         '/v1/facilities?limit=200',
         '/v1/voice/context?from=%2B393334242424',
+        '/v1/waitlist?limit=200',
+        '/v1/waitlist-offers?limit=200',
+        '/v1/recalls?limit=200',
       ]) {
         const res = await server.call('GET', path, { token });
         expect(res.status, `${who}: ${path}: ${res.text}`).toBe(200);

@@ -8,6 +8,11 @@ export const operations = {
     "path": "/treatment-plans/{id}/accept",
     "idempotent": false
   },
+  "acceptWaitlistOffer": {
+    "method": "post",
+    "path": "/waitlist-offers/{id}/accept",
+    "idempotent": false
+  },
   "archiveDocument": {
     "method": "delete",
     "path": "/documents/{id}",
@@ -53,6 +58,11 @@ export const operations = {
     "path": "/patients",
     "idempotent": true
   },
+  "createRecallAttempt": {
+    "method": "post",
+    "path": "/recalls/{patientId}/attempts",
+    "idempotent": true
+  },
   "createSlotHold": {
     "method": "post",
     "path": "/calendars/{id}/holds",
@@ -73,10 +83,25 @@ export const operations = {
     "path": "/voice/handoffs",
     "idempotent": true
   },
+  "createWaitlistEntry": {
+    "method": "post",
+    "path": "/waitlist",
+    "idempotent": true
+  },
   "createWebhookEndpoint": {
     "method": "post",
     "path": "/webhook-endpoints",
     "idempotent": true
+  },
+  "declineWaitlistOffer": {
+    "method": "post",
+    "path": "/waitlist-offers/{id}/decline",
+    "idempotent": false
+  },
+  "deleteWaitlistEntry": {
+    "method": "delete",
+    "path": "/waitlist/{id}",
+    "idempotent": false
   },
   "deleteWebhookEndpoint": {
     "method": "delete",
@@ -173,6 +198,11 @@ export const operations = {
     "path": "/voice/context",
     "idempotent": false
   },
+  "getWaitlistEntry": {
+    "method": "get",
+    "path": "/waitlist/{id}",
+    "idempotent": false
+  },
   "getWebhookDelivery": {
     "method": "get",
     "path": "/webhook-deliveries/{id}",
@@ -248,6 +278,16 @@ export const operations = {
     "path": "/payments",
     "idempotent": false
   },
+  "listRecallAttempts": {
+    "method": "get",
+    "path": "/recalls/{patientId}/attempts",
+    "idempotent": false
+  },
+  "listRecalls": {
+    "method": "get",
+    "path": "/recalls",
+    "idempotent": false
+  },
   "listStaffProfiles": {
     "method": "get",
     "path": "/staff-profiles",
@@ -261,6 +301,16 @@ export const operations = {
   "listTreatmentPlans": {
     "method": "get",
     "path": "/treatment-plans",
+    "idempotent": false
+  },
+  "listWaitlistEntries": {
+    "method": "get",
+    "path": "/waitlist",
+    "idempotent": false
+  },
+  "listWaitlistOffers": {
+    "method": "get",
+    "path": "/waitlist-offers",
     "idempotent": false
   },
   "listWebhookDeliveries": {

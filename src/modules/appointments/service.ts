@@ -18,6 +18,7 @@ import { prepared } from '../../db/prepared-statements.js';
 import { AFTER_9999, APPOINTMENT_JSON, withYearsAfter9999 } from './list-json.js';
 import { MOVABLE, STATUS_EVENTS, TRANSITIONS, eventData, overlapReason, type AppointmentRow, type AppointmentOrigin, type AppointmentStatus } from './model.js';
 import type { AppointmentChanges, ListQuery, NewAppointment } from './schema.js';
+import { offerFreedTime } from '../waitlist/service.js';
 
 export type { ListQuery } from './schema.js';
 
@@ -338,7 +339,11 @@ export async function updateAppointment(db: Db, actor: Actor, id: string, input:
         .where('id', '=', current.id)
         .returningAll()
         .executeTakeFirstOrThrow();
-      if (moved) await recordRescheduled(trx, actor, current, row);
+      if (moved) {
+        await recordRescheduled(trx, actor, current, row);
+        // The old time is free at once, and offered to the waitlist in this transaction (issue 36).
+        await offerFreedTime(trx, actor, current, row);
+      }
       return row;
     }),
   );
@@ -391,6 +396,8 @@ export async function setStatusInTx(
     .executeTakeFirstOrThrow();
   const type = STATUS_EVENTS[status as keyof typeof STATUS_EVENTS];
   if (type) await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type, facilityId: row.facility_id, data: eventData(row) });
+  // A cancellation frees its time: the waitlist is offered it in this transaction (issue 36).
+  await offerFreedTime(trx, actor, current, row);
   return row;
 }
 

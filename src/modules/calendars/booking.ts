@@ -27,6 +27,7 @@ import { prepared } from '../../db/prepared-statements.js';
 import { withCommitInLast } from '../../db/then-commit.js';
 import { agentOrigin, bookingChannel, type Actor } from '../../core/actor.js';
 import type { SlotHoldsTable } from '../../db/tables/agenda.js';
+import { offerFreedTime } from '../waitlist/service.js';
 
 const ALTERNATIVES = 5;
 const ALTERNATIVES_SPAN_MS = 14 * 86_400_000;
@@ -473,6 +474,8 @@ export async function rescheduleAppointmentViaApi(db: Db, actor: Actor, id: stri
           .returningAll()
           .executeTakeFirstOrThrow();
         await recordRescheduled(trx, actor, current, row);
+        // The old time is free at once, and offered to the waitlist in this transaction (issue 36).
+        await offerFreedTime(trx, actor, current, row);
         return row;
       }),
   );

@@ -259,6 +259,8 @@ export interface SlotOptions {
   excludeAppointmentId?: string;
   /** The hold being booked: its own time is free. */
   excludeHoldId?: string;
+  /** The waitlist offer being accepted: its own time is free. */
+  excludeOfferId?: string;
   /** The instant the calendar's notice and horizon are measured from (a live hold's creation); default now. */
   now?: Date;
 }
@@ -273,8 +275,8 @@ export interface BusyTime {
 }
 
 /**
- * Time taken on these doctors or chairs in [from, to): appointments that hold time and live
- * slot holds (src/modules/holds), in one query.
+ * Time taken on these doctors or chairs in [from, to): appointments that hold time, live
+ * slot holds (src/modules/holds) and live waitlist offers (src/modules/waitlist), in one query.
  */
 export async function busyTimes(...args: Parameters<typeof busyTimesQuery>): Promise<BusyTime[]> {
   return (await busyTimesQuery(...args).execute()) as BusyTime[];
@@ -288,7 +290,7 @@ export function busyTimesQuery(
   chairs: readonly string[],
   from: Date,
   to: Date,
-  opts: Pick<SlotOptions, 'excludeAppointmentId' | 'excludeHoldId'> = {},
+  opts: Pick<SlotOptions, 'excludeAppointmentId' | 'excludeHoldId' | 'excludeOfferId'> = {},
 ) {
   const people = sql<SqlBool>`(doctor_id = ANY(${[...doctors]}::uuid[]) OR chair_id = ANY(${[...chairs]}::uuid[]))`;
   // Appointments through the GiST indexes of the overlap constraints (migration 0020): one
@@ -316,5 +318,16 @@ export function busyTimesQuery(
     .where('end_at', '>', from)
     .where(people);
   if (opts.excludeHoldId) holds = holds.where('id', '<>', opts.excludeHoldId);
-  return appointments.unionAll(holds as never);
+  // A live waitlist offer keeps its slot like a hold (src/modules/waitlist): until it is
+  // accepted, declined or passed on by the expiry job, nobody else books or holds that time.
+  let offers = db
+    .selectFrom('waitlist_offers')
+    .select(['doctor_id', 'chair_id', 'start_at', 'end_at', 'expires_at'])
+    .where('clinic_id', '=', clinicId)
+    .where('status', '=', 'offered')
+    .where('start_at', '<', to)
+    .where('end_at', '>', from)
+    .where(people);
+  if (opts.excludeOfferId) offers = offers.where('id', '<>', opts.excludeOfferId);
+  return appointments.unionAll(holds as never).unionAll(offers as never);
 }

@@ -5,6 +5,7 @@ import { registerAgendaAdminRoutes } from './agenda.js';
 import { registerDemoAdminRoutes } from './demo.js';
 import { registerEventAdminRoutes } from './events.js';
 import { registerKeyRoutes } from './keys.js';
+import { registerOutboundAdminRoutes } from './outbound.js';
 import { registerPeopleAdminRoutes } from './people.js';
 import { registerTenantRoutes } from './tenants.js';
 
@@ -15,4 +16,5 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
   registerAgendaAdminRoutes(app, ctx);
   registerEventAdminRoutes(app, ctx);
   registerDemoAdminRoutes(app, ctx);
+  registerOutboundAdminRoutes(app, ctx);
 }

@@ -18,7 +18,9 @@ import { registerInvoiceRoutes } from './invoices.js';
 import { registerPaymentPlanRoutes } from './payment-plans.js';
 import { registerPaymentRoutes } from './payments.js';
 import { registerTaskRoutes } from './tasks.js';
+import { registerRecallRoutes } from './recalls.js';
 import { registerTreatmentPlanRoutes } from './treatment-plans.js';
+import { registerWaitlistRoutes } from './waitlist.js';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
 import { registerWebhookEndpointRoutes } from './webhook-endpoints.js';
 
@@ -43,4 +45,6 @@ export function registerV1Routes(app: App, ctx: AppContext): void {
   registerEventRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);
   registerAgentToolRoutes(app);
+  registerWaitlistRoutes(app, ctx);
+  registerRecallRoutes(app, ctx);
 }

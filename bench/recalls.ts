@@ -1,0 +1,166 @@
+/**
+ * Outbound benchmark (issue 36): `npm run bench:recalls [-- options]`.
+ *
+ * 1. GET /v1/recalls (first page of 50, most overdue first) on a clinic of `--patients=100000`
+ *    patients, each with a completed check-up 1-24 months ago and a fifth of them with a future
+ *    check-up booked (so the list's read-time checks have rows to skip): `--reads=300` requests
+ *    one after another, p50 / p95 / p99 / max. Target: p99 under 50 ms.
+ * 2. Cancellations through POST /v1/appointments/{id}/cancel, alternated: one on a calendar with
+ *    nobody waiting (a plain cancellation), one on a calendar whose waitlist gets an offer of the
+ *    freed slot; `--cancels=200` of each. Target: the offer adds under 10 ms at p99.
+ *
+ * The service runs in this process (HTTP on 127.0.0.1, requests sequential, so the loop is not
+ * shared with concurrent callers). `--engines=pglite,postgres` (postgres needs DATABASE_URL; a
+ * database of its own is created and dropped).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { request } from 'undici';
+import { buildApp } from '../src/app.js';
+import { closeContext, createContext } from '../src/bootstrap.js';
+import { testConfig } from '../src/config.js';
+import { actorEnvironment } from '../src/context.js';
+import { SILENT_LOGGER } from '../src/core/actor.js';
+import { createApiKey } from '../src/modules/auth/keys-service.js';
+import { bookAppointment } from '../src/modules/calendars/booking.js';
+import { createCalendar } from '../src/modules/calendars/service.js';
+import { backOfficeActor } from '../src/modules/clinics/actor.js';
+import { createDoctor } from '../src/modules/clinics/service.js';
+import { setRecallRules } from '../src/modules/recalls/service.js';
+import { createEntry } from '../src/modules/waitlist/service.js';
+import { BENCH_LIMITS } from './lib/constants.js';
+import { dedicatedDatabase, machine } from './lib/harness.js';
+import { seedClinic } from './lib/seed.js';
+
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k!, v ?? '1'];
+  }),
+);
+const PATIENTS = Number(args.patients ?? 100_000);
+const READS = Number(args.reads ?? 300);
+const CANCELS = Number(args.cancels ?? 200);
+const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'pglite,postgres' : 'pglite')).split(',');
+const DAY = [{ open: '00:00', close: '24:00' }];
+const ALL_WEEK = { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY };
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+const summary = (xs: number[]) =>
+  `p50 ${pct(xs, 50).toFixed(2)} ms, p95 ${pct(xs, 95).toFixed(2)} ms, p99 ${pct(xs, 99).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms`;
+
+async function timed(method: 'GET' | 'POST', url: string, token: string): Promise<number> {
+  const t = process.hrtime.bigint();
+  const res = await request(url, { method, headers: { authorization: `Bearer ${token}` } });
+  await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode}`);
+  return Number(process.hrtime.bigint() - t) / 1e6;
+}
+
+async function runEngine(engine: string): Promise<void> {
+  const pg = engine === 'postgres' ? await dedicatedDatabase(process.env.DATABASE_URL!, 'bench_recalls') : null;
+  const dataDir = pg ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-bench-recalls-'));
+  const ctx = await createContext(testConfig({ databaseUrl: pg?.url ?? null, dataDir: dataDir ?? './data', logLevel: 'silent' }));
+  try {
+    const seedStart = Date.now();
+    const s = await seedClinic(ctx.db, 1, 0);
+    const clinicId = s.clinicId;
+    await sql`INSERT INTO patients (id, clinic_id, facility_id, first_name, last_name, phone)
+      SELECT gen_random_uuid(), ${clinicId}, ${s.facilityId}, 'Paziente', 'N' || i, '+39333' || lpad(i::text, 7, '0')
+      FROM generate_series(1, ${PATIENTS}) AS i`.execute(ctx.db);
+    // A completed check-up 1-24 months ago for everyone; a future one for every fifth patient.
+    await sql`INSERT INTO appointments (id, clinic_id, patient_id, facility_id, start_at, end_at, status, type, origin)
+      SELECT gen_random_uuid(), clinic_id, id, facility_id, now() - make_interval(days => 30 + (abs(hashtext(id::text)) % 700)),
+        now() - make_interval(days => 30 + (abs(hashtext(id::text)) % 700)) + interval '30 minutes', 'completed', 'checkup', 'manual'
+      FROM patients WHERE clinic_id = ${clinicId}`.execute(ctx.db);
+    await sql`INSERT INTO appointments (id, clinic_id, patient_id, facility_id, start_at, end_at, status, type, origin)
+      SELECT gen_random_uuid(), clinic_id, id, facility_id, now() + make_interval(days => 5 + (abs(hashtext(id::text)) % 50)),
+        now() + make_interval(days => 5 + (abs(hashtext(id::text)) % 50)) + interval '30 minutes', 'scheduled', 'checkup', 'manual'
+      FROM patients WHERE clinic_id = ${clinicId} AND abs(hashtext(id::text)) % 5 = 0`.execute(ctx.db);
+    await setRecallRules(ctx.db, clinicId, {
+      categories: ['recall'],
+      types: ['checkup'],
+      intervalMonths: 6,
+      maxAttemptsPerWeek: 3,
+      quietStart: '00:00',
+      quietEnd: '00:00',
+    });
+
+    // Two calendars of one doctor each for the cancellations; the second has a waitlist.
+    const actor = await backOfficeActor(ctx.db, clinicId, actorEnvironment(ctx), 'bench-seed', SILENT_LOGGER);
+    const calendar = async (name: string) => {
+      const doctor = await createDoctor(ctx.db, clinicId, { firstName: 'Medico', lastName: name, facilityId: s.facilityId });
+      return createCalendar(ctx.db, actor, {
+        facilityId: s.facilityId,
+        name,
+        slotMinutes: 30,
+        workingHours: ALL_WEEK,
+        doctorIds: [doctor.id],
+        horizonDays: 60,
+      });
+    };
+    const [plain, waited] = [await calendar('Senza attesa'), await calendar('Con lista d’attesa')];
+    const patients = (
+      await ctx.db
+        .selectFrom('patients')
+        .select('id')
+        .where('clinic_id', '=', clinicId)
+        .limit(3 * CANCELS)
+        .execute()
+    ).map((p) => p.id);
+    const booked: Record<'plain' | 'offer', string[]> = { plain: [], offer: [] };
+    for (let i = 0; i < CANCELS; i++) {
+      const start = new Date(Date.now() + (2 + Math.floor(i / 40)) * 86_400_000);
+      start.setUTCHours(4, 0, 0, 0);
+      start.setTime(start.getTime() + (i % 40) * 1_800_000);
+      booked.plain.push((await bookAppointment(ctx.db, actor, { calendarId: plain.id, patientId: patients[i]!, start: start.toISOString() })).id);
+      booked.offer.push((await bookAppointment(ctx.db, actor, { calendarId: waited.id, patientId: patients[CANCELS + i]!, start: start.toISOString() })).id);
+      await createEntry(ctx.db, actor, {
+        patientId: patients[2 * CANCELS + i]!,
+        calendarId: waited.id,
+        latest: new Date(Date.now() + 59 * 86_400_000).toISOString(),
+        channel: 'phone',
+      });
+    }
+    await sql`ANALYZE`.execute(ctx.db);
+    const seedSeconds = (Date.now() - seedStart) / 1000;
+
+    const key = await createApiKey(ctx.db, clinicId, { name: 'bench', scopes: ['patients:read', 'patients:write', 'appointments:read', 'appointments:write'] });
+    const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v1`;
+    try {
+      for (let i = 0; i < 20; i++) await timed('GET', `${base}/recalls?limit=50`, key.token);
+      const reads: number[] = [];
+      for (let i = 0; i < READS; i++) reads.push(await timed('GET', `${base}/recalls?limit=50`, key.token));
+      const cancels: Record<'plain' | 'offer', number[]> = { plain: [], offer: [] };
+      for (let i = 0; i < CANCELS; i++) {
+        for (const kind of i % 2 ? (['plain', 'offer'] as const) : (['offer', 'plain'] as const))
+          cancels[kind].push(await timed('POST', `${base}/appointments/${booked[kind][i]}/cancel`, key.token));
+      }
+      const offers = await ctx.db
+        .selectFrom('waitlist_offers')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('clinic_id', '=', clinicId)
+        .executeTakeFirstOrThrow();
+      console.log(`\n${ctx.database.engine}: ${PATIENTS} patients, seeded in ${seedSeconds.toFixed(1)} s`);
+      console.log(`  GET /v1/recalls (first page of 50), ${READS} requests: ${summary(reads)}`);
+      console.log(`  cancel, nobody waiting, ${CANCELS}: ${summary(cancels.plain)}`);
+      console.log(`  cancel with an offer, ${CANCELS} (${offers.n} offers made): ${summary(cancels.offer)}`);
+      console.log(
+        `  added by the offer: p50 ${(pct(cancels.offer, 50) - pct(cancels.plain, 50)).toFixed(2)} ms, p99 ${(pct(cancels.offer, 99) - pct(cancels.plain, 99)).toFixed(2)} ms`,
+      );
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await closeContext(ctx);
+    await pg?.drop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+console.log(machine());
+for (const engine of ENGINES) await runEngine(engine);
