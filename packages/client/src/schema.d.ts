@@ -2538,7 +2538,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook destination
-         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
+         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. `signatureScheme` (default `service`, the spec’s `X-Service-Signature`) may be `standard` for Standard Webhooks headers that its libraries verify. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
          *
          *     Scopes: `webhooks:write` and the scope of each chosen event.
          *
@@ -2551,7 +2551,7 @@ export interface paths {
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H "Idempotency-Key: $(uuidgen)" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia."}'
+         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia.","signatureScheme":"service"}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
@@ -2566,7 +2566,8 @@ export interface paths {
          *         "events": [
          *           "patient.created"
          *         ],
-         *         "description": "Il paziente chiede un appuntamento per una pulizia."
+         *         "description": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "signatureScheme": "service"
          *       },
          *     });
          *     ```
@@ -2641,7 +2642,9 @@ export interface paths {
         head?: never;
         /**
          * Change or switch a webhook destination on or off
-         * @description `enabled: true` switches a destination back on (also one switched off with `too_many_failures`; its count of discarded deliveries restarts at 0); `enabled: false` switches it off (`disabledReason` null). Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.
+         * @description `enabled: true` switches a destination back on (also one switched off with `too_many_failures`; its count of discarded deliveries restarts at 0); `enabled: false` switches it off (`disabledReason` null). Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). `signatureScheme` switches how the next attempts are signed (`standard` needs a secret made or rotated since secrets are standard base64: else `409 conflict` reason `secret_rotation_required`). Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.
+         *
+         *     Reasons: `409 conflict` `secret_rotation_required` (`details.reason`; the list is closed).
          *
          *     Scopes: `webhooks:write`.
          *
@@ -2651,7 +2654,7 @@ export interface paths {
          *     curl -s -X PATCH "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia.","enabled":true}'
+         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia.","enabled":true,"signatureScheme":"service"}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`)
@@ -2668,7 +2671,8 @@ export interface paths {
          *           "patient.created"
          *         ],
          *         "description": "Il paziente chiede un appuntamento per una pulizia.",
-         *         "enabled": true
+         *         "enabled": true,
+         *         "signatureScheme": "service"
          *       },
          *     });
          *     ```
@@ -2687,7 +2691,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret
-         * @description Creates a new secret, returned only in this response. The old one keeps signing for `overlapMinutes` (0-10080, default 1440; 0 = it stops at once): meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>`. `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.
+         * @description Creates a new secret, returned only in this response. The old one keeps signing for `overlapMinutes` (0-10080, default 1440; 0 = it stops at once): meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>` (Standard Webhooks: `v1,<new> v1,<old>`). `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.
          *
          *     Scopes: `webhooks:write`.
          *
@@ -21876,6 +21880,7 @@ export interface operations {
                      *             "testo"
                      *           ],
                      *           "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "signatureScheme": "service",
                      *           "enabled": true,
                      *           "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
                      *           "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
@@ -21896,6 +21901,12 @@ export interface operations {
                             url: string;
                             events: string[];
                             description: string | null;
+                            /**
+                             * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                             * @example service
+                             * @enum {string}
+                             */
+                            signatureScheme: "service" | "standard";
                             enabled: boolean;
                             /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
                             disabledReason: string | null;
@@ -22090,7 +22101,8 @@ export interface operations {
                  *       "events": [
                  *         "patient.created"
                  *       ],
-                 *       "description": "Il paziente chiede un appuntamento per una pulizia."
+                 *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                 *       "signatureScheme": "service"
                  *     }
                  */
                 "application/json": {
@@ -22103,6 +22115,12 @@ export interface operations {
                     events: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged")[];
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
+                    /**
+                     * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                     * @example service
+                     * @enum {string}
+                     */
+                    signatureScheme?: "service" | "standard";
                 };
             };
         };
@@ -22125,6 +22143,7 @@ export interface operations {
                      *         "testo"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "signatureScheme": "service",
                      *       "enabled": true,
                      *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
@@ -22142,6 +22161,12 @@ export interface operations {
                         url: string;
                         events: string[];
                         description: string | null;
+                        /**
+                         * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @example service
+                         * @enum {string}
+                         */
+                        signatureScheme: "service" | "standard";
                         enabled: boolean;
                         /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
                         disabledReason: string | null;
@@ -22392,6 +22417,7 @@ export interface operations {
                      *         "testo"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "signatureScheme": "service",
                      *       "enabled": true,
                      *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
@@ -22408,6 +22434,12 @@ export interface operations {
                         url: string;
                         events: string[];
                         description: string | null;
+                        /**
+                         * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @example service
+                         * @enum {string}
+                         */
+                        signatureScheme: "service" | "standard";
                         enabled: boolean;
                         /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
                         disabledReason: string | null;
@@ -22826,7 +22858,8 @@ export interface operations {
                  *         "patient.created"
                  *       ],
                  *       "description": "Il paziente chiede un appuntamento per una pulizia.",
-                 *       "enabled": true
+                 *       "enabled": true,
+                 *       "signatureScheme": "service"
                  *     }
                  */
                 "application/json": {
@@ -22840,6 +22873,12 @@ export interface operations {
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
                     enabled?: boolean;
+                    /**
+                     * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                     * @example service
+                     * @enum {string}
+                     */
+                    signatureScheme?: "service" | "standard";
                 };
             };
         };
@@ -22862,6 +22901,7 @@ export interface operations {
                      *         "testo"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "signatureScheme": "service",
                      *       "enabled": true,
                      *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
@@ -22878,6 +22918,12 @@ export interface operations {
                         url: string;
                         events: string[];
                         description: string | null;
+                        /**
+                         * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @example service
+                         * @enum {string}
+                         */
+                        signatureScheme: "service" | "standard";
                         enabled: boolean;
                         /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
                         disabledReason: string | null;
@@ -23017,9 +23063,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "secret_rotation_required"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -23148,6 +23194,7 @@ export interface operations {
                      *         "testo"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "signatureScheme": "service",
                      *       "enabled": true,
                      *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
@@ -23165,6 +23212,12 @@ export interface operations {
                         url: string;
                         events: string[];
                         description: string | null;
+                        /**
+                         * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @example service
+                         * @enum {string}
+                         */
+                        signatureScheme: "service" | "standard";
                         enabled: boolean;
                         /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
                         disabledReason: string | null;

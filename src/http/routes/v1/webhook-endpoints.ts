@@ -41,6 +41,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         description:
           'Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. ' +
           'Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. ' +
+          '`signatureScheme` (default `service`, the spec’s `X-Service-Signature`) may be `standard` for Standard Webhooks headers that its libraries verify. ' +
           'The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. ' +
           `At most ${MAX_ENDPOINTS_PER_CLINIC} destinations per clinic: one more is \`409 conflict\` reason \`endpoint_limit\`. ` +
           'With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).\n\n' +
@@ -108,13 +109,14 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         description:
           '`enabled: true` switches a destination back on (also one switched off with `too_many_failures`; its count of discarded deliveries restarts at 0); `enabled: false` switches it off (`disabledReason` null). ' +
           'Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). ' +
+          '`signatureScheme` switches how the next attempts are signed (`standard` needs a secret made or rotated since secrets are standard base64: else `409 conflict` reason `secret_rotation_required`). ' +
           'Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.',
         params: IdParams,
         headers: IfMatchHeaders,
         body: WebhookEndpointChangesSchema,
         response: { 200: WebhookEndpointSchema },
       },
-      config: { scopes: ['webhooks:write'], errorStatuses: [409] },
+      config: { reasons: WEBHOOK_REASONS.updateEndpoint, scopes: ['webhooks:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
       const { view, version } = await updateEndpoint(ctx.db, request.actor, policy, request.params.id, request.body, expectedVersion(request));
@@ -153,7 +155,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         summary: 'Rotate the signing secret',
         description:
           'Creates a new secret, returned only in this response. The old one keeps signing for `overlapMinutes` (0-10080, default 1440; 0 = it stops at once): ' +
-          'meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>`. `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. ' +
+          'meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>` (Standard Webhooks: `v1,<new> v1,<old>`). `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. ' +
           'Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.',
         params: IdParams,
         headers: IdempotencyHeaders,
