@@ -2766,6 +2766,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a time range of events again
+         * @description Recovery after a receiver was down: queues one new delivery (new delivery id, usual retries) for every event of `[from, to)` the destination would receive now (its event types, and what its creating key sees), and answers `202` with the count. `from` must be within the last 30 days (the events kept) and before `to`, else `400`. At most 10000 events per call: more is `409 conflict` reason `replay_too_large` and nothing is queued; replay shorter ranges one after the other. Idempotent: an event whose delivery to this destination is still pending or being sent is not queued again (`alreadyPending`), so the same range twice adds nothing while the first deliveries wait; once they are finished, the same range sends them again (deduplicate on `eventId`). With `Idempotency-Key`, a retry gets the first answer. A switched-off destination is `409` reason `endpoint_disabled`; one whose creating key is no longer active, `key_inactive`. A test clinic’s replayed deliveries are recorded `test_mode` and nothing is sent.
+         *
+         *     Reasons: `409 conflict` `endpoint_disabled`, `key_inactive`, `replay_too_large` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/replay" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"from":"2026-03-02T08:00:00Z","to":"2026-03-02T12:00:00Z"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('replayWebhookEndpoint', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "from": "2026-03-02T08:00:00Z",
+         *         "to": "2026-03-02T12:00:00Z"
+         *       },
+         *     });
+         *     ```
+         */
+        post: operations["replayWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -23613,6 +23662,310 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replayWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-03-02T08:00:00Z",
+                 *       "to": "2026-03-02T12:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description First instant of the range (events with `createdAt` ≥ from), within the last 30 days
+                     * @example 2026-03-02T08:00:00Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description End of the range, excluded (events with `createdAt` < to), after `from`
+                     * @example 2026-03-02T12:00:00Z
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "from": "2026-03-02T09:30:00.000Z",
+                     *       "to": "2026-03-02T09:30:00.000Z",
+                     *       "queued": 1,
+                     *       "alreadyPending": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        endpointId: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        to: string;
+                        /** @description New deliveries queued: one per event of the range the destination would receive (0-10000) */
+                        queued: number;
+                        /** @description Events of the range whose delivery to this destination is still pending or being sent: not queued again */
+                        alreadyPending: number;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "webhooks:write"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
+                     *         "details": {
+                     *           "reason": "endpoint_disabled"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
                      *         "details": null,
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }

@@ -206,3 +206,27 @@ export const TriggeredEventSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** POST /v1/webhook-endpoints/{id}/replay: the range of events to send again. */
+export const ReplayRequestSchema = Type.Object(
+  {
+    from: InputTimestamp({
+      description: 'First instant of the range (events with `createdAt` ≥ from), within the last 30 days',
+      examples: ['2026-03-02T08:00:00Z'],
+    }),
+    to: InputTimestamp({ description: 'End of the range, excluded (events with `createdAt` < to), after `from`', examples: ['2026-03-02T12:00:00Z'] }),
+  },
+  { additionalProperties: false },
+);
+export type ReplayRequest = Static<typeof ReplayRequestSchema>;
+export const ReplayResultSchema = Type.Object(
+  {
+    endpointId: Uuid(),
+    from: OutputTimestamp(),
+    to: OutputTimestamp(),
+    queued: Type.Integer({ description: 'New deliveries queued: one per event of the range the destination would receive (0-10000)' }),
+    alreadyPending: Type.Integer({ description: 'Events of the range whose delivery to this destination is still pending or being sent: not queued again' }),
+  },
+  { additionalProperties: false, title: 'WebhookReplay' },
+);
+export type ReplayResult = Static<typeof ReplayResultSchema>;

@@ -12,6 +12,7 @@ import {
   updateEndpoint,
 } from '../../../modules/webhooks/destinations.js';
 import { sendTestEvent } from '../../../modules/webhooks/deliveries.js';
+import { REPLAY_LIMIT, replayEvents } from '../../../modules/webhooks/replay.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams, IfMatchHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
@@ -20,6 +21,8 @@ import {
   WebhookEndpointSchema,
   WebhookEndpointWithSecret,
   NewWebhookEndpointSchema,
+  ReplayRequestSchema,
+  ReplayResultSchema,
   RotateSecretSchema,
   WebhookEndpointChangesSchema,
   WebhookEndpointListSchema,
@@ -198,5 +201,29 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       const { row } = await getEndpoint(ctx.db, request.actor, request.params.id);
       return sendTestEvent(row, request.actor, ctx.config);
     },
+  );
+
+  app.post(
+    '/v1/webhook-endpoints/:id/replay',
+    {
+      schema: {
+        operationId: 'replayWebhookEndpoint',
+        tags: ['Webhooks and events'],
+        summary: 'Send a time range of events again',
+        description:
+          'Recovery after a receiver was down: queues one new delivery (new delivery id, usual retries) for every event of `[from, to)` the destination would receive now ' +
+          '(its event types, and what its creating key sees), and answers `202` with the count. `from` must be within the last 30 days (the events kept) and before `to`, else `400`. ' +
+          `At most ${REPLAY_LIMIT} events per call: more is \`409 conflict\` reason \`replay_too_large\` and nothing is queued; replay shorter ranges one after the other. ` +
+          'Idempotent: an event whose delivery to this destination is still pending or being sent is not queued again (`alreadyPending`), so the same range twice adds nothing while the first deliveries wait; ' +
+          'once they are finished, the same range sends them again (deduplicate on `eventId`). With `Idempotency-Key`, a retry gets the first answer. ' +
+          'A switched-off destination is `409` reason `endpoint_disabled`; one whose creating key is no longer active, `key_inactive`. A test clinic’s replayed deliveries are recorded `test_mode` and nothing is sent.',
+        params: IdParams,
+        headers: IdempotencyHeaders,
+        body: ReplayRequestSchema,
+        response: { 202: ReplayResultSchema },
+      },
+      config: { reasons: WEBHOOK_REASONS.replay, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },
+    },
+    async (request, reply) => reply.status(202).send(await replayEvents(ctx.db, request.actor, request.params.id, request.body)),
   );
 }
