@@ -243,7 +243,7 @@ export interface paths {
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H "Idempotency-Key: $(uuidgen)" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"firstName":"Mario","lastName":"Rossi","email":"mario.rossi@example.com","phone":"+393331234567","source":"social_media","sourceDetail":"testo","status":"new","notes":"Il paziente chiede un appuntamento per una pulizia.","assignedTo":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","estimatedValue":1,"nextFollowUpAt":"2026-03-02T09:30:00Z","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *       -d '{"firstName":"Mario","lastName":"Rossi","email":"mario.rossi@example.com","phone":"+393331234567","source":"social_media","sourceDetail":"Google Ads, campagna impianti Milano","status":"new","notes":"Il paziente chiede un appuntamento per una pulizia.","assignedTo":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","estimatedValue":1,"nextFollowUpAt":"2026-03-02T09:30:00Z","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
@@ -259,7 +259,7 @@ export interface paths {
          *         "email": "mario.rossi@example.com",
          *         "phone": "+393331234567",
          *         "source": "social_media",
-         *         "sourceDetail": "testo",
+         *         "sourceDetail": "Google Ads, campagna impianti Milano",
          *         "status": "new",
          *         "notes": "Il paziente chiede un appuntamento per una pulizia.",
          *         "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
@@ -345,7 +345,7 @@ export interface paths {
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H "Idempotency-Key: $(uuidgen)" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"externalCallId":"testo","direction":"inbound","from":"+393331234567","to":"+393331234567","startedAt":"2026-03-02T09:30:00Z","durationSeconds":1,"outcome":"booked","summary":"Il paziente chiede un appuntamento per una pulizia.","recordingUrl":"https://hooks.example.com/dental","transcript":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","caller":{"firstName":"Mario","lastName":"Rossi"}}'
+         *       -d '{"externalCallId":"CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c","direction":"inbound","from":"anonymous","to":"anonymous","startedAt":"2026-03-02T09:30:00Z","durationSeconds":1,"outcome":"booked","summary":"Il paziente chiede un appuntamento per una pulizia.","recordingUrl":"https://hooks.example.com/dental","transcript":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","caller":{"firstName":"Mario","lastName":"Rossi"}}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
@@ -356,10 +356,10 @@ export interface paths {
          *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
          *     const result = await api.call('createCall', {
          *       body: {
-         *         "externalCallId": "testo",
+         *         "externalCallId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
          *         "direction": "inbound",
-         *         "from": "+393331234567",
-         *         "to": "+393331234567",
+         *         "from": "anonymous",
+         *         "to": "anonymous",
          *         "startedAt": "2026-03-02T09:30:00Z",
          *         "durationSeconds": 1,
          *         "outcome": "booked",
@@ -1265,7 +1265,7 @@ export interface paths {
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H "Idempotency-Key: $(uuidgen)" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"callId":"testo","reason":"emergency","summary":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *       -d '{"callId":"CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c","reason":"emergency","summary":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
@@ -1276,7 +1276,7 @@ export interface paths {
          *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
          *     const result = await api.call('createVoiceHandoff', {
          *       body: {
-         *         "callId": "testo",
+         *         "callId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
          *         "reason": "emergency",
          *         "summary": "Il paziente chiede un appuntamento per una pulizia.",
          *         "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
@@ -3528,6 +3528,12 @@ export interface components {
         "X-RateLimit-Reset": number;
         /** @description Seconds to wait before trying again */
         "Retry-After": number;
+        /** @description Version of the resource, quoted (`"3"`): send it back in `If-Match` to change it only if unchanged */
+        ETag: string;
+        /** @description Path of the created resource */
+        Location: string;
+        /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key` (no work was done again) */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -3626,6 +3632,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4362,6 +4370,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4649,7 +4658,7 @@ export interface operations {
                  *       "email": "mario.rossi@example.com",
                  *       "phone": "+393331234567",
                  *       "source": "social_media",
-                 *       "sourceDetail": "testo",
+                 *       "sourceDetail": "Google Ads, campagna impianti Milano",
                  *       "status": "new",
                  *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
                  *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
@@ -4706,6 +4715,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4718,7 +4729,7 @@ export interface operations {
                      *       "email": "mario.rossi@example.com",
                      *       "phone": "+393331234567",
                      *       "source": "social_media",
-                     *       "sourceDetail": "testo",
+                     *       "sourceDetail": "Google Ads, campagna impianti Milano",
                      *       "status": "new",
                      *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "estimatedValue": 1,
@@ -4804,6 +4815,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4816,7 +4829,7 @@ export interface operations {
                      *       "email": "mario.rossi@example.com",
                      *       "phone": "+393331234567",
                      *       "source": "social_media",
-                     *       "sourceDetail": "testo",
+                     *       "sourceDetail": "Google Ads, campagna impianti Milano",
                      *       "status": "new",
                      *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "estimatedValue": 1,
@@ -5113,6 +5126,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5125,7 +5139,7 @@ export interface operations {
                      *       "email": "mario.rossi@example.com",
                      *       "phone": "+393331234567",
                      *       "source": "social_media",
-                     *       "sourceDetail": "testo",
+                     *       "sourceDetail": "Google Ads, campagna impianti Milano",
                      *       "status": "new",
                      *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "estimatedValue": 1,
@@ -5141,7 +5155,7 @@ export interface operations {
                      *       "activities": [
                      *         {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "kind": "testo",
+                     *           "kind": "call",
                      *           "body": "Il paziente chiede un appuntamento per una pulizia.",
                      *           "at": "2026-03-02T09:30:00.000Z"
                      *         }
@@ -5418,10 +5432,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalCallId": "testo",
+                 *       "externalCallId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
                  *       "direction": "inbound",
-                 *       "from": "+393331234567",
-                 *       "to": "+393331234567",
+                 *       "from": "anonymous",
+                 *       "to": "anonymous",
                  *       "startedAt": "2026-03-02T09:30:00Z",
                  *       "durationSeconds": 1,
                  *       "outcome": "booked",
@@ -5491,16 +5505,17 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "externalCallId": "testo",
+                     *       "externalCallId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
                      *       "direction": "inbound",
-                     *       "from": "+393331234567",
-                     *       "to": "+393331234567",
+                     *       "from": "anonymous",
+                     *       "to": "anonymous",
                      *       "startedAt": "2026-03-02T09:30:00.000Z",
                      *       "durationSeconds": 1,
                      *       "outcome": "booked",
@@ -5566,16 +5581,17 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "externalCallId": "testo",
+                     *       "externalCallId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
                      *       "direction": "inbound",
-                     *       "from": "+393331234567",
-                     *       "to": "+393331234567",
+                     *       "from": "anonymous",
+                     *       "to": "anonymous",
                      *       "startedAt": "2026-03-02T09:30:00.000Z",
                      *       "durationSeconds": 1,
                      *       "outcome": "booked",
@@ -5858,10 +5874,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "externalCallId": "testo",
+                     *       "externalCallId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
                      *       "direction": "inbound",
-                     *       "from": "+393331234567",
-                     *       "to": "+393331234567",
+                     *       "from": "anonymous",
+                     *       "to": "anonymous",
                      *       "startedAt": "2026-03-02T09:30:00.000Z",
                      *       "durationSeconds": 1,
                      *       "outcome": "booked",
@@ -6484,6 +6500,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6586,6 +6604,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6901,6 +6921,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7225,6 +7246,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7543,6 +7565,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8603,8 +8626,8 @@ export interface operations {
                      *           "end": "2026-03-02T09:30:00.000Z",
                      *           "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "localDate": "testo",
-                     *           "localTime": "testo",
+                     *           "localDate": "2026-03-02",
+                     *           "localTime": "09:30",
                      *           "partOfDay": "morning",
                      *           "label": "martedì 4 marzo alle 9:30"
                      *         }
@@ -8615,8 +8638,8 @@ export interface operations {
                      *         "end": "2026-03-02T09:30:00.000Z",
                      *         "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *         "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *         "localDate": "testo",
-                     *         "localTime": "testo",
+                     *         "localDate": "2026-03-02",
+                     *         "localTime": "09:30",
                      *         "partOfDay": "morning",
                      *         "label": "martedì 4 marzo alle 9:30"
                      *       }
@@ -8951,6 +8974,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9448,13 +9472,14 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "name": "Mario Rossi",
+                     *       "name": "Sede Centro",
                      *       "street": "Via Torino 12",
                      *       "city": "Milano",
                      *       "province": "MI",
@@ -9702,7 +9727,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "name": "Mario Rossi",
+                     *           "name": "Sede Centro",
                      *           "street": "Via Torino 12",
                      *           "city": "Milano",
                      *           "province": "MI",
@@ -11604,7 +11629,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "callId": "testo",
+                 *       "callId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
                  *       "reason": "emergency",
                  *       "summary": "Il paziente chiede un appuntamento per una pulizia.",
                  *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
@@ -11645,6 +11670,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11713,6 +11739,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11992,6 +12019,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12282,16 +12310,16 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "direction": "testo",
-                     *           "author": "testo",
+                     *           "direction": "in",
+                     *           "author": "paziente",
                      *           "type": "testo",
                      *           "body": "Il paziente chiede un appuntamento per una pulizia.",
                      *           "occurredAt": "2026-03-02T09:30:00.000Z",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
-                     *           "mediaMimeType": "testo",
+                     *           "mediaMimeType": "audio/ogg",
                      *           "mediaDurationSeconds": 1,
                      *           "documentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "transcriptionStatus": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "transcriptionStatus": "assente",
                      *           "transcription": "Il paziente chiede un appuntamento per una pulizia."
                      *         }
                      *       ],
@@ -12557,6 +12585,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12885,7 +12914,7 @@ export interface operations {
                      *           "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "type": "testo",
+                     *           "type": "manual",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
                      *           "updatedAt": "2026-03-02T09:30:00.000Z"
                      *         }
@@ -13113,6 +13142,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13125,7 +13155,7 @@ export interface operations {
                      *       "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "type": "testo",
+                     *       "type": "manual",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
@@ -13399,6 +13429,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13411,7 +13442,7 @@ export interface operations {
                      *       "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "type": "testo",
+                     *       "type": "manual",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
@@ -14090,6 +14121,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15599,7 +15631,7 @@ export interface operations {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "type": "testo",
+                     *           "type": "installments",
                      *           "totalAmount": 1,
                      *           "installmentCount": 1,
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
@@ -15609,9 +15641,9 @@ export interface operations {
                      *               "amount": 1,
                      *               "amountPaid": 1,
                      *               "dueDate": "1985-04-12",
-                     *               "status": "testo",
+                     *               "status": "pending",
                      *               "paidAt": "2026-03-02T09:30:00.000Z",
-                     *               "paymentMethod": "testo",
+                     *               "paymentMethod": "cash",
                      *               "overdue": true
                      *             }
                      *           ]
@@ -16391,6 +16423,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16858,6 +16891,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17400,6 +17434,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20919,6 +20954,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21031,6 +21067,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21926,12 +21963,12 @@ export interface operations {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "url": "https://hooks.example.com/dental",
                      *           "events": [
-                     *             "testo"
+                     *             "appointment.created"
                      *           ],
                      *           "description": "Il paziente chiede un appuntamento per una pulizia.",
                      *           "signatureScheme": "service",
                      *           "enabled": true,
-                     *           "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "disabledReason": "too_many_failures",
                      *           "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
                      *           "updatedAt": "2026-03-02T09:30:00.000Z"
@@ -22181,6 +22218,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22189,12 +22228,12 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "url": "https://hooks.example.com/dental",
                      *       "events": [
-                     *         "testo"
+                     *         "appointment.created"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "signatureScheme": "service",
                      *       "enabled": true,
-                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "disabledReason": "too_many_failures",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z",
@@ -22455,6 +22494,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22463,12 +22503,12 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "url": "https://hooks.example.com/dental",
                      *       "events": [
-                     *         "testo"
+                     *         "appointment.created"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "signatureScheme": "service",
                      *       "enabled": true,
-                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "disabledReason": "too_many_failures",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
@@ -22939,6 +22979,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22947,12 +22988,12 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "url": "https://hooks.example.com/dental",
                      *       "events": [
-                     *         "testo"
+                     *         "appointment.created"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "signatureScheme": "service",
                      *       "enabled": true,
-                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "disabledReason": "too_many_failures",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
@@ -23240,12 +23281,12 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "url": "https://hooks.example.com/dental",
                      *       "events": [
-                     *         "testo"
+                     *         "appointment.created"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "signatureScheme": "service",
                      *       "enabled": true,
-                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "disabledReason": "too_many_failures",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z",
@@ -23540,7 +23581,7 @@ export interface operations {
                      *       "success": true,
                      *       "statusCode": 1,
                      *       "durationMs": 1,
-                     *       "error": "testo",
+                     *       "error": "timeout",
                      *       "skipped": "test_mode"
                      *     }
                      */
@@ -23787,6 +23828,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24083,9 +24125,9 @@ export interface operations {
                      *         {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "type": "testo",
+                     *           "type": "webhooks",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
-                     *           "apiVersion": "testo",
+                     *           "apiVersion": "data",
                      *           "livemode": true,
                      *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "data": {}
@@ -24320,9 +24362,9 @@ export interface operations {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "eventType": "testo",
+                     *           "eventType": "appointment.created",
                      *           "status": "pending",
-                     *           "skippedReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "skippedReason": "test_mode",
                      *           "attemptCount": 1,
                      *           "redeliveries": 1,
                      *           "nextAttemptAt": "2026-03-02T09:30:00.000Z",
@@ -24565,9 +24607,9 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "eventType": "testo",
+                     *       "eventType": "appointment.created",
                      *       "status": "pending",
-                     *       "skippedReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "skippedReason": "test_mode",
                      *       "attemptCount": 1,
                      *       "redeliveries": 1,
                      *       "nextAttemptAt": "2026-03-02T09:30:00.000Z",
@@ -24580,7 +24622,7 @@ export interface operations {
                      *           "startedAt": "2026-03-02T09:30:00.000Z",
                      *           "durationMs": 1,
                      *           "statusCode": 1,
-                     *           "error": "testo",
+                     *           "error": "timeout",
                      *           "success": true,
                      *           "redelivery": true
                      *         }
@@ -24852,6 +24894,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24860,9 +24903,9 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "eventType": "testo",
+                     *       "eventType": "appointment.created",
                      *       "status": "pending",
-                     *       "skippedReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "skippedReason": "test_mode",
                      *       "attemptCount": 1,
                      *       "redeliveries": 1,
                      *       "nextAttemptAt": "2026-03-02T09:30:00.000Z",
@@ -24875,7 +24918,7 @@ export interface operations {
                      *           "startedAt": "2026-03-02T09:30:00.000Z",
                      *           "durationMs": 1,
                      *           "statusCode": 1,
-                     *           "error": "testo",
+                     *           "error": "timeout",
                      *           "success": true,
                      *           "redelivery": true
                      *         }

@@ -55,7 +55,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
       // The service checks `webhooks:write` together with every chosen event's scope, so that
       // one 403 lists all the missing ones.
-      config: { reasons: WEBHOOK_REASONS.createEndpoint, scopes: [], idempotent: 'secret', errorStatuses: [409] },
+      config: { etag: true, location: true, reasons: WEBHOOK_REASONS.createEndpoint, scopes: [], idempotent: 'secret', errorStatuses: [409] },
     },
     async (request, reply) => {
       const created = await createEndpoint(ctx.db, request.actor, policy, request.body);
@@ -93,7 +93,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         response: { 200: WebhookEndpointSchema },
       },
-      config: { scopes: ['webhooks:read'] },
+      config: { etag: true, scopes: ['webhooks:read'] },
     },
     async (request, reply) => {
       const { view, version } = await getEndpoint(ctx.db, request.actor, request.params.id);
@@ -119,7 +119,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         body: WebhookEndpointChangesSchema,
         response: { 200: WebhookEndpointSchema },
       },
-      config: { reasons: WEBHOOK_REASONS.updateEndpoint, scopes: ['webhooks:write'], errorStatuses: [409] },
+      config: { etag: true, reasons: WEBHOOK_REASONS.updateEndpoint, scopes: ['webhooks:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
       const { view, version } = await updateEndpoint(ctx.db, request.actor, policy, request.params.id, request.body, expectedVersion(request));
