@@ -2538,7 +2538,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook destination
-         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. `signatureScheme` (default `service`, the spec’s `X-Service-Signature`) may be `standard` for Standard Webhooks headers that its libraries verify. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
+         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. `signatureScheme` (default `service`: `X-Service-Signature`) may be `standard` for Standard Webhooks headers that its libraries verify. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
          *
          *     Scopes: `webhooks:write` and the scope of each chosen event.
          *
@@ -21988,7 +21988,7 @@ export interface operations {
                             events: string[];
                             description: string | null;
                             /**
-                             * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                             * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
                              * @example service
                              * @enum {string}
                              */
@@ -22202,7 +22202,7 @@ export interface operations {
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
                     /**
-                     * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                     * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
                      * @example service
                      * @enum {string}
                      */
@@ -22250,7 +22250,7 @@ export interface operations {
                         events: string[];
                         description: string | null;
                         /**
-                         * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
                          * @example service
                          * @enum {string}
                          */
@@ -22524,7 +22524,7 @@ export interface operations {
                         events: string[];
                         description: string | null;
                         /**
-                         * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
                          * @example service
                          * @enum {string}
                          */
@@ -22963,7 +22963,7 @@ export interface operations {
                     description?: string | null;
                     enabled?: boolean;
                     /**
-                     * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                     * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
                      * @example service
                      * @enum {string}
                      */
@@ -23009,7 +23009,7 @@ export interface operations {
                         events: string[];
                         description: string | null;
                         /**
-                         * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
                          * @example service
                          * @enum {string}
                          */
@@ -23303,7 +23303,7 @@ export interface operations {
                         events: string[];
                         description: string | null;
                         /**
-                         * @description How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
                          * @example service
                          * @enum {string}
                          */

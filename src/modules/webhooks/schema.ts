@@ -23,7 +23,7 @@ export const Url = Type.String({
 });
 export const SignatureSchemeSchema = StringEnum(SIGNATURE_SCHEMES, {
   description:
-    'How deliveries are signed. `service` (default): spec 6.5, `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. ' +
+    'How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. ' +
     '`standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` ' +
     '(space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. ' +
     'A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).',

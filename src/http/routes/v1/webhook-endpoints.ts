@@ -44,7 +44,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         description:
           'Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. ' +
           'Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. ' +
-          '`signatureScheme` (default `service`, the spec’s `X-Service-Signature`) may be `standard` for Standard Webhooks headers that its libraries verify. ' +
+          '`signatureScheme` (default `service`: `X-Service-Signature`) may be `standard` for Standard Webhooks headers that its libraries verify. ' +
           'The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. ' +
           `At most ${MAX_ENDPOINTS_PER_CLINIC} destinations per clinic: one more is \`409 conflict\` reason \`endpoint_limit\`. ` +
           'With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).\n\n' +
