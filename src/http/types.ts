@@ -18,6 +18,10 @@ declare module 'fastify' {
      * once, so it is not stored and a replay answers 409 response_not_stored.
      */
     idempotent?: true | 'secret';
+    /** Its successful answers carry an `ETag` (setEtag): declared on its 2xx responses in the OpenAPI document. */
+    etag?: true;
+    /** Its `201` carries a `Location` header: declared in the OpenAPI document. */
+    location?: true;
     /** Extra error statuses this route can answer, for its OpenAPI responses. */
     errorStatuses?: number[];
     /**

@@ -58,6 +58,8 @@ describe.skipIf(skip)('docs page at /docs', () => {
       await page.locator('.info .title').first().waitFor();
       expect(await page.locator('.info .title').first().innerText()).toContain('Dental Clinic Management API');
       expect(await page.locator('.info').first().innerText()).toContain('Idempotency');
+      // The sections the README links to (/docs#pages, #idempotency, #rate-limits) are anchors of the page.
+      for (const anchor of ['pages', 'idempotency', 'rate-limits']) expect(await page.locator(`.info [id="${anchor}"]`).count(), anchor).toBe(1);
       // Every operation of the document, by operationId.
       const doc = (await server.call('GET', '/v1/openapi.json')).body;
       const ids: string[] = [];

@@ -160,6 +160,7 @@ describe('isolation between clinics and facilities', () => {
         ['PATCH', `/v1/conversations/${ids.conversation}/bot`, { state: 'attivo' }],
         ['GET', `/v1/webhook-endpoints/${ids.endpoint}`],
         ['PATCH', `/v1/webhook-endpoints/${ids.endpoint}`, { enabled: false }],
+        ['POST', `/v1/webhook-endpoints/${ids.endpoint}/replay`, { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() }],
         ['GET', `/v1/treatment-plans/${ids.quote}`],
         ['PATCH', `/v1/treatment-plans/${ids.quote}`, { discount: 1 }],
         ['POST', `/v1/treatment-plans/${ids.quote}/accept`, { channel: 'chat' }],

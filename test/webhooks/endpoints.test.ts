@@ -35,9 +35,22 @@ describe('webhook destinations', () => {
     const created = await create(tenant.token, { url: URL, events: ['patient.created', 'appointment.created'], description: 'CRM' });
     expect(created.response.status).toBe(201);
     const res = created.data;
-    expect(res.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    // Standard padded base64 of 32 bytes: a key the Standard Webhooks libraries decode.
+    expect(res.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Object.keys(res).sort()).toEqual(
-      ['createdAt', 'description', 'disabledReason', 'enabled', 'events', 'id', 'previousSecretExpiresAt', 'secret', 'updatedAt', 'url'].sort(),
+      [
+        'createdAt',
+        'description',
+        'disabledReason',
+        'enabled',
+        'events',
+        'id',
+        'previousSecretExpiresAt',
+        'secret',
+        'signatureScheme',
+        'updatedAt',
+        'url',
+      ].sort(),
     );
     expect(res).toMatchObject({
       url: URL,
@@ -46,6 +59,7 @@ describe('webhook destinations', () => {
       enabled: true,
       disabledReason: null,
       previousSecretExpiresAt: null,
+      signatureScheme: 'service',
     });
     const one = await getEndpoint(tenant.token, res.id);
     expect(one.response.status).toBe(200);

@@ -353,6 +353,11 @@ export const operations = {
     "path": "/holds/{id}",
     "idempotent": false
   },
+  "replayWebhookEndpoint": {
+    "method": "post",
+    "path": "/webhook-endpoints/{id}/replay",
+    "idempotent": true
+  },
   "rescheduleAppointment": {
     "method": "patch",
     "path": "/appointments/{id}",

@@ -247,7 +247,7 @@ export interface paths {
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H "Idempotency-Key: $(uuidgen)" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"firstName":"Mario","lastName":"Rossi","email":"mario.rossi@example.com","phone":"+393331234567","source":"social_media","sourceDetail":"testo","status":"new","notes":"Il paziente chiede un appuntamento per una pulizia.","assignedTo":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","estimatedValue":1,"nextFollowUpAt":"2026-03-02T09:30:00Z","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *       -d '{"firstName":"Mario","lastName":"Rossi","email":"mario.rossi@example.com","phone":"+393331234567","source":"social_media","sourceDetail":"Google Ads, campagna impianti Milano","status":"new","notes":"Il paziente chiede un appuntamento per una pulizia.","assignedTo":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","estimatedValue":1,"nextFollowUpAt":"2026-03-02T09:30:00Z","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
@@ -263,7 +263,7 @@ export interface paths {
          *         "email": "mario.rossi@example.com",
          *         "phone": "+393331234567",
          *         "source": "social_media",
-         *         "sourceDetail": "testo",
+         *         "sourceDetail": "Google Ads, campagna impianti Milano",
          *         "status": "new",
          *         "notes": "Il paziente chiede un appuntamento per una pulizia.",
          *         "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
@@ -349,7 +349,7 @@ export interface paths {
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H "Idempotency-Key: $(uuidgen)" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"externalCallId":"testo","direction":"inbound","from":"+393331234567","to":"+393331234567","startedAt":"2026-03-02T09:30:00Z","durationSeconds":1,"outcome":"booked","summary":"Il paziente chiede un appuntamento per una pulizia.","recordingUrl":"https://hooks.example.com/dental","transcript":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","caller":{"firstName":"Mario","lastName":"Rossi"}}'
+         *       -d '{"externalCallId":"CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c","direction":"inbound","from":"anonymous","to":"anonymous","startedAt":"2026-03-02T09:30:00Z","durationSeconds":1,"outcome":"booked","summary":"Il paziente chiede un appuntamento per una pulizia.","recordingUrl":"https://hooks.example.com/dental","transcript":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","caller":{"firstName":"Mario","lastName":"Rossi"}}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
@@ -360,10 +360,10 @@ export interface paths {
          *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
          *     const result = await api.call('createCall', {
          *       body: {
-         *         "externalCallId": "testo",
+         *         "externalCallId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
          *         "direction": "inbound",
-         *         "from": "+393331234567",
-         *         "to": "+393331234567",
+         *         "from": "anonymous",
+         *         "to": "anonymous",
          *         "startedAt": "2026-03-02T09:30:00Z",
          *         "durationSeconds": 1,
          *         "outcome": "booked",
@@ -1273,7 +1273,7 @@ export interface paths {
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H "Idempotency-Key: $(uuidgen)" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"callId":"testo","reason":"emergency","summary":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
+         *       -d '{"callId":"CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c","reason":"emergency","summary":"Il paziente chiede un appuntamento per una pulizia.","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","leadId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
@@ -1284,7 +1284,7 @@ export interface paths {
          *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
          *     const result = await api.call('createVoiceHandoff', {
          *       body: {
-         *         "callId": "testo",
+         *         "callId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
          *         "reason": "emergency",
          *         "summary": "Il paziente chiede un appuntamento per una pulizia.",
          *         "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
@@ -1483,7 +1483,7 @@ export interface paths {
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H "Idempotency-Key: $(uuidgen)" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"title":"Richiamare per il controllo","status":"todo","dueDate":"2026-03-02T09:30:00Z","assigneeId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","type":"testo"}'
+         *       -d '{"title":"Richiamare per il controllo","status":"todo","dueDate":"2026-03-02T09:30:00Z","assigneeId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","patientId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","facilityId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","type":"Studio Dentistico Sorriso"}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
@@ -1500,7 +1500,7 @@ export interface paths {
          *         "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
          *         "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
          *         "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-         *         "type": "testo"
+         *         "type": "Studio Dentistico Sorriso"
          *       },
          *     });
          *     ```
@@ -2583,7 +2583,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook destination
-         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
+         * @description Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. `signatureScheme` (default `service`: `X-Service-Signature`) may be `standard` for Standard Webhooks headers that its libraries verify. The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. At most 20 destinations per clinic: one more is `409 conflict` reason `endpoint_limit`. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).
          *
          *     Scopes: `webhooks:write` and the scope of each chosen event.
          *
@@ -2596,7 +2596,7 @@ export interface paths {
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H "Idempotency-Key: $(uuidgen)" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia."}'
+         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia.","signatureScheme":"service"}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
@@ -2611,7 +2611,8 @@ export interface paths {
          *         "events": [
          *           "patient.created"
          *         ],
-         *         "description": "Il paziente chiede un appuntamento per una pulizia."
+         *         "description": "Il paziente chiede un appuntamento per una pulizia.",
+         *         "signatureScheme": "service"
          *       },
          *     });
          *     ```
@@ -2686,7 +2687,9 @@ export interface paths {
         head?: never;
         /**
          * Change or switch a webhook destination on or off
-         * @description `enabled: true` switches a destination back on (also one switched off with `too_many_failures`; its count of discarded deliveries restarts at 0); `enabled: false` switches it off (`disabledReason` null). Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.
+         * @description `enabled: true` switches a destination back on (also one switched off with `too_many_failures`; its count of discarded deliveries restarts at 0); `enabled: false` switches it off (`disabledReason` null). Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). `signatureScheme` switches how the next attempts are signed (`standard` needs a secret made or rotated since secrets are standard base64: else `409 conflict` reason `secret_rotation_required`). Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.
+         *
+         *     Reasons: `409 conflict` `secret_rotation_required` (`details.reason`; the list is closed).
          *
          *     Scopes: `webhooks:write`.
          *
@@ -2696,7 +2699,7 @@ export interface paths {
          *     curl -s -X PATCH "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b" \
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia.","enabled":true}'
+         *       -d '{"url":"https://hooks.example.com/dental","events":["patient.created"],"description":"Il paziente chiede un appuntamento per una pulizia.","enabled":true,"signatureScheme":"service"}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`)
@@ -2713,7 +2716,8 @@ export interface paths {
          *           "patient.created"
          *         ],
          *         "description": "Il paziente chiede un appuntamento per una pulizia.",
-         *         "enabled": true
+         *         "enabled": true,
+         *         "signatureScheme": "service"
          *       },
          *     });
          *     ```
@@ -2732,7 +2736,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret
-         * @description Creates a new secret, returned only in this response. The old one keeps signing for `overlapMinutes` (0-10080, default 1440; 0 = it stops at once): meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>`. `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.
+         * @description Creates a new secret, returned only in this response. The old one keeps signing for `overlapMinutes` (0-10080, default 1440; 0 = it stops at once): meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>` (Standard Webhooks: `v1,<new> v1,<old>`). `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.
          *
          *     Scopes: `webhooks:write`.
          *
@@ -2801,6 +2805,55 @@ export interface paths {
          *     ```
          */
         post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a time range of events again
+         * @description Recovery after a receiver was down: queues one new delivery (new delivery id, usual retries) for every event of `[from, to)` the destination would receive now (its event types, and what its creating key sees), and answers `202` with the count. `from` must be within the last 30 days (the events kept) and before `to`, else `400`. At most 10000 events per call: more is `409 conflict` reason `replay_too_large` and nothing is queued; replay shorter ranges one after the other. Idempotent: an event whose delivery to this destination is still pending or being sent is not queued again (`alreadyPending`), so the same range twice adds nothing while the first deliveries wait; once they are finished, the same range sends them again (deduplicate on `eventId`). With `Idempotency-Key`, a retry gets the first answer. A switched-off destination is `409` reason `endpoint_disabled`; one whose creating key is no longer active, `key_inactive`. A test clinic’s replayed deliveries are recorded `test_mode` and nothing is sent.
+         *
+         *     Reasons: `409 conflict` `endpoint_disabled`, `key_inactive`, `replay_too_large` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `webhooks:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/webhook-endpoints/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/replay" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"from":"2026-03-02T08:00:00Z","to":"2026-03-02T12:00:00Z"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('replayWebhookEndpoint', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "from": "2026-03-02T08:00:00Z",
+         *         "to": "2026-03-02T12:00:00Z"
+         *       },
+         *     });
+         *     ```
+         */
+        post: operations["replayWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3031,7 +3084,7 @@ export interface paths {
          *     curl -s -X POST "https://api.example.com/v1/agent-tools/vapi" \
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"message":{"type":"testo","toolCallList":[{"id":"testo","function":{"name":"Mario Rossi","arguments":null}}],"call":{"id":"testo"}}}'
+         *       -d '{"message":{"type":"Studio Dentistico Sorriso","toolCallList":[{"id":"Studio Dentistico Sorriso","function":{"name":"Mario Rossi","arguments":null}}],"call":{"id":"Studio Dentistico Sorriso"}}}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`)
@@ -3043,10 +3096,10 @@ export interface paths {
          *     const result = await api.call('runVapiToolCalls', {
          *       body: {
          *         "message": {
-         *           "type": "testo",
+         *           "type": "Studio Dentistico Sorriso",
          *           "toolCallList": [
          *             {
-         *               "id": "testo",
+         *               "id": "Studio Dentistico Sorriso",
          *               "function": {
          *                 "name": "Mario Rossi",
          *                 "arguments": null
@@ -3054,7 +3107,7 @@ export interface paths {
          *             }
          *           ],
          *           "call": {
-         *             "id": "testo"
+         *             "id": "Studio Dentistico Sorriso"
          *           }
          *         }
          *       },
@@ -4034,6 +4087,12 @@ export interface components {
         "X-RateLimit-Reset": number;
         /** @description Seconds to wait before trying again */
         "Retry-After": number;
+        /** @description Version of the resource, quoted (`"3"`): send it back in `If-Match` to change it only if unchanged */
+        ETag: string;
+        /** @description Path of the created resource */
+        Location: string;
+        /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key` (no work was done again) */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -4132,6 +4191,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4904,6 +4965,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5191,7 +5253,7 @@ export interface operations {
                  *       "email": "mario.rossi@example.com",
                  *       "phone": "+393331234567",
                  *       "source": "social_media",
-                 *       "sourceDetail": "testo",
+                 *       "sourceDetail": "Google Ads, campagna impianti Milano",
                  *       "status": "new",
                  *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
                  *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
@@ -5248,6 +5310,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5260,7 +5324,7 @@ export interface operations {
                      *       "email": "mario.rossi@example.com",
                      *       "phone": "+393331234567",
                      *       "source": "social_media",
-                     *       "sourceDetail": "testo",
+                     *       "sourceDetail": "Google Ads, campagna impianti Milano",
                      *       "status": "new",
                      *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "estimatedValue": 1,
@@ -5346,6 +5410,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5358,7 +5424,7 @@ export interface operations {
                      *       "email": "mario.rossi@example.com",
                      *       "phone": "+393331234567",
                      *       "source": "social_media",
-                     *       "sourceDetail": "testo",
+                     *       "sourceDetail": "Google Ads, campagna impianti Milano",
                      *       "status": "new",
                      *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "estimatedValue": 1,
@@ -5655,6 +5721,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5667,7 +5734,7 @@ export interface operations {
                      *       "email": "mario.rossi@example.com",
                      *       "phone": "+393331234567",
                      *       "source": "social_media",
-                     *       "sourceDetail": "testo",
+                     *       "sourceDetail": "Google Ads, campagna impianti Milano",
                      *       "status": "new",
                      *       "assignedTo": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "estimatedValue": 1,
@@ -5683,7 +5750,7 @@ export interface operations {
                      *       "activities": [
                      *         {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "kind": "testo",
+                     *           "kind": "call",
                      *           "body": "Il paziente chiede un appuntamento per una pulizia.",
                      *           "at": "2026-03-02T09:30:00.000Z"
                      *         }
@@ -5960,10 +6027,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalCallId": "testo",
+                 *       "externalCallId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
                  *       "direction": "inbound",
-                 *       "from": "+393331234567",
-                 *       "to": "+393331234567",
+                 *       "from": "anonymous",
+                 *       "to": "anonymous",
                  *       "startedAt": "2026-03-02T09:30:00Z",
                  *       "durationSeconds": 1,
                  *       "outcome": "booked",
@@ -6033,16 +6100,17 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "externalCallId": "testo",
+                     *       "externalCallId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
                      *       "direction": "inbound",
-                     *       "from": "+393331234567",
-                     *       "to": "+393331234567",
+                     *       "from": "anonymous",
+                     *       "to": "anonymous",
                      *       "startedAt": "2026-03-02T09:30:00.000Z",
                      *       "durationSeconds": 1,
                      *       "outcome": "booked",
@@ -6108,16 +6176,17 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "externalCallId": "testo",
+                     *       "externalCallId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
                      *       "direction": "inbound",
-                     *       "from": "+393331234567",
-                     *       "to": "+393331234567",
+                     *       "from": "anonymous",
+                     *       "to": "anonymous",
                      *       "startedAt": "2026-03-02T09:30:00.000Z",
                      *       "durationSeconds": 1,
                      *       "outcome": "booked",
@@ -6400,10 +6469,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "externalCallId": "testo",
+                     *       "externalCallId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
                      *       "direction": "inbound",
-                     *       "from": "+393331234567",
-                     *       "to": "+393331234567",
+                     *       "from": "anonymous",
+                     *       "to": "anonymous",
                      *       "startedAt": "2026-03-02T09:30:00.000Z",
                      *       "durationSeconds": 1,
                      *       "outcome": "booked",
@@ -7026,6 +7095,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7128,6 +7199,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7443,6 +7516,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7767,6 +7841,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8085,6 +8160,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9145,8 +9221,8 @@ export interface operations {
                      *           "end": "2026-03-02T09:30:00.000Z",
                      *           "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "localDate": "testo",
-                     *           "localTime": "testo",
+                     *           "localDate": "2026-03-02",
+                     *           "localTime": "09:30",
                      *           "partOfDay": "morning",
                      *           "label": "martedì 4 marzo alle 9:30"
                      *         }
@@ -9157,8 +9233,8 @@ export interface operations {
                      *         "end": "2026-03-02T09:30:00.000Z",
                      *         "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *         "chairId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *         "localDate": "testo",
-                     *         "localTime": "testo",
+                     *         "localDate": "2026-03-02",
+                     *         "localTime": "09:30",
                      *         "partOfDay": "morning",
                      *         "label": "martedì 4 marzo alle 9:30"
                      *       }
@@ -9493,6 +9569,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9990,13 +10067,14 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "name": "Mario Rossi",
+                     *       "name": "Sede Centro",
                      *       "street": "Via Torino 12",
                      *       "city": "Milano",
                      *       "province": "MI",
@@ -10244,7 +10322,7 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "name": "Mario Rossi",
+                     *           "name": "Sede Centro",
                      *           "street": "Via Torino 12",
                      *           "city": "Milano",
                      *           "province": "MI",
@@ -12146,7 +12224,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "callId": "testo",
+                 *       "callId": "CA9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
                  *       "reason": "emergency",
                  *       "summary": "Il paziente chiede un appuntamento per una pulizia.",
                  *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
@@ -12187,6 +12265,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12255,6 +12334,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12534,6 +12614,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12824,16 +12905,16 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "direction": "testo",
-                     *           "author": "testo",
+                     *           "direction": "in",
+                     *           "author": "paziente",
                      *           "type": "testo",
                      *           "body": "Il paziente chiede un appuntamento per una pulizia.",
                      *           "occurredAt": "2026-03-02T09:30:00.000Z",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
-                     *           "mediaMimeType": "testo",
+                     *           "mediaMimeType": "audio/ogg",
                      *           "mediaDurationSeconds": 1,
                      *           "documentId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "transcriptionStatus": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "transcriptionStatus": "assente",
                      *           "transcription": "Il paziente chiede un appuntamento per una pulizia."
                      *         }
                      *       ],
@@ -13099,6 +13180,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13427,7 +13509,7 @@ export interface operations {
                      *           "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "type": "testo",
+                     *           "type": "manual",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
                      *           "updatedAt": "2026-03-02T09:30:00.000Z"
                      *         }
@@ -13656,7 +13738,7 @@ export interface operations {
                  *       "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                  *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                  *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                 *       "type": "testo"
+                 *       "type": "Studio Dentistico Sorriso"
                  *     }
                  */
                 "application/json": {
@@ -13696,6 +13778,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13708,7 +13791,7 @@ export interface operations {
                      *       "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "type": "testo",
+                     *       "type": "manual",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
@@ -13975,6 +14058,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13987,7 +14071,7 @@ export interface operations {
                      *       "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "type": "testo",
+                     *       "type": "manual",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
@@ -14261,6 +14345,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14273,7 +14358,7 @@ export interface operations {
                      *       "assigneeId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "type": "testo",
+                     *       "type": "manual",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
@@ -14952,6 +15037,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16461,7 +16547,7 @@ export interface operations {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "patientId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "type": "testo",
+                     *           "type": "installments",
                      *           "totalAmount": 1,
                      *           "installmentCount": 1,
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
@@ -16471,9 +16557,9 @@ export interface operations {
                      *               "amount": 1,
                      *               "amountPaid": 1,
                      *               "dueDate": "1985-04-12",
-                     *               "status": "testo",
+                     *               "status": "pending",
                      *               "paidAt": "2026-03-02T09:30:00.000Z",
-                     *               "paymentMethod": "testo",
+                     *               "paymentMethod": "cash",
                      *               "overdue": true
                      *             }
                      *           ]
@@ -17254,6 +17340,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17721,6 +17808,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18264,6 +18352,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21783,6 +21872,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21895,6 +21985,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22790,11 +22881,12 @@ export interface operations {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "url": "https://hooks.example.com/dental",
                      *           "events": [
-                     *             "testo"
+                     *             "appointment.created"
                      *           ],
                      *           "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "signatureScheme": "service",
                      *           "enabled": true,
-                     *           "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "disabledReason": "too_many_failures",
                      *           "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
                      *           "updatedAt": "2026-03-02T09:30:00.000Z"
@@ -22813,6 +22905,12 @@ export interface operations {
                             url: string;
                             events: string[];
                             description: string | null;
+                            /**
+                             * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                             * @example service
+                             * @enum {string}
+                             */
+                            signatureScheme: "service" | "standard";
                             enabled: boolean;
                             /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
                             disabledReason: string | null;
@@ -23007,7 +23105,8 @@ export interface operations {
                  *       "events": [
                  *         "patient.created"
                  *       ],
-                 *       "description": "Il paziente chiede un appuntamento per una pulizia."
+                 *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                 *       "signatureScheme": "service"
                  *     }
                  */
                 "application/json": {
@@ -23020,6 +23119,12 @@ export interface operations {
                     events: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created")[];
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
+                    /**
+                     * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                     * @example service
+                     * @enum {string}
+                     */
+                    signatureScheme?: "service" | "standard";
                 };
             };
         };
@@ -23031,6 +23136,8 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23039,11 +23146,12 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "url": "https://hooks.example.com/dental",
                      *       "events": [
-                     *         "testo"
+                     *         "appointment.created"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "signatureScheme": "service",
                      *       "enabled": true,
-                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "disabledReason": "too_many_failures",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z",
@@ -23059,6 +23167,12 @@ export interface operations {
                         url: string;
                         events: string[];
                         description: string | null;
+                        /**
+                         * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @example service
+                         * @enum {string}
+                         */
+                        signatureScheme: "service" | "standard";
                         enabled: boolean;
                         /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
                         disabledReason: string | null;
@@ -23298,6 +23412,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23306,11 +23421,12 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "url": "https://hooks.example.com/dental",
                      *       "events": [
-                     *         "testo"
+                     *         "appointment.created"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "signatureScheme": "service",
                      *       "enabled": true,
-                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "disabledReason": "too_many_failures",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
@@ -23325,6 +23441,12 @@ export interface operations {
                         url: string;
                         events: string[];
                         description: string | null;
+                        /**
+                         * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @example service
+                         * @enum {string}
+                         */
+                        signatureScheme: "service" | "standard";
                         enabled: boolean;
                         /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
                         disabledReason: string | null;
@@ -23743,7 +23865,8 @@ export interface operations {
                  *         "patient.created"
                  *       ],
                  *       "description": "Il paziente chiede un appuntamento per una pulizia.",
-                 *       "enabled": true
+                 *       "enabled": true,
+                 *       "signatureScheme": "service"
                  *     }
                  */
                 "application/json": {
@@ -23757,6 +23880,12 @@ export interface operations {
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
                     enabled?: boolean;
+                    /**
+                     * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                     * @example service
+                     * @enum {string}
+                     */
+                    signatureScheme?: "service" | "standard";
                 };
             };
         };
@@ -23768,6 +23897,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23776,11 +23906,12 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "url": "https://hooks.example.com/dental",
                      *       "events": [
-                     *         "testo"
+                     *         "appointment.created"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "signatureScheme": "service",
                      *       "enabled": true,
-                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "disabledReason": "too_many_failures",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z"
@@ -23795,6 +23926,12 @@ export interface operations {
                         url: string;
                         events: string[];
                         description: string | null;
+                        /**
+                         * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @example service
+                         * @enum {string}
+                         */
+                        signatureScheme: "service" | "standard";
                         enabled: boolean;
                         /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
                         disabledReason: string | null;
@@ -23934,9 +24071,9 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "conflict",
-                     *         "message": "La risorsa è cambiata nel frattempo",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
                      *         "details": {
-                     *           "reason": "version_mismatch"
+                     *           "reason": "secret_rotation_required"
                      *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
@@ -24062,11 +24199,12 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "url": "https://hooks.example.com/dental",
                      *       "events": [
-                     *         "testo"
+                     *         "appointment.created"
                      *       ],
                      *       "description": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "signatureScheme": "service",
                      *       "enabled": true,
-                     *       "disabledReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "disabledReason": "too_many_failures",
                      *       "previousSecretExpiresAt": "2026-03-02T09:30:00.000Z",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z",
@@ -24082,6 +24220,12 @@ export interface operations {
                         url: string;
                         events: string[];
                         description: string | null;
+                        /**
+                         * @description How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. `standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` (space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).
+                         * @example service
+                         * @enum {string}
+                         */
+                        signatureScheme: "service" | "standard";
                         enabled: boolean;
                         /** @description `too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise */
                         disabledReason: string | null;
@@ -24355,7 +24499,7 @@ export interface operations {
                      *       "success": true,
                      *       "statusCode": 1,
                      *       "durationMs": 1,
-                     *       "error": "testo",
+                     *       "error": "timeout",
                      *       "skipped": "test_mode"
                      *     }
                      */
@@ -24557,6 +24701,311 @@ export interface operations {
             };
         };
     };
+    replayWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-03-02T08:00:00Z",
+                 *       "to": "2026-03-02T12:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description First instant of the range (events with `createdAt` ≥ from), within the last 30 days
+                     * @example 2026-03-02T08:00:00Z
+                     */
+                    from: string;
+                    /**
+                     * Format: date-time
+                     * @description End of the range, excluded (events with `createdAt` < to), after `from`
+                     * @example 2026-03-02T12:00:00Z
+                     */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                     *       "from": "2026-03-02T09:30:00.000Z",
+                     *       "to": "2026-03-02T09:30:00.000Z",
+                     *       "queued": 1,
+                     *       "alreadyPending": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        endpointId: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        to: string;
+                        /** @description New deliveries queued: one per event of the range the destination would receive (0-10000) */
+                        queued: number;
+                        /** @description Events of the range whose delivery to this destination is still pending or being sent: not queued again */
+                        alreadyPending: number;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "webhooks:write"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
+                     *         "details": {
+                     *           "reason": "endpoint_disabled"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -24594,9 +25043,9 @@ export interface operations {
                      *         {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "type": "testo",
+                     *           "type": "webhooks",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
-                     *           "apiVersion": "testo",
+                     *           "apiVersion": "data",
                      *           "livemode": true,
                      *           "facilityId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "data": {}
@@ -24831,9 +25280,9 @@ export interface operations {
                      *           "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *           "eventType": "testo",
+                     *           "eventType": "appointment.created",
                      *           "status": "pending",
-                     *           "skippedReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *           "skippedReason": "test_mode",
                      *           "attemptCount": 1,
                      *           "redeliveries": 1,
                      *           "nextAttemptAt": "2026-03-02T09:30:00.000Z",
@@ -25076,9 +25525,9 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "eventType": "testo",
+                     *       "eventType": "appointment.created",
                      *       "status": "pending",
-                     *       "skippedReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "skippedReason": "test_mode",
                      *       "attemptCount": 1,
                      *       "redeliveries": 1,
                      *       "nextAttemptAt": "2026-03-02T09:30:00.000Z",
@@ -25091,7 +25540,7 @@ export interface operations {
                      *           "startedAt": "2026-03-02T09:30:00.000Z",
                      *           "durationMs": 1,
                      *           "statusCode": 1,
-                     *           "error": "testo",
+                     *           "error": "timeout",
                      *           "success": true,
                      *           "redelivery": true
                      *         }
@@ -25363,6 +25812,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25371,9 +25821,9 @@ export interface operations {
                      *       "id": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "endpointId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "eventId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
-                     *       "eventType": "testo",
+                     *       "eventType": "appointment.created",
                      *       "status": "pending",
-                     *       "skippedReason": "Il paziente chiede un appuntamento per una pulizia.",
+                     *       "skippedReason": "test_mode",
                      *       "attemptCount": 1,
                      *       "redeliveries": 1,
                      *       "nextAttemptAt": "2026-03-02T09:30:00.000Z",
@@ -25386,7 +25836,7 @@ export interface operations {
                      *           "startedAt": "2026-03-02T09:30:00.000Z",
                      *           "durationMs": 1,
                      *           "statusCode": 1,
-                     *           "error": "testo",
+                     *           "error": "timeout",
                      *           "success": true,
                      *           "redelivery": true
                      *         }
@@ -25717,9 +26167,9 @@ export interface operations {
                      *         {
                      *           "name": "Mario Rossi",
                      *           "operation": {
-                     *             "method": "testo",
-                     *             "path": "testo",
-                     *             "operationId": "testo"
+                     *             "method": "Studio Dentistico Sorriso",
+                     *             "path": "Studio Dentistico Sorriso",
+                     *             "operationId": "Studio Dentistico Sorriso"
                      *           },
                      *           "definition": {}
                      *         }
@@ -25905,10 +26355,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "message": {
-                 *         "type": "testo",
+                 *         "type": "Studio Dentistico Sorriso",
                  *         "toolCallList": [
                  *           {
-                 *             "id": "testo",
+                 *             "id": "Studio Dentistico Sorriso",
                  *             "function": {
                  *               "name": "Mario Rossi",
                  *               "arguments": null
@@ -25916,7 +26366,7 @@ export interface operations {
                  *           }
                  *         ],
                  *         "call": {
-                 *           "id": "testo"
+                 *           "id": "Studio Dentistico Sorriso"
                  *         }
                  *       }
                  *     }
@@ -25963,9 +26413,9 @@ export interface operations {
                      * @example {
                      *       "results": [
                      *         {
-                     *           "toolCallId": "testo",
-                     *           "result": "testo",
-                     *           "error": "testo"
+                     *           "toolCallId": "Studio Dentistico Sorriso",
+                     *           "result": "Studio Dentistico Sorriso",
+                     *           "error": "timeout"
                      *         }
                      *       ]
                      *     }
@@ -26498,6 +26948,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28814,6 +29265,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28878,6 +29330,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -2,6 +2,9 @@
 import type { Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './core.js';
 
+/** `service`: the spec's X-Service-Signature (default); `standard`: Standard Webhooks' webhook-* headers. */
+export type SignatureScheme = 'service' | 'standard';
+
 export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'discarded';
 
 export interface WebhookEndpointsTable {
@@ -14,6 +17,8 @@ export interface WebhookEndpointsTable {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: NullableTimestamp;
+  /** Migration 0115: which signature headers its deliveries carry. */
+  signature_scheme: Generated<SignatureScheme>;
   enabled: Generated<boolean>;
   disabled_reason: string | null;
   consecutive_discarded: Generated<number>;

@@ -31,6 +31,8 @@ interface OperationNotes {
   idempotent: Set<string>;
   /** Error examples of this operation's own, by status (a 409 with one of its reasons, a 403 naming its scopes). */
   errorExamples: Map<string, Record<number, unknown>>;
+  /** Headers of this operation's successful answers beyond every answer's: ETag, Location, Idempotent-Replayed, from its config. */
+  successHeaders: Map<string, { etag: boolean; location: boolean; replayed: boolean }>;
 }
 
 /**
@@ -86,6 +88,9 @@ function describeRoute(route: RouteOptions, notes: OperationNotes): void {
   const ifMatch = Boolean((schema.headers as Record<string, any> | undefined)?.properties?.['if-match']);
   const own = ownErrorExamples(config, Boolean(config.idempotent), ifMatch);
   for (const m of [route.method].flat()) notes.errorExamples.set(operationKey(m, url), own);
+  // A replay of a stored answer carries Idempotent-Replayed; a 'secret' one is never replayed (409 response_not_stored).
+  const success = { etag: config.etag === true, location: config.location === true, replayed: config.idempotent === true };
+  for (const m of [route.method].flat()) notes.successHeaders.set(operationKey(m, url), success);
   schema.response ??= {};
   for (const status of [...statuses].sort()) {
     schema.response[status] ??= { description: ERROR_DESCRIPTIONS[status], $ref: 'ErrorEnvelope#' };
@@ -127,7 +132,15 @@ const RESPONSE_HEADERS: OpenApiDoc = {
   'X-RateLimit-Remaining': { description: 'Requests left in that window', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'When that window resets, epoch seconds (UTC)', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } },
+  ETag: { description: 'Version of the resource, quoted (`"3"`): send it back in `If-Match` to change it only if unchanged', schema: { type: 'string' } },
+  Location: { description: 'Path of the created resource', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key` (no work was done again)',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
+/** Headers of every answer of a plane; the others are declared only where an operation sends them. */
+const EVERY_ANSWER = new Set(['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']);
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -143,6 +156,12 @@ function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, not
     if (response && typeof response === 'object' && !response.$ref) {
       const names = rateLimited ? ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] : ['X-Request-Id'];
       if (rateLimited && status === '429') names.push('Retry-After');
+      const sent = notes.successHeaders.get(`${method} ${fullPath}`);
+      if (sent && Number(status) >= 200 && Number(status) < 300) {
+        if (sent.etag) names.push('ETag');
+        if (sent.location && status === '201') names.push('Location');
+        if (sent.replayed) names.push('Idempotent-Replayed');
+      }
       const headers: OpenApiDoc = (response.headers ??= {});
       for (const name of names) headers[name] ??= headerRef(name);
     }
@@ -155,6 +174,22 @@ function decorateOperation(fullPath: string, method: string, op: OpenApiDoc, not
   }
   const body = op.requestBody?.content?.['application/json'];
   if (body?.schema && body.example === undefined && body.examples === undefined) body.example = exampleFor(body.schema);
+}
+
+/**
+ * Absolute server URLs, so generated clients and validating proxies need no edit: the
+ * deployment (its host a variable) first, then `npm start` on this machine. The docs page
+ * puts this server first in its own copy (publicDocsDocument).
+ */
+function serversOf(prefix: string): OpenApiDoc[] {
+  return [
+    {
+      url: `https://{host}${prefix}`,
+      description: 'Your deployment of the service',
+      variables: { host: { default: 'api.example.com', description: 'Host name of the deployment, with `:port` when not 443' } },
+    },
+    { url: `http://127.0.0.1:3000${prefix}`, description: '`npm start` on this machine (README, Quick start)' },
+  ];
 }
 
 function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, notes: OperationNotes): OpenApiDoc {
@@ -183,14 +218,19 @@ function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, notes: Operatio
   const declared = new Map<string, OpenApiDoc>((full.tags ?? []).map((t: OpenApiDoc) => [t.name, t]));
   const tags = [...usedTags].map((name) => declared.get(name) ?? (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
   const components = structuredClone(full.components ?? {}) as OpenApiDoc;
-  components.headers = Object.fromEntries(Object.entries(RESPONSE_HEADERS).filter(([name]) => rateLimited || name === 'X-Request-Id'));
+  components.headers = Object.fromEntries(
+    Object.entries(RESPONSE_HEADERS).filter(([name]) => (EVERY_ANSWER.has(name) ? rateLimited || name === 'X-Request-Id' : true)),
+  );
+  // Only the headers some response refers to (Redocly: no unused components).
+  const used = JSON.stringify(paths);
+  components.headers = Object.fromEntries(Object.entries(components.headers as OpenApiDoc).filter(([name]) => used.includes(`"#/components/headers/${name}"`)));
   if (components.securitySchemes) {
     components.securitySchemes = Object.fromEntries(Object.entries(components.securitySchemes).filter(([name]) => usedSchemes.has(name)));
   }
   return {
     openapi: full.openapi,
     info,
-    servers: [{ url: prefix }],
+    servers: serversOf(prefix),
     tags,
     paths,
     components,
@@ -205,7 +245,7 @@ export interface OpenApiDocs {
 /** The generator, at the root so that it sees every route of every plane. */
 export async function registerOpenApi(app: FastifyInstance): Promise<OpenApiDocs> {
   app.addSchema(ErrorEnvelopeSchema);
-  const notes: OperationNotes = { idempotent: new Set(), errorExamples: new Map() };
+  const notes: OperationNotes = { idempotent: new Set(), errorExamples: new Map(), successHeaders: new Map() };
   app.addHook('onRoute', (route) => describeRoute(route, notes));
   await app.register(swagger, {
     openapi: {
@@ -281,10 +321,12 @@ function keepDocsPageDocuments(scope: FastifyInstance): (request: FastifyRequest
 export async function registerPublicDocs(scope: FastifyInstance, docs: OpenApiDocs): Promise<void> {
   scope.get('/v1/openapi.json', { schema: { hide: true } }, documentRoute(docs.v1));
   const answerKept = keepDocsPageDocuments(scope);
+  let docsPageDocument: OpenApiDoc | null = null;
   await scope.register(swaggerUi, {
     routePrefix: DOCS_PAGE,
     uiHooks: { onRequest: answerKept },
-    transformSpecification: () => docs.v1(),
+    // "Try it out" calls the server that serves the page, whatever its host.
+    transformSpecification: () => (docsPageDocument ??= { ...docs.v1(), servers: [{ url: '/v1', description: 'This server' }, ...docs.v1().servers] }),
     // The transform answers the document it keeps, so a deep copy of the generator's (about
     // 10 ms a request) would be thrown away.
     transformSpecificationClone: false,

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type SqlBool } from 'kysely';
 import type { Config } from '../../config.js';
-import type { DeliveryStatus } from '../../db/tables/webhooks.js';
+import type { DeliveryStatus, SignatureScheme } from '../../db/tables/webhooks.js';
 import { after } from '../../db/keyset.js';
 import { EVENTS_CHANNEL } from '../../events/record.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
@@ -223,7 +223,15 @@ export async function listEvents(db: Db, actor: Actor, q: EventQuery) {
  * `id` (= X-Service-Idempotency-Key) is fresh for every test. A test-kind key sends nothing.
  */
 export async function sendTestEvent(
-  row: { id: string; url: string; secret: string; previous_secret: string | null; previous_secret_expires_at: Date | null; clinic_id: string },
+  row: {
+    id: string;
+    url: string;
+    secret: string;
+    previous_secret: string | null;
+    previous_secret_expires_at: Date | null;
+    signature_scheme: SignatureScheme;
+    clinic_id: string;
+  },
   actor: Actor,
   config: Config,
 ): Promise<TestOutcome> {
@@ -242,7 +250,7 @@ export async function sendTestEvent(
     facilityId: null,
     data: {},
   });
-  const headers = deliveryHeaders(id, body, signingSecrets(row, now), now);
+  const headers = deliveryHeaders(id, body, signingSecrets(row, now), now, row.signature_scheme);
   // A sender of its own, closed after the one request: test events are rare, and nothing is left open at shutdown.
   const sender = createSender({ allowInsecure: config.webhookAllowInsecure }, { connections: 1 });
   const result = await sender.send(row.url, body, headers).finally(() => sender.close().catch(() => {}));

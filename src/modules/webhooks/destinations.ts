@@ -16,7 +16,7 @@ import { assertVersion } from '../../core/version.js';
 import { requireScopes } from '../auth/authenticate.js';
 import { apiKeyId, type Actor } from '../../core/actor.js';
 import { checkEndpointUrl, type AddressPolicy } from './address.js';
-import { generateSecret } from './signing.js';
+import { generateSecret, isStandardSecret } from './signing.js';
 import type { EndpointChanges, EndpointView, EndpointWithSecret, NewEndpoint } from './schema.js';
 import type { Db } from '../../db/transaction.js';
 
@@ -29,6 +29,7 @@ export function toEndpointView(row: Selectable<WebhookEndpointsTable>): Endpoint
     url: row.url,
     events: row.events,
     description: row.description,
+    signatureScheme: row.signature_scheme,
     enabled: row.enabled,
     disabledReason: row.disabled_reason,
     previousSecretExpiresAt: expires ? new Date(expires).toISOString() : null,
@@ -85,6 +86,7 @@ export async function createEndpoint(db: Db, actor: Actor, policy: AddressPolicy
         events: input.events,
         description: input.description ?? null,
         secret,
+        signature_scheme: input.signatureScheme ?? 'service',
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -137,10 +139,15 @@ export async function updateEndpoint(
     requireEndpointScopes(actor, changes.events ?? current.events);
   }
   if (changes.url !== undefined) checkUrl(changes.url, policy);
+  if (changes.signatureScheme === 'standard' && !isStandardSecret(current.secret)) {
+    // Its secret is base64url (made before issue 37): no Standard Webhooks library decodes it.
+    throw ApiError.conflict('secret_rotation_required', {}, 'Il segreto di questa destinazione va ruotato prima di passare alle firme Standard Webhooks.');
+  }
   const set: Record<string, unknown> = { updated_at: sql`now()`, version: sql`version + 1` };
   if (changes.url !== undefined) set.url = changes.url;
   if (changes.events !== undefined) set.events = changes.events;
   if (changes.description !== undefined) set.description = changes.description;
+  if (changes.signatureScheme !== undefined) set.signature_scheme = changes.signatureScheme;
   if (changes.enabled === true) {
     set.enabled = true;
     set.disabled_reason = null;

@@ -5,6 +5,7 @@
 import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid, PageQueryFields } from '../../core/schemas.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../events/catalogue.js';
+import { SIGNATURE_SCHEMES } from './signing.js';
 
 export const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
   minItems: 1,
@@ -20,6 +21,14 @@ export const Url = Type.String({
     'https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, names with an empty label (`localhost..`), credentials.',
   examples: ['https://hooks.example.com/dental'],
 });
+export const SignatureSchemeSchema = StringEnum(SIGNATURE_SCHEMES, {
+  description:
+    'How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. ' +
+    '`standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` ' +
+    '(space-separated `v1,<new> v1,<old>` during a rotation), instead of the three X-Service headers, so its libraries (`standardwebhooks` on npm, PyPI and others) verify them with the destination secret as given. ' +
+    'A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).',
+  examples: ['service'],
+});
 export const Description = Nullable(Type.String({ maxLength: 500, description: 'Free text for people, up to 500 characters' }));
 
 export const endpointFields = {
@@ -27,6 +36,7 @@ export const endpointFields = {
   url: Type.String(),
   events: Type.Array(Type.String()),
   description: Nullable(Type.String()),
+  signatureScheme: SignatureSchemeSchema,
   enabled: Type.Boolean(),
   disabledReason: Nullable(Type.String({ description: '`too_many_failures` when switched off after 50 discarded deliveries in a row; null otherwise' })),
   previousSecretExpiresAt: Nullable(OutputTimestamp({ description: 'Until when the previous secret also signs (after a rotation); null before any rotation' })),
@@ -123,11 +133,20 @@ export type EventEnvelope = Static<typeof EventEnvelopeSchema>;
 
 // ---- Request bodies and querystrings ----
 
-export const NewWebhookEndpointSchema = Type.Object({ url: Url, events: EventTypes, description: Type.Optional(Description) }, { additionalProperties: false });
+export const NewWebhookEndpointSchema = Type.Object(
+  { url: Url, events: EventTypes, description: Type.Optional(Description), signatureScheme: Type.Optional(SignatureSchemeSchema) },
+  { additionalProperties: false },
+);
 export type NewEndpoint = Static<typeof NewWebhookEndpointSchema>;
 /** Only sent fields change; at least one is needed. */
 export const WebhookEndpointChangesSchema = Type.Object(
-  { url: Type.Optional(Url), events: Type.Optional(EventTypes), description: Type.Optional(Description), enabled: Type.Optional(Type.Boolean()) },
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(EventTypes),
+    description: Type.Optional(Description),
+    enabled: Type.Optional(Type.Boolean()),
+    signatureScheme: Type.Optional(SignatureSchemeSchema),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 export type EndpointChanges = Static<typeof WebhookEndpointChangesSchema>;
@@ -187,3 +206,27 @@ export const TriggeredEventSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** POST /v1/webhook-endpoints/{id}/replay: the range of events to send again. */
+export const ReplayRequestSchema = Type.Object(
+  {
+    from: InputTimestamp({
+      description: 'First instant of the range (events with `createdAt` ≥ from), within the last 30 days',
+      examples: ['2026-03-02T08:00:00Z'],
+    }),
+    to: InputTimestamp({ description: 'End of the range, excluded (events with `createdAt` < to), after `from`', examples: ['2026-03-02T12:00:00Z'] }),
+  },
+  { additionalProperties: false },
+);
+export type ReplayRequest = Static<typeof ReplayRequestSchema>;
+export const ReplayResultSchema = Type.Object(
+  {
+    endpointId: Uuid(),
+    from: OutputTimestamp(),
+    to: OutputTimestamp(),
+    queued: Type.Integer({ description: 'New deliveries queued: one per event of the range the destination would receive (0-10000)' }),
+    alreadyPending: Type.Integer({ description: 'Events of the range whose delivery to this destination is still pending or being sent: not queued again' }),
+  },
+  { additionalProperties: false, title: 'WebhookReplay' },
+);
+export type ReplayResult = Static<typeof ReplayResultSchema>;

@@ -102,6 +102,16 @@ export const cases: MatrixCase[] = [
     prepare: async (server, tenant) => ({ path: `/v1/webhook-endpoints/${await sharedEndpoint(server, tenant)}/test` }),
   },
   {
+    operationId: 'replayWebhookEndpoint',
+    method: 'POST',
+    scopes: ['webhooks:write'],
+    resource: true,
+    prepare: async (server, tenant) => ({
+      path: `/v1/webhook-endpoints/${await sharedEndpoint(server, tenant)}/replay`,
+      body: { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() },
+    }),
+  },
+  {
     operationId: 'listEvents',
     method: 'GET',
     scopes: ['webhooks:read'],

@@ -23,7 +23,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         response: { 200: ConversationSchema },
       },
-      config: { scopes: ['messages:read'] },
+      config: { etag: true, scopes: ['messages:read'] },
     },
     async (request, reply) => {
       const row = await findConversation(ctx.db, request.actor, request.params.id);
@@ -83,7 +83,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
         body: BotChangeSchema,
         response: { 200: ConversationSchema },
       },
-      config: { reasons: CONVERSATION_REASONS.updateBot, scopes: ['messages:write'], errorStatuses: [409] },
+      config: { etag: true, reasons: CONVERSATION_REASONS.updateBot, scopes: ['messages:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
       const row = await updateBot(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));

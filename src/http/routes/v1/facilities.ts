@@ -24,7 +24,7 @@ export function registerFacilityRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         response: { 200: FacilitySchema },
       },
-      config: { scopes: ['clinic:read'] },
+      config: { etag: true, scopes: ['clinic:read'] },
     },
     async (request, reply) => {
       const { clinicId } = request.actor;

@@ -26,7 +26,7 @@ export function registerLeadRoutes(app: App, ctx: AppContext): void {
         body: LeadInputSchema,
         response: { 201: LeadSchema, 200: LeadSchema },
       },
-      config: { scopes: ['leads:write'], idempotent: true },
+      config: { etag: true, scopes: ['leads:write'], idempotent: true },
     },
     async (request, reply) => {
       const { view, created, version } = await createLead(ctx.db, request.actor, request.body);
@@ -47,7 +47,7 @@ export function registerLeadRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         response: { 200: LeadDetailSchema },
       },
-      config: { scopes: ['leads:read'] },
+      config: { etag: true, scopes: ['leads:read'] },
     },
     async (request, reply) => {
       const { view, version } = await getLead(ctx.db, request.actor, request.params.id);

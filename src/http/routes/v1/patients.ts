@@ -39,7 +39,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
         body: PatientInputSchema,
         response: { 201: PatientSchema },
       },
-      config: { reasons: PATIENT_REASONS.create, scopes: ['patients:write'], idempotent: true, errorStatuses: [403, 409] },
+      config: { etag: true, reasons: PATIENT_REASONS.create, scopes: ['patients:write'], idempotent: true, errorStatuses: [403, 409] },
     },
     async (request, reply) => {
       const { view, version } = await createPatient(ctx.db, request.actor, request.body);
@@ -101,7 +101,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         response: { 200: PatientSchema },
       },
-      config: { scopes: ['patients:read'] },
+      config: { etag: true, scopes: ['patients:read'] },
     },
     async (request, reply) => {
       const { view, version } = await getPatient(ctx.db, request.actor, request.params.id);

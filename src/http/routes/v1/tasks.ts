@@ -61,7 +61,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         response: { 200: TaskSchema },
       },
-      config: { scopes: ['tasks:read'] },
+      config: { etag: true, scopes: ['tasks:read'] },
     },
     async (request, reply) => {
       const row = await findTask(ctx.db, request.actor, request.params.id);
@@ -86,7 +86,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
         body: TaskChangesBody,
         response: { 200: TaskSchema },
       },
-      config: { scopes: ['tasks:write'], errorStatuses: [409] },
+      config: { etag: true, scopes: ['tasks:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
       const row = await updateTask(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));

@@ -75,7 +75,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         response: { 200: QuoteSchema },
       },
-      config: { scopes: ['treatment_plans:read'] },
+      config: { etag: true, scopes: ['treatment_plans:read'] },
     },
     async (request, reply) => {
       const { view, version } = await findQuote(db, request.actor, request.params.id);
@@ -120,7 +120,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
         body: QuoteChangesBody,
         response: { 200: QuoteSchema },
       },
-      config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.updateTreatmentPlan, bodyIssues: quoteBodyIssues },
+      config: { etag: true, scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.updateTreatmentPlan, bodyIssues: quoteBodyIssues },
     },
     async (request, reply) => {
       const { view, version } = await updateQuote(db, request.actor, request.params.id, request.body, expectedVersion(request));

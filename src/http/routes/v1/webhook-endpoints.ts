@@ -12,6 +12,7 @@ import {
   updateEndpoint,
 } from '../../../modules/webhooks/destinations.js';
 import { sendTestEvent } from '../../../modules/webhooks/deliveries.js';
+import { REPLAY_LIMIT, replayEvents } from '../../../modules/webhooks/replay.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams, IfMatchHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
@@ -20,6 +21,8 @@ import {
   WebhookEndpointSchema,
   WebhookEndpointWithSecret,
   NewWebhookEndpointSchema,
+  ReplayRequestSchema,
+  ReplayResultSchema,
   RotateSecretSchema,
   WebhookEndpointChangesSchema,
   WebhookEndpointListSchema,
@@ -41,6 +44,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         description:
           'Creates a destination that receives the chosen events, signed with a new secret (`whsec_…`) returned only in this response. ' +
           'Needs `webhooks:write` plus the scope of every chosen event (listed with each event type in `webhooks` of this document); `403 insufficient_scope` lists exactly the missing ones. ' +
+          '`signatureScheme` (default `service`: `X-Service-Signature`) may be `standard` for Standard Webhooks headers that its libraries verify. ' +
           'The destination receives what the creating key can see (its scopes, with `webhooks:read`, and its facilities) and stops receiving when that key is revoked or expires. ' +
           `At most ${MAX_ENDPOINTS_PER_CLINIC} destinations per clinic: one more is \`409 conflict\` reason \`endpoint_limit\`. ` +
           'With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored` (the secret is shown once and never stored in a response).\n\n' +
@@ -51,7 +55,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
       // The service checks `webhooks:write` together with every chosen event's scope, so that
       // one 403 lists all the missing ones.
-      config: { reasons: WEBHOOK_REASONS.createEndpoint, scopes: [], idempotent: 'secret', errorStatuses: [409] },
+      config: { etag: true, location: true, reasons: WEBHOOK_REASONS.createEndpoint, scopes: [], idempotent: 'secret', errorStatuses: [409] },
     },
     async (request, reply) => {
       const created = await createEndpoint(ctx.db, request.actor, policy, request.body);
@@ -89,7 +93,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         response: { 200: WebhookEndpointSchema },
       },
-      config: { scopes: ['webhooks:read'] },
+      config: { etag: true, scopes: ['webhooks:read'] },
     },
     async (request, reply) => {
       const { view, version } = await getEndpoint(ctx.db, request.actor, request.params.id);
@@ -108,13 +112,14 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         description:
           '`enabled: true` switches a destination back on (also one switched off with `too_many_failures`; its count of discarded deliveries restarts at 0); `enabled: false` switches it off (`disabledReason` null). ' +
           'Changing `url`, `events` or `description` needs the same scopes as creation (`webhooks:write` and the scope of every event the destination will receive). ' +
+          '`signatureScheme` switches how the next attempts are signed (`standard` needs a secret made or rotated since secrets are standard base64: else `409 conflict` reason `secret_rotation_required`). ' +
           'Only sent fields change; at least one is needed. Optional `If-Match`: `409 conflict` reason `version_mismatch` when the destination changed meanwhile.',
         params: IdParams,
         headers: IfMatchHeaders,
         body: WebhookEndpointChangesSchema,
         response: { 200: WebhookEndpointSchema },
       },
-      config: { scopes: ['webhooks:write'], errorStatuses: [409] },
+      config: { etag: true, reasons: WEBHOOK_REASONS.updateEndpoint, scopes: ['webhooks:write'], errorStatuses: [409] },
     },
     async (request, reply) => {
       const { view, version } = await updateEndpoint(ctx.db, request.actor, policy, request.params.id, request.body, expectedVersion(request));
@@ -153,7 +158,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         summary: 'Rotate the signing secret',
         description:
           'Creates a new secret, returned only in this response. The old one keeps signing for `overlapMinutes` (0-10080, default 1440; 0 = it stops at once): ' +
-          'meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>`. `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. ' +
+          'meanwhile every webhook carries two signatures, `v1=<new>,v1=<old>` (Standard Webhooks: `v1,<new> v1,<old>`). `previousSecretExpiresAt` says when the overlap ends. A rotation during an overlap ends the older overlap: only the last two secrets sign. ' +
           'Send `{}` for the default overlap. With `Idempotency-Key`, a replay answers `409 conflict` reason `response_not_stored`.',
         params: IdParams,
         headers: IdempotencyHeaders,
@@ -196,5 +201,29 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       const { row } = await getEndpoint(ctx.db, request.actor, request.params.id);
       return sendTestEvent(row, request.actor, ctx.config);
     },
+  );
+
+  app.post(
+    '/v1/webhook-endpoints/:id/replay',
+    {
+      schema: {
+        operationId: 'replayWebhookEndpoint',
+        tags: ['Webhooks and events'],
+        summary: 'Send a time range of events again',
+        description:
+          'Recovery after a receiver was down: queues one new delivery (new delivery id, usual retries) for every event of `[from, to)` the destination would receive now ' +
+          '(its event types, and what its creating key sees), and answers `202` with the count. `from` must be within the last 30 days (the events kept) and before `to`, else `400`. ' +
+          `At most ${REPLAY_LIMIT} events per call: more is \`409 conflict\` reason \`replay_too_large\` and nothing is queued; replay shorter ranges one after the other. ` +
+          'Idempotent: an event whose delivery to this destination is still pending or being sent is not queued again (`alreadyPending`), so the same range twice adds nothing while the first deliveries wait; ' +
+          'once they are finished, the same range sends them again (deduplicate on `eventId`). With `Idempotency-Key`, a retry gets the first answer. ' +
+          'A switched-off destination is `409` reason `endpoint_disabled`; one whose creating key is no longer active, `key_inactive`. A test clinic’s replayed deliveries are recorded `test_mode` and nothing is sent.',
+        params: IdParams,
+        headers: IdempotencyHeaders,
+        body: ReplayRequestSchema,
+        response: { 202: ReplayResultSchema },
+      },
+      config: { reasons: WEBHOOK_REASONS.replay, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },
+    },
+    async (request, reply) => reply.status(202).send(await replayEvents(ctx.db, request.actor, request.params.id, request.body)),
   );
 }

@@ -103,7 +103,7 @@ async function roundStatements(ctx: AppContext, trx: Db, finished: FinishedAttem
         FOR UPDATE SKIP LOCKED
       )
     RETURNING d.id, d.clinic_id, d.endpoint_id, d.body, d.attempt_count, d.attempt_limit, d.redeliveries, d.lease_until,
-              e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.enabled,
+              e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.signature_scheme, e.enabled,
               (e.deleted_at IS NOT NULL) AS deleted,
               ${keyActive('k')} AS key_active`.execute(trx);
   return rows;

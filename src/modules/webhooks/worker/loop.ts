@@ -80,7 +80,7 @@ export async function startDeliveryWorker(ctx: AppContext, options: WorkerOption
     if (!d.enabled) return finishUnsent(ctx, d, 'endpoint_disabled');
     if (!d.key_active) return finishUnsent(ctx, d, 'key_inactive');
     const startedAt = new Date();
-    const headers = deliveryHeaders(d.id, d.body, signingSecrets(d, startedAt), startedAt);
+    const headers = deliveryHeaders(d.id, d.body, signingSecrets(d, startedAt), startedAt, d.signature_scheme);
     const result = await sender.send(d.url, d.body, headers);
     finished.push({ delivery: d, startedAt, result });
   };

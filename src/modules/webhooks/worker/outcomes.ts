@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../../context.js';
 import { attemptOutcome, DISABLE_AFTER_DISCARDED, retryDelayMs } from '../policy.js';
 import type { SendResult } from '../sender.js';
+import type { SignatureScheme } from '../../../db/tables/webhooks.js';
 
 /** A delivery as a claim returns it (`claim.ts`): the row, its destination and whether the creating key is active. */
 export interface ClaimedDelivery {
@@ -23,6 +24,7 @@ export interface ClaimedDelivery {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: Date | null;
+  signature_scheme: SignatureScheme;
   enabled: boolean;
   deleted: boolean;
   key_active: boolean;
