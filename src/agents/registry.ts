@@ -6,11 +6,12 @@ import type { TSchema } from 'typebox';
 import { AGENDA_TOOLS } from './tools/agenda.js';
 import { CHAT_TOOLS } from './tools/chat.js';
 import { OFFICE_TOOLS } from './tools/office.js';
+import { OUTBOUND_TOOLS } from './tools/outbound.js';
 import { PEOPLE_TOOLS } from './tools/people.js';
 import { VOICE_TOOLS } from './tools/voice.js';
 import { readOnly, type AgentTool } from './tool.js';
 
-export const AGENT_TOOLS: readonly AgentTool[] = [...VOICE_TOOLS, ...PEOPLE_TOOLS, ...AGENDA_TOOLS, ...OFFICE_TOOLS, ...CHAT_TOOLS];
+export const AGENT_TOOLS: readonly AgentTool[] = [...VOICE_TOOLS, ...PEOPLE_TOOLS, ...AGENDA_TOOLS, ...OFFICE_TOOLS, ...OUTBOUND_TOOLS, ...CHAT_TOOLS];
 
 const BY_NAME = new Map(AGENT_TOOLS.map((t) => [t.name, t]));
 

@@ -55,6 +55,12 @@ const ALL_TOOLS = [
   'get_balance',
   'get_conversation_messages',
   'set_bot_state',
+  'add_to_waitlist',
+  'list_waitlist_offers',
+  'accept_waitlist_offer',
+  'decline_waitlist_offer',
+  'list_due_recalls',
+  'log_recall_attempt',
 ];
 
 async function appointments(clinicId: string): Promise<number> {
@@ -70,7 +76,7 @@ describe('tools follow the key', () => {
   it('lists what the key’s scopes allow, and an agent key its agent’s set', async () => {
     expect((await listTools(server.url, a.token)).map((t) => t.name).sort()).toEqual([...ALL_TOOLS].sort());
     const reader = await server.factories.key(a.clinicId, ['patients:read']);
-    expect((await listTools(server.url, reader.token)).map((t) => t.name)).toEqual(['search_patients']);
+    expect((await listTools(server.url, reader.token)).map((t) => t.name)).toEqual(['search_patients', 'list_due_recalls']);
     const chat = await createApiKey(server.ctx.db, a.clinicId, { name: 'bot', scopes: [...SCOPES], agent: 'chat_bot' });
     const chatTools = (await listTools(server.url, chat.token)).map((t) => t.name);
     expect(chatTools).toEqual(expect.arrayContaining(['get_conversation_messages', 'set_bot_state', 'find_slots', 'book_appointment']));
