@@ -8,6 +8,11 @@ import type { Transaction } from '../db/transaction.js';
 
 /** Deleted by a reset, in this order (each table after every table that references it). */
 export const RESET_TABLES = [
+  'waitlist_offers',
+  'waitlist_entries',
+  'recall_attempts',
+  'recall_worklist',
+  'recall_contacts',
   'document_link_uses',
   'documents',
   'payment_allocations',
@@ -40,10 +45,13 @@ export const RESET_TABLES = [
 
 /**
  * Kept by a reset: the clinic, its facilities (keys and destinations may be limited to them),
- * its API keys and webhook destinations, and its history (events, deliveries, the access log).
+ * its API keys and webhook destinations, its settings (the waitlist's offer time, the recall
+ * rules), and its history (events, deliveries, the access log).
  */
 export const KEPT_TABLES = [
   'clinics',
+  'waitlist_settings',
+  'recall_rules',
   'facilities',
   'api_keys',
   'webhook_endpoints',

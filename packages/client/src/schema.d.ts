@@ -3032,6 +3032,8 @@ export interface paths {
          *
          *     Each entry names the REST operation it performs (`operation`: method, path with `{argument}` placeholders, operationId). Replace `<API key of the clinic>` in the headers with the agent’s key. Retell does not fill path placeholders: tools with one are easier through `/mcp`, which Retell calls natively.
          *
+         *     Ordered as the tool registry lists them (the steps of a call: the caller, people, the agenda, the office, outbound, chat), the same order as `tools/list`.
+         *
          *     Scopes: none (any valid key).
          *
          *     **curl**

@@ -94,6 +94,7 @@ export function registerAgentToolRoutes(app: App): void {
         description: [
           'The agent tools this key may call (the same list as `tools/list` on `/mcp`: the key’s scopes, an agent key’s own set, `readonly`, `tools`), as definitions in the format of `platform`: `openai` (function tools), `vapi` (function tools whose server is `POST /v1/agent-tools/vapi`), `retell` (custom functions calling the REST operation, arguments at the root), `elevenlabs` (webhook tools with path, query and body schemas).',
           'Each entry names the REST operation it performs (`operation`: method, path with `{argument}` placeholders, operationId). Replace `<API key of the clinic>` in the headers with the agent’s key. Retell does not fill path placeholders: tools with one are easier through `/mcp`, which Retell calls natively.',
+          'Ordered as the tool registry lists them (the steps of a call: the caller, people, the agenda, the office, outbound, chat), the same order as `tools/list`.',
         ].join('\n\n'),
         querystring: PackQuery,
         response: { 200: PackSchema },
