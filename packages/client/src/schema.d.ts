@@ -155,7 +155,7 @@ export interface paths {
          *     **curl**
          *
          *     ```sh
-         *     curl -s "https://api.example.com/v1/patients/lookup?phone=Rossi" \
+         *     curl -s "https://api.example.com/v1/patients/lookup?phone=%2B393331234567" \
          *       -H "Authorization: Bearer $DCM_API_KEY"
          *     ```
          *
@@ -166,7 +166,7 @@ export interface paths {
          *
          *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
          *     const result = await api.call('lookupPatient', {
-         *       params: { query: { phone: 'Rossi' } },
+         *       params: { query: { phone: '+393331234567' } },
          *     });
          *     ```
          */
@@ -1221,7 +1221,7 @@ export interface paths {
          *     **curl**
          *
          *     ```sh
-         *     curl -s "https://api.example.com/v1/voice/context?from=Rossi" \
+         *     curl -s "https://api.example.com/v1/voice/context?from=%2B393331234567" \
          *       -H "Authorization: Bearer $DCM_API_KEY"
          *     ```
          *
@@ -1232,7 +1232,7 @@ export interface paths {
          *
          *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
          *     const result = await api.call('getVoiceContext', {
-         *       params: { query: { from: 'Rossi' } },
+         *       params: { query: { from: '+393331234567' } },
          *     });
          *     ```
          */
@@ -3039,7 +3039,7 @@ export interface paths {
          *     **curl**
          *
          *     ```sh
-         *     curl -s "https://api.example.com/v1/agent-tools?platform=Rossi" \
+         *     curl -s "https://api.example.com/v1/agent-tools?platform=openai" \
          *       -H "Authorization: Bearer $DCM_API_KEY"
          *     ```
          *
@@ -3050,7 +3050,7 @@ export interface paths {
          *
          *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
          *     const result = await api.call('listAgentTools', {
-         *       params: { query: { platform: 'Rossi' } },
+         *       params: { query: { platform: 'openai' } },
          *     });
          *     ```
          */

@@ -14,7 +14,17 @@ export function addCodeSamples(path: string, method: string, op: Doc): void {
   const query = params.filter((p) => p.in === 'query' && p.required);
   const idempotent = params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
   const body = op.requestBody?.content?.['application/json']?.example;
-  const valueOf = (p: Doc) => String(p.example ?? p.schema?.examples?.[0] ?? (p.schema?.format === 'uuid' ? SAMPLE_ID : 'Rossi'));
+  // A required query value: its example, else its first allowed value (an enum's), else by its
+  // format or its name (a phone: `phone`, and voice context's `from`), else a surname (a search).
+  const byName: Record<string, string> = { phone: '+393331234567', from: '+393331234567', to: '+390212345678' };
+  const valueOf = (p: Doc) =>
+    String(
+      p.example ??
+        p.schema?.examples?.[0] ??
+        p.schema?.enum?.[0] ??
+        p.schema?.anyOf?.[0]?.const ??
+        (p.schema?.format === 'uuid' ? SAMPLE_ID : p.schema?.format === 'date-time' ? '2026-03-03T09:00:00+01:00' : (byName[p.name] ?? 'Rossi')),
+    );
 
   const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => valueOf(pathParams.find((p) => p.name === name) ?? {}));
   const qs = query.length ? `?${query.map((p) => `${p.name}=${encodeURIComponent(valueOf(p))}`).join('&')}` : '';
