@@ -134,6 +134,10 @@ describe('the documents, written once per process', () => {
     // The docs page's copy puts the server that serves it first ("Try it out" calls it).
     expect(json.body.servers).toEqual([{ url: '/v1', description: 'This server' }, ...docs.v1.servers]);
     expect({ ...json.body, servers: docs.v1.servers }).toEqual(docs.v1);
+    // The page's initializer carries that same copy inline (swagger-ui's first render needs no fetch).
+    const initializer = await twice('/docs/static/swagger-initializer.js');
+    expect(initializer.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+    expect(initializer.text).toContain(`spec: ${json.text.replace(/</g, '\\u003c')},`);
     const yaml = await twice('/docs/yaml');
     expect(yaml.headers.get('content-type')).toBe('application/x-yaml');
     expect(yaml.text).toMatch(/^openapi: 3\.1\.0\n/);

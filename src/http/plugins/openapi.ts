@@ -4,9 +4,10 @@
  * the public API at /v1/openapi.json (servers: /v1) and the back-office at /admin/v1/openapi.json.
  */
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import swaggerUi, { type FastifySwaggerUiConfigOptions } from '@fastify/swagger-ui';
 import { addCodeSamples } from './openapi-samples.js';
 import { webhooksSection } from './openapi-webhooks.js';
+import { docsPageInitializer } from './docs-page.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { exampleFor } from './openapi-examples.js';
 import { ErrorEnvelopeSchema } from '../../core/schemas.js';
@@ -293,6 +294,15 @@ function documentRoute(doc: () => OpenApiDoc) {
 const DOCS_PAGE = '/docs';
 /** The docs page's own copies of the document, as swagger-ui serves them. */
 const DOCS_PAGE_DOCUMENTS = new Set([`${DOCS_PAGE}/json`, `${DOCS_PAGE}/yaml`]);
+const DOCS_PAGE_INITIALIZER = `${DOCS_PAGE}/static/swagger-initializer.js`;
+/** Offline: no validator badge fetched from validator.swagger.io. */
+const DOCS_PAGE_UI: FastifySwaggerUiConfigOptions = {
+  docExpansion: 'list',
+  deepLinking: true,
+  defaultModelsExpandDepth: 0,
+  displayOperationId: true,
+  validatorUrl: null,
+};
 
 /**
  * swagger-ui writes its copies of the document again on every request: about 180 ms of the
@@ -301,7 +311,10 @@ const DOCS_PAGE_DOCUMENTS = new Set([`${DOCS_PAGE}/json`, `${DOCS_PAGE}/yaml`]);
  * kept, encoded, and answered again byte for byte (the route the router matched decides, not
  * the URL).
  */
-function keepDocsPageDocuments(scope: FastifyInstance): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
+function keepDocsPageDocuments(
+  scope: FastifyInstance,
+  initializer: () => Buffer,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
   const kept = new Map<string, { type: string; body: Buffer }>();
   scope.addHook('onSend', async (request, reply, payload) => {
     const route = request.routeOptions.url;
@@ -310,6 +323,8 @@ function keepDocsPageDocuments(scope: FastifyInstance): (request: FastifyRequest
     return payload;
   });
   return async (request, reply) => {
+    // The page's initializer is ours: it carries the document (docs-page.ts).
+    if (request.routeOptions.url === DOCS_PAGE_INITIALIZER) return reply.type('application/javascript; charset=utf-8').send(initializer());
     const answer = kept.get(request.routeOptions.url ?? '');
     // Returning the reply ends the request here (Fastify's early answer from an async hook).
     if (answer) return reply.type(answer.type).send(answer.body);
@@ -320,18 +335,19 @@ function keepDocsPageDocuments(scope: FastifyInstance): (request: FastifyRequest
 /** Public plane: the /v1 document and the docs page. */
 export async function registerPublicDocs(scope: FastifyInstance, docs: OpenApiDocs): Promise<void> {
   scope.get('/v1/openapi.json', { schema: { hide: true } }, documentRoute(docs.v1));
-  const answerKept = keepDocsPageDocuments(scope);
   let docsPageDocument: OpenApiDoc | null = null;
+  // "Try it out" calls the server that serves the page, whatever its host.
+  const docsPage = () => (docsPageDocument ??= { ...docs.v1(), servers: [{ url: '/v1', description: 'This server' }, ...docs.v1().servers] });
+  let initializer: Buffer | null = null;
+  const answerKept = keepDocsPageDocuments(scope, () => (initializer ??= Buffer.from(docsPageInitializer(docsPage(), DOCS_PAGE_UI))));
   await scope.register(swaggerUi, {
     routePrefix: DOCS_PAGE,
     uiHooks: { onRequest: answerKept },
-    // "Try it out" calls the server that serves the page, whatever its host.
-    transformSpecification: () => (docsPageDocument ??= { ...docs.v1(), servers: [{ url: '/v1', description: 'This server' }, ...docs.v1().servers] }),
+    transformSpecification: docsPage,
     // The transform answers the document it keeps, so a deep copy of the generator's (about
     // 10 ms a request) would be thrown away.
     transformSpecificationClone: false,
-    // Offline: no validator badge fetched from validator.swagger.io.
-    uiConfig: { docExpansion: 'list', deepLinking: true, defaultModelsExpandDepth: 0, displayOperationId: true, validatorUrl: null },
+    uiConfig: DOCS_PAGE_UI,
   });
 }
 
