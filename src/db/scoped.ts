@@ -35,11 +35,17 @@ function scopedQuery(db: Db, table: ScopedTable, scope: TenantScope, id: string)
     .where(facilityVisible('facility_id', scope));
 }
 
+/** The row with this id that the scope sees, or null (a body reference the caller names as a field). */
+export async function findScopedOrNull<T extends ScopedTable>(db: Db, table: T, scope: TenantScope, id: string): Promise<Selectable<DB[T]> | null> {
+  const row = await scopedQuery(db, table, scope, id).executeTakeFirst();
+  return (row as unknown as Selectable<DB[T]> | undefined) ?? null;
+}
+
 /** The row with this id that the scope sees, or 404 not_found. */
 export async function findScoped<T extends ScopedTable>(db: Db, table: T, scope: TenantScope, id: string): Promise<Selectable<DB[T]>> {
-  const row = await scopedQuery(db, table, scope, id).executeTakeFirst();
+  const row = await findScopedOrNull(db, table, scope, id);
   if (!row) throw ApiError.notFound();
-  return row as unknown as Selectable<DB[T]>;
+  return row;
 }
 
 /** findScoped, locking the row for update in the command's transaction. */

@@ -7,7 +7,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
 import { keysetPage } from '../../db/keyset.js';
 import { ApiError } from '../../core/errors.js';
-import { findScoped } from '../../db/scoped.js';
+import { findScoped, findScopedOrNull } from '../../db/scoped.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { WaitlistEntriesTable, WaitlistOffersTable } from '../../db/tables/waitlist.js';
@@ -56,14 +56,7 @@ export async function insertEntry(
 
 /** The calendar of the scope with this id (its doctors are checked by the service), or null. */
 export async function visibleCalendar(trx: Transaction, scope: TenantScope, id: string): Promise<CalendarRow | null> {
-  const row = await trx
-    .selectFrom('calendars')
-    .selectAll()
-    .where('id', '=', id)
-    .where('clinic_id', '=', scope.clinicId)
-    .where(facilityVisible('facility_id', scope))
-    .executeTakeFirst();
-  return row ?? null;
+  return findScopedOrNull(trx, 'calendars', scope, id);
 }
 
 export async function findEntry(db: Db, scope: TenantScope, id: string): Promise<EntryRow> {
@@ -140,14 +133,7 @@ export async function listOffers(db: Db, actor: Actor, q: OfferListQuery): Promi
 
 /** The offer the scope sees, without a lock (to find its entry, locked first), or null. */
 export async function peekOffer(trx: Transaction, scope: TenantScope, id: string): Promise<OfferRow | null> {
-  const row = await trx
-    .selectFrom('waitlist_offers')
-    .selectAll()
-    .where('id', '=', id)
-    .where('clinic_id', '=', scope.clinicId)
-    .where(facilityVisible('facility_id', scope))
-    .executeTakeFirst();
-  return row ?? null;
+  return findScopedOrNull(trx, 'waitlist_offers', scope, id);
 }
 
 /** The offer locked for update, with its entry's person and channel. */
