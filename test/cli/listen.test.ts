@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exampleData } from '../../src/events/schemas.js';
+import { exampleData } from '../../src/event-schemas.js';
 import { assertEventData } from '../../src/events/validate.js';
 import { verifyWebhook } from '../../src/modules/webhooks/verify.js';
 import { ROOT, waitFor } from '../helpers/process.js';

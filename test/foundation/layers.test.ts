@@ -2,7 +2,9 @@
  * The layers of DESIGN.md "Layout", read from the import graph with the TypeScript compiler's
  * own scanner (static imports, re-exports and dynamic `import()`): the contract's core sits
  * below the transport. Only src/http itself and src/app.ts (which assembles it) may import
- * src/http; src/core imports nothing but src/core, Node's built-ins and TypeBox (its shared schemas).
+ * src/http; src/core imports nothing but src/core, Node's built-ins and TypeBox (its shared schemas);
+ * the outbox (src/events) imports no module at run time: the modules import it, and declare
+ * their events' data in their own events.ts, assembled above them (src/event-schemas.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -32,6 +34,17 @@ function importsOf(file: string): { local: string[]; bare: string[] } {
   return { local, bare };
 }
 
+/** The `src/…` files a file imports for their values: `import type` and `export type` are left out (they vanish at compile time). */
+function runtimeImportsOf(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, false);
+  return source.statements.flatMap((statement) => {
+    const typeOnly = (ts.isImportDeclaration(statement) && statement.importClause?.isTypeOnly) || (ts.isExportDeclaration(statement) && statement.isTypeOnly);
+    const specifier = ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) ? statement.moduleSpecifier : undefined;
+    if (typeOnly || !specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) return [];
+    return [relative(root, resolve(root, dirname(file), specifier.text)).replace(/\.js$/, '.ts')];
+  });
+}
+
 const graph = sourceFiles('src').map((file) => ({ file, ...importsOf(file) }));
 const within = (path: string, folder: string) => path.startsWith(`${folder}/`);
 const MAY_IMPORT_HTTP = (file: string) => within(file, 'src/http') || file === 'src/app.ts';
@@ -59,6 +72,19 @@ describe('layers (DESIGN.md "Layout")', () => {
         ...local.filter((target) => !within(target, 'src/core')).map((target) => `${file} -> ${target}`),
         ...bare.filter((name) => !name.startsWith('node:') && name !== 'typebox').map((name) => `${file} -> ${name}`),
       ]);
+    expect(offending).toEqual([]);
+  });
+
+  it('src/events (the outbox) imports no module and nothing above the modules at run time (types only)', () => {
+    const below = ['src/events', 'src/core', 'src/db', 'src/lib'];
+    const offending = graph
+      .filter(({ file }) => within(file, 'src/events'))
+      .flatMap(({ file }) =>
+        runtimeImportsOf(file)
+          .filter((target) => !below.some((folder) => within(target, folder)))
+          .map((target) => `${file} -> ${target}`),
+      );
+    expect(graph.filter(({ file }) => within(file, 'src/events')).flatMap(({ file }) => runtimeImportsOf(file))).toContain('src/events/fan-out.ts');
     expect(offending).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/events/record.js';
-import { sampleData } from '../../src/events/schemas.js';
+import { sampleData } from '../../src/event-schemas.js';
 import { startService } from '../helpers/process.js';
 import { ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, until, type Receiver } from './helpers.js';

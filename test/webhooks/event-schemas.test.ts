@@ -1,6 +1,7 @@
 /**
- * The schema of each event's `data` (src/events/schemas.ts; issue 19, item 4): every type of
- * the catalogue (and `events.skipped`, `webhook.test`) has one, with an example that validates;
+ * The schema of each event's `data` (src/modules/<noun>/events.ts, assembled in src/event-schemas.ts;
+ * issue 19, item 4): every type of the catalogue (and `events.skipped`, `webhook.test`) has one,
+ * with an example that validates;
  * a sample (the `trigger` data) has the type's shape with fresh ids; and under the tests
  * (DCM_STRICT_EVENTS=1) recordEvent refuses a `data` of the wrong shape for its type, leaving
  * nothing behind, so every event the suite records is checked against its documented shape.
@@ -10,7 +11,7 @@ import formats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../src/events/catalogue.js';
 import { recordEvent, type NewEvent } from '../../src/events/record.js';
-import { ALL_EVENT_TYPES, EVENT_DATA_SCHEMAS, exampleData, sampleData } from '../../src/events/schemas.js';
+import { ALL_EVENT_TYPES, EVENT_DATA_SCHEMAS, exampleData, sampleData } from '../../src/event-schemas.js';
 import { recordSkipped } from '../../src/events/skipped.js';
 import { assertEventData, STRICT_EVENTS } from '../../src/events/validate.js';
 import { revokeApiKey } from '../../src/modules/auth/keys-service.js';

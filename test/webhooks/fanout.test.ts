@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { recordEvent } from '../../src/events/record.js';
-import { sampleData } from '../../src/events/schemas.js';
+import { sampleData } from '../../src/event-schemas.js';
 import { recordSkipped } from '../../src/events/skipped.js';
 import type { Running } from '../../src/jobs/scheduler.js';
 import { revokeApiKey } from '../../src/modules/auth/keys-service.js';

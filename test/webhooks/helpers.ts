@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { AppContext } from '../../src/context.js';
 import type { EventType } from '../../src/events/catalogue.js';
 import { recordEvent, type NewEvent, type RecordedEvent } from '../../src/events/record.js';
-import { sampleData, type EventData } from '../../src/events/schemas.js';
+import { sampleData, type EventData } from '../../src/event-schemas.js';
 import { startDeliveryWorker } from '../../src/modules/webhooks/worker/loop.js';
 import type { OperationTypes } from '../../packages/client/src/index.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
