@@ -13,7 +13,7 @@ import { assertEventData } from '../../src/events/validate.js';
 import { verifyWebhook } from '../../src/modules/webhooks/verify.js';
 import { ROOT, waitFor } from '../helpers/process.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, type Receiver } from '../webhooks/helpers.js';
+import { startReceiver, type Receiver } from '../modules/webhooks/helpers.js';
 
 let server: TestServer;
 let receiver: Receiver;
