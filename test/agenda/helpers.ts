@@ -1,6 +1,7 @@
 /** Test helpers of the agenda module: rows inserted directly or through the module's services. */
 import { randomUUID } from 'node:crypto';
-import { createDoctor, createChair } from '../../src/modules/clinics/service.js';
+import { createDoctor } from '../../src/modules/doctors/service.js';
+import { createChair } from '../../src/modules/chairs/service.js';
 import { createCalendar } from '../../src/modules/calendars/service.js';
 import type { Tenant } from '../helpers/factories.js';
 import type { TestServer } from '../helpers/server.js';

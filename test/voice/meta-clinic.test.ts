@@ -1,6 +1,7 @@
 /** Meta and the Clinic lists (issue 15). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChair, createStaffProfile } from '../../src/modules/clinics/service.js';
+import { createChair } from '../../src/modules/chairs/service.js';
+import { createStaffProfile } from '../../src/modules/staff/service.js';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../src/events/catalogue.js';
 import type { OperationTypes } from '../../packages/client/src/index.js';
 import type { Tenant } from '../helpers/factories.js';
