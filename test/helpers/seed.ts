@@ -1,6 +1,7 @@
 /** Rows many tests need (patients, leads, calendars with their doctor and chair, documents), inserted directly or through the services; and `at`, a time N days from now. */
 import { randomUUID } from 'node:crypto';
-import { createDoctor, createChair } from '../../src/modules/clinics/service.js';
+import { createDoctor } from '../../src/modules/doctors/service.js';
+import { createChair } from '../../src/modules/chairs/service.js';
 import { createCalendar } from '../../src/modules/calendars/service.js';
 import type { Tenant } from './factories.js';
 import type { TestServer } from './server.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaffProfile } from '../../src/modules/clinics/service.js';
+import { createStaffProfile } from '../../src/modules/staff/service.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { mechanismRoutes } from './mechanisms-routes.js';

@@ -9,7 +9,7 @@ import { SCOPES } from '../../../src/modules/auth/scopes.js';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { insertDocument, insertPatient } from '../../helpers/seed.js';
-import { createDoctor } from '../../../src/modules/clinics/service.js';
+import { createDoctor } from '../../../src/modules/doctors/service.js';
 import { inline, pdf } from '../documents/helpers.js';
 
 let server: TestServer;

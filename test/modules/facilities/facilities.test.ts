@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChair } from '../../../src/modules/clinics/service.js';
+import { createChair } from '../../../src/modules/chairs/service.js';
 import type { Tenant } from '../../helpers/factories.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../../helpers/server.js';
 import { ALL_DAY, at } from '../../helpers/seed.js';

@@ -2,13 +2,13 @@
  * The demo clinic's billing (issue 16): a demo patient with a presented quote, an issued invoice
  * partly paid by a card payment, so every billing operation answers something on a fresh start.
  */
-import { SILENT_LOGGER } from '../../core/actor.js';
-import { backOfficeActor } from '../clinics/actor.js';
-import type { Db } from '../../db/transaction.js';
-import { addDays, localDate } from './dates.js';
-import { issueInvoice } from './invoices.js';
-import { recordPayment } from './payments.js';
-import { createQuote, decideQuote } from './quotes.js';
+import { SILENT_LOGGER } from '../core/actor.js';
+import { backOfficeActor } from '../modules/clinics/actor.js';
+import type { Db } from '../db/transaction.js';
+import { addDays, localDate } from '../modules/billing/dates.js';
+import { issueInvoice } from '../modules/billing/invoices.js';
+import { recordPayment } from '../modules/billing/payments.js';
+import { createQuote, decideQuote } from '../modules/billing/quotes.js';
 
 /** Nothing here pages or parses a phone number without a country code: no cursor secret, Italian numbers. */
 const DEMO_ENV = { region: 'IT', cursorSecret: 'demo-billing-unused' };
@@ -16,7 +16,7 @@ const DEMO_ENV = { region: 'IT', cursorSecret: 'demo-billing-unused' };
 export async function seedDemoBilling(
   db: Db,
   clinicId: string,
-  /** One of the demo's patients (src/modules/clinics/demo-agenda.ts): the quote, invoice and payment are theirs. */
+  /** One of the demo's patients (agenda.ts): the quote, invoice and payment are theirs. */
   patientId: string,
 ): Promise<{ patientId: string; quoteId: string; invoiceId: string; paymentId: string }> {
   const actor = await backOfficeActor(db, clinicId, DEMO_ENV, 'demo-seed', SILENT_LOGGER);

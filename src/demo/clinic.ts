@@ -1,21 +1,21 @@
 /**
  * The demo clinic of `npm start` on a fresh machine: one organization with a live clinic
  * and its test twin, two facilities each, and a key of each kind with every scope. Both get
- * the same doctors, calendars, patients, appointments and payment plan (demo-agenda.ts), so
+ * the same doctors, calendars, patients, appointments and payment plan (agenda.ts), so
  * the README's call works with the test key too and `listen` has bookings to show; the live
  * clinic also gets a voice agent key. `dental-clinic demo reset` puts a test clinic back to
- * this state (src/demo/reset.ts).
+ * this state (reset.ts).
  * Created once (tracked in server_settings); the tokens are printed only then.
  */
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import { createApiKey } from '../auth/keys-service.js';
-import { SCOPES } from '../auth/scopes.js';
-import { seedDemoBilling } from '../billing/demo.js';
-import { createClinic, createFacility } from './service.js';
-import { seedDemoAgenda } from './demo-agenda.js';
-
-const MARK = 'demo_seeded';
+import type { Db } from '../db/transaction.js';
+import { createApiKey } from '../modules/auth/keys-service.js';
+import { SCOPES } from '../modules/auth/scopes.js';
+import { createClinic } from '../modules/clinics/service.js';
+import { anyClinic } from '../modules/clinics/store.js';
+import { createFacility } from '../modules/facilities/service.js';
+import { seedDemoBilling } from './billing.js';
+import { seedDemoAgenda } from './agenda.js';
+import { claimDemoMark } from './store.js';
 
 export interface DemoOptions {
   host: string;
@@ -60,14 +60,14 @@ export const DEMO_FACILITIES = [
 
 export const DEMO_CLINIC_NAME = 'Studio Dentistico Sorriso';
 
-async function facilitiesFor(db: Kysely<DB>, clinicId: string): Promise<string[]> {
+async function facilitiesFor(db: Db, clinicId: string): Promise<string[]> {
   const ids: string[] = [];
   // The demo's phones are written in E.164 already: the region reads none of them.
   for (const f of DEMO_FACILITIES) ids.push((await createFacility(db, { clinicId, region: 'IT' }, f)).id);
   return ids;
 }
 
-export async function createDemoClinic(db: Kysely<DB>): Promise<DemoClinic> {
+export async function createDemoClinic(db: Db): Promise<DemoClinic> {
   const live = await createClinic(db, { name: DEMO_CLINIC_NAME, mode: 'live' });
   const test = await createClinic(db, { name: `${DEMO_CLINIC_NAME} (test)`, mode: 'test', organizationId: live.organizationId });
   const liveFacilities = await facilitiesFor(db, live.id);
@@ -89,20 +89,15 @@ export async function createDemoClinic(db: Kysely<DB>): Promise<DemoClinic> {
 }
 
 /** A test clinic's demo agenda and billing, without a new key: the first seed and every reset. */
-export async function seedTestTwin(db: Kysely<DB>, clinicId: string, facilityIds: string[]) {
+export async function seedTestTwin(db: Db, clinicId: string, facilityIds: string[]) {
   const agenda = await seedDemoAgenda(db, clinicId, facilityIds, 'IT', { voiceKey: false });
   await seedDemoBilling(db, clinicId, agenda.patientIds[1]!);
   return agenda;
 }
 
 /** Seeds the demo once per database and prints its keys; later starts print a reminder. */
-export async function seedDemoClinic(db: Kysely<DB>, options: DemoOptions): Promise<void> {
-  const claimed = await db
-    .insertInto('server_settings')
-    .values({ key: MARK, value: new Date().toISOString() })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .returning('key')
-    .executeTakeFirst();
+export async function seedDemoClinic(db: Db, options: DemoOptions): Promise<void> {
+  const claimed = await claimDemoMark(db);
   const base = `http://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${options.port}`;
   if (!claimed) {
     options.print(`Demo clinic already created. Docs: ${base}/docs  (new key: npm run cli -- keys create --help)`);
@@ -125,8 +120,8 @@ export async function seedDemoClinic(db: Kysely<DB>, options: DemoOptions): Prom
 }
 
 /** On PostgreSQL (no demo): while there is no clinic yet, each start says how to make the first one and its key. */
-export async function printFirstSteps(db: Kysely<DB>, print: (line: string) => void): Promise<void> {
-  if (await db.selectFrom('clinics').select('id').limit(1).executeTakeFirst()) return;
+export async function printFirstSteps(db: Db, print: (line: string) => void): Promise<void> {
+  if (await anyClinic(db)) return;
   print('');
   print('No clinic yet. Make the first clinic and its API key with the CLI, on the same DATABASE_URL:');
   print('  npx dental-clinic clinics create --name "Studio Dentistico Rossi"');

@@ -2,24 +2,25 @@
  * The demo clinic's people and agenda (issue 15), so a newcomer can run a whole phone call at
  * once: opening hours, doctors, chairs, calendars (bookable services) with working hours over
  * the coming weeks, about 50 patients, appointments, a chat conversation with messages, tasks,
- * a payment plan, and a voice agent key. Kept apart from demo.ts so other areas add their own
+ * a payment plan, and a voice agent key. Kept apart from clinic.ts so other areas add their own
  * demo rows in functions of their own.
  */
-import { FIRST_NAMES, LAST_NAMES } from './demo-names.js';
-import { SILENT_LOGGER } from '../../core/actor.js';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { WeekSchedule } from '../../db/tables/agenda.js';
-import { backOfficeActor } from './actor.js';
-import { createApiKey } from '../auth/keys-service.js';
-import { createPaymentPlan } from '../billing/plans.js';
-import { insertAppointment, type AppointmentInsert } from '../appointments/service.js';
-import { createCalendar, freeSlots, bookableWindow, slotAppointment } from '../calendars/service.js';
-import { openConversation, recordMessage } from '../conversations/service.js';
-import { updateFacility } from '../facilities/service.js';
-import { importPatients } from '../patients/service.js';
-import { createTask } from '../tasks/service.js';
-import { createChair, createDoctor, createStaffProfile } from './service.js';
+import { FIRST_NAMES, LAST_NAMES } from './names.js';
+import { SILENT_LOGGER } from '../core/actor.js';
+import type { Db } from '../db/transaction.js';
+import type { WeekSchedule } from '../db/tables/agenda.js';
+import { backOfficeActor } from '../modules/clinics/actor.js';
+import { createApiKey } from '../modules/auth/keys-service.js';
+import { createPaymentPlan } from '../modules/billing/plans.js';
+import { insertAppointment, type AppointmentInsert } from '../modules/appointments/service.js';
+import { createCalendar, freeSlots, bookableWindow, slotAppointment } from '../modules/calendars/service.js';
+import { createChair } from '../modules/chairs/service.js';
+import { openConversation, recordMessage } from '../modules/conversations/service.js';
+import { createDoctor } from '../modules/doctors/service.js';
+import { updateFacility } from '../modules/facilities/service.js';
+import { importPatients } from '../modules/patients/service.js';
+import { createStaffProfile } from '../modules/staff/service.js';
+import { createTask } from '../modules/tasks/service.js';
 
 /** Scopes of the demo's voice agent key: what a phone call needs, nothing clinical. */
 export const VOICE_AGENT_SCOPES = [
@@ -63,7 +64,7 @@ export interface DemoAgenda {
 }
 
 export async function seedDemoAgenda(
-  db: Kysely<DB>,
+  db: Db,
   clinicId: string,
   facilityIds: string[],
   region: string,
