@@ -1,15 +1,14 @@
 /**
- * Booking, rescheduling and cancelling through the API, under the rules of the calendar the
- * appointment comes from. The overlap constraints of the appointments table make exactly one
+ * Booking through the API, under the rules of the calendar the appointment comes from
+ * (rescheduling and cancelling: src/modules/appointments/changes.ts). The overlap constraints of the appointments table make exactly one
  * of several parallel bookings of one slot win; the losers get `409 no_availability`.
  */
-import type { BookInput, RescheduleInput } from '../appointments/schema.js';
+import type { BookInput } from '../appointments/schema.js';
 import { sql, type Selectable } from 'kysely';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
-import { assertVersion } from '../../core/version.js';
-import { TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
+import { overlapReason, type AppointmentRow } from '../appointments/model.js';
 import { refIssue, takesReferences } from '../../db/scoped.js';
-import { insertAppointment, insertAppointmentUnlessBusy, lockAppointment, recordRescheduled, setStatusInTx } from '../appointments/service.js';
+import { insertAppointment, insertAppointmentUnlessBusy } from '../appointments/service.js';
 import {
   bookableWindow,
   busyTimes,
@@ -27,7 +26,6 @@ import { prepared } from '../../db/prepared-statements.js';
 import { withCommitInLast } from '../../db/then-commit.js';
 import { agentOrigin, bookingChannel, type Actor } from '../../core/actor.js';
 import type { SlotHoldsTable } from '../../db/tables/agenda.js';
-import { offerFreedTime } from '../waitlist/service.js';
 
 const ALTERNATIVES = 5;
 const ALTERNATIVES_SPAN_MS = 14 * 86_400_000;
@@ -117,7 +115,7 @@ function heldSlot(cal: CalendarRow, tz: string, hold: HoldRow): Slot {
  * either takes these locks first, so of two racing for one time the later one sees the
  * earlier one's commit here (on PGlite transactions are serialized anyway).
  */
-async function claimSlot(trx: Transaction, clinicId: string, slot: Slot, opts: SlotOptions): Promise<void> {
+export async function claimSlot(trx: Transaction, clinicId: string, slot: Slot, opts: SlotOptions): Promise<void> {
   await lockSchedules(trx, [slot.doctorId, slot.chairId]);
   const busy = await busyTimes(
     trx,
@@ -224,10 +222,6 @@ export async function booking<T>(
     if (!reason || !cal) throw error;
     throw await noAvailability(db, cal, actor.timeZone, start(), reason, opts());
   }
-}
-
-async function loadCalendar(trx: Db, clinicId: string, id: string): Promise<CalendarRow | undefined> {
-  return trx.selectFrom('calendars').selectAll().where('id', '=', id).where('clinic_id', '=', clinicId).executeTakeFirst();
 }
 
 /** A calendar closed to this key's channel (`bookableBy`) is `403 forbidden` reason `not_bookable_by_agent`. */
@@ -403,93 +397,4 @@ export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row:
 
 export async function bookAppointment(db: Db, who: Actor, input: BookInput): Promise<AppointmentRow> {
   return (await book(db, who, input)).row;
-}
-
-/** The calendar rules for touching an existing appointment through the API (403 forbidden otherwise). */
-async function calendarOf(trx: Db, actor: Actor, current: AppointmentRow): Promise<CalendarRow> {
-  const cal = current.calendar_id ? await loadCalendar(trx, actor.clinicId, current.calendar_id) : undefined;
-  if (!cal) throw ApiError.forbidden('outside_calendar', {}, 'L’appuntamento non viene da un calendario: modificalo dall’agenda dello studio.');
-  return cal;
-}
-
-function assertNotice(cal: CalendarRow, current: AppointmentRow): void {
-  const noticeMs = cal.cancellation_notice_minutes * 60_000;
-  if (current.start_at.getTime() - Date.now() < noticeMs) {
-    throw ApiError.forbidden(
-      'cancellation_notice',
-      { cancellationNoticeMinutes: cal.cancellation_notice_minutes },
-      'Troppo tardi: il calendario richiede un preavviso maggiore per spostare o annullare.',
-    );
-  }
-}
-
-const API_MOVABLE: ReadonlySet<string> = new Set(['scheduled', 'confirmed', 'pending']);
-
-export async function rescheduleAppointmentViaApi(db: Db, actor: Actor, id: string, input: RescheduleInput, expected: number | null): Promise<AppointmentRow> {
-  const start = new Date(input.start);
-  let cal: CalendarRow | null = null;
-  const opts = { doctorId: input.doctorId?.toLowerCase(), excludeAppointmentId: id };
-  return booking(
-    db,
-    actor,
-    () => start,
-    () => cal,
-    () => opts,
-    () =>
-      db.transaction().execute(async (trx) => {
-        const current = await lockAppointment(trx, actor, id);
-        assertVersion(expected, current.version);
-        const found = await calendarOf(trx, actor, current);
-        if (!API_MOVABLE.has(current.status)) throw ApiError.conflict('not_reschedulable', { status: current.status });
-        const issues: ValidationIssue[] = [];
-        if (opts.doctorId && !found.doctor_ids.includes(opts.doctorId)) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
-        if (issues.length > 0) throw ApiError.invalid('body', issues);
-        assertNotice(found, current);
-        assertBookableBy(found, actor);
-        cal = found;
-        const tz = actor.timeZone;
-        // Keep the same doctor when it is free at the new time and no other was asked for.
-        let slot: Slot;
-        try {
-          slot = await slotAt(trx, found, tz, start, { ...opts, doctorId: opts.doctorId ?? current.doctor_id ?? undefined });
-        } catch (error) {
-          if (opts.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
-          slot = await slotAt(trx, found, tz, start, opts);
-        }
-        await claimSlot(trx, actor.clinicId, slot, opts);
-        const row = await trx
-          .updateTable('appointments')
-          .set({
-            start_at: slot.start,
-            end_at: slot.end,
-            doctor_id: slot.doctorId,
-            chair_id: slot.chairId,
-            facility_id: found.facility_id,
-            // An agent key that moves an appointment stamps its origin (issue 15).
-            ...(agentOrigin(actor) ? { origin: agentOrigin(actor)! } : {}),
-            updated_at: sql`now()`,
-            version: sql`version + 1`,
-          })
-          .where('id', '=', current.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await recordRescheduled(trx, actor, current, row);
-        // The old time is free at once, and offered to the waitlist in this transaction (issue 36).
-        await offerFreedTime(trx, actor, current, row);
-        return row;
-      }),
-  );
-}
-
-export async function cancelAppointmentViaApi(db: Db, actor: Actor, id: string, expected: number | null): Promise<AppointmentRow> {
-  return db.transaction().execute(async (trx) => {
-    const current = await lockAppointment(trx, actor, id);
-    assertVersion(expected, current.version);
-    const cal = await calendarOf(trx, actor, current);
-    if (!TRANSITIONS[current.status as AppointmentStatus]?.includes('cancelled')) {
-      throw ApiError.conflict('invalid_transition', { from: current.status, to: 'cancelled', allowed: TRANSITIONS[current.status as AppointmentStatus] ?? [] });
-    }
-    assertNotice(cal, current);
-    return setStatusInTx(trx, actor, current, 'cancelled', undefined, agentOrigin(actor) ?? undefined);
-  });
 }
