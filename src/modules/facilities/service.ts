@@ -1,7 +1,5 @@
 /** Facilities as the API shows them (spec 2.11). */
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { FacilitiesTable } from '../../db/tables/core.js';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
 import { backOffice, type TenantScope } from '../../db/tenant.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
@@ -10,6 +8,7 @@ import type { Actor } from '../../core/actor.js';
 import { facilityPhone, PHONE_ISSUE } from '../clinics/service.js';
 import type { FacilityChanges } from './schema.js';
 import { scheduleIssues } from './schedule.js';
+import { facilityRow, lockFacilityVersion, updateFacilityColumns, type FacilityRow } from './store.js';
 
 export interface FacilityView {
   id: string;
@@ -32,13 +31,13 @@ export interface FacilityRead {
 }
 
 /** The clinic's facility, or null; no visibility check (see getFacility). */
-export async function readFacility(db: Kysely<DB>, clinicId: string, id: string): Promise<FacilityRead | null> {
-  const row = await db.selectFrom('facilities').selectAll().where('id', '=', id).where('clinic_id', '=', clinicId).executeTakeFirst();
+export async function readFacility(db: Db, clinicId: string, id: string): Promise<FacilityRead | null> {
+  const row = await facilityRow(db, clinicId, id);
   if (!row) return null;
   return { version: row.version, view: facilityView(row) };
 }
 
-export function facilityView(row: Selectable<FacilitiesTable>): FacilityView {
+export function facilityView(row: FacilityRow): FacilityView {
   return {
     id: row.id,
     name: row.name,
@@ -61,13 +60,13 @@ export function visibleFacility(auth: TenantScope, found: FacilityRead | null): 
   return found;
 }
 
-export async function getFacility(db: Kysely<DB>, auth: TenantScope, id: string): Promise<FacilityRead> {
+export async function getFacility(db: Db, auth: TenantScope, id: string): Promise<FacilityRead> {
   return visibleFacility(auth, await readFacility(db, auth.clinicId, id));
 }
 
 /** Back office: change a facility (only the fields sent), its working schedule included. */
 export async function updateFacility(
-  db: Kysely<DB>,
+  db: Db,
   actor: Pick<Actor, 'clinicId' | 'region'>,
   id: string,
   input: FacilityChanges,
@@ -80,9 +79,9 @@ export async function updateFacility(
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   const changes = phone === undefined ? input : { ...input, phone };
   await db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('facilities').select('version').where('id', '=', id).where('clinic_id', '=', clinicId).forUpdate().executeTakeFirst();
-    if (!current) throw ApiError.notFound();
-    assertVersion(expected, current.version);
+    const version = await lockFacilityVersion(trx, clinicId, id);
+    if (version === undefined) throw ApiError.notFound();
+    assertVersion(expected, version);
     const columns: Record<string, string> = {
       name: 'name',
       street: 'street',
@@ -101,11 +100,7 @@ export async function updateFacility(
     }
     if (changes.workingSchedule !== undefined) set.working_schedule = changes.workingSchedule === null ? null : JSON.stringify(changes.workingSchedule);
     if (Object.keys(set).length === 0) return;
-    await trx
-      .updateTable('facilities')
-      .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })
-      .where('id', '=', id)
-      .execute();
+    await updateFacilityColumns(trx, id, set);
   });
   return getFacility(db, backOffice(clinicId), id);
 }
