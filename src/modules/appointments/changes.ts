@@ -4,25 +4,22 @@
  * slot the way a booking does (calendars/booking.ts); losing the slot is `409 no_availability`
  * with alternatives.
  */
-import { sql } from 'kysely';
 import type { RescheduleInput } from './schema.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { agentOrigin, type Actor } from '../../core/actor.js';
-import type { Db } from '../../db/transaction.js';
+import type { Db, Transaction } from '../../db/transaction.js';
 import { TRANSITIONS, type AppointmentRow, type AppointmentStatus } from './model.js';
 import { lockAppointment, recordRescheduled, setStatusInTx } from './service.js';
-import { assertBookableBy, booking, claimSlot, NoSlot, slotAt } from '../calendars/booking.js';
-import type { CalendarRow, Slot } from '../calendars/service.js';
+import { assertBookableBy } from '../calendars/booking.js';
+import { calendarOfClinic, type CalendarRow } from '../calendars/store.js';
+import { answeringNoSlot, claimSlot, isNoSlot, overlapAsNoSlot, slotPreferring, unlessNoSlot, type NoSlot } from '../calendars/slots.js';
+import { moveAppointment } from './changes-store.js';
 import { offerFreedTime } from '../waitlist/service.js';
-
-async function loadCalendar(trx: Db, clinicId: string, id: string): Promise<CalendarRow | undefined> {
-  return trx.selectFrom('calendars').selectAll().where('id', '=', id).where('clinic_id', '=', clinicId).executeTakeFirst();
-}
 
 /** The calendar rules for touching an existing appointment through the API (403 forbidden otherwise). */
 async function calendarOf(trx: Db, actor: Actor, current: AppointmentRow): Promise<CalendarRow> {
-  const cal = current.calendar_id ? await loadCalendar(trx, actor.clinicId, current.calendar_id) : undefined;
+  const cal = current.calendar_id ? await calendarOfClinic(trx, actor.clinicId, current.calendar_id) : undefined;
   if (!cal) throw ApiError.forbidden('outside_calendar', {}, 'L’appuntamento non viene da un calendario: modificalo dall’agenda dello studio.');
   return cal;
 }
@@ -40,60 +37,37 @@ function assertNotice(cal: CalendarRow, current: AppointmentRow): void {
 
 const API_MOVABLE: ReadonlySet<string> = new Set(['scheduled', 'confirmed', 'pending']);
 
-export async function rescheduleAppointmentViaApi(db: Db, actor: Actor, id: string, input: RescheduleInput, expected: number | null): Promise<AppointmentRow> {
-  const start = new Date(input.start);
-  let cal: CalendarRow | null = null;
+/** One attempt at a move, in `trx`; a NoSlot when the new slot is not to be had. */
+async function rescheduleIn(trx: Transaction, actor: Actor, id: string, input: RescheduleInput, expected: number | null): Promise<AppointmentRow | NoSlot> {
   const opts = { doctorId: input.doctorId?.toLowerCase(), excludeAppointmentId: id };
-  return booking(
-    db,
-    actor,
-    () => start,
-    () => cal,
-    () => opts,
-    () =>
-      db.transaction().execute(async (trx) => {
-        const current = await lockAppointment(trx, actor, id);
-        assertVersion(expected, current.version);
-        const found = await calendarOf(trx, actor, current);
-        if (!API_MOVABLE.has(current.status)) throw ApiError.conflict('not_reschedulable', { status: current.status });
-        const issues: ValidationIssue[] = [];
-        if (opts.doctorId && !found.doctor_ids.includes(opts.doctorId)) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
-        if (issues.length > 0) throw ApiError.invalid('body', issues);
-        assertNotice(found, current);
-        assertBookableBy(found, actor);
-        cal = found;
-        const tz = actor.timeZone;
-        // Keep the same doctor when it is free at the new time and no other was asked for.
-        let slot: Slot;
-        try {
-          slot = await slotAt(trx, found, tz, start, { ...opts, doctorId: opts.doctorId ?? current.doctor_id ?? undefined });
-        } catch (error) {
-          if (opts.doctorId || !(error instanceof NoSlot) || error.reason !== 'slot_taken') throw error;
-          slot = await slotAt(trx, found, tz, start, opts);
-        }
-        await claimSlot(trx, actor.clinicId, slot, opts);
-        const row = await trx
-          .updateTable('appointments')
-          .set({
-            start_at: slot.start,
-            end_at: slot.end,
-            doctor_id: slot.doctorId,
-            chair_id: slot.chairId,
-            facility_id: found.facility_id,
-            // An agent key that moves an appointment stamps its origin (issue 15).
-            ...(agentOrigin(actor) ? { origin: agentOrigin(actor)! } : {}),
-            updated_at: sql`now()`,
-            version: sql`version + 1`,
-          })
-          .where('id', '=', current.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await recordRescheduled(trx, actor, current, row);
-        // The old time is free at once, and offered to the waitlist in this transaction (issue 36).
-        await offerFreedTime(trx, actor, current, row);
-        return row;
-      }),
-  );
+  const current = await lockAppointment(trx, actor, id);
+  assertVersion(expected, current.version);
+  const cal = await calendarOf(trx, actor, current);
+  if (!API_MOVABLE.has(current.status)) throw ApiError.conflict('not_reschedulable', { status: current.status });
+  const issues: ValidationIssue[] = [];
+  if (opts.doctorId && !cal.doctor_ids.includes(opts.doctorId)) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
+  if (issues.length > 0) throw ApiError.invalid('body', issues);
+  assertNotice(cal, current);
+  assertBookableBy(cal, actor);
+  // The 409's alternatives are of any doctor, unless one was asked for.
+  const ask = { cal, start: new Date(input.start), opts };
+  // Keep the same doctor when it is free at the new time and no other was asked for.
+  const sameDoctor = { ...ask, opts: { ...opts, doctorId: opts.doctorId ?? current.doctor_id ?? undefined } };
+  const found = await slotPreferring(trx, actor.timeZone, sameDoctor, !opts.doctorId);
+  if (isNoSlot(found)) return { ...found, ...ask };
+  const claimed = await claimSlot(trx, found.slot, ask);
+  if (claimed) return claimed;
+  // An agent key that moves an appointment stamps its origin (issue 15).
+  const moved = await overlapAsNoSlot(moveAppointment(trx, current.id, { slot: found.slot, facilityId: cal.facility_id, origin: agentOrigin(actor) }), ask);
+  if (isNoSlot(moved)) return moved;
+  await recordRescheduled(trx, actor, current, moved);
+  // The old time is free at once, and offered to the waitlist in this transaction (issue 36).
+  await offerFreedTime(trx, actor, current, moved);
+  return moved;
+}
+
+export async function rescheduleAppointmentViaApi(db: Db, actor: Actor, id: string, input: RescheduleInput, expected: number | null): Promise<AppointmentRow> {
+  return answeringNoSlot(db, actor, () => db.transaction().execute((trx) => unlessNoSlot(rescheduleIn(trx, actor, id, input, expected))));
 }
 
 export async function cancelAppointmentViaApi(db: Db, actor: Actor, id: string, expected: number | null): Promise<AppointmentRow> {
