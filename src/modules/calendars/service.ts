@@ -13,7 +13,6 @@ import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { WEEKDAYS, minutesOf, scheduleIssues } from '../facilities/schedule.js';
 import { localParts, localToUtc } from './timezone.js';
 import type { CalendarChanges, CalendarView, NewCalendar } from './schema.js';
-
 import { busyTimes, insertCalendar, updateCalendarRow, type CalendarRow, type SlotOptions } from './store.js';
 
 export type { CalendarRow, SlotOptions } from './store.js';

@@ -166,7 +166,7 @@ export async function lockSchedules(trx: Transaction, ids: Array<string | null>)
 }
 
 /**
- * soleSchedules in SQL, for the statement that reads the calendar `c` (calendarAndPatient): takes
+ * soleSchedules in SQL, for the statement that reads the calendar `c` (readCalendarAndPatient): takes
  * the sole doctor's and chair's locks there, when the request's doctor (`doctorId`, or none) is
  * one of the calendar's, and answers whether it did. The locks then come one statement earlier
  * (issue 20), still before the statement that reads the time.
