@@ -28,7 +28,7 @@ import { dedicatedDatabase } from './lib/harness.js';
 import { testConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { recordEvent } from '../src/events/record.js';
-import { sampleData } from '../src/events/schemas.js';
+import { sampleData } from '../src/event-schemas.js';
 import type { Running } from '../src/jobs/scheduler.js';
 import { createApiKey } from '../src/modules/auth/keys-service.js';
 import { SCOPES } from '../src/modules/auth/scopes.js';

@@ -14,7 +14,7 @@ import { KEPT_TABLES, RESET_TABLES } from '../../src/demo/store.js';
 import { createDemoClinic, type DemoClinic } from '../../src/modules/clinics/demo.js';
 import { ROOT, waitFor } from '../helpers/process.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, type Receiver } from '../webhooks/helpers.js';
+import { startReceiver, type Receiver } from '../modules/webhooks/helpers.js';
 
 const run = promisify(execFile);
 let server: TestServer;
