@@ -12,8 +12,8 @@ import type { AppointmentInsert } from '../appointments/service.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { WEEKDAYS, minutesOf, scheduleIssues } from '../facilities/schedule.js';
 import { localParts, localToUtc } from './timezone.js';
-import type { CalendarChanges, CalendarView, NewCalendar } from './schema.js';
-import { busyTimes, insertCalendar, updateCalendarRow, type CalendarRow, type SlotOptions } from './store.js';
+import type { CalendarChanges, CalendarListQuery, CalendarView, NewCalendar } from './schema.js';
+import { busyTimes, insertCalendar, pageCalendars, updateCalendarRow, type CalendarRow, type SlotOptions } from './store.js';
 
 export type { CalendarRow, SlotOptions } from './store.js';
 
@@ -67,6 +67,17 @@ export async function createCalendar(db: Db, actor: Actor, input: NewCalendar): 
 
 export async function findCalendar(db: Db, actor: Actor, id: string): Promise<CalendarRow> {
   return findScoped(db, 'calendars', actor, id);
+}
+
+/** A page of the calendars the key sees, by last modification (oldest first), of a facility or of a doctor. */
+export async function listCalendars(db: Db, actor: Actor, q: CalendarListQuery): Promise<{ data: CalendarView[]; nextCursor: string | null }> {
+  const page = await pageCalendars(db, actor, q);
+  return { data: page.items.map(calendarView), nextCursor: page.nextCursor };
+}
+
+/** The calendar the key sees, as /v1 shows it (404 otherwise). */
+export async function getCalendar(db: Db, actor: Actor, id: string): Promise<CalendarView> {
+  return calendarView(await findCalendar(db, actor, id));
 }
 
 export async function updateCalendar(db: Db, actor: Actor, id: string, input: CalendarChanges, expected: number | null): Promise<CalendarRow> {

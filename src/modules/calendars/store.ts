@@ -10,8 +10,11 @@ import type { Db, Transaction } from '../../db/transaction.js';
 import type { CalendarsTable } from '../../db/tables/agenda.js';
 import { BLOCKING_EXCLUDED, type AppointmentRow } from '../appointments/model.js';
 import { takesReferences } from '../../db/scoped.js';
+import { updatedPage } from '../../db/keyset.js';
+import { facilityVisible } from '../../db/tenant.js';
+import type { Actor } from '../../core/actor.js';
 import { prepared } from '../../db/prepared-statements.js';
-import type { CalendarChanges, NewCalendar } from './schema.js';
+import type { CalendarChanges, CalendarListQuery, NewCalendar } from './schema.js';
 
 export type CalendarRow = Selectable<CalendarsTable>;
 
@@ -232,4 +235,18 @@ export async function hasAppointment(trx: Transaction, clinicId: string, patient
 /** The appointment of this id (one a hold was used for). */
 export async function appointmentById(trx: Transaction, id: string): Promise<AppointmentRow> {
   return trx.selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** A page of the calendars the actor sees, by last modification, of a facility or of a doctor (GET /v1/calendars). */
+export async function pageCalendars(db: Db, actor: Actor, q: CalendarListQuery) {
+  let query = db.selectFrom('calendars').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
+  if (q.facilityId) query = query.where('facility_id', '=', q.facilityId);
+  if (q.doctorId) query = query.where(sql<boolean>`${q.doctorId}::uuid = ANY(doctor_ids)`);
+  return updatedPage(query, {
+    name: 'calendars',
+    clinicId: actor.clinicId,
+    secret: actor.cursorSecret,
+    q,
+    filters: [q.facilityId?.toLowerCase() ?? null, q.doctorId?.toLowerCase() ?? null],
+  });
 }
