@@ -13,7 +13,7 @@ import { createApiKey } from '../../src/modules/auth/keys-service.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import { createCalendar } from '../../src/modules/calendars/service.js';
 import { createClinic, createDoctor, createFacility } from '../../src/modules/clinics/service.js';
-import { addNameTerms } from '../../src/modules/patients/service.js';
+import { addNameTerms } from '../../src/modules/patients/vocabulary.js';
 
 export interface Seeded {
   clinicId: string;

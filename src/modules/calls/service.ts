@@ -14,7 +14,7 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { AccessLogWriter } from '../access-log/writer.js';
 import { seesFacility } from '../auth/authenticate.js';
-import { patientByPhoneQuery } from '../patients/service.js';
+import { patientByPhoneQuery } from '../patients/store.js';
 import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
 import { checkFacility } from '../patients/facility.js';
 import { prepared } from '../../db/prepared-statements.js';
