@@ -50,7 +50,7 @@ export function commitCheck<A, O = never>(reason: string, check: { when: Express
 }
 
 /** The outcome of a commitCheck list, or never when none has one. */
-type OutcomeOf<C> = C extends CommitCheck<unknown, infer O> ? O : never;
+type OutcomeOf<C> = C extends CommitCheck<never, infer O> ? O : never;
 
 /** A statement built by lastStatement and how to read its rows. */
 export interface LastStatement<A, O> {

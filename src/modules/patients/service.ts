@@ -39,7 +39,7 @@ export function canonicalPhoneOrIssue(value: string | null | undefined, region: 
   return canonical;
 }
 
-export function requireClinicalWrite(actor: Actor, input: PatientUpdate): void {
+function requireClinicalWrite(actor: Actor, input: PatientUpdate): void {
   const sent = CLINICAL_FIELDS.filter((f) => input[f] !== undefined);
   if (sent.length > 0 && !can(actor, 'clinical:write')) throw new ApiError('insufficient_scope', { requiredScopes: ['clinical:write'] });
 }
