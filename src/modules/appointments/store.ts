@@ -14,7 +14,8 @@ import { commitCheck, lastStatement } from '../../db/then-commit.js';
 import { prepared } from '../../db/prepared-statements.js';
 import type { Actor } from '../../core/actor.js';
 import { AFTER_9999, APPOINTMENT_JSON, withYearsAfter9999 } from './list-json.js';
-import { eventData, type AppointmentOrigin, type AppointmentRow, type AppointmentStatus } from './model.js';
+import { type AppointmentOrigin, type AppointmentRow, type AppointmentStatus } from './model.js';
+import { eventData } from './events.js';
 import type { ListQuery } from './schema.js';
 
 /**

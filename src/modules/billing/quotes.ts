@@ -15,7 +15,7 @@ import type { TreatmentPlansTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
-import type { EventData } from '../../events/schemas.js';
+import type { EventData } from './events.js';
 import { localDate, addDays } from './dates.js';
 import { quoteBodyIssues } from './checks.js';
 import { CURRENCY, toCents, toEuro } from './money.js';

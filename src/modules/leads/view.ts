@@ -1,7 +1,7 @@
 /** A lead row as the API shows it, and as its events carry it. */
 import type { Selectable } from 'kysely';
 import type { LeadsTable } from '../../db/tables/core.js';
-import type { EventData } from '../../events/schemas.js';
+import type { EventData } from './events.js';
 import type { LeadView } from './schema.js';
 
 export type LeadRow = Selectable<LeadsTable>;

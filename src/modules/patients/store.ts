@@ -12,7 +12,7 @@ import { prepared } from '../../db/prepared-statements.js';
 import { commitCheck, lastStatement, withCommitInLast } from '../../db/then-commit.js';
 import { assertSameEventData, recordEventIn } from '../../events/record.js';
 import type { ActorLogger } from '../../core/actor.js';
-import type { EventData } from '../../events/schemas.js';
+import type { EventData } from './events.js';
 import type { PatientInput } from './schema.js';
 import { normalizeEmail, normalizeName } from './normalize.js';
 import { eventData, normalizeAddress, type PatientRow } from './view.js';

@@ -1,7 +1,7 @@
 /** A patient row as the API shows it, and as its events carry it (ids, state, timestamps). */
 import type { Selectable } from 'kysely';
 import type { Address, PatientsTable } from '../../db/tables/core.js';
-import type { EventData } from '../../events/schemas.js';
+import type { EventData } from './events.js';
 import type { AddressInput, PatientView } from './schema.js';
 
 export type PatientRow = Selectable<PatientsTable>;

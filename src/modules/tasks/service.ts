@@ -3,7 +3,7 @@ import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
-import type { EventData } from '../../events/schemas.js';
+import type { EventData } from './events.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { NewTask, TaskChanges, TaskListQuery, TaskView } from './schema.js';

@@ -3,9 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { sql, type SqlBool } from 'kysely';
 import type { Config } from '../../config.js';
 import type { DeliveryStatus, SignatureScheme } from '../../db/tables/webhooks.js';
-import { after } from '../../db/keyset.js';
+import { keysetPage } from '../../db/keyset.js';
 import { EVENTS_CHANNEL } from '../../events/record.js';
-import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Actor } from '../../core/actor.js';
 import { endpointVisible } from './destinations.js';
@@ -82,16 +81,16 @@ export async function listDeliveries(db: Db, actor: Actor, q: DeliveryQuery) {
   let query = visibleDeliveries(db, actor).select(DELIVERY_COLUMNS);
   if (q.endpointId) query = query.where('d.endpoint_id', '=', q.endpointId);
   if (q.status) query = query.where('d.status', '=', q.status);
-  if (q.cursor) {
-    query = query.where(after(['d.created_at', 'd.id'], decodeKeyset(actor.cursorSecret, scope, q.cursor), 'desc'));
-  }
-  const rows = await query
-    .orderBy('d.created_at', 'desc')
-    .orderBy('d.id', 'desc')
-    .limit(q.limit + 1)
-    .execute();
-  const page = pageOf(rows as DeliveryRow[], q.limit, (r) => encodeKeyset(actor.cursorSecret, scope, r.created_at, r.id));
-  return { data: page.items.map(toView), nextCursor: page.nextCursor };
+  const page = await keysetPage(query, {
+    columns: ['d.created_at', 'd.id'],
+    direction: 'desc',
+    at: (r) => r.created_at,
+    secret: actor.cursorSecret,
+    scope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
+  return { data: (page.items as DeliveryRow[]).map(toView), nextCursor: page.nextCursor };
 }
 
 export async function getDelivery(db: Db, actor: Actor, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
@@ -192,15 +191,14 @@ export async function listEvents(db: Db, actor: Actor, q: EventQuery) {
   }
   if (q.type) query = query.where('type', '=', q.type);
   if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
-  if (q.cursor) {
-    query = query.where(after(['created_at', 'id'], decodeKeyset(actor.cursorSecret, scope, q.cursor)));
-  }
-  const rows = await query
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(q.limit + 1)
-    .execute();
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, scope, r.created_at, r.id));
+  const page = await keysetPage(query, {
+    columns: ['created_at', 'id'],
+    at: (r) => r.created_at,
+    secret: actor.cursorSecret,
+    scope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
   return {
     data: page.items.map((r): EventEnvelope => ({
       id: r.id,
