@@ -3,8 +3,8 @@
 -- doctor, on a calendar without chairs, locks before it reads: soleSchedulesLock), then one
 -- statement: the doctor's appointments and holds around the slot (busyTimesQuery's range
 -- overlap), the insert unless it found any (its trigger takes the same lock again), its event,
--- whose check refuses the COMMIT that goes with it (src/modules/appointments/service.ts
--- insertAppointmentUnlessBusy, src/db/then-commit.ts). Each client books its own doctor's slots
+-- whose check refuses the COMMIT that goes with it (src/modules/appointments/store.ts
+-- writeAppointment, src/db/then-commit.ts). Each client books its own doctor's slots
 -- (64 doctors), the next 5-minute slot of its own each time: `n` counts the client's bookings
 -- (pgbench keeps a client's variables from one transaction to the next; bench/pgbench.ts sets
 -- it to 0), and `run` (a new one for every pgbench run) keeps a run off the slots of the runs

@@ -1,4 +1,4 @@
--- POST /leads's statements (src/modules/leads/service.ts createLeadInTransaction), a new lead each time:
+-- POST /leads's statements (src/modules/leads/store.ts insertLead), a new lead each time:
 -- BEGIN with the locks in one pipeline (one Sync, as src/db/pg-client.ts sends them), then the
 -- search, the insert and its event in one statement, whose check refuses the COMMIT that goes
 -- with it in a second pipeline (src/db/then-commit.ts).

@@ -1,4 +1,4 @@
--- POST /patients's statements (src/modules/patients/service.ts createPatientInTransaction and
+-- POST /patients's statements (src/modules/patients/store.ts insertPatient and
 -- src/events/record.ts), a new person each time: BEGIN with the person locks in one pipeline (one
 -- Sync, as src/db/pg-client.ts sends them), then the insert with its names, the duplicate search,
 -- (no limit here) no count and the event in one statement, whose checks refuse the COMMIT that

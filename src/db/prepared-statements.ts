@@ -18,7 +18,7 @@
  * column of its index (the duplicate searches are written as one lookup per contact for that),
  * or reads one clinic's rows whole (the count of a limited clinic's patients), or reads a page
  * of one clinic's rows in the order of the index that leads with the clinic (the appointments'
- * page of a sync, unfiltered: src/modules/appointments/service.ts).
+ * page of a sync, unfiltered: src/modules/appointments/store.ts).
  *
  * `prepared()` puts PREPARED_MARK at the head of the statement's text; the pool's client class
  * (src/db/pg-client.ts) gives each such text a name, the same on every connection, and each

@@ -12,7 +12,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { poolClient } from '../../src/db/pg-client.js';
 import { prepared, StatementNames } from '../../src/db/prepared-statements.js';
-import { isCommitRefused, lastStatement, thenCommit } from '../../src/db/then-commit.js';
+import { commitCheck, isCommitRefused, lastStatement, thenCommit } from '../../src/db/then-commit.js';
 import { dedicatedDatabase } from '../helpers/databases.js';
 import { ENGINE } from '../helpers/server.js';
 
@@ -162,8 +162,8 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
       const refusing = (id: number) =>
         lastStatement(sql`WITH inserted AS (INSERT INTO begin_probe VALUES (${id}, ${'refused'}) RETURNING id)`, sql`SELECT id FROM inserted`, {
           commits: true,
-          refuseWhen: { too_big: sql<boolean>`answer.id > ${100}` },
-        });
+          checks: [commitCheck('too_big', { when: sql<boolean>`answer.id > ${100}` })],
+        }).statement;
       const error = await db
         .transaction()
         .execute(async (trx) => {
@@ -178,6 +178,49 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
       // The same statement whose checks pass commits.
       await db.transaction().execute((trx) => refusing(16).execute(trx));
       expect(await count()).toBe(1);
+    });
+
+    it('reads from the same checks, without the COMMIT, the outcome of the first that held', async () => {
+      type Row = { id: number };
+      const checks = [
+        commitCheck<Row, { kind: 'too_big'; id: number }>('too_big', {
+          when: sql<boolean>`answer.id > ${100}`,
+          outcome: (row) => ({ kind: 'too_big', id: row.id }),
+        }),
+        commitCheck<Row>('odd', { when: sql<boolean>`answer.id % 2 = 1` }),
+      ];
+      const insert = (id: number, commits: boolean) =>
+        lastStatement<Row, (typeof checks)[number]>(
+          sql`WITH inserted AS (INSERT INTO begin_probe VALUES (${id}, ${'read'}) RETURNING id)`,
+          sql`SELECT id FROM inserted`,
+          {
+            commits,
+            checks,
+          },
+        );
+      for (const [id, outcome] of [
+        [102, { kind: 'too_big', id: 102 }],
+        [17, undefined],
+        [18, undefined],
+      ] as const) {
+        const refused = await db
+          .transaction()
+          .execute((trx) => insert(id, true).statement.execute(trx))
+          .then(
+            () => false,
+            (e: unknown) => isCommitRefused(e),
+          );
+        // Refused exactly where a check holds (the odd id too: a check without an outcome only refuses).
+        expect(refused).toBe(id > 100 || id % 2 === 1);
+        const last = insert(id, false);
+        const read = await db.transaction().execute(async (trx) => {
+          await sql`DELETE FROM begin_probe WHERE id = ${id}`.execute(trx); // the committed run's row
+          return last.read((await last.statement.execute(trx)).rows);
+        });
+        expect(read.outcome).toEqual(outcome);
+        // The check columns are not part of the answer.
+        expect(read.rows).toEqual([{ id }]);
+      }
     });
 
     it('answers a failing COMMIT as the statement’s error', async () => {

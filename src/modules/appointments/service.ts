@@ -3,25 +3,19 @@
  * commands (create, reschedule, status changes), each recording its event in its transaction.
  */
 import type { Actor } from '../../core/actor.js';
-import { randomUUID } from 'node:crypto';
-import { sql, type Compilable } from 'kysely';
-import { insertWhere } from '../../db/insert.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { keysetPage } from '../../db/keyset.js';
-import { facilityVisible } from '../../db/tenant.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
-import { assertSameEventData, recordEvent, recordEventIn } from '../../events/record.js';
-import { lastStatement } from '../../db/then-commit.js';
+import { recordEvent } from '../../events/record.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
-import { prepared } from '../../db/prepared-statements.js';
-import { AFTER_9999, APPOINTMENT_JSON, withYearsAfter9999 } from './list-json.js';
 import { MOVABLE, STATUS_EVENTS, TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentOrigin, type AppointmentStatus } from './model.js';
 import { eventData } from './events.js';
 import type { AppointmentChanges, ListQuery, NewAppointment } from './schema.js';
+import { listPage, updateRow, writeAppointment, type AppointmentInsert, type BusyQuery } from './store.js';
 import { offerFreedTime } from '../waitlist/service.js';
 
 export type { ListQuery } from './schema.js';
+export type { AppointmentInsert } from './store.js';
 
 /** The list's filters, normalized: what a cursor is bound to, and part of a cached page's key. */
 export function listFilters(q: ListQuery): string {
@@ -38,52 +32,12 @@ export function listFilters(q: ListQuery): string {
 }
 
 /**
- * A page of the list: each appointment as its JSON text (./list-json.ts), the ids of those whose
- * title or reason holds text (the read the access log names), and the cursor after the last.
+ * A page of the list: each appointment as its JSON text, the ids of those whose title or reason
+ * holds text (the read the access log names), and the cursor after the last, bound to the
+ * clinic, the order and the filters.
  */
 export async function listAppointments(db: Db, actor: Actor, q: ListQuery): Promise<{ items: string[]; loggedIds: string[]; nextCursor: string | null }> {
-  const statuses = q.status ? [...new Set(q.status.split(','))] : null;
-  const cursorScope = `appointments:${actor.clinicId}:${q.sort}:${listFilters(q)}`;
-  const column = q.sort === 'start' ? 'start_at' : 'updated_at';
-
-  // Only what the page answers: the notes are never in it (their text is not read at all).
-  let query = db
-    .selectFrom('appointments')
-    .select([
-      'id',
-      APPOINTMENT_JSON.as('json'),
-      AFTER_9999.as('after_9999'),
-      sql<boolean>`title IS NOT NULL OR reason IS NOT NULL`.as('logged'),
-      sql.ref(column).$castTo<Date>().as('at'),
-    ])
-    .where('clinic_id', '=', actor.clinicId)
-    .where(facilityVisible('facility_id', actor));
-  if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
-  if (q.from) query = query.where('start_at', '>=', new Date(q.from));
-  if (q.to) query = query.where('start_at', '<', new Date(q.to));
-  if (q.facilityId) query = query.where('facility_id', '=', q.facilityId);
-  if (q.doctorId) query = query.where('doctor_id', '=', q.doctorId);
-  if (q.patientId) query = query.where('patient_id', '=', q.patientId);
-  if (statuses) query = query.where('status', 'in', statuses);
-  // The page of the whole clinic (a sync's, in either order, from a cursor or an instant) is
-  // prepared: planning its JSON (./list-json.ts) cost PostgreSQL a third of a page's CPU, and its
-  // one plan, the clinic's index in the page's order, is right for every clinic. A page filtered
-  // further, or of a key limited to facilities, may want another index for other values: planned each time.
-  const unprepared = !!(q.from || q.to || q.facilityId || q.doctorId || q.patientId || statuses || actor.facilityIds);
-  const page = await keysetPage(query, {
-    columns: [column, 'id'],
-    at: (r) => r.at,
-    secret: actor.cursorSecret,
-    scope: cursorScope,
-    cursor: q.cursor,
-    limit: q.limit,
-    run: unprepared ? undefined : async (statement) => (await prepared(statement).execute(db)).rows,
-  });
-  return {
-    items: page.items.map((r) => (r.after_9999 ? withYearsAfter9999(r.json) : r.json)),
-    loggedIds: page.items.filter((r) => r.logged).map((r) => r.id),
-    nextCursor: page.nextCursor,
-  };
+  return listPage(db, actor, q, `appointments:${actor.clinicId}:${q.sort}:${listFilters(q)}`);
 }
 
 export async function findAppointment(db: Db, actor: Actor, id: string): Promise<AppointmentRow> {
@@ -112,45 +66,15 @@ export async function withOverlapCheck<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** What an appointment may describe of itself; unset is null. */
-interface AppointmentDetails {
-  type?: string | null;
-  category?: string | null;
-  title?: string | null;
-  reason?: string | null;
-  notes?: string | null;
-  clinicalNotes?: string | null;
-  treatmentPlanId?: string | null;
-}
-
 function timeIssues(start: Date, end: Date): ValidationIssue[] {
   return end.getTime() > start.getTime() ? [] : [{ path: 'end', message: 'deve essere successivo a start' }];
 }
 
-/** What an appointment is born with, checked. */
-export interface AppointmentInsert extends AppointmentDetails {
-  patientId: string;
-  facilityId: string | null;
-  doctorId: string | null;
-  chairId: string | null;
-  calendarId: string | null;
-  /** A Date or an ISO timestamp (a slot of the calendar). */
-  start: Date | string;
-  end: Date | string;
-  status: AppointmentStatus;
-  origin: AppointmentOrigin;
-}
-
 /**
  * The one INSERT of an appointment (the back office's and the API booking's), with its
- * `appointment.created` event in the same transaction. The overlap constraints may refuse
- * it: each caller maps that to its own answer (see README.md, "Overlaps").
- *
- * The insert's own statement records the event (recordEventIn; one round trip fewer, issue 20):
- * its data is built from the values inserted (ids lower-cased as PostgreSQL answers them, the
- * times set here), and under the tests compared with the row written. `commits`: the statement is
- * the transaction's last and carries its COMMIT (src/db/then-commit.ts); where the event was not
- * inserted at once, it fails instead and nothing is written (the caller runs it again without).
+ * `appointment.created` event in the same transaction (store.ts writeAppointment). The overlap
+ * constraints may refuse it: each caller maps that to its own answer (see README.md,
+ * "Overlaps"). `commits`: the insert carries the COMMIT (src/db/then-commit.ts).
  */
 export async function insertAppointment(
   trx: Transaction,
@@ -158,75 +82,24 @@ export async function insertAppointment(
   a: AppointmentInsert,
   { commits = false }: { commits?: boolean } = {},
 ): Promise<AppointmentRow> {
-  return (await writeAppointment(trx, actor, a, { commits, unlessBusy: null }))!;
+  const written = await writeAppointment(trx, actor, a, { commits, unlessBusy: null });
+  if (written.kind !== 'created') throw new Error('insertAppointment: an insert without a busy query found the time busy');
+  return written.row;
 }
 
 /**
  * insertAppointment, unless `busy` (a query of the time taken: busyTimesQuery) finds any: null
- * then, and nothing is written. The search is the insert's own statement (issue 20: a booking
- * whose schedules are locked needs no read of its time before), so it sees what every earlier
- * holder of those locks committed, and not the row it inserts. The statement is prepared with the
- * read in it: its kept (generic) plan reads the appointments through the doctor's overlap index
- * (doctor and time), as the plans made for the values do, and not through (clinic, doctor,
- * start), which would read the doctor's whole history (seen with `plan_cache_mode =
- * force_generic_plan` on a doctor of 100,000 appointments, alone and among 3,000 doctors of one
- * appointment each).
+ * then, and nothing is written. The search is the insert's own statement (store.ts says why).
  */
 export async function insertAppointmentUnlessBusy(
   trx: Transaction,
   actor: Actor,
   a: AppointmentInsert,
-  busy: Compilable<unknown>,
+  busy: BusyQuery,
   { commits = false }: { commits?: boolean } = {},
 ): Promise<AppointmentRow | null> {
-  return writeAppointment(trx, actor, a, { commits, unlessBusy: busy });
-}
-
-async function writeAppointment(
-  trx: Transaction,
-  actor: Actor,
-  a: AppointmentInsert,
-  { commits, unlessBusy }: { commits: boolean; unlessBusy: Compilable<unknown> | null },
-): Promise<AppointmentRow | null> {
-  const { clinicId } = actor;
-  const now = new Date();
-  const id = (value: string | null) => value?.toLowerCase() ?? null;
-  const values = {
-    id: randomUUID(),
-    clinic_id: clinicId,
-    patient_id: a.patientId.toLowerCase(),
-    facility_id: id(a.facilityId),
-    doctor_id: id(a.doctorId),
-    chair_id: id(a.chairId),
-    calendar_id: id(a.calendarId),
-    start_at: new Date(a.start),
-    end_at: new Date(a.end),
-    status: a.status,
-    type: a.type ?? null,
-    category: a.category ?? null,
-    title: a.title ?? null,
-    reason: a.reason ?? null,
-    notes: a.notes ?? null,
-    clinical_notes: a.clinicalNotes ?? null,
-    origin: a.origin,
-    treatment_plan_id: id(a.treatmentPlanId ?? null),
-    created_at: now,
-    updated_at: now,
-  };
-  const data = eventData(values);
-  const event = recordEventIn(trx, { log: actor.log, clinicId, type: 'appointment.created', facilityId: values.facility_id, data });
-  const insert = unlessBusy
-    ? sql`WITH busy AS (${unlessBusy}), created AS (${insertWhere('appointments', values, sql<boolean>`NOT EXISTS (SELECT 1 FROM busy)`)})`
-    : sql`WITH created AS (${trx.insertInto('appointments').values(values).returningAll()})`;
-  const answer = sql`SELECT created.*, ${event.call} AS event_outcome FROM created`;
-  const { rows } = await prepared(
-    lastStatement<AppointmentRow & { event_outcome: string }>(insert, answer, { commits, refuseWhen: { event: sql`answer.event_outcome <> 'inserted'` } }),
-  ).execute(trx);
-  if (rows.length === 0) return null;
-  const { event_outcome, ...row } = rows[0]!;
-  assertSameEventData('appointment.created', data, () => eventData(row));
-  await event.settle(trx, event_outcome);
-  return row;
+  const written = await writeAppointment(trx, actor, a, { commits, unlessBusy: busy });
+  return written.kind === 'created' ? written.row : null;
 }
 
 /** Back office: an appointment as the clinic enters it in its agenda (origin `manual` by default). */
@@ -334,12 +207,7 @@ export async function updateAppointment(db: Db, actor: Actor, id: string, input:
         if (value !== undefined) set[column] = value;
       }
       if (Object.keys(set).length === 0 && !MOVE_FIELDS.some((f) => changes[f] !== undefined)) return current;
-      const row = await trx
-        .updateTable('appointments')
-        .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })
-        .where('id', '=', current.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await updateRow(trx, current.id, set);
       if (moved) {
         await recordRescheduled(trx, actor, current, row);
         // The old time is free at once, and offered to the waitlist in this transaction (issue 36).
@@ -383,18 +251,11 @@ export async function setStatusInTx(
   if (!TRANSITIONS[current.status as AppointmentStatus]?.includes(status)) {
     throw ApiError.conflict('invalid_transition', { from: current.status, to: status, allowed: TRANSITIONS[current.status as AppointmentStatus] ?? [] });
   }
-  const row = await trx
-    .updateTable('appointments')
-    .set({
-      status,
-      ...(completionNotes !== undefined ? { completion_notes: completionNotes } : {}),
-      ...(origin !== undefined ? { origin } : {}),
-      updated_at: sql`now()`,
-      version: sql`version + 1`,
-    })
-    .where('id', '=', current.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await updateRow(trx, current.id, {
+    status,
+    ...(completionNotes !== undefined ? { completion_notes: completionNotes } : {}),
+    ...(origin !== undefined ? { origin } : {}),
+  });
   const type = STATUS_EVENTS[status as keyof typeof STATUS_EVENTS];
   if (type) await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type, facilityId: row.facility_id, data: eventData(row) });
   // A cancellation frees its time: the waitlist is offered it in this transaction (issue 36).

@@ -3,23 +3,17 @@
  * of the counterpart number to a patient or lead, and the lead an unknown number becomes.
  */
 import { can, type Actor } from '../../core/actor.js';
-import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
 import { checkRefs, findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
-import type { CallsTable } from '../../db/tables/people.js';
 import { recordEvent } from '../../events/record.js';
 import type { CallInput, CallView } from './schema.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { AccessLogWriter } from '../access-log/writer.js';
 import { seesFacility } from '../auth/authenticate.js';
-import { patientByPhoneQuery } from '../patients/service.js';
 import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
 import { checkFacility } from '../patients/facility.js';
-import { prepared } from '../../db/prepared-statements.js';
-
-type CallRow = Selectable<CallsTable>;
+import { insertCall, linkLead, type CallRow } from './store.js';
 
 export { OUTCOMES } from './schema.js';
 
@@ -80,45 +74,23 @@ export async function createCall(db: Db, actor: Actor, input: CallInput): Promis
     const now = new Date();
     const counterpart = input.direction === 'inbound' ? from : to;
     // With no patient or lead named, the patient with the counterpart's number is looked up by the
-    // insert itself (one statement, issue 20); when none, a lead is found or made below.
+    // insert itself (store.ts, one statement, issue 20); when none, a lead is found or made below.
     const matchPatient = !patientId && !leadId && counterpart !== ANONYMOUS;
-    // Prepared (src/db/prepared-statements.ts): the patient's lookup names its whole index (clinic, phone).
-    const { rows: insertedRows } = await prepared(
-      trx
-        .insertInto('calls')
-        .values({
-          id: randomUUID(),
-          clinic_id: actor.clinicId,
-          facility_id: facilityId,
-          external_call_id: input.externalCallId,
-          direction: input.direction,
-          from_number: from,
-          to_number: to,
-          started_at: input.startedAt ? new Date(input.startedAt) : null,
-          duration_seconds: input.durationSeconds ?? null,
-          outcome: input.outcome ?? null,
-          summary: input.summary ?? null,
-          recording_url: input.recordingUrl ?? null,
-          transcript: input.transcript ?? null,
-          patient_id: matchPatient ? sql<string | null>`(${patientByPhoneQuery(trx, actor, counterpart)})` : patientId,
-          lead_id: leadId,
-          created_at: now,
-          updated_at: now,
-        })
-        .onConflict((oc) => oc.columns(['clinic_id', 'external_call_id']).doNothing())
-        .returningAll(),
-    ).execute(trx);
-    const inserted = insertedRows[0];
-    if (!inserted) {
-      const existing = await trx
-        .selectFrom('calls')
-        .selectAll()
-        .where('clinic_id', '=', actor.clinicId)
-        .where('external_call_id', '=', input.externalCallId)
-        .executeTakeFirstOrThrow();
-      if (!seesFacility(actor, existing.facility_id)) throw ApiError.notFound();
-      return { view: callView(existing), created: false };
+    const registered = await insertCall(trx, actor, {
+      input,
+      from,
+      to,
+      facilityId,
+      patientId,
+      leadId,
+      matchPhone: matchPatient ? counterpart : null,
+      now,
+    });
+    if (registered.kind === 'existing') {
+      if (!seesFacility(actor, registered.row.facility_id)) throw ApiError.notFound();
+      return { view: callView(registered.row), created: false };
     }
+    const inserted = registered.row;
 
     let row = inserted;
     patientId = inserted.patient_id;
@@ -133,7 +105,7 @@ export async function createCall(db: Db, actor: Actor, input: CallInput): Promis
       });
       leadId = lead.id;
       leadCreated = created;
-      row = (await prepared(trx.updateTable('calls').set({ lead_id: leadId }).where('id', '=', inserted.id).returningAll()).execute(trx)).rows[0]!;
+      row = await linkLead(trx, inserted.id, leadId);
     }
     if (leadId) {
       const what = input.direction === 'inbound' ? 'Chiamata in entrata' : 'Chiamata in uscita';

@@ -1,10 +1,5 @@
 /** Tasks (spec 2.9, 3.6, 4.7.1): back-office creation, the API list, detail and update. */
 import type { Actor } from '../../core/actor.js';
-import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
-import { keysetPage } from '../../db/keyset.js';
-import type { TasksTable } from '../../db/tables/agenda.js';
-import { facilityVisible } from '../../db/tenant.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
@@ -12,8 +7,7 @@ import type { EventData } from './events.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { NewTask, TaskChanges, TaskListQuery, TaskView } from './schema.js';
-
-type TaskRow = Selectable<TasksTable>;
+import { insertTaskRow, listPage, updateTaskRow, type TaskColumns, type TaskRow } from './store.js';
 
 export function taskView(row: TaskRow): TaskView {
   return {
@@ -63,22 +57,16 @@ export async function insertTask(trx: Transaction, actor: Actor, input: NewTask)
   ]);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   const status = input.status ?? 'todo';
-  const row = await trx
-    .insertInto('tasks')
-    .values({
-      id: randomUUID(),
-      clinic_id: actor.clinicId,
-      facility_id: input.facilityId ?? rows.get('patientId')?.facility_id ?? null,
-      patient_id: input.patientId ?? null,
-      title: input.title,
-      status,
-      due_date: input.dueDate ?? null,
-      assignee_id: input.assigneeId ?? null,
-      type: input.type ?? 'manual',
-      completed_at: status === 'done' ? sql`now()` : null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertTaskRow(trx, actor.clinicId, {
+    facility_id: input.facilityId ?? rows.get('patientId')?.facility_id ?? null,
+    patient_id: input.patientId ?? null,
+    title: input.title,
+    status,
+    due_date: input.dueDate ?? null,
+    assignee_id: input.assigneeId ?? null,
+    type: input.type ?? 'manual',
+    completed_at: status === 'done' ? 'now' : null,
+  });
   await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'task.created', facilityId: row.facility_id, data: eventData(row) });
   if (status === 'done')
     await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'task.completed', facilityId: row.facility_id, data: eventData(row) });
@@ -98,20 +86,7 @@ export async function listTasks(db: Db, actor: Actor, q: TaskListQuery): Promise
     q.dueBefore ?? null,
   ]);
   const cursorScope = `tasks:${actor.clinicId}:${filters}`;
-  let query = db.selectFrom('tasks').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
-  if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
-  if (q.status) query = query.where('status', '=', q.status);
-  if (q.assigneeId) query = query.where('assignee_id', '=', q.assigneeId);
-  if (q.patientId) query = query.where('patient_id', '=', q.patientId);
-  if (q.dueBefore) query = query.where('due_date', '<', new Date(q.dueBefore));
-  const page = await keysetPage(query, {
-    columns: ['updated_at', 'id'],
-    at: (r) => r.updated_at,
-    secret: actor.cursorSecret,
-    scope: cursorScope,
-    cursor: q.cursor,
-    limit: q.limit,
-  });
+  const page = await listPage(db, actor, q, cursorScope);
   return { data: page.items.map(taskView), nextCursor: page.nextCursor };
 }
 
@@ -126,21 +101,16 @@ export async function updateTask(db: Db, actor: Actor, id: string, changes: Task
         issues.map((i) => ({ ...i, message: 'non è un profilo attivo di questo studio' })),
       );
     assertVersion(expected, current.version);
-    const set: Record<string, unknown> = {};
+    const set: TaskColumns = {};
     if (changes.title !== undefined) set.title = changes.title;
     if (changes.status !== undefined) {
       set.status = changes.status;
-      if (changes.status === 'done' && current.status !== 'done') set.completed_at = sql`now()`;
+      if (changes.status === 'done' && current.status !== 'done') set.completed_at = 'now';
       if (changes.status !== 'done') set.completed_at = null;
     }
     if (changes.dueDate !== undefined) set.due_date = changes.dueDate === null ? null : new Date(changes.dueDate);
     if (changes.assigneeId !== undefined) set.assignee_id = changes.assigneeId;
-    const row = await trx
-      .updateTable('tasks')
-      .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await updateTaskRow(trx, id, set);
     if (row.status === 'done' && current.status !== 'done') {
       await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'task.completed', facilityId: row.facility_id, data: eventData(row) });
     }
