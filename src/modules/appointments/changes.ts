@@ -14,7 +14,7 @@ import { lockAppointment, recordRescheduled, setStatusInTx } from './service.js'
 import { assertBookableBy } from '../calendars/booking.js';
 import { calendarOfClinic, type CalendarRow } from '../calendars/store.js';
 import { answeringNoSlot, claimSlot, isNoSlot, overlapAsNoSlot, slotPreferring, unlessNoSlot, type NoSlot } from '../calendars/slots.js';
-import { moveAppointment } from './changes-store.js';
+import { moveAppointment } from './store.js';
 import { offerFreedTime } from '../waitlist/service.js';
 
 /** The calendar rules for touching an existing appointment through the API (403 forbidden otherwise). */

@@ -17,6 +17,7 @@ import { AFTER_9999, APPOINTMENT_JSON, withYearsAfter9999 } from './list-json.js
 import { type AppointmentOrigin, type AppointmentRow, type AppointmentStatus } from './model.js';
 import { eventData } from './events.js';
 import type { ListQuery } from './schema.js';
+import type { Slot } from '../calendars/service.js';
 
 /**
  * A page of the list: each appointment as its JSON text (./list-json.ts), the ids of those whose
@@ -173,6 +174,29 @@ export async function updateRow(trx: Transaction, id: string, set: Record<string
   return trx
     .updateTable('appointments')
     .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Moves the appointment to `slot` of a calendar of `facilityId` (stamping `origin` when given) and bumps its version. */
+export async function moveAppointment(
+  trx: Transaction,
+  id: string,
+  to: { slot: Slot; facilityId: string; origin: AppointmentOrigin | null },
+): Promise<AppointmentRow> {
+  return trx
+    .updateTable('appointments')
+    .set({
+      start_at: to.slot.start,
+      end_at: to.slot.end,
+      doctor_id: to.slot.doctorId,
+      chair_id: to.slot.chairId,
+      facility_id: to.facilityId,
+      ...(to.origin ? { origin: to.origin } : {}),
+      updated_at: sql`now()`,
+      version: sql`version + 1`,
+    })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
