@@ -148,8 +148,11 @@ export function registerMcpRoutes(app: App): void {
     aiPerToolCall: true as const,
     ownWindows: (request: FastifyRequest) => [{ name: `mcp:${request.auth.keyId}:10s`, limit: MCP_MESSAGES_PER_10S, seconds: 10 }],
   };
-  app.post('/mcp', { schema: { hide: true, querystring: McpQuery, body: Type.Unknown() }, config, onSend: bearerChallenge }, async (request, reply) =>
-    answerMcp(app as unknown as FastifyInstance, request, reply),
+  // The body is JSON-RPC, judged by the MCP server itself (every tool call checks its arguments).
+  app.post(
+    '/mcp',
+    { schema: { hide: true, querystring: McpQuery, body: Type.Unknown() }, config: { ...config, bodyIssues: false }, onSend: bearerChallenge },
+    async (request, reply) => answerMcp(app as unknown as FastifyInstance, request, reply),
   );
   // Stateless: no server-sent event stream to open, no session to end.
   for (const method of ['GET', 'DELETE'] as const) {

@@ -34,6 +34,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         body: NewConversationSchema,
         response: { 201: ConversationSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => {
       const row = await openConversation(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
@@ -45,7 +46,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/conversations/:id/messages',
     {
-      config: { reasons: CONVERSATION_REASONS.recordMessage },
+      config: { reasons: CONVERSATION_REASONS.recordMessage, bodyIssues: false },
       schema: {
         operationId: 'adminRecordMessage',
         tags: [TAG],
@@ -75,6 +76,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         body: TranscriptionSchema,
         response: { 200: MessageSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request) =>
       messageView(

@@ -29,7 +29,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/appointments',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminCreate },
+      config: { reasons: APPOINTMENT_REASONS.adminCreate, bodyIssues: false },
       schema: {
         operationId: 'adminCreateAppointment',
         tags: [TAG],
@@ -70,7 +70,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.patch(
     '/admin/v1/clinics/:clinicId/appointments/:id',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminUpdate },
+      config: { reasons: APPOINTMENT_REASONS.adminUpdate, bodyIssues: false },
       schema: {
         operationId: 'adminUpdateAppointment',
         tags: [TAG],
@@ -99,7 +99,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/appointments/:id/status',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminSetStatus },
+      config: { reasons: APPOINTMENT_REASONS.adminSetStatus, bodyIssues: false },
       schema: {
         operationId: 'adminSetAppointmentStatus',
         tags: [TAG],
@@ -139,6 +139,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: NewCalendarSchema,
         response: { 201: CalendarSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => {
       const row = await createCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
@@ -179,6 +180,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: CalendarChangesSchema,
         response: { 200: CalendarSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => {
       const row = await updateCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body, expectedVersion(request));
@@ -202,6 +204,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: FacilityChangesSchema,
         response: { 200: FacilitySchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => {
       const { view, version } = await updateFacility(

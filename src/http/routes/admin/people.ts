@@ -58,7 +58,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: PatientChangesSchema,
         response: { 200: PatientSchema },
       },
-      config: { reasons: PATIENT_REASONS.update, errorStatuses: [409] },
+      config: { reasons: PATIENT_REASONS.update, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
       const c = await clinicActor(ctx, request, request.params.clinicId);
@@ -122,7 +122,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: PatientImportSchema,
         response: { 201: PatientImportResultSchema },
       },
-      config: { reasons: PATIENT_REASONS.import, errorStatuses: [409] },
+      config: { reasons: PATIENT_REASONS.import, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
       const result = await importPatients(db, await clinicActor(ctx, request, request.params.clinicId), request.body.patients);
@@ -163,7 +163,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: LeadChangesSchema,
         response: { 200: LeadSchema },
       },
-      config: { reasons: LEAD_REASONS.update, errorStatuses: [409] },
+      config: { reasons: LEAD_REASONS.update, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
       const c = await clinicActor(ctx, request, request.params.clinicId);
@@ -185,6 +185,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: NewActivitySchema,
         response: { 201: ActivitySchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => {
       const c = await clinicActor(ctx, request, request.params.clinicId);
@@ -205,7 +206,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: LeadConversionSchema,
         response: { 200: LeadConvertedSchema },
       },
-      config: { reasons: LEAD_REASONS.convert, errorStatuses: [409] },
+      config: { reasons: LEAD_REASONS.convert, errorStatuses: [409], bodyIssues: false },
     },
     async (request) => {
       const { view, patientCreated } = await convertLead(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body);

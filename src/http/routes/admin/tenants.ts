@@ -37,6 +37,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewOrganizationSchema,
         response: { 201: OrganizationSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await clinics.createOrganization(db, request.body)),
   );
@@ -53,6 +54,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: OrganizationChangesSchema,
         response: { 200: OrganizationSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request) => {
       const org = await clinics.setOrganizationSuspended(db, request.params.id, request.body.suspended);
@@ -73,6 +75,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewClinicSchema,
         response: { 201: ClinicSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await clinics.createClinic(db, request.body)),
   );
@@ -111,6 +114,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: ClinicChangesSchema,
         response: { 200: ClinicSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request) => {
       const clinic = await clinics.updateClinic(db, request.params.id, request.body);
@@ -130,6 +134,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewFacilitySchema,
         response: { 201: CreatedFacilitySchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await clinics.createFacility(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
   );
@@ -160,6 +165,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewDoctorSchema,
         response: { 201: PersonSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await clinics.createDoctor(db, request.params.clinicId, request.body)),
   );
@@ -191,6 +197,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: DoctorChangesSchema,
         response: { 200: DoctorSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request) => clinics.updateDoctor(db, request.params.clinicId, request.params.id, request.body),
   );
@@ -206,6 +213,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewChairSchema,
         response: { 201: ChairSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await clinics.createChair(db, request.params.clinicId, request.body)),
   );
@@ -235,6 +243,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewStaffSchema,
         response: { 201: StaffSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await clinics.createStaffProfile(db, request.params.clinicId, request.body)),
   );

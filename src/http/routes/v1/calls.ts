@@ -24,7 +24,7 @@ export function registerCallRoutes(app: App, ctx: AppContext): void {
         body: CallInputSchema,
         response: { 201: CallSchema, 200: CallSchema },
       },
-      config: { scopes: ['calls:write'], idempotent: true },
+      config: { scopes: ['calls:write'], idempotent: true, bodyIssues: false },
     },
     async (request, reply) => {
       const { view, created } = await createCall(ctx.db, request.actor, request.body);

@@ -83,7 +83,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
         body: BotChangeSchema,
         response: { 200: ConversationSchema },
       },
-      config: { etag: true, reasons: CONVERSATION_REASONS.updateBot, scopes: ['messages:write'], errorStatuses: [409] },
+      config: { etag: true, reasons: CONVERSATION_REASONS.updateBot, scopes: ['messages:write'], errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
       const row = await updateBot(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));

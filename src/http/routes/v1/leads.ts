@@ -26,7 +26,7 @@ export function registerLeadRoutes(app: App, ctx: AppContext): void {
         body: LeadInputSchema,
         response: { 201: LeadSchema, 200: LeadSchema },
       },
-      config: { etag: true, scopes: ['leads:write'], idempotent: true },
+      config: { etag: true, scopes: ['leads:write'], idempotent: true, bodyIssues: false },
     },
     async (request, reply) => {
       const { view, created, version } = await createLead(ctx.db, request.actor, request.body);

@@ -39,7 +39,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
         body: PatientInputSchema,
         response: { 201: PatientSchema },
       },
-      config: { etag: true, reasons: PATIENT_REASONS.create, scopes: ['patients:write'], idempotent: true, errorStatuses: [403, 409] },
+      config: { etag: true, reasons: PATIENT_REASONS.create, scopes: ['patients:write'], idempotent: true, errorStatuses: [403, 409], bodyIssues: false },
     },
     async (request, reply) => {
       const { view, version } = await createPatient(ctx.db, request.actor, request.body);

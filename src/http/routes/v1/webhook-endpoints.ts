@@ -55,7 +55,15 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
       // The service checks `webhooks:write` together with every chosen event's scope, so that
       // one 403 lists all the missing ones.
-      config: { etag: true, location: true, reasons: WEBHOOK_REASONS.createEndpoint, scopes: [], idempotent: 'secret', errorStatuses: [409] },
+      config: {
+        etag: true,
+        location: true,
+        reasons: WEBHOOK_REASONS.createEndpoint,
+        scopes: [],
+        idempotent: 'secret',
+        errorStatuses: [409],
+        bodyIssues: false,
+      },
     },
     async (request, reply) => {
       const created = await createEndpoint(ctx.db, request.actor, policy, request.body);
@@ -119,7 +127,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         body: WebhookEndpointChangesSchema,
         response: { 200: WebhookEndpointSchema },
       },
-      config: { etag: true, reasons: WEBHOOK_REASONS.updateEndpoint, scopes: ['webhooks:write'], errorStatuses: [409] },
+      config: { etag: true, reasons: WEBHOOK_REASONS.updateEndpoint, scopes: ['webhooks:write'], errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
       const { view, version } = await updateEndpoint(ctx.db, request.actor, policy, request.params.id, request.body, expectedVersion(request));
@@ -165,7 +173,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         body: RotateSecretSchema,
         response: { 200: WebhookEndpointWithSecret },
       },
-      config: { scopes: ['webhooks:write'], idempotent: 'secret' },
+      config: { scopes: ['webhooks:write'], idempotent: 'secret', bodyIssues: false },
     },
     async (request) => rotateSecret(ctx.db, request.actor, request.params.id, request.body.overlapMinutes ?? 1440),
   );
@@ -222,7 +230,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         body: ReplayRequestSchema,
         response: { 202: ReplayResultSchema },
       },
-      config: { reasons: WEBHOOK_REASONS.replay, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },
+      config: { reasons: WEBHOOK_REASONS.replay, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => reply.status(202).send(await replayEvents(ctx.db, request.actor, request.params.id, request.body)),
   );
