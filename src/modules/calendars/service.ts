@@ -13,7 +13,8 @@ import { assertVersion } from '../../core/version.js';
 import { BLOCKING_EXCLUDED } from '../appointments/model.js';
 import type { AppointmentInsert } from '../appointments/service.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
-import { WEEKDAYS, minutesOf, scheduleIssues } from '../facilities/schedule.js';
+import { WEEKDAYS, minutesOf } from '../facilities/schedule.js';
+import { calendarBodyIssues } from './checks.js';
 import { localParts, localToUtc } from './timezone.js';
 import type { CalendarChanges, CalendarView, NewCalendar } from './schema.js';
 
@@ -82,7 +83,7 @@ async function calendarIssues(trx: Transaction, actor: Actor, input: CalendarInp
     const chair = rows.get(field);
     if (chair && chair.facility_id !== facilityId) issues.push({ path: field, message: 'la poltrona è di un’altra sede' });
   }
-  if (input.workingHours) issues.push(...scheduleIssues(input.workingHours, 'workingHours'));
+  issues.push(...calendarBodyIssues(input));
   return issues;
 }
 

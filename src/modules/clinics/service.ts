@@ -10,7 +10,7 @@ import { toCanonicalPhone } from '../../lib/phone.js';
 import type { Db } from '../../db/transaction.js';
 import { doctorDisplayName } from './doctor-name.js';
 import type { CreatedFacility, NewFacility } from '../facilities/schema.js';
-import { scheduleIssues } from '../facilities/schedule.js';
+import { facilityBodyIssues } from '../facilities/checks.js';
 import type { ClinicChanges, ClinicView, DoctorAdminView, DoctorChanges, NewChair, NewClinic, NewDoctor, NewStaff, OrganizationView } from './schema.js';
 
 export async function createOrganization(db: Db, input: { name: string }): Promise<OrganizationView> {
@@ -125,7 +125,7 @@ export async function assertFacilityOfClinic(db: Db, clinicId: string, facilityI
 /**
  * A facility's phone as every other phone of the API: E.164, read in the actor's region when
  * typed without a country prefix. An empty string clears it; `false`: not a phone number
- * (the caller lists PHONE_ISSUE with its other issues).
+ * (facilityBodyIssues names it).
  */
 export function facilityPhone(phone: string | null | undefined, region: string): string | null | undefined | false {
   if (phone === undefined || phone === null) return phone;
@@ -133,12 +133,10 @@ export function facilityPhone(phone: string | null | undefined, region: string):
   return toCanonicalPhone(phone, region) ?? false;
 }
 
-export const PHONE_ISSUE = { path: 'phone', message: 'non è un numero di telefono valido' };
-
 export async function createFacility(db: Db, actor: Pick<Actor, 'clinicId' | 'region'>, input: NewFacility): Promise<CreatedFacility> {
   const clinicId = actor.clinicId;
   const phone = facilityPhone(input.phone, actor.region);
-  const issues = [...(input.workingSchedule ? scheduleIssues(input.workingSchedule, 'workingSchedule') : []), ...(phone === false ? [PHONE_ISSUE] : [])];
+  const issues = facilityBodyIssues(input, actor);
   if (issues.length > 0 || phone === false) throw ApiError.invalid('body', issues);
   await assertClinic(db, clinicId);
   const row = await db

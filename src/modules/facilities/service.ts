@@ -7,9 +7,9 @@ import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { seesFacility } from '../auth/authenticate.js';
 import type { Actor } from '../../core/actor.js';
-import { facilityPhone, PHONE_ISSUE } from '../clinics/service.js';
+import { facilityPhone } from '../clinics/service.js';
+import { facilityBodyIssues } from './checks.js';
 import type { FacilityChanges } from './schema.js';
-import { scheduleIssues } from './schedule.js';
 
 export interface FacilityView {
   id: string;
@@ -74,10 +74,9 @@ export async function updateFacility(
   expected: number | null,
 ): Promise<{ view: FacilityView; version: number }> {
   const clinicId = actor.clinicId;
-  const issues = input.workingSchedule ? scheduleIssues(input.workingSchedule, 'workingSchedule') : [];
+  const issues = facilityBodyIssues(input, actor);
   const phone = facilityPhone(input.phone, actor.region);
-  if (phone === false) issues.push(PHONE_ISSUE);
-  if (issues.length > 0) throw ApiError.invalid('body', issues);
+  if (issues.length > 0 || phone === false) throw ApiError.invalid('body', issues);
   const changes = phone === undefined ? input : { ...input, phone };
   await db.transaction().execute(async (trx) => {
     const current = await trx.selectFrom('facilities').select('version').where('id', '=', id).where('clinic_id', '=', clinicId).forUpdate().executeTakeFirst();

@@ -17,7 +17,8 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { checkFacility } from '../patients/facility.js';
 import { normalizeEmail } from '../patients/normalize.js';
 import { assertVersion } from '../../core/version.js';
-import { canonicalPhoneOrIssue, createPatientInTransaction } from '../patients/service.js';
+import { canonicalPhone, createPatientInTransaction } from '../patients/service.js';
+import { leadBodyIssues } from './checks.js';
 import { prepared } from '../../db/prepared-statements.js';
 import { lastStatement, withCommitInLast } from '../../db/then-commit.js';
 
@@ -98,8 +99,8 @@ export async function createLeadInTransaction(
   input: LeadInput,
   { commits = false }: { commits?: boolean } = {},
 ): Promise<{ row: LeadRow; created: boolean }> {
-  const issues: ValidationIssue[] = [];
-  const phone = canonicalPhoneOrIssue(input.phone, actor.region, 'phone', issues);
+  const issues = leadBodyIssues(input, actor);
+  const phone = canonicalPhone(input.phone, actor.region);
   const facilityId = await checkFacility(trx, actor, input.facilityId, issues);
   issues.push(...(await checkRefs(trx, actor, [{ field: 'assignedTo', table: 'staff_profiles', id: input.assignedTo }])).issues);
   if (issues.length > 0) throw ApiError.invalid('body', issues);

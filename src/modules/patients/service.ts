@@ -18,6 +18,7 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { can, type Actor } from '../../core/actor.js';
 import { assertVersion, versionMismatch } from '../../core/version.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
+import { patientBodyIssues } from './checks.js';
 import { checkFacility } from './facility.js';
 import { CLINICAL_FIELDS, type AddressInput, type PatientInput, type PatientLookup, type PatientUpdate, type PatientView } from './schema.js';
 import { lookupKeys, normalizeEmail, normalizeName, normalizeTaxCode } from './normalize.js';
@@ -140,12 +141,9 @@ export async function addNameTerms(trx: Db, clinicId: string, names: Array<strin
   await sql`WITH ${vocabularyCtes(clinicId, vocabulary)} SELECT 1`.execute(trx);
 }
 
-/** Phone to E.164, or an issue naming the field. */
-export function canonicalPhoneOrIssue(value: string | null | undefined, region: string, path: string, issues: ValidationIssue[]): string | null {
-  if (value === undefined || value === null) return null;
-  const canonical = toCanonicalPhone(value, region);
-  if (!canonical) issues.push({ path, message: 'non è un numero di telefono valido' });
-  return canonical;
+/** Phone to E.164; null when absent (or not a phone: patientBodyIssues names it). */
+export function canonicalPhone(value: string | null | undefined, region: string): string | null {
+  return value === undefined || value === null ? null : toCanonicalPhone(value, region);
 }
 
 function requireClinicalWrite(actor: Actor, input: PatientUpdate): void {
@@ -168,8 +166,8 @@ interface Draft {
 }
 
 async function prepareCreate(trx: Transaction, actor: Actor, input: PatientInput, path = ''): Promise<Draft> {
-  const issues: ValidationIssue[] = [];
-  const phone = canonicalPhoneOrIssue(input.phone, actor.region, `${path}phone`, issues);
+  const issues = patientBodyIssues(input, actor, path);
+  const phone = canonicalPhone(input.phone, actor.region);
   const facilityId = await checkFacility(trx, actor, input.facilityId, issues, `${path}facilityId`);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   const now = new Date();
@@ -422,8 +420,8 @@ export async function updatePatient(
     const current = await findScoped(trx, 'patients', actor, id);
     if (current.erased_at) throw ApiError.conflict('patient_erased', {}, 'Il paziente è stato cancellato.');
     assertVersion(expectedVersion, current.version);
-    const issues: ValidationIssue[] = [];
-    const phone = input.phone === undefined ? undefined : canonicalPhoneOrIssue(input.phone, actor.region, 'phone', issues);
+    const issues = patientBodyIssues(input, actor);
+    const phone = input.phone === undefined ? undefined : canonicalPhone(input.phone, actor.region);
     const facilityId = input.facilityId === undefined ? undefined : await checkFacility(trx, actor, input.facilityId, issues);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
 

@@ -15,6 +15,7 @@ import {
   RecordedMessageSchema,
   TranscriptionSchema,
 } from '../../../modules/conversations/schema.js';
+import { newConversationIssues, newMessageIssues } from '../../../modules/conversations/checks.js';
 
 const TAG = 'Agenda (back office)';
 
@@ -34,7 +35,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         body: NewConversationSchema,
         response: { 201: ConversationSchema },
       },
-      config: { bodyIssues: false },
+      config: { bodyIssues: newConversationIssues },
     },
     async (request, reply) => {
       const row = await openConversation(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
@@ -46,7 +47,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/conversations/:id/messages',
     {
-      config: { reasons: CONVERSATION_REASONS.recordMessage, bodyIssues: false },
+      config: { reasons: CONVERSATION_REASONS.recordMessage, bodyIssues: newMessageIssues },
       schema: {
         operationId: 'adminRecordMessage',
         tags: [TAG],

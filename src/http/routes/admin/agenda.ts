@@ -15,6 +15,8 @@ import { FacilityChangesSchema, FacilitySchema } from '../../../modules/faciliti
 import { registerBillingAdminRoutes } from './agenda-billing.js';
 import { registerChatAdminRoutes } from './agenda-chat.js';
 import { registerTaskAdminRoutes } from './agenda-tasks.js';
+import { facilityBodyIssues } from '../../../modules/facilities/checks.js';
+import { calendarBodyIssues } from '../../../modules/calendars/checks.js';
 
 const TAG = 'Agenda (back office)';
 
@@ -139,7 +141,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: NewCalendarSchema,
         response: { 201: CalendarSchema },
       },
-      config: { bodyIssues: false },
+      config: { bodyIssues: calendarBodyIssues },
     },
     async (request, reply) => {
       const row = await createCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
@@ -180,7 +182,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: CalendarChangesSchema,
         response: { 200: CalendarSchema },
       },
-      config: { bodyIssues: false },
+      config: { bodyIssues: calendarBodyIssues },
     },
     async (request, reply) => {
       const row = await updateCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body, expectedVersion(request));
@@ -204,7 +206,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: FacilityChangesSchema,
         response: { 200: FacilitySchema },
       },
-      config: { bodyIssues: false },
+      config: { bodyIssues: facilityBodyIssues },
     },
     async (request, reply) => {
       const { view, version } = await updateFacility(

@@ -19,6 +19,7 @@ import {
   NewActivitySchema,
 } from '../../../modules/leads/schema.js';
 import { IMPORT_MAX, PatientChangesSchema, PatientImportResultSchema, PatientImportSchema, PatientSchema } from '../../../modules/patients/schema.js';
+import { patientBodyIssues, patientImportIssues } from '../../../modules/patients/checks.js';
 
 const TAG = 'People';
 
@@ -58,7 +59,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: PatientChangesSchema,
         response: { 200: PatientSchema },
       },
-      config: { reasons: PATIENT_REASONS.update, errorStatuses: [409], bodyIssues: false },
+      config: { reasons: PATIENT_REASONS.update, errorStatuses: [409], bodyIssues: patientBodyIssues },
     },
     async (request, reply) => {
       const c = await clinicActor(ctx, request, request.params.clinicId);
@@ -122,7 +123,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: PatientImportSchema,
         response: { 201: PatientImportResultSchema },
       },
-      config: { reasons: PATIENT_REASONS.import, errorStatuses: [409], bodyIssues: false },
+      config: { reasons: PATIENT_REASONS.import, errorStatuses: [409], bodyIssues: patientImportIssues },
     },
     async (request, reply) => {
       const result = await importPatients(db, await clinicActor(ctx, request, request.params.clinicId), request.body.patients);

@@ -21,6 +21,7 @@ import {
 import { CreatedFacilitySchema, FacilitySummarySchema, NewFacilitySchema } from '../../../modules/facilities/schema.js';
 import type { App } from '../../types.js';
 import { clinicActor } from './actor.js';
+import { facilityBodyIssues } from '../../../modules/facilities/checks.js';
 
 const TAG = 'Tenants';
 
@@ -134,7 +135,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewFacilitySchema,
         response: { 201: CreatedFacilitySchema },
       },
-      config: { bodyIssues: false },
+      config: { bodyIssues: facilityBodyIssues },
     },
     async (request, reply) => reply.status(201).send(await clinics.createFacility(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
   );
