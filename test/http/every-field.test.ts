@@ -116,7 +116,13 @@ const CASES: Record<string, Case> = {
     plane: 'admin',
     method: 'POST',
     path: () => '/calendars',
-    body: (t) => ({ name: 'Poltrona 1', facilityId: 'nope', slotMinutes: 30, doctorIds: [t.doctorId], workingHours: { mon: [{ open: '10:00', close: '09:00' }] } }),
+    body: (t) => ({
+      name: 'Poltrona 1',
+      facilityId: 'nope',
+      slotMinutes: 30,
+      doctorIds: [t.doctorId],
+      workingHours: { mon: [{ open: '10:00', close: '09:00' }] },
+    }),
     issues: ['facilityId', 'workingHours.mon.0.close'],
   },
   'PATCH admin calendars/{id}: an unknown field, hours out of order': {
@@ -125,6 +131,27 @@ const CASES: Record<string, Case> = {
     path: () => `/calendars/${MISSING}`,
     body: () => ({ colour: 'red', workingHours: { fri: [{ open: '18:00', close: '08:00' }] } }),
     issues: ['colour', 'workingHours.fri.0.close'],
+  },
+  'POST /v1/webhook-endpoints: events that are no list, an address with credentials': {
+    plane: 'v1',
+    method: 'POST',
+    path: () => '/v1/webhook-endpoints',
+    body: () => ({ url: 'https://user:secret@example.com/hooks', events: 'patient.created' }),
+    issues: ['events', 'url'],
+  },
+  'PATCH /v1/webhook-endpoints/{id}: an unknown field, an address with credentials': {
+    plane: 'v1',
+    method: 'PATCH',
+    path: () => `/v1/webhook-endpoints/${MISSING}`,
+    body: () => ({ url: 'https://user:secret@example.com/hooks', colour: 'red' }),
+    issues: ['colour', 'url'],
+  },
+  'POST /v1/webhook-endpoints/{id}/replay: an end that is no instant, a start older than the events kept': {
+    plane: 'v1',
+    method: 'POST',
+    path: () => `/v1/webhook-endpoints/${MISSING}/replay`,
+    body: () => ({ from: inFuture(-40), to: 'tomorrow' }),
+    issues: ['from', 'to'],
   },
 };
 
@@ -145,9 +172,9 @@ describe('a route with a body says what its schema leaves to the rules', () => {
     const app = Fastify();
     requirePlanes(app, { separateAdminListener: false });
     const body = { type: 'object', properties: { name: { type: 'string' } } };
-    await expect(
-      registerPlane(app, 'admin', null, (scope) => void scope.post('/unchecked', { schema: { body } }, async () => ({}))),
-    ).rejects.toThrow(RouteWithoutBodyChecksError);
+    await expect(registerPlane(app, 'admin', null, (scope) => void scope.post('/unchecked', { schema: { body } }, async () => ({})))).rejects.toThrow(
+      RouteWithoutBodyChecksError,
+    );
     await app.close();
   });
 

@@ -27,12 +27,14 @@ import {
   WebhookEndpointChangesSchema,
   WebhookEndpointListSchema,
 } from '../../../modules/webhooks/schema.js';
+import { endpointBodyIssues, replayBodyIssues } from '../../../modules/webhooks/checks.js';
 
 /** Test sends per destination per minute: enough to debug a receiver, too few to scan a network. */
 const TESTS_PER_DESTINATION_PER_MINUTE = 5;
 
 export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
   const policy = { allowInsecure: ctx.config.webhookAllowInsecure };
+  const endpointIssues = endpointBodyIssues(policy);
 
   app.post(
     '/v1/webhook-endpoints',
@@ -62,7 +64,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         scopes: [],
         idempotent: 'secret',
         errorStatuses: [409],
-        bodyIssues: false,
+        bodyIssues: endpointIssues,
       },
     },
     async (request, reply) => {
@@ -127,7 +129,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         body: WebhookEndpointChangesSchema,
         response: { 200: WebhookEndpointSchema },
       },
-      config: { etag: true, reasons: WEBHOOK_REASONS.updateEndpoint, scopes: ['webhooks:write'], errorStatuses: [409], bodyIssues: false },
+      config: { etag: true, reasons: WEBHOOK_REASONS.updateEndpoint, scopes: ['webhooks:write'], errorStatuses: [409], bodyIssues: endpointIssues },
     },
     async (request, reply) => {
       const { view, version } = await updateEndpoint(ctx.db, request.actor, policy, request.params.id, request.body, expectedVersion(request));
@@ -230,7 +232,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         body: ReplayRequestSchema,
         response: { 202: ReplayResultSchema },
       },
-      config: { reasons: WEBHOOK_REASONS.replay, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
+      config: { reasons: WEBHOOK_REASONS.replay, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409], bodyIssues: replayBodyIssues },
     },
     async (request, reply) => reply.status(202).send(await replayEvents(ctx.db, request.actor, request.params.id, request.body)),
   );
