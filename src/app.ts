@@ -125,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onClose', async () => limiter.close());
 
   // Outside /v1: a public path (health, documents) with another method is 405; anything else 404.
-  registerErrorHandling(app, ctx.config.bodyLimitBytes, notFoundOrWrongMethod(allowedMethodsOf(app, ['public'], ROUTER_OPTIONS)));
+  registerErrorHandling(app, ctx.config.bodyLimitBytes, actorEnvironment(ctx), notFoundOrWrongMethod(allowedMethodsOf(app, ['public'], ROUTER_OPTIONS)));
   registerLocation(app, allowedMethodsOf(app, ['public', 'v1', 'admin'], ROUTER_OPTIONS));
   // Before every other onRoute hook (the OpenAPI generator reads the plane it stamps).
   requirePlanes(app, { separateAdminListener: ctx.config.adminPort !== null });

@@ -69,9 +69,14 @@ export function arrivedOnAdminListener(req: object): boolean {
 
 export class RouteWithoutGateError extends Error {}
 
+/** A route with a body schema that does not say which checks of its body the schema leaves to the service. */
+export class RouteWithoutBodyChecksError extends Error {}
+
 /**
- * Checks every route as it is registered: it must sit inside a plane, and a v1 route must
- * state its scopes (an empty list when any valid key may call it). Stamps the plane on the
+ * Checks every route as it is registered: it must sit inside a plane, a v1 route must state its
+ * scopes (an empty list when any valid key may call it), and a route with a body schema must
+ * state `config.bodyIssues` (its pure checks, or `false`: the schema says it all), so that no
+ * operation forgets to name its rules' wrong fields with the schema's. Stamps the plane on the
  * route's config, and with a separate back-office listener, the listener constraint.
  */
 export function requirePlanes(app: FastifyInstance, options: { separateAdminListener: boolean }): void {
@@ -84,6 +89,9 @@ export function requirePlanes(app: FastifyInstance, options: { separateAdminList
     for (const method of [route.method].flat()) table.push({ method, url: route.url, plane, scopes: route.config?.scopes });
     route.config = { ...route.config, plane };
     if (plane === 'v1' && !Array.isArray(route.config.scopes)) throw new RouteWithoutGateError(`${name} is a v1 route without config.scopes`);
+    const bodyIssues = (route.config as { bodyIssues?: unknown }).bodyIssues;
+    if (route.schema?.body !== undefined && typeof bodyIssues !== 'function' && bodyIssues !== false)
+      throw new RouteWithoutBodyChecksError(`${name} has a body schema without config.bodyIssues (its checks, or false)`);
     if (options.separateAdminListener) route.constraints = { ...route.constraints, listener: plane === 'admin' ? 'admin' : 'public' };
   });
 }

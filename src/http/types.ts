@@ -7,6 +7,14 @@ import type { IdempotencyRecord } from './plugins/idempotency.js';
 import type { RateWindowState, WindowRule } from './rate-limit/limiter.js';
 import type { DeclaredReasons, ValidationIssue } from '../core/errors.js';
 
+/** The process-wide values a body check may read (a phone without country code is read in `region`). */
+export interface BodyCheckEnvironment {
+  region: string;
+}
+
+/** A route's pure checks of its body (`config.bodyIssues`): one issue per wrong field, none when right. */
+export type BodyIssues = (body: unknown, environment: BodyCheckEnvironment) => ValidationIssue[];
+
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 declare module 'fastify' {
@@ -38,11 +46,14 @@ declare module 'fastify' {
     reasons?: DeclaredReasons;
     /**
      * The operation's checks of its body that need no database (pure, reading the body as
-     * `unknown` and skipping what the schema refuses), e.g. `quoteBodyIssues`. The service runs
-     * them on a valid body; when the schema refuses the body, the error handler runs them on the
-     * parts that parsed and adds their issues, so one `400` names every wrong field it can.
+     * `unknown` and skipping what the schema refuses), e.g. `quoteBodyIssues`; `false` states that
+     * the schema says it all. Every route with a body schema declares it (a route without stops the
+     * start, src/http/planes.ts). The service runs the checks on a valid body; when the schema
+     * refuses the body, the error handler runs them on the parts that parsed and adds their issues,
+     * so one `400` names every wrong field it can. Checks that need the database (a reference to a
+     * record) run only in the service, on a body that passed the schema.
      */
-    bodyIssues?: (body: unknown) => ValidationIssue[];
+    bodyIssues?: BodyIssues | false;
     /**
      * An operation of the AI agents (the /v1/voice/* operations): refused `403 forbidden` reason
      * `ai_disabled` to every key while the clinic's AI processing is off (agent keys are refused

@@ -29,7 +29,7 @@ export function mechanismRoutes(app: App, ctx: AppContext): void {
           { additionalProperties: false },
         ),
       },
-      config: { scopes: ['patients:write'], idempotent: true, reasons: { conflict: ['asked_to_fail'] } },
+      config: { scopes: ['patients:write'], idempotent: true, reasons: { conflict: ['asked_to_fail'] }, bodyIssues: false },
     },
     async (request, reply) => {
       if (request.body.delayMs) await new Promise((r) => setTimeout(r, request.body.delayMs));
@@ -70,7 +70,7 @@ export function mechanismRoutes(app: App, ctx: AppContext): void {
         params: IdParams,
         body: Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
       },
-      config: { scopes: ['clinic:read'] },
+      config: { scopes: ['clinic:read'], bodyIssues: false },
     },
     async (request, reply) => {
       const expected = expectedVersion(request);

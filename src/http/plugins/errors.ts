@@ -11,6 +11,7 @@ import { ApiError, reasonDeclared, type ValidationIssue } from '../../core/error
 import { isDatabaseUnreachable } from '../../db/errors.js';
 import { DependencyUnavailableError } from '../../lib/unavailable.js';
 import { errorEnvelope } from '../errors.js';
+import type { BodyCheckEnvironment } from '../types.js';
 import { toIssues } from '../validation.js';
 
 const PARTS: Record<string, 'path' | 'query' | 'body' | 'header'> = {
@@ -26,7 +27,12 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 /** Under the tests an undeclared reason fails loudly; in production it is answered and logged. */
 const STRICT_REASONS = process.env.DCM_STRICT_REASONS === '1';
 
-function toApiError(error: FastifyError & { validation?: any[]; validationContext?: string }, request: FastifyRequest, bodyLimit: number): ApiError {
+function toApiError(
+  error: FastifyError & { validation?: any[]; validationContext?: string },
+  request: FastifyRequest,
+  bodyLimit: number,
+  environment: BodyCheckEnvironment,
+): ApiError {
   if (error instanceof ApiError) {
     if (reasonDeclared(error, request.routeOptions.config?.reasons)) return error;
     request.log.error({ reason: error.reason, route: request.routeOptions.url }, 'a reason the operation does not declare (config.reasons)');
@@ -35,7 +41,7 @@ function toApiError(error: FastifyError & { validation?: any[]; validationContex
   if (error.validation) {
     const where = PARTS[error.validationContext ?? 'body'] ?? 'body';
     const issues = toIssues(error.validation);
-    if (where === 'body') issues.push(...domainIssues(request, issues));
+    if (where === 'body') issues.push(...domainIssues(request, issues, environment));
     if (where === 'header')
       for (const issue of issues)
         issue.path = issue.path.replace(/^(idempotency-key|if-match)$/, (h) =>
@@ -72,12 +78,12 @@ function toApiError(error: FastifyError & { validation?: any[]; validationContex
  * parsed: the issues of fields the schema did not already name. A check that throws on a body
  * it did not foresee adds nothing (logged): the schema's answer stands.
  */
-function domainIssues(request: FastifyRequest, named: ValidationIssue[]): ValidationIssue[] {
+function domainIssues(request: FastifyRequest, named: ValidationIssue[], environment: BodyCheckEnvironment): ValidationIssue[] {
   const check = request.routeOptions.config?.bodyIssues;
   if (!check) return [];
   try {
     const paths = new Set(named.map((i) => i.path));
-    return check(request.body).filter((i) => !paths.has(i.path) && (paths.add(i.path), true));
+    return check(request.body, environment).filter((i) => !paths.has(i.path) && (paths.add(i.path), true));
   } catch (err) {
     request.log.warn({ err }, 'config.bodyIssues threw on a body its schema refused');
     return [];
@@ -87,10 +93,11 @@ function domainIssues(request: FastifyRequest, named: ValidationIssue[]): Valida
 export function registerErrorHandling(
   app: FastifyInstance,
   bodyLimit: number,
+  environment: BodyCheckEnvironment,
   notFound: (request: FastifyRequest, reply: FastifyReply) => void = answerNotFound,
 ): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = toApiError(error, request, bodyLimit);
+    const apiError = toApiError(error, request, bodyLimit, environment);
     if (apiError.status >= 500 && apiError.code !== 'internal_error') request.log.warn({ err: error }, apiError.code);
     if (apiError.code === 'unavailable') reply.header('retry-after', UNAVAILABLE_RETRY_AFTER_SECONDS);
     return reply.status(apiError.status).type('application/json; charset=utf-8').send(errorEnvelope(apiError, request.id));

@@ -168,9 +168,10 @@ export function registerMcpRoutes(app: App, { documents, mcpAllowedOrigins }: Pi
     if (!browserOriginAllowed(origin, documents.publicUrl, mcpAllowedOrigins))
       throw ApiError.forbidden('origin_not_allowed', { origin }, 'Una pagina web di questa origine non può chiamare il server MCP.');
   };
+  // The body is JSON-RPC, judged by the MCP server itself (every tool call checks its arguments).
   app.post(
     '/mcp',
-    { schema: { hide: true, querystring: McpQuery, body: Type.Unknown() }, config, preHandler, onSend: bearerChallenge },
+    { schema: { hide: true, querystring: McpQuery, body: Type.Unknown() }, config: { ...config, bodyIssues: false }, preHandler, onSend: bearerChallenge },
     async (request, reply) => answerMcp(app as unknown as FastifyInstance, request, reply),
   );
   // Stateless: no server-sent event stream to open, no session to end.

@@ -10,7 +10,8 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import type { AppointmentInsert } from '../appointments/service.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
-import { WEEKDAYS, minutesOf, scheduleIssues } from '../facilities/schedule.js';
+import { WEEKDAYS, minutesOf } from '../facilities/schedule.js';
+import { calendarBodyIssues } from './checks.js';
 import { localParts, localToUtc } from './timezone.js';
 import type { CalendarChanges, CalendarListQuery, CalendarView, NewCalendar } from './schema.js';
 import { busyTimes, insertCalendar, pageCalendars, updateCalendarRow, type CalendarRow, type SlotOptions } from './store.js';
@@ -53,7 +54,7 @@ async function calendarIssues(trx: Transaction, actor: Actor, input: CalendarCha
     const chair = rows.get(field);
     if (chair && chair.facility_id !== facilityId) issues.push({ path: field, message: 'la poltrona è di un’altra sede' });
   }
-  if (input.workingHours) issues.push(...scheduleIssues(input.workingHours, 'workingHours'));
+  issues.push(...calendarBodyIssues(input));
   return issues;
 }
 

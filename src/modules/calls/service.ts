@@ -7,17 +7,18 @@ import { checkRefs, findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
 import type { CallInput, CallView } from './schema.js';
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { AccessLogWriter } from '../access-log/writer.js';
 import { seesFacility } from '../auth/authenticate.js';
 import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
 import { checkFacility } from '../patients/facility.js';
 import { insertCall, linkLead, type CallRow } from './store.js';
+import { ANONYMOUS, callBodyIssues, isAnonymous } from './checks.js';
 
 export { OUTCOMES } from './schema.js';
 
-export const ANONYMOUS = 'anonymous';
+export { ANONYMOUS };
 /** First name of a lead made from an unknown number when the call gives no `caller` name. */
 export const UNKNOWN_CALLER_NAME = 'Sconosciuto';
 
@@ -40,11 +41,9 @@ export function callView(row: CallRow): CallView {
   };
 }
 
-function numberOrIssue(value: string, region: string, path: string, issues: ValidationIssue[]): string {
-  if (value.trim().toLowerCase() === ANONYMOUS) return ANONYMOUS;
-  const canonical = toCanonicalPhone(value, region);
-  if (!canonical) issues.push({ path, message: 'non è un numero di telefono valido né `anonymous`' });
-  return canonical ?? value;
+/** `anonymous` or the E.164 form (callBodyIssues names a number that is neither). */
+function numberOf(value: string, region: string): string {
+  return isAnonymous(value) ? ANONYMOUS : (toCanonicalPhone(value, region) ?? value);
 }
 
 /**
@@ -58,9 +57,9 @@ export async function createCall(db: Db, actor: Actor, input: CallInput): Promis
   }
   const { region } = actor;
   return db.transaction().execute(async (trx) => {
-    const issues: ValidationIssue[] = [];
-    const from = numberOrIssue(input.from, region, 'from', issues);
-    const to = numberOrIssue(input.to, region, 'to', issues);
+    const issues = callBodyIssues(input, actor);
+    const from = numberOf(input.from, region);
+    const to = numberOf(input.to, region);
     const facilityId = await checkFacility(trx, actor, input.facilityId, issues);
     const refs = await checkRefs(trx, actor, [
       { field: 'patientId', table: 'patients', id: input.patientId },

@@ -7,18 +7,19 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { keysetPage } from '../../db/keyset.js';
 import type { ChatMessagesTable, ConversationsTable } from '../../db/tables/agenda.js';
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
 import type { BotChange, ConversationView, MessageListQuery, MessageView, NewConversation, NewMessage, Transcription } from './schema.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
+import { botChangeIssues, MAX_PAUSE_MS, messageType, newConversationIssues, newMessageIssues } from './checks.js';
 
 type ConversationRow = Selectable<ConversationsTable>;
 type MessageRow = Selectable<ChatMessagesTable>;
 
-export const MAX_PAUSE_MS = 7 * 86_400_000;
+export { MAX_PAUSE_MS };
 
 /** A pause whose time has passed reads as `attivo` (spec 3.1). */
 export function conversationView(row: ConversationRow, now = new Date()): ConversationView {
@@ -86,17 +87,8 @@ export async function listMessages(
 
 /** PATCH /conversations/{id}/bot per spec 3.1. */
 export async function updateBot(db: Db, actor: Actor, id: string, input: BotChange, expected: number | null): Promise<ConversationRow> {
-  const issues: ValidationIssue[] = [];
-  const now = Date.now();
-  let until: Date | null = null;
-  if (input.state === 'in_pausa') {
-    if (input.pausedUntil === undefined) issues.push({ path: 'pausedUntil', message: 'campo obbligatorio con state in_pausa' });
-    else {
-      until = new Date(input.pausedUntil);
-      if (until.getTime() <= now) issues.push({ path: 'pausedUntil', message: 'deve essere un istante futuro' });
-      else if (until.getTime() > now + MAX_PAUSE_MS) issues.push({ path: 'pausedUntil', message: 'la pausa può durare al massimo 7 giorni' });
-    }
-  } else if (input.pausedUntil !== undefined) issues.push({ path: 'pausedUntil', message: 'campo non previsto con state attivo' });
+  const issues = botChangeIssues(input);
+  const until = input.state === 'in_pausa' && input.pausedUntil !== undefined ? new Date(input.pausedUntil) : null;
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   return db.transaction().execute(async (trx) => {
     const current = await lockScoped(trx, 'conversations', actor, id);
@@ -122,13 +114,8 @@ export async function openConversation(db: Db, actor: Actor, input: NewConversat
       { field: 'leadId', table: 'leads', id: input.leadId },
       { field: 'facilityId', table: 'facilities', id: input.facilityId },
     ]);
-    if (input.patientId && input.leadId)
-      issues.push({ path: 'leadId', message: 'una conversazione è di un paziente, di un contatto o di un numero: non di entrambi' });
-    let phone: string | null = null;
-    if (input.phone !== undefined) {
-      phone = toCanonicalPhone(input.phone, actor.region);
-      if (!phone) issues.push({ path: 'phone', message: 'numero di telefono non valido' });
-    } else if (!input.patientId && !input.leadId) issues.push({ path: 'phone', message: 'serve patientId, leadId o phone' });
+    issues.push(...newConversationIssues(input, actor));
+    let phone = input.phone === undefined ? null : toCanonicalPhone(input.phone, actor.region);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     if (phone === null) {
       const owner = input.patientId
@@ -166,9 +153,8 @@ export async function recordMessage(
   input: NewMessage,
 ): Promise<{ conversation: ConversationRow; message: MessageRow }> {
   const author = input.author ?? (input.direction === 'in' ? 'paziente' : 'bot');
-  const type = input.type ?? (input.mediaDurationSeconds != null ? 'vocale' : 'testo');
-  const issues: ValidationIssue[] = [];
-  if (type === 'testo' && !input.body) issues.push({ path: 'body', message: 'un messaggio di testo ha un body' });
+  const type = messageType(input) as NonNullable<NewMessage['type']>;
+  const issues = newMessageIssues(input);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   return db.transaction().execute(async (trx) => {
     const current = await lockScoped(trx, 'conversations', actor, conversationId);

@@ -5,8 +5,8 @@
  * clinic's timezone, `open` before `close`, intervals of a day in order and not overlapping.
  */
 import { Type } from 'typebox';
-import type { WeekSchedule } from '../../db/tables/agenda.js';
 import type { ValidationIssue } from '../../core/errors.js';
+import { list, record } from '../../lib/loose.js';
 
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -48,12 +48,18 @@ export function minutesOf(hhmm: string): number {
   return h! * 60 + m!;
 }
 
-/** Checks what the schema cannot: open before close, intervals in order without overlap. */
-export function scheduleIssues(schedule: WeekSchedule, path: string): ValidationIssue[] {
+/**
+ * Checks what the schema cannot: open before close, intervals in order without overlap. Reads
+ * the schedule as `unknown` (a body its schema refused, see src/lib/loose.ts): an interval
+ * without two `HH:MM` times is the schema's to name, and skipped here.
+ */
+export function scheduleIssues(schedule: unknown, path: string): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  for (const [day, intervals] of Object.entries(schedule)) {
+  for (const [day, intervals] of Object.entries(record(schedule))) {
     let lastClose = -1;
-    (intervals ?? []).forEach((interval, i) => {
+    list(intervals).forEach((raw, i) => {
+      const interval = record(raw);
+      if (!isHhmm(interval.open) || !isHhmm(interval.close)) return;
       const open = minutesOf(interval.open);
       const close = minutesOf(interval.close);
       if (open >= close) issues.push({ path: `${path}.${day}.${i}.close`, message: 'deve essere successivo a open' });
@@ -63,3 +69,5 @@ export function scheduleIssues(schedule: WeekSchedule, path: string): Validation
   }
   return issues;
 }
+
+const isHhmm = (v: unknown): v is string => typeof v === 'string' && new RegExp(HHMM).test(v);

@@ -9,7 +9,7 @@ import { toCanonicalPhone } from '../../lib/phone.js';
 import { seesFacility } from '../auth/authenticate.js';
 import { assertClinic } from '../clinics/service.js';
 import type { CreatedFacility, FacilityChanges, NewFacility } from './schema.js';
-import { scheduleIssues } from './schedule.js';
+import { facilityBodyIssues } from './checks.js';
 import * as store from './store.js';
 
 export interface FacilityView {
@@ -87,7 +87,7 @@ export async function assertFacilityOfClinic(db: Db, clinicId: string, facilityI
 /**
  * A facility's phone as every other phone of the API: E.164, read in the actor's region when
  * typed without a country prefix. An empty string clears it; `false`: not a phone number
- * (the caller lists PHONE_ISSUE with its other issues).
+ * (facilityBodyIssues names it).
  */
 function facilityPhone(phone: string | null | undefined, region: string): string | null | undefined | false {
   if (phone === undefined || phone === null) return phone;
@@ -95,13 +95,11 @@ function facilityPhone(phone: string | null | undefined, region: string): string
   return toCanonicalPhone(phone, region) ?? false;
 }
 
-const PHONE_ISSUE = { path: 'phone', message: 'non è un numero di telefono valido' };
-
 /** Back office: a new facility of the clinic. */
 export async function createFacility(db: Db, actor: Pick<Actor, 'clinicId' | 'region'>, input: NewFacility): Promise<CreatedFacility> {
   const clinicId = actor.clinicId;
   const phone = facilityPhone(input.phone, actor.region);
-  const issues = [...(input.workingSchedule ? scheduleIssues(input.workingSchedule, 'workingSchedule') : []), ...(phone === false ? [PHONE_ISSUE] : [])];
+  const issues = facilityBodyIssues(input, actor);
   if (issues.length > 0 || phone === false) throw ApiError.invalid('body', issues);
   await assertClinic(db, clinicId);
   return store.insertFacility(db, clinicId, {
@@ -140,10 +138,9 @@ export async function updateFacility(
   expected: number | null,
 ): Promise<{ view: FacilityView; version: number }> {
   const clinicId = actor.clinicId;
-  const issues = input.workingSchedule ? scheduleIssues(input.workingSchedule, 'workingSchedule') : [];
+  const issues = facilityBodyIssues(input, actor);
   const phone = facilityPhone(input.phone, actor.region);
-  if (phone === false) issues.push(PHONE_ISSUE);
-  if (issues.length > 0) throw ApiError.invalid('body', issues);
+  if (issues.length > 0 || phone === false) throw ApiError.invalid('body', issues);
   const changes = phone === undefined ? input : { ...input, phone };
   const set: Record<string, unknown> = {};
   for (const [field, column] of Object.entries(COLUMNS)) {

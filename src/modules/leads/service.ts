@@ -13,9 +13,10 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { checkFacility } from '../patients/facility.js';
 import { normalizeEmail } from '../patients/normalize.js';
 import { assertVersion } from '../../core/version.js';
-import { canonicalPhoneOrIssue, createPatientInTransaction } from '../patients/service.js';
+import { canonicalPhone, createPatientInTransaction } from '../patients/service.js';
 import { activitiesOf, convertedRow, inCreationTransaction, insertActivity, insertLead, patientToLink, updateLeadRow } from './store.js';
 import { eventData, leadView, type LeadRow } from './view.js';
+import { leadBodyIssues } from './checks.js';
 
 export { ACTIVITY_KINDS, LEAD_SOURCES, LEAD_STATUSES } from './schema.js';
 export { leadView } from './view.js';
@@ -31,8 +32,8 @@ export async function createLeadInTransaction(
   input: LeadInput,
   { commits = false }: { commits?: boolean } = {},
 ): Promise<{ row: LeadRow; created: boolean }> {
-  const issues: ValidationIssue[] = [];
-  const phone = canonicalPhoneOrIssue(input.phone, actor.region, 'phone', issues);
+  const issues = leadBodyIssues(input, actor);
+  const phone = canonicalPhone(input.phone, actor.region);
   const facilityId = await checkFacility(trx, actor, input.facilityId, issues);
   issues.push(...(await checkRefs(trx, actor, [{ field: 'assignedTo', table: 'staff_profiles', id: input.assignedTo }])).issues);
   if (issues.length > 0) throw ApiError.invalid('body', issues);

@@ -3,12 +3,13 @@ import { forgetPatientDocuments, purgePatientDocuments, type DocumentsDeps } fro
 import { findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { can, type Actor } from '../../core/actor.js';
 import { assertVersion, versionMismatch } from '../../core/version.js';
 import { checkFacility } from './facility.js';
 import type { PatientInput, PatientUpdate, PatientView } from './schema.js';
-import { canonicalPhoneOrIssue } from './service.js';
+import { canonicalPhone } from './service.js';
+import { patientBodyIssues } from './checks.js';
 import { archiveRow, eraseRows, updateRow } from './store.js';
 import { eventData, normalizeAddress, patientView, type PatientRow } from './view.js';
 
@@ -46,8 +47,8 @@ export async function updatePatient(
     const current = await findScoped(trx, 'patients', actor, id);
     if (current.erased_at) throw erased();
     assertVersion(expectedVersion, current.version);
-    const issues: ValidationIssue[] = [];
-    const phone = input.phone === undefined ? undefined : canonicalPhoneOrIssue(input.phone, actor.region, 'phone', issues);
+    const issues = patientBodyIssues(input, actor);
+    const phone = input.phone === undefined ? undefined : canonicalPhone(input.phone, actor.region);
     const facilityId = input.facilityId === undefined ? undefined : await checkFacility(trx, actor, input.facilityId, issues);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
 

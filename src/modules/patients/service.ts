@@ -11,6 +11,7 @@ import { seesFacility } from '../auth/authenticate.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { can, type Actor } from '../../core/actor.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
+import { patientBodyIssues } from './checks.js';
 import { checkFacility } from './facility.js';
 import { CLINICAL_FIELDS, type PatientInput, type PatientLookup, type PatientUpdate, type PatientView } from './schema.js';
 import {
@@ -31,12 +32,9 @@ import { eventData, patientView, type PatientRow } from './view.js';
 export { CLINICAL_FIELDS, GENDERS, REFERRAL_SOURCES } from './schema.js';
 export { patientView } from './view.js';
 
-/** Phone to E.164, or an issue naming the field. */
-export function canonicalPhoneOrIssue(value: string | null | undefined, region: string, path: string, issues: ValidationIssue[]): string | null {
-  if (value === undefined || value === null) return null;
-  const canonical = toCanonicalPhone(value, region);
-  if (!canonical) issues.push({ path, message: 'non è un numero di telefono valido' });
-  return canonical;
+/** Phone to E.164; null when absent (or not a phone: patientBodyIssues names it). */
+export function canonicalPhone(value: string | null | undefined, region: string): string | null {
+  return value === undefined || value === null ? null : toCanonicalPhone(value, region);
 }
 
 function requireClinicalWrite(actor: Actor, input: PatientUpdate): void {
@@ -58,8 +56,8 @@ function planLimitReached(limit: PlanLimit): ApiError {
 }
 
 async function prepareCreate(trx: Transaction, actor: Actor, input: PatientInput, path = ''): Promise<Draft> {
-  const issues: ValidationIssue[] = [];
-  const phone = canonicalPhoneOrIssue(input.phone, actor.region, `${path}phone`, issues);
+  const issues = patientBodyIssues(input, actor, path);
+  const phone = canonicalPhone(input.phone, actor.region);
   const facilityId = await checkFacility(trx, actor, input.facilityId, issues, `${path}facilityId`);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   return draftOf(actor.clinicId, facilityId, phone, input);

@@ -15,7 +15,8 @@ import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { requireScopes } from '../auth/authenticate.js';
 import { apiKeyId, type Actor } from '../../core/actor.js';
-import { checkEndpointUrl, type AddressPolicy } from './address.js';
+import type { AddressPolicy } from './address.js';
+import { endpointBodyIssues } from './checks.js';
 import { generateSecret, isStandardSecret } from './signing.js';
 import type { EndpointChanges, EndpointView, EndpointWithSecret, NewEndpoint } from './schema.js';
 import type { Db } from '../../db/transaction.js';
@@ -52,7 +53,7 @@ export function requireEndpointScopes(actor: Actor, events: readonly string[]): 
 }
 
 function checkUrl(url: string, policy: AddressPolicy): void {
-  const issues = checkEndpointUrl(url, policy);
+  const issues = endpointBodyIssues(policy)({ url });
   if (issues.length) throw ApiError.invalid('body', issues);
 }
 

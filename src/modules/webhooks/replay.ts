@@ -15,7 +15,8 @@
  * - A destination switched off is `409 conflict` reason `endpoint_disabled` (switch it on
  *   first); one whose creating key is no longer active, reason `key_inactive`.
  */
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
+import { replayBodyIssues, REPLAY_WINDOW_DAYS } from './checks.js';
 import type { Actor } from '../../core/actor.js';
 import type { Db } from '../../db/transaction.js';
 import { getEndpoint } from './destinations.js';
@@ -23,17 +24,13 @@ import { insertReplayDeliveries } from './replay-store.js';
 import type { ReplayRequest, ReplayResult } from './schema.js';
 
 export const REPLAY_LIMIT = 10_000;
-export const REPLAY_WINDOW_DAYS = 30;
+export { REPLAY_WINDOW_DAYS };
 
 export async function replayEvents(db: Db, actor: Actor, endpointId: string, input: ReplayRequest, now = new Date()): Promise<ReplayResult> {
   const { row } = await getEndpoint(db, actor, endpointId);
   const from = new Date(input.from);
   const to = new Date(input.to);
-  const issues: ValidationIssue[] = [];
-  if (from.getTime() < now.getTime() - REPLAY_WINDOW_DAYS * 86_400_000) {
-    issues.push({ path: 'from', message: `deve essere negli ultimi ${REPLAY_WINDOW_DAYS} giorni (gli eventi conservati)` });
-  }
-  if (to.getTime() <= from.getTime()) issues.push({ path: 'to', message: 'deve essere dopo from' });
+  const issues = replayBodyIssues(input, undefined, now.getTime());
   if (issues.length) throw ApiError.invalid('body', issues);
   if (!row.enabled) {
     throw ApiError.conflict('endpoint_disabled', {}, 'La destinazione è disattivata: riattivala prima di chiedere un nuovo invio.');

@@ -46,7 +46,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/treatment-plans/:id/status',
     {
-      config: { reasons: BILLING_REASONS.setTreatmentPlanStatus },
+      config: { reasons: BILLING_REASONS.setTreatmentPlanStatus, bodyIssues: false },
       schema: {
         operationId: 'adminSetTreatmentPlanStatus',
         tags: [TAG],

@@ -15,6 +15,7 @@ import {
   RecordedMessageSchema,
   TranscriptionSchema,
 } from '../../../modules/conversations/schema.js';
+import { newConversationIssues, newMessageIssues } from '../../../modules/conversations/checks.js';
 
 const TAG = 'Agenda (back office)';
 
@@ -34,6 +35,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         body: NewConversationSchema,
         response: { 201: ConversationSchema },
       },
+      config: { bodyIssues: newConversationIssues },
     },
     async (request, reply) => {
       const row = await openConversation(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
@@ -45,7 +47,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/conversations/:id/messages',
     {
-      config: { reasons: CONVERSATION_REASONS.recordMessage },
+      config: { reasons: CONVERSATION_REASONS.recordMessage, bodyIssues: newMessageIssues },
       schema: {
         operationId: 'adminRecordMessage',
         tags: [TAG],
@@ -75,6 +77,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         body: TranscriptionSchema,
         response: { 200: MessageSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request) =>
       messageView(

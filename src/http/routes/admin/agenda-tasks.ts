@@ -21,6 +21,7 @@ export function registerTaskAdminRoutes(app: App, ctx: AppContext): void {
         body: NewTaskBody,
         response: { 201: TaskSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => {
       const row = await createTask(ctx.db, await clinicActor(ctx, request, request.params.clinicId), request.body);

@@ -15,6 +15,8 @@ import { FacilityChangesSchema, FacilitySchema } from '../../../modules/faciliti
 import { registerBillingAdminRoutes } from './agenda-billing.js';
 import { registerChatAdminRoutes } from './agenda-chat.js';
 import { registerTaskAdminRoutes } from './agenda-tasks.js';
+import { facilityBodyIssues } from '../../../modules/facilities/checks.js';
+import { calendarBodyIssues } from '../../../modules/calendars/checks.js';
 
 const TAG = 'Agenda (back office)';
 
@@ -29,7 +31,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/appointments',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminCreate },
+      config: { reasons: APPOINTMENT_REASONS.adminCreate, bodyIssues: false },
       schema: {
         operationId: 'adminCreateAppointment',
         tags: [TAG],
@@ -70,7 +72,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.patch(
     '/admin/v1/clinics/:clinicId/appointments/:id',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminUpdate },
+      config: { reasons: APPOINTMENT_REASONS.adminUpdate, bodyIssues: false },
       schema: {
         operationId: 'adminUpdateAppointment',
         tags: [TAG],
@@ -99,7 +101,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/appointments/:id/status',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminSetStatus },
+      config: { reasons: APPOINTMENT_REASONS.adminSetStatus, bodyIssues: false },
       schema: {
         operationId: 'adminSetAppointmentStatus',
         tags: [TAG],
@@ -139,6 +141,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: NewCalendarSchema,
         response: { 201: CalendarSchema },
       },
+      config: { bodyIssues: calendarBodyIssues },
     },
     async (request, reply) => {
       const row = await createCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
@@ -179,6 +182,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: CalendarChangesSchema,
         response: { 200: CalendarSchema },
       },
+      config: { bodyIssues: calendarBodyIssues },
     },
     async (request, reply) => {
       const row = await updateCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body, expectedVersion(request));
@@ -202,6 +206,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: FacilityChangesSchema,
         response: { 200: FacilitySchema },
       },
+      config: { bodyIssues: facilityBodyIssues },
     },
     async (request, reply) => {
       const { view, version } = await updateFacility(

@@ -48,7 +48,7 @@ export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
           201: TriggeredEventSchema,
         },
       },
-      config: { reasons: WEBHOOK_REASONS.triggerSample },
+      config: { reasons: WEBHOOK_REASONS.triggerSample, bodyIssues: false },
     },
     async (request, reply) => {
       const actor = await clinicActor(ctx, request, request.params.clinicId);

@@ -25,6 +25,7 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
         body: NewApiKeySchema,
         response: { 201: CreatedApiKeySchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => {
       const { expiresAt, ...rest } = request.body;

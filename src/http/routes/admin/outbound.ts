@@ -42,6 +42,7 @@ export function registerOutboundAdminRoutes(app: App, ctx: AppContext): void {
         body: WaitlistSettingsSchema,
         response: { 200: WaitlistSettingsSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request) => {
       const actor = await clinicActor(ctx, request, request.params.clinicId);
@@ -80,6 +81,7 @@ export function registerOutboundAdminRoutes(app: App, ctx: AppContext): void {
         body: RecallRulesSchema,
         response: { 200: RecallRulesSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request) => {
       const actor = await clinicActor(ctx, request, request.params.clinicId);

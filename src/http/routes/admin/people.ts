@@ -20,6 +20,7 @@ import {
   NewActivitySchema,
 } from '../../../modules/leads/schema.js';
 import { IMPORT_MAX, PatientChangesSchema, PatientImportResultSchema, PatientImportSchema, PatientSchema } from '../../../modules/patients/schema.js';
+import { patientBodyIssues, patientImportIssues } from '../../../modules/patients/checks.js';
 
 const TAG = 'People';
 
@@ -59,7 +60,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: PatientChangesSchema,
         response: { 200: PatientSchema },
       },
-      config: { reasons: PATIENT_REASONS.update, errorStatuses: [409] },
+      config: { reasons: PATIENT_REASONS.update, errorStatuses: [409], bodyIssues: patientBodyIssues },
     },
     async (request, reply) => {
       const c = await clinicActor(ctx, request, request.params.clinicId);
@@ -123,7 +124,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: PatientImportSchema,
         response: { 201: PatientImportResultSchema },
       },
-      config: { reasons: PATIENT_REASONS.import, errorStatuses: [409] },
+      config: { reasons: PATIENT_REASONS.import, errorStatuses: [409], bodyIssues: patientImportIssues },
     },
     async (request, reply) => {
       const result = await importPatients(db, await clinicActor(ctx, request, request.params.clinicId), request.body.patients);
@@ -164,7 +165,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: LeadChangesSchema,
         response: { 200: LeadSchema },
       },
-      config: { reasons: LEAD_REASONS.update, errorStatuses: [409] },
+      config: { reasons: LEAD_REASONS.update, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
       const c = await clinicActor(ctx, request, request.params.clinicId);
@@ -186,6 +187,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: NewActivitySchema,
         response: { 201: ActivitySchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => {
       const c = await clinicActor(ctx, request, request.params.clinicId);
@@ -206,7 +208,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: LeadConversionSchema,
         response: { 200: LeadConvertedSchema },
       },
-      config: { reasons: LEAD_REASONS.convert, errorStatuses: [409] },
+      config: { reasons: LEAD_REASONS.convert, errorStatuses: [409], bodyIssues: false },
     },
     async (request) => {
       const { view, patientCreated } = await convertLead(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body);

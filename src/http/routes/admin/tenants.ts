@@ -20,6 +20,7 @@ import { ChairAdminSchema, NewChairSchema } from '../../../modules/chairs/schema
 import { NewStaffSchema, StaffSchema } from '../../../modules/staff/schema.js';
 import type { App } from '../../types.js';
 import { clinicActor } from './actor.js';
+import { facilityBodyIssues } from '../../../modules/facilities/checks.js';
 
 const TAG = 'Tenants';
 
@@ -36,6 +37,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewOrganizationSchema,
         response: { 201: OrganizationSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await clinics.createOrganization(db, request.body)),
   );
@@ -52,6 +54,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: OrganizationChangesSchema,
         response: { 200: OrganizationSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request) => {
       const org = await clinics.setOrganizationSuspended(db, request.params.id, request.body.suspended);
@@ -72,6 +75,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewClinicSchema,
         response: { 201: ClinicSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await clinics.createClinic(db, request.body)),
   );
@@ -110,6 +114,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: ClinicChangesSchema,
         response: { 200: ClinicSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request) => {
       const clinic = await clinics.updateClinic(db, request.params.id, request.body);
@@ -129,6 +134,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewFacilitySchema,
         response: { 201: CreatedFacilitySchema },
       },
+      config: { bodyIssues: facilityBodyIssues },
     },
     async (request, reply) =>
       reply.status(201).send(await facilities.createFacility(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
@@ -160,6 +166,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewDoctorSchema,
         response: { 201: PersonSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await doctors.createDoctor(db, request.params.clinicId, request.body)),
   );
@@ -191,6 +198,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: DoctorChangesSchema,
         response: { 200: DoctorAdminSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request) => doctors.updateDoctor(db, request.params.clinicId, request.params.id, request.body),
   );
@@ -206,6 +214,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewChairSchema,
         response: { 201: ChairAdminSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await chairs.createChair(db, request.params.clinicId, request.body)),
   );
@@ -235,6 +244,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewStaffSchema,
         response: { 201: StaffSchema },
       },
+      config: { bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await staff.createStaffProfile(db, request.params.clinicId, request.body)),
   );

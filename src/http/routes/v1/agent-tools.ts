@@ -126,6 +126,7 @@ export function registerAgentToolRoutes(app: App): void {
         scopes: [],
         aiPerToolCall: true,
         ownWindows: (request: FastifyRequest) => [{ name: `mcp:${request.auth.keyId}:10s`, limit: MCP_MESSAGES_PER_10S, seconds: 10 }],
+        bodyIssues: false,
       },
     },
     async (request, reply) => {

@@ -128,7 +128,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         body: BookAppointmentBody,
         response: { 200: AppointmentSchema, 201: AppointmentSchema },
       },
-      config: { etag: true, reasons: APPOINTMENT_REASONS.apiBook, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409] },
+      config: { etag: true, reasons: APPOINTMENT_REASONS.apiBook, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
       const { row, replayed } = await book(ctx.db, request.actor, request.body);
@@ -154,7 +154,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         body: RescheduleBody,
         response: { 200: AppointmentSchema },
       },
-      config: { etag: true, reasons: APPOINTMENT_REASONS.apiReschedule, scopes: ['appointments:write'], errorStatuses: [409] },
+      config: { etag: true, reasons: APPOINTMENT_REASONS.apiReschedule, scopes: ['appointments:write'], errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
       const row = await rescheduleAppointmentViaApi(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));

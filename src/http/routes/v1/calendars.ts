@@ -97,7 +97,7 @@ export function registerCalendarRoutes(app: App, ctx: AppContext): void {
         body: NewHoldSchema,
         response: { 201: HoldSchema },
       },
-      config: { reasons: HOLD_REASONS.create, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409] },
+      config: { reasons: HOLD_REASONS.create, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(await createHold(ctx.db, request.actor, request.params.id, request.body)),
   );

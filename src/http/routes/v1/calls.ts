@@ -4,6 +4,7 @@ import { createCall, getCall } from '../../../modules/calls/service.js';
 import { CallDetailSchema, CallInputSchema, CallSchema } from '../../../modules/calls/schema.js';
 import { IdempotencyHeaders, IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
+import { callBodyIssues } from '../../../modules/calls/checks.js';
 
 const TAG = 'Phone calls';
 export function registerCallRoutes(app: App, ctx: AppContext): void {
@@ -24,7 +25,7 @@ export function registerCallRoutes(app: App, ctx: AppContext): void {
         body: CallInputSchema,
         response: { 201: CallSchema, 200: CallSchema },
       },
-      config: { scopes: ['calls:write'], idempotent: true },
+      config: { scopes: ['calls:write'], idempotent: true, bodyIssues: callBodyIssues },
     },
     async (request, reply) => {
       const { view, created } = await createCall(ctx.db, request.actor, request.body);

@@ -7,6 +7,7 @@ import { ConversationSchema, MessageSchema, BotChangeSchema, MessageListQuerySch
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
+import { botChangeIssues } from '../../../modules/conversations/checks.js';
 
 const TAG = 'Chat messages';
 
@@ -83,7 +84,7 @@ export function registerConversationRoutes(app: App, ctx: AppContext): void {
         body: BotChangeSchema,
         response: { 200: ConversationSchema },
       },
-      config: { etag: true, reasons: CONVERSATION_REASONS.updateBot, scopes: ['messages:write'], errorStatuses: [409] },
+      config: { etag: true, reasons: CONVERSATION_REASONS.updateBot, scopes: ['messages:write'], errorStatuses: [409], bodyIssues: botChangeIssues },
     },
     async (request, reply) => {
       const row = await updateBot(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));

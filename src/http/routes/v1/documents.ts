@@ -109,7 +109,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
         body: NewDocumentBody,
         response: { 201: { ...DocumentSchema, examples: [PENDING_EXAMPLE, EXAMPLE] } },
       },
-      config: { scopes: ['documents:write'], idempotent: true, errorStatuses: [403] },
+      config: { scopes: ['documents:write'], idempotent: true, errorStatuses: [403], bodyIssues: false },
     },
     async (request, reply) => {
       const view = await createDocument(deps, request.actor, { ...request.body, linkBase: linkBase(ctx, request) });

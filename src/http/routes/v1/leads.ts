@@ -5,6 +5,7 @@ import { LeadDetailSchema, LeadInputSchema, LeadSchema } from '../../../modules/
 import { setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
+import { leadBodyIssues } from '../../../modules/leads/checks.js';
 
 const TAG = 'Sales contacts';
 
@@ -26,7 +27,7 @@ export function registerLeadRoutes(app: App, ctx: AppContext): void {
         body: LeadInputSchema,
         response: { 201: LeadSchema, 200: LeadSchema },
       },
-      config: { etag: true, scopes: ['leads:write'], idempotent: true },
+      config: { etag: true, scopes: ['leads:write'], idempotent: true, bodyIssues: leadBodyIssues },
     },
     async (request, reply) => {
       const { view, created, version } = await createLead(ctx.db, request.actor, request.body);

@@ -15,6 +15,7 @@ import {
 import { setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
+import { patientBodyIssues } from '../../../modules/patients/checks.js';
 
 const TAG = 'Patients';
 
@@ -39,7 +40,14 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
         body: PatientInputSchema,
         response: { 201: PatientSchema },
       },
-      config: { etag: true, reasons: PATIENT_REASONS.create, scopes: ['patients:write'], idempotent: true, errorStatuses: [403, 409] },
+      config: {
+        etag: true,
+        reasons: PATIENT_REASONS.create,
+        scopes: ['patients:write'],
+        idempotent: true,
+        errorStatuses: [403, 409],
+        bodyIssues: patientBodyIssues,
+      },
     },
     async (request, reply) => {
       const { view, version } = await createPatient(ctx.db, request.actor, request.body);

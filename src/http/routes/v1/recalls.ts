@@ -62,7 +62,7 @@ export function registerRecallRoutes(app: App, ctx: AppContext): void {
         body: NewRecallAttemptSchema,
         response: { 200: RecallAttemptSchema, 201: RecallAttemptSchema },
       },
-      config: { reasons: RECALL_REASONS.attempt, scopes: ['patients:write'], idempotent: true, errorStatuses: [409] },
+      config: { reasons: RECALL_REASONS.attempt, scopes: ['patients:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
       const { row, replayed } = await recordAttempt(ctx.db, request.actor, request.params.patientId, request.body);

@@ -24,7 +24,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
         body: NewTaskBody,
         response: { 201: TaskSchema },
       },
-      config: { scopes: ['tasks:write'], idempotent: true },
+      config: { scopes: ['tasks:write'], idempotent: true, bodyIssues: false },
     },
     async (request, reply) => {
       const row = await createTask(ctx.db, request.actor, request.body);
@@ -86,7 +86,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
         body: TaskChangesBody,
         response: { 200: TaskSchema },
       },
-      config: { etag: true, scopes: ['tasks:write'], errorStatuses: [409] },
+      config: { etag: true, scopes: ['tasks:write'], errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
       const row = await updateTask(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));

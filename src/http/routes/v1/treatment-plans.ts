@@ -144,7 +144,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
         body: PresentQuoteBody,
         response: { 200: QuoteSchema },
       },
-      config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.presentTreatmentPlan },
+      config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.presentTreatmentPlan, bodyIssues: false },
       // The body is optional: none is the same as `{}`.
       preValidation: async (request) => {
         request.body ??= {};
@@ -168,7 +168,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
         body: AcceptQuoteBody,
         response: { 200: QuoteSchema },
       },
-      config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.acceptTreatmentPlan },
+      config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.acceptTreatmentPlan, bodyIssues: false },
     },
     async (request) => logged(request, await decideQuote(db, request.actor, request.params.id, { to: 'accepted', acceptance: request.body })),
   );
@@ -188,7 +188,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
         body: RejectQuoteBody,
         response: { 200: QuoteSchema },
       },
-      config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.rejectTreatmentPlan },
+      config: { scopes: ['treatment_plans:write'], reasons: BILLING_REASONS.rejectTreatmentPlan, bodyIssues: false },
     },
     async (request) => logged(request, await decideQuote(db, request.actor, request.params.id, { to: 'rejected', rejection: request.body })),
   );

@@ -61,7 +61,7 @@ export function registerVoiceRoutes(app: App, ctx: AppContext): void {
         body: NewHandoffSchema,
         response: { 200: HandoffSchema, 201: HandoffSchema },
       },
-      config: { scopes: ['calls:write'], aiOperation: true, idempotent: true },
+      config: { scopes: ['calls:write'], aiOperation: true, idempotent: true, bodyIssues: false },
     },
     async (request, reply) => {
       const { view, created } = await handOff(ctx.db, request.actor, request.body);

@@ -37,7 +37,7 @@ export function registerWaitlistRoutes(app: App, ctx: AppContext): void {
         body: NewWaitlistEntrySchema,
         response: { 201: WaitlistEntrySchema },
       },
-      config: { reasons: WAITLIST_REASONS.create, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409] },
+      config: { reasons: WAITLIST_REASONS.create, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => reply.status(201).send(entryView(await createEntry(ctx.db, request.actor, request.body))),
   );

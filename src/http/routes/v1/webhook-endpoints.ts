@@ -27,12 +27,14 @@ import {
   WebhookEndpointChangesSchema,
   WebhookEndpointListSchema,
 } from '../../../modules/webhooks/schema.js';
+import { endpointBodyIssues, replayBodyIssues } from '../../../modules/webhooks/checks.js';
 
 /** Test sends per destination per minute: enough to debug a receiver, too few to scan a network. */
 const TESTS_PER_DESTINATION_PER_MINUTE = 5;
 
 export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
   const policy = { allowInsecure: ctx.config.webhookAllowInsecure };
+  const endpointIssues = endpointBodyIssues(policy);
 
   app.post(
     '/v1/webhook-endpoints',
@@ -55,7 +57,15 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
       // The service checks `webhooks:write` together with every chosen event's scope, so that
       // one 403 lists all the missing ones.
-      config: { etag: true, location: true, reasons: WEBHOOK_REASONS.createEndpoint, scopes: [], idempotent: 'secret', errorStatuses: [409] },
+      config: {
+        etag: true,
+        location: true,
+        reasons: WEBHOOK_REASONS.createEndpoint,
+        scopes: [],
+        idempotent: 'secret',
+        errorStatuses: [409],
+        bodyIssues: endpointIssues,
+      },
     },
     async (request, reply) => {
       const created = await createEndpoint(ctx.db, request.actor, policy, request.body);
@@ -119,7 +129,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         body: WebhookEndpointChangesSchema,
         response: { 200: WebhookEndpointSchema },
       },
-      config: { etag: true, reasons: WEBHOOK_REASONS.updateEndpoint, scopes: ['webhooks:write'], errorStatuses: [409] },
+      config: { etag: true, reasons: WEBHOOK_REASONS.updateEndpoint, scopes: ['webhooks:write'], errorStatuses: [409], bodyIssues: endpointIssues },
     },
     async (request, reply) => {
       const { view, version } = await updateEndpoint(ctx.db, request.actor, policy, request.params.id, request.body, expectedVersion(request));
@@ -165,7 +175,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         body: RotateSecretSchema,
         response: { 200: WebhookEndpointWithSecret },
       },
-      config: { scopes: ['webhooks:write'], idempotent: 'secret' },
+      config: { scopes: ['webhooks:write'], idempotent: 'secret', bodyIssues: false },
     },
     async (request) => rotateSecret(ctx.db, request.actor, request.params.id, request.body.overlapMinutes ?? 1440),
   );
@@ -222,7 +232,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
         body: ReplayRequestSchema,
         response: { 202: ReplayResultSchema },
       },
-      config: { reasons: WEBHOOK_REASONS.replay, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },
+      config: { reasons: WEBHOOK_REASONS.replay, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409], bodyIssues: replayBodyIssues },
     },
     async (request, reply) => reply.status(202).send(await replayEvents(ctx.db, request.actor, request.params.id, request.body)),
   );
