@@ -132,6 +132,27 @@ const CASES: Record<string, Case> = {
     body: () => ({ colour: 'red', workingHours: { fri: [{ open: '18:00', close: '08:00' }] } }),
     issues: ['colour', 'workingHours.fri.0.close'],
   },
+  'POST admin appointments: a patient that is no id, an end before the start': {
+    plane: 'admin',
+    method: 'POST',
+    path: () => '/appointments',
+    body: () => ({ patientId: 'nope', start: inFuture(2), end: inFuture(1) }),
+    issues: ['end', 'patientId'],
+  },
+  'PATCH admin appointments/{id}: an unknown field, an end before the start': {
+    plane: 'admin',
+    method: 'PATCH',
+    path: () => `/appointments/${MISSING}`,
+    body: () => ({ colour: 'red', start: inFuture(2), end: inFuture(1) }),
+    issues: ['colour', 'end'],
+  },
+  'POST /v1/appointments: a patient that is no id, no calendar and no start without a hold': {
+    plane: 'v1',
+    method: 'POST',
+    path: () => '/v1/appointments',
+    body: () => ({ patientId: 'nope' }),
+    issues: ['calendarId', 'patientId', 'start'],
+  },
   'POST /v1/webhook-endpoints: events that are no list, an address with credentials': {
     plane: 'v1',
     method: 'POST',
