@@ -15,6 +15,7 @@ import { offerCreatedData } from './events.js';
 import { fitsPreferences } from './preferences.js';
 import type { NewWaitlistEntry, OfferListQuery, WaitlistEntryView, WaitlistListQuery, WaitlistOfferView, WaitlistSettings } from './schema.js';
 import * as store from './store.js';
+import { entryBodyIssues } from './checks.js';
 import type { EntryRow, FreedSlot, OfferRow, OfferWithEntry } from './store.js';
 
 /** What offering a slot needs of the one who freed it: the clinic, its time zone, a logger. */
@@ -73,17 +74,12 @@ export async function createEntry(db: Db, actor: Actor, input: NewWaitlistEntry)
       { field: 'leadId', table: 'leads', id: input.leadId },
       { field: 'doctorId', table: 'doctors', id: input.doctorId },
     ]);
-    if ((input.patientId === undefined) === (input.leadId === undefined)) {
-      const message = 'serve esattamente uno tra patientId e leadId';
-      issues.push({ path: 'patientId', message }, { path: 'leadId', message });
-    }
     const calendar = await store.visibleCalendar(trx, actor, input.calendarId);
     if (!calendar) issues.push({ path: 'calendarId', message: 'calendario inesistente' });
     const doctorId = input.doctorId?.toLowerCase() ?? null;
     if (calendar && doctorId && !calendar.doctor_ids.includes(doctorId) && !issues.some((i) => i.path === 'doctorId'))
       issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
-    if (latest.getTime() <= now) issues.push({ path: 'latest', message: 'deve essere nel futuro' });
-    else if (latest.getTime() <= earliest.getTime()) issues.push({ path: 'latest', message: 'deve essere successivo a earliest' });
+    issues.push(...entryBodyIssues(input, undefined, now));
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     const outcome = await store.insertEntry(trx, actor.clinicId, {
       facility_id: calendar!.facility_id,
