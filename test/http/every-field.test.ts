@@ -181,6 +181,21 @@ const CASES: Record<string, Case> = {
     body: () => ({ scopes: ['patients:read'], expiresAt: inFuture(-1) }),
     issues: ['expiresAt', 'name'],
   },
+  'POST /v1/documents: a wrong category, a type not allowed': {
+    plane: 'v1',
+    method: 'POST',
+    path: () => '/v1/documents',
+    body: () => ({
+      patientId: MISSING,
+      category: 'nope',
+      title: 'Consenso',
+      filename: 'c.pdf',
+      contentType: 'application/x-evil',
+      sizeBytes: 10,
+      sha256: 'a'.repeat(64),
+    }),
+    issues: ['category', 'contentType'],
+  },
   'POST /v1/webhook-endpoints: events that are no list, an address with credentials': {
     plane: 'v1',
     method: 'POST',

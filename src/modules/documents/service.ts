@@ -8,17 +8,16 @@ import { Readable } from 'node:stream';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { can, type Actor } from '../../core/actor.js';
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { keysetPage } from '../../db/keyset.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { DocumentsTable } from '../../db/tables/documents.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { inspect, Inspector, isAllowedType, normalizeContentType, verdict, type Inspected } from './checks.js';
+import { documentBodyIssues, inspect, Inspector, normalizeContentType, verdict, type Inspected } from './checks.js';
 import type { DocumentsRuntime } from './runtime.js';
 import { ScannerUnavailableError } from './scanner/scanner.js';
 import {
-  ALLOWED_CONTENT_TYPES,
   CLINICAL_CATEGORIES,
   type ContentLinkView,
   type DocumentCategory,
@@ -77,18 +76,6 @@ function requireCategoryScope(actor: Actor, category: DocumentCategory, access: 
 function originOf(actor: Actor): DocumentOrigin {
   if (actor.via === 'back_office') return 'back_office';
   return actor.agent === 'chat_bot' ? 'chat_bot' : actor.agent === 'voice_agent' ? 'voice_agent' : 'api';
-}
-
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** Every wrong field of a creation that needs no query, at once. */
-function inputIssues(deps: DocumentsDeps, input: NewDocument): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  if (!isAllowedType(normalizeContentType(input.contentType)))
-    issues.push({ path: 'contentType', message: `tipo non ammesso: uno tra ${ALLOWED_CONTENT_TYPES.join(', ')}` });
-  if (input.sizeBytes > deps.config.maxBytes) issues.push({ path: 'sizeBytes', message: `supera il massimo di ${deps.config.maxBytes} byte` });
-  if (input.contentBase64 !== undefined && !BASE64.test(input.contentBase64)) issues.push({ path: 'contentBase64', message: 'non è base64 valido' });
-  return issues;
 }
 
 /**
@@ -163,7 +150,7 @@ export interface CreateInput extends NewDocument {
  */
 export async function createDocument(deps: DocumentsDeps, actor: Actor, input: CreateInput): Promise<DocumentView> {
   requireCategoryScope(actor, input.category, 'write');
-  const issues = inputIssues(deps, input);
+  const issues = documentBodyIssues(deps.config.maxBytes)(input);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   // Links first, so a wrong id costs no upload or scan (checked again in the writing transaction).
   await deps.db.transaction().execute((trx) => checkLinks(trx, actor, input));
