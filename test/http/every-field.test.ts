@@ -231,6 +231,33 @@ describe('one 400 names the schema’s wrong fields and the rules’ together', 
   }
 });
 
+const QUERY_CASES: Record<string, { url: () => string; issues: string[] }> = {
+  'GET /v1/calendars/{id}/availability: a limit of none, a window that ends before it starts': {
+    url: () => `/v1/calendars/${MISSING}/availability?limit=0&from=${encodeURIComponent(inFuture(2))}&to=${encodeURIComponent(inFuture(1))}`,
+    issues: ['limit', 'to'],
+  },
+  'GET /v1/patients/lookup: an unknown parameter, a phone that is no phone number': {
+    url: () => '/v1/patients/lookup?phone=123&colour=red',
+    issues: ['colour', 'phone'],
+  },
+  'GET /v1/voice/context: a caller with letters, a called number that is no phone number': {
+    url: () => '/v1/voice/context?from=abc&to=123',
+    issues: ['from', 'to'],
+  },
+};
+
+describe('one 400 names the query’s wrong parameters, the schema’s and the rules’ together', () => {
+  for (const [name, c] of Object.entries(QUERY_CASES)) {
+    it(name, async () => {
+      const res = await server.call('GET', c.url(), { token: t.token });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(res.body.error.details.in).toBe('query');
+      expect(paths(res)).toEqual(c.issues);
+    });
+  }
+});
+
 describe('a route with a body says what its schema leaves to the rules', () => {
   it('stops the start when a route with a body schema declares no config.bodyIssues', async () => {
     const app = Fastify();
