@@ -18,7 +18,7 @@
  * - a NULL is `null`.
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { VIEW_COLUMNS } from './model.js';
+import type { VIEW_COLUMNS } from './view.js';
 import { AppointmentSchema } from './schema.js';
 
 type ListField = keyof typeof AppointmentSchema.properties;

@@ -12,7 +12,7 @@ import { MOVABLE, STATUS_EVENTS, TRANSITIONS, overlapReason, type AppointmentRow
 import { eventData } from './events.js';
 import type { AppointmentChanges, ListQuery, NewAppointment } from './schema.js';
 import { listPage, updateRow, writeAppointment, type AppointmentInsert, type BusyQuery } from './store.js';
-import { offerFreedTime } from '../waitlist/service.js';
+import { offerFreedTime } from '../waitlist/offers.js';
 
 export type { ListQuery } from './schema.js';
 export type { AppointmentInsert } from './store.js';

@@ -17,7 +17,7 @@ import { AFTER_9999, APPOINTMENT_JSON, withYearsAfter9999 } from './list-json.js
 import { type AppointmentOrigin, type AppointmentRow, type AppointmentStatus } from './model.js';
 import { eventData } from './events.js';
 import type { ListQuery } from './schema.js';
-import type { Slot } from '../calendars/service.js';
+import type { Slot } from '../calendars/store.js';
 
 /**
  * A page of the list: each appointment as its JSON text (./list-json.ts), the ids of those whose

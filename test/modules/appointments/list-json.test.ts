@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPOINTMENT_JSON, withYearsAfter9999 } from '../../../src/modules/appointments/list-json.js';
-import { toView } from '../../../src/modules/appointments/model.js';
+import { toView } from '../../../src/modules/appointments/view.js';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { insertPatient } from '../../helpers/seed.js';

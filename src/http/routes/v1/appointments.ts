@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
-import { toView } from '../../../modules/appointments/model.js';
+import { toView } from '../../../modules/appointments/view.js';
 import { findAppointment, listAppointments, listFilters } from '../../../modules/appointments/service.js';
 import {
   AppointmentDetailSchema,
