@@ -8,7 +8,7 @@ import { EVENTS_CHANNEL } from '../../events/record.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Actor } from '../../core/actor.js';
-import { endpointVisible } from './destinations.js';
+import { endpointVisible } from './destination-store.js';
 import { MAX_REDELIVERIES } from './policy.js';
 import { createSender } from './sender.js';
 import { deliveryHeaders, signingSecrets } from './signing.js';
