@@ -8,7 +8,7 @@ export default defineConfig({
     // Tests wait on the database more than they compute: a few more files than cores.
     maxWorkers: 3,
     minWorkers: 1,
-    // Process tests (test/proof, test/cli, test/foundation/process) start real services through
+    // Process tests (test/proof, test/cli, test/process) start real services through
     // tsx: 5-15 s each on a quiet machine, several times that when the machine is shared.
     testTimeout: 180_000,
     hookTimeout: 120_000,

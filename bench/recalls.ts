@@ -27,7 +27,7 @@ import { createApiKey } from '../src/modules/auth/keys-service.js';
 import { bookAppointment } from '../src/modules/calendars/booking.js';
 import { createCalendar } from '../src/modules/calendars/service.js';
 import { backOfficeActor } from '../src/modules/clinics/actor.js';
-import { createDoctor } from '../src/modules/clinics/service.js';
+import { createDoctor } from '../src/modules/doctors/service.js';
 import { setRecallRules } from '../src/modules/recalls/service.js';
 import { createEntry } from '../src/modules/waitlist/service.js';
 import { BENCH_LIMITS } from './lib/constants.js';

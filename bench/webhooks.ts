@@ -28,11 +28,12 @@ import { dedicatedDatabase } from './lib/harness.js';
 import { testConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { recordEvent } from '../src/events/record.js';
-import { sampleData } from '../src/events/schemas.js';
+import { sampleData } from '../src/event-schemas.js';
 import type { Running } from '../src/jobs/scheduler.js';
 import { createApiKey } from '../src/modules/auth/keys-service.js';
 import { SCOPES } from '../src/modules/auth/scopes.js';
-import { createClinic, createFacility } from '../src/modules/clinics/service.js';
+import { createClinic } from '../src/modules/clinics/service.js';
+import { createFacility } from '../src/modules/facilities/service.js';
 import { generateSecret } from '../src/modules/webhooks/signing.js';
 import { startDeliveryWorker } from '../src/modules/webhooks/worker/loop.js';
 

@@ -2,6 +2,8 @@
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { ChangeFeed } from './db/change-feed.js';
+import { EVENT_DATA_SCHEMAS } from './event-schemas.js';
+import { useEventSchemas } from './events/validate.js';
 import { openDatabase } from './db/database.js';
 import type { StartedPGlite } from './db/pglite-start.js';
 import { migrate } from './db/migrate.js';
@@ -21,6 +23,8 @@ export interface ContextOptions {
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
+  // The outbox checks each event's data against its type's schema under the tests (DCM_STRICT_EVENTS).
+  useEventSchemas(EVENT_DATA_SCHEMAS);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: options.inMemory ? null : config.dataDir,

@@ -42,6 +42,11 @@ export interface Config {
   shutdownGraceMs: number;
   bodyLimitBytes: number;
   trustProxy: boolean;
+  /**
+   * MCP_ALLOWED_ORIGINS (none): web pages' origins, comma-separated (https://app.example), that may
+   * call /mcp besides PUBLIC_URL's (src/http/browser-origin.ts).
+   */
+  mcpAllowedOrigins: string[];
   connections: ConnectionsConfig;
   documents: DocumentsConfig;
 }
@@ -128,6 +133,25 @@ function readBool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
+/** A comma-separated list of http(s) origins, each written as scheme://host[:port]. */
+function readOrigins(env: Env, name: string): string[] {
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  return entries.map((entry) => {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new ConfigError(name, `"${entry}" is not an origin such as https://app.example`);
+    }
+    if (!['http:', 'https:'].includes(url.protocol) || url.origin !== entry.replace(/\/+$/, '').toLowerCase())
+      throw new ConfigError(name, `"${entry}" is not an origin such as https://app.example (scheme, host and port only)`);
+    return url.origin;
+  });
+}
+
 function readUrl(env: Env, name: string, protocols: string[]): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
@@ -186,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: readInt(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     bodyLimitBytes: readInt(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     trustProxy: readBool(env, 'TRUST_PROXY', false),
+    mcpAllowedOrigins: readOrigins(env, 'MCP_ALLOWED_ORIGINS'),
     connections: {
       headersTimeoutMs: readInt(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
       requestTimeoutMs: readInt(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),

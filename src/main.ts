@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     import('./db/server-file.js'),
     import('./jobs/index.js'),
     import('./jobs/scheduler.js'),
-    import('./modules/clinics/demo.js'),
+    import('./demo/clinic.js'),
     import('./lib/logger.js'),
     import('./modules/webhooks/worker/loop.js'),
   ]);

@@ -12,7 +12,9 @@ import type { DB } from '../../src/db/schema.js';
 import { createApiKey } from '../../src/modules/auth/keys-service.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import { createCalendar } from '../../src/modules/calendars/service.js';
-import { createClinic, createDoctor, createFacility } from '../../src/modules/clinics/service.js';
+import { createClinic } from '../../src/modules/clinics/service.js';
+import { createDoctor } from '../../src/modules/doctors/service.js';
+import { createFacility } from '../../src/modules/facilities/service.js';
 import { addNameTerms } from '../../src/modules/patients/service.js';
 
 export interface Seeded {

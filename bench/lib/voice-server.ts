@@ -20,8 +20,8 @@ import { actorEnvironment } from '../../src/context.js';
 import { backOfficeActor } from '../../src/modules/clinics/actor.js';
 import { createApiKey } from '../../src/modules/auth/keys-service.js';
 import { createCalendar } from '../../src/modules/calendars/service.js';
-import { VOICE_AGENT_SCOPES } from '../../src/modules/clinics/demo-agenda.js';
-import { createDoctor } from '../../src/modules/clinics/service.js';
+import { VOICE_AGENT_SCOPES } from '../../src/demo/agenda.js';
+import { createDoctor } from '../../src/modules/doctors/service.js';
 import { BENCH_LIMITS } from './constants.js';
 import { seedClinic } from './seed.js';
 

@@ -49,6 +49,26 @@ export const Cursor = () => Type.String({ minLength: 1, maxLength: 500, descript
 /** The page fields every list's querystring starts with (spec 4.1: `limit`, `cursor`). */
 export const PageQueryFields = { limit: Type.Optional(Limit(200, 50)), cursor: Type.Optional(Cursor()) };
 
+/** The Clinic lists of /v1 (facilities, doctors, chairs, staff profiles, calendars): a page by last modification (oldest first, then id), `updatedSince`. */
+export const UpdatedListQueryFields = {
+  ...PageQueryFields,
+  updatedSince: Type.Optional(InputTimestamp({ description: 'Only rows modified at or after this instant' })),
+};
+export const UpdatedListQuerySchema = Type.Object(UpdatedListQueryFields, { additionalProperties: false });
+export type UpdatedListQuery = Static<typeof UpdatedListQuerySchema>;
+
+/** A person's names as the back office sets them (doctors, staff profiles). */
+export const PersonNameFields = {
+  firstName: Type.String({ minLength: 1, maxLength: 100 }),
+  lastName: Type.String({ minLength: 1, maxLength: 100 }),
+};
+
+/** A doctor or staff profile as the back office answers its creation and lists it. */
+export const PersonSchema = Type.Object(
+  { id: Uuid(), facilityId: Nullable(Uuid()), firstName: Type.String(), lastName: Type.String() },
+  { additionalProperties: false },
+);
+
 export const IdParams = Type.Object({ id: Uuid() }, { additionalProperties: false });
 /** Back-office paths: `/admin/v1/clinics/{clinicId}/…` and `…/{clinicId}/…/{id}`. */
 export const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });

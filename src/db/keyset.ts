@@ -39,3 +39,34 @@ export async function keysetPage<R extends { id: string }>(
   const rows = page.run ? await page.run(statement) : await statement.execute();
   return pageOf(rows, page.limit, (r) => encodeKeyset(page.secret, page.scope, page.at(r), r.id));
 }
+
+/**
+ * The Clinic lists of /v1 (facilities, doctors, chairs, staff profiles, calendars): a
+ * `keysetPage` by (updated_at, id), oldest first, from `updatedSince` on, the cursor signed for
+ * the clinic, the list and its filters (so a cursor of one list or filter is refused by another).
+ */
+export async function updatedPage<R extends { id: string; updated_at: Date }>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  query: SelectQueryBuilder<any, any, R>,
+  list: {
+    name: string;
+    clinicId: string;
+    secret: string;
+    q: { updatedSince?: string; cursor?: string; limit?: number };
+    filters?: unknown[];
+    /** The id column, qualified when the query's conditions name another table. */
+    id?: string;
+  },
+): Promise<{ items: R[]; nextCursor: string | null }> {
+  const { q } = list;
+  const scope = `${list.name}:${list.clinicId}:${JSON.stringify([q.updatedSince ?? null, ...(list.filters ?? [])])}`;
+  const filtered = q.updatedSince ? query.where('updated_at', '>=', new Date(q.updatedSince)) : query;
+  return keysetPage(filtered, {
+    columns: ['updated_at', list.id ?? 'id'],
+    at: (r) => r.updated_at,
+    secret: list.secret,
+    scope,
+    cursor: q.cursor,
+    limit: q.limit ?? 50,
+  });
+}

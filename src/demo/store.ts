@@ -1,10 +1,24 @@
 /**
- * The SQL of a test clinic's reset (src/demo/reset.ts): the clinic's row locked, and its data
- * deleted, children before parents. What a reset keeps is listed too, so that a new table
+ * The SQL of the demo: the mark of its one seed (clinic.ts), and a test clinic's reset
+ * (reset.ts): the clinic's row locked, and its data deleted, children before parents. What a reset keeps is listed too, so that a new table
  * with a `clinic_id` must be put in one list or the other (test/cli/demo-reset.test.ts).
  */
 import { sql } from 'kysely';
-import type { Transaction } from '../db/transaction.js';
+import type { Db, Transaction } from '../db/transaction.js';
+
+/** The mark of the demo's seed (clinic.ts): set once per database, by the first start that claims it. */
+const DEMO_MARK = 'demo_seeded';
+
+/** True for the one caller that claims the mark (the demo is then to be seeded); false once it was claimed. */
+export async function claimDemoMark(db: Db): Promise<boolean> {
+  const claimed = await db
+    .insertInto('server_settings')
+    .values({ key: DEMO_MARK, value: new Date().toISOString() })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .returning('key')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
 
 /** Deleted by a reset, in this order (each table after every table that references it). */
 export const RESET_TABLES = [

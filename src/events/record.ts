@@ -22,19 +22,20 @@ import { randomUUID } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import { prepared } from '../db/prepared-statements.js';
 import type { Transaction } from '../db/transaction.js';
-import { EVENT_SCOPES, type EventType } from './catalogue.js';
+import { EVENT_SCOPES, type EventType, type SkippedData } from './catalogue.js';
 import { fanOut, fanOutOutcome, recordEventCall, type FanOutEvent, type FanOutOutcome } from './fan-out.js';
 import type { ActorLogger } from '../core/actor.js';
-import { keyActive } from '../modules/auth/active-key.js';
-import type { EventData } from './schemas.js';
+import { keyActive } from '../db/active-key.js';
+// Types only: the modules declare their events' data (src/modules/<noun>/events.ts) and import the outbox, not the other way round.
+import type { EventData } from '../event-schemas.js';
 import { assertEventData, STRICT_EVENTS } from './validate.js';
 
 /** Channel notified when events commit, so delivery workers wake at once. */
 export const EVENTS_CHANNEL = 'dcm_events';
 
 /**
- * An event to record: `data` has the shape of its type (src/events/schemas.ts), so a `data`
- * of the wrong shape for its type does not compile.
+ * An event to record: `data` has the shape of its type (declared by its module's events.ts,
+ * assembled in src/event-schemas.ts), so a `data` of the wrong shape for its type does not compile.
  */
 export type NewEvent = {
   [T in EventType]: {
@@ -136,7 +137,7 @@ async function insteadOfError(
   if (!('error' in recorded)) return recorded;
   onRecordError(recorded.error, type, log);
   const scope = EVENT_SCOPES[type];
-  const instead: EventData<'events.skipped'> = { type, scope, reason: 'error' };
+  const instead: SkippedData = { type, scope, reason: 'error' };
   const skipped = await insertEvent(trx, clinicId, 'events.skipped', scope, null, instead);
   return { id: skipped.id, type, skipped: 'error' };
 }
@@ -171,7 +172,7 @@ export async function flushGaps(trx: Transaction, clinicId: string): Promise<num
   for (const row of rows.sort((a, b) => a.type.localeCompare(b.type))) {
     const type = row.type as EventType;
     const scope = EVENT_SCOPES[type];
-    const data: EventData<'events.skipped'> = {
+    const data: SkippedData = {
       type,
       scope,
       reason: 'no_active_key',

@@ -1,8 +1,7 @@
 /** `events.skipped` (spec 6.4): recorded instead of events that could not be born. */
 import type { Transaction } from '../db/transaction.js';
-import { EVENT_SCOPES, type EventType } from './catalogue.js';
+import { EVENT_SCOPES, type EventType, type SkippedData } from './catalogue.js';
 import { insertEvent, type RecordedEvent } from './record.js';
-import type { EventData } from './schemas.js';
 
 export type SkippedReason = { reason: 'bulk_import'; count: number } | { reason: 'no_active_key'; from: string; to: string } | { reason: 'error' };
 
@@ -17,6 +16,6 @@ export async function recordSkipped(
   facilityId: string | null = null,
 ): Promise<RecordedEvent> {
   const scope = EVENT_SCOPES[type];
-  const data: EventData<'events.skipped'> = { type, scope, ...why };
+  const data: SkippedData = { type, scope, ...why };
   return insertEvent(trx, clinicId, 'events.skipped', scope, facilityId, data);
 }

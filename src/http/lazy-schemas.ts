@@ -6,7 +6,7 @@
  * time that route validates a request part or serializes a response of that status. The
  * service compiles the rest a second after it listens (`compileAll`, createHttpService in
  * src/app.ts), between requests, so a route's first request seldom pays for it; `compileAll`
- * also surfaces a broken schema (test/foundation/lazy-schemas.test.ts).
+ * also surfaces a broken schema (test/http/lazy-schemas.test.ts).
  */
 import { createRequire } from 'node:module';
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';

@@ -4,7 +4,7 @@
  * and retries that never duplicate.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoClinic, type DemoClinic } from '../../src/modules/clinics/demo.js';
+import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { callTool, listTools, toolError } from './mcp-client.js';
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { at, insertPatient, makeCalendar } from '../agenda/helpers.js';
+import { at, insertPatient, makeCalendar } from '../helpers/seed.js';
 import { bookOn } from '../modules/waitlist/helpers.js';
 import { callTool, listTools, toolError } from './mcp-client.js';
 

@@ -1,6 +1,6 @@
 /** Tool packs for REST platforms and Vapi's tool-calls runner (issue 35 part 6). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoClinic, type DemoClinic } from '../../src/modules/clinics/demo.js';
+import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { listTools } from './mcp-client.js';
 

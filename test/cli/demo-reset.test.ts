@@ -11,10 +11,10 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEPT_TABLES, RESET_TABLES } from '../../src/demo/store.js';
-import { createDemoClinic, type DemoClinic } from '../../src/modules/clinics/demo.js';
+import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
 import { ROOT, waitFor } from '../helpers/process.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, type Receiver } from '../webhooks/helpers.js';
+import { startReceiver, type Receiver } from '../modules/webhooks/helpers.js';
 
 const run = promisify(execFile);
 let server: TestServer;

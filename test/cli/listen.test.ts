@@ -8,12 +8,12 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exampleData } from '../../src/events/schemas.js';
+import { exampleData } from '../../src/event-schemas.js';
 import { assertEventData } from '../../src/events/validate.js';
 import { verifyWebhook } from '../../src/modules/webhooks/verify.js';
 import { ROOT, waitFor } from '../helpers/process.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
-import { startReceiver, type Receiver } from '../webhooks/helpers.js';
+import { startReceiver, type Receiver } from '../modules/webhooks/helpers.js';
 
 let server: TestServer;
 let receiver: Receiver;

@@ -1,11 +1,11 @@
 /**
  * The client against the real server: typed reads, typed errors, retries on 429 and 5xx,
  * Idempotency-Key on creations (reused by its own retries), pagination by nextCursor.
- * The mechanism routes of the foundation tests stand in for resources not merged yet.
+ * The mechanism routes of test/http/mechanisms-routes.ts stand in for resources not merged yet.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClientError, createClient, type FetchLike, type RetryInfo } from '../../packages/client/src/index.js';
-import { mechanismRoutes } from '../foundation/mechanisms-routes.js';
+import { mechanismRoutes } from '../http/mechanisms-routes.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

@@ -63,7 +63,7 @@ describe.each(['v1', 'admin'] as const)('%s OpenAPI examples', (name) => {
 
   it.runIf(name === 'v1')('lists every event type in its webhooks section, with its envelope and the outbox’s schema of its data', async () => {
     const { EVENT_SCOPES } = await import('../../src/events/catalogue.js');
-    const { ALL_EVENT_TYPES, EVENT_DATA_SCHEMAS, exampleData } = await import('../../src/events/schemas.js');
+    const { ALL_EVENT_TYPES, EVENT_DATA_SCHEMAS, exampleData } = await import('../../src/event-schemas.js');
     const webhooks = docs.v1.webhooks as Record<string, Doc>;
     expect(Object.keys(webhooks).sort()).toEqual([...Object.keys(EVENT_SCOPES), 'events.skipped', 'webhook.test'].sort());
     expect(Object.keys(webhooks).sort()).toEqual([...ALL_EVENT_TYPES].sort());

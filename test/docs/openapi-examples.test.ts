@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { emit } from '../webhooks/helpers.js';
+import { emit } from '../modules/webhooks/helpers.js';
 
 type Doc = Record<string, any>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];

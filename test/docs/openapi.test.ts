@@ -96,7 +96,7 @@ describe.each(['v1', 'admin'] as const)('%s OpenAPI document', (name) => {
 describe('v1 specifics', () => {
   it('states the scopes of each operation and documents Idempotency-Key where it is honoured', async () => {
     for (const { where, op } of operationsOf(docs.v1)) expect(op.description, where).toMatch(/Scopes: (`[a-z_]+:[a-z]+`|none \(any valid key\))/);
-    const withTestRoutes = await startTestServer({ appOptions: { extraRoutes: (await import('../foundation/mechanisms-routes.js')).mechanismRoutes } });
+    const withTestRoutes = await startTestServer({ appOptions: { extraRoutes: (await import('../http/mechanisms-routes.js')).mechanismRoutes } });
     try {
       const doc = (await withTestRoutes.call('GET', '/v1/openapi.json')).body;
       const create = doc.paths['/test-profiles'].post;

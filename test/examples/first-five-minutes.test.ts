@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoClinic, type DemoClinic } from '../../src/modules/clinics/demo.js';
+import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);

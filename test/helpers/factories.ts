@@ -4,7 +4,10 @@
  */
 import { createApiKey, revokeApiKey } from '../../src/modules/auth/keys-service.js';
 import { SCOPES, type Scope } from '../../src/modules/auth/scopes.js';
-import { createClinic, createDoctor, createFacility, createStaffProfile } from '../../src/modules/clinics/service.js';
+import { createClinic } from '../../src/modules/clinics/service.js';
+import { createDoctor } from '../../src/modules/doctors/service.js';
+import { createFacility } from '../../src/modules/facilities/service.js';
+import { createStaffProfile } from '../../src/modules/staff/service.js';
 import type { NewClinic } from '../../src/modules/clinics/schema.js';
 import type { TestServer } from './server.js';
 

@@ -18,9 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Tenant } from '../helpers/factories.js';
 import { diffFingerprints, makeFingerprinter, type Fingerprint } from './db-fingerprint.js';
-import { mechanismRoutes } from '../foundation/mechanisms-routes.js';
+import { mechanismRoutes } from '../http/mechanisms-routes.js';
 import { hostileRequest, operationsOf, strayRequest, type HostileRequest, type OpenApiDoc, type Operation } from './hostile-requests.js';
-import { insertPatient } from '../agenda/helpers.js';
+import { insertPatient } from '../helpers/seed.js';
 import { ADMIN_TOKEN } from '../helpers/server.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 40);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { announced, inline, pdf } from '../documents/helpers.js';
+import { announced, inline, pdf } from '../modules/documents/helpers.js';
 import { callTool } from '../agents/mcp-client.js';
 
 let server: TestServer;

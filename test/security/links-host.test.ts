@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOMY_LIMITS, startTestServer, type TestServer } from '../helpers/server.js';
 import type { Tenant } from '../helpers/factories.js';
 import { sendRaw } from '../helpers/raw-http.js';
-import { announced, inline, patient, pdf } from '../documents/helpers.js';
+import { announced, inline, patient, pdf } from '../modules/documents/helpers.js';
 
 let server: TestServer;
 let t: Tenant;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Tenant } from '../helpers/factories.js';
-import { announced, patient, pdf } from '../documents/helpers.js';
+import { announced, patient, pdf } from '../modules/documents/helpers.js';
 
 const LIMITS = {
   headersTimeoutMs: 400,

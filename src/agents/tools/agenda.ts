@@ -1,7 +1,7 @@
 /** The agenda steps: the services, their free slots, holding and booking one, moving and cancelling. */
 import { AppointmentListQuery, AppointmentSchema, BookAppointmentBody, RescheduleBody } from '../../modules/appointments/schema.js';
 import { AvailabilityQuerySchema, AvailabilitySchema, CalendarSchema } from '../../modules/calendars/schema.js';
-import { CalendarListQuerySchema } from '../../modules/clinic-directory/schema.js';
+import { CalendarListQuerySchema } from '../../modules/calendars/schema.js';
 import { HoldSchema, NewHoldSchema } from '../../modules/holds/schema.js';
 import { IdParams, Page } from '../../core/schemas.js';
 import type { AgentTool } from '../tool.js';

@@ -3,7 +3,7 @@
  * filling a demo clinic. Both go through the back-office import operation in chunks, so
  * every rule (validation, duplicates, plan limit, events.skipped for bulk) applies.
  */
-import { FIRST_NAMES, LAST_NAMES } from '../../modules/clinics/demo-names.js';
+import { FIRST_NAMES, LAST_NAMES } from '../../demo/names.js';
 import fs from 'node:fs';
 import { AdminCallError, request, type AdminApi } from '../admin-api.js';
 import { str, type Command } from '../commands.js';
@@ -70,7 +70,7 @@ export const bulkCommands: Command[] = [
     async run(c, args, json) {
       const count = args.patients === undefined ? 200 : Number(args.patients);
       if (!Number.isInteger(count) || count < 0 || count > 100_000) throw new UsageError('--patients must be a whole number from 0 to 100000');
-      const { DEMO_CLINIC_NAME, DEMO_FACILITIES } = await import('../../modules/clinics/demo.js');
+      const { DEMO_CLINIC_NAME, DEMO_FACILITIES } = await import('../../demo/clinic.js');
       const { SCOPES } = await import('../../modules/auth/scopes.js');
       const live = await request(c.api, 'adminCreateClinic', {}, { name: DEMO_CLINIC_NAME, mode: 'live' });
       const test = await request(c.api, 'adminCreateClinic', {}, { name: `${DEMO_CLINIC_NAME} (test)`, mode: 'test', organizationId: live.organizationId });

@@ -2,11 +2,11 @@
  * The `webhooks` section of the /v1 document: every event type (the catalogue of
  * src/events/catalogue.ts, plus `events.skipped` and `webhook.test`), with the envelope every
  * delivery carries, its `type` fixed, its `data` described by the schema the outbox records and
- * validates with (src/events/schemas.ts) and that schema's example, the scope a destination
- * needs for it, and the delivery headers.
+ * validates with (src/event-schemas.ts, from each module's events.ts) and that schema's example,
+ * the scope a destination needs for it, and the delivery headers.
  */
-import { EVENT_SCOPES } from '../../events/catalogue.js';
-import { ALL_EVENT_TYPES, EVENT_DATA_SCHEMAS, exampleData, type AnyEventType } from '../../events/schemas.js';
+import { ALL_EVENT_TYPES, EVENT_DATA_SCHEMAS, exampleData } from '../../event-schemas.js';
+import { EVENT_SCOPES, type AnyEventType } from '../../events/catalogue.js';
 import { EventEnvelopeSchema } from '../../modules/webhooks/schema.js';
 
 const HEADERS = {

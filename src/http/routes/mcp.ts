@@ -10,6 +10,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { callIdOf, runTool, type Perform, type ToolOutcome } from '../../agents/executor.js';
@@ -18,6 +19,9 @@ import { mcpResult, nowLine } from '../../agents/results.js';
 import type { AgentTool } from '../../agents/tool.js';
 import { callable, namesAsked, readonlyAsked, visibleTools, type ToolFilter } from '../../agents/visibility.js';
 import { aiDisabled } from '../../modules/auth/ai.js';
+import { ApiError } from '../../core/errors.js';
+import type { Config } from '../../config.js';
+import { browserOriginAllowed } from '../browser-origin.js';
 import type { App } from '../types.js';
 import { checkArguments, performThroughRoutes, toolScopes } from './agent-perform.js';
 
@@ -87,12 +91,21 @@ export async function callForRequest(
   return runTool(tool, full, callId, perform);
 }
 
+/**
+ * One JSON Schema validator for every request's Server. Left to itself, the SDK's Server builds a
+ * new Ajv with its formats in its constructor: in a stateless server, once per message, which was
+ * 2 % of the process's CPU under bench:voice --via=mcp (profile of 2026-11-26). The Server uses it
+ * only for elicitation, which these tools never ask for.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
 function mcpServerFor(app: FastifyInstance, request: FastifyRequest): Server {
   const { timeZone } = request.actor;
   const server = new Server(
     { name: 'dental-clinic-api', version: VERSION },
     {
       capabilities: { tools: { listChanged: false } },
+      jsonSchemaValidator: SCHEMA_VALIDATOR,
       instructions: `Tools of a dental clinic in Italy: speak Italian to callers. Dates and times are in the clinic's time zone (${timeZone}). ${nowLine(timeZone)}`,
     },
   );
@@ -142,14 +155,23 @@ async function bearerChallenge(_request: FastifyRequest, reply: FastifyReply, pa
   return payload;
 }
 
-export function registerMcpRoutes(app: App): void {
+export function registerMcpRoutes(app: App, { documents, mcpAllowedOrigins }: Pick<Config, 'documents' | 'mcpAllowedOrigins'>): void {
   const config = {
     scopes: [],
     aiPerToolCall: true as const,
     ownWindows: (request: FastifyRequest) => [{ name: `mcp:${request.auth.keyId}:10s`, limit: MCP_MESSAGES_PER_10S, seconds: 10 }],
+    reasons: { forbidden: ['origin_not_allowed'] },
   };
-  app.post('/mcp', { schema: { hide: true, querystring: McpQuery, body: Type.Unknown() }, config, onSend: bearerChallenge }, async (request, reply) =>
-    answerMcp(app as unknown as FastifyInstance, request, reply),
+  // DNS rebinding (src/http/browser-origin.ts): a web page of another origin is refused.
+  const preHandler = async (request: FastifyRequest) => {
+    const origin = header(request, 'origin');
+    if (!browserOriginAllowed(origin, documents.publicUrl, mcpAllowedOrigins))
+      throw ApiError.forbidden('origin_not_allowed', { origin }, 'Una pagina web di questa origine non può chiamare il server MCP.');
+  };
+  app.post(
+    '/mcp',
+    { schema: { hide: true, querystring: McpQuery, body: Type.Unknown() }, config, preHandler, onSend: bearerChallenge },
+    async (request, reply) => answerMcp(app as unknown as FastifyInstance, request, reply),
   );
   // Stateless: no server-sent event stream to open, no session to end.
   for (const method of ['GET', 'DELETE'] as const) {
@@ -158,6 +180,7 @@ export function registerMcpRoutes(app: App): void {
       url: '/mcp',
       schema: { hide: true },
       config,
+      preHandler,
       onSend: bearerChallenge,
       handler: async (_request, reply) =>
         reply
@@ -185,6 +208,8 @@ export function registerMcpDiscovery(scope: FastifyInstance): void {
       readonly: 'Query `?readonly=true` or header `X-MCP-Readonly: true`: only read-only tools are listed and callable.',
       tools: 'Query `?tools=a,b`: only these tools.',
       callId: 'Header `X-Call-Id` (or the `callId` argument): a retried writing tool answers its first result.',
+      origin:
+        'A web page may call only from the service origin, one in MCP_ALLOWED_ORIGINS, or loopback when PUBLIC_URL is unset: any other `Origin` is 403 origin_not_allowed (DNS rebinding).',
     },
     restToolPacks: '/v1/agent-tools?platform=openai|vapi|retell|elevenlabs',
   }));

@@ -1,9 +1,8 @@
-/** Appointment values of spec 2.2 and 3.4, the API view and the event data of spec 6.2. */
+/** Appointment values of spec 2.2 and 3.4, and the API view (the event data of spec 6.2: ./events.ts). */
 import type { Selectable } from 'kysely';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import type { AppointmentsTable } from '../../db/tables/core.js';
 import type { AppointmentView } from './schema.js';
-import type { EventData } from '../../events/schemas.js';
 
 export type { AppointmentView } from './schema.js';
 
@@ -111,42 +110,6 @@ export function toView(row: ViewedAppointmentRow & Partial<AppointmentRow>, clin
     view.completionNotes = row.completion_notes ?? null;
   }
   return view;
-}
-
-/** Event `data` of spec 6.2: exactly these fields, never health data (no title, reason or notes). */
-export function eventData(
-  row: Pick<
-    AppointmentRow,
-    | 'id'
-    | 'status'
-    | 'start_at'
-    | 'end_at'
-    | 'patient_id'
-    | 'doctor_id'
-    | 'chair_id'
-    | 'facility_id'
-    | 'calendar_id'
-    | 'treatment_plan_id'
-    | 'origin'
-    | 'created_at'
-    | 'updated_at'
-  >,
-): EventData<'appointment.created'> {
-  return {
-    id: row.id,
-    status: row.status as AppointmentStatus,
-    startTime: row.start_at.toISOString(),
-    endTime: row.end_at.toISOString(),
-    patientId: row.patient_id,
-    doctorId: row.doctor_id,
-    chairId: row.chair_id,
-    facilityId: row.facility_id,
-    calendarId: row.calendar_id,
-    treatmentPlanId: row.treatment_plan_id,
-    origin: row.origin as AppointmentOrigin,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
 }
 
 /** Maps the overlap constraints' violation to `409 conflict` (doctor_busy / chair_busy), or null. */

@@ -16,7 +16,8 @@ import { lastStatement } from '../../db/then-commit.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { prepared } from '../../db/prepared-statements.js';
 import { AFTER_9999, APPOINTMENT_JSON, withYearsAfter9999 } from './list-json.js';
-import { MOVABLE, STATUS_EVENTS, TRANSITIONS, eventData, overlapReason, type AppointmentRow, type AppointmentOrigin, type AppointmentStatus } from './model.js';
+import { MOVABLE, STATUS_EVENTS, TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentOrigin, type AppointmentStatus } from './model.js';
+import { eventData } from './events.js';
 import type { AppointmentChanges, ListQuery, NewAppointment } from './schema.js';
 import { offerFreedTime } from '../waitlist/service.js';
 

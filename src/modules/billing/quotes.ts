@@ -11,7 +11,7 @@ import { assertVersion } from '../../core/version.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
-import type { EventData } from '../../events/schemas.js';
+import type { EventData } from './events.js';
 import { localDate, addDays } from './dates.js';
 import { quoteBodyIssues } from './checks.js';
 import { CURRENCY, toCents, toEuro } from './money.js';

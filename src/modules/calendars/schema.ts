@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { BOOKING_CHANNELS } from '../../core/actor.js';
-import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, UpdatedListQueryFields, Uuid } from '../../core/schemas.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../appointments/model.js';
 import { WeekScheduleSchema } from '../facilities/schedule.js';
 import { PARTS_OF_DAY } from './labels.js';
@@ -154,3 +154,14 @@ export const AvailabilitySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** GET /v1/calendars (directory.ts): a page by last modification, of a facility or of a doctor. */
+export const CalendarListQuerySchema = Type.Object(
+  {
+    ...UpdatedListQueryFields,
+    facilityId: Type.Optional(Uuid({ description: 'Only calendars of this facility' })),
+    doctorId: Type.Optional(Uuid({ description: 'Only calendars this doctor works in' })),
+  },
+  { additionalProperties: false },
+);
+export type CalendarListQuery = Static<typeof CalendarListQuerySchema>;

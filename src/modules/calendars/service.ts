@@ -4,20 +4,18 @@
  * notice, a booking horizon and a cancellation notice.
  */
 import type { Actor } from '../../core/actor.js';
-import { randomUUID } from 'node:crypto';
-import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { Db, Transaction } from '../../db/transaction.js';
-import type { CalendarsTable, WeekSchedule } from '../../db/tables/agenda.js';
+import type { WeekSchedule } from '../../db/tables/agenda.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
-import { BLOCKING_EXCLUDED } from '../appointments/model.js';
 import type { AppointmentInsert } from '../appointments/service.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { WEEKDAYS, minutesOf, scheduleIssues } from '../facilities/schedule.js';
 import { localParts, localToUtc } from './timezone.js';
-import type { CalendarChanges, CalendarView, NewCalendar } from './schema.js';
+import type { CalendarChanges, CalendarListQuery, CalendarView, NewCalendar } from './schema.js';
+import { busyTimes, insertCalendar, pageCalendars, updateCalendarRow, type CalendarRow, type SlotOptions } from './store.js';
 
-export type CalendarRow = Selectable<CalendarsTable>;
+export type { CalendarRow, SlotOptions } from './store.js';
 
 export function calendarView(row: CalendarRow): CalendarView {
   return {
@@ -43,34 +41,7 @@ export function calendarView(row: CalendarRow): CalendarView {
   };
 }
 
-type CalendarInput = CalendarChanges;
-
-/** The columns of the fields sent (a change sets only those). */
-function calendarColumns(input: CalendarInput) {
-  const set = <K extends keyof CalendarInput, V>(key: K, column: string, value: (v: NonNullable<CalendarInput[K]> | null) => V) =>
-    input[key] !== undefined ? { [column]: value(input[key] as NonNullable<CalendarInput[K]> | null) } : {};
-  return {
-    ...set('facilityId', 'facility_id', (v) => v),
-    ...set('name', 'name', (v) => v),
-    ...set('description', 'description', (v) => v),
-    ...set('slotMinutes', 'slot_minutes', (v) => v),
-    ...set('type', 'appointment_type', (v) => v),
-    ...set('category', 'appointment_category', (v) => v),
-    ...set('workingHours', 'working_hours', (v) => JSON.stringify(v)),
-    ...set('doctorIds', 'doctor_ids', (v) => [...new Set(v)]),
-    ...set('chairIds', 'chair_ids', (v) => [...new Set(v)]),
-    ...set('minNoticeMinutes', 'min_notice_minutes', (v) => v),
-    ...set('horizonDays', 'horizon_days', (v) => v),
-    ...set('cancellationNoticeMinutes', 'cancellation_notice_minutes', (v) => v),
-    ...set('bookableBy', 'bookable_by', (v) => [...new Set(v)]),
-    ...set('takesNewPatients', 'takes_new_patients', (v) => v),
-    // Matched against a caller's words: kept lower-case, without repeats.
-    ...set('keywords', 'keywords', (v) => [...new Set((v ?? []).map((k) => k.trim().toLowerCase()))]),
-    ...set('active', 'active', (v) => v),
-  };
-}
-
-async function calendarIssues(trx: Transaction, actor: Actor, input: CalendarInput, facilityId: string): Promise<ValidationIssue[]> {
+async function calendarIssues(trx: Transaction, actor: Actor, input: CalendarChanges, facilityId: string): Promise<ValidationIssue[]> {
   const chairs = (input.chairIds ?? []).map((id, i) => ({ field: `chairIds.${i}`, table: 'chairs' as const, id }));
   const { issues, rows } = await checkRefs(trx, actor, [
     { field: 'facilityId', table: 'facilities', id: input.facilityId },
@@ -90,20 +61,7 @@ export async function createCalendar(db: Db, actor: Actor, input: NewCalendar): 
   return db.transaction().execute(async (trx) => {
     const issues = await calendarIssues(trx, actor, input, input.facilityId);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
-    return trx
-      .insertInto('calendars')
-      .values({
-        id: randomUUID(),
-        clinic_id: actor.clinicId,
-        facility_id: input.facilityId,
-        name: input.name,
-        slot_minutes: input.slotMinutes,
-        working_hours: JSON.stringify(input.workingHours),
-        doctor_ids: [...new Set(input.doctorIds)],
-        ...calendarColumns(input),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return insertCalendar(trx, actor.clinicId, input);
   });
 }
 
@@ -111,23 +69,25 @@ export async function findCalendar(db: Db, actor: Actor, id: string): Promise<Ca
   return findScoped(db, 'calendars', actor, id);
 }
 
-export async function updateCalendar(db: Db, actor: Actor, id: string, input: CalendarInput, expected: number | null): Promise<CalendarRow> {
+/** A page of the calendars the key sees, by last modification (oldest first), of a facility or of a doctor. */
+export async function listCalendars(db: Db, actor: Actor, q: CalendarListQuery): Promise<{ data: CalendarView[]; nextCursor: string | null }> {
+  const page = await pageCalendars(db, actor, q);
+  return { data: page.items.map(calendarView), nextCursor: page.nextCursor };
+}
+
+/** The calendar the key sees, as /v1 shows it (404 otherwise). */
+export async function getCalendar(db: Db, actor: Actor, id: string): Promise<CalendarView> {
+  return calendarView(await findCalendar(db, actor, id));
+}
+
+export async function updateCalendar(db: Db, actor: Actor, id: string, input: CalendarChanges, expected: number | null): Promise<CalendarRow> {
   return db.transaction().execute(async (trx) => {
     const current = await lockScoped(trx, 'calendars', actor, id);
     assertVersion(expected, current.version);
     const facilityId = input.facilityId ?? current.facility_id;
     const issues = await calendarIssues(trx, actor, { ...input, chairIds: input.chairIds ?? (input.facilityId ? current.chair_ids : undefined) }, facilityId);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
-    return trx
-      .updateTable('calendars')
-      .set({
-        ...calendarColumns(input),
-        updated_at: sql`now()`,
-        version: sql`version + 1`,
-      })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return updateCalendarRow(trx, id, input);
   });
 }
 
@@ -251,83 +211,4 @@ export function slotAppointment(
     type: details.type === undefined ? cal.appointment_type : details.type,
     category: details.category === undefined ? cal.appointment_category : details.category,
   };
-}
-
-export interface SlotOptions {
-  doctorId?: string;
-  /** The appointment being moved: its own time is free. */
-  excludeAppointmentId?: string;
-  /** The hold being booked: its own time is free. */
-  excludeHoldId?: string;
-  /** The waitlist offer being accepted: its own time is free. */
-  excludeOfferId?: string;
-  /** The instant the calendar's notice and horizon are measured from (a live hold's creation); default now. */
-  now?: Date;
-}
-
-export interface BusyTime {
-  doctor_id: string | null;
-  chair_id: string | null;
-  start_at: Date;
-  end_at: Date;
-  /** A hold's expiry; null for an appointment. */
-  expires_at: Date | null;
-}
-
-/**
- * Time taken on these doctors or chairs in [from, to): appointments that hold time, live
- * slot holds (src/modules/holds) and live waitlist offers (src/modules/waitlist), in one query.
- */
-export async function busyTimes(...args: Parameters<typeof busyTimesQuery>): Promise<BusyTime[]> {
-  return (await busyTimesQuery(...args).execute()) as BusyTime[];
-}
-
-/** busyTimes' query, for a statement that does more (a booking's insert, unless the time is busy). */
-export function busyTimesQuery(
-  db: Db,
-  clinicId: string,
-  doctors: readonly string[],
-  chairs: readonly string[],
-  from: Date,
-  to: Date,
-  opts: Pick<SlotOptions, 'excludeAppointmentId' | 'excludeHoldId' | 'excludeOfferId'> = {},
-) {
-  const people = sql<SqlBool>`(doctor_id = ANY(${[...doctors]}::uuid[]) OR chair_id = ANY(${[...chairs]}::uuid[]))`;
-  // Appointments through the GiST indexes of the overlap constraints (migration 0020): one
-  // `doctor_id = … OR chair_id = …` per resource, the time as a range overlap and the status
-  // written as the constraints' predicate, so each arm is an index scan of the time asked for.
-  // The form `= ANY(…) AND start_at < to AND end_at > from` reads every appointment of the
-  // doctor that started before `to`, the whole of its history (a doctor with 100,000 past
-  // appointments: a scan of 150 ms against 0.4 ms).
-  const resources = [...doctors.map((id) => sql`doctor_id = ${id}::uuid`), ...chairs.map((id) => sql`chair_id = ${id}::uuid`)];
-  let appointments = db
-    .selectFrom('appointments')
-    .select(['doctor_id', 'chair_id', 'start_at', 'end_at', sql<Date | null>`null::timestamptz`.as('expires_at')])
-    .where('clinic_id', '=', clinicId)
-    .where(sql<SqlBool>`status NOT IN (${sql.raw(BLOCKING_EXCLUDED.map((s) => `'${s}'`).join(', '))})`)
-    .where(sql<SqlBool>`tstzrange(start_at, end_at, '[)') && tstzrange(${from}, ${to}, '[)')`)
-    .where(resources.length > 0 ? sql<SqlBool>`(${sql.join(resources, sql` OR `)})` : sql<SqlBool>`false`);
-  if (opts.excludeAppointmentId) appointments = appointments.where('id', '<>', opts.excludeAppointmentId);
-  let holds = db
-    .selectFrom('slot_holds')
-    .select(['doctor_id', 'chair_id', 'start_at', 'end_at', 'expires_at'])
-    .where('clinic_id', '=', clinicId)
-    .where('appointment_id', 'is', null)
-    .where('expires_at', '>', sql<Date>`now()`)
-    .where('start_at', '<', to)
-    .where('end_at', '>', from)
-    .where(people);
-  if (opts.excludeHoldId) holds = holds.where('id', '<>', opts.excludeHoldId);
-  // A live waitlist offer keeps its slot like a hold (src/modules/waitlist): until it is
-  // accepted, declined or passed on by the expiry job, nobody else books or holds that time.
-  let offers = db
-    .selectFrom('waitlist_offers')
-    .select(['doctor_id', 'chair_id', 'start_at', 'end_at', 'expires_at'])
-    .where('clinic_id', '=', clinicId)
-    .where('status', '=', 'offered')
-    .where('start_at', '<', to)
-    .where('end_at', '>', from)
-    .where(people);
-  if (opts.excludeOfferId) offers = offers.where('id', '<>', opts.excludeOfferId);
-  return appointments.unionAll(holds as never).unionAll(offers as never);
 }

@@ -4,7 +4,7 @@
  * Kept ours for a measured reason (issue 14): availability converts every slot of a window,
  * and Luxon 3 did the same work 1.6x (localToUtc: 31.9 against 19.8 µs) and 2x (localParts:
  * 17.2 against 8.4 µs) slower in one run of 200,000 calls on this machine; DST gaps and
- * overlaps are covered by test/agenda/timezone.test.ts. 50 lines; revisit with Temporal.
+ * overlaps are covered by test/modules/calendars/timezone.test.ts. 50 lines; revisit with Temporal.
  */
 
 const formatters = new Map<string, Intl.DateTimeFormat>();

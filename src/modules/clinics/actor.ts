@@ -7,15 +7,12 @@ import { ApiError } from '../../core/errors.js';
 import type { Actor, ActorEnvironment, ActorLogger } from '../../core/actor.js';
 import type { Db } from '../../db/transaction.js';
 import { SCOPES } from '../auth/scopes.js';
+import { clinicForActor } from './store.js';
 
 const EVERY_SCOPE: ReadonlySet<string> = new Set(SCOPES);
 
 export async function backOfficeActor(db: Db, clinicId: string, env: ActorEnvironment, requestId: string, log: ActorLogger): Promise<Actor> {
-  const clinic = await db
-    .selectFrom('clinics')
-    .select(['id', 'organization_id', 'mode', 'ai_enabled', 'timezone'])
-    .where('id', '=', clinicId.toLowerCase())
-    .executeTakeFirst();
+  const clinic = await clinicForActor(db, clinicId.toLowerCase());
   if (!clinic) throw ApiError.notFound();
   return {
     via: 'back_office',

@@ -1,13 +1,12 @@
 /**
- * Tenants on the wire (back office): organizations, clinics and a clinic's doctors, chairs and
- * staff profiles, with the bodies that create and change them. The services' input and output
- * types are derived from these schemas, so a field is declared once.
+ * Tenants on the wire (back office): organizations and clinics, with the bodies that create
+ * and change them (a clinic's facilities, doctors, chairs and staff profiles are in the modules
+ * of their names). The services' types are derived from these schemas: a field is declared once.
  */
 import { Type, type Static } from 'typebox';
-import { Email, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
-const ShortText = (max: number) => Nullable(Type.String({ maxLength: max }));
 const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone (`Europe/Rome`)' });
 
 export const OrganizationSchema = Type.Object(
@@ -66,64 +65,3 @@ export const ClinicChangesSchema = Type.Object(
   { additionalProperties: false },
 );
 export type ClinicChanges = Static<typeof ClinicChangesSchema>;
-
-const PersonNames = {
-  firstName: Type.String({ minLength: 1, maxLength: 100 }),
-  lastName: Type.String({ minLength: 1, maxLength: 100 }),
-};
-
-export const PersonSchema = Type.Object(
-  { id: Uuid(), facilityId: Nullable(Uuid()), firstName: Type.String(), lastName: Type.String() },
-  { additionalProperties: false },
-);
-
-export const DoctorSchema = Type.Object(
-  {
-    ...PersonSchema.properties,
-    displayName: Type.String({ description: 'How the clinic names the doctor to patients and agents (default “Dott. <first> <last>”)' }),
-    specialty: Nullable(Type.String()),
-    active: Type.Boolean(),
-    updatedAt: OutputTimestamp(),
-  },
-  { additionalProperties: false },
-);
-export type DoctorAdminView = Static<typeof DoctorSchema>;
-
-export const NewDoctorSchema = Type.Object(
-  {
-    ...PersonNames,
-    facilityId: Type.Optional(Nullable(Uuid())),
-    specialty: Type.Optional(ShortText(100)),
-    displayName: Type.Optional(ShortText(150)),
-  },
-  { additionalProperties: false },
-);
-export type NewDoctor = Static<typeof NewDoctorSchema>;
-
-export const DoctorChangesSchema = Type.Object(
-  {
-    firstName: Type.Optional(PersonNames.firstName),
-    lastName: Type.Optional(PersonNames.lastName),
-    facilityId: Type.Optional(Nullable(Uuid())),
-    specialty: Type.Optional(ShortText(100)),
-    displayName: Type.Optional(ShortText(150)),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
-export type DoctorChanges = Static<typeof DoctorChangesSchema>;
-
-export const ChairSchema = Type.Object({ id: Uuid(), facilityId: Uuid(), name: Type.String() }, { additionalProperties: false });
-export const NewChairSchema = Type.Object({ name: Name, facilityId: Uuid() }, { additionalProperties: false });
-export type NewChair = Static<typeof NewChairSchema>;
-
-export const StaffSchema = Type.Object({ ...PersonSchema.properties, email: Nullable(Type.String()), role: Type.String() }, { additionalProperties: false });
-export const NewStaffSchema = Type.Object(
-  {
-    ...PersonNames,
-    facilityId: Type.Optional(Nullable(Uuid())),
-    email: Type.Optional(Nullable(Email(200))),
-    role: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
-  },
-  { additionalProperties: false },
-);
-export type NewStaff = Static<typeof NewStaffSchema>;

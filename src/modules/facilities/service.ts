@@ -1,15 +1,16 @@
-/** Facilities as the API shows them (spec 2.11). */
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { FacilitiesTable } from '../../db/tables/core.js';
-import type { DB } from '../../db/schema.js';
+/** Facilities (spec 2.11): as /v1 reads and lists them, and as the back office creates, changes and lists them. */
 import { backOffice, type TenantScope } from '../../db/tenant.js';
+import type { Db } from '../../db/transaction.js';
 import { ApiError } from '../../core/errors.js';
-import { assertVersion } from '../../core/version.js';
-import { seesFacility } from '../auth/authenticate.js';
+import { versionMismatch } from '../../core/version.js';
 import type { Actor } from '../../core/actor.js';
-import { facilityPhone, PHONE_ISSUE } from '../clinics/service.js';
-import type { FacilityChanges } from './schema.js';
+import type { UpdatedListQuery } from '../../core/schemas.js';
+import { toCanonicalPhone } from '../../lib/phone.js';
+import { seesFacility } from '../auth/authenticate.js';
+import { assertClinic } from '../clinics/service.js';
+import type { CreatedFacility, FacilityChanges, NewFacility } from './schema.js';
 import { scheduleIssues } from './schedule.js';
+import * as store from './store.js';
 
 export interface FacilityView {
   id: string;
@@ -32,13 +33,13 @@ export interface FacilityRead {
 }
 
 /** The clinic's facility, or null; no visibility check (see getFacility). */
-export async function readFacility(db: Kysely<DB>, clinicId: string, id: string): Promise<FacilityRead | null> {
-  const row = await db.selectFrom('facilities').selectAll().where('id', '=', id).where('clinic_id', '=', clinicId).executeTakeFirst();
+export async function readFacility(db: Db, clinicId: string, id: string): Promise<FacilityRead | null> {
+  const row = await store.readFacilityRow(db, clinicId, id);
   if (!row) return null;
   return { version: row.version, view: facilityView(row) };
 }
 
-export function facilityView(row: Selectable<FacilitiesTable>): FacilityView {
+export function facilityView(row: store.FacilityRow): FacilityView {
   return {
     id: row.id,
     name: row.name,
@@ -61,13 +62,78 @@ export function visibleFacility(auth: TenantScope, found: FacilityRead | null): 
   return found;
 }
 
-export async function getFacility(db: Kysely<DB>, auth: TenantScope, id: string): Promise<FacilityRead> {
+export async function getFacility(db: Db, auth: TenantScope, id: string): Promise<FacilityRead> {
   return visibleFacility(auth, await readFacility(db, auth.clinicId, id));
 }
 
+/** /v1: a page of the facilities the key sees, by last modification. */
+export async function listFacilities(db: Db, actor: Actor, q: UpdatedListQuery): Promise<{ data: FacilityView[]; nextCursor: string | null }> {
+  const page = await store.pageFacilities(db, actor, q);
+  return { data: page.items.map(facilityView), nextCursor: page.nextCursor };
+}
+
+/** Back office: every facility of the clinic, oldest first. */
+export async function listAllFacilities(db: Db, clinicId: string) {
+  await assertClinic(db, clinicId);
+  return store.facilitySummaries(db, clinicId);
+}
+
+/** A facility id given with a clinic's record (a doctor's, a chair's…) must be one of that clinic's facilities. */
+export async function assertFacilityOfClinic(db: Db, clinicId: string, facilityId: string, field = 'facilityId'): Promise<void> {
+  if (!(await store.facilityOfClinic(db, clinicId, facilityId)))
+    throw ApiError.invalid('body', [{ path: field, message: 'sede inesistente in questo studio' }]);
+}
+
+/**
+ * A facility's phone as every other phone of the API: E.164, read in the actor's region when
+ * typed without a country prefix. An empty string clears it; `false`: not a phone number
+ * (the caller lists PHONE_ISSUE with its other issues).
+ */
+function facilityPhone(phone: string | null | undefined, region: string): string | null | undefined | false {
+  if (phone === undefined || phone === null) return phone;
+  if (phone.trim() === '') return null;
+  return toCanonicalPhone(phone, region) ?? false;
+}
+
+const PHONE_ISSUE = { path: 'phone', message: 'non è un numero di telefono valido' };
+
+/** Back office: a new facility of the clinic. */
+export async function createFacility(db: Db, actor: Pick<Actor, 'clinicId' | 'region'>, input: NewFacility): Promise<CreatedFacility> {
+  const clinicId = actor.clinicId;
+  const phone = facilityPhone(input.phone, actor.region);
+  const issues = [...(input.workingSchedule ? scheduleIssues(input.workingSchedule, 'workingSchedule') : []), ...(phone === false ? [PHONE_ISSUE] : [])];
+  if (issues.length > 0 || phone === false) throw ApiError.invalid('body', issues);
+  await assertClinic(db, clinicId);
+  return store.insertFacility(db, clinicId, {
+    name: input.name,
+    street: input.street ?? null,
+    city: input.city ?? null,
+    province: input.province ?? null,
+    zip_code: input.zipCode ?? null,
+    phone: phone ?? null,
+    email: input.email ?? null,
+    is_main_location: input.isMainLocation ?? false,
+    avg_appointment_minutes: input.avgAppointmentMinutes ?? 30,
+    working_schedule: input.workingSchedule ? JSON.stringify(input.workingSchedule) : null,
+  });
+}
+
+/** The API's field of each column a change may set (the working schedule apart: it is written as JSON). */
+const COLUMNS = {
+  name: 'name',
+  street: 'street',
+  city: 'city',
+  province: 'province',
+  zipCode: 'zip_code',
+  phone: 'phone',
+  email: 'email',
+  isMainLocation: 'is_main_location',
+  avgAppointmentMinutes: 'avg_appointment_minutes',
+} as const;
+
 /** Back office: change a facility (only the fields sent), its working schedule included. */
 export async function updateFacility(
-  db: Kysely<DB>,
+  db: Db,
   actor: Pick<Actor, 'clinicId' | 'region'>,
   id: string,
   input: FacilityChanges,
@@ -79,33 +145,14 @@ export async function updateFacility(
   if (phone === false) issues.push(PHONE_ISSUE);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   const changes = phone === undefined ? input : { ...input, phone };
-  await db.transaction().execute(async (trx) => {
-    const current = await trx.selectFrom('facilities').select('version').where('id', '=', id).where('clinic_id', '=', clinicId).forUpdate().executeTakeFirst();
-    if (!current) throw ApiError.notFound();
-    assertVersion(expected, current.version);
-    const columns: Record<string, string> = {
-      name: 'name',
-      street: 'street',
-      city: 'city',
-      province: 'province',
-      zipCode: 'zip_code',
-      phone: 'phone',
-      email: 'email',
-      isMainLocation: 'is_main_location',
-      avgAppointmentMinutes: 'avg_appointment_minutes',
-    };
-    const set: Record<string, unknown> = {};
-    for (const [field, column] of Object.entries(columns)) {
-      const value = (changes as Record<string, unknown>)[field];
-      if (value !== undefined) set[column] = value;
-    }
-    if (changes.workingSchedule !== undefined) set.working_schedule = changes.workingSchedule === null ? null : JSON.stringify(changes.workingSchedule);
-    if (Object.keys(set).length === 0) return;
-    await trx
-      .updateTable('facilities')
-      .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })
-      .where('id', '=', id)
-      .execute();
-  });
+  const set: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(COLUMNS)) {
+    const value = (changes as Record<string, unknown>)[field];
+    if (value !== undefined) set[column] = value;
+  }
+  if (changes.workingSchedule !== undefined) set.working_schedule = changes.workingSchedule === null ? null : JSON.stringify(changes.workingSchedule);
+  const outcome = await store.updateFacilityRow(db, clinicId, id, set as Partial<store.FacilityColumns>, expected);
+  if (outcome.kind === 'absent') throw ApiError.notFound();
+  if (outcome.kind === 'version_mismatch') throw versionMismatch();
   return getFacility(db, backOffice(clinicId), id);
 }

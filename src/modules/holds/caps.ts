@@ -1,11 +1,12 @@
 /**
  * The caps on what one API key may hold (issue 33), written once: a share of one calendar's
- * slots per window, and a holder's total life. createHold calls assertLifeLeft,
- * assertCalendarShare and lifeDeadline and nothing else decides them, so a kind of hold exempt
- * from them (a waitlist's offers, with their own expiry) skips those three calls.
- * The key-wide count (HOLDS_PER_KEY) stays in schema.ts, where the API documents it.
+ * slots per window, and a holder's total life, and the key-wide count. createHold calls
+ * lifeRefusal, keyLimitRefusal, shareRefusal and lifeDeadline and nothing else decides them, so
+ * a kind of hold exempt from them (a waitlist's offers, with their own expiry) skips those
+ * calls. Each answers a HoldRefusal or null; the service turns a refusal into its 409 once.
+ * The key-wide cap's figure (HOLDS_PER_KEY) stays in schema.ts, where the API documents it
+ * (schema.ts imports this file: the figure is passed in).
  */
-import { ApiError } from '../../core/errors.js';
 import type { Slot, Window } from '../calendars/service.js';
 import { localParts, localToUtc } from '../calendars/timezone.js';
 
@@ -13,6 +14,12 @@ import { localParts, localToUtc } from '../calendars/timezone.js';
 export const HOLD_LIFE_SECONDS = 15 * 60;
 /** A key holds at most 1/CALENDAR_SHARE_DIVISOR of a calendar's slots of a window, never fewer than one. */
 export const CALENDAR_SHARE_DIVISOR = 3;
+
+/** Why a key may not hold one more slot: the closed set of createHold's caps. */
+export type HoldRefusal =
+  | { kind: 'limit_key'; limit: number; nextExpiresAt: Date | null }
+  | { kind: 'limit_calendar'; limit: number; held: number; slots: number; window: Window }
+  | { kind: 'life_exceeded'; firstHeldAt: Date; deadline: Date };
 
 /**
  * The window of the calendar share: the clinic-local day the slot starts in (a caller asks for
@@ -29,21 +36,22 @@ export function calendarShare(slots: number): number {
 }
 
 /**
- * Refuses a new hold beyond the key's share of the calendar in the window. `free`: the window's
+ * A new hold beyond the key's share of the calendar in the window, or null. `free`: the window's
  * free slots (the new one among them); `held`: the starts (ms) of the key's live holds of the
  * calendar in the window, the one being replaced left out. The window's slots are the free ones
  * and the ones the key holds, so a key's own holds do not shrink its share.
  */
-export function assertCalendarShare(free: readonly Slot[], held: readonly number[], window: Window): void {
+export function shareRefusal(free: readonly Slot[], held: readonly number[], window: Window): HoldRefusal | null {
   const slots = new Set(free.map((s) => Date.parse(s.start)));
   for (const start of held) slots.add(start);
   const limit = calendarShare(slots.size);
-  if (held.length < limit) return;
-  throw ApiError.conflict(
-    'hold_limit_calendar',
-    { limit, windowStart: window.from.toISOString(), windowEnd: window.to.toISOString() },
-    `Questa chiave tiene già ${held.length} dei ${slots.size} orari di questo calendario in questo giorno: rilasciane uno o prenota.`,
-  );
+  if (held.length < limit) return null;
+  return { kind: 'limit_calendar', limit, held: held.length, slots: slots.size, window };
+}
+
+/** A new hold beyond the key's `limit` of live holds (`count`: the others, the replaced one left out), or null. */
+export function keyLimitRefusal(count: number, limit: number, nextExpiresAt: Date | null): HoldRefusal | null {
+  return count >= limit ? { kind: 'limit_key', limit, nextExpiresAt } : null;
 }
 
 /** When the holds of a holder first held at `firstHeldAt` lapse for good. */
@@ -52,16 +60,12 @@ export function lifeDeadline(firstHeldAt: Date): Date {
 }
 
 /**
- * Refuses to renew a holder's hold once its total life is over (`firstHeldAt`: when the holder
- * first held, carried by the unused hold it replaces unless that one lapsed a whole life ago,
- * so its slot was free for others at least as long as it was held; null for a new holder;
+ * A renewal of a holder's hold once its total life is over, or null (`firstHeldAt`: when the
+ * holder first held, carried by the unused hold it replaces unless that one lapsed a whole life
+ * ago, so its slot was free for others at least as long as it was held; null for a new holder;
  * `now`: the database's clock).
  */
-export function assertLifeLeft(firstHeldAt: Date | null, now: Date): void {
-  if (!firstHeldAt || lifeDeadline(firstHeldAt).getTime() > now.getTime()) return;
-  throw ApiError.conflict(
-    'hold_life_exceeded',
-    { lifeSeconds: HOLD_LIFE_SECONDS, firstHeldAt: firstHeldAt.toISOString(), deadline: lifeDeadline(firstHeldAt).toISOString() },
-    `Questa chiamata tiene orari da più di ${HOLD_LIFE_SECONDS / 60} minuti: prenota l’orario senza tenerlo oppure rilascia la prenotazione temporanea.`,
-  );
+export function lifeRefusal(firstHeldAt: Date | null, now: Date): HoldRefusal | null {
+  if (!firstHeldAt || lifeDeadline(firstHeldAt).getTime() > now.getTime()) return null;
+  return { kind: 'life_exceeded', firstHeldAt, deadline: lifeDeadline(firstHeldAt) };
 }

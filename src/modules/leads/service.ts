@@ -10,7 +10,7 @@ import type { Db, Transaction } from '../../db/transaction.js';
 import type { LeadsTable } from '../../db/tables/core.js';
 import { facilityVisible } from '../../db/tenant.js';
 import { assertSameEventData, recordEvent, recordEventIn } from '../../events/record.js';
-import type { EventData } from '../../events/schemas.js';
+import type { EventData } from './events.js';
 import { type ActivityView, type LeadChanges, type LeadConversion, type LeadInput, type LeadView, type NewActivity } from './schema.js';
 import type { Actor } from '../../core/actor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';

@@ -8,7 +8,7 @@
  * Italian first names (the hypocoristics listed by it.wikipedia.org, "Ipocoristico", and the
  * ISTAT lists of the most given names). Some are registered names too (Franco, Rita, Gianni):
  * a patient registered so still scores above one found through the table. How to add one: a line `nickname: ['registered form', …]`, lowercase, without
- * accents (queries are compared after normalizeName); test/people/search-identity.test.ts
+ * accents (queries are compared after normalizeName); test/modules/patients/search-identity.test.ts
  * checks that every key and form is normalized, and that the forms are not keys themselves.
  */
 import { normalizeName } from './normalize.js';

@@ -11,7 +11,7 @@ import type { DB } from '../../db/schema.js';
 import type { Address, PatientsTable } from '../../db/tables/core.js';
 import { facilityVisible } from '../../db/tenant.js';
 import { assertSameEventData, recordEvent, recordEventIn } from '../../events/record.js';
-import type { EventData } from '../../events/schemas.js';
+import type { EventData } from './events.js';
 import { seesFacility } from '../auth/authenticate.js';
 import { BULK_EVENT_THRESHOLD, recordSkipped } from '../../events/skipped.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';

@@ -8,7 +8,7 @@ import { facilityVisible } from '../../db/tenant.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
-import type { EventData } from '../../events/schemas.js';
+import type { EventData } from './events.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { NewTask, TaskChanges, TaskListQuery, TaskView } from './schema.js';

@@ -1,10 +1,12 @@
-/** The payload of the waitlist's event (src/events/schemas.ts registers it in the catalogue). */
-import { Type } from 'typebox';
+/** The `data` of the waitlist's event (spec 6.2, 6.3): ids and times only (no note, no name). */
+import type { Selectable } from 'kysely';
+import { Type, type TSchema } from 'typebox';
 import { Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
-import type { OfferRow } from './store.js';
+import type { WaitlistOffersTable } from '../../db/tables/waitlist.js';
+import type { AnyEventType } from '../../events/catalogue.js';
 
 /** `waitlist.offer_created`: ids and times only (no note, no name). */
-export const OfferCreated = Type.Object(
+const OfferCreated = Type.Object(
   {
     id: Uuid({ description: 'The offer' }),
     entryId: Uuid(),
@@ -42,7 +44,12 @@ export const OfferCreated = Type.Object(
   },
 );
 
-export function offerCreatedData(offer: OfferRow, person: { patient_id: string | null; lead_id: string | null }) {
+/** The schema of `data` for each waitlist event type. */
+export const WAITLIST_EVENTS = {
+  'waitlist.offer_created': OfferCreated,
+} satisfies { [T in AnyEventType]?: TSchema };
+
+export function offerCreatedData(offer: Selectable<WaitlistOffersTable>, person: { patient_id: string | null; lead_id: string | null }) {
   return {
     id: offer.id,
     entryId: offer.entry_id,

@@ -11,7 +11,7 @@ import { findScoped, findScopedOrNull } from '../../db/scoped.js';
 import { facilityVisible, type TenantScope } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { WaitlistEntriesTable, WaitlistOffersTable } from '../../db/tables/waitlist.js';
-import { busyTimes, busyTimesQuery, type CalendarRow } from '../calendars/service.js';
+import { busyTimes, busyTimesQuery, type CalendarRow } from '../calendars/store.js';
 import { DEFAULT_OFFER_MINUTES, type OfferListQuery, type OfferStatus, type WaitlistListQuery } from './schema.js';
 
 export type EntryRow = Selectable<WaitlistEntriesTable>;

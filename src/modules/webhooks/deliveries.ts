@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { SignatureScheme } from '../../db/tables/webhooks.js';
-import { encodeKeyset, pageOf } from '../../core/cursor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Actor } from '../../core/actor.js';
 import * as store from './delivery-store.js';
@@ -36,8 +35,7 @@ function toView(r: DeliveryRow): DeliveryView {
 
 export async function listDeliveries(db: Db, actor: Actor, q: DeliveryQuery) {
   const scope = `webhook-deliveries:${actor.clinicId}:${actor.keyId}:${q.endpointId ?? ''}:${q.status ?? ''}`;
-  const rows = await store.deliveryRows(db, actor, q, scope);
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, scope, r.created_at, r.id));
+  const page = await store.deliveryPage(db, actor, q, scope);
   return { data: page.items.map(toView), nextCursor: page.nextCursor };
 }
 
@@ -101,8 +99,7 @@ export interface EventQuery {
  */
 export async function listEvents(db: Db, actor: Actor, q: EventQuery) {
   const scope = `events:${actor.clinicId}:${actor.keyId}:${q.type ?? ''}:${q.updatedSince ?? ''}`;
-  const rows = await store.eventRows(db, actor, q, scope);
-  const page = pageOf(rows, q.limit, (r) => encodeKeyset(actor.cursorSecret, scope, r.created_at, r.id));
+  const page = await store.eventPage(db, actor, q, scope);
   return {
     data: page.items.map((r): EventEnvelope => ({
       id: r.id,

@@ -5,8 +5,7 @@
  */
 import { sql, type SqlBool } from 'kysely';
 import type { Actor } from '../../core/actor.js';
-import { decodeKeyset } from '../../core/cursor.js';
-import { after } from '../../db/keyset.js';
+import { keysetPage } from '../../db/keyset.js';
 import type { DeliveryStatus } from '../../db/tables/webhooks.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { EVENTS_CHANNEL } from '../../events/record.js';
@@ -56,19 +55,21 @@ function visibleDeliveries(db: Db, actor: Actor) {
     .where(sql<SqlBool>`(e.deleted_at IS NULL OR e.deleted_at > now() - make_interval(days => ${RETENTION_DAYS}))`);
 }
 
-/** A page of deliveries, newest first, after the cursor (`limit + 1` rows). */
-export async function deliveryRows(db: Db, actor: Actor, q: DeliveryQuery, scope: string): Promise<DeliveryRow[]> {
+/** A page of deliveries, newest first. */
+export async function deliveryPage(db: Db, actor: Actor, q: DeliveryQuery, scope: string): Promise<{ items: DeliveryRow[]; nextCursor: string | null }> {
   let query = visibleDeliveries(db, actor).select(DELIVERY_COLUMNS);
   if (q.endpointId) query = query.where('d.endpoint_id', '=', q.endpointId);
   if (q.status) query = query.where('d.status', '=', q.status);
-  if (q.cursor) {
-    query = query.where(after(['d.created_at', 'd.id'], decodeKeyset(actor.cursorSecret, scope, q.cursor), 'desc'));
-  }
-  return (await query
-    .orderBy('d.created_at', 'desc')
-    .orderBy('d.id', 'desc')
-    .limit(q.limit + 1)
-    .execute()) as DeliveryRow[];
+  const page = await keysetPage(query, {
+    columns: ['d.created_at', 'd.id'],
+    direction: 'desc',
+    at: (r) => r.created_at,
+    secret: actor.cursorSecret,
+    scope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
+  return { items: page.items as DeliveryRow[], nextCursor: page.nextCursor };
 }
 
 export async function deliveryOf(db: Db, actor: Actor, id: string): Promise<DeliveryRow | undefined> {
@@ -118,8 +119,8 @@ export async function redeliver(trx: Transaction, clinicId: string, id: string, 
   await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${clinicId})`.execute(trx);
 }
 
-/** A page of the events the key may see (deliveries.ts `listEvents`), oldest first (`limit + 1` rows). */
-export async function eventRows(db: Db, actor: Actor, q: { limit: number; cursor?: string; type?: string; updatedSince?: string }, scope: string) {
+/** A page of the events the key may see (deliveries.ts `listEvents`), oldest first. */
+export async function eventPage(db: Db, actor: Actor, q: { limit: number; cursor?: string; type?: string; updatedSince?: string }, scope: string) {
   const scopes = [...actor.scopes];
   let query = db
     .selectFrom('events')
@@ -133,12 +134,12 @@ export async function eventRows(db: Db, actor: Actor, q: { limit: number; cursor
   }
   if (q.type) query = query.where('type', '=', q.type);
   if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
-  if (q.cursor) {
-    query = query.where(after(['created_at', 'id'], decodeKeyset(actor.cursorSecret, scope, q.cursor)));
-  }
-  return query
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(q.limit + 1)
-    .execute();
+  return keysetPage(query, {
+    columns: ['created_at', 'id'],
+    at: (r) => r.created_at,
+    secret: actor.cursorSecret,
+    scope,
+    cursor: q.cursor,
+    limit: q.limit,
+  });
 }

@@ -8,7 +8,7 @@ import type { DB } from '../../db/schema.js';
 import { flushGaps } from '../../events/record.js';
 import type { Job } from '../../jobs/scheduler.js';
 import { RETENTION_DAYS } from './deliveries.js';
-import { keyActive } from '../auth/active-key.js';
+import { keyActive } from '../../db/active-key.js';
 
 const BATCH = 5000;
 

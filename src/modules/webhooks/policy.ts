@@ -3,7 +3,7 @@
  * the retry schedule, discarding after the last attempt, and switching a destination off
  * after `DISABLE_AFTER_DISCARDED` discarded deliveries in a row. Pure functions: the worker's
  * one statement per batch (`outcomes.ts`) applies the same rules in SQL, and
- * test/webhooks/rounds.test.ts checks the SQL against `destinationAfter`.
+ * test/modules/webhooks/rounds.test.ts checks the SQL against `destinationAfter`.
  */
 
 /** Wait after failed attempt n (1-based) before attempt n+1: 1 min, 5 min, 15 min, 1 h. */

@@ -9,20 +9,26 @@ import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
 import type { EventType } from '../../events/catalogue.js';
 import { recordEvent, type NewEvent, type RecordedEvent } from '../../events/record.js';
-import { sampleData } from '../../events/schemas.js';
+
+/** A sample event: `data` is the type's documented example with fresh ids (sampleData of src/event-schemas.ts, above the modules). */
+export interface SampleEvent {
+  type: EventType;
+  facilityId: string | null;
+  data: Record<string, unknown>;
+}
 
 /**
- * Records a sample event of `type`: `data` is the type's documented example (the `webhooks`
+ * Records a sample event of any type: its `data` the type's documented example (the `webhooks`
  * section of the OpenAPI document) with fresh ids and the given facility, so a receiver sees
  * the type's real shape.
  */
-export async function triggerSampleEvent(db: Db, actor: Actor, type: EventType, facilityId: string | null): Promise<RecordedEvent> {
+export async function triggerSampleEvent(db: Db, actor: Actor, sample: SampleEvent): Promise<RecordedEvent> {
   return db.transaction().execute(async (trx) => {
     const clinic = await trx.selectFrom('clinics').select('mode').where('id', '=', actor.clinicId).executeTakeFirst();
     if (!clinic) throw ApiError.notFound();
     if (clinic.mode !== 'test') throw ApiError.forbidden('live_clinic');
     // One type at run time: the data is that type's, which the compiler cannot follow through a variable type.
-    const event = { clinicId: actor.clinicId, type, facilityId, data: sampleData(type, facilityId) } as NewEvent;
+    const event = { clinicId: actor.clinicId, ...sample } as NewEvent;
     return recordEvent(trx, event);
   });
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { insertPatient } from '../../agenda/helpers.js';
+import { insertPatient } from '../../helpers/seed.js';
 import { createAppointment } from '../../../src/modules/appointments/service.js';
 
 let server: TestServer;

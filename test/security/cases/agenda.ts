@@ -2,7 +2,7 @@ import { createAppointment } from '../../../src/modules/appointments/service.js'
 import { openConversation } from '../../../src/modules/conversations/service.js';
 import { createTask } from '../../../src/modules/tasks/service.js';
 import { bookAppointment } from '../../../src/modules/calendars/booking.js';
-import { at, insertPatient, makeCalendar } from '../../agenda/helpers.js';
+import { at, insertPatient, makeCalendar } from '../../helpers/seed.js';
 import type { MatrixCase } from '../matrix.js';
 
 let day = 1;

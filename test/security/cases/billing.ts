@@ -1,6 +1,6 @@
 /** Security matrix cases of quotes, invoices, payments and balances (issue 16). */
 import { randomUUID } from 'node:crypto';
-import { insertPatient } from '../../agenda/helpers.js';
+import { insertPatient } from '../../helpers/seed.js';
 import type { Tenant } from '../../helpers/factories.js';
 import type { TestServer } from '../../helpers/server.js';
 import type { MatrixCase } from '../matrix.js';

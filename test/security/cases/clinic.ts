@@ -1,4 +1,4 @@
-import { makeCalendar } from '../../agenda/helpers.js';
+import { makeCalendar } from '../../helpers/seed.js';
 import type { MatrixCase } from '../matrix.js';
 
 export const cases: MatrixCase[] = [

@@ -1,8 +1,8 @@
-/** Matrix cases of /v1/documents (issue 17). Non-clinical categories: the clinical scopes are tested in test/documents. */
+/** Matrix cases of /v1/documents (issue 17). Non-clinical categories: the clinical scopes are tested in test/modules/documents. */
 import type { MatrixCase } from '../matrix.js';
 import type { Tenant } from '../../helpers/factories.js';
 import type { TestServer } from '../../helpers/server.js';
-import { announced, inline, pdf } from '../../documents/helpers.js';
+import { announced, inline, pdf } from '../../modules/documents/helpers.js';
 
 let seq = 0;
 

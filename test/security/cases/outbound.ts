@@ -1,6 +1,7 @@
-import { bookAppointment, cancelAppointmentViaApi } from '../../../src/modules/calendars/booking.js';
+import { bookAppointment } from '../../../src/modules/calendars/booking.js';
+import { cancelAppointmentViaApi } from '../../../src/modules/appointments/changes.js';
 import { createEntry } from '../../../src/modules/waitlist/service.js';
-import { at, insertPatient, makeCalendar } from '../../agenda/helpers.js';
+import { at, insertPatient, makeCalendar } from '../../helpers/seed.js';
 import type { TestServer } from '../../helpers/server.js';
 import type { Tenant } from '../../helpers/factories.js';
 import type { MatrixCase } from '../matrix.js';

@@ -1,4 +1,4 @@
-import { makeCalendar, at } from '../../agenda/helpers.js';
+import { makeCalendar, at } from '../../helpers/seed.js';
 import type { MatrixCase } from '../matrix.js';
 
 let n = 0;

@@ -1,5 +1,5 @@
 import { recordEvent } from '../../../src/events/record.js';
-import { sampleData } from '../../../src/events/schemas.js';
+import { sampleData } from '../../../src/event-schemas.js';
 import type { Tenant } from '../../helpers/factories.js';
 import type { TestServer } from '../../helpers/server.js';
 import type { MatrixCase } from '../matrix.js';

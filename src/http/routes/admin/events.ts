@@ -1,6 +1,7 @@
 /** Back office: a clinic's events in order, and sample events in a test clinic (`dental-clinic listen` and `trigger`). */
 import type { AppContext } from '../../../context.js';
 import { ClinicParams, Page } from '../../../core/schemas.js';
+import { sampleData } from '../../../event-schemas.js';
 import type { EventType } from '../../../events/catalogue.js';
 import { listEvents } from '../../../modules/webhooks/deliveries.js';
 import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
@@ -51,7 +52,9 @@ export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const actor = await clinicActor(ctx, request, request.params.clinicId);
-      const event = await triggerSampleEvent(ctx.db, actor, request.body.type as EventType, request.body.facilityId ?? null);
+      const type = request.body.type as EventType;
+      const facilityId = request.body.facilityId ?? null;
+      const event = await triggerSampleEvent(ctx.db, actor, { type, facilityId, data: sampleData(type, facilityId) });
       return reply.status(201).send(event);
     },
   );

@@ -1,24 +1,23 @@
-/** Back office: organizations, clinics, facilities, doctors, chairs, staff profiles. */
+/** Back office: organizations, clinics, and a clinic's facilities, doctors, chairs, staff profiles (each in the module of its name). */
 import type { AppContext } from '../../../context.js';
 import * as clinics from '../../../modules/clinics/service.js';
-import { ClinicItemParams, ClinicParams, IdParams, List } from '../../../core/schemas.js';
+import * as facilities from '../../../modules/facilities/service.js';
+import * as doctors from '../../../modules/doctors/service.js';
+import * as chairs from '../../../modules/chairs/service.js';
+import * as staff from '../../../modules/staff/service.js';
+import { ClinicItemParams, ClinicParams, IdParams, List, PersonSchema } from '../../../core/schemas.js';
 import {
-  ChairSchema,
   ClinicChangesSchema,
   ClinicSchema,
-  DoctorChangesSchema,
-  DoctorSchema,
-  NewChairSchema,
   NewClinicSchema,
-  NewDoctorSchema,
   NewOrganizationSchema,
-  NewStaffSchema,
   OrganizationChangesSchema,
   OrganizationSchema,
-  PersonSchema,
-  StaffSchema,
 } from '../../../modules/clinics/schema.js';
 import { CreatedFacilitySchema, FacilitySummarySchema, NewFacilitySchema } from '../../../modules/facilities/schema.js';
+import { DoctorAdminSchema, DoctorChangesSchema, NewDoctorSchema } from '../../../modules/doctors/schema.js';
+import { ChairAdminSchema, NewChairSchema } from '../../../modules/chairs/schema.js';
+import { NewStaffSchema, StaffSchema } from '../../../modules/staff/schema.js';
 import type { App } from '../../types.js';
 import { clinicActor } from './actor.js';
 
@@ -131,7 +130,8 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         response: { 201: CreatedFacilitySchema },
       },
     },
-    async (request, reply) => reply.status(201).send(await clinics.createFacility(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await facilities.createFacility(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
   );
 
   app.get(
@@ -145,7 +145,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         response: { 200: List(FacilitySummarySchema) },
       },
     },
-    async (request) => ({ data: await clinics.listFacilities(db, request.params.clinicId) }),
+    async (request) => ({ data: await facilities.listAllFacilities(db, request.params.clinicId) }),
   );
 
   app.post(
@@ -161,7 +161,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         response: { 201: PersonSchema },
       },
     },
-    async (request, reply) => reply.status(201).send(await clinics.createDoctor(db, request.params.clinicId, request.body)),
+    async (request, reply) => reply.status(201).send(await doctors.createDoctor(db, request.params.clinicId, request.body)),
   );
 
   app.get(
@@ -175,7 +175,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         response: { 200: List(PersonSchema) },
       },
     },
-    async (request) => ({ data: await clinics.listDoctors(db, request.params.clinicId) }),
+    async (request) => ({ data: await doctors.listAllDoctors(db, request.params.clinicId) }),
   );
 
   app.patch(
@@ -189,10 +189,10 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
           'Only the fields sent change. `displayName: null` goes back to the default “Dott. <first> <last>”. The change shows in `GET /v1/doctors?updatedSince=`.',
         params: ClinicItemParams,
         body: DoctorChangesSchema,
-        response: { 200: DoctorSchema },
+        response: { 200: DoctorAdminSchema },
       },
     },
-    async (request) => clinics.updateDoctor(db, request.params.clinicId, request.params.id, request.body),
+    async (request) => doctors.updateDoctor(db, request.params.clinicId, request.params.id, request.body),
   );
 
   app.post(
@@ -204,10 +204,10 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         summary: 'Create a chair (a dental unit of a facility)',
         params: ClinicParams,
         body: NewChairSchema,
-        response: { 201: ChairSchema },
+        response: { 201: ChairAdminSchema },
       },
     },
-    async (request, reply) => reply.status(201).send(await clinics.createChair(db, request.params.clinicId, request.body)),
+    async (request, reply) => reply.status(201).send(await chairs.createChair(db, request.params.clinicId, request.body)),
   );
 
   app.get(
@@ -218,10 +218,10 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'List chairs, oldest first',
         params: ClinicParams,
-        response: { 200: List(ChairSchema) },
+        response: { 200: List(ChairAdminSchema) },
       },
     },
-    async (request) => ({ data: await clinics.listChairs(db, request.params.clinicId) }),
+    async (request) => ({ data: await chairs.listAllChairs(db, request.params.clinicId) }),
   );
 
   app.post(
@@ -236,7 +236,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         response: { 201: StaffSchema },
       },
     },
-    async (request, reply) => reply.status(201).send(await clinics.createStaffProfile(db, request.params.clinicId, request.body)),
+    async (request, reply) => reply.status(201).send(await staff.createStaffProfile(db, request.params.clinicId, request.body)),
   );
 
   app.get(
@@ -250,6 +250,6 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         response: { 200: List(StaffSchema) },
       },
     },
-    async (request) => ({ data: await clinics.listStaffProfiles(db, request.params.clinicId) }),
+    async (request) => ({ data: await staff.listAllStaffProfiles(db, request.params.clinicId) }),
   );
 }

@@ -17,7 +17,8 @@ import {
 } from '../../../modules/appointments/schema.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
-import { book, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/calendars/booking.js';
+import { book } from '../../../modules/calendars/booking.js';
+import { cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/appointments/changes.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';

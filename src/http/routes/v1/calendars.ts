@@ -2,9 +2,8 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { availability, MAX_WINDOW_DAYS } from '../../../modules/calendars/availability.js';
-import { CalendarSchema, AvailabilityQuerySchema, AvailabilitySchema } from '../../../modules/calendars/schema.js';
-import { CalendarListQuerySchema } from '../../../modules/clinic-directory/schema.js';
-import { getCalendar, listCalendars } from '../../../modules/clinic-directory/service.js';
+import { CalendarSchema, AvailabilityQuerySchema, AvailabilitySchema, CalendarListQuerySchema } from '../../../modules/calendars/schema.js';
+import { getCalendar, listCalendars } from '../../../modules/calendars/service.js';
 import { HOLD_LIFE_SECONDS } from '../../../modules/holds/caps.js';
 import { HOLD_REASONS } from '../../../modules/holds/reasons.js';
 import { HOLDS_PER_KEY, HoldSchema, NewHoldSchema } from '../../../modules/holds/schema.js';

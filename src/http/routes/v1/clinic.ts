@@ -1,10 +1,15 @@
 /** /v1 Clinic area (issue 15): facilities, doctors, chairs and staff profiles, as lists a key can sync. */
 import type { AppContext } from '../../../context.js';
-import { ChairSchema, DoctorListQuerySchema, DoctorSchema, ListQuerySchema, StaffProfileSchema } from '../../../modules/clinic-directory/schema.js';
-import { getDoctor, listChairs, listDoctors, listFacilities, listStaffProfiles } from '../../../modules/clinic-directory/service.js';
-import { IdParams, Page } from '../../../core/schemas.js';
-import type { App } from '../../types.js';
+import { ChairSchema } from '../../../modules/chairs/schema.js';
+import { listChairs } from '../../../modules/chairs/service.js';
+import { DoctorListQuerySchema, DoctorSchema } from '../../../modules/doctors/schema.js';
+import { getDoctor, listDoctors } from '../../../modules/doctors/service.js';
 import { FacilitySchema } from '../../../modules/facilities/schema.js';
+import { listFacilities } from '../../../modules/facilities/service.js';
+import { StaffProfileSchema } from '../../../modules/staff/schema.js';
+import { listStaffProfiles } from '../../../modules/staff/service.js';
+import { IdParams, Page, UpdatedListQuerySchema } from '../../../core/schemas.js';
+import type { App } from '../../types.js';
 
 const TAG = 'Clinic';
 const ORDER =
@@ -19,7 +24,7 @@ export function registerClinicRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'List the facilities',
         description: ['The clinic’s facilities: where they are, their phone and opening hours.', ORDER].join('\n\n'),
-        querystring: ListQuerySchema,
+        querystring: UpdatedListQuerySchema,
         response: { 200: Page(FacilitySchema) },
       },
       config: { scopes: ['clinic:read'] },
@@ -70,7 +75,7 @@ export function registerClinicRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'List the chairs',
         description: ['The clinic’s dental chairs, each in a facility.', ORDER].join('\n\n'),
-        querystring: ListQuerySchema,
+        querystring: UpdatedListQuerySchema,
         response: { 200: Page(ChairSchema) },
       },
       config: { scopes: ['clinic:read'] },
@@ -89,7 +94,7 @@ export function registerClinicRoutes(app: App, ctx: AppContext): void {
           'The people who work at the clinic, as task assignees (`assigneeId`) and lead owners (`assignedTo`) name them: name, role, facility, active. No contact details.',
           ORDER,
         ].join('\n\n'),
-        querystring: ListQuerySchema,
+        querystring: UpdatedListQuerySchema,
         response: { 200: Page(StaffProfileSchema) },
       },
       config: { scopes: ['clinic:read'] },

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../../context.js';
 import type { Db } from '../../../db/transaction.js';
-import { keyActive } from '../../auth/active-key.js';
+import { keyActive } from '../../../db/active-key.js';
 import { MAX_IN_FLIGHT_PER_CLINIC } from '../policy.js';
 import { recordStatement, type ClaimedDelivery, type FinishedAttempt } from './outcomes.js';
 

@@ -2,7 +2,7 @@
  * What a finished attempt changes, recorded for a whole batch in one statement: the delivery
  * (succeeded, retried or discarded), its attempt row, and its destination's count of
  * discarded deliveries in a row. The rules are the pure functions of `../policy.ts`; this is
- * their SQL (test/webhooks/rounds.test.ts holds one against the other).
+ * their SQL (test/modules/webhooks/rounds.test.ts holds one against the other).
  */
 import { sql } from 'kysely';
 import type { AppContext } from '../../../context.js';

@@ -1,0 +1,90 @@
+/**
+ * The layers of DESIGN.md "Layout", read from the import graph with the TypeScript compiler's
+ * own scanner (static imports, re-exports and dynamic `import()`): the contract's core sits
+ * below the transport. Only src/http itself and src/app.ts (which assembles it) may import
+ * src/http; src/core imports nothing but src/core, Node's built-ins and TypeBox (its shared schemas);
+ * the outbox (src/events) imports no module at run time: the modules import it, and declare
+ * their events' data in their own events.ts, assembled above them (src/event-schemas.ts).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every `src/…` file a file imports (relative specifiers resolved; `.js` names the `.ts` source), and its bare imports. */
+function importsOf(file: string): { local: string[]; bare: string[] } {
+  const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
+  const local: string[] = [];
+  const bare: string[] = [];
+  for (const { fileName } of importedFiles) {
+    if (!fileName.startsWith('.')) bare.push(fileName);
+    else local.push(relative(root, resolve(root, dirname(file), fileName)).replace(/\.js$/, '.ts'));
+  }
+  return { local, bare };
+}
+
+/** The `src/…` files a file imports for their values: `import type` and `export type` are left out (they vanish at compile time). */
+function runtimeImportsOf(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, false);
+  return source.statements.flatMap((statement) => {
+    const typeOnly = (ts.isImportDeclaration(statement) && statement.importClause?.isTypeOnly) || (ts.isExportDeclaration(statement) && statement.isTypeOnly);
+    const specifier = ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) ? statement.moduleSpecifier : undefined;
+    if (typeOnly || !specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) return [];
+    return [relative(root, resolve(root, dirname(file), specifier.text)).replace(/\.js$/, '.ts')];
+  });
+}
+
+const graph = sourceFiles('src').map((file) => ({ file, ...importsOf(file) }));
+const within = (path: string, folder: string) => path.startsWith(`${folder}/`);
+const MAY_IMPORT_HTTP = (file: string) => within(file, 'src/http') || file === 'src/app.ts';
+
+describe('layers (DESIGN.md "Layout")', () => {
+  it('reads the import graph (a scanner that found nothing would pass every rule)', () => {
+    expect(graph.length).toBeGreaterThan(50);
+    expect(graph.find((f) => f.file === 'src/app.ts')?.local).toContain('src/http/plugins/caller.ts');
+  });
+
+  it('nothing outside src/http and src/app.ts imports src/http', () => {
+    const offending = graph.flatMap(({ file, local }) =>
+      MAY_IMPORT_HTTP(file) ? [] : local.filter((target) => within(target, 'src/http')).map((target) => `${file} -> ${target}`),
+    );
+    console.log(
+      `import check: ${graph.length} files under src; ${offending.length} import src/http from outside it${offending.map((l) => `\n  ${l}`).join('')}`,
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('src/core imports only src/core, Node built-ins and TypeBox', () => {
+    const offending = graph
+      .filter(({ file }) => within(file, 'src/core'))
+      .flatMap(({ file, local, bare }) => [
+        ...local.filter((target) => !within(target, 'src/core')).map((target) => `${file} -> ${target}`),
+        ...bare.filter((name) => !name.startsWith('node:') && name !== 'typebox').map((name) => `${file} -> ${name}`),
+      ]);
+    expect(offending).toEqual([]);
+  });
+
+  it('src/events (the outbox) imports no module and nothing above the modules at run time (types only)', () => {
+    const below = ['src/events', 'src/core', 'src/db', 'src/lib'];
+    const offending = graph
+      .filter(({ file }) => within(file, 'src/events'))
+      .flatMap(({ file }) =>
+        runtimeImportsOf(file)
+          .filter((target) => !below.some((folder) => within(target, folder)))
+          .map((target) => `${file} -> ${target}`),
+      );
+    expect(graph.filter(({ file }) => within(file, 'src/events')).flatMap(({ file }) => runtimeImportsOf(file))).toContain('src/events/fan-out.ts');
+    expect(offending).toEqual([]);
+  });
+});

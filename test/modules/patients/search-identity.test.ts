@@ -1,0 +1,162 @@
+/**
+ * Issue 37, item 1: a name alone is not a patient. The search confirms a patient only with a
+ * second detail the caller says (birthDate, birthYear, phoneLast, taxCode), says so in
+ * `confirmed` / `confirmedBy`, and finds callers who say a nickname of their first name.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { operations } from '../../../packages/client/src/schema.js';
+import { NICKNAMES, isNormalized } from '../../../src/modules/patients/nicknames.js';
+import type { Tenant } from '../../helpers/factories.js';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+
+let server: TestServer;
+let t: Tenant;
+const ids: Record<string, string> = {};
+
+const PEOPLE = [
+  { key: 'rossi80', firstName: 'Mario', lastName: 'Rossi', phone: '+39 333 111 2233', taxCode: 'RSSMRA80A01F205X', dateOfBirth: '1980-01-01' },
+  { key: 'rossi80b', firstName: 'Mario', lastName: 'Rossi', phone: '+39 333 999 8877', dateOfBirth: '1980-06-15' },
+  { key: 'rossi75', firstName: 'Mario', lastName: 'Rossi', dateOfBirth: '1975-03-03' },
+  { key: 'giulia', firstName: 'Giulia', lastName: 'Rossi', phone: '+39 333 123 4567', dateOfBirth: '1988-04-12' },
+  { key: 'giuseppe', firstName: 'Giuseppe', lastName: 'Esposito' },
+  { key: 'salvatore', firstName: 'Salvatore', lastName: 'Russo' },
+  { key: 'francesco', firstName: 'Francesco', lastName: 'Bianchi' },
+  { key: 'margherita', firstName: 'Margherita', lastName: 'Colombo' },
+  { key: 'giuseppina', firstName: 'Giuseppina', lastName: 'Ricci' },
+  { key: 'domenico', firstName: 'Domenico', lastName: 'Romano' },
+  { key: 'rita', firstName: 'Rita', lastName: 'Gallo' },
+  { key: 'margheritaGallo', firstName: 'Margherita', lastName: 'Gallo' },
+];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  t = await server.factories.tenant();
+  for (const { key, ...p } of PEOPLE) {
+    const res = await server.api(t.token).call('createPatient', { body: { ...p, facilityId: t.facilityIds[0] } });
+    ids[key] = res.id;
+  }
+});
+afterAll(() => server.close());
+
+type SearchQuery = Omit<operations['searchPatients']['parameters']['query'], 'q'>;
+const search = async (q: string, query: SearchQuery = {}) => {
+  const { data, error, response } = await server.api(t.token).raw.GET('/patients/search', { params: { query: { q, ...query } } });
+  return { status: response.status, data, error, text: JSON.stringify(data ?? error) };
+};
+const hits = async (q: string, query: SearchQuery = {}) => {
+  const res = await search(q, query);
+  expect(res.status, `${q}: ${res.text}`).toBe(200);
+  return res.data!;
+};
+
+describe('confirming a patient with a second detail', () => {
+  it('never confirms by a name alone, however close', async () => {
+    for (const q of ['Mario Rossi', 'Giulia Rossi', 'Giulia Rosi', 'Mario Rossini']) {
+      const res = await hits(q);
+      expect(res.data.length, q).toBeGreaterThan(0);
+      expect(res.confirmed, q).toBe(false);
+      expect(res.confirmedBy).toEqual([]);
+      for (const h of res.data) expect(h.confirmedBy).toEqual([]);
+    }
+  });
+
+  it('confirms the one namesake whose date of birth the caller says, and puts them first', async () => {
+    const res = await hits('Mario Rossi', { birthDate: '1980-06-15' });
+    expect(res).toMatchObject({ confirmed: true, confirmedBy: ['birthDate'] });
+    expect(res.data[0]!.id).toBe(ids.rossi80b);
+    expect(res.data[0]!.confirmedBy).toEqual(['birthDate']);
+    expect(res.data.slice(1).every((h) => h.confirmedBy.length === 0)).toBe(true);
+    // A typo in the name, the same detail: still the same person.
+    const typo = await hits('Mraio Rosi', { birthDate: '1980-06-15' });
+    expect(typo).toMatchObject({ confirmed: true, confirmedBy: ['birthDate'] });
+    expect(typo.data[0]!.id).toBe(ids.rossi80b);
+  });
+
+  it('does not confirm when several patients match the detail: they come first, the agent asks again', async () => {
+    const res = await hits('Mario Rossi', { birthYear: 1980 });
+    expect(res.confirmed).toBe(false);
+    expect(res.confirmedBy).toEqual([]);
+    expect(new Set(res.data.slice(0, 2).map((h) => h.id))).toEqual(new Set([ids.rossi80, ids.rossi80b]));
+    expect(res.data.slice(0, 2).every((h) => h.confirmedBy.join() === 'birthYear')).toBe(true);
+    // A second detail settles it.
+    const both = await hits('Mario Rossi', { birthYear: 1980, phoneLast: '2233' });
+    expect(both).toMatchObject({ confirmed: true, confirmedBy: ['birthYear', 'phoneLast'] });
+    expect(both.data[0]!.id).toBe(ids.rossi80);
+  });
+
+  it('confirms by the phone’s last digits and by the tax code in any case, with spaces', async () => {
+    const byPhone = await hits('Mario Rossi', { phoneLast: '8877' });
+    expect(byPhone).toMatchObject({ confirmed: true, confirmedBy: ['phoneLast'] });
+    expect(byPhone.data[0]!.id).toBe(ids.rossi80b);
+    const byTaxCode = await hits('Mario Rossi', { taxCode: 'rssmra 80a01 f205x' });
+    expect(byTaxCode).toMatchObject({ confirmed: true, confirmedBy: ['taxCode'] });
+    expect(byTaxCode.data[0]!.id).toBe(ids.rossi80);
+  });
+
+  it('does not confirm a stranger whose name is close to a patient’s, nor details that disagree', async () => {
+    // Not a patient: Mario Rossi born 1990; the hits stay, confirmed is false.
+    const stranger = await hits('Mario Rossi', { birthDate: '1990-02-02' });
+    expect(stranger.data.length).toBeGreaterThan(0);
+    expect(stranger).toMatchObject({ confirmed: false, confirmedBy: [] });
+    // Giulia Rossi's number with Mario's name: the detail names another person than the name.
+    const giulia = await hits('Mario Rossi', { phoneLast: '4567', birthDate: '1980-01-01' });
+    expect(giulia.confirmed).toBe(false);
+    // Every detail must match the same patient.
+    const mixed = await hits('Mario Rossi', { birthDate: '1980-01-01', phoneLast: '8877' });
+    expect(mixed).toMatchObject({ confirmed: false, confirmedBy: [] });
+  });
+
+  it('confirms a phone query only with a second detail', async () => {
+    const phoneOnly = await hits('333 111 2233');
+    expect(phoneOnly.data[0]!.id).toBe(ids.rossi80);
+    expect(phoneOnly.confirmed).toBe(false);
+    const withYear = await hits('333 111 2233', { birthYear: 1980 });
+    expect(withYear).toMatchObject({ confirmed: true, confirmedBy: ['birthYear'] });
+  });
+
+  it('refuses malformed details with 400 naming every wrong one', async () => {
+    const res = await search('Mario Rossi', { birthDate: '1980-13-01', birthYear: 1800, phoneLast: '12', taxCode: 'abc!' } as SearchQuery);
+    expect(res.status, res.text).toBe(400);
+    const paths = (res.error!.error.details!.issues as { path: string }[]).map((i) => i.path);
+    for (const p of ['birthDate', 'birthYear', 'phoneLast', 'taxCode']) expect(paths.join(' ')).toContain(p);
+  });
+});
+
+describe('nicknames', () => {
+  it.each([
+    ['Pino Esposito', 'giuseppe'],
+    ['Peppe Esposito', 'giuseppe'],
+    ['Totò Russo', 'salvatore'],
+    ['Turi Russo', 'salvatore'],
+    ['Checco Bianchi', 'francesco'],
+    ['Rita Colombo', 'margherita'],
+    ['Pina Ricci', 'giuseppina'],
+    ['Mimmo Romano', 'domenico'],
+    ['Romano Mimmo', 'domenico'],
+    ['Mimmo Romani', 'domenico'],
+  ])('finds the registered name first for "%s"', async (q, key) => {
+    const res = await hits(q);
+    expect(res.data[0]?.id, res.data.map((h) => `${h.name} ${h.score} ${h.matchedBy}`).join('; ')).toBe(ids[key]);
+    expect(res.data[0]!.matchedBy).toBe('nickname');
+    expect(res.data[0]!.score).toBeLessThan(0.95);
+  });
+
+  it('scores a nickname below the registered name: Rita Gallo before Margherita Gallo', async () => {
+    const res = await hits('Rita Gallo');
+    expect(res.data.map((h) => h.id).slice(0, 2)).toEqual([ids.rita, ids.margheritaGallo]);
+    expect(res.data[0]).toMatchObject({ matchedBy: 'name', score: 1 });
+    expect(res.data[1]!.matchedBy).toBe('nickname');
+    expect(res.closeMatches).toBe(1);
+  });
+
+  it('keeps the table normalized: keys and forms as queries are compared, no form a key', () => {
+    for (const [nickname, forms] of Object.entries(NICKNAMES)) {
+      expect(isNormalized(nickname), nickname).toBe(true);
+      expect(forms.length, nickname).toBeGreaterThan(0);
+      for (const f of forms) {
+        expect(isNormalized(f), f).toBe(true);
+        expect(NICKNAMES[f], `${f} is both a form and a nickname`).toBeUndefined();
+      }
+    }
+  });
+});
