@@ -2,7 +2,7 @@
 import type { AppointmentRow, AppointmentStatus } from './model.js';
 import type { AppointmentView } from './schema.js';
 
-/** The columns the API's view reads without the clinical notes: what the list's JSON is written from (./list-json.ts). */
+/** The columns the API's view reads without the clinical notes: what the list's JSON is written from (store.ts, APPOINTMENT_JSON). */
 export const VIEW_COLUMNS = [
   'id',
   'patient_id',
