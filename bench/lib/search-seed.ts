@@ -20,7 +20,7 @@ import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
 import { normalizeName } from '../../src/modules/patients/normalize.js';
-import { addNameTerms } from '../../src/modules/patients/vocabulary.js';
+import { addNameTerms } from '../../src/modules/patients/search-store.js';
 import { FIRST, LAST, COMPOUND_FIRST, type Person } from './search-corpus.js';
 
 /** Bump when the corpus or the seeding changes: older seeded databases are then rebuilt. */

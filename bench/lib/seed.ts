@@ -15,7 +15,7 @@ import { createCalendar } from '../../src/modules/calendars/service.js';
 import { createClinic } from '../../src/modules/clinics/service.js';
 import { createDoctor } from '../../src/modules/doctors/service.js';
 import { createFacility } from '../../src/modules/facilities/service.js';
-import { addNameTerms } from '../../src/modules/patients/vocabulary.js';
+import { addNameTerms } from '../../src/modules/patients/search-store.js';
 
 export interface Seeded {
   clinicId: string;

@@ -5,7 +5,7 @@ import { documentJobs } from '../modules/documents/jobs.js';
 import { conversationJobs } from '../modules/conversations/jobs.js';
 import { webhookJobs } from '../modules/webhooks/jobs.js';
 import { purgeLapsedHolds } from '../modules/holds/service.js';
-import { expireOffers } from '../modules/waitlist/service.js';
+import { expireOffers } from '../modules/waitlist/offers.js';
 import { refreshRecallWorklists } from '../modules/recalls/service.js';
 import type { Job } from './scheduler.js';
 

@@ -6,9 +6,9 @@
  * Rows are written by the context's `AccessLogWriter` (./writer.ts, group commit):
  * `await ctx.accessLog.record(auth, record)`.
  */
-import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
 import type { AccessLogEntry } from './schema.js';
+import { entriesOf } from './store.js';
 
 /** One read request's entry. */
 export interface AccessRecord {
@@ -21,14 +21,11 @@ export interface AccessRecord {
 
 /** The clinic's access log, newest first; optionally only the reads of one resource. */
 export async function listAccessLog(
-  db: Kysely<DB>,
+  db: Db,
   clinicId: string,
   filter: { resourceId?: string; limit: number; before?: { at: string; id: string } },
 ): Promise<AccessLogEntry[]> {
-  let q = db.selectFrom('access_log_entries').selectAll().where('clinic_id', '=', clinicId);
-  if (filter.resourceId) q = q.where(sql<boolean>`resource_ids @> ARRAY[${filter.resourceId}]::uuid[]`);
-  if (filter.before) q = q.where(sql<boolean>`(at, id) < (${filter.before.at}::timestamptz, ${filter.before.id}::uuid)`);
-  const rows = await q.orderBy('at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+  const rows = await entriesOf(db, clinicId, filter);
   return rows.map((r) => ({
     id: r.id,
     apiKeyId: r.api_key_id,

@@ -29,15 +29,15 @@
  * for the flush. Every call site records after its reads, outside any transaction.
  */
 import { randomUUID } from 'node:crypto';
-import type { Insertable, Kysely } from 'kysely';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
-import type { DB } from '../../db/schema.js';
-import type { AccessLogResourcesTable, AccessLogTable } from '../../db/tables/core.js';
+import type { AccessLogResourcesTable } from '../../db/tables/core.js';
+import type { Db } from '../../db/transaction.js';
 import { ResourcesIds, StoredLists } from './resources.js';
 import type { AccessRecord } from './service.js';
+import { insertEntries, type AccessLogInsert } from './store.js';
 
 interface Pending {
-  row: Insertable<AccessLogTable>;
+  row: AccessLogInsert;
   /** What `row.resources_id` names. */
   resourceType: string;
   resourceIds: readonly string[];
@@ -80,7 +80,7 @@ export class AccessLogWriter {
    * 65,535 bind parameters (at most 10 per entry) and keep one statement's work short.
    */
   constructor(
-    private readonly db: Kysely<DB>,
+    private readonly db: Db,
     private readonly maxRows = 500,
   ) {}
 
@@ -164,21 +164,11 @@ export class AccessLogWriter {
   }
 
   private async insert(batch: Pending[], lists: AccessLogResourcesTable[]): Promise<void> {
-    const rows = batch.map((p) => p.row);
-    if (lists.length === 0) {
-      await this.db.insertInto('access_log').values(rows).execute();
-      return;
-    }
-    await this.db
-      .with('stored_lists', (db) =>
-        db
-          .insertInto('access_log_resources')
-          .values(lists)
-          .onConflict((oc) => oc.column('id').doNothing()),
-      )
-      .insertInto('access_log')
-      .values(rows)
-      .execute();
+    await insertEntries(
+      this.db,
+      batch.map((p) => p.row),
+      lists,
+    );
   }
 }
 

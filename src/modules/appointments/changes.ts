@@ -15,7 +15,7 @@ import { assertBookableBy } from '../calendars/booking.js';
 import { calendarOfClinic, type CalendarRow } from '../calendars/store.js';
 import { answeringNoSlot, claimSlot, isNoSlot, overlapAsNoSlot, slotPreferring, unlessNoSlot, type NoSlot } from '../calendars/slots.js';
 import { moveAppointment } from './store.js';
-import { offerFreedTime } from '../waitlist/service.js';
+import { offerFreedTime } from '../waitlist/offers.js';
 
 /** The calendar rules for touching an existing appointment through the API (403 forbidden otherwise). */
 async function calendarOf(trx: Db, actor: Actor, current: AppointmentRow): Promise<CalendarRow> {

@@ -1,10 +1,7 @@
-/** Appointment values of spec 2.2 and 3.4, and the API view (the event data of spec 6.2: ./events.ts). */
+/** Appointment values of spec 2.2 and 3.4 (the API view: ./view.ts; the event data of spec 6.2: ./events.ts). */
 import type { Selectable } from 'kysely';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import type { AppointmentsTable } from '../../db/tables/core.js';
-import type { AppointmentView } from './schema.js';
-
-export type { AppointmentView } from './schema.js';
 
 export type AppointmentRow = Selectable<AppointmentsTable>;
 
@@ -58,59 +55,6 @@ export const STATUS_EVENTS = {
   no_show: 'appointment.no_show',
   cancelled: 'appointment.cancelled',
 } as const;
-
-/** The columns the API's view reads without the clinical notes: what the list's JSON is written from (./list-json.ts). */
-export const VIEW_COLUMNS = [
-  'id',
-  'patient_id',
-  'facility_id',
-  'doctor_id',
-  'chair_id',
-  'calendar_id',
-  'start_at',
-  'end_at',
-  'status',
-  'type',
-  'category',
-  'title',
-  'reason',
-  'origin',
-  'treatment_plan_id',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly (keyof AppointmentRow)[];
-export type ViewedAppointmentRow = Pick<AppointmentRow, (typeof VIEW_COLUMNS)[number]>;
-
-/** The API's view; with `clinical`, the notes too (read from a whole row). */
-export function toView(row: ViewedAppointmentRow): AppointmentView;
-export function toView(row: AppointmentRow, clinical: boolean): AppointmentView;
-export function toView(row: ViewedAppointmentRow & Partial<AppointmentRow>, clinical = false): AppointmentView {
-  const view: AppointmentView = {
-    id: row.id,
-    patientId: row.patient_id,
-    facilityId: row.facility_id,
-    doctorId: row.doctor_id,
-    chairId: row.chair_id,
-    calendarId: row.calendar_id,
-    start: row.start_at.toISOString(),
-    end: row.end_at.toISOString(),
-    status: row.status as AppointmentStatus,
-    type: row.type as AppointmentView['type'],
-    category: row.category as AppointmentView['category'],
-    title: row.title,
-    reason: row.reason,
-    origin: row.origin as AppointmentView['origin'],
-    treatmentPlanId: row.treatment_plan_id,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
-  if (clinical) {
-    view.notes = row.notes ?? null;
-    view.clinicalNotes = row.clinical_notes ?? null;
-    view.completionNotes = row.completion_notes ?? null;
-  }
-  return view;
-}
 
 /** Maps the overlap constraints' violation to `409 conflict` (doctor_busy / chair_busy), or null. */
 export function overlapReason(error: unknown): 'doctor_busy' | 'chair_busy' | null {

@@ -13,7 +13,7 @@ import { eventData } from './events.js';
 import { appointmentBodyIssues, endAfterStart } from './checks.js';
 import type { AppointmentChanges, ListQuery, NewAppointment } from './schema.js';
 import { listPage, updateRow, writeAppointment, type AppointmentInsert, type BusyQuery } from './store.js';
-import { offerFreedTime } from '../waitlist/service.js';
+import { offerFreedTime } from '../waitlist/offers.js';
 
 export type { ListQuery } from './schema.js';
 export type { AppointmentInsert } from './store.js';

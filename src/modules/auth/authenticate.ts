@@ -8,13 +8,12 @@
  * while the feed is not live an agent key's lookup is never served from the cache, so an
  * agent key is refused `ai_disabled` on the first request after the switch, in every process.
  */
-import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { TenantScope } from '../../db/tenant.js';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
 import { ApiError } from '../../core/errors.js';
 import type { AuthContext } from '../../core/actor.js';
+import { keyByTokenHash, touchKey } from './store.js';
 import { hashToken, tokenKind } from './tokens.js';
 import type { ChangeFeed, ChangeToken } from '../../db/change-feed.js';
 
@@ -54,7 +53,7 @@ export class Authenticator {
   readonly #lastUsedWrites = new LRUCache<string, true>({ max: 10_000, ttl: LAST_USED_WRITE_INTERVAL_MS });
 
   constructor(
-    private readonly db: Kysely<DB>,
+    private readonly db: Db,
     /** Clinic changes as they commit; without it, lookups are cached for the TTL alone. */
     private readonly changes: ChangeFeed | null = null,
   ) {}
@@ -88,28 +87,7 @@ export class Authenticator {
     // Read before the query: a clinic change committed meanwhile makes this lookup stale at once.
     const clinics = this.changes?.tableToken('clinics') ?? null;
 
-    const row = await this.db
-      .selectFrom('api_keys as k')
-      .innerJoin('clinics as c', 'c.id', 'k.clinic_id')
-      .innerJoin('organizations as o', 'o.id', 'c.organization_id')
-      .select([
-        'k.id',
-        'k.kind',
-        'k.clinic_id',
-        'k.scopes',
-        'k.facility_ids',
-        'k.expires_at',
-        'k.revoked_at',
-        'k.agent',
-        'c.organization_id',
-        'c.mode',
-        'c.plan_active',
-        'c.ai_enabled',
-        'c.timezone',
-        'o.suspended_at',
-      ])
-      .where('k.token_hash', '=', tokenHash)
-      .executeTakeFirst();
+    const row = await keyByTokenHash(this.db, tokenHash);
 
     const record: KeyRecord | null = row
       ? {
@@ -148,12 +126,7 @@ export class Authenticator {
   #touch(keyId: string): void {
     if (this.#lastUsedWrites.has(keyId)) return;
     this.#lastUsedWrites.set(keyId, true);
-    this.db
-      .updateTable('api_keys')
-      .set({ last_used_at: sql`now()` })
-      .where('id', '=', keyId)
-      .execute()
-      .catch(() => {});
+    touchKey(this.db, keyId).catch(() => {});
   }
 }
 

@@ -2,9 +2,6 @@
  * API keys: issued with a kind (the clinic's: live or test), scopes, an optional facility
  * set and an optional expiry. The token is shown once, at creation; only its hash is kept.
  */
-import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
-import type { ApiKeysTable } from '../../db/tables/core.js';
 import { ApiError } from '../../core/errors.js';
 import { generateToken, hashToken, tokenPrefix } from './tokens.js';
 import { keyBodyIssues } from './checks.js';
@@ -13,6 +10,7 @@ import type { Db } from '../../db/transaction.js';
 import type { AgentKind } from '../../core/actor.js';
 import type { Static } from 'typebox';
 import type { ApiKeySchema, CreatedApiKeySchema } from './schema.js';
+import * as store from './store.js';
 
 export type ApiKeyView = Static<typeof ApiKeySchema>;
 /** The key as issued: with its bearer token, shown only now. */
@@ -26,7 +24,7 @@ export interface NewApiKey {
   agent?: AgentKind;
 }
 
-function toView(row: Selectable<ApiKeysTable>): ApiKeyView {
+function toView(row: store.ApiKeyRow): ApiKeyView {
   return {
     id: row.id,
     clinicId: row.clinic_id,
@@ -45,19 +43,13 @@ function toView(row: Selectable<ApiKeysTable>): ApiKeyView {
 }
 
 export async function createApiKey(db: Db, clinicId: string, input: NewApiKey, replaces?: string): Promise<CreatedApiKey> {
-  const clinic = await db.selectFrom('clinics').select(['id', 'mode']).where('id', '=', clinicId).executeTakeFirst();
+  const clinic = await store.clinicMode(db, clinicId);
   if (!clinic) throw ApiError.notFound();
 
   const issues = keyBodyIssues({ ...input, expiresAt: input.expiresAt?.toISOString() });
   const facilityIds = input.facilityIds ? [...new Set(input.facilityIds.map((f) => f.toLowerCase()))] : null;
   if (facilityIds) {
-    const found = await db
-      .selectFrom('facilities')
-      .select('id')
-      .where('clinic_id', '=', clinicId)
-      .where('id', 'in', facilityIds.length ? facilityIds : ['00000000-0000-0000-0000-000000000000'])
-      .execute();
-    const known = new Set(found.map((f) => f.id));
+    const known = await store.facilitiesAmong(db, clinicId, facilityIds);
     facilityIds.forEach((f, i) => {
       if (!known.has(f)) issues.push({ path: `facilityIds.${i}`, message: 'sede inesistente in questo studio' });
     });
@@ -65,51 +57,34 @@ export async function createApiKey(db: Db, clinicId: string, input: NewApiKey, r
   if (issues.length) throw ApiError.invalid('body', issues);
 
   const token = generateToken(clinic.mode);
-  const row = await db
-    .insertInto('api_keys')
-    .values({
-      id: randomUUID(),
-      clinic_id: clinicId,
-      name: input.name,
-      kind: clinic.mode,
-      token_hash: hashToken(token),
-      token_prefix: tokenPrefix(token),
-      scopes: [...new Set(input.scopes as Scope[])],
-      facility_ids: facilityIds,
-      expires_at: input.expiresAt ?? null,
-      agent: input.agent ?? 'none',
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  if (replaces) {
-    await db
-      .updateTable('api_keys')
-      .set({ revoked_at: sql`coalesce(revoked_at, now())`, replaced_by: row.id })
-      .where('id', '=', replaces)
-      .where('clinic_id', '=', clinicId)
-      .execute();
-  }
+  const row = await store.insertKey(db, {
+    clinic_id: clinicId,
+    name: input.name,
+    kind: clinic.mode,
+    token_hash: hashToken(token),
+    token_prefix: tokenPrefix(token),
+    scopes: [...new Set(input.scopes as Scope[])],
+    facility_ids: facilityIds,
+    expires_at: input.expiresAt ?? null,
+    agent: input.agent ?? 'none',
+  });
+  if (replaces) await store.revokeKey(db, replaces, { clinicId, replacedBy: row.id });
   return { ...toView(row), token };
 }
 
 export async function listApiKeys(db: Db, clinicId: string): Promise<ApiKeyView[]> {
-  const rows = await db.selectFrom('api_keys').selectAll().where('clinic_id', '=', clinicId).orderBy('created_at').orderBy('id').execute();
+  const rows = await store.keysOf(db, clinicId);
   return rows.map(toView);
 }
 
 export async function getApiKey(db: Db, keyId: string): Promise<ApiKeyView> {
-  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+  const row = await store.keyById(db, keyId);
   if (!row) throw ApiError.notFound();
   return toView(row);
 }
 
 export async function revokeApiKey(db: Db, keyId: string): Promise<ApiKeyView> {
-  const row = await db
-    .updateTable('api_keys')
-    .set({ revoked_at: sql`coalesce(revoked_at, now())` })
-    .where('id', '=', keyId)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await store.revokeKey(db, keyId);
   if (!row) throw ApiError.notFound();
   return toView(row);
 }

@@ -8,30 +8,17 @@ import type { Actor } from '../../core/actor.js';
 import { findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 import { localDate } from './dates.js';
+import { issuedInvoicesOf } from './invoice-store.js';
 import { invoiceDueCents } from './invoices.js';
 import { CURRENCY, sumCents, toCents, toEuro } from './money.js';
+import { unpaidInstallmentsOf } from './plan-store.js';
 import type { BalanceView } from './schema.js';
 
 export async function patientBalance(db: Db, actor: Actor, patientId: string): Promise<BalanceView> {
   const patient = await findScoped(db, 'patients', actor, patientId);
   const today = localDate(actor.timeZone);
-  const invoices = await db
-    .selectFrom('invoices')
-    .select(['status', 'total_amount', 'amount_paid', 'due_date'])
-    .where('clinic_id', '=', actor.clinicId)
-    .where('patient_id', '=', patient.id)
-    .where('status', '=', 'issued')
-    .execute();
-  const installments = await db
-    .selectFrom('installments as i')
-    .innerJoin('payment_plans as p', 'p.id', 'i.payment_plan_id')
-    .select(['i.id', 'i.payment_plan_id', 'i.amount', 'i.amount_paid', 'i.due_date'])
-    .where('p.clinic_id', '=', actor.clinicId)
-    .where('p.patient_id', '=', patient.id)
-    .where('i.status', '<>', 'paid')
-    .orderBy('i.due_date')
-    .orderBy('i.seq')
-    .execute();
+  const invoices = await issuedInvoicesOf(db, actor.clinicId, patient.id);
+  const installments = await unpaidInstallmentsOf(db, actor.clinicId, patient.id);
   const open = [
     ...invoices.map((i) => ({ cents: invoiceDueCents(i), due: i.due_date })),
     ...installments.map((i) => ({ cents: toCents(i.amount) - toCents(i.amount_paid), due: i.due_date as string | null })),

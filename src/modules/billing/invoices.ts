@@ -3,22 +3,18 @@
  * clinic), read on /v1, paid by payments (src/modules/billing/payments.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
-import { hasSqlState, SQLSTATE } from '../../db/errors.js';
-import { keysetPage } from '../../db/keyset.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
-import type { InvoiceLinesTable, InvoicesTable } from '../../db/tables/agenda.js';
-import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
 import { invoiceBodyIssues } from './checks.js';
 import { CURRENCY, STAMP_DUTY_CENTS, STAMP_DUTY_THRESHOLD_CENTS, sumCents, toCents, toEuro, vatCents } from './money.js';
+import * as store from './invoice-store.js';
+import type { InvoiceRow, LineInsert, LineRow } from './invoice-store.js';
 import type { InvoiceListQuery, InvoiceView, NewInvoice } from './schema.js';
 
-export type InvoiceRow = Selectable<InvoicesTable>;
-type LineRow = Selectable<InvoiceLinesTable>;
+export type { InvoiceRow };
 
 export { STAMP_DUTY_CENTS, STAMP_DUTY_THRESHOLD_CENTS };
 /** The one line of an invoice issued with a total only. */
@@ -74,19 +70,7 @@ export function invoiceView(row: InvoiceRow, lines: LineRow[]): InvoiceView {
   return { ...invoiceSummary(row), lines: lines.map(lineView) };
 }
 
-async function invoiceLines(db: Db, clinicId: string, ids: string[]): Promise<LineRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('invoice_lines')
-    .selectAll()
-    .where('clinic_id', '=', clinicId)
-    .where('invoice_id', 'in', ids)
-    .orderBy('invoice_id')
-    .orderBy('position')
-    .execute();
-}
-
-type PricedLine = Omit<LineRow, 'id' | 'clinic_id' | 'invoice_id'>;
+type PricedLine = LineInsert;
 
 /** Prices the lines in integer cents (checked by invoiceBodyIssues); VAT per line, rounded half up to the cent. */
 function priceLines(input: NewInvoice): { lines: PricedLine[]; subtotal: number; discount: number; tax: number; stamp: number } {
@@ -128,60 +112,45 @@ async function checkQuoteRefs(trx: Transaction, actor: Actor, input: NewInvoice,
   issues.push(...refs.issues);
   for (const [n, line] of (input.lines ?? []).entries()) {
     if (!line.treatmentPlanItemId) continue;
-    const item = await trx
-      .selectFrom('treatment_plan_items as i')
-      .innerJoin('treatment_plans as p', 'p.id', 'i.treatment_plan_id')
-      .select('p.patient_id')
-      .where('i.id', '=', line.treatmentPlanItemId)
-      .where('i.clinic_id', '=', actor.clinicId)
-      .executeTakeFirst();
-    if (!item || item.patient_id !== input.patientId.toLowerCase())
+    const itemPatient = await store.quoteItemPatient(trx, actor.clinicId, line.treatmentPlanItemId);
+    if (itemPatient !== input.patientId.toLowerCase())
       issues.push({ path: `lines.${n}.treatmentPlanItemId`, message: 'non è una voce di un preventivo del paziente' });
   }
 }
 
 /** Issues an invoice (back office) and records `invoice.issued`. A number used in the clinic is `409 duplicate_number`. */
 export async function issueInvoice(db: Db, actor: Actor, input: NewInvoice): Promise<InvoiceView> {
-  try {
-    const row = await db.transaction().execute(async (trx) => {
-      const { issues, rows } = await checkRefs(trx, actor, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
-      await checkQuoteRefs(trx, actor, input, issues);
-      issues.push(...invoiceBodyIssues(input));
-      if (issues.length > 0) throw ApiError.invalid('body', issues);
-      const priced = priceLines(input);
-      const id = randomUUID();
-      const row = await trx
-        .insertInto('invoices')
-        .values({
-          id,
-          clinic_id: actor.clinicId,
-          facility_id: rows.get('patientId')?.facility_id ?? null,
-          patient_id: input.patientId,
-          treatment_plan_id: input.treatmentPlanId ?? null,
-          number: input.number,
-          subtotal_amount: toEuro(priced.subtotal),
-          discount_amount: toEuro(priced.discount),
-          tax_amount: toEuro(priced.tax),
-          stamp_duty_amount: toEuro(priced.stamp),
-          total_amount: toEuro(priced.subtotal + priced.tax + priced.stamp),
-          due_date: input.dueDate ?? null,
-          ...(input.issuedAt ? { issued_at: new Date(input.issuedAt) } : {}),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await trx
-        .insertInto('invoice_lines')
-        .values(priced.lines.map((l) => ({ ...l, id: randomUUID(), clinic_id: actor.clinicId, invoice_id: id })))
-        .execute();
-      await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'invoice.issued', facilityId: row.facility_id, data: invoiceSummary(row) });
-      return row;
-    });
-    return invoiceView(row, await invoiceLines(db, actor.clinicId, [row.id]));
-  } catch (error) {
-    // Two requests issuing the same number at once: the unique index decides.
-    if (hasSqlState(error, SQLSTATE.uniqueViolation)) throw ApiError.conflict('duplicate_number');
-    throw error;
-  }
+  const row = await db.transaction().execute(async (trx) => {
+    const { issues, rows } = await checkRefs(trx, actor, [{ field: 'patientId', table: 'patients', id: input.patientId }]);
+    await checkQuoteRefs(trx, actor, input, issues);
+    issues.push(...invoiceBodyIssues(input));
+    if (issues.length > 0) throw ApiError.invalid('body', issues);
+    const priced = priceLines(input);
+    const outcome = await store.insertInvoice(
+      trx,
+      {
+        id: randomUUID(),
+        clinic_id: actor.clinicId,
+        facility_id: rows.get('patientId')?.facility_id ?? null,
+        patient_id: input.patientId,
+        treatment_plan_id: input.treatmentPlanId ?? null,
+        number: input.number,
+        subtotal_amount: toEuro(priced.subtotal),
+        discount_amount: toEuro(priced.discount),
+        tax_amount: toEuro(priced.tax),
+        stamp_duty_amount: toEuro(priced.stamp),
+        total_amount: toEuro(priced.subtotal + priced.tax + priced.stamp),
+        due_date: input.dueDate ?? null,
+        ...(input.issuedAt ? { issued_at: new Date(input.issuedAt) } : {}),
+      },
+      priced.lines,
+    );
+    if (outcome.kind === 'duplicate_number') throw ApiError.conflict('duplicate_number');
+    const row = outcome.row;
+    await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: 'invoice.issued', facilityId: row.facility_id, data: invoiceSummary(row) });
+    return row;
+  });
+  return invoiceView(row, await store.invoiceLines(db, actor.clinicId, [row.id]));
 }
 
 /**
@@ -194,40 +163,19 @@ export async function voidInvoice(db: Db, actor: Actor, id: string): Promise<Inv
     if (current.status === 'void') return current;
     if (current.status !== 'issued') throw ApiError.conflict('invalid_transition', { from: current.status, to: 'void' });
     if (toCents(current.amount_paid) > 0) throw ApiError.conflict('invoice_has_payments', { amountPaid: Number(current.amount_paid) });
-    return trx
-      .updateTable('invoices')
-      .set({ status: 'void', voided_at: sql`now()`, updated_at: sql`now()` })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return store.voidInvoice(trx, id);
   });
-  return invoiceView(row, await invoiceLines(db, actor.clinicId, [row.id]));
+  return invoiceView(row, await store.invoiceLines(db, actor.clinicId, [row.id]));
 }
 
 export async function findInvoice(db: Db, actor: Actor, id: string): Promise<InvoiceView> {
   const row = await findScoped(db, 'invoices', actor, id);
-  return invoiceView(row, await invoiceLines(db, actor.clinicId, [row.id]));
+  return invoiceView(row, await store.invoiceLines(db, actor.clinicId, [row.id]));
 }
 
 export async function listInvoices(db: Db, actor: Actor, q: InvoiceListQuery): Promise<{ data: InvoiceView[]; nextCursor: string | null }> {
-  const filters = [q.updatedSince, q.patientId?.toLowerCase(), q.facilityId?.toLowerCase(), q.status, q.issuedFrom, q.issuedTo].map((v) => v ?? null);
-  const cursorScope = `invoices:${actor.clinicId}:${JSON.stringify(filters)}`;
-  let query = db.selectFrom('invoices').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
-  if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
-  if (q.patientId) query = query.where('patient_id', '=', q.patientId);
-  if (q.facilityId) query = query.where('facility_id', '=', q.facilityId);
-  if (q.status) query = query.where('status', '=', q.status);
-  if (q.issuedFrom) query = query.where('issued_at', '>=', new Date(q.issuedFrom));
-  if (q.issuedTo) query = query.where('issued_at', '<', new Date(q.issuedTo));
-  const page = await keysetPage(query, {
-    columns: ['updated_at', 'id'],
-    at: (r) => r.updated_at,
-    secret: actor.cursorSecret,
-    scope: cursorScope,
-    cursor: q.cursor,
-    limit: q.limit,
-  });
-  const lines = await invoiceLines(
+  const page = await store.listInvoices(db, actor, q);
+  const lines = await store.invoiceLines(
     db,
     actor.clinicId,
     page.items.map((r) => r.id),

@@ -7,56 +7,19 @@
  * records the events of exactly the rows it updated. A second process skips locked rows and,
  * after a commit, no longer matches them; a rollback releases both the claim and the events.
  */
-import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
 import type { Job } from '../../jobs/scheduler.js';
 import { recordEvent } from '../../events/record.js';
+import { claimOverdueInstallments } from './plan-store.js';
 
 const BATCH = 200;
 
-interface Claimed {
-  id: string;
-  clinic_id: string;
-  payment_plan_id: string;
-  patient_id: string;
-  facility_id: string | null;
-  amount: number;
-  amount_paid: number;
-  due_date: string;
-  /** Never `paid`: the claim skips paid installments. */
-  status: 'pending' | 'partially_paid';
-}
-
 /** Records the events of newly overdue installments; returns how many it recorded. */
-export async function recordOverdueInstallments(db: Kysely<DB>): Promise<number> {
+export async function recordOverdueInstallments(db: Db): Promise<number> {
   let total = 0;
   for (;;) {
     const claimed = await db.transaction().execute(async (trx) => {
-      const { rows } = await sql<Claimed>`
-        UPDATE installments i
-           SET overdue_notified_at = now()
-          FROM payment_plans p
-         WHERE i.id IN (
-                 SELECT i2.id
-                   FROM installments i2
-                   JOIN clinics c ON c.id = i2.clinic_id
-                  WHERE i2.overdue_notified_at IS NULL
-                    AND i2.status <> 'paid'
-                    AND i2.due_date < (now() AT TIME ZONE c.timezone)::date
-                  ORDER BY i2.due_date, i2.id
-                  LIMIT ${BATCH}
-                    FOR UPDATE OF i2 SKIP LOCKED)
-           AND i.overdue_notified_at IS NULL
-           AND p.id = i.payment_plan_id
-        RETURNING i.id, i.clinic_id, i.payment_plan_id, p.patient_id, p.facility_id, i.amount, i.amount_paid, i.due_date, i.status`.execute(trx);
-      const plans = [...new Set(rows.map((r) => r.payment_plan_id))];
-      // The overdue flag is part of the plan as listed: syncing clients see it via updatedSince.
-      if (plans.length > 0)
-        await trx
-          .updateTable('payment_plans')
-          .set({ updated_at: sql`now()` })
-          .where('id', 'in', plans)
-          .execute();
+      const rows = await claimOverdueInstallments(trx, BATCH);
       for (const r of rows) {
         await recordEvent(trx, {
           clinicId: r.clinic_id,

@@ -1,20 +1,17 @@
 /** Payment plans with their installments (spec 2.10, 4.8). */
 import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
-import { keysetPage } from '../../db/keyset.js';
 import { checkRefs } from '../../db/scoped.js';
-import type { InstallmentsTable, PaymentPlansTable } from '../../db/tables/agenda.js';
-import { facilityVisible } from '../../db/tenant.js';
 import type { Db } from '../../db/transaction.js';
 import { localDate } from './dates.js';
 import { paymentPlanBodyIssues } from './checks.js';
 import { sumCents, toCents, toEuro } from './money.js';
+import * as store from './plan-store.js';
+import type { InstallmentRow, PaymentPlanRow } from './plan-store.js';
 import type { InstallmentView, NewPaymentPlan, PaymentPlanListQuery, PaymentPlanView } from './schema.js';
 
-export type InstallmentRow = Selectable<InstallmentsTable>;
-type PaymentPlanRow = Selectable<PaymentPlansTable>;
+export type { InstallmentRow };
 
 export function installmentView(row: InstallmentRow, today: string): InstallmentView {
   return {
@@ -50,9 +47,9 @@ export async function createPaymentPlan(db: Db, actor: Actor, input: NewPaymentP
     ]);
     issues.push(...paymentPlanBodyIssues(input));
     if (issues.length > 0) throw ApiError.invalid('body', issues);
-    const plan = await trx
-      .insertInto('payment_plans')
-      .values({
+    return store.insertPlan(
+      trx,
+      {
         id: randomUUID(),
         clinic_id: actor.clinicId,
         facility_id: rows.get('patientId')?.facility_id ?? null,
@@ -61,57 +58,21 @@ export async function createPaymentPlan(db: Db, actor: Actor, input: NewPaymentP
         type: input.type ?? 'installments',
         total_amount: toEuro(sumCents(input.installments.map((i) => toCents(i.amount)))),
         installment_count: input.installments.length,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('installments')
-      .values(
-        input.installments.map((i, n) => ({
-          id: randomUUID(),
-          clinic_id: actor.clinicId,
-          payment_plan_id: plan.id,
-          seq: n + 1,
-          amount: i.amount,
-          due_date: i.dueDate,
-        })),
-      )
-      .execute();
-    return plan;
+      },
+      input.installments.map((i) => ({ amount: i.amount, due_date: i.dueDate })),
+    );
   });
-  const installments = await db.selectFrom('installments').selectAll().where('payment_plan_id', '=', plan.id).orderBy('due_date').orderBy('seq').execute();
+  const installments = await store.installmentsOf(db, [plan.id]);
   return planView(plan, installments, localDate(actor.timeZone));
 }
 
 export async function listPaymentPlans(db: Db, actor: Actor, q: PaymentPlanListQuery): Promise<{ data: PaymentPlanView[]; nextCursor: string | null }> {
   const today = localDate(actor.timeZone);
-  const cursorScope = `payment-plans:${actor.clinicId}:${JSON.stringify([q.state, q.updatedSince ?? null, q.patientId?.toLowerCase() ?? null])}`;
-  let query = db.selectFrom('payment_plans as p').selectAll('p').where('p.clinic_id', '=', actor.clinicId).where(facilityVisible('p.facility_id', actor));
-  if (q.updatedSince) query = query.where('p.updated_at', '>=', new Date(q.updatedSince));
-  if (q.patientId) query = query.where('p.patient_id', '=', q.patientId);
-  if (q.state !== 'all') {
-    query = query.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('installments as i')
-          .select('i.id')
-          .whereRef('i.payment_plan_id', '=', 'p.id')
-          .where('i.status', '<>', 'paid')
-          .$if(q.state === 'overdue', (s) => s.where('i.due_date', '<', today)),
-      ),
-    );
-  }
-  const page = await keysetPage(query, {
-    columns: ['p.updated_at', 'p.id'],
-    at: (r) => r.updated_at,
-    secret: actor.cursorSecret,
-    scope: cursorScope,
-    cursor: q.cursor,
-    limit: q.limit,
-  });
-  const ids = page.items.map((p) => p.id);
-  const installments = ids.length
-    ? await db.selectFrom('installments').selectAll().where('payment_plan_id', 'in', ids).orderBy('due_date').orderBy('seq').execute()
-    : [];
+  const page = await store.listPlans(db, actor, q, today);
+  const installments = await store.installmentsOf(
+    db,
+    page.items.map((p) => p.id),
+  );
   return {
     data: page.items.map((p) =>
       planView(
@@ -122,14 +83,4 @@ export async function listPaymentPlans(db: Db, actor: Actor, q: PaymentPlanListQ
     ),
     nextCursor: page.nextCursor,
   };
-}
-
-/** Marks plans changed (a payment, an installment becoming overdue): syncing clients see it via `updatedSince`. */
-export async function touchPlans(db: Db, ids: string[]): Promise<void> {
-  if (ids.length > 0)
-    await db
-      .updateTable('payment_plans')
-      .set({ updated_at: sql`now()` })
-      .where('id', 'in', ids)
-      .execute();
 }

@@ -1,16 +1,12 @@
 /**
  * A quote's items: how they are shown, priced (integer cents; the checks are checks.ts'
- * quoteBodyIssues), stored and read, and the appointments they may name (the quote's patient's).
+ * quoteBodyIssues) and the appointments they may name (the quote's patient's); stored and
+ * read by quote-store.ts.
  */
-import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
 import type { Ref } from '../../db/scoped.js';
-import type { TreatmentPlanItemsTable } from '../../db/tables/agenda.js';
-import type { Db, Transaction } from '../../db/transaction.js';
 import { sumCents, toCents, toEuro } from './money.js';
+import type { ItemInsert, ItemRow } from './quote-store.js';
 import type { QuoteItemInputType, QuoteView } from './schema.js';
-
-export type ItemRow = Selectable<TreatmentPlanItemsTable>;
 
 export function itemView(row: ItemRow): QuoteView['items'][number] {
   return {
@@ -30,21 +26,8 @@ export function itemView(row: ItemRow): QuoteView['items'][number] {
   };
 }
 
-/** Items of these quotes, by position. */
-export async function quoteItems(db: Db, clinicId: string, ids: string[]): Promise<ItemRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('treatment_plan_items')
-    .selectAll()
-    .where('clinic_id', '=', clinicId)
-    .where('treatment_plan_id', 'in', ids)
-    .orderBy('treatment_plan_id')
-    .orderBy('position')
-    .execute();
-}
-
 export interface PricedItems {
-  rows: Array<Omit<ItemRow, 'id' | 'clinic_id' | 'treatment_plan_id'>>;
+  rows: ItemInsert[];
   subtotalCents: number;
 }
 
@@ -75,12 +58,4 @@ export function priceItems(items: QuoteItemInputType[]): PricedItems {
 /** The appointments items name: visible to the key and the quote's patient's (checkRefs). */
 export function appointmentRefs(items: QuoteItemInputType[] | undefined, patientId: string): Ref[] {
   return (items ?? []).map((item, n) => ({ field: `items.${n}.appointmentId`, table: 'appointments' as const, id: item.appointmentId, patientId }));
-}
-
-export async function replaceItems(trx: Transaction, clinicId: string, planId: string, priced: PricedItems): Promise<void> {
-  await trx.deleteFrom('treatment_plan_items').where('clinic_id', '=', clinicId).where('treatment_plan_id', '=', planId).execute();
-  await trx
-    .insertInto('treatment_plan_items')
-    .values(priced.rows.map((r) => ({ ...r, id: randomUUID(), clinic_id: clinicId, treatment_plan_id: planId })))
-    .execute();
 }

@@ -5,21 +5,19 @@
  * again what is already decided answers the quote unchanged.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
 import { can, type Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
-import { keysetPage } from '../../db/keyset.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
-import type { TreatmentPlansTable } from '../../db/tables/agenda.js';
-import { facilityVisible } from '../../db/tenant.js';
-import type { Db, Transaction } from '../../db/transaction.js';
+import type { Db } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
 import type { EventData } from './events.js';
 import { localDate, addDays } from './dates.js';
 import { quoteBodyIssues } from './checks.js';
 import { CURRENCY, toCents, toEuro } from './money.js';
-import { appointmentRefs, itemView, priceItems, quoteItems, replaceItems, type ItemRow, type PricedItems } from './quote-items.js';
+import { appointmentRefs, itemView, priceItems, type PricedItems } from './quote-items.js';
+import * as store from './quote-store.js';
+import type { ItemRow, QuoteMove, QuoteRow } from './quote-store.js';
 import { checkSignedDocument } from './signature.js';
 import {
   type NewQuote,
@@ -31,8 +29,7 @@ import {
   type QuoteView,
 } from './schema.js';
 
-export type QuoteRow = Selectable<TreatmentPlansTable>;
-export { quoteItems };
+export type { QuoteRow };
 
 /** Validity given at presentation when the quote has none: 90 days, as Italian practice has it. */
 export const DEFAULT_VALIDITY_DAYS = 90;
@@ -109,23 +106,12 @@ export function quoteEventData(row: QuoteRow): EventData<'treatment_plan.present
   };
 }
 
-/** The next number of a kind for the clinic and year, atomic under concurrency (one upsert). */
-export async function nextNumber(trx: Transaction, clinicId: string, kind: string, year: number): Promise<number> {
-  const row = await trx
-    .insertInto('billing_counters')
-    .values({ clinic_id: clinicId, kind, year, last: 1 })
-    .onConflict((oc) => oc.columns(['clinic_id', 'kind', 'year']).doUpdateSet({ last: sql`billing_counters.last + 1` }))
-    .returning('last')
-    .executeTakeFirstOrThrow();
-  return row.last;
-}
-
 function requireClinicalWrite(actor: Actor, notes: unknown): void {
   if (notes !== undefined && notes !== null && !can(actor, 'clinical:write')) throw new ApiError('insufficient_scope', { requiredScopes: ['clinical:write'] });
 }
 
 async function withItems(db: Db, actor: Actor, row: QuoteRow): Promise<QuoteView> {
-  return quoteView(row, await quoteItems(db, actor.clinicId, [row.id]), localDate(actor.timeZone), can(actor, 'clinical:read'));
+  return quoteView(row, await store.quoteItems(db, actor.clinicId, [row.id]), localDate(actor.timeZone), can(actor, 'clinical:read'));
 }
 
 /** A draft with its items; its facility is the patient's. Number `P-<year>-<seq>`. */
@@ -142,28 +128,24 @@ export async function createQuote(db: Db, actor: Actor, input: NewQuote): Promis
     const priced = priceItems(input.items);
     const discount = toCents(input.discount ?? 0);
     const year = Number(localDate(actor.timeZone).slice(0, 4));
-    const seq = await nextNumber(trx, actor.clinicId, 'quote', year);
+    const seq = await store.nextNumber(trx, actor.clinicId, 'quote', year);
     const id = randomUUID();
-    const row = await trx
-      .insertInto('treatment_plans')
-      .values({
-        id,
-        clinic_id: actor.clinicId,
-        facility_id: rows.get('patientId')?.facility_id ?? null,
-        patient_id: input.patientId,
-        number: `P-${year}-${String(seq).padStart(4, '0')}`,
-        doctor_id: input.doctorId ?? null,
-        title: input.title ?? null,
-        valid_until: input.validUntil ?? null,
-        notes: input.notes ?? null,
-        subtotal_amount: toEuro(priced.subtotalCents),
-        discount_amount: toEuro(discount),
-        total_amount: toEuro(priced.subtotalCents - discount),
-        status: 'draft',
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await replaceItems(trx, actor.clinicId, id, priced);
+    const row = await store.insertQuote(trx, {
+      id,
+      clinic_id: actor.clinicId,
+      facility_id: rows.get('patientId')?.facility_id ?? null,
+      patient_id: input.patientId,
+      number: `P-${year}-${String(seq).padStart(4, '0')}`,
+      doctor_id: input.doctorId ?? null,
+      title: input.title ?? null,
+      valid_until: input.validUntil ?? null,
+      notes: input.notes ?? null,
+      subtotal_amount: toEuro(priced.subtotalCents),
+      discount_amount: toEuro(discount),
+      total_amount: toEuro(priced.subtotalCents - discount),
+      status: 'draft',
+    });
+    await store.replaceItems(trx, actor.clinicId, id, priced.rows);
     return row;
   });
   return withItems(db, actor, row);
@@ -195,23 +177,16 @@ export async function updateQuote(
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     if (current.status !== 'draft')
       throw ApiError.conflict('invalid_transition', { from: current.status, to: 'draft' }, 'Si modifica solo un preventivo in bozza.');
-    if (priced) await replaceItems(trx, actor.clinicId, id, priced);
-    return trx
-      .updateTable('treatment_plans')
-      .set({
-        ...(changes.doctorId !== undefined ? { doctor_id: changes.doctorId } : {}),
-        ...(changes.title !== undefined ? { title: changes.title } : {}),
-        ...(changes.validUntil !== undefined ? { valid_until: changes.validUntil } : {}),
-        ...(changes.notes !== undefined ? { notes: changes.notes } : {}),
-        subtotal_amount: toEuro(subtotal),
-        discount_amount: toEuro(discount),
-        total_amount: toEuro(subtotal - discount),
-        updated_at: sql`now()`,
-        version: sql`version + 1`,
-      })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    if (priced) await store.replaceItems(trx, actor.clinicId, id, priced.rows);
+    return store.updateDraft(trx, id, {
+      ...(changes.doctorId !== undefined ? { doctor_id: changes.doctorId } : {}),
+      ...(changes.title !== undefined ? { title: changes.title } : {}),
+      ...(changes.validUntil !== undefined ? { valid_until: changes.validUntil } : {}),
+      ...(changes.notes !== undefined ? { notes: changes.notes } : {}),
+      subtotal_amount: toEuro(subtotal),
+      discount_amount: toEuro(discount),
+      total_amount: toEuro(subtotal - discount),
+    });
   });
   return { view: await withItems(db, actor, row), version: row.version };
 }
@@ -232,45 +207,35 @@ export async function decideQuote(db: Db, actor: Actor, id: string, decision: De
     if (current.status === decision.to) return current;
     if (!QUOTE_TRANSITIONS[current.status].includes(decision.to)) throw ApiError.conflict('invalid_transition', { from: current.status, to: decision.to });
     const today = localDate(actor.timeZone);
-    let set: Record<string, unknown>;
+    let move: QuoteMove;
     switch (decision.to) {
       case 'presented': {
         const validUntil = decision.validUntil ?? current.valid_until ?? addDays(today, DEFAULT_VALIDITY_DAYS);
         if (validUntil < today) throw ApiError.invalid('body', [{ path: 'validUntil', message: 'è già passata' }]);
-        set = { presented_at: sql`now()`, valid_until: validUntil };
+        move = { to: 'presented', validUntil };
         break;
       }
       case 'accepted': {
         if (isExpired(current, today)) throw ApiError.conflict('quote_expired', { validUntil: current.valid_until });
         const signed = decision.acceptance.signedDocumentId ?? null;
-        if (signed === null && (await signatureRequired(trx, actor.clinicId))) throw ApiError.forbidden('signature_required');
+        if (signed === null && (await store.signatureRequired(trx, actor.clinicId))) throw ApiError.forbidden('signature_required');
         if (signed !== null) await checkSignedDocument(trx, actor, current, signed);
-        set = { decided_at: sql`now()`, acceptance_channel: decision.acceptance.channel, signed_document_id: signed };
+        move = { to: 'accepted', channel: decision.acceptance.channel, signedDocumentId: signed };
         break;
       }
       case 'rejected':
-        set = { decided_at: sql`now()`, rejection_reason: decision.rejection.reason, rejection_note: decision.rejection.note ?? null };
+        move = { to: 'rejected', reason: decision.rejection.reason, note: decision.rejection.note ?? null };
         break;
       case 'cancelled':
-        set = { decided_at: sql`now()`, cancelled_at: sql`now()` };
+        move = { to: 'cancelled' };
         break;
     }
-    const row = await trx
-      .updateTable('treatment_plans')
-      .set({ ...set, status: decision.to, updated_at: sql`now()`, version: sql`version + 1` })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await store.moveQuote(trx, id, move);
     if (decision.to !== 'cancelled')
       await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type: EVENTS[decision.to], facilityId: row.facility_id, data: quoteEventData(row) });
     return row;
   });
   return withItems(db, actor, row);
-}
-
-async function signatureRequired(trx: Transaction, clinicId: string): Promise<boolean> {
-  const clinic = await trx.selectFrom('clinics').select('quotes_require_signature').where('id', '=', clinicId).executeTakeFirstOrThrow();
-  return clinic.quotes_require_signature;
 }
 
 export async function findQuote(db: Db, actor: Actor, id: string): Promise<{ view: QuoteView; version: number }> {
@@ -279,21 +244,8 @@ export async function findQuote(db: Db, actor: Actor, id: string): Promise<{ vie
 }
 
 export async function listQuotes(db: Db, actor: Actor, q: QuoteListQuery): Promise<{ data: QuoteView[]; nextCursor: string | null }> {
-  const cursorScope = `treatment-plans:${actor.clinicId}:${JSON.stringify([q.updatedSince ?? null, q.patientId?.toLowerCase() ?? null, q.facilityId?.toLowerCase() ?? null, q.status ?? null])}`;
-  let query = db.selectFrom('treatment_plans').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
-  if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
-  if (q.patientId) query = query.where('patient_id', '=', q.patientId);
-  if (q.facilityId) query = query.where('facility_id', '=', q.facilityId);
-  if (q.status) query = query.where('status', '=', q.status);
-  const page = await keysetPage(query, {
-    columns: ['updated_at', 'id'],
-    at: (r) => r.updated_at,
-    secret: actor.cursorSecret,
-    scope: cursorScope,
-    cursor: q.cursor,
-    limit: q.limit,
-  });
-  const items = await quoteItems(
+  const page = await store.listQuotes(db, actor, q);
+  const items = await store.quoteItems(
     db,
     actor.clinicId,
     page.items.map((r) => r.id),

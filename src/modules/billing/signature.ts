@@ -7,8 +7,8 @@
  */
 import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
-import { facilityVisible } from '../../db/tenant.js';
 import type { Transaction } from '../../db/transaction.js';
+import { signedDocumentOf } from './quote-store.js';
 
 /** Document categories that can hold a patient's signature on a quote. */
 export const SIGNATURE_CATEGORIES: readonly string[] = ['consent', 'quote'];
@@ -21,13 +21,7 @@ export const SIGNED_DOCUMENT_REASONS = [
 ] as const;
 
 export async function checkSignedDocument(trx: Transaction, actor: Actor, quote: { id: string; patient_id: string }, documentId: string): Promise<void> {
-  const doc = await trx
-    .selectFrom('documents')
-    .select(['patient_id', 'quote_id', 'status', 'category', 'purged_at'])
-    .where('id', '=', documentId)
-    .where('clinic_id', '=', actor.clinicId)
-    .where(facilityVisible('facility_id', actor))
-    .executeTakeFirst();
+  const doc = await signedDocumentOf(trx, actor, documentId);
   const details = { field: 'signedDocumentId' };
   if (!doc) throw ApiError.conflict('signed_document_not_found', details, 'Il documento firmato non esiste in questo studio.');
   if (doc.patient_id !== quote.patient_id || (doc.quote_id !== null && doc.quote_id !== quote.id))

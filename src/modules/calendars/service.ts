@@ -8,15 +8,15 @@ import type { Db, Transaction } from '../../db/transaction.js';
 import type { WeekSchedule } from '../../db/tables/agenda.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
-import type { AppointmentInsert } from '../appointments/service.js';
+import type { AppointmentInsert } from '../appointments/store.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { WEEKDAYS, minutesOf } from '../facilities/schedule.js';
 import { calendarBodyIssues } from './checks.js';
 import { localParts, localToUtc } from './timezone.js';
 import type { CalendarChanges, CalendarListQuery, CalendarView, NewCalendar } from './schema.js';
-import { busyTimes, insertCalendar, pageCalendars, updateCalendarRow, type CalendarRow, type SlotOptions } from './store.js';
+import { busyTimes, insertCalendar, pageCalendars, updateCalendarRow, type CalendarRow, type Slot, type SlotOptions } from './store.js';
 
-export type { CalendarRow, SlotOptions } from './store.js';
+export type { CalendarRow, Slot, SlotOptions } from './store.js';
 
 export function calendarView(row: CalendarRow): CalendarView {
   return {
@@ -90,13 +90,6 @@ export async function updateCalendar(db: Db, actor: Actor, id: string, input: Ca
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     return updateCalendarRow(trx, id, input);
   });
-}
-
-export interface Slot {
-  start: string;
-  end: string;
-  doctorId: string | null;
-  chairId: string | null;
 }
 
 export interface Window {

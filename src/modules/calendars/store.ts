@@ -18,6 +18,14 @@ import type { CalendarChanges, CalendarListQuery, NewCalendar } from './schema.j
 
 export type CalendarRow = Selectable<CalendarsTable>;
 
+/** A free slot of a calendar: its time and the doctor and chair it takes. */
+export interface Slot {
+  start: string;
+  end: string;
+  doctorId: string | null;
+  chairId: string | null;
+}
+
 type CalendarInput = CalendarChanges;
 
 /** The columns of the fields sent (a change sets only those). */

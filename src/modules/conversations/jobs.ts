@@ -4,18 +4,12 @@
  * stored state, `updatedAt` and the ETag in step, so `updatedSince` syncs see the change.
  * A conditional UPDATE: running it in several processes at once changes each row once.
  */
-import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
 import type { Job } from '../../jobs/scheduler.js';
+import * as store from './store.js';
 
-export async function expireBotPauses(db: Kysely<DB>): Promise<number> {
-  const result = await db
-    .updateTable('conversations')
-    .set({ bot_state: 'attivo', bot_paused_until: null, updated_at: sql`now()`, version: sql`version + 1` })
-    .where('bot_state', '=', 'in_pausa')
-    .where('bot_paused_until', '<=', sql<Date>`now()`)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+export async function expireBotPauses(db: Db): Promise<number> {
+  return store.expireBotPauses(db);
 }
 
 export function conversationJobs(): Job[] {

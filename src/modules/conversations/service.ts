@@ -3,10 +3,6 @@
  * operations that feed them: open, record messages, hand to the clinic, opt out.
  */
 import type { Actor } from '../../core/actor.js';
-import { randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
-import { keysetPage } from '../../db/keyset.js';
-import type { ChatMessagesTable, ConversationsTable } from '../../db/tables/agenda.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
@@ -15,9 +11,8 @@ import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 import { botChangeIssues, MAX_PAUSE_MS, messageType, newConversationIssues, newMessageIssues } from './checks.js';
-
-type ConversationRow = Selectable<ConversationsTable>;
-type MessageRow = Selectable<ChatMessagesTable>;
+import * as store from './store.js';
+import type { ConversationRow, MessageRow } from './store.js';
 
 export { MAX_PAUSE_MS };
 
@@ -70,17 +65,7 @@ export async function listMessages(
   withTranscription: (conversation: ConversationRow) => boolean,
 ) {
   const conversation = await findConversation(db, actor, conversationId);
-  const cursorScope = `messages:${actor.clinicId}:${conversation.id}:${q.updatedSince ?? ''}`;
-  let query = db.selectFrom('chat_messages').selectAll().where('conversation_id', '=', conversation.id).where('clinic_id', '=', actor.clinicId);
-  if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
-  const page = await keysetPage(query, {
-    columns: ['created_at', 'id'],
-    at: (r) => r.created_at,
-    secret: actor.cursorSecret,
-    scope: cursorScope,
-    cursor: q.cursor,
-    limit: q.limit,
-  });
+  const page = await store.listMessages(db, actor, conversation.id, q);
   const transcription = withTranscription(conversation);
   return { data: page.items.map((r) => messageView(r, transcription)), nextCursor: page.nextCursor, transcription };
 }
@@ -96,12 +81,7 @@ export async function updateBot(db: Db, actor: Actor, id: string, input: BotChan
     if (input.state === 'in_pausa' && current.bot_state === 'allo_studio') {
       throw ApiError.conflict('handed_to_clinic', {}, 'La conversazione è stata passata allo studio: si può solo riattivare il bot.');
     }
-    return trx
-      .updateTable('conversations')
-      .set({ bot_state: input.state, bot_paused_until: until, updated_at: sql`now()`, version: sql`version + 1` })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return store.setBot(trx, id, input.state, until);
   });
 }
 
@@ -118,24 +98,17 @@ export async function openConversation(db: Db, actor: Actor, input: NewConversat
     let phone = input.phone === undefined ? null : toCanonicalPhone(input.phone, actor.region);
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     if (phone === null) {
-      const owner = input.patientId
-        ? await trx.selectFrom('patients').select('phone').where('id', '=', input.patientId).executeTakeFirst()
-        : await trx.selectFrom('leads').select('phone').where('id', '=', input.leadId!).executeTakeFirst();
-      phone = owner?.phone ? (toCanonicalPhone(owner.phone, actor.region) ?? owner.phone) : null;
+      const stored = await store.ownerPhone(trx, input);
+      phone = stored ? (toCanonicalPhone(stored, actor.region) ?? stored) : null;
     }
     const facilityId = input.facilityId ?? rows.get('patientId')?.facility_id ?? rows.get('leadId')?.facility_id ?? null;
-    return trx
-      .insertInto('conversations')
-      .values({
-        id: randomUUID(),
-        clinic_id: actor.clinicId,
-        facility_id: facilityId,
-        patient_id: input.patientId ?? null,
-        lead_id: input.leadId ?? null,
-        phone,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return store.insertConversation(trx, {
+      clinic_id: actor.clinicId,
+      facility_id: facilityId,
+      patient_id: input.patientId ?? null,
+      lead_id: input.leadId ?? null,
+      phone,
+    });
   });
 }
 
@@ -160,37 +133,21 @@ export async function recordMessage(
     const current = await lockScoped(trx, 'conversations', actor, conversationId);
     if (input.direction === 'out' && author === 'bot' && current.opted_out)
       throw ApiError.conflict('opted_out', {}, 'Il paziente ha scritto STOP: nessun messaggio automatico.');
-    const message = await trx
-      .insertInto('chat_messages')
-      .values({
-        id: randomUUID(),
-        clinic_id: actor.clinicId,
-        conversation_id: current.id,
-        direction: input.direction,
-        author,
-        type,
-        body: input.body ?? null,
-        occurred_at: input.occurredAt ? new Date(input.occurredAt) : new Date(),
-        media_mime_type: input.mediaMimeType ?? null,
-        media_duration_seconds: input.mediaDurationSeconds ?? null,
-        transcription_status: input.transcriptionStatus ?? (input.transcription ? 'completata' : 'assente'),
-        transcription: input.transcription ?? null,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const message = await store.insertMessage(trx, {
+      clinic_id: actor.clinicId,
+      conversation_id: current.id,
+      direction: input.direction,
+      author,
+      type,
+      body: input.body ?? null,
+      occurred_at: input.occurredAt ? new Date(input.occurredAt) : new Date(),
+      media_mime_type: input.mediaMimeType ?? null,
+      media_duration_seconds: input.mediaDurationSeconds ?? null,
+      transcription_status: input.transcriptionStatus ?? (input.transcription ? 'completata' : 'assente'),
+      transcription: input.transcription ?? null,
+    });
     const optOut = input.direction === 'in' && type === 'testo' && STOP.test(input.body ?? '');
-    const conversation = await trx
-      .updateTable('conversations')
-      .set({
-        ...(input.direction === 'in' ? { last_inbound_at: message.created_at } : { last_outbound_at: message.created_at }),
-        last_activity_at: message.created_at,
-        ...(optOut ? { opted_out: true } : {}),
-        updated_at: sql`now()`,
-        version: sql`version + 1`,
-      })
-      .where('id', '=', current.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const conversation = await store.touchConversation(trx, current.id, message, optOut);
     if (input.direction === 'in') {
       await recordEvent(trx, {
         log: actor.log,
@@ -206,14 +163,7 @@ export async function recordMessage(
 
 /** Sets the transcription of a voice message (when the transcriber finishes). */
 export async function setTranscription(db: Db, actor: Actor, conversationId: string, messageId: string, input: Transcription): Promise<MessageRow> {
-  const row = await db
-    .updateTable('chat_messages')
-    .set({ transcription_status: input.transcriptionStatus, ...(input.transcription !== undefined ? { transcription: input.transcription } : {}) })
-    .where('id', '=', messageId)
-    .where('conversation_id', '=', conversationId)
-    .where('clinic_id', '=', actor.clinicId)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await store.setTranscription(db, actor.clinicId, conversationId, messageId, input);
   if (!row) throw ApiError.notFound();
   return row;
 }
@@ -223,12 +173,7 @@ export async function handOff(db: Db, actor: Actor, id: string): Promise<Convers
   return db.transaction().execute(async (trx) => {
     const current = await lockScoped(trx, 'conversations', actor, id);
     if (current.bot_state === 'allo_studio') return current;
-    const row = await trx
-      .updateTable('conversations')
-      .set({ bot_state: 'allo_studio', bot_paused_until: null, updated_at: sql`now()`, version: sql`version + 1` })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await store.handOff(trx, id);
     await recordEvent(trx, {
       log: actor.log,
       clinicId: actor.clinicId,
@@ -242,13 +187,7 @@ export async function handOff(db: Db, actor: Actor, id: string): Promise<Convers
 
 /** The patient wrote STOP (recorded by hand): no automatic messages from now on. */
 export async function optOut(db: Db, actor: Actor, id: string): Promise<ConversationRow> {
-  const row = await db
-    .updateTable('conversations')
-    .set({ opted_out: true, updated_at: sql`now()`, version: sql`version + 1` })
-    .where('id', '=', id)
-    .where('clinic_id', '=', actor.clinicId)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await store.optOut(db, actor.clinicId, id);
   if (!row) throw ApiError.notFound();
   return row;
 }

@@ -1,6 +1,6 @@
 /**
  * Periodic jobs of documents. Each is safe in several processes at once: every change is a
- * conditional UPDATE on the row's status (service.ts `settle`), deleting bytes twice is harmless.
+ * conditional UPDATE on the row's status (store.ts `settle`), deleting bytes twice is harmless.
  *
  * - finish uploads: a `pending_upload` document whose link expired is checked if bytes arrived
  *   (nobody called `complete`), else rejected `upload_expired`;
@@ -15,19 +15,14 @@ import { purgeLinkUses } from './storage/links.js';
 import { documentOfKey } from './storage/storage.js';
 import { depsOf, finishUpload, purgeDueDocuments, retryScan, type DocumentsDeps } from './service.js';
 import { ApiError } from '../../core/errors.js';
+import * as store from './store.js';
 
 const BATCH = 50;
 /** Bytes younger than this are left alone: their row may be about to be written. */
 export const SWEEP_GRACE_MS = 60 * 60_000;
 
 export async function finishExpiredUploads(deps: DocumentsDeps): Promise<number> {
-  const rows = await deps.db
-    .selectFrom('documents')
-    .selectAll()
-    .where('status', '=', 'pending_upload')
-    .where('upload_expires_at', '<=', new Date())
-    .limit(BATCH)
-    .execute();
+  const rows = await store.expiredUploads(deps.db, BATCH);
   for (const row of rows) {
     try {
       await finishUpload(deps, row);
@@ -39,7 +34,7 @@ export async function finishExpiredUploads(deps: DocumentsDeps): Promise<number>
 }
 
 export async function retryPendingScans(deps: DocumentsDeps): Promise<number> {
-  const rows = await deps.db.selectFrom('documents').selectAll().where('status', '=', 'pending_scan').orderBy('updated_at').limit(BATCH).execute();
+  const rows = await store.pendingScans(deps.db, BATCH);
   let settled = 0;
   for (const row of rows) if ((await retryScan(deps, row)).status !== 'pending_scan') settled++;
   return settled;
@@ -53,14 +48,9 @@ export async function sweepOrphanBytes(deps: DocumentsDeps, now = Date.now()): P
       const owner = documentOfKey(object.key);
       let wanted = false;
       if (owner) {
-        const row = await deps.db
-          .selectFrom('documents')
-          .select(['status', 'storage_key', 'purged_at'])
-          .where('id', '=', owner.documentId)
-          .where('clinic_id', '=', owner.clinicId)
-          .executeTakeFirst();
+        const row = await store.storedStateOf(deps.db, owner.clinicId, owner.documentId);
         // Nothing is written under `uploads/` any more (storage.ts): such bytes are never wanted.
-        wanted = row !== undefined && row.purged_at === null && owner.kind === 'documents' && object.key === row.storage_key && row.status !== 'rejected';
+        wanted = row !== null && row.purged_at === null && owner.kind === 'documents' && object.key === row.storage_key && row.status !== 'rejected';
       }
       if (!wanted) {
         await deps.store.delete(object.key);

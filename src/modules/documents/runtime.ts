@@ -1,7 +1,6 @@
 /** The documents module's process-wide parts: the storage driver and the scanner, chosen by the configuration. */
-import type { Kysely } from 'kysely';
 import type { DocumentsConfig } from '../../config.js';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
 import { serverSecret } from '../../lib/server-secret.js';
 import { ClamdScanner } from './scanner/clamd.js';
 import { noScanner, type Scanner } from './scanner/scanner.js';
@@ -16,7 +15,14 @@ export interface DocumentsRuntime {
   linkSecret: string;
 }
 
-export async function createDocumentsRuntime(config: DocumentsConfig, db: Kysely<DB>): Promise<DocumentsRuntime> {
+/** What the services need: the database and the module's runtime (storage, scanner, configuration). */
+export interface DocumentsDeps extends DocumentsRuntime {
+  db: Db;
+}
+
+export const depsOf = (ctx: { db: Db; documents: DocumentsRuntime }): DocumentsDeps => ({ db: ctx.db, ...ctx.documents });
+
+export async function createDocumentsRuntime(config: DocumentsConfig, db: Db): Promise<DocumentsRuntime> {
   const linkSecret = await serverSecret(db, 'document_link_secret');
   // The AWS SDK is loaded only for the s3 driver: importing its two packages alone takes 0.2 s
   // and leaves 3 MiB more heap after a full GC, which a process on the fs driver never uses.

@@ -4,6 +4,7 @@ import { ApiError } from '../../core/errors.js';
 import { EVENT_SCOPES, SUBSCRIBABLE_EVENT_TYPES } from '../../events/catalogue.js';
 import type { Db } from '../../db/transaction.js';
 import { API_VERSION, type EventTypeView, type MetaView, type RateWindowView } from './schema.js';
+import { keyWithClinic } from './store.js';
 
 /** A window as the rate limiter counted it (`key:<id>:10s`, `clinic:<id>:day`). */
 export interface CountedWindow {
@@ -22,26 +23,7 @@ function windowView(w: CountedWindow): RateWindowView | null {
 
 export async function getMeta(db: Db, actor: Actor, input: { windows: readonly CountedWindow[] }): Promise<MetaView> {
   if (!actor.keyId) throw ApiError.notFound();
-  const row = await db
-    .selectFrom('api_keys as k')
-    .innerJoin('clinics as c', 'c.id', 'k.clinic_id')
-    .select([
-      'k.id',
-      'k.name',
-      'k.kind',
-      'k.scopes',
-      'k.facility_ids',
-      'k.agent',
-      'k.created_at',
-      'k.expires_at',
-      'c.name as clinic_name',
-      'c.timezone',
-      'c.ai_enabled',
-      'c.plan_active',
-    ])
-    .where('k.id', '=', actor.keyId)
-    .where('k.clinic_id', '=', actor.clinicId)
-    .executeTakeFirstOrThrow();
+  const row = await keyWithClinic(db, actor.clinicId, actor.keyId);
   return {
     apiVersion: API_VERSION,
     serverTime: new Date().toISOString(),

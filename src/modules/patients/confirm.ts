@@ -6,10 +6,10 @@
  * patient the query found matches every detail sent: `confirmed`. Several patients matching
  * (two Rossi born in 1980) is not a confirmation: the agent asks for another detail.
  */
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
 import { normalizeTaxCode } from './normalize.js';
 import type { ConfirmingDetail, PatientSearchQuery } from './schema.js';
+import { detailRows } from './search-store.js';
 
 export type Details = Pick<PatientSearchQuery, 'birthDate' | 'birthYear' | 'phoneLast' | 'taxCode'>;
 
@@ -50,16 +50,8 @@ export function detailsMatched(row: Omit<DetailRow, 'id'>, details: Details): Co
 }
 
 /** The details each candidate matches: one read by primary key of the candidates found. */
-export async function matchDetails(db: Kysely<DB>, clinicId: string, ids: string[], details: Details): Promise<Map<string, ConfirmingDetail[]>> {
-  const rows =
-    ids.length === 0
-      ? []
-      : await db
-          .selectFrom('patients')
-          .select(['id', 'date_of_birth', 'phone', 'tax_code_norm'])
-          .where('clinic_id', '=', clinicId)
-          .where('id', 'in', ids)
-          .execute();
+export async function matchDetails(db: Db, clinicId: string, ids: string[], details: Details): Promise<Map<string, ConfirmingDetail[]>> {
+  const rows = ids.length === 0 ? [] : await detailRows(db, clinicId, ids);
   return new Map(rows.map((r) => [r.id, detailsMatched(r as DetailRow, details)]));
 }
 

@@ -13,16 +13,23 @@
  * README.md in this folder explains the design and where the time goes.
  */
 import type { Actor } from '../../core/actor.js';
-import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/transaction.js';
 import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { PatientSearchQuery, PatientSearchResult as SearchResult, SearchHit } from './schema.js';
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
 import { confirmation, detailsSent, matchDetails } from './confirm.js';
 import { NICKNAME_WEIGHT, nicknameVariants } from './nicknames.js';
-
-type Db = Kysely<DB>;
+import {
+  facilityOfClinic,
+  hitDetails,
+  patientsOfNames,
+  patientsWith,
+  termsByKeys,
+  termsWithinEdits,
+  type NameCondition,
+  type SearchScope,
+} from './search-store.js';
 
 type MatchedBy = SearchHit['matchedBy'];
 
@@ -35,8 +42,6 @@ export const SEARCH_TUNING = {
   candidates: 200,
   minScore: 0.45,
 };
-/** Appointment statuses that are not a visit that took place. */
-const NOT_A_VISIT = ['cancelled', 'no_show', 'draft', 'postponed'];
 
 interface Candidate {
   id: string;
@@ -44,8 +49,6 @@ interface Candidate {
   matchedBy: MatchedBy;
   active: boolean;
 }
-
-type Base = (conn: Kysely<DB>) => SelectQueryBuilder<DB, 'patients', { id: string; is_active: boolean }>;
 
 const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
 
@@ -113,7 +116,7 @@ function termDistance(part: string, term: string, limit: number): number {
  *    those whose first or last name is close to any one word.
  * No step reads more than the clinic's vocabulary and the patients with the names found.
  */
-async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[], base: Base, limit: number) {
+async function nameCandidates(db: Db, scope: SearchScope, birthYear: number | null, words: string[], limit: number) {
   const name = words.join(' ');
   const splits: Array<[string, string]> = [];
   for (let i = 1; i < words.length; i++) splits.push([words.slice(0, i).join(' '), words.slice(i).join(' ')]);
@@ -121,11 +124,7 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
   // Which parts each deletion key stands for: a name a key reaches is measured against those parts only.
   const partsOfKey = new Map<string, string[]>();
   for (const part of parts) for (const key of deletionKeys(part)) partsOfKey.set(key, [...(partsOfKey.get(key) ?? []), part]);
-  const { rows: termRows } = await sql<{ part: string | null; key: string | null; term: string }>`
-    WITH p AS (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part)
-    SELECT p.part, NULL AS key, t.term FROM p JOIN patient_name_terms t ON t.clinic_id = ${clinicId} AND t.phon = p.code
-    UNION ALL
-    SELECT NULL, k.key, k.term FROM patient_name_keys k WHERE k.clinic_id = ${clinicId} AND k.key = ANY(${[...partsOfKey.keys()]}::text[])`.execute(db);
+  const termRows = await termsByKeys(db, scope.clinicId, parts, [...partsOfKey.keys()]);
   const scored = new Map<string, Map<string, number>>(parts.map((p) => [p, new Map()]));
   const phonetic: Array<{ part: string; term: string }> = [];
   for (const r of termRows) {
@@ -157,11 +156,7 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
   const paired = splits.some(([a, b]) => reached(a) && reached(b));
   const unreached = parts.filter((p) => !reached(p) && Array.from(p).length >= 3 && (!paired || !p.includes(' ')));
   if (unreached.length > 0) {
-    const { rows } = await sql<{ part: string; term: string }>`
-      SELECT x.part, t.term FROM unnest(${unreached}::text[], ${unreached.map(editLimit)}::int[]) AS x(part, lim),
-        LATERAL (SELECT term FROM patient_name_terms WHERE clinic_id = ${clinicId}
-          AND char_length(term) BETWEEN char_length(x.part) - x.lim AND char_length(x.part) + x.lim
-          AND levenshtein_less_equal(x.part, term, x.lim) <= x.lim) t`.execute(db);
+    const rows = await termsWithinEdits(db, scope.clinicId, unreached, unreached.map(editLimit));
     for (const r of rows) {
       const d = osaDistance(r.part, r.term);
       if (d <= editLimit(r.part)) scored.get(r.part)!.set(r.term, d);
@@ -184,7 +179,7 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
     );
   }
   const near = (part: string) => close.get(part) ?? [];
-  const firstOrLast = (names: string[]) => (names.length > 0 ? [sql`first_norm = ANY(${names}::text[])`, sql`last_norm = ANY(${names}::text[])`] : []);
+  const firstOrLast = (names: string[]): NameCondition[] => (names.length > 0 ? [{ first: names }, { last: names }] : []);
   const asFirstOrLast = (part: string) => firstOrLast(near(part));
 
   const conditions = asFirstOrLast(name);
@@ -197,49 +192,15 @@ async function nameCandidates(db: Kysely<DB>, clinicId: string, words: string[],
       if (ca.length >= cb.length) ca = ca.slice(0, -1);
       else cb = cb.slice(0, -1);
     }
-    conditions.push(sql`(first_norm = ANY(${ca}::text[]) AND last_norm = ANY(${cb}::text[]))`);
-    conditions.push(sql`(first_norm = ANY(${cb}::text[]) AND last_norm = ANY(${ca}::text[]))`);
+    conditions.push({ first: ca, last: cb }, { first: cb, last: ca });
   }
-  // One SELECT per condition, united: each is an index scan, where one OR of them all was
-  // planned as a scan of the clinic's patients. Names first, patients after: a common surname
-  // alone brings thousands of namesakes but a few hundred distinct names, so the distinct
-  // (first, last) names are counted (UNION: a patient two conditions meet counts once) and given their trigram similarity (computed once per
-  // name), and only the names that reach the best `candidates` patients are looked up again for
-  // their patients (one index-only probe per name). Names tied at the cut all come, so the
-  // answer is the best `candidates` rows by (similarity, id), as one sort of every row would give.
-  const select = async (where: RawBuilder<unknown>[]) => {
-    // Only columns of the (clinic, first, last) and (clinic, last, first) indexes: index-only;
-    // trim(first || ' ' || last) is full_norm. A name condition never meets an erased patient
-    // (their names are null), so first_norm and last_norm are never null here.
-    const branch = (w: RawBuilder<unknown>) =>
-      base(db)
-        .clearSelect()
-        .select(['id', 'first_norm', 'last_norm'])
-        .where(w as RawBuilder<boolean>);
-    let united = branch(where[0]!);
-    for (const w of where.slice(1)) united = united.union(branch(w));
-    const patientsOf = base(db)
-      .select(['first_norm', 'last_norm'])
-      .where(sql<boolean>`first_norm = r.f AND last_norm = r.l`);
-    const { rows } = await sql<{ id: string; is_active: boolean; first_norm: string; last_norm: string; trgm: number }>`
-      WITH names AS MATERIALIZED (
-          SELECT first_norm AS f, last_norm AS l, count(*) AS n, similarity(trim(first_norm || ' ' || last_norm), ${name}) AS trgm
-          FROM (${united}) u GROUP BY first_norm, last_norm),
-        -- better: the patients of names more similar than this one (the first sum counts its ties
-        -- too, the second takes them off; one window with EXCLUDE GROUP costs 6x the whole query).
-        r AS (SELECT f, l, trgm, sum(n) OVER (ORDER BY trgm DESC) - sum(n) OVER (PARTITION BY trgm) AS better
-          FROM names)
-      SELECT p.id, p.is_active, p.first_norm, p.last_norm, r.trgm
-      FROM r CROSS JOIN LATERAL (${patientsOf}) p
-      WHERE r.better < ${SEARCH_TUNING.candidates}
-      ORDER BY r.trgm DESC, p.id LIMIT ${SEARCH_TUNING.candidates}`.execute(db);
-    return rows;
-  };
-  const scoredRows = async (where: RawBuilder<unknown>[]) => {
+  // The patients of the names found: patientsOfNames (search-store.ts) reads the best
+  // `candidates` by trigram similarity, and each distinct name is scored here.
+  const scoredRows = async (where: NameCondition[]) => {
     // Namesakes are many (a common surname alone): each distinct name is scored once.
     const scores = new Map<string, number>();
     const out: Candidate[] = [];
-    for (const r of where.length > 0 ? await select(where) : []) {
+    for (const r of where.length > 0 ? await patientsOfNames(db, scope, birthYear, name, where, SEARCH_TUNING.candidates) : []) {
       const key = `${r.first_norm ?? ''}|${r.last_norm ?? ''}`;
       let s = scores.get(key);
       if (s === undefined) scores.set(key, (s = nameScore(name, r.first_norm ?? '', r.last_norm ?? '')));
@@ -277,30 +238,14 @@ export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'fa
   if (params.facilityId) {
     const facilityId = params.facilityId.toLowerCase();
     const seen = actor.facilityIds === null || actor.facilityIds.includes(facilityId);
-    const exists =
-      seen && (await db.selectFrom('facilities').select('id').where('id', '=', facilityId).where('clinic_id', '=', actor.clinicId).executeTakeFirst());
+    const exists = seen && (await facilityOfClinic(db, actor.clinicId, facilityId));
     if (!exists) throw ApiError.invalid('query', [{ path: 'facilityId', message: 'sede inesistente o non accessibile con questa chiave' }]);
   }
   const facilityId = params.facilityId?.toLowerCase() ?? null;
 
   // Plain reads, no transaction: each statement stands alone.
   const { words, birthYear } = parseNameQuery(normalizeName(query));
-  const visible = (conn: Kysely<DB>) => {
-    let q = conn.selectFrom('patients').select(['id', 'is_active']).where('clinic_id', '=', actor.clinicId);
-    if (actor.facilityIds !== null) q = q.where(sql<boolean>`facility_id = ANY(${[...actor.facilityIds]}::uuid[])`);
-    if (facilityId) q = q.where('facility_id', '=', facilityId);
-    return q;
-  };
-  const base: Base = (conn) => visible(conn).where('erased_at', 'is', null);
-  // Erasing a patient nulls first_norm and last_norm, so a name condition never meets an
-  // erased one: without the erased_at test the name lookups are index-only (migration 0061).
-  const byName: Base =
-    birthYear === null
-      ? visible
-      : (conn) =>
-          visible(conn)
-            .where('date_of_birth', '>=', `${birthYear}-01-01`)
-            .where('date_of_birth', '<', `${birthYear + 1}-01-01`);
+  const scope: SearchScope = { clinicId: actor.clinicId, facilityIds: actor.facilityIds, facilityId };
   const found = new Map<string, Candidate>();
   const add = (c: Candidate) => {
     const prev = found.get(c.id);
@@ -310,28 +255,25 @@ export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'fa
   const hasLetters = /\p{L}/u.test(query);
   const digits = query.replace(/\D/g, '');
   if (query.includes('@')) {
-    const rows = await base(db)
-      .where(sql<boolean>`lower(email) = ${query.toLowerCase()}`)
-      .limit(100)
-      .execute();
+    const rows = await patientsWith(db, scope, 'email', query.toLowerCase());
     for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'email', active: r.is_active });
   }
   if (!hasLetters && digits.length >= 6) {
     const phone = toCanonicalPhone(query, actor.region);
     if (phone) {
-      const rows = await base(db).where('phone', '=', phone).limit(100).execute();
+      const rows = await patientsWith(db, scope, 'phone', phone);
       for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'phone', active: r.is_active });
     }
   }
   const taxCode = normalizeTaxCode(query);
   if (taxCode && taxCode.length >= 11 && /[A-Z]/.test(taxCode) && /\d/.test(taxCode) && !query.includes('@')) {
-    const rows = await base(db).where('tax_code_norm', '=', taxCode).limit(100).execute();
+    const rows = await patientsWith(db, scope, 'taxCode', taxCode);
     for (const r of rows) add({ id: r.id, score: 1, matchedBy: 'taxCode', active: r.is_active });
   }
   if (hasLetters && !query.includes('@') && found.size === 0 && words.length > 0 && words.length <= MAX_NAME_WORDS && words.join(' ').length >= 2) {
     // Nicknames ("pino esposito") are searched as their registered forms too, at once.
     const variants = [words, ...nicknameVariants(words)];
-    const [own, ...viaNicknames] = await Promise.all(variants.map((w) => nameCandidates(db, actor.clinicId, w, byName, params.limit)));
+    const [own, ...viaNicknames] = await Promise.all(variants.map((w) => nameCandidates(db, scope, birthYear, w, params.limit)));
     for (const c of own!) add(c);
     for (const c of viaNicknames.flat()) add({ ...c, score: round(c.score * NICKNAME_WEIGHT), matchedBy: 'nickname' });
   }
@@ -351,32 +293,11 @@ export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'fa
   const confirmed = confirmedId !== null;
   if (top.length === 0) return { data: [], closeMatches, confirmed, confirmedBy };
 
-  const details = await db
-    .selectFrom('patients as p')
-    .select([
-      'p.id',
-      'p.first_name',
-      'p.last_name',
-      'p.date_of_birth',
-      'p.phone',
-      'p.is_active',
-      (eb) =>
-        eb
-          .selectFrom('appointments as a')
-          .select(sql<Date | null>`max(a.start_at)`.as('m'))
-          .whereRef('a.patient_id', '=', 'p.id')
-          .where('a.clinic_id', '=', actor.clinicId)
-          .where('a.start_at', '<=', sql<Date>`now()`)
-          .where('a.status', 'not in', NOT_A_VISIT)
-          .as('last_visit_at'),
-    ])
-    .where('p.clinic_id', '=', actor.clinicId)
-    .where(
-      'p.id',
-      'in',
-      top.map((c) => c.id),
-    )
-    .execute();
+  const details = await hitDetails(
+    db,
+    actor.clinicId,
+    top.map((c) => c.id),
+  );
   const byId = new Map(details.map((d) => [d.id, d]));
   const data = top.map((c): SearchHit => {
     const d = byId.get(c.id)!;

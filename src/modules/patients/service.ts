@@ -26,7 +26,7 @@ import {
   type Duplicate,
   type PlanLimit,
 } from './store.js';
-import { addNameTerms } from './vocabulary.js';
+import { addNameTerms } from './search-store.js';
 import { eventData, patientView, type PatientRow } from './view.js';
 
 export { CLINICAL_FIELDS, GENDERS, REFERRAL_SOURCES } from './schema.js';

@@ -16,7 +16,8 @@ import type { EventData } from './events.js';
 import type { PatientInput } from './schema.js';
 import { normalizeEmail, normalizeName } from './normalize.js';
 import { eventData, normalizeAddress, type PatientRow } from './view.js';
-import { addNameTerms, forgetNameTerms, searchColumns, vocabularyCtes, vocabularyOf } from './vocabulary.js';
+import { addNameTerms, forgetNameTerms, searchColumns, vocabularyCtes } from './search-store.js';
+import { vocabularyOf } from './vocabulary.js';
 
 /** A patient about to be written: its row, its `patient.created` data and the keys of the duplicate rule. */
 export interface Draft {

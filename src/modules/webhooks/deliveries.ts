@@ -1,35 +1,18 @@
 /** Reading deliveries and events, redelivering, and the one-off `webhook.test` (spec 4.10, 6). */
 import { randomUUID } from 'node:crypto';
-import { sql, type SqlBool } from 'kysely';
 import type { Config } from '../../config.js';
-import type { DeliveryStatus, SignatureScheme } from '../../db/tables/webhooks.js';
-import { keysetPage } from '../../db/keyset.js';
-import { EVENTS_CHANNEL } from '../../events/record.js';
+import type { SignatureScheme } from '../../db/tables/webhooks.js';
 import { ApiError } from '../../core/errors.js';
 import type { Actor } from '../../core/actor.js';
-import { endpointVisible } from './destinations.js';
+import * as store from './delivery-store.js';
+import type { DeliveryRow } from './delivery-store.js';
 import { MAX_REDELIVERIES } from './policy.js';
 import { createSender } from './sender.js';
 import { deliveryHeaders, signingSecrets } from './signing.js';
 import type { AttemptView, DeliveryQuery, DeliveryView, EventEnvelope, TestOutcome } from './schema.js';
 import type { Db } from '../../db/transaction.js';
 
-export const RETENTION_DAYS = 30;
-
-interface DeliveryRow {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  skipped_reason: string | null;
-  attempt_count: number;
-  redeliveries: number;
-  next_attempt_at: Date;
-  created_at: Date;
-  updated_at: Date;
-  finished_at: Date | null;
-}
+export { RETENTION_DAYS } from './delivery-store.js';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
@@ -50,55 +33,18 @@ function toView(r: DeliveryRow): DeliveryView {
   };
 }
 
-const DELIVERY_COLUMNS = [
-  'd.id',
-  'd.endpoint_id',
-  'd.event_id',
-  'd.event_type',
-  'd.status',
-  'd.skipped_reason',
-  'd.attempt_count',
-  'd.redeliveries',
-  'd.next_attempt_at',
-  'd.created_at',
-  'd.updated_at',
-  'd.finished_at',
-] as const;
-
-/** Deliveries the key sees: of its clinic, of a visible destination, deleted destinations included for 30 days. */
-function visibleDeliveries(db: Db, actor: Actor) {
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .where('d.clinic_id', '=', actor.clinicId)
-    .where('e.clinic_id', '=', actor.clinicId)
-    .where(endpointVisible(actor))
-    .where(sql<SqlBool>`(e.deleted_at IS NULL OR e.deleted_at > now() - make_interval(days => ${RETENTION_DAYS}))`);
-}
-
 export async function listDeliveries(db: Db, actor: Actor, q: DeliveryQuery) {
   const scope = `webhook-deliveries:${actor.clinicId}:${actor.keyId}:${q.endpointId ?? ''}:${q.status ?? ''}`;
-  let query = visibleDeliveries(db, actor).select(DELIVERY_COLUMNS);
-  if (q.endpointId) query = query.where('d.endpoint_id', '=', q.endpointId);
-  if (q.status) query = query.where('d.status', '=', q.status);
-  const page = await keysetPage(query, {
-    columns: ['d.created_at', 'd.id'],
-    direction: 'desc',
-    at: (r) => r.created_at,
-    secret: actor.cursorSecret,
-    scope,
-    cursor: q.cursor,
-    limit: q.limit,
-  });
-  return { data: (page.items as DeliveryRow[]).map(toView), nextCursor: page.nextCursor };
+  const page = await store.deliveryPage(db, actor, q, scope);
+  return { data: page.items.map(toView), nextCursor: page.nextCursor };
 }
 
 export async function getDelivery(db: Db, actor: Actor, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
-  const row = await visibleDeliveries(db, actor).select(DELIVERY_COLUMNS).where('d.id', '=', id).executeTakeFirst();
+  const row = await store.deliveryOf(db, actor, id);
   if (!row) throw ApiError.notFound();
-  const attempts = await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).orderBy('number').execute();
+  const attempts = await store.attemptsOf(db, id);
   return {
-    ...toView(row as DeliveryRow),
+    ...toView(row),
     attempts: attempts.map((a) => ({
       number: a.number,
       startedAt: iso(a.started_at),
@@ -120,11 +66,7 @@ export async function getDelivery(db: Db, actor: Actor, id: string): Promise<Del
  */
 export async function redeliver(db: Db, actor: Actor, id: string): Promise<DeliveryView & { attempts: AttemptView[] }> {
   await db.transaction().execute(async (trx) => {
-    const row = await visibleDeliveries(trx, actor)
-      .select(['d.id', 'd.status', 'd.redeliveries', 'd.skipped_reason', 'e.enabled', 'e.deleted_at'])
-      .where('d.id', '=', id)
-      .forUpdate('d')
-      .executeTakeFirst();
+    const row = await store.lockForRedelivery(trx, actor, id);
     if (!row) throw ApiError.notFound();
     if (row.status !== 'succeeded' && row.status !== 'discarded') {
       throw ApiError.conflict('delivery_not_finished', {}, 'La consegna è ancora in corso: si può reinviare solo una consegna riuscita o scartata.');
@@ -134,29 +76,8 @@ export async function redeliver(db: Db, actor: Actor, id: string): Promise<Deliv
     }
     if (row.deleted_at) throw ApiError.conflict('endpoint_deleted', {}, 'La destinazione di questa consegna è stata eliminata.');
     if (!row.enabled) throw ApiError.conflict('endpoint_disabled', {}, 'La destinazione è disattivata: riattivala con PATCH enabled: true.');
-    if (row.skipped_reason === 'test_mode') {
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ redeliveries: sql`redeliveries + 1`, updated_at: sql`now()` })
-        .where('id', '=', id)
-        .execute();
-      return;
-    }
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status: 'pending',
-        skipped_reason: null,
-        redeliveries: sql`redeliveries + 1`,
-        attempt_limit: sql`attempt_count + 1`,
-        next_attempt_at: sql`now()`,
-        finished_at: null,
-        lease_until: null,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', id)
-      .execute();
-    await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${actor.clinicId})`.execute(trx);
+    // A test clinic's delivery is counted, not sent again.
+    await store.redeliver(trx, actor.clinicId, id, row.skipped_reason === 'test_mode' ? 'count_only' : 'requeue');
   });
   return getDelivery(db, actor, id);
 }
@@ -178,27 +99,7 @@ export interface EventQuery {
  */
 export async function listEvents(db: Db, actor: Actor, q: EventQuery) {
   const scope = `events:${actor.clinicId}:${actor.keyId}:${q.type ?? ''}:${q.updatedSince ?? ''}`;
-  const scopes = [...actor.scopes];
-  let query = db
-    .selectFrom('events')
-    .selectAll()
-    .where('clinic_id', '=', actor.clinicId)
-    .where(sql<SqlBool>`created_at > now() - make_interval(days => ${RETENTION_DAYS})`)
-    .where(sql<SqlBool>`scope = ANY(${scopes}::text[])`);
-  if (actor.facilityIds !== null) {
-    const facilities = [...actor.facilityIds];
-    query = query.where(sql<SqlBool>`(facility_id = ANY(${facilities}::uuid[]) OR (facility_id IS NULL AND type = 'events.skipped'))`);
-  }
-  if (q.type) query = query.where('type', '=', q.type);
-  if (q.updatedSince) query = query.where('created_at', '>=', new Date(q.updatedSince));
-  const page = await keysetPage(query, {
-    columns: ['created_at', 'id'],
-    at: (r) => r.created_at,
-    secret: actor.cursorSecret,
-    scope,
-    cursor: q.cursor,
-    limit: q.limit,
-  });
+  const page = await store.eventPage(db, actor, q, scope);
   return {
     data: page.items.map((r): EventEnvelope => ({
       id: r.id,

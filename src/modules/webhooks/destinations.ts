@@ -8,8 +8,6 @@
  * `404 not_found`. Deliveries follow the visibility of their destination.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
-import type { WebhookEndpointsTable } from '../../db/tables/webhooks.js';
 import { EVENT_SCOPES, type EventType } from '../../events/catalogue.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
@@ -20,10 +18,12 @@ import { endpointBodyIssues } from './checks.js';
 import { generateSecret, isStandardSecret } from './signing.js';
 import type { EndpointChanges, EndpointView, EndpointWithSecret, NewEndpoint } from './schema.js';
 import type { Db } from '../../db/transaction.js';
+import * as store from './destination-store.js';
+import type { EndpointRow, EndpointSet } from './destination-store.js';
 
 export const MAX_ENDPOINTS_PER_CLINIC = 20;
 
-export function toEndpointView(row: Selectable<WebhookEndpointsTable>): EndpointView {
+export function toEndpointView(row: EndpointRow): EndpointView {
   const expires = row.previous_secret_expires_at;
   return {
     id: row.id,
@@ -37,13 +37,6 @@ export function toEndpointView(row: Selectable<WebhookEndpointsTable>): Endpoint
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
-}
-
-/** SQL condition on an endpoint alias `e`: the caller's key may see it (see the module comment). */
-export function endpointVisible(actor: Pick<Actor, 'facilityIds'>, creatorKeyColumn = 'e.api_key_id'): Expression<SqlBool> {
-  if (actor.facilityIds === null) return sql<SqlBool>`true`;
-  return sql<SqlBool>`EXISTS (SELECT 1 FROM api_keys ck WHERE ck.id = ${sql.ref(creatorKeyColumn)}
-    AND ck.facility_ids IS NOT NULL AND ck.facility_ids <@ ${[...actor.facilityIds]}::uuid[])`;
 }
 
 /** webhooks:write plus the scope of every event type (403 insufficient_scope lists the missing ones). */
@@ -62,67 +55,41 @@ export async function createEndpoint(db: Db, actor: Actor, policy: AddressPolicy
   checkUrl(input.url, policy);
   const secret = generateSecret();
   const row = await db.transaction().execute(async (trx) => {
-    // One creation at a time per clinic, so the limit holds under concurrent requests.
-    await sql`SELECT pg_advisory_xact_lock(hashtext(${'webhook_endpoints:' + actor.clinicId}))`.execute(trx);
-    const { count } = await trx
-      .selectFrom('webhook_endpoints')
-      .select((eb) => eb.fn.countAll<number>().as('count'))
-      .where('clinic_id', '=', actor.clinicId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    if (Number(count) >= MAX_ENDPOINTS_PER_CLINIC) {
+    const outcome = await store.insertWithinLimit(trx, MAX_ENDPOINTS_PER_CLINIC, {
+      id: randomUUID(),
+      clinic_id: actor.clinicId,
+      api_key_id: apiKeyId(actor),
+      url: input.url,
+      events: input.events,
+      description: input.description ?? null,
+      secret,
+      signature_scheme: input.signatureScheme ?? 'service',
+    });
+    if (outcome.kind === 'limit_reached') {
       throw ApiError.conflict(
         'endpoint_limit',
         { limit: MAX_ENDPOINTS_PER_CLINIC },
         'Lo studio ha già 20 destinazioni webhook: eliminane una prima di crearne un’altra.',
       );
     }
-    return trx
-      .insertInto('webhook_endpoints')
-      .values({
-        id: randomUUID(),
-        clinic_id: actor.clinicId,
-        api_key_id: apiKeyId(actor),
-        url: input.url,
-        events: input.events,
-        description: input.description ?? null,
-        secret,
-        signature_scheme: input.signatureScheme ?? 'service',
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return outcome.row;
   });
   return { ...toEndpointView(row), secret };
 }
 
-async function findVisible(db: Db, actor: Actor, id: string): Promise<Selectable<WebhookEndpointsTable>> {
-  const row = await db
-    .selectFrom('webhook_endpoints as e')
-    .selectAll('e')
-    .where('e.id', '=', id)
-    .where('e.clinic_id', '=', actor.clinicId)
-    .where('e.deleted_at', 'is', null)
-    .where(endpointVisible(actor))
-    .executeTakeFirst();
+async function findVisible(db: Db, actor: Actor, id: string): Promise<EndpointRow> {
+  const row = await store.findVisible(db, actor, id);
   if (!row) throw ApiError.notFound();
   return row;
 }
 
-export async function getEndpoint(db: Db, actor: Actor, id: string): Promise<{ view: EndpointView; version: number; row: Selectable<WebhookEndpointsTable> }> {
+export async function getEndpoint(db: Db, actor: Actor, id: string): Promise<{ view: EndpointView; version: number; row: EndpointRow }> {
   const row = await findVisible(db, actor, id);
   return { view: toEndpointView(row), version: row.version, row };
 }
 
 export async function listEndpoints(db: Db, actor: Actor): Promise<EndpointView[]> {
-  const rows = await db
-    .selectFrom('webhook_endpoints as e')
-    .selectAll('e')
-    .where('e.clinic_id', '=', actor.clinicId)
-    .where('e.deleted_at', 'is', null)
-    .where(endpointVisible(actor))
-    .orderBy('e.created_at')
-    .orderBy('e.id')
-    .execute();
+  const rows = await store.listVisible(db, actor);
   return rows.map(toEndpointView);
 }
 
@@ -144,7 +111,7 @@ export async function updateEndpoint(
     // Its secret is base64url (made before issue 37): no Standard Webhooks library decodes it.
     throw ApiError.conflict('secret_rotation_required', {}, 'Il segreto di questa destinazione va ruotato prima di passare alle firme Standard Webhooks.');
   }
-  const set: Record<string, unknown> = { updated_at: sql`now()`, version: sql`version + 1` };
+  const set: EndpointSet = {};
   if (changes.url !== undefined) set.url = changes.url;
   if (changes.events !== undefined) set.events = changes.events;
   if (changes.description !== undefined) set.description = changes.description;
@@ -157,43 +124,19 @@ export async function updateEndpoint(
     set.enabled = false;
     set.disabled_reason = null;
   }
-  const row = await db
-    .updateTable('webhook_endpoints')
-    .set(set)
-    .where('id', '=', current.id)
-    .where('version', '=', current.version)
-    .where('deleted_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await store.updateAtVersion(db, current.id, current.version, set);
   if (!row) throw ApiError.conflict('version_mismatch', {}, 'La risorsa è stata modificata dopo la tua lettura: rileggila e riprova.');
   return { view: toEndpointView(row), version: row.version };
 }
 
 export async function deleteEndpoint(db: Db, actor: Actor, id: string): Promise<void> {
   const current = await findVisible(db, actor, id);
-  await db
-    .updateTable('webhook_endpoints')
-    .set({ deleted_at: sql`now()`, enabled: false, updated_at: sql`now()`, version: sql`version + 1` })
-    .where('id', '=', current.id)
-    .where('deleted_at', 'is', null)
-    .execute();
+  await store.softDelete(db, current.id);
 }
 
 export async function rotateSecret(db: Db, actor: Actor, id: string, overlapMinutes: number): Promise<EndpointWithSecret> {
   const current = await findVisible(db, actor, id);
   const secret = generateSecret();
-  const row = await db
-    .updateTable('webhook_endpoints')
-    .set({
-      secret,
-      previous_secret: overlapMinutes > 0 ? current.secret : null,
-      previous_secret_expires_at: sql`now() + make_interval(mins => ${overlapMinutes})`,
-      updated_at: sql`now()`,
-      version: sql`version + 1`,
-    })
-    .where('id', '=', current.id)
-    .where('deleted_at', 'is', null)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await store.rotate(db, current.id, secret, overlapMinutes > 0 ? current.secret : null, overlapMinutes);
   return { ...toEndpointView(row), secret };
 }

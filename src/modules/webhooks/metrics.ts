@@ -2,22 +2,18 @@
  * Delivery queue metrics, read from the database when /metrics is scraped: the queue is
  * shared by every worker, so any API process reports the whole of it.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Db } from '../../db/transaction.js';
 import { Gauge, type Registry } from 'prom-client';
-import type { DB } from '../../db/schema.js';
+import { countDeliveriesByStatus, dueQueue } from './jobs-store.js';
 
-export function registerDeliveryMetrics(registry: Registry, db: Kysely<DB>): void {
+export function registerDeliveryMetrics(registry: Registry, db: Db): void {
   new Gauge({
     name: 'dcm_webhook_deliveries',
     help: 'Webhook deliveries by status (finished ones are kept 30 days)',
     labelNames: ['status'],
     registers: [registry],
     async collect() {
-      const rows = await db
-        .selectFrom('webhook_deliveries')
-        .select(['status', sql<number>`count(*)::int`.as('n')])
-        .groupBy('status')
-        .execute();
+      const rows = await countDeliveriesByStatus(db);
       this.reset();
       for (const status of ['pending', 'delivering', 'succeeded', 'discarded']) {
         this.set({ status }, rows.find((r) => r.status === status)?.n ?? 0);
@@ -27,14 +23,7 @@ export function registerDeliveryMetrics(registry: Registry, db: Kysely<DB>): voi
   // One query for both gauges: a scrape collects every metric at once, so the two collects
   // share the query in flight.
   let inFlight: Promise<{ depth: number; age: number | null }> | null = null;
-  const due = () =>
-    (inFlight ??= db
-      .selectFrom('webhook_deliveries')
-      .select([sql<number>`count(*)::int`.as('depth'), sql<number | null>`extract(epoch from now() - min(next_attempt_at))::float8`.as('age')])
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', sql<Date>`now()`)
-      .executeTakeFirstOrThrow()
-      .finally(() => (inFlight = null)));
+  const due = () => (inFlight ??= dueQueue(db).finally(() => (inFlight = null)));
   new Gauge({
     name: 'dcm_webhook_queue_depth',
     help: 'Pending deliveries that are due now (waiting for a worker)',

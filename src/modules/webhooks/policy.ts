@@ -2,7 +2,7 @@
  * What the outcome of an attempt does to its delivery and to its destination (spec 6.7, 8):
  * the retry schedule, discarding after the last attempt, and switching a destination off
  * after `DISABLE_AFTER_DISCARDED` discarded deliveries in a row. Pure functions: the worker's
- * one statement per batch (`outcomes.ts`) applies the same rules in SQL, and
+ * one statement per batch (`worker/outcome-store.ts`) applies the same rules in SQL, and
  * test/modules/webhooks/rounds.test.ts checks the SQL against `destinationAfter`.
  */
 

@@ -1,6 +1,6 @@
 /**
  * GET /v1/appointments answers each appointment as the JSON PostgreSQL writes for it
- * (src/modules/appointments/list-json.ts). Its bytes must be those the route's serializer wrote
+ * (src/modules/appointments/store.ts, APPOINTMENT_JSON). Its bytes must be those the route's serializer wrote
  * from toView: compared here, byte for byte, with JSON.stringify of toView over the rows read
  * whole, for free text a clinic or a speech-to-text agent may store (quotes, backslashes,
  * control characters, accents, emoji, line separators, an empty string) and for timestamps with
@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPOINTMENT_JSON, withYearsAfter9999 } from '../../../src/modules/appointments/list-json.js';
-import { toView } from '../../../src/modules/appointments/model.js';
+import { APPOINTMENT_JSON, withYearsAfter9999 } from '../../../src/modules/appointments/store.js';
+import { toView } from '../../../src/modules/appointments/view.js';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { insertPatient } from '../../helpers/seed.js';

@@ -1,5 +1,5 @@
 /**
- * The worker's round (src/modules/webhooks/worker/claim.ts, outcomes.ts): outcomes recorded in batches, one statement
+ * The worker's round (src/modules/webhooks/worker/claim-store.ts, outcome-store.ts): outcomes recorded in batches, one statement
  * per batch, driven by hand here (no worker running) so that one batch can hold several
  * outcomes of one destination in a chosen order; and the wake-up (NOTIFY or polling).
  */
@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_CHANNEL } from '../../../src/events/record.js';
 import { attemptOutcome, destinationAfter } from '../../../src/modules/webhooks/policy.js';
 import type { SendResult } from '../../../src/modules/webhooks/sender.js';
-import { claimDeliveries, deliveryRound } from '../../../src/modules/webhooks/worker/claim.js';
-import type { ClaimedDelivery } from '../../../src/modules/webhooks/worker/outcomes.js';
+import { claimDeliveries, deliveryRound } from '../../../src/modules/webhooks/worker/claim-store.js';
+import type { ClaimedDelivery } from '../../../src/modules/webhooks/worker/outcome-store.js';
 import { startDeliveryWorker } from '../../../src/modules/webhooks/worker/loop.js';
 import { ENGINE, startTestServer, type TestServer } from '../../helpers/server.js';
 import { emit, startReceiver } from './helpers.js';

@@ -2,7 +2,8 @@
 import { clinicActor } from './actor.js';
 import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
 import type { AppContext } from '../../../context.js';
-import { TRANSITIONS, toView } from '../../../modules/appointments/model.js';
+import { TRANSITIONS } from '../../../modules/appointments/model.js';
+import { toView } from '../../../modules/appointments/view.js';
 import { changeStatus, createAppointment, findAppointment, updateAppointment } from '../../../modules/appointments/service.js';
 import { calendarView, createCalendar, findCalendar, updateCalendar } from '../../../modules/calendars/service.js';
 import { CalendarChangesSchema, CalendarSchema, NewCalendarSchema } from '../../../modules/calendars/schema.js';

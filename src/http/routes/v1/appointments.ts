@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/authenticate.js';
-import { toView } from '../../../modules/appointments/model.js';
+import { toView } from '../../../modules/appointments/view.js';
 import { findAppointment, listAppointments, listFilters } from '../../../modules/appointments/service.js';
 import {
   AppointmentDetailSchema,
@@ -74,7 +74,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const query: PageQuery = { ...request.query, limit: request.query.limit ?? 50, sort: request.query.sort ?? 'updated' };
       const { body, loggedIds } = await pages.get(request.actor.clinicId, pageKey(request.actor, query), async () => {
-        // Each appointment's JSON is written by the database (src/modules/appointments/list-json.ts).
+        // Each appointment's JSON is written by the database (src/modules/appointments/store.ts, APPOINTMENT_JSON).
         const page = await listAppointments(ctx.db, request.actor, query);
         return { body: `{"data":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`, loggedIds: page.loggedIds };
       });

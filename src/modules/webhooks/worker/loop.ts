@@ -5,8 +5,8 @@ import { EVENTS_CHANNEL } from '../../../events/record.js';
 import type { Running } from '../../../jobs/scheduler.js';
 import { createSender, type Sender } from '../sender.js';
 import { deliveryHeaders, signingSecrets } from '../signing.js';
-import { deliveryRound } from './claim.js';
-import { finishUnsent, type ClaimedDelivery, type FinishedAttempt } from './outcomes.js';
+import { deliveryRound } from './claim-store.js';
+import { finishUnsent, type ClaimedDelivery, type FinishedAttempt } from './outcome-store.js';
 
 export interface WorkerOptions {
   /** Deliveries this process sends at once (all clinics). */

@@ -10,7 +10,7 @@ import { attemptOutcome, DISABLE_AFTER_DISCARDED, retryDelayMs } from '../policy
 import type { SendResult } from '../sender.js';
 import type { SignatureScheme } from '../../../db/tables/webhooks.js';
 
-/** A delivery as a claim returns it (`claim.ts`): the row, its destination and whether the creating key is active. */
+/** A delivery as a claim returns it (`claim-store.ts`): the row, its destination and whether the creating key is active. */
 export interface ClaimedDelivery {
   id: string;
   clinic_id: string;

@@ -1,5 +1,5 @@
 /**
- * The worker's round, in one transaction: record the outcomes that finished (`outcomes.ts`),
+ * The worker's round, in one transaction: record the outcomes that finished (`outcome-store.ts`),
  * put expired leases back, then claim due deliveries fairly across clinics (README.md beside
  * the module, invariants 1, 3 and 4).
  */
@@ -8,7 +8,7 @@ import type { AppContext } from '../../../context.js';
 import type { Db } from '../../../db/transaction.js';
 import { keyActive } from '../../../db/active-key.js';
 import { MAX_IN_FLIGHT_PER_CLINIC } from '../policy.js';
-import { recordStatement, type ClaimedDelivery, type FinishedAttempt } from './outcomes.js';
+import { recordStatement, type ClaimedDelivery, type FinishedAttempt } from './outcome-store.js';
 
 /** Claims serialise on this advisory lock so the per-clinic count is exact across workers. */
 const CLAIM_LOCK = 7_302_115_030;

@@ -1,0 +1,237 @@
+/**
+ * The patient search's SQL (search.ts holds its rules: what a query is tried as, the ranking,
+ * the confirmation), and the writes of what it reads: a patient's search columns and the
+ * clinic's name vocabulary (migration 0010, vocabulary.ts). Every read leads with the clinic and
+ * is an index lookup; the statements and their round trips are the search's tuning (README.md in
+ * this folder).
+ */
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Db, Transaction } from '../../db/transaction.js';
+import { normalizeName, normalizeTaxCode } from './normalize.js';
+import { vocabularyOf, type Vocabulary } from './vocabulary.js';
+
+/** Appointment statuses that are not a visit that took place. */
+const NOT_A_VISIT = ['cancelled', 'no_show', 'draft', 'postponed'];
+
+/** Which patients a search sees: the clinic's, of the key's facilities, of the facility asked for. */
+export interface SearchScope {
+  clinicId: string;
+  facilityIds: readonly string[] | null;
+  facilityId: string | null;
+}
+
+type Base = (conn: Db) => SelectQueryBuilder<DB, 'patients', { id: string; is_active: boolean }>;
+
+function visible(scope: SearchScope): Base {
+  return (conn) => {
+    let q = conn.selectFrom('patients').select(['id', 'is_active']).where('clinic_id', '=', scope.clinicId);
+    if (scope.facilityIds !== null) q = q.where(sql<boolean>`facility_id = ANY(${[...scope.facilityIds]}::uuid[])`);
+    if (scope.facilityId) q = q.where('facility_id', '=', scope.facilityId);
+    return q;
+  };
+}
+
+/** The patients not erased of the scope. */
+const unerased = (scope: SearchScope): Base => {
+  const v = visible(scope);
+  return (conn) => v(conn).where('erased_at', 'is', null);
+};
+
+/**
+ * The patients a name condition is applied to: born in `birthYear` when one is asked. Erasing a
+ * patient nulls first_norm and last_norm, so a name condition never meets an erased one: without
+ * the erased_at test the name lookups are index-only (migration 0061).
+ */
+function byName(scope: SearchScope, birthYear: number | null): Base {
+  const v = visible(scope);
+  return birthYear === null
+    ? v
+    : (conn) =>
+        v(conn)
+          .where('date_of_birth', '>=', `${birthYear}-01-01`)
+          .where('date_of_birth', '<', `${birthYear + 1}-01-01`);
+}
+
+/** Whether the facility is the clinic's. */
+export async function facilityOfClinic(db: Db, clinicId: string, facilityId: string): Promise<boolean> {
+  return !!(await db.selectFrom('facilities').select('id').where('id', '=', facilityId).where('clinic_id', '=', clinicId).executeTakeFirst());
+}
+
+/** The patients (100 at most) whose email, canonical phone or tax code is the value asked. */
+export function patientsWith(db: Db, scope: SearchScope, field: 'email' | 'phone' | 'taxCode', value: string) {
+  const q = unerased(scope)(db);
+  if (field === 'email')
+    return q
+      .where(sql<boolean>`lower(email) = ${value}`)
+      .limit(100)
+      .execute();
+  if (field === 'phone') return q.where('phone', '=', value).limit(100).execute();
+  return q.where('tax_code_norm', '=', value).limit(100).execute();
+}
+
+/**
+ * The vocabulary's names reached by the parts of a name: by their Double Metaphone key (`part`
+ * set) or by a deletion key (`key` set), in one statement.
+ */
+export async function termsByKeys(db: Db, clinicId: string, parts: string[], keys: string[]) {
+  const { rows } = await sql<{ part: string | null; key: string | null; term: string }>`
+    WITH p AS (SELECT part, dmetaphone(part) AS code FROM unnest(${parts}::text[]) AS part)
+    SELECT p.part, NULL AS key, t.term FROM p JOIN patient_name_terms t ON t.clinic_id = ${clinicId} AND t.phon = p.code
+    UNION ALL
+    SELECT NULL, k.key, k.term FROM patient_name_keys k WHERE k.clinic_id = ${clinicId} AND k.key = ANY(${keys}::text[])`.execute(db);
+  return rows;
+}
+
+/** The vocabulary's names of about each part's length within its edit limit (levenshtein). */
+export async function termsWithinEdits(db: Db, clinicId: string, parts: string[], limits: number[]) {
+  const { rows } = await sql<{ part: string; term: string }>`
+      SELECT x.part, t.term FROM unnest(${parts}::text[], ${limits}::int[]) AS x(part, lim),
+        LATERAL (SELECT term FROM patient_name_terms WHERE clinic_id = ${clinicId}
+          AND char_length(term) BETWEEN char_length(x.part) - x.lim AND char_length(x.part) + x.lim
+          AND levenshtein_less_equal(x.part, term, x.lim) <= x.lim) t`.execute(db);
+  return rows;
+}
+
+/** A name condition: a first name among `first`, a last name among `last`, or both. */
+export interface NameCondition {
+  first?: string[];
+  last?: string[];
+}
+
+function conditionSql(c: NameCondition): RawBuilder<unknown> {
+  if (c.first && c.last) return sql`(first_norm = ANY(${c.first}::text[]) AND last_norm = ANY(${c.last}::text[]))`;
+  if (c.first) return sql`first_norm = ANY(${c.first}::text[])`;
+  return sql`last_norm = ANY(${c.last!}::text[])`;
+}
+
+/**
+ * The best `candidates` patients meeting any of the conditions (at least one), by the trigram
+ * similarity of their name to `name`, then id. One SELECT per condition, united: each is an
+ * index scan, where one OR of them all was planned as a scan of the clinic's patients. Names
+ * first, patients after: a common surname alone brings thousands of namesakes but a few hundred
+ * distinct names, so the distinct (first, last) names are counted (UNION: a patient two
+ * conditions meet counts once) and given their trigram similarity (computed once per name), and
+ * only the names that reach the best `candidates` patients are looked up again for their
+ * patients (one index-only probe per name). Names tied at the cut all come, so the answer is the
+ * best `candidates` rows by (similarity, id), as one sort of every row would give.
+ */
+export async function patientsOfNames(db: Db, scope: SearchScope, birthYear: number | null, name: string, conditions: NameCondition[], candidates: number) {
+  const base = byName(scope, birthYear);
+  // Only columns of the (clinic, first, last) and (clinic, last, first) indexes: index-only;
+  // trim(first || ' ' || last) is full_norm. A name condition never meets an erased patient
+  // (their names are null), so first_norm and last_norm are never null here.
+  const branch = (c: NameCondition) =>
+    base(db)
+      .clearSelect()
+      .select(['id', 'first_norm', 'last_norm'])
+      .where(conditionSql(c) as RawBuilder<boolean>);
+  let united = branch(conditions[0]!);
+  for (const c of conditions.slice(1)) united = united.union(branch(c));
+  const patientsOf = base(db)
+    .select(['first_norm', 'last_norm'])
+    .where(sql<boolean>`first_norm = r.f AND last_norm = r.l`);
+  const { rows } = await sql<{ id: string; is_active: boolean; first_norm: string; last_norm: string; trgm: number }>`
+      WITH names AS MATERIALIZED (
+          SELECT first_norm AS f, last_norm AS l, count(*) AS n, similarity(trim(first_norm || ' ' || last_norm), ${name}) AS trgm
+          FROM (${united}) u GROUP BY first_norm, last_norm),
+        -- better: the patients of names more similar than this one (the first sum counts its ties
+        -- too, the second takes them off; one window with EXCLUDE GROUP costs 6x the whole query).
+        r AS (SELECT f, l, trgm, sum(n) OVER (ORDER BY trgm DESC) - sum(n) OVER (PARTITION BY trgm) AS better
+          FROM names)
+      SELECT p.id, p.is_active, p.first_norm, p.last_norm, r.trgm
+      FROM r CROSS JOIN LATERAL (${patientsOf}) p
+      WHERE r.better < ${candidates}
+      ORDER BY r.trgm DESC, p.id LIMIT ${candidates}`.execute(db);
+  return rows;
+}
+
+/** What a hit shows of each patient, with the last visit that took place (one statement). */
+export function hitDetails(db: Db, clinicId: string, ids: string[]) {
+  return db
+    .selectFrom('patients as p')
+    .select([
+      'p.id',
+      'p.first_name',
+      'p.last_name',
+      'p.date_of_birth',
+      'p.phone',
+      'p.is_active',
+      (eb) =>
+        eb
+          .selectFrom('appointments as a')
+          .select(sql<Date | null>`max(a.start_at)`.as('m'))
+          .whereRef('a.patient_id', '=', 'p.id')
+          .where('a.clinic_id', '=', clinicId)
+          .where('a.start_at', '<=', sql<Date>`now()`)
+          .where('a.status', 'not in', NOT_A_VISIT)
+          .as('last_visit_at'),
+    ])
+    .where('p.clinic_id', '=', clinicId)
+    .where('p.id', 'in', ids)
+    .execute();
+}
+
+/** The second details (confirm.ts) of the candidates: one read by primary key. */
+export function detailRows(db: Db, clinicId: string, ids: string[]) {
+  return db.selectFrom('patients').select(['id', 'date_of_birth', 'phone', 'tax_code_norm']).where('clinic_id', '=', clinicId).where('id', 'in', ids).execute();
+}
+
+/** The search and duplicate-check columns of a name and tax code (dmetaphone is computed by the database). */
+export function searchColumns(firstName: string | null, lastName: string | null, taxCode: string | null) {
+  const first = normalizeName(firstName);
+  const last = normalizeName(lastName);
+  const full = `${first} ${last}`.trim();
+  return {
+    first_norm: first || null,
+    last_norm: last || null,
+    full_norm: full || null,
+    phon_first: first ? sql<string>`dmetaphone(${first})` : null,
+    phon_last: last ? sql<string>`dmetaphone(${last})` : null,
+    tax_code_norm: normalizeTaxCode(taxCode),
+  };
+}
+
+/**
+ * The CTEs that add a vocabulary (see migration 0010): `name_terms` inserts the terms the
+ * clinic lacks and returns them, `name_keys` the keys of those terms only. Rows go in sorted
+ * order (terms, then keys in the order of their terms), so concurrent writers never take two
+ * names in opposite orders. `when`: a condition on the statement's other CTEs (e.g. that the
+ * patient was inserted); no row is added when it is false.
+ */
+export function vocabularyCtes(clinicId: string, v: Vocabulary, when: RawBuilder<boolean> = sql<boolean>`true`) {
+  return sql`name_terms AS (
+      INSERT INTO patient_name_terms (clinic_id, term, phon)
+      SELECT ${clinicId}::uuid, t, dmetaphone(t) FROM unnest(${v.terms}::text[]) WITH ORDINALITY AS x(t, n) WHERE ${when} ORDER BY n
+      ON CONFLICT DO NOTHING RETURNING term
+    ), name_keys AS (
+      INSERT INTO patient_name_keys (clinic_id, key, term)
+      SELECT ${clinicId}::uuid, k, t FROM unnest(${v.keys}::text[], ${v.of}::text[]) WITH ORDINALITY AS x(k, t, n)
+      WHERE t IN (SELECT term FROM name_terms) ORDER BY n
+      ON CONFLICT DO NOTHING
+    )`;
+}
+
+/**
+ * Adds names to the clinic's search vocabulary and their deletion keys (see migration 0010), in
+ * one statement. Takes the database handle too: the vocabulary only grows (ON CONFLICT DO
+ * NOTHING), so a bulk load (bench/search.ts) may add terms outside a patient's transaction.
+ */
+export async function addNameTerms(trx: Db, clinicId: string, names: Array<string | null | undefined>): Promise<void> {
+  const vocabulary = vocabularyOf(names);
+  if (!vocabulary) return;
+  await sql`WITH ${vocabularyCtes(clinicId, vocabulary)} SELECT 1`.execute(trx);
+}
+
+/** Names no other patient of the clinic has leave the search vocabulary (an erasure's). */
+export async function forgetNameTerms(trx: Transaction, clinicId: string, terms: string[]): Promise<void> {
+  if (terms.length === 0) return;
+  const { rows: gone } = await sql<{
+    term: string;
+  }>`DELETE FROM patient_name_terms t WHERE t.clinic_id = ${clinicId} AND t.term = ANY(${terms}::text[])
+        AND NOT EXISTS (SELECT 1 FROM patients p WHERE p.clinic_id = t.clinic_id AND (p.first_norm = t.term OR p.last_norm = t.term))
+        RETURNING t.term`.execute(trx);
+  if (gone.length > 0) {
+    await sql`DELETE FROM patient_name_keys WHERE clinic_id = ${clinicId} AND term = ANY(${gone.map((g) => g.term)}::text[])`.execute(trx);
+  }
+}
