@@ -55,6 +55,11 @@ declare module 'fastify' {
      */
     bodyIssues?: BodyIssues | false;
     /**
+     * The same for the query string (optional): its checks that need no database, run by the
+     * service on a valid query and by the error handler on one its schema refused.
+     */
+    queryIssues?: BodyIssues;
+    /**
      * An operation of the AI agents (the /v1/voice/* operations): refused `403 forbidden` reason
      * `ai_disabled` to every key while the clinic's AI processing is off (agent keys are refused
      * on every operation anyway).

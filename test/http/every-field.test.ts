@@ -132,6 +132,70 @@ const CASES: Record<string, Case> = {
     body: () => ({ colour: 'red', workingHours: { fri: [{ open: '18:00', close: '08:00' }] } }),
     issues: ['colour', 'workingHours.fri.0.close'],
   },
+  'POST admin appointments: a patient that is no id, an end before the start': {
+    plane: 'admin',
+    method: 'POST',
+    path: () => '/appointments',
+    body: () => ({ patientId: 'nope', start: inFuture(2), end: inFuture(1) }),
+    issues: ['end', 'patientId'],
+  },
+  'PATCH admin appointments/{id}: an unknown field, an end before the start': {
+    plane: 'admin',
+    method: 'PATCH',
+    path: () => `/appointments/${MISSING}`,
+    body: () => ({ colour: 'red', start: inFuture(2), end: inFuture(1) }),
+    issues: ['colour', 'end'],
+  },
+  'POST /v1/appointments: a patient that is no id, no calendar and no start without a hold': {
+    plane: 'v1',
+    method: 'POST',
+    path: () => '/v1/appointments',
+    body: () => ({ patientId: 'nope' }),
+    issues: ['calendarId', 'patientId', 'start'],
+  },
+  'POST /v1/waitlist: a calendar that is no id, a patient and a lead, a window already over': {
+    plane: 'v1',
+    method: 'POST',
+    path: () => '/v1/waitlist',
+    body: () => ({ calendarId: 'nope', channel: 'phone', patientId: MISSING, leadId: MISSING, latest: inFuture(-1) }),
+    issues: ['calendarId', 'latest', 'leadId', 'patientId'],
+  },
+  'PUT admin recall-rules: an interval of no months, nothing to recall': {
+    plane: 'admin',
+    method: 'PUT',
+    path: () => '/recall-rules',
+    body: () => ({ categories: [], types: [], intervalMonths: 0, maxAttemptsPerWeek: 3, quietStart: '20:00', quietEnd: '09:00' }),
+    issues: ['categories', 'intervalMonths', 'types'],
+  },
+  'POST /v1/recalls/{patientId}/attempts: a wrong channel, a callback without its time': {
+    plane: 'v1',
+    method: 'POST',
+    path: () => `/v1/recalls/${MISSING}/attempts`,
+    body: () => ({ channel: 'pigeon', outcome: 'callback' }),
+    issues: ['callbackAt', 'channel'],
+  },
+  'POST admin api-keys: no name, an expiry already past': {
+    plane: 'admin',
+    method: 'POST',
+    path: () => '/api-keys',
+    body: () => ({ scopes: ['patients:read'], expiresAt: inFuture(-1) }),
+    issues: ['expiresAt', 'name'],
+  },
+  'POST /v1/documents: a wrong category, a type not allowed': {
+    plane: 'v1',
+    method: 'POST',
+    path: () => '/v1/documents',
+    body: () => ({
+      patientId: MISSING,
+      category: 'nope',
+      title: 'Consenso',
+      filename: 'c.pdf',
+      contentType: 'application/x-evil',
+      sizeBytes: 10,
+      sha256: 'a'.repeat(64),
+    }),
+    issues: ['category', 'contentType'],
+  },
   'POST /v1/webhook-endpoints: events that are no list, an address with credentials': {
     plane: 'v1',
     method: 'POST',
@@ -162,6 +226,33 @@ describe('one 400 names the schema’s wrong fields and the rules’ together', 
       const res = c.plane === 'v1' ? await server.call(c.method, url, { token: t.token, body: c.body(t) }) : await server.admin(c.method, url, c.body(t));
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body.error.code).toBe('invalid_request');
+      expect(paths(res)).toEqual(c.issues);
+    });
+  }
+});
+
+const QUERY_CASES: Record<string, { url: () => string; issues: string[] }> = {
+  'GET /v1/calendars/{id}/availability: a limit of none, a window that ends before it starts': {
+    url: () => `/v1/calendars/${MISSING}/availability?limit=0&from=${encodeURIComponent(inFuture(2))}&to=${encodeURIComponent(inFuture(1))}`,
+    issues: ['limit', 'to'],
+  },
+  'GET /v1/patients/lookup: an unknown parameter, a phone that is no phone number': {
+    url: () => '/v1/patients/lookup?phone=123&colour=red',
+    issues: ['colour', 'phone'],
+  },
+  'GET /v1/voice/context: a caller with letters, a called number that is no phone number': {
+    url: () => '/v1/voice/context?from=abc&to=123',
+    issues: ['from', 'to'],
+  },
+};
+
+describe('one 400 names the query’s wrong parameters, the schema’s and the rules’ together', () => {
+  for (const [name, c] of Object.entries(QUERY_CASES)) {
+    it(name, async () => {
+      const res = await server.call('GET', c.url(), { token: t.token });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(res.body.error.details.in).toBe('query');
       expect(paths(res)).toEqual(c.issues);
     });
   }

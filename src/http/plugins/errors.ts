@@ -11,7 +11,7 @@ import { ApiError, reasonDeclared, type ValidationIssue } from '../../core/error
 import { isDatabaseUnreachable } from '../../db/errors.js';
 import { DependencyUnavailableError } from '../../lib/unavailable.js';
 import { errorEnvelope } from '../errors.js';
-import type { BodyCheckEnvironment } from '../types.js';
+import type { BodyCheckEnvironment, BodyIssues } from '../types.js';
 import { toIssues } from '../validation.js';
 
 const PARTS: Record<string, 'path' | 'query' | 'body' | 'header'> = {
@@ -41,7 +41,9 @@ function toApiError(
   if (error.validation) {
     const where = PARTS[error.validationContext ?? 'body'] ?? 'body';
     const issues = toIssues(error.validation);
-    if (where === 'body') issues.push(...domainIssues(request, issues, environment));
+    const config = request.routeOptions.config;
+    if (where === 'body') issues.push(...domainIssues(request, config?.bodyIssues, request.body, issues, environment));
+    if (where === 'query') issues.push(...domainIssues(request, config?.queryIssues, request.query, issues, environment));
     if (where === 'header')
       for (const issue of issues)
         issue.path = issue.path.replace(/^(idempotency-key|if-match)$/, (h) =>
@@ -74,18 +76,24 @@ function toApiError(
 }
 
 /**
- * The route's own checks of a body its schema refused (`config.bodyIssues`), on the parts that
- * parsed: the issues of fields the schema did not already name. A check that throws on a body
- * it did not foresee adds nothing (logged): the schema's answer stands.
+ * The route's own checks of a body or query its schema refused (`config.bodyIssues`,
+ * `config.queryIssues`), on the parts that parsed: the issues of fields the schema did not
+ * already name. A check that throws on input it did not foresee adds nothing (logged): the
+ * schema's answer stands.
  */
-function domainIssues(request: FastifyRequest, named: ValidationIssue[], environment: BodyCheckEnvironment): ValidationIssue[] {
-  const check = request.routeOptions.config?.bodyIssues;
+function domainIssues(
+  request: FastifyRequest,
+  check: BodyIssues | false | undefined,
+  input: unknown,
+  named: ValidationIssue[],
+  environment: BodyCheckEnvironment,
+): ValidationIssue[] {
   if (!check) return [];
   try {
     const paths = new Set(named.map((i) => i.path));
-    return check(request.body, environment).filter((i) => !paths.has(i.path) && (paths.add(i.path), true));
+    return check(input, environment).filter((i) => !paths.has(i.path) && (paths.add(i.path), true));
   } catch (err) {
-    request.log.warn({ err }, 'config.bodyIssues threw on a body its schema refused');
+    request.log.warn({ err }, 'config.bodyIssues or queryIssues threw on input its schema refused');
     return [];
   }
 }

@@ -10,6 +10,7 @@ import { recordEvent } from '../../events/record.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { MOVABLE, STATUS_EVENTS, TRANSITIONS, overlapReason, type AppointmentRow, type AppointmentOrigin, type AppointmentStatus } from './model.js';
 import { eventData } from './events.js';
+import { appointmentBodyIssues, endAfterStart } from './checks.js';
 import type { AppointmentChanges, ListQuery, NewAppointment } from './schema.js';
 import { listPage, updateRow, writeAppointment, type AppointmentInsert, type BusyQuery } from './store.js';
 import { offerFreedTime } from '../waitlist/offers.js';
@@ -67,7 +68,7 @@ export async function withOverlapCheck<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function timeIssues(start: Date, end: Date): ValidationIssue[] {
-  return end.getTime() > start.getTime() ? [] : [{ path: 'end', message: 'deve essere successivo a start' }];
+  return endAfterStart(start.getTime(), end.getTime());
 }
 
 /**
@@ -116,7 +117,7 @@ export async function createAppointment(db: Db, actor: Actor, input: NewAppointm
         { field: 'calendarId', table: 'calendars', id: input.calendarId },
         { field: 'treatmentPlanId', table: 'treatment_plans', id: input.treatmentPlanId, patientId: input.patientId },
       ]);
-      issues.push(...timeIssues(start, end));
+      issues.push(...appointmentBodyIssues(input));
       if (issues.length > 0) throw ApiError.invalid('body', issues);
       const facilityId =
         input.facilityId ?? rows.get('chairId')?.facility_id ?? rows.get('calendarId')?.facility_id ?? rows.get('patientId')?.facility_id ?? null;

@@ -2,9 +2,10 @@
  * API keys: issued with a kind (the clinic's: live or test), scopes, an optional facility
  * set and an optional expiry. The token is shown once, at creation; only its hash is kept.
  */
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { generateToken, hashToken, tokenPrefix } from './tokens.js';
-import { isScope, type Scope } from './scopes.js';
+import { keyBodyIssues } from './checks.js';
+import { type Scope } from './scopes.js';
 import type { Db } from '../../db/transaction.js';
 import type { AgentKind } from '../../core/actor.js';
 import type { Static } from 'typebox';
@@ -45,19 +46,14 @@ export async function createApiKey(db: Db, clinicId: string, input: NewApiKey, r
   const clinic = await store.clinicMode(db, clinicId);
   if (!clinic) throw ApiError.notFound();
 
-  const issues: ValidationIssue[] = [];
-  input.scopes.forEach((s, i) => {
-    if (!isScope(s)) issues.push({ path: `scopes.${i}`, message: `permesso sconosciuto: ${s}` });
-  });
+  const issues = keyBodyIssues({ ...input, expiresAt: input.expiresAt?.toISOString() });
   const facilityIds = input.facilityIds ? [...new Set(input.facilityIds.map((f) => f.toLowerCase()))] : null;
   if (facilityIds) {
     const known = await store.facilitiesAmong(db, clinicId, facilityIds);
     facilityIds.forEach((f, i) => {
       if (!known.has(f)) issues.push({ path: `facilityIds.${i}`, message: 'sede inesistente in questo studio' });
     });
-    if (facilityIds.length === 0) issues.push({ path: 'facilityIds', message: 'deve contenere almeno una sede, oppure essere null' });
   }
-  if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) issues.push({ path: 'expiresAt', message: 'deve essere nel futuro' });
   if (issues.length) throw ApiError.invalid('body', issues);
 
   const token = generateToken(clinic.mode);

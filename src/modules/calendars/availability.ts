@@ -5,14 +5,15 @@
  * empty list.
  */
 import { bookingChannel, type Actor } from '../../core/actor.js';
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
 import { localDateOf, partOfDayOf, slotWords, type SlotWords } from './labels.js';
 import type { AvailabilityQuery, EMPTY_REASONS } from './schema.js';
 import { localParts } from './timezone.js';
+import { availabilityQueryIssues, MAX_WINDOW_DAYS } from './checks.js';
 import { bookableWindow, findCalendar, freeSlots, gridSlots, type CalendarRow, type Slot, type Window } from './service.js';
 
-export const MAX_WINDOW_DAYS = 31;
+export { MAX_WINDOW_DAYS };
 export type EmptyReason = (typeof EMPTY_REASONS)[number];
 
 export type SpokenSlot = Slot & SlotWords;
@@ -80,10 +81,7 @@ export async function availability(db: Db, actor: Actor, id: string, q: Availabi
   const from = q.from ? new Date(q.from) : new Date();
   const to = q.to ? new Date(q.to) : new Date(from.getTime() + 7 * 86_400_000);
   const cal = await findCalendar(db, actor, id);
-  const issues: ValidationIssue[] = [];
-  if (to.getTime() <= from.getTime()) issues.push({ path: 'to', message: 'deve essere successivo a from' });
-  else if (to.getTime() - from.getTime() > MAX_WINDOW_DAYS * 86_400_000)
-    issues.push({ path: 'to', message: `la finestra può durare al massimo ${MAX_WINDOW_DAYS} giorni` });
+  const issues = availabilityQueryIssues(q, undefined, from.getTime());
   if (q.doctorId && !cal.doctor_ids.includes(q.doctorId.toLowerCase())) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
   if (issues.length > 0) throw ApiError.invalid('query', issues);
 

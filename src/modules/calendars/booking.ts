@@ -5,6 +5,7 @@
  * losers get `409 no_availability`. The slot strategies are slots.ts; the SQL is store.ts.
  */
 import type { BookInput } from '../appointments/schema.js';
+import { bookingBodyIssues } from '../appointments/checks.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import type { AppointmentRow } from '../appointments/model.js';
 import { refIssue } from '../../db/scoped.js';
@@ -118,11 +119,7 @@ async function heldSlotOf(trx: Transaction, tz: string, cal: CalendarRow, hold: 
 
 /** Missing or contradicting fields of a booking (with or without its hold). */
 function bookingIssues(input: BookInput, hold: HoldRow | null): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  if (!input.holdId) {
-    if (input.calendarId === undefined) issues.push({ path: 'calendarId', message: 'obbligatorio senza holdId' });
-    if (input.start === undefined) issues.push({ path: 'start', message: 'obbligatorio senza holdId' });
-  }
+  const issues = bookingBodyIssues(input);
   if (hold) {
     if (input.calendarId !== undefined && input.calendarId.toLowerCase() !== hold.calendar_id)
       issues.push({ path: 'calendarId', message: 'diverso da quello della prenotazione temporanea' });

@@ -3,13 +3,17 @@
  * SHA-256 as declared, and a real type (read from the bytes by `file-type`) that is allowed and
  * agrees with the declared one. The bytes are read as a stream: only the first 4100 bytes (what
  * `file-type` needs) are kept; whether they are plain text is decided on all of them as they pass
- * (text-check.ts).
+ * (text-check.ts). And the checks of a new document's body that need no database
+ * (documentBodyIssues), for the service on a valid body and the route's `config.bodyIssues` on a
+ * body its schema refused (src/lib/loose.ts).
  */
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { ALLOWED_CONTENT_TYPES, type AllowedContentType, type RejectedReason } from './schema.js';
 import { TextCheck, type TextVerdict } from './text-check.js';
+import type { ValidationIssue } from '../../core/errors.js';
+import { record } from '../../lib/loose.js';
 
 const HEAD_BYTES = 4100;
 
@@ -95,4 +99,19 @@ export async function verdict(found: Inspected, declared: { sizeBytes: number; s
   const type = await realType(found);
   if (type === null || type !== normalizeContentType(declared.contentType)) return 'type_not_allowed';
   return null;
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** A new document's body: an allowed type, a size within the deployment's `maxBytes`, content that is base64. */
+export function documentBodyIssues(maxBytes: number): (body: unknown) => ValidationIssue[] {
+  return (body) => {
+    const b = record(body);
+    const issues: ValidationIssue[] = [];
+    if (typeof b.contentType === 'string' && !isAllowedType(normalizeContentType(b.contentType)))
+      issues.push({ path: 'contentType', message: `tipo non ammesso: uno tra ${ALLOWED_CONTENT_TYPES.join(', ')}` });
+    if (typeof b.sizeBytes === 'number' && b.sizeBytes > maxBytes) issues.push({ path: 'sizeBytes', message: `supera il massimo di ${maxBytes} byte` });
+    if (typeof b.contentBase64 === 'string' && !BASE64.test(b.contentBase64)) issues.push({ path: 'contentBase64', message: 'non è base64 valido' });
+    return issues;
+  };
 }

@@ -6,14 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { can, type Actor } from '../../core/actor.js';
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { TenantScope } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { inspect, isAllowedType, normalizeContentType, verdict } from './checks.js';
+import { documentBodyIssues, inspect, normalizeContentType, verdict } from './checks.js';
 import type { DocumentsDeps } from './runtime.js';
 import {
-  ALLOWED_CONTENT_TYPES,
   CLINICAL_CATEGORIES,
   type ContentLinkView,
   type DocumentCategory,
@@ -71,18 +70,6 @@ function originOf(actor: Actor): DocumentOrigin {
   return actor.agent === 'chat_bot' ? 'chat_bot' : actor.agent === 'voice_agent' ? 'voice_agent' : 'api';
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** Every wrong field of a creation that needs no query, at once. */
-function inputIssues(deps: DocumentsDeps, input: NewDocument): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  if (!isAllowedType(normalizeContentType(input.contentType)))
-    issues.push({ path: 'contentType', message: `tipo non ammesso: uno tra ${ALLOWED_CONTENT_TYPES.join(', ')}` });
-  if (input.sizeBytes > deps.config.maxBytes) issues.push({ path: 'sizeBytes', message: `supera il massimo di ${deps.config.maxBytes} byte` });
-  if (input.contentBase64 !== undefined && !BASE64.test(input.contentBase64)) issues.push({ path: 'contentBase64', message: 'non è base64 valido' });
-  return issues;
-}
-
 /**
  * The links of a new document: the patient (visible, not erased), and an appointment, quote,
  * invoice or chat message of the same patient (a chat message must carry media). Every wrong
@@ -126,7 +113,7 @@ export interface CreateInput extends NewDocument {
  */
 export async function createDocument(deps: DocumentsDeps, actor: Actor, input: CreateInput): Promise<DocumentView> {
   requireCategoryScope(actor, input.category, 'write');
-  const issues = inputIssues(deps, input);
+  const issues = documentBodyIssues(deps.config.maxBytes)(input);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   // Links first, so a wrong id costs no upload or scan (checked again in the writing transaction).
   await deps.db.transaction().execute((trx) => checkLinks(trx, actor, input));

@@ -19,3 +19,8 @@ export function patientBodyIssues(body: unknown, env: Region, path = ''): Valida
 export function patientImportIssues(body: unknown, env: Region): ValidationIssue[] {
   return list(record(body).patients).flatMap((p, n) => patientBodyIssues(p, env, `patients.${n}.`));
 }
+
+/** The lookup by phone: a phone that is a phone number. */
+export function lookupQueryIssues(query: unknown, env: Region): ValidationIssue[] {
+  return phoneIssue(record(query).phone, env.region, 'phone');
+}

@@ -11,7 +11,7 @@ import { seesFacility } from '../auth/authenticate.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { can, type Actor } from '../../core/actor.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
-import { patientBodyIssues } from './checks.js';
+import { lookupQueryIssues, patientBodyIssues } from './checks.js';
 import { checkFacility } from './facility.js';
 import { CLINICAL_FIELDS, type PatientInput, type PatientLookup, type PatientUpdate, type PatientView } from './schema.js';
 import {
@@ -109,7 +109,7 @@ export async function getPatient(db: Db, actor: Actor, id: string): Promise<{ vi
 /** The lookup of the API (spec): the patient with this phone, as findPatientByPhone finds it. */
 export async function lookupPatient(db: Db, actor: Actor, phone: string): Promise<PatientLookup> {
   const canonical = toCanonicalPhone(phone, actor.region);
-  if (!canonical) throw ApiError.invalid('query', [{ path: 'phone', message: 'non è un numero di telefono valido' }]);
+  if (!canonical) throw ApiError.invalid('query', lookupQueryIssues({ phone }, actor));
   const row = await findPatientByPhone(db, actor, canonical);
   if (!row) return { found: false, patient: null };
   return { found: true, patient: { id: row.id, name: `${row.first_name ?? ''} ${row.last_name ?? ''}`.trim() } };

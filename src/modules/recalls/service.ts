@@ -4,11 +4,12 @@
  * (REST, back office, CLI, the refresh job, agent tools) goes through these functions.
  */
 import type { Actor } from '../../core/actor.js';
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 import { insertTask } from '../tasks/service.js';
 import { nextAttemptAt } from './policy.js';
+import { attemptBodyIssues, rulesBodyIssues } from './checks.js';
 import {
   SNOOZE_HOURS,
   type NewRecallAttempt,
@@ -43,13 +44,8 @@ export async function getRecallRules(db: Db, clinicId: string): Promise<RecallRu
 
 /** Sets the clinic's rules and recomputes its worklist in the same transaction. */
 export async function setRecallRules(db: Db, clinicId: string, input: RecallRules): Promise<RecallRules> {
-  if (input.categories.length === 0 && input.types.length === 0) {
-    const message = 'serve almeno una categoria o un tipo di appuntamento';
-    throw ApiError.invalid('body', [
-      { path: 'categories', message },
-      { path: 'types', message },
-    ]);
-  }
+  const issues = rulesBodyIssues(input);
+  if (issues.length > 0) throw ApiError.invalid('body', issues);
   return db.transaction().execute(async (trx) => {
     const row = await store.saveRules(trx, clinicId, {
       categories: input.categories,
@@ -128,21 +124,14 @@ export async function recordAttempt(db: Db, actor: Actor, patientId: string, inp
   return db.transaction().execute(async (trx) => {
     await findScoped(trx, 'patients', actor, patientId);
     const patient = await store.patientOf(trx, actor.clinicId, patientId);
-    const issues: ValidationIssue[] = [];
+    const issues = attemptBodyIssues(input);
     let appointmentEnd: Date | null = null;
-    if (input.outcome === 'booked') {
-      if (!input.appointmentId) issues.push({ path: 'appointmentId', message: 'obbligatorio con outcome booked' });
-      else {
-        const appointment = await store.appointmentOfPatient(trx, actor.clinicId, patient.id, input.appointmentId);
-        if (!appointment) issues.push({ path: 'appointmentId', message: 'non è un appuntamento di questo paziente' });
-        else appointmentEnd = appointment.end_at;
-      }
-    } else if (input.appointmentId) issues.push({ path: 'appointmentId', message: 'solo con outcome booked' });
+    if (input.outcome === 'booked' && input.appointmentId) {
+      const appointment = await store.appointmentOfPatient(trx, actor.clinicId, patient.id, input.appointmentId);
+      if (!appointment) issues.push({ path: 'appointmentId', message: 'non è un appuntamento di questo paziente' });
+      else appointmentEnd = appointment.end_at;
+    }
     const callbackAt = input.callbackAt ? new Date(input.callbackAt) : null;
-    if (input.outcome === 'callback') {
-      if (!callbackAt) issues.push({ path: 'callbackAt', message: 'obbligatorio con outcome callback' });
-      else if (callbackAt.getTime() <= Date.now()) issues.push({ path: 'callbackAt', message: 'deve essere nel futuro' });
-    } else if (callbackAt) issues.push({ path: 'callbackAt', message: 'solo con outcome callback' });
     if (issues.length > 0) throw ApiError.invalid('body', issues);
 
     const outcome = await store.insertAttempt(trx, actor.clinicId, {

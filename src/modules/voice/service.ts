@@ -3,23 +3,21 @@
  * handoff to a person when it gives up. It answers as little personal data as the job needs.
  */
 import type { Actor } from '../../core/actor.js';
-import { ApiError, type ValidationIssue } from '../../core/errors.js';
+import { ApiError } from '../../core/errors.js';
 import { checkRefs } from '../../db/scoped.js';
 import type { WeekSchedule } from '../../db/tables/agenda.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { insertTask } from '../tasks/service.js';
 import { openingState } from './opening.js';
+import { contextQueryIssues, isAnonymous } from './checks.js';
 import type { HandoffView, NewHandoff, VoiceContext, VoiceContextQuery } from './schema.js';
 import * as store from './store.js';
 import type { FacilityRow, HandoffRow } from './store.js';
 
-/** `null` for a hidden number, the E.164 form, or an issue naming the field. */
-function phoneOf(value: string, region: string, path: string, issues: ValidationIssue[]): string | null {
-  if (value.trim().toLowerCase() === 'anonymous') return null;
-  const phone = toCanonicalPhone(value, region);
-  if (!phone) issues.push({ path, message: 'non è un numero di telefono valido' });
-  return phone;
+/** `null` for a hidden number, else the E.164 form (contextQueryIssues has checked it is one). */
+function phoneOf(value: string, region: string): string | null {
+  return isAnonymous(value) ? null : toCanonicalPhone(value, region);
 }
 
 interface FacilityChoice {
@@ -45,10 +43,10 @@ function transferOf(facility: FacilityChoice | null, actor: Actor, now: Date): {
 }
 
 export async function voiceContext(db: Db, actor: Actor, input: VoiceContextQuery, now = new Date()): Promise<VoiceContext> {
-  const issues: ValidationIssue[] = [];
-  const from = phoneOf(input.from, actor.region, 'from', issues);
-  const to = input.to === undefined ? null : phoneOf(input.to, actor.region, 'to', issues);
+  const issues = contextQueryIssues(input, actor);
   if (issues.length > 0) throw ApiError.invalid('query', issues);
+  const from = phoneOf(input.from, actor.region);
+  const to = input.to === undefined ? null : phoneOf(input.to, actor.region);
 
   // One statement (one round trip while the phone rings); the lead is used only when no
   // patient has the number.

@@ -11,6 +11,7 @@ import { insertAppointment, withOverlapCheck } from '../appointments/service.js'
 import { slotAppointment } from '../calendars/service.js';
 import type { NewWaitlistEntry, OfferListQuery, WaitlistEntryView, WaitlistListQuery, WaitlistOfferView, WaitlistSettings } from './schema.js';
 import * as store from './store.js';
+import { entryBodyIssues } from './checks.js';
 import { offerSlot, slotOf } from './offers.js';
 import type { EntryRow, OfferWithEntry } from './store.js';
 
@@ -69,17 +70,12 @@ export async function createEntry(db: Db, actor: Actor, input: NewWaitlistEntry)
       { field: 'leadId', table: 'leads', id: input.leadId },
       { field: 'doctorId', table: 'doctors', id: input.doctorId },
     ]);
-    if ((input.patientId === undefined) === (input.leadId === undefined)) {
-      const message = 'serve esattamente uno tra patientId e leadId';
-      issues.push({ path: 'patientId', message }, { path: 'leadId', message });
-    }
     const calendar = await store.visibleCalendar(trx, actor, input.calendarId);
     if (!calendar) issues.push({ path: 'calendarId', message: 'calendario inesistente' });
     const doctorId = input.doctorId?.toLowerCase() ?? null;
     if (calendar && doctorId && !calendar.doctor_ids.includes(doctorId) && !issues.some((i) => i.path === 'doctorId'))
       issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
-    if (latest.getTime() <= now) issues.push({ path: 'latest', message: 'deve essere nel futuro' });
-    else if (latest.getTime() <= earliest.getTime()) issues.push({ path: 'latest', message: 'deve essere successivo a earliest' });
+    issues.push(...entryBodyIssues(input, undefined, now));
     if (issues.length > 0) throw ApiError.invalid('body', issues);
     const outcome = await store.insertEntry(trx, actor.clinicId, {
       facility_id: calendar!.facility_id,

@@ -18,6 +18,7 @@ import { registerChatAdminRoutes } from './agenda-chat.js';
 import { registerTaskAdminRoutes } from './agenda-tasks.js';
 import { facilityBodyIssues } from '../../../modules/facilities/checks.js';
 import { calendarBodyIssues } from '../../../modules/calendars/checks.js';
+import { appointmentBodyIssues } from '../../../modules/appointments/checks.js';
 
 const TAG = 'Agenda (back office)';
 
@@ -32,7 +33,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/appointments',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminCreate, bodyIssues: false },
+      config: { reasons: APPOINTMENT_REASONS.adminCreate, bodyIssues: appointmentBodyIssues },
       schema: {
         operationId: 'adminCreateAppointment',
         tags: [TAG],
@@ -73,7 +74,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.patch(
     '/admin/v1/clinics/:clinicId/appointments/:id',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminUpdate, bodyIssues: false },
+      config: { reasons: APPOINTMENT_REASONS.adminUpdate, bodyIssues: appointmentBodyIssues },
       schema: {
         operationId: 'adminUpdateAppointment',
         tags: [TAG],

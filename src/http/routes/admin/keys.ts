@@ -5,6 +5,7 @@ import { AccessLogEntrySchema, AccessLogQuerySchema } from '../../../modules/acc
 import { listAccessLog } from '../../../modules/access-log/service.js';
 import * as keys from '../../../modules/auth/keys-service.js';
 import { ApiKeySchema, CreatedApiKeySchema, NewApiKeySchema } from '../../../modules/auth/schema.js';
+import { keyBodyIssues } from '../../../modules/auth/checks.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../../core/cursor.js';
 import { ClinicParams, IdParams, Page, List } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
@@ -25,7 +26,7 @@ export function registerKeyRoutes(app: App, ctx: AppContext): void {
         body: NewApiKeySchema,
         response: { 201: CreatedApiKeySchema },
       },
-      config: { bodyIssues: false },
+      config: { bodyIssues: keyBodyIssues },
     },
     async (request, reply) => {
       const { expiresAt, ...rest } = request.body;

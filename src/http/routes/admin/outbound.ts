@@ -5,6 +5,7 @@ import { WaitlistSettingsSchema } from '../../../modules/waitlist/schema.js';
 import { getWaitlistSettings, setWaitlistSettings } from '../../../modules/waitlist/service.js';
 import { RecallRulesSchema } from '../../../modules/recalls/schema.js';
 import { clearRecallOptOut, getRecallRules, setRecallRules } from '../../../modules/recalls/service.js';
+import { rulesBodyIssues } from '../../../modules/recalls/checks.js';
 import { ClinicParams, Nullable } from '../../../core/schemas.js';
 import { Type } from 'typebox';
 import type { App } from '../../types.js';
@@ -81,7 +82,7 @@ export function registerOutboundAdminRoutes(app: App, ctx: AppContext): void {
         body: RecallRulesSchema,
         response: { 200: RecallRulesSchema },
       },
-      config: { bodyIssues: false },
+      config: { bodyIssues: rulesBodyIssues },
     },
     async (request) => {
       const actor = await clinicActor(ctx, request, request.params.clinicId);

@@ -19,6 +19,7 @@ import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
 import { book } from '../../../modules/calendars/booking.js';
 import { cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/appointments/changes.js';
+import { bookingBodyIssues } from '../../../modules/appointments/checks.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
@@ -128,7 +129,14 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
         body: BookAppointmentBody,
         response: { 200: AppointmentSchema, 201: AppointmentSchema },
       },
-      config: { etag: true, reasons: APPOINTMENT_REASONS.apiBook, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
+      config: {
+        etag: true,
+        reasons: APPOINTMENT_REASONS.apiBook,
+        scopes: ['appointments:write'],
+        idempotent: true,
+        errorStatuses: [409],
+        bodyIssues: bookingBodyIssues,
+      },
     },
     async (request, reply) => {
       const { row, replayed } = await book(ctx.db, request.actor, request.body);

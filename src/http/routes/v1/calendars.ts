@@ -1,4 +1,5 @@
 /** /v1/calendars: the bookable services (issue 15), their free slots (spec 4.11) and slot holds. */
+import { availabilityQueryIssues } from '../../../modules/calendars/checks.js';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { availability, MAX_WINDOW_DAYS } from '../../../modules/calendars/availability.js';
@@ -72,7 +73,7 @@ export function registerCalendarRoutes(app: App, ctx: AppContext): void {
           200: AvailabilitySchema,
         },
       },
-      config: { scopes: ['appointments:read'] },
+      config: { scopes: ['appointments:read'], queryIssues: availabilityQueryIssues },
     },
     async (request) => availability(ctx.db, request.actor, request.params.id, request.query),
   );

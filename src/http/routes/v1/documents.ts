@@ -27,6 +27,7 @@ import {
 } from '../../../modules/documents/service.js';
 import type { App } from '../../types.js';
 import { linkOrigin } from '../../link-origin.js';
+import { documentBodyIssues } from '../../../modules/documents/checks.js';
 
 const TAG = 'Documents';
 /** The creation's body holds up to 4 MiB as base64, plus the metadata: its own limit, the rest of the API keeps the small one. */
@@ -109,7 +110,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
         body: NewDocumentBody,
         response: { 201: { ...DocumentSchema, examples: [PENDING_EXAMPLE, EXAMPLE] } },
       },
-      config: { scopes: ['documents:write'], idempotent: true, errorStatuses: [403], bodyIssues: false },
+      config: { scopes: ['documents:write'], idempotent: true, errorStatuses: [403], bodyIssues: documentBodyIssues(deps.config.maxBytes) },
     },
     async (request, reply) => {
       const view = await createDocument(deps, request.actor, { ...request.body, linkBase: linkBase(ctx, request) });

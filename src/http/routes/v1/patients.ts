@@ -15,7 +15,7 @@ import {
 import { setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { patientBodyIssues } from '../../../modules/patients/checks.js';
+import { lookupQueryIssues, patientBodyIssues } from '../../../modules/patients/checks.js';
 
 const TAG = 'Patients';
 
@@ -92,7 +92,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
         querystring: PatientLookupQuerySchema,
         response: { 200: PatientLookupSchema },
       },
-      config: { scopes: ['patients:read'] },
+      config: { scopes: ['patients:read'], queryIssues: lookupQueryIssues },
     },
     async (request) => lookupPatient(ctx.db, request.actor, request.query.phone),
   );

@@ -11,6 +11,7 @@ import {
   SNOOZE_HOURS,
 } from '../../../modules/recalls/schema.js';
 import { attemptView, listAttempts, listRecalls, recordAttempt } from '../../../modules/recalls/service.js';
+import { attemptBodyIssues } from '../../../modules/recalls/checks.js';
 import { IdempotencyHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 
@@ -62,7 +63,7 @@ export function registerRecallRoutes(app: App, ctx: AppContext): void {
         body: NewRecallAttemptSchema,
         response: { 200: RecallAttemptSchema, 201: RecallAttemptSchema },
       },
-      config: { reasons: RECALL_REASONS.attempt, scopes: ['patients:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
+      config: { reasons: RECALL_REASONS.attempt, scopes: ['patients:write'], idempotent: true, errorStatuses: [409], bodyIssues: attemptBodyIssues },
     },
     async (request, reply) => {
       const { row, replayed } = await recordAttempt(ctx.db, request.actor, request.params.patientId, request.body);

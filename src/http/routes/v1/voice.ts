@@ -1,4 +1,5 @@
 /** /v1/voice (issue 15): the voice agent's own operations. Refused `ai_disabled` while the clinic's AI is off. */
+import { contextQueryIssues } from '../../../modules/voice/checks.js';
 import type { AppContext } from '../../../context.js';
 import { HandoffSchema, NewHandoffSchema, VoiceContextQuerySchema, VoiceContextSchema } from '../../../modules/voice/schema.js';
 import { handOff, voiceContext } from '../../../modules/voice/service.js';
@@ -26,7 +27,7 @@ export function registerVoiceRoutes(app: App, ctx: AppContext): void {
         querystring: VoiceContextQuerySchema,
         response: { 200: VoiceContextSchema },
       },
-      config: { scopes: ['patients:read', 'appointments:read'], aiOperation: true },
+      config: { scopes: ['patients:read', 'appointments:read'], aiOperation: true, queryIssues: contextQueryIssues },
     },
     async (request) => {
       const context = await voiceContext(ctx.db, request.actor, request.query);

@@ -13,6 +13,7 @@ import {
 import { acceptOffer, createEntry, declineOffer, entryView, getEntry, listEntries, listOffers, removeEntry } from '../../../modules/waitlist/service.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
+import { entryBodyIssues } from '../../../modules/waitlist/checks.js';
 
 const TAG = 'Waitlist';
 
@@ -37,7 +38,7 @@ export function registerWaitlistRoutes(app: App, ctx: AppContext): void {
         body: NewWaitlistEntrySchema,
         response: { 201: WaitlistEntrySchema },
       },
-      config: { reasons: WAITLIST_REASONS.create, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
+      config: { reasons: WAITLIST_REASONS.create, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409], bodyIssues: entryBodyIssues },
     },
     async (request, reply) => reply.status(201).send(entryView(await createEntry(ctx.db, request.actor, request.body))),
   );
