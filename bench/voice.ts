@@ -20,6 +20,9 @@
  * every other call goes through /mcp, each step a tool on a new connection (initialize, then the
  * tool call, as Vapi opens one per call), timed from the connection's start; the tables of both
  * roads are printed with the MCP/REST ratio of each step's p99.
+ * `--warmup=5`: seconds of the same open-loop load before the measured ones, not counted, so the
+ * figures are those of a server in its steady state (every pooled connection open, its statements
+ * prepared, the code compiled), as a running service is; `--warmup=0` measures from a cold start.
  */
 import { NAMES, SURNAMES } from './lib/seed.js';
 import { randomUUID } from 'node:crypto';
@@ -39,6 +42,7 @@ const BIG = Number(args.big ?? 100_000);
 const SMALL = Number(args.small ?? 200);
 const SECONDS = Number(args.seconds ?? 30);
 const RATE = Number(args.rate ?? 200);
+const WARMUP_SECONDS = Number(args.warmup ?? 5);
 const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',');
 const STEPS = ['context', 'search', 'availability', 'hold', 'book', 'call'] as const;
 const ROADS: Road[] = (args.via ?? 'rest').split(',').includes('mcp') ? ['rest', 'mcp'] : ['rest'];
@@ -190,32 +194,42 @@ async function runEngine(engine: string): Promise<void> {
     await step(road, 'call', clinic, 'POST', '/calls', callBody, { ...callBody, callId: externalCallId });
   }
 
+  const callsPerSecond = RATE / STEPS.length;
+  let failed = 0;
+  /** Calls started at the rate (open loop) for `seconds`, awaited; returns when the last ends. */
+  async function openLoop(seconds: number): Promise<void> {
+    const total = Math.round(callsPerSecond * seconds);
+    const start = performance.now();
+    const running: Promise<void>[] = [];
+    for (let n = 0; n < total; n++) {
+      const due = start + (n * 1000) / callsPerSecond;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      running.push(call().catch(() => void failed++));
+    }
+    await Promise.all(running);
+  }
+
   // Warm up, not measured: a few calls one after another (JIT, caches), then a few at once,
   // so the server has the warm database connections a running server has (a new backend's
   // first statements cost tens of ms: src/db/database.ts).
   for (let w = 0; w < 10; w++) await call();
   for (let w = 0; w < 3; w++) await Promise.all(Array.from({ length: 10 }, () => call()));
+  await openLoop(WARMUP_SECONDS);
+  failed = 0;
   for (const road of ROADS) for (const k of STEPS) byRoad[road][k].length = 0;
   timeline.length = 0;
   outcomes.clear();
 
-  const callsPerSecond = RATE / STEPS.length;
-  const total = Math.round(callsPerSecond * SECONDS);
   began = performance.now();
-  const running: Promise<void>[] = [];
-  let failed = 0;
-  for (let n = 0; n < total; n++) {
-    const due = began + (n * 1000) / callsPerSecond;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    running.push(call().catch(() => void failed++));
-  }
-  await Promise.all(running);
+  await openLoop(SECONDS);
   const elapsed = (performance.now() - began) / 1000;
   const sent = ROADS.reduce((n, road) => n + STEPS.reduce((s, k) => s + byRoad[road][k].length, 0), 0);
 
   console.log(`\n== ${server.engine}: ${CLINICS} clinics (one of ${BIG} patients, the others ${SMALL}), seeded in ${server.seedSeconds.toFixed(0)} s`);
-  console.log(`${total} calls in ${elapsed.toFixed(1)} s: ${(sent / elapsed).toFixed(0)} steps/s (target ${RATE}); calls that threw: ${failed}`);
+  console.log(
+    `${Math.round(callsPerSecond * SECONDS)} calls in ${elapsed.toFixed(1)} s: ${(sent / elapsed).toFixed(0)} steps/s (target ${RATE}); calls that threw: ${failed}`,
+  );
   for (const road of ROADS) {
     console.log(
       `${road === 'mcp' ? 'MCP (a new connection per tool call)' : 'REST'}\nstep          n     p50 ms   p95 ms   p99 ms   max ms${road === 'mcp' ? '  p99 MCP/REST' : ''}`,
