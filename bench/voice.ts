@@ -20,6 +20,8 @@
  * every other call goes through /mcp, each step a tool on a new connection (initialize, then the
  * tool call, as Vapi opens one per call), timed from the connection's start; the tables of both
  * roads are printed with the MCP/REST ratio of each step's p99.
+ * Each write (hold, book, call) carries an Idempotency-Key on both roads: the REST road sends one
+ * per request, as packages/client does on creations; a writing tool derives it from the call's id.
  * `--warmup=5`: seconds of the same open-loop load before the measured ones, not counted, so the
  * figures are those of a server in its steady state (every pooled connection open, its statements
  * prepared, the code compiled), as a running service is; `--warmup=0` measures from a cold start.
@@ -121,7 +123,9 @@ async function runEngine(engine: string): Promise<void> {
     // runs of 8,000), and on two cores the callers' CPU is taken from the server and the database.
     const res = await request(server.base + path, {
       method: method as Dispatcher.HttpMethod,
-      headers: { authorization: `Bearer ${clinic.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      // A write sends an Idempotency-Key, as the project's client does on every creation and as a
+      // writing tool does on /mcp (derived from the call's id): the same guarantee on both roads.
+      headers: { authorization: `Bearer ${clinic.token}`, ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomUUID() } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const parsed = (await res.body.json()) as T;
