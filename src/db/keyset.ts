@@ -41,9 +41,9 @@ export async function keysetPage<R extends { id: string }>(
 }
 
 /**
- * The Clinic lists of /v1 (facilities, doctors, chairs, staff profiles, calendars): a
- * `keysetPage` by (updated_at, id), oldest first, from `updatedSince` on, the cursor signed for
- * the clinic, the list and its filters (so a cursor of one list or filter is refused by another).
+ * A list ordered by last change (the Clinic lists of /v1, quotes, invoices): a `keysetPage` by
+ * (updated_at, id), oldest first, from `updatedSince` on, the cursor signed for the clinic, the
+ * list and its filters (so a cursor of one list or filter is refused by another).
  */
 export async function updatedPage<R extends { id: string; updated_at: Date }>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
-import { keysetPage } from '../../db/keyset.js';
+import { updatedPage } from '../../db/keyset.js';
 import type { InvoiceLinesTable, InvoicesTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
@@ -85,21 +85,17 @@ export async function issuedInvoicesOf(db: Db, clinicId: string, patientId: stri
 }
 
 export async function listInvoices(db: Db, actor: Actor, q: InvoiceListQuery): Promise<{ items: InvoiceRow[]; nextCursor: string | null }> {
-  const filters = [q.updatedSince, q.patientId?.toLowerCase(), q.facilityId?.toLowerCase(), q.status, q.issuedFrom, q.issuedTo].map((v) => v ?? null);
-  const cursorScope = `invoices:${actor.clinicId}:${JSON.stringify(filters)}`;
   let query = db.selectFrom('invoices').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
-  if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
   if (q.patientId) query = query.where('patient_id', '=', q.patientId);
   if (q.facilityId) query = query.where('facility_id', '=', q.facilityId);
   if (q.status) query = query.where('status', '=', q.status);
   if (q.issuedFrom) query = query.where('issued_at', '>=', new Date(q.issuedFrom));
   if (q.issuedTo) query = query.where('issued_at', '<', new Date(q.issuedTo));
-  return keysetPage(query, {
-    columns: ['updated_at', 'id'],
-    at: (r) => r.updated_at,
+  return updatedPage(query, {
+    name: 'invoices',
+    clinicId: actor.clinicId,
     secret: actor.cursorSecret,
-    scope: cursorScope,
-    cursor: q.cursor,
-    limit: q.limit,
+    q,
+    filters: [q.patientId?.toLowerCase() ?? null, q.facilityId?.toLowerCase() ?? null, q.status ?? null, q.issuedFrom ?? null, q.issuedTo ?? null],
   });
 }

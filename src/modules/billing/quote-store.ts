@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Actor } from '../../core/actor.js';
-import { keysetPage } from '../../db/keyset.js';
+import { updatedPage } from '../../db/keyset.js';
 import type { TreatmentPlanItemsTable, TreatmentPlansTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
@@ -117,18 +117,15 @@ export async function replaceItems(trx: Transaction, clinicId: string, planId: s
 }
 
 export async function listQuotes(db: Db, actor: Actor, q: QuoteListQuery): Promise<{ items: QuoteRow[]; nextCursor: string | null }> {
-  const cursorScope = `treatment-plans:${actor.clinicId}:${JSON.stringify([q.updatedSince ?? null, q.patientId?.toLowerCase() ?? null, q.facilityId?.toLowerCase() ?? null, q.status ?? null])}`;
   let query = db.selectFrom('treatment_plans').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
-  if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
   if (q.patientId) query = query.where('patient_id', '=', q.patientId);
   if (q.facilityId) query = query.where('facility_id', '=', q.facilityId);
   if (q.status) query = query.where('status', '=', q.status);
-  return keysetPage(query, {
-    columns: ['updated_at', 'id'],
-    at: (r) => r.updated_at,
+  return updatedPage(query, {
+    name: 'treatment-plans',
+    clinicId: actor.clinicId,
     secret: actor.cursorSecret,
-    scope: cursorScope,
-    cursor: q.cursor,
-    limit: q.limit,
+    q,
+    filters: [q.patientId?.toLowerCase() ?? null, q.facilityId?.toLowerCase() ?? null, q.status ?? null],
   });
 }
