@@ -5,11 +5,10 @@ import { ApiError } from '../../core/errors.js';
 import { versionMismatch } from '../../core/version.js';
 import type { Actor } from '../../core/actor.js';
 import type { UpdatedListQuery } from '../../core/schemas.js';
-import { toCanonicalPhone } from '../../lib/phone.js';
 import { seesFacility } from '../auth/authenticate.js';
 import { assertClinic } from '../clinics/service.js';
 import type { CreatedFacility, FacilityChanges, NewFacility } from './schema.js';
-import { facilityBodyIssues } from './checks.js';
+import { facilityBodyIssues, facilityPhone } from './checks.js';
 import * as store from './store.js';
 
 export interface FacilityView {
@@ -84,22 +83,12 @@ export async function assertFacilityOfClinic(db: Db, clinicId: string, facilityI
     throw ApiError.invalid('body', [{ path: field, message: 'sede inesistente in questo studio' }]);
 }
 
-/**
- * A facility's phone as every other phone of the API: E.164, read in the actor's region when
- * typed without a country prefix. An empty string clears it; `false`: not a phone number
- * (facilityBodyIssues names it).
- */
-function facilityPhone(phone: string | null | undefined, region: string): string | null | undefined | false {
-  if (phone === undefined || phone === null) return phone;
-  if (phone.trim() === '') return null;
-  return toCanonicalPhone(phone, region) ?? false;
-}
-
 /** Back office: a new facility of the clinic. */
 export async function createFacility(db: Db, actor: Pick<Actor, 'clinicId' | 'region'>, input: NewFacility): Promise<CreatedFacility> {
   const clinicId = actor.clinicId;
   const phone = facilityPhone(input.phone, actor.region);
   const issues = facilityBodyIssues(input, actor);
+  // facilityBodyIssues names a phone that facilityPhone reads as no number (false).
   if (issues.length > 0 || phone === false) throw ApiError.invalid('body', issues);
   await assertClinic(db, clinicId);
   return store.insertFacility(db, clinicId, {
@@ -140,6 +129,7 @@ export async function updateFacility(
   const clinicId = actor.clinicId;
   const issues = facilityBodyIssues(input, actor);
   const phone = facilityPhone(input.phone, actor.region);
+  // facilityBodyIssues names a phone that facilityPhone reads as no number (false).
   if (issues.length > 0 || phone === false) throw ApiError.invalid('body', issues);
   const changes = phone === undefined ? input : { ...input, phone };
   const set: Record<string, unknown> = {};
