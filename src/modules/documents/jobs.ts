@@ -11,7 +11,7 @@
  *   the presigned PUTs the s3 driver once handed out), once older than an hour.
  */
 import type { Job } from '../../jobs/scheduler.js';
-import { purgeLinkUses } from './storage/links.js';
+import { purgeLinkUses } from './link-store.js';
 import { documentOfKey } from './storage/storage.js';
 import { depsOf, finishUpload, purgeDueDocuments, retryScan, type DocumentsDeps } from './service.js';
 import { ApiError } from '../../core/errors.js';

@@ -6,8 +6,8 @@
  * `document_link_uses` so a second use is refused in every process sharing the database.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db } from '../../../db/transaction.js';
+import { renewLinkLease } from '../link-store.js';
 
 export interface LinkClaims {
   op: 'upload' | 'download';
@@ -63,65 +63,14 @@ export function verifyLink(secret: string, token: string, op: LinkClaims['op'], 
 }
 
 /**
- * Claims the link's single use for `leaseSeconds`; false when it was used, or is being used by a
- * live process (its lease renewed by `holdLink`). An unfinished use whose lease lapsed (its
- * process stopped mid-upload: a crash) is taken over, so the link works again until it expires.
- */
-export async function claimLink(db: Db, claims: LinkClaims, leaseSeconds: number): Promise<boolean> {
-  const { rows } = await sql<{ nonce: string }>`INSERT INTO document_link_uses AS u (clinic_id, nonce, expires_at, lease_until)
-    VALUES (${claims.clinicId}, ${claims.nonce}, ${new Date(claims.expiresAt)}, now() + make_interval(secs => ${leaseSeconds}))
-    ON CONFLICT (clinic_id, nonce) DO UPDATE SET lease_until = excluded.lease_until
-    WHERE NOT u.done AND (u.lease_until IS NULL OR u.lease_until <= now())
-    RETURNING nonce`.execute(db);
-  return rows.length === 1;
-}
-
-/** Whether the link's single use is taken (a HEAD looks without taking it). */
-export async function linkUsed(db: Db, claims: LinkClaims): Promise<boolean> {
-  const row = await db
-    .selectFrom('document_link_uses')
-    .select('nonce')
-    .where('clinic_id', '=', claims.clinicId)
-    .where('nonce', '=', claims.nonce)
-    .where((eb) => eb.or([eb('done', '=', true), eb('lease_until', 'is', null), eb('lease_until', '>', sql<Date>`now()`)]))
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/**
  * Keeps the claimed use of an upload link while its body streams: the lease is renewed every
  * third of it. `stop` when the upload ends, before finishing or releasing the link.
  */
 export function holdLink(db: Db, claims: LinkClaims, leaseSeconds: number): { stop: () => void } {
-  const renew = () =>
-    db
-      .updateTable('document_link_uses')
-      .set({ lease_until: sql<Date>`now() + make_interval(secs => ${leaseSeconds})` })
-      .where('clinic_id', '=', claims.clinicId)
-      .where('nonce', '=', claims.nonce)
-      .where('done', '=', false)
-      .execute()
-      // A renewal that fails (the database away a moment) is retried at the next tick; the
-      // lease is three ticks long.
-      .catch(() => undefined);
+  // A renewal that fails (the database away a moment) is retried at the next tick; the lease is
+  // three ticks long.
+  const renew = () => renewLinkLease(db, claims, leaseSeconds).catch(() => undefined);
   const timer = setInterval(() => void renew(), (leaseSeconds * 1000) / 3);
   timer.unref();
   return { stop: () => clearInterval(timer) };
-}
-
-/** An upload that failed midway frees its link, so the caller may send the bytes again before it expires. */
-export async function releaseLink(db: Db, claims: LinkClaims): Promise<void> {
-  await db.deleteFrom('document_link_uses').where('clinic_id', '=', claims.clinicId).where('nonce', '=', claims.nonce).where('done', '=', false).execute();
-}
-
-export async function finishLink(db: Db, claims: LinkClaims): Promise<void> {
-  await db.updateTable('document_link_uses').set({ done: true }).where('clinic_id', '=', claims.clinicId).where('nonce', '=', claims.nonce).execute();
-}
-
-/** Uses of expired links are forgotten: the expiry alone refuses them now. */
-export async function purgeLinkUses(db: Db): Promise<void> {
-  await db
-    .deleteFrom('document_link_uses')
-    .where('expires_at', '<', new Date(Date.now() - 60_000))
-    .execute();
 }
