@@ -87,4 +87,19 @@ describe('layers (DESIGN.md "Layout")', () => {
     expect(graph.filter(({ file }) => within(file, 'src/events')).flatMap(({ file }) => runtimeImportsOf(file))).toContain('src/events/fan-out.ts');
     expect(offending).toEqual([]);
   });
+
+  it('tests mirror the code: every module of src/modules has its folder of tests in test/modules', () => {
+    const modules = readdirSync(join(root, 'src/modules'), { withFileTypes: true }).filter((e) => e.isDirectory());
+    expect(modules.length).toBeGreaterThan(20);
+    const untested = modules
+      .map((e) => e.name)
+      .filter((name) => {
+        try {
+          return !readdirSync(join(root, 'test/modules', name)).some((f) => f.endsWith('.test.ts'));
+        } catch {
+          return true;
+        }
+      });
+    expect(untested).toEqual([]);
+  });
 });

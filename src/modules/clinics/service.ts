@@ -6,6 +6,7 @@
 import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
 import type { ClinicChanges, ClinicView, NewClinic, OrganizationView } from './schema.js';
+import { clinicBodyIssues } from './checks.js';
 import * as store from './store.js';
 
 function organizationView(row: store.OrganizationRow): OrganizationView {
@@ -29,6 +30,8 @@ export async function setOrganizationSuspended(db: Db, id: string, suspended: bo
 }
 
 export async function createClinic(db: Db, input: NewClinic): Promise<ClinicView> {
+  const issues = clinicBodyIssues(input);
+  if (issues.length > 0) throw ApiError.invalid('body', issues);
   const outcome = await store.insertClinic(db, input);
   if (outcome.kind === 'unknown_organization') throw ApiError.invalid('body', [{ path: 'organizationId', message: 'organizzazione inesistente' }]);
   return getClinic(db, outcome.id);
@@ -58,6 +61,8 @@ export async function listClinics(db: Db): Promise<ClinicView[]> {
 }
 
 export async function updateClinic(db: Db, id: string, changes: ClinicChanges): Promise<ClinicView> {
+  const issues = clinicBodyIssues(changes);
+  if (issues.length > 0) throw ApiError.invalid('body', issues);
   if (!(await store.updateClinicRow(db, id, changes))) throw ApiError.notFound();
   return getClinic(db, id);
 }

@@ -62,3 +62,41 @@ describe('calendar rules through the API', () => {
     for (const s of res.data) expect([13, 14, 15]).toContain(new Date(s.start).getUTCHours());
   });
 });
+
+describe('calendars on /v1', () => {
+  it('shows calendars with the fields the back office sets, and a key limited to a facility sees only its rows', async () => {
+    const own = await server.factories.tenant();
+    const cal = await makeCalendar(server, own);
+    const patch = await server.admin('PATCH', `/admin/v1/clinics/${own.clinicId}/calendars/${cal.id}`, {
+      description: 'Pulizia dei denti',
+      keywords: ['Pulizia', 'igiene', 'pulizia'],
+      type: 'treatment',
+      category: 'standard',
+      bookableBy: ['voice'],
+      takesNewPatients: false,
+    });
+    expect(patch.status, patch.text).toBe(200);
+    const api = server.api(own.token);
+    const list = await api.call('listCalendars');
+    expect(list.data).toHaveLength(1);
+    expect(list.data[0]).toMatchObject({
+      id: cal.id,
+      description: 'Pulizia dei denti',
+      keywords: ['pulizia', 'igiene'],
+      type: 'treatment',
+      category: 'standard',
+      bookableBy: ['voice'],
+      takesNewPatients: false,
+      slotMinutes: 30,
+      doctorIds: cal.doctorIds,
+      active: true,
+    });
+    expect((await api.call('getCalendar', { params: { path: { id: cal.id } } })).name).toBe(list.data[0]!.name);
+    const bad = await server.admin('PATCH', `/admin/v1/clinics/${own.clinicId}/calendars/${cal.id}`, { bookableBy: ['fax'], type: 'spa', keywords: [''] });
+    expect(bad.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['bookableBy.0', 'keywords.0', 'type']);
+
+    const limited = server.api((await server.factories.key(own.clinicId, ['clinic:read'], [own.facilityIds[1]])).token);
+    expect((await limited.call('listCalendars')).data).toEqual([]);
+    await expect(limited.call('getCalendar', { params: { path: { id: cal.id } } })).rejects.toMatchObject({ status: 404 });
+  });
+});

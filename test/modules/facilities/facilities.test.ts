@@ -125,3 +125,23 @@ describe('back-office calendars', () => {
     });
   });
 });
+
+describe('facilities on /v1 and their creation', () => {
+  it('refuses a facility created with a schedule out of order, naming the field', async () => {
+    const res = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/facilities`, {
+      name: 'Sede Est',
+      phone: 'not a phone',
+      workingSchedule: { mon: [{ open: '14:00', close: '09:00' }] },
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.error.details.issues.map((i: { path: string }) => i.path.split('.')[0].split('/')[0]).sort()).toEqual(['phone', 'workingSchedule']);
+  });
+
+  it('lists the facilities the key sees', async () => {
+    const own = await server.factories.tenant();
+    const all = await server.api(own.token).call('listFacilities');
+    expect(all.data.map((f) => f.id).sort()).toEqual([...own.facilityIds].sort());
+    const limited = await server.factories.key(own.clinicId, ['clinic:read'], [own.facilityIds[1]]);
+    expect((await server.api(limited.token).call('listFacilities')).data.map((f) => f.id)).toEqual([own.facilityIds[1]]);
+  });
+});

@@ -21,6 +21,7 @@ import { NewStaffSchema, StaffSchema } from '../../../modules/staff/schema.js';
 import type { App } from '../../types.js';
 import { clinicActor } from './actor.js';
 import { facilityBodyIssues } from '../../../modules/facilities/checks.js';
+import { clinicBodyIssues } from '../../../modules/clinics/checks.js';
 
 const TAG = 'Tenants';
 
@@ -75,7 +76,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewClinicSchema,
         response: { 201: ClinicSchema },
       },
-      config: { bodyIssues: false },
+      config: { bodyIssues: clinicBodyIssues },
     },
     async (request, reply) => reply.status(201).send(await clinics.createClinic(db, request.body)),
   );
@@ -114,7 +115,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: ClinicChangesSchema,
         response: { 200: ClinicSchema },
       },
-      config: { bodyIssues: false },
+      config: { bodyIssues: clinicBodyIssues },
     },
     async (request) => {
       const clinic = await clinics.updateClinic(db, request.params.id, request.body);
