@@ -14,4 +14,5 @@ export const BENCH_LIMITS: RateLimits = {
   keyPerDay: 1_000_000_000,
   authFailuresPerMinute: 1_000_000_000,
   filesPerMinute: 1_000_000_000,
+  agentMessagesPer10s: 1_000_000_000,
 };

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { Actor, AuthContext } from '../core/actor.js';
 import type { Scope } from '../modules/auth/scopes.js';
 import type { IdempotencyRecord } from './plugins/idempotency.js';
-import type { RateWindowState, WindowRule } from './rate-limit/limiter.js';
+import type { RateLimits, RateWindowState, WindowRule } from './rate-limit/limiter.js';
 import type { DeclaredReasons, ValidationIssue } from '../core/errors.js';
 
 /** The process-wide values a body check may read (a phone without country code is read in `region`). */
@@ -69,7 +69,7 @@ declare module 'fastify' {
      * Windows that replace the key's and the clinic's for this route: the MCP endpoint, whose tool
      * calls are counted as the operations they perform (each in its own request), not twice.
      */
-    ownWindows?: (request: FastifyRequest) => WindowRule[];
+    ownWindows?: (request: FastifyRequest, limits: RateLimits) => WindowRule[];
     /** The AI switch is checked per tool call (the MCP endpoint answers `ai_disabled` as a tool result). */
     aiPerToolCall?: true;
   }

@@ -18,7 +18,7 @@ let server: TestServer;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  server = await startTestServer({ rateLimits: { ...SPEC_RATE_LIMITS, authFailuresPerMinute: 5 } });
+  server = await startTestServer({ rateLimits: { ...SPEC_RATE_LIMITS, authFailuresPerMinute: 5, agentMessagesPer10s: 6 } });
   tenant = await server.factories.tenant();
 });
 afterAll(() => server.close());
@@ -61,6 +61,35 @@ describe('rate limits (spec 8), in memory', () => {
     const clinicFull = await server.call('GET', path, { token: b.token });
     expect(clinicFull.status).toBe(429);
     expect(clinicFull.headers.get('x-ratelimit-limit')).toBe('100');
+  });
+
+  it("counts the MCP messages of a key in their own window, apart from the key's operations", async () => {
+    const t = await server.factories.tenant();
+    const key = await server.factories.key(t.clinicId, ['clinic:read']);
+    const initialize = {
+      token: key.token,
+      headers: { accept: 'application/json, text/event-stream' },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      },
+    };
+    await freshWindow();
+    for (let i = 0; i < 6; i++) {
+      const res = await server.call('POST', '/mcp', initialize);
+      expect(res.status, res.text).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('6');
+    }
+    const refused = await server.call('POST', '/mcp', initialize);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // The key's own operations are counted apart: 60 per 10 s, none used by the MCP messages.
+    const rest = await server.call('GET', `/v1/facilities/${t.facilityIds[0]}`, { token: key.token });
+    expect(rest.status).toBe(200);
+    expect(rest.headers.get('x-ratelimit-remaining')).toBe('59');
   });
 
   it('limits failed authentications per client address', async () => {

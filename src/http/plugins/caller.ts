@@ -62,7 +62,7 @@ export function v1Gate(options: CallerOptions): (scope: FastifyInstance) => void
       // The actor exists from here on, so a route's own windows (extraWindows) read it like a handler.
       request.actor = apiKeyActor(request.auth, environment, request.id, request.log);
       const config = request.routeOptions.config;
-      const windows = config.ownWindows ? config.ownWindows(request) : callerRules(limits, request.auth.clinicId, request.auth.keyId);
+      const windows = config.ownWindows ? config.ownWindows(request, limits) : callerRules(limits, request.auth.clinicId, request.auth.keyId);
       if (config.extraWindows) windows.push(...config.extraWindows(request));
       const decision = await limiter.check(windows);
       admitOrRefuse(reply, decision, onRateLimited);

@@ -232,6 +232,8 @@ export interface RateLimits {
   authFailuresPerMinute: number;
   /** Requests to the files plane (upload and download links) per client address per minute; FILES_PER_MINUTE when absent. */
   filesPerMinute?: number;
+  /** MCP and Vapi messages (not the tool calls they carry) per key per 10 s; AGENT_MESSAGES_PER_10S when absent. */
+  agentMessagesPer10s?: number;
 }
 
 /** The files plane's budget per client address: a link is used once, so an integration needs few. */
@@ -239,6 +241,18 @@ export const FILES_PER_MINUTE = 120;
 
 export function filesRules(limits: RateLimits, address: string): WindowRule[] {
   return [{ name: `files:${address}:60s`, limit: limits.filesPerMinute ?? FILES_PER_MINUTE, seconds: 60 }];
+}
+
+/**
+ * The agents' messages per key per 10 s (`/mcp`, `/v1/agent-tools/vapi`): several per tool call when
+ * a platform opens a new MCP connection for each (initialize, the initialized notification, the
+ * call). The tool calls they carry are counted as the operations they perform, in the key's and
+ * the clinic's windows.
+ */
+export const AGENT_MESSAGES_PER_10S = 600;
+
+export function agentMessageRules(limits: RateLimits, keyId: string): WindowRule[] {
+  return [{ name: `mcp:${keyId}:10s`, limit: limits.agentMessagesPer10s ?? AGENT_MESSAGES_PER_10S, seconds: 10 }];
 }
 
 /** Spec 8. */

@@ -23,10 +23,8 @@ import { ApiError } from '../../core/errors.js';
 import type { Config } from '../../config.js';
 import { browserOriginAllowed } from '../browser-origin.js';
 import type { App } from '../types.js';
+import { agentMessageRules, type RateLimits } from '../rate-limit/limiter.js';
 import { checkArguments, performThroughRoutes, toolScopes } from './agent-perform.js';
-
-/** MCP messages (not tool calls) a key may send per 10 s: several per tool call with a new connection each. */
-export const MCP_MESSAGES_PER_10S = 600;
 
 /** The API's version, as the OpenAPI document states it. */
 const VERSION = '1.0.0';
@@ -159,7 +157,7 @@ export function registerMcpRoutes(app: App, { documents, mcpAllowedOrigins }: Pi
   const config = {
     scopes: [],
     aiPerToolCall: true as const,
-    ownWindows: (request: FastifyRequest) => [{ name: `mcp:${request.auth.keyId}:10s`, limit: MCP_MESSAGES_PER_10S, seconds: 10 }],
+    ownWindows: (request: FastifyRequest, limits: RateLimits) => agentMessageRules(limits, request.auth.keyId),
     reasons: { forbidden: ['origin_not_allowed'] },
   };
   // DNS rebinding (src/http/browser-origin.ts): a web page of another origin is refused.

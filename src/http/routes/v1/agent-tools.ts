@@ -11,7 +11,8 @@ import { toolNamed } from '../../../agents/registry.js';
 import { visibleTools } from '../../../agents/visibility.js';
 import { StringEnum } from '../../../core/schemas.js';
 import { performThroughRoutes, toolScopes } from '../agent-perform.js';
-import { callForRequest, filterOf, MCP_MESSAGES_PER_10S } from '../mcp.js';
+import { callForRequest, filterOf } from '../mcp.js';
+import { agentMessageRules, type RateLimits } from '../../rate-limit/limiter.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Agent tools';
@@ -125,7 +126,7 @@ export function registerAgentToolRoutes(app: App): void {
       config: {
         scopes: [],
         aiPerToolCall: true,
-        ownWindows: (request: FastifyRequest) => [{ name: `mcp:${request.auth.keyId}:10s`, limit: MCP_MESSAGES_PER_10S, seconds: 10 }],
+        ownWindows: (request: FastifyRequest, limits: RateLimits) => agentMessageRules(limits, request.auth.keyId),
         bodyIssues: false,
       },
     },
