@@ -132,19 +132,19 @@ async function answerMcp(app: FastifyInstance, request: FastifyRequest, reply: F
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   const server = mcpServerFor(app, request);
   await server.connect(transport);
-  try {
-    const headers = new Headers();
-    for (const name of ['accept', 'content-type', 'mcp-protocol-version']) {
-      const value = header(request, name);
-      if (value !== undefined) headers.set(name, value);
-    }
-    const response = await transport.handleRequest(new Request(`http://mcp.local${request.url}`, { method: 'POST', headers }), { parsedBody: request.body });
-    for (const [name, value] of response.headers) if (name !== 'content-length') reply.header(name, value);
-    const text = await response.text();
-    return reply.status(response.status).send(text.length > 0 ? text : null);
-  } finally {
-    await server.close();
+  const headers = new Headers();
+  for (const name of ['accept', 'content-type', 'mcp-protocol-version']) {
+    const value = header(request, name);
+    if (value !== undefined) headers.set(name, value);
   }
+  const response = await transport.handleRequest(new Request(`http://mcp.local${request.url}`, { method: 'POST', headers }), { parsedBody: request.body });
+  for (const [name, value] of response.headers) if (name !== 'content-length') reply.header(name, value);
+  const text = await response.text();
+  // No server.close(): with JSON responses the answer above is whole, and this request's Server
+  // and transport hold no stream, timer or pending request, so the garbage collector is their
+  // close. Closing them built an McpError with its stack trace per message ("Connection closed",
+  // for no one): 2.6 % of the server's CPU under a load of tool calls (profile of 2026-11-26).
+  return reply.status(response.status).send(text.length > 0 ? text : null);
 }
 
 /** 401 on the MCP endpoint says how to authenticate (RFC 6750), as MCP clients expect. */
