@@ -5,7 +5,8 @@
  * A closed loop (`--concurrency=4` callers, each sending its next step when the last answered)
  * of one voice step, `--tool=list_services` (its REST operation: GET /v1/calendars), alternately
  * over REST and over MCP with a new connection per call as Vapi opens one (initialize, the
- * initialized notification, a GET answered 405, the call: four requests). Prints, per road and
+ * initialized notification, a GET answered 405, the call: four requests; `--client=sdk`, the
+ * SDK's Client, by default, or `--client=light`, the same requests over undici). Prints, per road and
  * round: steps/s, p50/p99, and the CPU time per step of the server process and of this process
  * (the callers: the SDK's client on the MCP road), read from /proc and process.cpuUsage(); CPU
  * per step does not depend on how busy the machine is the way latency does. `--rounds=2`,
@@ -17,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { Agent, request, setGlobalDispatcher } from 'undici';
 import { dedicatedDatabase, machine, startServerProcess } from './lib/harness.js';
-import { mcpStep, type Road } from './lib/mcp-step.js';
+import { mcpStep, type McpClientKind, type Road } from './lib/mcp-step.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
 
 const args = Object.fromEntries(
@@ -30,6 +31,7 @@ const SECONDS = Number(args.seconds ?? 10);
 const ROUNDS = Number(args.rounds ?? 2);
 const CONCURRENCY = Number(args.concurrency ?? 4);
 const TOOL = args.tool ?? 'list_services';
+const CLIENT: McpClientKind = args.client === 'light' ? 'light' : 'sdk';
 /** The REST request of each tool this benchmark knows (arguments none: the step is the same on both roads). */
 const REST_OF: Record<string, string> = { list_services: '/v1/calendars' };
 if (!REST_OF[TOOL]) throw new Error(`--tool: one of ${Object.keys(REST_OF).join(', ')}`);
@@ -51,7 +53,7 @@ async function measure(road: Road, base: string, clinic: VoiceBenchClinic, serve
     while (Date.now() < end) {
       const started = performance.now();
       if (road === 'mcp') {
-        const answer = await mcpStep(`${base}/mcp`, clinic.token, TOOL, {});
+        const answer = await mcpStep(`${base}/mcp`, clinic.token, TOOL, {}, CLIENT);
         if (answer.status !== 200) throw new Error(`${TOOL} over MCP answered ${answer.status}`);
       } else {
         const res = await request(`${base}${REST_OF[TOOL]}`, { headers: { authorization: `Bearer ${clinic.token}` } });
@@ -106,7 +108,7 @@ async function perMessage(base: string, clinic: VoiceBenchClinic, serverPid: num
 
 async function main(): Promise<void> {
   console.log(machine());
-  console.log(`bench:mcp-cost --tool=${TOOL} --concurrency=${CONCURRENCY} --seconds=${SECONDS} --rounds=${ROUNDS}`);
+  console.log(`bench:mcp-cost --tool=${TOOL} --client=${CLIENT} --concurrency=${CONCURRENCY} --seconds=${SECONDS} --rounds=${ROUNDS}`);
   const db = process.env.DATABASE_URL ? await dedicatedDatabase(process.env.DATABASE_URL, `dcm_bench_mcp_${process.pid}`) : null;
   const { child, ready, stop } = await startServerProcess<{ port: number; engine: string; clinics: VoiceBenchClinic[] }>('bench/lib/voice-server.ts', {
     ...(db ? { DATABASE_URL: db.url } : {}),

@@ -19,7 +19,10 @@
  * `--via=mcp` (issue 35) replays the same calls through the MCP endpoint too, in the same run:
  * every other call goes through /mcp, each step a tool on a new connection (initialize, then the
  * tool call, as Vapi opens one per call), timed from the connection's start; the tables of both
- * roads are printed with the MCP/REST ratio of each step's p99.
+ * roads are printed with the MCP/REST ratio of each step's p99. `--mcp-client=light` (default)
+ * sends those requests over undici; `--mcp-client=sdk` runs the SDK's own client, which costs
+ * about as much CPU per step as the server's answer, on the cores the server shares here
+ * (bench/lib/mcp-step.ts; `npm run bench:mcp-cost` measures both).
  * Each write (hold, book, call) carries an Idempotency-Key on both roads: the REST road sends one
  * per request, as packages/client does on creations; a writing tool derives it from the call's id.
  * `--warmup=5`: seconds of the same open-loop load before the measured ones, not counted, so the
@@ -31,7 +34,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { dedicatedDatabase, machine, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
-import { mcpStep, type Road } from './lib/mcp-step.js';
+import { mcpStep, type McpClientKind, type Road } from './lib/mcp-step.js';
 
 const args = Object.fromEntries(
   process.argv.slice(2).map((a) => {
@@ -48,6 +51,8 @@ const WARMUP_SECONDS = Number(args.warmup ?? 5);
 const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',');
 const STEPS = ['context', 'search', 'availability', 'hold', 'book', 'call'] as const;
 const ROADS: Road[] = (args.via ?? 'rest').split(',').includes('mcp') ? ['rest', 'mcp'] : ['rest'];
+const MCP_CLIENT: McpClientKind = args['mcp-client'] === 'sdk' ? 'sdk' : 'light';
+if (args['mcp-client'] !== undefined && !['sdk', 'light'].includes(args['mcp-client'])) throw new Error('--mcp-client: sdk or light');
 /** The tool of each step, with its arguments made from the REST request's (the same names). */
 const TOOLS: Record<(typeof STEPS)[number], string> = {
   context: 'get_caller_context',
@@ -112,7 +117,7 @@ async function runEngine(engine: string): Promise<void> {
     const latencies = byRoad[road];
     const started = performance.now();
     if (road === 'mcp') {
-      const answer = await mcpStep<T>(server.base.replace(/\/v1$/, '/mcp'), clinic.token, TOOLS[name], toolArgs ?? {});
+      const answer = await mcpStep<T>(server.base.replace(/\/v1$/, '/mcp'), clinic.token, TOOLS[name], toolArgs ?? {}, MCP_CLIENT);
       latencies[name].push(performance.now() - started);
       timeline.push([started - began, performance.now() - started]);
       count(`mcp ${name} ${answer.status}`);
@@ -272,7 +277,7 @@ async function runEngine(engine: string): Promise<void> {
 async function main(): Promise<void> {
   console.log(machine());
   console.log(
-    `bench:voice --clinics=${CLINICS} --big=${BIG} --small=${SMALL} --rate=${RATE} --seconds=${SECONDS} --engines=${ENGINES.join(',')} --via=${ROADS.join(',')}`,
+    `bench:voice --clinics=${CLINICS} --big=${BIG} --small=${SMALL} --rate=${RATE} --seconds=${SECONDS} --engines=${ENGINES.join(',')} --via=${ROADS.join(',')}${ROADS.includes('mcp') ? ` --mcp-client=${MCP_CLIENT}` : ''}`,
   );
   for (const engine of ENGINES) await runEngine(engine);
 }
