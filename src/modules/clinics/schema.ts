@@ -7,7 +7,7 @@ import { Type, type Static } from 'typebox';
 import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
-const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone (`Europe/Rome`)' });
+const Timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone (`Europe/Rome`); a zone the service does not know is `400`' });
 
 export const OrganizationSchema = Type.Object(
   { id: Uuid(), name: Type.String(), suspended: Type.Boolean(), suspendedAt: Nullable(OutputTimestamp()), createdAt: OutputTimestamp() },
