@@ -78,15 +78,7 @@ export async function findTask(db: Db, actor: Actor, id: string): Promise<TaskRo
 }
 
 export async function listTasks(db: Db, actor: Actor, q: TaskListQuery): Promise<{ data: TaskView[]; nextCursor: string | null }> {
-  const filters = JSON.stringify([
-    q.updatedSince ?? null,
-    q.status ?? null,
-    q.assigneeId?.toLowerCase() ?? null,
-    q.patientId?.toLowerCase() ?? null,
-    q.dueBefore ?? null,
-  ]);
-  const cursorScope = `tasks:${actor.clinicId}:${filters}`;
-  const page = await listPage(db, actor, q, cursorScope);
+  const page = await listPage(db, actor, q);
   return { data: page.items.map(taskView), nextCursor: page.nextCursor };
 }
 

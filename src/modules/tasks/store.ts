@@ -1,7 +1,7 @@
 /** The tasks' store: the insert, the list's page and the update. The rules are service.ts's. */
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import { keysetPage } from '../../db/keyset.js';
+import { updatedPage } from '../../db/keyset.js';
 import type { TasksTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
@@ -50,22 +50,16 @@ export async function insertTaskRow(
     .executeTakeFirstOrThrow();
 }
 
-/** A page of the clinic's tasks the actor sees, in (updated_at, id) order, with the list's filters. */
-export async function listPage(db: Db, actor: Actor, q: TaskListQuery, cursorScope: string): Promise<{ items: TaskRow[]; nextCursor: string | null }> {
+/** A page of the clinic's tasks the actor sees, by last change, with the list's filters (each signed into its cursor). */
+export async function listPage(db: Db, actor: Actor, q: TaskListQuery): Promise<{ items: TaskRow[]; nextCursor: string | null }> {
   let query = db.selectFrom('tasks').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));
-  if (q.updatedSince) query = query.where('updated_at', '>=', new Date(q.updatedSince));
   if (q.status) query = query.where('status', '=', q.status);
   if (q.assigneeId) query = query.where('assignee_id', '=', q.assigneeId);
   if (q.patientId) query = query.where('patient_id', '=', q.patientId);
   if (q.dueBefore) query = query.where('due_date', '<', new Date(q.dueBefore));
-  return keysetPage(query, {
-    columns: ['updated_at', 'id'],
-    at: (r) => r.updated_at,
-    secret: actor.cursorSecret,
-    scope: cursorScope,
-    cursor: q.cursor,
-    limit: q.limit,
-  });
+  // The filters in the order the cursors issued so far were signed with (updatedPage puts updatedSince first).
+  const filters = [q.status ?? null, q.assigneeId?.toLowerCase() ?? null, q.patientId?.toLowerCase() ?? null, q.dueBefore ?? null];
+  return updatedPage(query, { name: 'tasks', clinicId: actor.clinicId, secret: actor.cursorSecret, q, filters });
 }
 
 /** The task's columns changed (`set`), its version moved on. */
