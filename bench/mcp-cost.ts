@@ -8,15 +8,15 @@
  * initialized notification, a GET answered 405, the call: four requests; `--client=sdk`, the
  * SDK's Client, by default, or `--client=light`, the same requests over undici). Prints, per road and
  * round: steps/s, p50/p99, and the CPU time per step of the server process and of this process
- * (the callers: the SDK's client on the MCP road), read from /proc and process.cpuUsage(); CPU
+ * (the callers: the SDK's client on the MCP road), read by bench/lib/cpu.ts; CPU
  * per step does not depend on how busy the machine is the way latency does. `--rounds=2`,
  * `--seconds=10` per round and road. Then the server's CPU per message, each kind alone under
  * autocannon for `--seconds`: the REST operation, and the four requests of an MCP step.
  * On PostgreSQL with DATABASE_URL, else on the embedded database.
  */
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { Agent, request, setGlobalDispatcher } from 'undici';
+import { cpuPerRequest, sampleCpu } from './lib/cpu.js';
 import { dedicatedDatabase, machine, startServerProcess } from './lib/harness.js';
 import { mcpStep, type McpClientKind, type Road } from './lib/mcp-step.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
@@ -38,16 +38,9 @@ if (!REST_OF[TOOL]) throw new Error(`--tool: one of ${Object.keys(REST_OF).join(
 
 setGlobalDispatcher(new Agent({ connections: 64, keepAliveTimeout: 30_000 }));
 
-/** CPU ms a process has used (user + system), from /proc/<pid>/stat (clock ticks of 10 ms). */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 async function measure(road: Road, base: string, clinic: VoiceBenchClinic, serverPid: number) {
   const latencies: number[] = [];
-  const server0 = processCpuMs(serverPid);
-  const self0 = process.cpuUsage();
+  const before = sampleCpu(serverPid);
   const end = Date.now() + SECONDS * 1000;
   const caller = async () => {
     while (Date.now() < end) {
@@ -64,7 +57,7 @@ async function measure(road: Road, base: string, clinic: VoiceBenchClinic, serve
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, caller));
-  const self = process.cpuUsage(self0);
+  const cpu = cpuPerRequest(before, sampleCpu(serverPid), latencies.length);
   const steps = latencies.length;
   latencies.sort((a, b) => a - b);
   return {
@@ -72,8 +65,8 @@ async function measure(road: Road, base: string, clinic: VoiceBenchClinic, serve
     perSecond: steps / SECONDS,
     p50: latencies[Math.floor(steps / 2)]!,
     p99: latencies[Math.min(steps - 1, Math.floor(steps * 0.99))]!,
-    serverCpu: (processCpuMs(serverPid) - server0) / steps,
-    callerCpu: (self.user + self.system) / 1000 / steps,
+    serverCpu: cpu?.serverMs ?? NaN,
+    callerCpu: cpu?.loadMs ?? NaN,
   };
 }
 
@@ -96,9 +89,9 @@ async function perMessage(base: string, clinic: VoiceBenchClinic, serverPid: num
     `\nserver CPU per request, each kind alone (autocannon, ${CONCURRENCY} connections, ${SECONDS} s)\nrequest                              req/s   server CPU ms/req`,
   );
   for (const [name, options] of kinds) {
-    const before = processCpuMs(serverPid);
+    const before = sampleCpu(serverPid);
     const result = await autocannon({ ...options, connections: CONCURRENCY, duration: SECONDS });
-    const cpu = (processCpuMs(serverPid) - before) / result.requests.total;
+    const cpu = cpuPerRequest(before, sampleCpu(serverPid), result.requests.total)?.serverMs ?? NaN;
     const failed = name.includes('405') ? result.errors : result.non2xx + result.errors;
     console.log(
       `${name.padEnd(34)} ${result.requests.average.toFixed(0).padStart(7)} ${cpu.toFixed(2).padStart(19)}${failed > 0 ? `  (${failed} failed)` : ''}`,
