@@ -12,7 +12,8 @@
  * per step does not depend on how busy the machine is the way latency does. `--rounds=2`,
  * `--seconds=10` per round and road. Then the server's CPU per message, each kind alone under
  * autocannon for `--seconds`: the REST operation, and the four requests of an MCP step.
- * On PostgreSQL with DATABASE_URL, else on the embedded database.
+ * On PostgreSQL with DATABASE_URL, else on the embedded database. `--profile=DIR` writes the
+ * server's CPU profile (`--cpu-prof`) to DIR when it stops.
  */
 import autocannon from 'autocannon';
 import { Agent, request, setGlobalDispatcher } from 'undici';
@@ -103,12 +104,16 @@ async function main(): Promise<void> {
   console.log(machine());
   console.log(`bench:mcp-cost --tool=${TOOL} --client=${CLIENT} --concurrency=${CONCURRENCY} --seconds=${SECONDS} --rounds=${ROUNDS}`);
   const db = process.env.DATABASE_URL ? await dedicatedDatabase(process.env.DATABASE_URL, `dcm_bench_mcp_${process.pid}`) : null;
-  const { child, ready, stop } = await startServerProcess<{ port: number; engine: string; clinics: VoiceBenchClinic[] }>('bench/lib/voice-server.ts', {
-    ...(db ? { DATABASE_URL: db.url } : {}),
-    BENCH_CLINICS: '2',
-    BENCH_BIG: '2000',
-    BENCH_SMALL: '200',
-  });
+  const { child, ready, stop } = await startServerProcess<{ port: number; engine: string; clinics: VoiceBenchClinic[] }>(
+    'bench/lib/voice-server.ts',
+    {
+      ...(db ? { DATABASE_URL: db.url } : {}),
+      BENCH_CLINICS: '2',
+      BENCH_BIG: '2000',
+      BENCH_SMALL: '200',
+    },
+    args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [],
+  );
   try {
     const base = `http://127.0.0.1:${ready.port}`;
     const clinic = ready.clinics[1]!;
