@@ -5,14 +5,12 @@ import { RateLimiter, RedisCounterStore, SPEC_RATE_LIMITS } from '../../src/http
 import type { App } from '../../src/http/types.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { withinOneWindow } from '../helpers/windows.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Starts at the beginning of a 10-second window, so a burst never straddles two windows. */
-async function freshWindow(): Promise<void> {
-  const intoWindow = (Date.now() / 1000) % 10;
-  if (intoWindow > 4) await new Promise((r) => setTimeout(r, (10 - intoWindow) * 1000 + 50));
-}
+/** A burst within one 10-second window (6 s of it left at least). */
+const freshWindow = () => withinOneWindow(10, 6_000);
 
 let server: TestServer;
 let tenant: Tenant;
@@ -93,6 +91,7 @@ describe('rate limits (spec 8), in memory', () => {
   });
 
   it('limits failed authentications per client address', async () => {
+    await withinOneWindow(60, 20_000);
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) statuses.push((await server.call('GET', '/v1/facilities/x', { token: `dcm_live_${'z'.repeat(43)}` })).status);
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
@@ -117,7 +116,9 @@ describe('rate limits (spec 8), in memory', () => {
         [offPlan.token, 'plan_required'],
         [suspended.token, 'organization_suspended'],
       ];
-      // Many refusals of known keys: none is a 429, and they leave the address's guess budget whole.
+      // Many refusals of known keys: none is a 429, and they leave the address's guess budget whole
+      // (the refusals and the guesses in one minute's window).
+      await withinOneWindow(60, 20_000);
       for (let round = 0; round < 5; round++) {
         for (const [token, code] of known) {
           const res = await own.call('GET', '/v1/facilities', { token });

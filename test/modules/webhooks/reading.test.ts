@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { SCOPES } from '../../../src/modules/auth/scopes.js';
 import { purgeWebhookData } from '../../../src/modules/webhooks/jobs.js';
 import type { TestServer } from '../../helpers/server.js';
+import { withinOneWindow } from '../../helpers/windows.js';
 import { emit, startWebhookRig, until, verified, type Receiver, type WebhookEventTypes, type WebhookRig } from './helpers.js';
 
 let rig: WebhookRig;
@@ -241,10 +242,8 @@ describe('POST /webhook-endpoints/{id}/test', () => {
     const other = await endpoint(t.token, '/probe-2', ['task.created']);
     const api = server.api(t.token);
     const probe = async (id: string) => (await api.raw.POST('/webhook-endpoints/{id}/test', { params: { path: { id } } })).response.status;
-    // The window is a fixed, aligned minute: a loop that straddles its end may pass 5 in each. On a slow
-    // machine the loop and the checks after it take seconds, so start them at the top of a fresh minute.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 30_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
+    // The loop and the checks after it take seconds on a slow machine: all in one minute's window.
+    await withinOneWindow(60, 30_000);
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) statuses.push(await probe(ep.id));
     // The two test calls above may share this minute's window with the ones here: at most 5 pass.
