@@ -34,15 +34,21 @@ function importsOf(file: string): { local: string[]; bare: string[] } {
   return { local, bare };
 }
 
-/** The `src/…` files a file imports for their values: `import type` and `export type` are left out (they vanish at compile time). */
-function runtimeImportsOf(file: string): string[] {
+/** What a file imports for its values, as written: `import type` and `export type` are left out (they vanish at compile time). */
+function runtimeSpecifiersOf(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, false);
   return source.statements.flatMap((statement) => {
     const typeOnly = (ts.isImportDeclaration(statement) && statement.importClause?.isTypeOnly) || (ts.isExportDeclaration(statement) && statement.isTypeOnly);
     const specifier = ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) ? statement.moduleSpecifier : undefined;
-    if (typeOnly || !specifier || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) return [];
-    return [relative(root, resolve(root, dirname(file), specifier.text)).replace(/\.js$/, '.ts')];
+    return typeOnly || !specifier || !ts.isStringLiteral(specifier) ? [] : [specifier.text];
   });
+}
+
+/** The `src/…` files a file imports for their values. */
+function runtimeImportsOf(file: string): string[] {
+  return runtimeSpecifiersOf(file)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => relative(root, resolve(root, dirname(file), specifier)).replace(/\.js$/, '.ts'));
 }
 
 const graph = sourceFiles('src').map((file) => ({ file, ...importsOf(file) }));
@@ -85,6 +91,15 @@ describe('layers (DESIGN.md "Layout")', () => {
           .map((target) => `${file} -> ${target}`),
       );
     expect(graph.filter(({ file }) => within(file, 'src/events')).flatMap(({ file }) => runtimeImportsOf(file))).toContain('src/events/fan-out.ts');
+    expect(offending).toEqual([]);
+  });
+
+  it("a module's SQL is in its stores: elsewhere under src/modules, kysely is imported for types only (issue 34)", () => {
+    const isStore = (file: string) => /(^|\/|-)store\.ts$/.test(file);
+    const moduleFiles = graph.filter(({ file }) => within(file, 'src/modules'));
+    const stores = moduleFiles.filter(({ file }) => isStore(file) && runtimeSpecifiersOf(file).includes('kysely'));
+    expect(stores.map(({ file }) => file)).toContain('src/modules/patients/store.ts');
+    const offending = moduleFiles.filter(({ file }) => !isStore(file) && runtimeSpecifiersOf(file).includes('kysely')).map(({ file }) => file);
     expect(offending).toEqual([]);
   });
 
