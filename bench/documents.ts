@@ -21,13 +21,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { benchArgs } from './lib/harness.js';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k!, v ?? '1'];
-  }),
-);
+const args = benchArgs();
 const SIZES = (args.sizes ?? '1,25').split(',').map(Number);
 const PARALLEL = Number(args.parallel ?? 20);
 const DRIVERS = (args.drivers ?? 'fs,s3').split(',');

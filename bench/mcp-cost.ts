@@ -15,24 +15,20 @@
  * On PostgreSQL with DATABASE_URL, else on the embedded database. `--profile=DIR` writes the
  * server's CPU profile (`--cpu-prof`) to DIR when it stops.
  */
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import autocannon from 'autocannon';
 import { Agent, request, setGlobalDispatcher } from 'undici';
 import { cpuPerRequest, sampleCpu } from './lib/cpu.js';
-import { dedicatedDatabase, machine, startServerProcess } from './lib/harness.js';
-import { mcpStep, type McpClientKind, type Road } from './lib/mcp-step.js';
+import { benchArgs, dedicatedDatabase, machine, percentile, startServerProcess } from './lib/harness.js';
+import { mcpClientKind, mcpStep, type Road } from './lib/mcp-step.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k!, v ?? '1'];
-  }),
-);
+const args = benchArgs();
 const SECONDS = Number(args.seconds ?? 10);
 const ROUNDS = Number(args.rounds ?? 2);
 const CONCURRENCY = Number(args.concurrency ?? 4);
 const TOOL = args.tool ?? 'list_services';
-const CLIENT: McpClientKind = args.client === 'light' ? 'light' : 'sdk';
+const CLIENT = mcpClientKind(args.client, 'sdk');
 /** The REST request of each tool this benchmark knows (arguments none: the step is the same on both roads). */
 const REST_OF: Record<string, string> = { list_services: '/v1/calendars' };
 if (!REST_OF[TOOL]) throw new Error(`--tool: one of ${Object.keys(REST_OF).join(', ')}`);
@@ -60,12 +56,11 @@ async function measure(road: Road, base: string, clinic: VoiceBenchClinic, serve
   await Promise.all(Array.from({ length: CONCURRENCY }, caller));
   const cpu = cpuPerRequest(before, sampleCpu(serverPid), latencies.length);
   const steps = latencies.length;
-  latencies.sort((a, b) => a - b);
   return {
     steps,
     perSecond: steps / SECONDS,
-    p50: latencies[Math.floor(steps / 2)]!,
-    p99: latencies[Math.min(steps - 1, Math.floor(steps * 0.99))]!,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
     serverCpu: cpu?.serverMs ?? NaN,
     callerCpu: cpu?.loadMs ?? NaN,
   };
@@ -74,13 +69,22 @@ async function measure(road: Road, base: string, clinic: VoiceBenchClinic, serve
 /** The server's CPU per request of each kind alone: where an MCP step's cost is. */
 async function perMessage(base: string, clinic: VoiceBenchClinic, serverPid: number): Promise<void> {
   const authorization = `Bearer ${clinic.token}`;
-  const mcp = { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+  const mcp = {
+    authorization,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+  };
   const message = (body: object) => ({ url: `${base}/mcp`, method: 'POST' as const, headers: mcp, body: JSON.stringify({ jsonrpc: '2.0', ...body }) });
   const kinds: Array<[string, Record<string, unknown>]> = [
     [`REST GET ${REST_OF[TOOL]}`, { url: `${base}${REST_OF[TOOL]}`, headers: { authorization } }],
     [
       'MCP initialize',
-      message({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+      message({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+      }),
     ],
     ['MCP notifications/initialized', message({ method: 'notifications/initialized' })],
     ['MCP GET (405: stateless)', { url: `${base}/mcp`, headers: { authorization, accept: 'text/event-stream' } }],

@@ -31,15 +31,10 @@ import { createDoctor } from '../src/modules/doctors/service.js';
 import { setRecallRules } from '../src/modules/recalls/service.js';
 import { createEntry } from '../src/modules/waitlist/service.js';
 import { BENCH_LIMITS } from './lib/constants.js';
-import { dedicatedDatabase, machine } from './lib/harness.js';
+import { benchArgs, dedicatedDatabase, machine, percentile as pct } from './lib/harness.js';
 import { seedClinic } from './lib/seed.js';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k!, v ?? '1'];
-  }),
-);
+const args = benchArgs();
 const PATIENTS = Number(args.patients ?? 100_000);
 const READS = Number(args.reads ?? 300);
 const CANCELS = Number(args.cancels ?? 200);
@@ -47,7 +42,6 @@ const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'pglite,postgres' :
 const DAY = [{ open: '00:00', close: '24:00' }];
 const ALL_WEEK = { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY };
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const summary = (xs: number[]) =>
   `p50 ${pct(xs, 50).toFixed(2)} ms, p95 ${pct(xs, 95).toFixed(2)} ms, p99 ${pct(xs, 99).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms`;
 

@@ -45,7 +45,7 @@ import { backOffice } from '../src/db/tenant.js';
 import { normalizeName } from '../src/modules/patients/normalize.js';
 import { SEARCH_TUNING, searchPatients } from '../src/modules/patients/search.js';
 import { SHAPES, commonSurnames, isFound, makePeople, rng, type Person, type Shape } from './lib/search-corpus.js';
-import { startServerProcess } from './lib/harness.js';
+import { benchArgs, percentile as pct, startServerProcess } from './lib/harness.js';
 import { tuneHeap } from '../src/lib/heap.js';
 import { CLINIC_ID, openSeeded, patientId, type SeedPlan } from './lib/search-seed.js';
 
@@ -53,12 +53,7 @@ type SearchAnswer = Awaited<ReturnType<typeof searchPatients>>;
 /** One search of the benchmark: the service in this process, or the API over HTTP (`--http`). */
 type Search = (q: string) => Promise<SearchAnswer>;
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k!, v ?? '1'];
-  }),
-);
+const args = benchArgs();
 const SIZES = (args.n ?? '10000,100000').split(',').map(Number);
 const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'pglite,postgres' : 'pglite')).split(',');
 const PARTS = new Set((args.parts ?? 'shapes').split(','));
@@ -76,10 +71,6 @@ const scope = { ...backOffice(CLINIC_ID), region: 'IT' as const };
 // scavenge of this heap, which holds the corpus, took 4-6 ms instead of 1-3 (--trace-gc).
 tuneHeap();
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-};
 const ms = (x: number) => x.toFixed(1);
 const loadAverage = () =>
   os

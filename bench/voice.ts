@@ -32,16 +32,11 @@
 import { NAMES, SURNAMES } from './lib/seed.js';
 import { randomUUID } from 'node:crypto';
 import { Agent, request, setGlobalDispatcher, type Dispatcher } from 'undici';
-import { dedicatedDatabase, machine, startServerProcess } from './lib/harness.js';
+import { benchArgs, dedicatedDatabase, machine, percentile as pct, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
-import { mcpStep, type McpClientKind, type Road } from './lib/mcp-step.js';
+import { mcpClientKind, mcpStep, type Road } from './lib/mcp-step.js';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const [k, v] = a.replace(/^--/, '').split('=');
-    return [k!, v ?? '1'];
-  }),
-);
+const args = benchArgs();
 const CLINICS = Number(args.clinics ?? 100);
 const BIG = Number(args.big ?? 100_000);
 const SMALL = Number(args.small ?? 200);
@@ -51,8 +46,7 @@ const WARMUP_SECONDS = Number(args.warmup ?? 5);
 const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',');
 const STEPS = ['context', 'search', 'availability', 'hold', 'book', 'call'] as const;
 const ROADS: Road[] = (args.via ?? 'rest').split(',').includes('mcp') ? ['rest', 'mcp'] : ['rest'];
-const MCP_CLIENT: McpClientKind = args['mcp-client'] === 'sdk' ? 'sdk' : 'light';
-if (args['mcp-client'] !== undefined && !['sdk', 'light'].includes(args['mcp-client'])) throw new Error('--mcp-client: sdk or light');
+const MCP_CLIENT = mcpClientKind(args['mcp-client'], 'light');
 /** The tool of each step, with its arguments made from the REST request's (the same names). */
 const TOOLS: Record<(typeof STEPS)[number], string> = {
   context: 'get_caller_context',
@@ -79,11 +73,6 @@ async function startServer(env: Record<string, string>) {
   );
   return { base: `http://127.0.0.1:${ready.port}/v1`, engine: ready.engine, clinics: ready.clinics, seedSeconds: ready.seedSeconds, stop };
 }
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-};
 
 async function runEngine(engine: string): Promise<void> {
   let db: { url: string; drop: () => Promise<void> } | null = null;

@@ -10,6 +10,22 @@ import type { Seeded } from './seed.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** The command line's `--name=value` options (`--name` alone is `1`), as every benchmark reads them. */
+export function benchArgs(argv: string[] = process.argv.slice(2)): Record<string, string> {
+  return Object.fromEntries(
+    argv.map((a) => {
+      const [k, v] = a.replace(/^--/, '').split('=');
+      return [k!, v ?? '1'];
+    }),
+  );
+}
+
+/** The p-th percentile of `xs` (the value at rank floor(p/100 * n), sorted ascending); NaN for none. */
+export function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+}
+
 export function machine(): string {
   const cpus = os.cpus();
   return [

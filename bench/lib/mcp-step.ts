@@ -19,6 +19,13 @@ import { request } from 'undici';
 export type Road = 'rest' | 'mcp';
 export type McpClientKind = 'sdk' | 'light';
 
+/** The `--…-client=` option of a benchmark: `sdk` or `light`, `fallback` when absent; anything else stops the run. */
+export function mcpClientKind(option: string | undefined, fallback: McpClientKind): McpClientKind {
+  if (option === undefined) return fallback;
+  if (option !== 'sdk' && option !== 'light') throw new Error(`an MCP client is sdk or light, not ${option}`);
+  return option;
+}
+
 /** Status as REST would say it: 201 for a write's success, 200 for a read's, 4xx by the error's code. */
 const STATUS: Record<string, number> = { invalid_request: 400, forbidden: 403, not_found: 404, no_availability: 409, conflict: 409, rate_limited: 429 };
 const WRITES = new Set(['hold_slot', 'book_appointment', 'log_call']);

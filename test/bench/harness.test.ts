@@ -1,0 +1,30 @@
+/** The benchmarks' shared readers: their options and their percentiles (bench/lib/harness.ts). */
+import { describe, expect, it } from 'vitest';
+import { benchArgs, percentile } from '../../bench/lib/harness.js';
+import { mcpClientKind } from '../../bench/lib/mcp-step.js';
+
+describe('benchmark options', () => {
+  it('reads --name=value, a bare --name as 1, and leaves absent names undefined', () => {
+    const args = benchArgs(['--rate=200', '--engines=postgres,pglite', '--profile=/tmp/p', '--via=mcp', '--http']);
+    expect(args).toEqual({ rate: '200', engines: 'postgres,pglite', profile: '/tmp/p', via: 'mcp', http: '1' });
+    expect(args.seconds).toBeUndefined();
+  });
+
+  it('takes sdk or light as an MCP client, the fallback when absent, and stops on anything else', () => {
+    expect(mcpClientKind(undefined, 'light')).toBe('light');
+    expect(mcpClientKind('sdk', 'light')).toBe('sdk');
+    expect(() => mcpClientKind('ligth', 'sdk')).toThrow(/sdk or light/);
+  });
+});
+
+describe('percentile', () => {
+  it('is the value at rank floor(p/100 * n) of the sorted values, whatever their order', () => {
+    const xs = Array.from({ length: 100 }, (_, i) => 100 - i); // 100 … 1
+    expect(percentile(xs, 50)).toBe(51);
+    expect(percentile(xs, 99)).toBe(100);
+    expect(percentile(xs, 100)).toBe(100);
+    expect(percentile([7], 99)).toBe(7);
+    expect(percentile([], 50)).toBeNaN();
+    expect(xs[0]).toBe(100); // the input is left as it was
+  });
+});
