@@ -4,16 +4,15 @@
  * and retries that never duplicate.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { DemoClinic } from '../../src/demo/clinic.js';
+import { startDemoServer, type TestServer } from '../helpers/server.js';
 import { callTool, listTools, toolError } from './mcp-client.js';
 
 let server: TestServer;
 let demo: DemoClinic;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  demo = await createDemoClinic(server.ctx.db);
+  ({ server, demo } = await startDemoServer());
 }, 60_000);
 afterAll(() => server.close());
 

@@ -1,15 +1,14 @@
 /** Tool packs for REST platforms and Vapi's tool-calls runner (issue 35 part 6). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { DemoClinic } from '../../src/demo/clinic.js';
+import { startDemoServer, type TestServer } from '../helpers/server.js';
 import { listTools } from './mcp-client.js';
 
 let server: TestServer;
 let demo: DemoClinic;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  demo = await createDemoClinic(server.ctx.db);
+  ({ server, demo } = await startDemoServer());
 }, 60_000);
 afterAll(() => server.close());
 

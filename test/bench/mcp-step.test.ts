@@ -5,15 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpStep } from '../../bench/lib/mcp-step.js';
-import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { DemoClinic } from '../../src/demo/clinic.js';
+import { startDemoServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
 let demo: DemoClinic;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  demo = await createDemoClinic(server.ctx.db);
+  ({ server, demo } = await startDemoServer());
 }, 60_000);
 afterAll(() => server.close());
 

@@ -11,9 +11,9 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEPT_TABLES, RESET_TABLES } from '../../src/demo/store.js';
-import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
+import type { DemoClinic } from '../../src/demo/clinic.js';
 import { ROOT, waitFor } from '../helpers/process.js';
-import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_TOKEN, startDemoServer, type TestServer } from '../helpers/server.js';
 import { startReceiver, type Receiver } from '../modules/webhooks/helpers.js';
 
 const run = promisify(execFile);
@@ -22,9 +22,8 @@ let receiver: Receiver;
 let demo: DemoClinic;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  ({ server, demo } = await startDemoServer());
   receiver = await startReceiver();
-  demo = await createDemoClinic(server.ctx.db);
 }, 120_000);
 afterAll(async () => {
   await receiver?.close();

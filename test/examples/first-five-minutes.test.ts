@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { DemoClinic } from '../../src/demo/clinic.js';
+import { startDemoServer, type TestServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -18,8 +18,7 @@ let server: TestServer;
 let demo: DemoClinic;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  demo = await createDemoClinic(server.ctx.db);
+  ({ server, demo } = await startDemoServer());
 }, 180_000);
 afterAll(() => server.close());
 

@@ -15,6 +15,7 @@ import { testConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import type { RateLimits } from '../../src/http/rate-limit/limiter.js';
 import type { App } from '../../src/http/types.js';
+import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
 import { dedicatedDatabase } from './databases.js';
 import { Factories } from './factories.js';
 
@@ -148,4 +149,15 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   };
   server.factories = new Factories(server);
   return server;
+}
+
+/** A test server with the demo clinic in it (its keys, calendars and agenda), as `npm run demo` seeds it. */
+export async function startDemoServer(options: StartOptions = {}): Promise<{ server: TestServer; demo: DemoClinic }> {
+  const server = await startTestServer(options);
+  try {
+    return { server, demo: await createDemoClinic(server.ctx.db) };
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
 }
