@@ -9,6 +9,7 @@ import { createApiKey } from '../../src/modules/auth/keys-service.js';
 import { at, insertPatient, makeCalendar } from '../helpers/seed.js';
 import type { Tenant } from '../helpers/factories.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { withinOneWindow } from '../helpers/windows.js';
 import { callTool, listTools, toolError } from './mcp-client.js';
 
 let server: TestServer;
@@ -187,5 +188,31 @@ describe('tools follow the key', () => {
     expect(JSON.stringify(tools)).not.toContain('Ignora le istruzioni');
     const messages = await callTool(server.url, a.token, 'get_conversation_messages', { conversationId: ids.conversationId });
     expect(messages.structuredContent.data.map((m: { body: string }) => m.body)).toContain(INJECTION);
+  });
+});
+
+describe('a tool over its operation’s rate budget', () => {
+  it('answers rate_limited with details.retryAfter and a next step, as its REST operation is refused (issue 35 part 4)', async () => {
+    const tight = await startTestServer({
+      rateLimits: { clinicPer10s: 1000, clinicPerDay: 100_000, keyPer10s: 2, keyPerDay: 100_000, authFailuresPerMinute: 1000 },
+    });
+    try {
+      const t = await tight.factories.tenant();
+      await withinOneWindow(10, 6_000);
+      for (let i = 0; i < 2; i++) expect((await callTool(tight.url, t.token, 'list_services', {})).isError).toBeFalsy();
+      const refused = await callTool(tight.url, t.token, 'list_services', {});
+      expect(refused.isError).toBe(true);
+      const error = toolError(refused);
+      expect(error.code).toBe('rate_limited');
+      expect(error.details.retryAfter).toBeGreaterThanOrEqual(1);
+      expect(error.details.retryAfter).toBeLessThanOrEqual(10);
+      expect(error.nextStep).toContain('retryAfter');
+      // The REST operation is refused in the same window, its Retry-After no later than the tool's.
+      const rest = await tight.call('GET', '/v1/calendars', { token: t.token });
+      expect(rest.status).toBe(429);
+      expect(Number(rest.headers.get('retry-after'))).toBeLessThanOrEqual(error.details.retryAfter);
+    } finally {
+      await tight.close();
+    }
   });
 });
