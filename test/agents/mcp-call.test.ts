@@ -107,6 +107,11 @@ describe('the MCP endpoint', () => {
 
     const search = await callTool(server.url, key, 'search_patients', { q: 'Giulia Rossi' });
     expect(search.structuredContent.data[0].id).toBe(patientId);
+    // The name as a voice platform's speech-to-text writes it: lower case, surname first, one letter heard wrong.
+    for (const q of ['giulia rossi', 'Rossi Giulia', 'Giulia Rosi']) {
+      const heard = await callTool(server.url, key, 'search_patients', { q });
+      expect(heard.structuredContent.data[0]?.id, q).toBe(patientId);
+    }
 
     const services = await callTool(server.url, key, 'list_services', {});
     const calendar = services.structuredContent.data.find((c: { keywords: string[] }) => c.keywords.includes('pulizia'));
