@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callerRules, MemoryCounterStore, RateLimiter } from '../../src/http/rate-limit/limiter.js';
 import type { Tenant } from '../helpers/factories.js';
 import { ROOMY_LIMITS, startTestServer, type TestServer } from '../helpers/server.js';
+import { withinOneWindow } from '../helpers/windows.js';
 
 const DAY_LIMITS = { ...ROOMY_LIMITS, keyPerDay: 5, clinicPerDay: 8 };
 let server: TestServer;
@@ -22,6 +23,8 @@ const nextUtcMidnight = () => Math.floor(Date.now() / 86_400_000 + 1) * 86_400;
 
 describe('daily rate limits (spec 8)', () => {
   it('refuse a key over its day and the clinic over its own, reporting the day window and when it ends', async () => {
+    // Every call below must fall in one UTC day (the window is aligned to midnight).
+    await withinOneWindow(86_400, 30_000);
     const a = await server.factories.key(tenant.clinicId, ['clinic:read']);
     const b = await server.factories.key(tenant.clinicId, ['clinic:read']);
     const path = `/v1/facilities/${tenant.facilityIds[0]}`;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../src/events/catalogue.js';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { withinOneWindow } from '../../helpers/windows.js';
 
 let server: TestServer;
 let tenant: Tenant;
@@ -16,6 +17,8 @@ describe('GET /v1/meta', () => {
   it('answers any valid key with no scope: the key, the clinic, every rate window, and costs budget', async () => {
     const key = await server.factories.key(tenant.clinicId, []);
     const api = server.api(key.token);
+    // The day window is the UTC day: the two calls compared below must not straddle midnight.
+    await withinOneWindow(86_400, 10_000);
     const first = await api.callWithResponse('getMeta');
     expect(first.response.status).toBe(200);
     expect(first.data).toMatchObject({
