@@ -44,6 +44,23 @@ function runtimeSpecifiersOf(file: string): string[] {
   });
 }
 
+/** Kysely's query builders: a call of one of these starts a query. */
+const QUERY_STARTS = new Set(['selectFrom', 'selectNoFrom', 'insertInto', 'replaceInto', 'updateTable', 'deleteFrom', 'mergeInto']);
+
+/** The queries a file starts itself (`db.selectFrom(…)`, `trx.insertInto(…)`…), by the builder's name, with their line. */
+function queriesStartedIn(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && QUERY_STARTS.has(node.expression.name.text)) {
+      found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${node.expression.name.text}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 /** The `src/…` files a file imports for their values. */
 function runtimeImportsOf(file: string): string[] {
   return runtimeSpecifiersOf(file)
@@ -101,6 +118,9 @@ describe('layers (DESIGN.md "Layout")', () => {
     expect(stores.map(({ file }) => file)).toContain('src/modules/patients/store.ts');
     const offending = moduleFiles.filter(({ file }) => !isStore(file) && runtimeSpecifiersOf(file).includes('kysely')).map(({ file }) => file);
     expect(offending).toEqual([]);
+    // Nor does any such file start a query on the handle it is given: the statement is its store's.
+    expect(moduleFiles.flatMap(({ file }) => (isStore(file) ? [] : queriesStartedIn(file)))).toEqual([]);
+    expect(queriesStartedIn('src/modules/facilities/store.ts').length).toBeGreaterThan(0);
   });
 
   it('tests mirror the code: every module of src/modules has its folder of tests in test/modules', () => {

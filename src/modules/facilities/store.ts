@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import { updatedPage } from '../../db/keyset.js';
+import { prepared } from '../../db/prepared-statements.js';
 import type { FacilitiesTable } from '../../db/tables/core.js';
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db } from '../../db/transaction.js';
@@ -16,9 +17,13 @@ export async function readFacilityRow(db: Db, clinicId: string, id: string): Pro
   return row ?? null;
 }
 
+/**
+ * Whether the facility is the clinic's. A primary-key lookup, prepared: patients, leads and calls
+ * check the facility each one is sent with, on their write paths.
+ */
 export async function facilityOfClinic(db: Db, clinicId: string, id: string): Promise<boolean> {
-  const row = await db.selectFrom('facilities').select('id').where('id', '=', id).where('clinic_id', '=', clinicId).executeTakeFirst();
-  return row !== undefined;
+  const { rows } = await prepared(db.selectFrom('facilities').select('id').where('id', '=', id).where('clinic_id', '=', clinicId)).execute(db);
+  return rows.length > 0;
 }
 
 export interface FacilityColumns {

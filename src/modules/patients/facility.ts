@@ -4,9 +4,9 @@
  * Either failure is a `400 invalid_request` naming `facilityId` (it is input, not a path).
  */
 import type { Transaction } from '../../db/transaction.js';
-import { prepared } from '../../db/prepared-statements.js';
 import type { TenantScope } from '../../db/tenant.js';
 import type { ValidationIssue } from '../../core/errors.js';
+import { facilityOfClinic } from '../facilities/store.js';
 
 export async function checkFacility(
   trx: Transaction,
@@ -24,8 +24,7 @@ export async function checkFacility(
     issues.push({ path, message: 'sede non accessibile con questa chiave' });
     return null;
   }
-  const { rows } = await prepared(trx.selectFrom('facilities').select('id').where('id', '=', id).where('clinic_id', '=', scope.clinicId)).execute(trx);
-  if (rows.length === 0) {
+  if (!(await facilityOfClinic(trx, scope.clinicId, id))) {
     issues.push({ path, message: 'sede inesistente' });
     return null;
   }

@@ -53,11 +53,6 @@ function byName(scope: SearchScope, birthYear: number | null): Base {
           .where('date_of_birth', '<', `${birthYear + 1}-01-01`);
 }
 
-/** Whether the facility is the clinic's. */
-export async function facilityOfClinic(db: Db, clinicId: string, facilityId: string): Promise<boolean> {
-  return !!(await db.selectFrom('facilities').select('id').where('id', '=', facilityId).where('clinic_id', '=', clinicId).executeTakeFirst());
-}
-
 /** The patients (100 at most) whose email, canonical phone or tax code is the value asked. */
 export function patientsWith(db: Db, scope: SearchScope, field: 'email' | 'phone' | 'taxCode', value: string) {
   const q = unerased(scope)(db);

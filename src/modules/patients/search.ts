@@ -20,16 +20,8 @@ import type { PatientSearchQuery, PatientSearchResult as SearchResult, SearchHit
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
 import { confirmation, detailsSent, matchDetails } from './confirm.js';
 import { NICKNAME_WEIGHT, nicknameVariants } from './nicknames.js';
-import {
-  facilityOfClinic,
-  hitDetails,
-  patientsOfNames,
-  patientsWith,
-  termsByKeys,
-  termsWithinEdits,
-  type NameCondition,
-  type SearchScope,
-} from './search-store.js';
+import { facilityOfClinic } from '../facilities/store.js';
+import { hitDetails, patientsOfNames, patientsWith, termsByKeys, termsWithinEdits, type NameCondition, type SearchScope } from './search-store.js';
 
 type MatchedBy = SearchHit['matchedBy'];
 

@@ -9,6 +9,7 @@ import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
 import type { EventType } from '../../events/catalogue.js';
 import { recordEvent, type NewEvent, type RecordedEvent } from '../../events/record.js';
+import { readClinic } from '../clinics/store.js';
 
 /** A sample event: `data` is the type's documented example with fresh ids (sampleData of src/event-schemas.ts, above the modules). */
 export interface SampleEvent {
@@ -24,7 +25,7 @@ export interface SampleEvent {
  */
 export async function triggerSampleEvent(db: Db, actor: Actor, sample: SampleEvent): Promise<RecordedEvent> {
   return db.transaction().execute(async (trx) => {
-    const clinic = await trx.selectFrom('clinics').select('mode').where('id', '=', actor.clinicId).executeTakeFirst();
+    const clinic = await readClinic(trx, actor.clinicId);
     if (!clinic) throw ApiError.notFound();
     if (clinic.mode !== 'test') throw ApiError.forbidden('live_clinic');
     // One type at run time: the data is that type's, which the compiler cannot follow through a variable type.
