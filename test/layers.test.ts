@@ -123,6 +123,12 @@ describe('layers (DESIGN.md "Layout")', () => {
     expect(queriesStartedIn('src/modules/facilities/store.ts').length).toBeGreaterThan(0);
   });
 
+  it('one road to the data: the routes, the MCP tools and the CLI start no query, they call the services', () => {
+    const transport = graph.filter(({ file }) => ['src/http', 'src/agents', 'src/cli'].some((folder) => within(file, folder)));
+    expect(transport.length).toBeGreaterThan(20);
+    expect(transport.flatMap(({ file }) => queriesStartedIn(file))).toEqual([]);
+  });
+
   it('tests mirror the code: every module of src/modules has its folder of tests in test/modules', () => {
     const modules = readdirSync(join(root, 'src/modules'), { withFileTypes: true }).filter((e) => e.isDirectory());
     expect(modules.length).toBeGreaterThan(20);

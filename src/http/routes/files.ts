@@ -18,10 +18,9 @@ import type { AppContext } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
 import { downloadHeaders } from '../../modules/documents/download.js';
 import { UploadOutcomeSchema } from '../../modules/documents/schema.js';
-import { depsOf, receiveUpload } from '../../modules/documents/service.js';
-import { claimLink, finishLink, linkUsed, releaseLink } from '../../modules/documents/link-store.js';
-import { holdLink, verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
-import { uploadKey } from '../../modules/documents/storage/storage.js';
+import { downloadThroughLink, uploadThroughLink, useLink } from '../../modules/documents/link-uses.js';
+import { depsOf } from '../../modules/documents/service.js';
+import { verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
 import { watchBodyRate } from '../body-rate.js';
 import { answerAndClose, rawErrorAnswer } from '../client-error.js';
 import { exemptFromRequestTimeout } from '../connections.js';
@@ -50,6 +49,7 @@ declare module 'fastify' {
 export function signedLinkGate(ctx: AppContext, limiter: RateLimiter, limits: RateLimits, onRateLimited?: () => void): (scope: FastifyInstance) => void {
   const { uploadMinBytesPerSecond, uploadRateWindowMs } = ctx.config.connections;
   const floor = { bytesPerSecond: uploadMinBytesPerSecond, windowMs: uploadRateWindowMs };
+  const deps = depsOf(ctx);
   const tooSlow = rawErrorAnswer(
     ApiError.invalid('body', [
       { path: '', message: `il file arriva troppo lentamente (meno di ${uploadMinBytesPerSecond} byte al secondo): caricamento interrotto` },
@@ -62,9 +62,7 @@ export function signedLinkGate(ctx: AppContext, limiter: RateLimiter, limits: Ra
       const token = (request.params as { token?: string }).token ?? '';
       const check = verifyLink(ctx.documents.linkSecret, token, op);
       if (!check.ok) throw ApiError.forbidden(check.why === 'expired' ? 'link_expired' : 'link_invalid', {}, 'Il link non è valido o è scaduto.');
-      const free =
-        request.method === 'HEAD' ? !(await linkUsed(ctx.db, check.claims)) : await claimLink(ctx.db, check.claims, ctx.config.documents.linkLeaseSeconds);
-      if (!free) throw ApiError.forbidden('link_used', {}, 'Il link è già stato usato.');
+      await useLink(deps, check.claims, request.method === 'HEAD');
       request.link = check.claims;
       if (op === 'upload') {
         const socket = request.raw.socket;
@@ -85,8 +83,6 @@ export function signedLinkGate(ctx: AppContext, limiter: RateLimiter, limits: Ra
 
 export function registerFileRoutes(app: App, ctx: AppContext): void {
   const deps = depsOf(ctx);
-  const linkedDocument = (claims: LinkClaims) =>
-    ctx.db.selectFrom('documents').selectAll().where('id', '=', claims.documentId).where('clinic_id', '=', claims.clinicId).executeTakeFirst();
   app.put(
     '/files/upload/:token',
     {
@@ -109,30 +105,12 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
       config: { reasons: LINK_REASONS, errorStatuses: [403] },
     },
     async (request) => {
-      const claims = request.link!;
-      const row = await linkedDocument(claims);
-      // Only the upload this link was made for, while it waits: anything else would be bytes no row reads.
-      if (!row || row.status !== 'pending_upload' || row.upload_key !== uploadKey(claims.clinicId, claims.documentId, claims.nonce)) {
-        throw ApiError.forbidden('link_used', {}, 'Il documento non attende più questo caricamento.');
-      }
-      let done;
-      // Held while the body streams: should this process stop, the use lapses and the link works again.
-      const held = holdLink(ctx.db, claims, ctx.config.documents.linkLeaseSeconds);
-      try {
-        const length = request.headers['content-length'];
-        done = await receiveUpload(deps, row, {
-          bytes: request.raw,
-          length: length === undefined ? null : Number(length),
-          sentWhole: () => request.raw.complete,
-        });
-      } catch (error) {
-        // Nothing was stored and the row still waits: the link may be used again.
-        await releaseLink(ctx.db, claims);
-        throw error;
-      } finally {
-        held.stop();
-      }
-      await finishLink(ctx.db, claims);
+      const length = request.headers['content-length'];
+      const done = await uploadThroughLink(deps, request.link!, {
+        bytes: request.raw,
+        length: length === undefined ? null : Number(length),
+        sentWhole: () => request.raw.complete,
+      });
       return { id: done.id, status: done.status, rejectedReason: done.rejected_reason };
     },
   );
@@ -157,14 +135,8 @@ export function registerFileRoutes(app: App, ctx: AppContext): void {
       config: { reasons: LINK_REASONS, errorStatuses: [403] },
     },
     async (request, reply) => {
-      const claims = request.link!;
-      const row = await linkedDocument(claims);
       // A HEAD (a link checker, a client asking the size) answers the headers and leaves the link unused.
-      const head = request.method === 'HEAD';
-      const readable = row && row.status === 'available' && row.purged_at === null;
-      const bytes = readable && !head ? await deps.store.read(row.storage_key) : null;
-      if (!row || !readable || (!head && !bytes)) throw ApiError.notFound();
-      if (!head) await finishLink(ctx.db, claims);
+      const { row, bytes } = await downloadThroughLink(deps, request.link!, request.method === 'HEAD');
       return (reply as FastifyReply).headers(downloadHeaders(row)).send(bytes ?? Readable.from([]));
     },
   );

@@ -8,6 +8,7 @@
 import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Transaction } from '../../db/transaction.js';
+import { hasContent } from '../documents/service.js';
 import { signedDocumentOf } from './quote-store.js';
 
 /** Document categories that can hold a patient's signature on a quote. */
@@ -26,8 +27,7 @@ export async function checkSignedDocument(trx: Transaction, actor: Actor, quote:
   if (!doc) throw ApiError.conflict('signed_document_not_found', details, 'Il documento firmato non esiste in questo studio.');
   if (doc.patient_id !== quote.patient_id || (doc.quote_id !== null && doc.quote_id !== quote.id))
     throw ApiError.conflict('signed_document_mismatch', details, 'Il documento firmato è di un altro paziente o di un altro preventivo.');
-  if (doc.status !== 'available' || doc.purged_at !== null)
-    throw ApiError.conflict('signed_document_not_available', { ...details, status: doc.status }, 'Il documento firmato non è disponibile.');
+  if (!hasContent(doc)) throw ApiError.conflict('signed_document_not_available', { ...details, status: doc.status }, 'Il documento firmato non è disponibile.');
   if (!SIGNATURE_CATEGORIES.includes(doc.category))
     throw ApiError.conflict('signed_document_not_signature', { ...details, category: doc.category }, 'Il documento non è un consenso o un preventivo firmato.');
 }

@@ -195,10 +195,15 @@ export async function listDocuments(db: Db, actor: Actor, q: DocumentListInput):
   return { data: page.items.map((r) => documentView(r)), nextCursor: page.nextCursor };
 }
 
-/** The row whose bytes may be read: `available` and not purged, else 409 `not_available`. */
+/** Whether a document has content to give: its bytes checked and stored (`available`), and not purged. */
+export function hasContent(row: { status: string; purged_at: Date | null }): boolean {
+  return row.status === 'available' && row.purged_at === null;
+}
+
+/** The row whose bytes may be read (`hasContent`), else 409 `not_available`. */
 export async function readableDocument(db: Db, actor: Actor, id: string): Promise<DocumentRow> {
   const row = await getDocument(db, actor, id);
-  if (row.status !== 'available' || row.purged_at !== null)
+  if (!hasContent(row))
     throw ApiError.conflict('not_available', { status: row.status, purged: row.purged_at !== null }, 'Il documento non ha contenuto da leggere.');
   return row;
 }

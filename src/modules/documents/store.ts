@@ -127,6 +127,12 @@ export async function pendingScans(db: Db, batch: number): Promise<DocumentRow[]
   return db.selectFrom('documents').selectAll().where('status', '=', 'pending_scan').orderBy('updated_at').limit(batch).execute();
 }
 
+/** The clinic's document, with no visibility check: a signed link names it (link-uses.ts). */
+export async function linkedDocument(db: Db, clinicId: string, documentId: string): Promise<DocumentRow | null> {
+  const row = await db.selectFrom('documents').selectAll().where('id', '=', documentId).where('clinic_id', '=', clinicId).executeTakeFirst();
+  return row ?? null;
+}
+
 /** What the sweep needs to know whether stored bytes are still wanted. */
 export async function storedStateOf(db: Db, clinicId: string, documentId: string): Promise<Pick<DocumentRow, 'status' | 'storage_key' | 'purged_at'> | null> {
   const row = await db
