@@ -21,6 +21,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { dedicatedDatabase } from '../helpers/databases.js';
 import { freePort, startService, type ServiceProcess } from '../helpers/process.js';
+import { withinOneWindow } from '../helpers/windows.js';
 
 const BASE_URL = process.env.DATABASE_URL;
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -161,7 +162,7 @@ describe('two API processes and two workers on one PostgreSQL and one Redis', ()
   it('shares one rate-limit budget: the 61st request in a 10-second window is refused by either process', async (ctx) => {
     if (skipAll) return ctx.skip(skipAll);
     // Start at the beginning of a 10-second window (windows are aligned to the epoch).
-    await new Promise((r) => setTimeout(r, 10_000 - (Date.now() % 10_000) + 50));
+    await withinOneWindow(10, 10_000);
     const windowStart = Math.floor(Date.now() / 10_000);
     const answers: { status: number; remaining: number; via: number }[] = [];
     // 60 requests alternating between the processes, 6 at a time.
