@@ -248,6 +248,13 @@ describe('upload link, then complete', () => {
     expect(a).toMatchObject({ status: 'rejected', rejectedReason: 'upload_expired' });
     const b = await api.call('getDocument', { params: { path: { id: uncompleted.id } } });
     expect(b.status).toBe('available');
+    // Their links, still within their 15 minutes, take no bytes: the documents no longer wait for them.
+    for (const doc of [never, uncompleted]) {
+      const late = await put(doc.upload!.url, bytes);
+      expect(late.status).toBe(403);
+      expect((await late.json()).error.details.reason).toBe('link_used');
+    }
+    expect(await api.call('getDocument', { params: { path: { id: never.id } } })).toMatchObject({ status: 'rejected', rejectedReason: 'upload_expired' });
   });
 
   it('a crash between storing the bytes and the row leaves it pending, and complete finishes it', async () => {
@@ -344,6 +351,18 @@ describe('archive, retention, erase, chat', () => {
     const doc = await api.call('getDocument', { params: { path: { id: created.id } } });
     expect(doc).toMatchObject({ title: null, filename: null });
     expect(doc.purgedAt).not.toBeNull();
+  });
+
+  it('a download link given before the bytes were purged answers 404 after, to a HEAD as well', async () => {
+    const victim = await patient(server, t.token);
+    const created = await createDocument(inline(victim, pdf(700)));
+    const link = await api.call('getDocumentContent', { params: { path: { id: created.id }, query: { delivery: 'link' } } });
+    expect((await fetch(link.url, { method: 'HEAD' })).status).toBe(200);
+    expect((await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/patients/${victim}/erase`)).status).toBe(200);
+    expect((await fetch(link.url, { method: 'HEAD' })).status).toBe(404);
+    const res = await fetch(link.url);
+    expect(res.status).toBe(404);
+    expect((await res.json()).error.code).toBe('not_found');
   });
 
   it('links a chat message with media to its document', async () => {
