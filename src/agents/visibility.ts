@@ -27,9 +27,14 @@ export function visibleTools(filter: ToolFilter, scopesOf: (tool: AgentTool) => 
   return AGENT_TOOLS.filter((tool) => callable(tool, filter) && scopesOf(tool).every((s) => filter.scopes.has(s)));
 }
 
-/** `?readonly=true` or `X-MCP-Readonly: true`. */
+/** The spellings of yes and no a client may send for `readonly`, in the query or the header alike. */
+export const READONLY_VALUES = ['true', 'false', '1', '0'] as const;
+
+const yes = (value: string | undefined) => value !== undefined && ['true', '1'].includes(value.trim().toLowerCase());
+
+/** `?readonly=true` or `X-MCP-Readonly: true` (`1` as well). */
 export function readonlyAsked(query: string | undefined, header: string | undefined): boolean {
-  return query === 'true' || header?.toLowerCase() === 'true';
+  return yes(query) || yes(header);
 }
 
 /** `?tools=a,b` (unknown names are ignored, so a list written for a newer server still works). */

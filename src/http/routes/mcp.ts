@@ -17,9 +17,9 @@ import { callIdOf, runTool, type Perform, type ToolOutcome } from '../../agents/
 import { annotationsOf, derived, describe, toolNamed } from '../../agents/registry.js';
 import { mcpResult, nowLine } from '../../agents/results.js';
 import type { AgentTool } from '../../agents/tool.js';
-import { callable, namesAsked, readonlyAsked, visibleTools, type ToolFilter } from '../../agents/visibility.js';
+import { callable, namesAsked, READONLY_VALUES, readonlyAsked, visibleTools, type ToolFilter } from '../../agents/visibility.js';
 import { aiDisabled } from '../../modules/auth/ai.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import type { Config } from '../../config.js';
 import { browserOriginAllowed } from '../browser-origin.js';
 import type { App } from '../types.js';
@@ -31,7 +31,7 @@ const VERSION = '1.0.0';
 
 const McpQuery = Type.Object(
   {
-    readonly: Type.Optional(Type.String({ enum: ['true', 'false'] })),
+    readonly: Type.Optional(Type.String({ enum: [...READONLY_VALUES] })),
     tools: Type.Optional(Type.String({ maxLength: 2000 })),
   },
   { additionalProperties: false },
@@ -128,7 +128,38 @@ function mcpServerFor(app: FastifyInstance, request: FastifyRequest): Server {
   return server;
 }
 
+/**
+ * A `tools/call` whose params are not `{ name: string, arguments?: object }` is answered here with
+ * JSON-RPC's invalid params (-32602), every wrong field named: the SDK's Server would parse them
+ * with its own schema and answer its parse failure as an internal error (-32603).
+ */
+export function invalidToolCall(
+  body: unknown,
+): { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string; data: { issues: ValidationIssue[] } } } | null {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
+  const message = body as { method?: unknown; id?: unknown; params?: unknown };
+  if (message.method !== 'tools/call' || message.id === undefined) return null;
+  const issues: ValidationIssue[] = [];
+  const params = message.params;
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+    issues.push({ path: 'params', message: 'must be an object with `name` and `arguments`' });
+  } else {
+    const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+    if (typeof name !== 'string' || name.length === 0) issues.push({ path: 'params.name', message: 'must be the name of a tool (a string)' });
+    if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args)))
+      issues.push({ path: 'params.arguments', message: 'must be an object of the tool’s arguments' });
+  }
+  if (issues.length === 0) return null;
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: { code: -32602, message: `Invalid params: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, data: { issues } },
+  };
+}
+
 async function answerMcp(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const badCall = invalidToolCall(request.body);
+  if (badCall) return reply.status(200).send(badCall);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   const server = mcpServerFor(app, request);
   await server.connect(transport);
@@ -144,7 +175,9 @@ async function answerMcp(app: FastifyInstance, request: FastifyRequest, reply: F
   // and transport hold no stream, timer or pending request, so the garbage collector is their
   // close. Closing them built an McpError with its stack trace per message ("Connection closed",
   // for no one): 2.6 % of the server's CPU under a load of tool calls (profile of 2026-11-26).
-  return reply.status(response.status).send(text.length > 0 ? text : null);
+  // A notification's 202 has no body (and so no content type).
+  if (text.length === 0) return reply.status(response.status).removeHeader('content-type').send();
+  return reply.status(response.status).send(text);
 }
 
 /** 401 on the MCP endpoint says how to authenticate (RFC 6750), as MCP clients expect. */
