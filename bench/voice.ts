@@ -16,13 +16,15 @@
  * next to it and dropped), `--seconds=30`, `--rate=200`.
  * A quick run: `npm run bench:voice -- --clinics=10 --big=10000 --seconds=10`. `--profile=DIR`
  * writes the server's CPU profile (`--cpu-prof`) to DIR when it stops.
- * `--via=mcp` (issue 35) replays the same calls through the MCP endpoint too, in the same run:
- * every other call goes through /mcp, each step a tool on a new connection (initialize, then the
- * tool call, as Vapi opens one per call), timed from the connection's start; the tables of both
- * roads are printed with the MCP/REST ratio of each step's p99. `--mcp-client=light` (default)
- * sends those requests over undici; `--mcp-client=sdk` runs the SDK's own client, which costs
- * about as much CPU per step as the server's answer, on the cores the server shares here
- * (bench/lib/mcp-step.ts; `npm run bench:mcp-cost` measures both).
+ * `--via=rest,mcp,mcp-per-tool` replays the same calls through the MCP endpoint too, in the same
+ * run, the calls dealt to the roads in turn: `mcp` keeps one MCP session per phone call (initialize
+ * when the call connects, timed apart as `connect`, then one request per tool), `mcp-per-tool`
+ * opens a new session for each tool (initialize, then the tool call, as Vapi opens one per call
+ * of a tool), timed from the session's start. The tables of every road are printed with the
+ * road/REST ratio of each step's p99, and the size of the voice key's `tools/list` beside them.
+ * `--mcp-client=light` (default) sends those requests over undici; `--mcp-client=sdk` runs the
+ * SDK's own client, which costs about as much CPU per step as the server's answer, on the cores
+ * the server shares here (bench/lib/mcp-step.ts; `npm run bench:mcp-cost` measures both).
  * Each write (hold, book, call) carries an Idempotency-Key on both roads: the REST road sends one
  * per request, as packages/client does on creations; a writing tool derives it from the call's id.
  * `--warmup=5`: seconds of the same open-loop load before the measured ones, not counted, so the
@@ -34,7 +36,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { benchArgs, dedicatedDatabase, machine, percentile as pct, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
-import { mcpClientKind, mcpStep, type Road } from './lib/mcp-step.js';
+import { mcpClientKind, mcpSession, mcpStep, ROADS as ALL_ROADS, type McpSession, type Road } from './lib/mcp-step.js';
 
 const args = benchArgs();
 const CLINICS = Number(args.clinics ?? 100);
@@ -45,7 +47,10 @@ const RATE = Number(args.rate ?? 200);
 const WARMUP_SECONDS = Number(args.warmup ?? 5);
 const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',');
 const STEPS = ['context', 'search', 'availability', 'hold', 'book', 'call'] as const;
-const ROADS: Road[] = (args.via ?? 'rest').split(',').includes('mcp') ? ['rest', 'mcp'] : ['rest'];
+const ROADS: Road[] = ['rest', ...(args.via ?? 'rest').split(',').filter((r) => r !== 'rest')].map((r) => {
+  if (!(ALL_ROADS as readonly string[]).includes(r)) throw new Error(`--via: a road is one of ${ALL_ROADS.join(', ')}, not ${r}`);
+  return r as Road;
+});
 const MCP_CLIENT = mcpClientKind(args['mcp-client'], 'light');
 /** The tool of each step, with its arguments made from the REST request's (the same names). */
 const TOOLS: Record<(typeof STEPS)[number], string> = {
@@ -74,6 +79,16 @@ async function startServer(env: Record<string, string>) {
   return { base: `http://127.0.0.1:${ready.port}/v1`, engine: ready.engine, clinics: ready.clinics, seedSeconds: ready.seedSeconds, stop };
 }
 
+/** The bytes of the `tools/list` answer a key gets: what a platform fetches at every new session. */
+async function toolsListSize(url: string, token: string): Promise<number> {
+  const res = await request(url, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+  });
+  return Buffer.byteLength(await res.body.text());
+}
+
 async function runEngine(engine: string): Promise<void> {
   let db: { url: string; drop: () => Promise<void> } | null = null;
   if (engine === 'postgres') {
@@ -86,8 +101,12 @@ async function runEngine(engine: string): Promise<void> {
     BENCH_BIG: String(BIG),
     BENCH_SMALL: String(SMALL),
   });
+  const mcpUrl = server.base.replace(/\/v1$/, '/mcp');
+  const toolsListBytes = ROADS.some((r) => r !== 'rest') ? await toolsListSize(mcpUrl, server.clinics[0]!.token) : null;
   const empty = (): Record<Step, number[]> => ({ context: [], search: [], availability: [], hold: [], book: [], call: [] });
-  const byRoad: Record<Road, Record<Step, number[]>> = { rest: empty(), mcp: empty() };
+  const byRoad: Record<Road, Record<Step, number[]>> = { rest: empty(), mcp: empty(), 'mcp-per-tool': empty() };
+  /** The `mcp` road's session openings (initialize and its notification), once per phone call. */
+  const connects: number[] = [];
   /** Every measured step as (when it was sent, ms since the load began; its latency): the tail by time. */
   const timeline: Array<[number, number]> = [];
   let began = 0;
@@ -102,14 +121,17 @@ async function runEngine(engine: string): Promise<void> {
     path: string,
     body?: unknown,
     toolArgs?: Record<string, unknown>,
+    session?: McpSession,
   ): Promise<{ status: number; body: T }> {
     const latencies = byRoad[road];
     const started = performance.now();
-    if (road === 'mcp') {
-      const answer = await mcpStep<T>(server.base.replace(/\/v1$/, '/mcp'), clinic.token, TOOLS[name], toolArgs ?? {}, MCP_CLIENT);
+    if (road !== 'rest') {
+      const answer = session
+        ? await session.call<T>(TOOLS[name], toolArgs ?? {})
+        : await mcpStep<T>(mcpUrl, clinic.token, TOOLS[name], toolArgs ?? {}, MCP_CLIENT);
       latencies[name].push(performance.now() - started);
       timeline.push([started - began, performance.now() - started]);
-      count(`mcp ${name} ${answer.status}`);
+      count(`${road} ${name} ${answer.status}`);
       return answer;
     }
     // undici's request rather than fetch: the same kept-alive connections for a third of the
@@ -134,35 +156,50 @@ async function runEngine(engine: string): Promise<void> {
     const road = ROADS[calls++ % ROADS.length]!;
     const clinic =
       Math.random() < 0.1 || server.clinics.length === 1 ? server.clinics[0]! : server.clinics[1 + Math.floor(Math.random() * (server.clinics.length - 1))]!;
+    let session: McpSession | undefined;
+    if (road === 'mcp') {
+      const connecting = performance.now();
+      session = await mcpSession(mcpUrl, clinic.token, MCP_CLIENT);
+      connects.push(performance.now() - connecting);
+    }
+    try {
+      await phoneCall(road, clinic, session);
+    } finally {
+      await session?.close();
+    }
+  }
+
+  async function phoneCall(road: Road, clinic: VoiceBenchClinic, session: McpSession | undefined): Promise<void> {
+    const at = <T>(name: Step, method: string, path: string, body?: unknown, toolArgs?: Record<string, unknown>) =>
+      step<T>(road, name, clinic, method, path, body, toolArgs, session);
     const i = 1 + Math.floor(Math.random() * clinic.patients);
     const phone = `333 ${String(i).padStart(7, '0')}`;
-    const context = await step<any>(
-      road,
-      'context',
-      clinic,
-      'GET',
-      `/voice/context?from=${encodeURIComponent(phone)}&to=${encodeURIComponent('02 1234 5678')}`,
-      undefined,
-      {
-        from: phone,
-        to: '02 1234 5678',
-      },
-    );
-    const search = await step<any>(road, 'search', clinic, 'GET', `/patients/search?q=${encodeURIComponent(nameOf(i))}&limit=5`, undefined, {
+    const to = '02 1234 5678';
+    const context = await at<any>('context', 'GET', `/voice/context?from=${encodeURIComponent(phone)}&to=${encodeURIComponent(to)}`, undefined, {
+      from: phone,
+      to,
+    });
+    // The name and, as an agent asks before acting on a name, a second detail: the phone's last digits.
+    const phoneLast = String(i).padStart(7, '0').slice(-4);
+    const search = await at<any>('search', 'GET', `/patients/search?q=${encodeURIComponent(nameOf(i))}&phoneLast=${phoneLast}&limit=5`, undefined, {
       q: nameOf(i),
+      phoneLast,
       limit: 5,
     });
     const patientId: string | undefined = context.body.caller?.patients?.[0]?.id ?? search.body.data?.[0]?.id;
     const from = new Date(Date.now() + (1 + Math.floor(Math.random() * 30)) * 86_400_000);
     from.setUTCHours(0, 0, 0, 0);
-    const availability = await step<any>(
-      road,
+    const availability = await at<any>(
       'availability',
-      clinic,
       'GET',
       `/calendars/${clinic.calendarId}/availability?from=${from.toISOString()}&spread=part_of_day&limit=6`,
       undefined,
-      { calendarId: clinic.calendarId, from: from.toISOString(), spread: 'part_of_day', limit: 6 },
+      {
+        calendarId: clinic.calendarId,
+        from: from.toISOString(),
+        spread: 'part_of_day',
+        limit: 6,
+      },
     );
     const slots: Array<{ start: string }> = availability.body.data ?? [];
     const externalCallId = `bench-${randomUUID()}`;
@@ -170,26 +207,19 @@ async function runEngine(engine: string): Promise<void> {
     if (patientId && slots.length > 0) {
       const slot = slots[Math.floor(Math.random() * slots.length)]!;
       const holdBody = { start: slot.start, holderRef: externalCallId, ttlSeconds: 120 };
-      const hold = await step<any>(road, 'hold', clinic, 'POST', `/calendars/${clinic.calendarId}/holds`, holdBody, {
+      const hold = await at<any>('hold', 'POST', `/calendars/${clinic.calendarId}/holds`, holdBody, {
         ...holdBody,
         calendarId: clinic.calendarId,
         callId: externalCallId,
       });
       if (hold.status === 201) {
         const bookBody = { holdId: hold.body.id, patientId };
-        const book = await step<any>(road, 'book', clinic, 'POST', '/appointments', bookBody, { ...bookBody, callId: externalCallId });
+        const book = await at<any>('book', 'POST', '/appointments', bookBody, { ...bookBody, callId: externalCallId });
         booked = book.status === 201;
       }
     }
-    const callBody = {
-      externalCallId,
-      direction: 'inbound',
-      from: phone,
-      to: '02 1234 5678',
-      outcome: booked ? 'booked' : 'information',
-      ...(patientId ? { patientId } : {}),
-    };
-    await step(road, 'call', clinic, 'POST', '/calls', callBody, { ...callBody, callId: externalCallId });
+    const callBody = { externalCallId, direction: 'inbound', from: phone, to, outcome: booked ? 'booked' : 'information', ...(patientId ? { patientId } : {}) };
+    await at('call', 'POST', '/calls', callBody, { ...callBody, callId: externalCallId });
   }
 
   const callsPerSecond = RATE / STEPS.length;
@@ -216,6 +246,7 @@ async function runEngine(engine: string): Promise<void> {
   await openLoop(WARMUP_SECONDS);
   failed = 0;
   for (const road of ROADS) for (const k of STEPS) byRoad[road][k].length = 0;
+  connects.length = 0;
   timeline.length = 0;
   outcomes.clear();
 
@@ -228,18 +259,20 @@ async function runEngine(engine: string): Promise<void> {
   console.log(
     `${Math.round(callsPerSecond * SECONDS)} calls in ${elapsed.toFixed(1)} s: ${(sent / elapsed).toFixed(0)} steps/s (target ${RATE}); calls that threw: ${failed}`,
   );
+  const roadTitle: Record<Road, string> = { rest: 'REST', mcp: 'MCP (one session per phone call)', 'mcp-per-tool': 'MCP (a new session per tool call)' };
   for (const road of ROADS) {
-    console.log(
-      `${road === 'mcp' ? 'MCP (a new connection per tool call)' : 'REST'}\nstep          n     p50 ms   p95 ms   p99 ms   max ms${road === 'mcp' ? '  p99 MCP/REST' : ''}`,
-    );
-    for (const k of STEPS) {
-      const xs = byRoad[road][k];
-      const ratio = road === 'mcp' ? `  ${(pct(xs, 99) / pct(byRoad.rest[k], 99)).toFixed(2).padStart(12)}` : '';
+    console.log(`${roadTitle[road]}\nstep          n     p50 ms   p95 ms   p99 ms   max ms${road === 'rest' ? '' : '  p99 /REST'}`);
+    const row = (k: string, xs: number[], ratio: string) =>
       console.log(
         `${k.padEnd(12)} ${String(xs.length).padStart(5)} ${[pct(xs, 50), pct(xs, 95), pct(xs, 99), Math.max(...xs)].map((v) => v.toFixed(1).padStart(8)).join(' ')}${ratio}`,
       );
+    if (road === 'mcp' && connects.length > 0) row('(connect)', connects, '');
+    for (const k of STEPS) {
+      const xs = byRoad[road][k];
+      row(k, xs, road === 'rest' ? '' : `  ${(pct(xs, 99) / pct(byRoad.rest[k], 99)).toFixed(2).padStart(10)}`);
     }
   }
+  if (toolsListBytes !== null) console.log(`the voice key's tools/list: ${toolsListBytes} bytes`);
   // Whether the slow steps come together (a pause of the server or the database) or spread.
   const slices = new Map<number, number[]>();
   for (const [at, ms] of timeline) {

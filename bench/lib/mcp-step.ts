@@ -16,7 +16,14 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { request } from 'undici';
 
-export type Road = 'rest' | 'mcp';
+/**
+ * How a phone call reaches the server: REST requests; MCP with one session per phone call
+ * (`mcp`: initialize when the call connects, then one request per tool, as a platform that keeps
+ * its MCP connection for the call does); MCP with a new session per tool call (`mcp-per-tool`:
+ * initialize before every tool, as Vapi opens one per call of a tool).
+ */
+export const ROADS = ['rest', 'mcp', 'mcp-per-tool'] as const;
+export type Road = (typeof ROADS)[number];
 export type McpClientKind = 'sdk' | 'light';
 
 /** The `--…-client=` option of a benchmark: `sdk` or `light`, `fallback` when absent; anything else stops the run. */
@@ -52,15 +59,21 @@ function stepOutcome<T>(tool: string, result: ToolAnswer): { status: number; bod
  */
 const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
-async function sdkStep<T>(url: string, token: string, tool: string, args: Record<string, unknown>): Promise<{ status: number; body: T }> {
+/** An MCP session open for one phone call: its tool calls, then close. */
+export interface McpSession {
+  call<T>(tool: string, args: Record<string, unknown>): Promise<{ status: number; body: T }>;
+  close(): Promise<void>;
+}
+
+async function sdkSession(url: string, token: string): Promise<McpSession> {
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
   const client = new Client({ name: 'bench-voice', version: '1.0.0' }, { jsonSchemaValidator: SCHEMA_VALIDATOR });
   await client.connect(transport);
-  try {
-    return stepOutcome<T>(tool, (await client.callTool({ name: tool, arguments: args })) as ToolAnswer);
-  } finally {
-    await client.close();
-  }
+  return {
+    call: async <T>(tool: string, args: Record<string, unknown>) =>
+      stepOutcome<T>(tool, (await client.callTool({ name: tool, arguments: args })) as ToolAnswer),
+    close: () => client.close(),
+  };
 }
 
 /** A JSON-RPC message POSTed as the SDK's transport posts it; the parsed answer (null for 202). */
@@ -72,7 +85,7 @@ async function post(url: string, headers: Record<string, string>, message: objec
   return JSON.parse(text);
 }
 
-async function lightStep<T>(url: string, token: string, tool: string, args: Record<string, unknown>): Promise<{ status: number; body: T }> {
+async function lightSession(url: string, token: string): Promise<McpSession> {
   const headers: Record<string, string> = {
     authorization: `Bearer ${token}`,
     'content-type': 'application/json',
@@ -91,17 +104,34 @@ async function lightStep<T>(url: string, token: string, tool: string, args: Reco
   void request(url, { method: 'GET', headers: { authorization: headers.authorization!, accept: 'text/event-stream', 'mcp-protocol-version': version } })
     .then((res) => res.body.dump())
     .catch(() => undefined);
-  const answer = await post(url, session, { id: 1, method: 'tools/call', params: { name: tool, arguments: args } });
-  if (!answer || answer.error) throw new Error(`MCP tools/call ${tool}: ${JSON.stringify(answer).slice(0, 200)}`);
-  return stepOutcome<T>(tool, answer.result as ToolAnswer);
+  let id = 0;
+  return {
+    async call<T>(tool: string, args: Record<string, unknown>) {
+      const answer = await post(url, session, { id: ++id, method: 'tools/call', params: { name: tool, arguments: args } });
+      if (!answer || answer.error) throw new Error(`MCP tools/call ${tool}: ${JSON.stringify(answer).slice(0, 200)}`);
+      return stepOutcome<T>(tool, answer.result as ToolAnswer);
+    },
+    close: async () => undefined,
+  };
 }
 
-export function mcpStep<T>(
+/** A new MCP session (initialize and its notification) with either client. */
+export function mcpSession(url: string, token: string, client: McpClientKind = 'sdk'): Promise<McpSession> {
+  return client === 'light' ? lightSession(url, token) : sdkSession(url, token);
+}
+
+/** One tool call on a session of its own: opened, called, closed. */
+export async function mcpStep<T>(
   url: string,
   token: string,
   tool: string,
   args: Record<string, unknown>,
   client: McpClientKind = 'sdk',
 ): Promise<{ status: number; body: T }> {
-  return client === 'light' ? lightStep<T>(url, token, tool, args) : sdkStep<T>(url, token, tool, args);
+  const session = await mcpSession(url, token, client);
+  try {
+    return await session.call<T>(tool, args);
+  } finally {
+    await session.close();
+  }
 }

@@ -4,7 +4,7 @@
  * with its code, and an error of the arguments.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpStep } from '../../bench/lib/mcp-step.js';
+import { mcpSession, mcpStep } from '../../bench/lib/mcp-step.js';
 import type { DemoClinic } from '../../src/demo/clinic.js';
 import { startDemoServer, type TestServer } from '../helpers/server.js';
 
@@ -41,5 +41,22 @@ describe('the benchmarks MCP step', () => {
     const [sdkWrong, lightWrong] = await both('find_slots', { calendarId: 'nope', limit: 'many' });
     expect(sdkWrong.status).toBe(400);
     expect(lightWrong.status).toBe(400);
+  });
+
+  it('keeps one session for a phone call: initialize once, then one request per tool, with either client', async () => {
+    const url = `${server.url}/mcp`;
+    for (const client of ['light', 'sdk'] as const) {
+      const session = await mcpSession(url, demo.voiceToken, client);
+      try {
+        const services = await session.call<any>('list_services', {});
+        expect(services.status).toBe(200);
+        const slots = await session.call<any>('find_slots', { calendarId: services.body.data[0].id, limit: 2 });
+        expect(slots.status, client).toBe(200);
+        expect(slots.body.data.length).toBeGreaterThan(0);
+        expect((await session.call<any>('find_slots', { calendarId: 'nope' })).status).toBe(400);
+      } finally {
+        await session.close();
+      }
+    }
   });
 });
