@@ -9,6 +9,7 @@ import { OFFICE_TOOLS } from './tools/office.js';
 import { OUTBOUND_TOOLS } from './tools/outbound.js';
 import { PEOPLE_TOOLS } from './tools/people.js';
 import { VOICE_TOOLS } from './tools/voice.js';
+import { inputForModel, outputForModel } from './model-schema.js';
 import { readOnly, type AgentTool } from './tool.js';
 
 export const AGENT_TOOLS: readonly AgentTool[] = [...VOICE_TOOLS, ...PEOPLE_TOOLS, ...AGENDA_TOOLS, ...OFFICE_TOOLS, ...OUTBOUND_TOOLS, ...CHAT_TOOLS];
@@ -39,9 +40,15 @@ export function writes(tool: AgentTool): boolean {
   return !readOnly(tool);
 }
 
+/**
+ * The answer of a tool whose operation answers no body (204: release_hold): `{ "done": true }`,
+ * so every tool has an output schema and a result a model can read.
+ */
+export const DONE: JsonSchema = { type: 'object', properties: { done: { type: 'boolean', const: true } }, required: ['done'], additionalProperties: false };
+
 interface Derived {
   input: JsonSchema;
-  output: JsonSchema | undefined;
+  output: JsonSchema;
   /** Argument name → where it goes in the REST request. */
   places: Map<string, { in: 'path'; param: string } | { in: 'query' } | { in: 'body' }>;
 }
@@ -75,13 +82,20 @@ function derive(tool: AgentTool): Derived {
   if (writes(tool) && !properties.callId) properties.callId = CALL_ID;
   const input: JsonSchema = { type: 'object', properties, additionalProperties: false };
   if (required.size > 0) input.required = [...required];
-  return { input, output: tool.output ? plain(tool.output) : undefined, places };
+  return { input, output: tool.output ? plain(tool.output) : DONE, places };
 }
 
 const DERIVED = new Map(AGENT_TOOLS.map((t) => [t.name, derive(t)]));
 
 export function derived(tool: AgentTool): Derived {
   return DERIVED.get(tool.name)!;
+}
+
+/** The schemas `tools/list` shows a model: the derived ones cut to what helps it (model-schema.ts). */
+const LISTED = new Map(AGENT_TOOLS.map((t) => [t.name, { input: inputForModel(derived(t).input), output: outputForModel(derived(t).output) }]));
+
+export function listed(tool: AgentTool): { input: JsonSchema; output: JsonSchema } {
+  return LISTED.get(tool.name)!;
 }
 
 /** MCP's annotations: a GET reads; the rest write, none reaches outside the clinic's data. */

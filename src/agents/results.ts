@@ -72,9 +72,10 @@ export function mcpResult(outcome: ToolOutcome, timeZone: string): McpToolResult
     const payload = errorPayload(outcome);
     return { isError: true, content: [{ type: 'text', text: `${payload.nextStep} (code: ${payload.code})\n${JSON.stringify(payload)}` }] };
   }
-  const data = outcome.data;
-  const text = `${nowLine(timeZone)}\n${data === null || data === undefined ? 'Done.' : JSON.stringify(data)}`;
+  // An operation that answers no body (204) is `{ done: true }`: the DONE output schema of its tool.
+  const data = outcome.data ?? { done: true };
+  const text = `${nowLine(timeZone)}\n${JSON.stringify(data)}`;
   const result: McpToolResult = { content: [{ type: 'text', text }] };
-  if (data !== null && typeof data === 'object' && !Array.isArray(data)) result.structuredContent = data as Record<string, unknown>;
+  if (typeof data === 'object' && !Array.isArray(data)) result.structuredContent = data as Record<string, unknown>;
   return result;
 }

@@ -36,7 +36,9 @@ export interface AgentTool {
   output?: TSchema;
   audience: ToolAudience;
   /** MCP annotations beyond what the method says (GET is read-only). */
+  /** It changes or ends something the caller had (an appointment's time, the appointment itself). */
   destructive?: boolean;
+  /** A plain retry (the same arguments, no call id) has no further effect: a call id is not needed for it. */
   idempotent?: boolean;
 }
 

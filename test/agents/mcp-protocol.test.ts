@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoClinic } from '../../src/demo/clinic.js';
 import { startDemoServer, type TestServer } from '../helpers/server.js';
-import { listTools } from './mcp-client.js';
+import { listTools, type McpOptions } from './mcp-client.js';
 
 let server: TestServer;
 let demo: DemoClinic;
@@ -73,7 +73,7 @@ describe('MCP protocol edges', () => {
   it('reads readonly as 1 or true, in the query and in the header alike', async () => {
     const all = (await listTools(server.url, demo.voiceToken)).map((t) => t.name);
     expect(all).toContain('book_appointment');
-    for (const options of [
+    for (const options of <McpOptions[]>[
       { query: 'readonly=1' },
       { query: 'readonly=true' },
       { headers: { 'x-mcp-readonly': '1' } },
@@ -83,7 +83,7 @@ describe('MCP protocol edges', () => {
       expect(names, JSON.stringify(options)).not.toContain('book_appointment');
       expect(names).toContain('find_slots');
     }
-    for (const options of [{ query: 'readonly=0' }, { query: 'readonly=false' }, { headers: { 'x-mcp-readonly': '0' } }]) {
+    for (const options of <McpOptions[]>[{ query: 'readonly=0' }, { query: 'readonly=false' }, { headers: { 'x-mcp-readonly': '0' } }]) {
       expect(
         (await listTools(server.url, demo.voiceToken, options)).map((t) => t.name),
         JSON.stringify(options),

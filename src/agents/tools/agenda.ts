@@ -48,7 +48,6 @@ export const AGENDA_TOOLS: AgentTool[] = [
     body: NewHoldSchema,
     output: HoldSchema,
     audience: 'all',
-    idempotent: true,
   },
   {
     name: 'release_hold',
@@ -84,6 +83,8 @@ export const AGENDA_TOOLS: AgentTool[] = [
     body: RescheduleBody,
     output: AppointmentSchema,
     audience: 'all',
+    destructive: true,
+    idempotent: true,
   },
   {
     name: 'cancel_appointment',

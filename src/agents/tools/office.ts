@@ -16,7 +16,6 @@ export const OFFICE_TOOLS: AgentTool[] = [
     body: NewTaskBody,
     output: TaskSchema,
     audience: 'all',
-    idempotent: true,
   },
   {
     name: 'get_balance',

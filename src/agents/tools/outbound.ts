@@ -18,7 +18,6 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     body: NewWaitlistEntrySchema,
     output: WaitlistEntrySchema,
     audience: 'all',
-    idempotent: true,
   },
   {
     name: 'list_waitlist_offers',
@@ -77,6 +76,5 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     body: NewRecallAttemptSchema,
     output: RecallAttemptSchema,
     audience: 'all',
-    idempotent: true,
   },
 ];

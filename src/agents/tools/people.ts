@@ -27,6 +27,5 @@ export const PEOPLE_TOOLS: AgentTool[] = [
     body: LeadInputSchema,
     output: LeadSchema,
     audience: 'all',
-    idempotent: true,
   },
 ];

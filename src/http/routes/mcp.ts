@@ -14,7 +14,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { callIdOf, runTool, type Perform, type ToolOutcome } from '../../agents/executor.js';
-import { annotationsOf, derived, describe, toolNamed } from '../../agents/registry.js';
+import { annotationsOf, derived, describe, listed, toolNamed } from '../../agents/registry.js';
 import { mcpResult, nowLine } from '../../agents/results.js';
 import type { AgentTool } from '../../agents/tool.js';
 import { callable, namesAsked, READONLY_VALUES, readonlyAsked, visibleTools, type ToolFilter } from '../../agents/visibility.js';
@@ -110,13 +110,13 @@ function mcpServerFor(app: FastifyInstance, request: FastifyRequest): Server {
   const perform = performThroughRoutes(app, request);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: visibleTools(filterOf(request), toolScopes(app)).map((tool) => {
-      const { input, output } = derived(tool);
+      const { input, output } = listed(tool);
       return {
         name: tool.name,
         title: tool.title,
         description: describe(tool, timeZone),
         inputSchema: input as { type: 'object' },
-        ...(output ? { outputSchema: output as { type: 'object' } } : {}),
+        outputSchema: output as { type: 'object' },
         annotations: annotationsOf(tool),
       };
     }),
