@@ -29,6 +29,7 @@ import { registerInputChecks } from './http/plugins/input.js';
 import { registerAdminRoutes } from './http/routes/admin/index.js';
 import { registerV1Routes } from './http/routes/v1/index.js';
 import { registerMcpDiscovery, registerMcpRoutes } from './http/routes/mcp.js';
+import { checkToolOperations } from './http/routes/agent-perform.js';
 import { registerFileRoutes, signedLinkGate } from './http/routes/files.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -167,6 +168,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       options.extraRoutes?.(v1 as unknown as App, ctx);
     },
   );
+  checkToolOperations(app.plannedRoutes);
   // Without a token there is no back office at all: no route answers, not even 401.
   const adminToken = ctx.config.adminToken;
   if (adminToken !== null) {

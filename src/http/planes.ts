@@ -22,6 +22,8 @@ export interface PlannedRoute {
   plane: Plane;
   /** A v1 route's scopes (the agent tools list only what a key may call). */
   scopes?: readonly string[];
+  /** Its schema as registered: the agent tools are checked against their operations' (agent-perform.ts). */
+  schema?: { operationId?: string; params?: unknown; querystring?: unknown; body?: unknown; response?: Record<string, unknown> };
 }
 
 declare module 'fastify' {
@@ -86,7 +88,8 @@ export function requirePlanes(app: FastifyInstance, options: { separateAdminList
     const plane = this.plane;
     const name = `${[route.method].flat().join(',')} ${route.url}`;
     if (plane === undefined) throw new RouteWithoutGateError(`${name} is registered outside a plane (public, v1, admin): it would have no gate`);
-    for (const method of [route.method].flat()) table.push({ method, url: route.url, plane, scopes: route.config?.scopes });
+    const schema = route.schema as PlannedRoute['schema'];
+    for (const method of [route.method].flat()) table.push({ method, url: route.url, plane, scopes: route.config?.scopes, schema });
     route.config = { ...route.config, plane };
     if (plane === 'v1' && !Array.isArray(route.config.scopes)) throw new RouteWithoutGateError(`${name} is a v1 route without config.scopes`);
     const bodyIssues = (route.config as { bodyIssues?: unknown }).bodyIssues;

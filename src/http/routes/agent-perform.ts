@@ -11,6 +11,7 @@ import type { AgentTool } from '../../agents/tool.js';
 import { AGENT_TOOLS, derived } from '../../agents/registry.js';
 import type { ValidationIssue } from '../../core/errors.js';
 import { argumentsChecker } from '../validation.js';
+import type { PlannedRoute } from '../planes.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -34,6 +35,40 @@ export function performThroughRoutes(app: FastifyInstance, request: FastifyReque
     const text = response.body;
     return { status: response.statusCode, body: text.length > 0 ? (JSON.parse(text) as unknown) : null, headers: response.headers };
   };
+}
+
+/** A schema as JSON (TypeBox's markers are not enumerable): two schemas built alike compare equal. */
+const asJson = (schema: unknown) => (schema === undefined ? undefined : JSON.stringify(schema));
+
+/**
+ * Every tool's operation as its route declares it, checked once all routes exist (the app does not
+ * start otherwise): the route exists on /v1 with the tool's method, its operationId is the tool's,
+ * and the tool's path, query, body and answer schemas are the route's. A tool whose schemas drifted
+ * from its route would show a model arguments the route refuses.
+ */
+export function checkToolOperations(routes: readonly PlannedRoute[], tools: readonly AgentTool[] = AGENT_TOOLS): void {
+  const problems: string[] = [];
+  for (const tool of tools) {
+    const route = routes.find((r) => r.method === tool.operation.method && r.url === tool.operation.url && r.plane === 'v1');
+    if (!route) {
+      problems.push(`${tool.name}: no v1 route ${tool.operation.method} ${tool.operation.url}`);
+      continue;
+    }
+    const schema = route.schema ?? {};
+    if (schema.operationId !== tool.operation.operationId)
+      problems.push(`${tool.name}: operationId ${tool.operation.operationId}, the route's is ${schema.operationId}`);
+    const [status, answer] = Object.entries(schema.response ?? {}).find(([code]) => code.startsWith('2')) ?? [];
+    // An operation that answers 204 has no body: its tool answers { done: true } (registry.ts DONE).
+    if (status === '204' && tool.output !== undefined) problems.push(`${tool.name}: its operation answers 204, no body to be its answer`);
+    const pairs: [string, unknown, unknown][] = [
+      ['path', tool.params?.schema, schema.params],
+      ['query', tool.query, schema.querystring],
+      ['body', tool.body, schema.body],
+      ['answer', tool.output, status === '204' ? undefined : answer],
+    ];
+    for (const [part, ofTool, ofRoute] of pairs) if (asJson(ofTool) !== asJson(ofRoute)) problems.push(`${tool.name}: its ${part} schema is not its route's`);
+  }
+  if (problems.length > 0) throw new Error(`agent tools out of step with their routes:\n${problems.join('\n')}`);
 }
 
 /** The scopes of each tool's operation, as its route declares them (read once all routes exist). */
