@@ -19,7 +19,7 @@ import { toCanonicalPhone } from '../../lib/phone.js';
 import type { PatientSearchQuery, PatientSearchResult as SearchResult, SearchHit } from './schema.js';
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
 import { confirmation, detailsAsked, detailsToAsk, matchDetails, type DetailMatch } from './confirm.js';
-import { NICKNAME_WEIGHT, nicknameVariants } from './nicknames.js';
+import { nicknameVariants } from './nicknames.js';
 import { facilityOfClinic } from '../facilities/store.js';
 import { hitDetails, patientsOfNames, patientsWith, termsByKeys, termsWithinEdits, type NameCondition, type SearchScope } from './search-store.js';
 
@@ -271,10 +271,14 @@ export async function searchPatients(
   }
   if (hasLetters && !query.includes('@') && found.size === 0 && words.length > 0 && words.length <= MAX_NAME_WORDS && words.join(' ').length >= 2) {
     // Nicknames ("pino esposito") are searched as their registered forms too, at once.
-    const variants = [words, ...nicknameVariants(words)];
-    const [own, ...viaNicknames] = await Promise.all(variants.map((w) => nameCandidates(db, scope, birthYear, w, params.limit)));
+    const variants = nicknameVariants(words);
+    const [own, ...viaNicknames] = await Promise.all(
+      [words, ...variants.map((v) => v.words)].map((w) => nameCandidates(db, scope, birthYear, w, params.limit)),
+    );
     for (const c of own!) add(c);
-    for (const c of viaNicknames.flat()) add({ ...c, score: round(c.score * NICKNAME_WEIGHT), matchedBy: 'nickname' });
+    viaNicknames.forEach((found, i) => {
+      for (const c of found) add({ ...c, score: round(c.score * variants[i]!.weight), matchedBy: 'nickname' });
+    });
   }
 
   const ranked = [...found.values()].sort((a, b) => b.score - a.score || Number(b.active) - Number(a.active) || (a.id < b.id ? -1 : 1));
