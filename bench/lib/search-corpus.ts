@@ -269,7 +269,85 @@ export const SHAPES: Shape[] = [
     gen: (p, r) => (r() < 0.5 ? p.taxCode.toLowerCase() : p.taxCode.slice(0, 8).toLowerCase() + ' ' + p.taxCode.slice(8)),
   },
   { name: 'email', expect: 'id', target: 1, gen: (p, r) => (r() < 0.5 ? p.email.toUpperCase() : p.email[0]!.toUpperCase() + p.email.slice(1)) },
+  // Last: a shape added later leaves the queries of the others as they were (one generator).
+  {
+    name: 'nickname',
+    expect: 'name',
+    target: 0.9,
+    gen: (p, r) => {
+      const said = SAID_FOR[p.first];
+      if (!said) return null;
+      const nick = said[Math.floor(r() * said.length)]!;
+      return r() < 0.7 ? `${nick} ${p.last}` : `${p.last} ${nick}`;
+    },
+  },
 ];
+
+/**
+ * The names callers say for a first name of the corpus (what they are called by, as they say
+ * it, accents included: "Totò", "Mimì"), written from usage and not from the search's table
+ * (src/modules/patients/nicknames.ts), so the `nickname` shape also measures the short forms the
+ * table lacks. Names that are registered names of the corpus too (Enzo, Franco, Gianni) are
+ * kept: a query that is exactly another patient's name is skipped, as for every name shape.
+ */
+export const SAID_FOR: Readonly<Record<string, readonly string[]>> = {
+  Giuseppe: ['Pino', 'Peppe', 'Peppino', 'Beppe', 'Bepi', 'Geppino'],
+  Salvatore: ['Totò', 'Turi', 'Tore', 'Salvo', 'Turiddu'],
+  Francesco: ['Checco', 'Ciccio', 'Franco', 'Cecco'],
+  Domenico: ['Mimmo', 'Mimì', 'Memmo', 'Nico'],
+  Antonio: ['Tonino', 'Totonno', 'Toni', 'Totò', 'Antò'],
+  Giovanni: ['Gianni', 'Nanni', 'Vanni', 'Giannino'],
+  Luigi: ['Gigi', 'Gino', 'Luigino'],
+  Alessandro: ['Sandro', 'Ale'],
+  Massimo: ['Max'],
+  Vincenzo: ['Enzo', 'Vince', 'Cenzo'],
+  Edoardo: ['Edo', 'Dado'],
+  Riccardo: ['Ricky'],
+  Matteo: ['Teo'],
+  Federico: ['Fede', 'Chicco'],
+  Emanuele: ['Lele', 'Manu'],
+  Gabriele: ['Lele', 'Gabri'],
+  Raffaele: ['Lello', 'Raffa'],
+  Filippo: ['Pippo'],
+  Roberto: ['Robi'],
+  Lorenzo: ['Renzo', 'Lollo'],
+  Tommaso: ['Tommy'],
+  Pasquale: ['Lino', 'Pasqualino'],
+  Gennaro: ['Gennarino', 'Genny'],
+  Cosimo: ['Mimmo'],
+  Maurizio: ['Mauri'],
+  Daniele: ['Dani', 'Lele'],
+  Giacomo: ['Giacomino'],
+  Francesca: ['Franca', 'Checca', 'Fra', 'Franci'],
+  Giovanna: ['Vanna', 'Gianna', 'Nuccia'],
+  Concetta: ['Tina', 'Cetta', 'Titti', 'Concettina'],
+  Valentina: ['Vale', 'Tina'],
+  Federica: ['Fede'],
+  Alessia: ['Ale'],
+  Beatrice: ['Bea', 'Bice'],
+  Eleonora: ['Ele', 'Nora', 'Lella'],
+  Elena: ['Ele', 'Lena'],
+  Martina: ['Marti', 'Tina'],
+  Stefania: ['Stefi'],
+  Veronica: ['Vero'],
+  Vittoria: ['Vicky'],
+  Ludovica: ['Ludo'],
+  Patrizia: ['Patty'],
+  Antonella: ['Anto', 'Nella'],
+  Cristina: ['Cri', 'Tina'],
+  Daniela: ['Dani'],
+  Gabriella: ['Gabri'],
+  Carmela: ['Carmen', 'Melina'],
+  Teresa: ['Tere', 'Teresina'],
+  Rosa: ['Rosina', 'Rosetta'],
+  Assunta: ['Susi', 'Assuntina'],
+  Benedetta: ['Benny', 'Betta'],
+  Camilla: ['Cami'],
+  Ilaria: ['Ila'],
+  Giorgia: ['Giò'],
+  Giorgio: ['Giò'],
+  Caterina: ['Cate'],
+};
 
 /** The `count` most frequent surnames of the corpus. */
 export function commonSurnames(people: Person[], count = 10): string[] {

@@ -105,11 +105,13 @@ describe('the MCP endpoint', () => {
     const patientId = context.structuredContent.caller.patients[0].id;
     expect(context.structuredContent.caller.patients[0].firstName).toBe('Giulia');
 
-    const search = await callTool(server.url, key, 'search_patients', { q: 'Giulia Rossi' });
+    // An agent gets a patient only once confirmed by a second detail (her date of birth in the demo).
+    const search = await callTool(server.url, key, 'search_patients', { q: 'Giulia Rossi', birthDate: '1988-04-12' });
     expect(search.structuredContent.data[0].id).toBe(patientId);
     // The name as a voice platform's speech-to-text writes it: lower case, surname first, one letter heard wrong.
     for (const q of ['giulia rossi', 'Rossi Giulia', 'Giulia Rosi']) {
-      const heard = await callTool(server.url, key, 'search_patients', { q });
+      const heard = await callTool(server.url, key, 'search_patients', { q, phoneLast: '4567' });
+      expect(heard.structuredContent.confirmed, q).toBe(true);
       expect(heard.structuredContent.data[0]?.id, q).toBe(patientId);
     }
 
@@ -149,7 +151,7 @@ describe('the MCP endpoint', () => {
     const calendar = services.structuredContent.data.find((c: { keywords: string[] }) => c.keywords.includes('pulizia'));
     const slots = await callTool(server.url, key, 'find_slots', { calendarId: calendar.id, spread: 'day', limit: 3 });
     const start = slots.structuredContent.data[1].start;
-    const patientId = (await callTool(server.url, key, 'search_patients', { q: 'Giulia Rossi' })).structuredContent.data[0].id;
+    const patientId = (await callTool(server.url, key, 'search_patients', { q: 'Giulia Rossi', birthDate: '1988-04-12' })).structuredContent.data[0].id;
     const callId = `retry-${Date.now()}`;
     const viaHeader = { headers: { 'x-call-id': callId } };
     const clinic = demo.liveClinicId;
@@ -192,7 +194,7 @@ describe('the MCP endpoint', () => {
     const calendar = services.structuredContent.data.find((c: { keywords: string[] }) => c.keywords.includes('pulizia'));
     const slots = await callTool(server.url, key, 'find_slots', { calendarId: calendar.id, spread: 'day', limit: 3 });
     const start = slots.structuredContent.data[2].start;
-    const patients = (await callTool(server.url, key, 'search_patients', { q: 'Rossi' })).structuredContent.data;
+    const patients = (await callTool(server.url, key, 'search_patients', { q: 'Rossi', phoneLast: '4567' })).structuredContent.data;
     const first = await callTool(server.url, key, 'book_appointment', { calendarId: calendar.id, start, patientId: patients[0].id });
     expect(first.isError).toBeFalsy();
     const taken = toolError(

@@ -64,6 +64,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     description: [
       'Book once the caller has confirmed: `holdId` (from hold_slot) and `patientId`, or `calendarId`, `start` and `patientId`. Read back the day and time and the service.',
       'If the time is no longer free, the error lists `alternatives`: offer them. A new patient may be refused (`new_patients_not_accepted`): then offer create_lead.',
+      'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
     ].join(' '),
     operation: { method: 'POST', url: '/v1/appointments', operationId: 'createAppointment' },
     body: BookAppointmentBody,
@@ -77,6 +78,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     description: [
       'Move the caller’s appointment (`appointmentId` from list_patient_appointments or get_caller_context) to another free slot `start` of the same service (find_slots with its `calendarId`).',
       'Too close to the appointment (`cancellation_notice`) the clinic must do it: offer hand_off.',
+      'Only for a patient identified by get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never by a name alone.',
     ].join(' '),
     operation: { method: 'PATCH', url: '/v1/appointments/:id', operationId: 'rescheduleAppointment' },
     params: appointmentPath,
@@ -92,6 +94,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     description: [
       'Cancel the caller’s appointment (`appointmentId`) after they confirm which one (read the day and time back).',
       'Too close to the appointment (`cancellation_notice`) the clinic must do it: offer hand_off.',
+      'Only for a patient identified by get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never by a name alone.',
     ].join(' '),
     operation: { method: 'POST', url: '/v1/appointments/:id/cancel', operationId: 'cancelAppointment' },
     params: appointmentPath,
@@ -106,6 +109,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     description: [
       'The appointments of a patient (`patientId`), for “when is my appointment?” or before moving or cancelling one. Use `sort: "start"` with `from` set to now to get the coming ones first; `status` filters (`scheduled,confirmed`).',
       'Times are UTC instants: say them in the clinic’s time zone ({timeZone}). When there is none, say that you see no appointment booked.',
+      'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
     ].join(' '),
     operation: { method: 'GET', url: '/v1/appointments', operationId: 'listAppointments' },
     query: AppointmentListQuery,

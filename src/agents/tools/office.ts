@@ -11,6 +11,7 @@ export const OFFICE_TOOLS: AgentTool[] = [
     description: [
       'Leave a to-do for the clinic’s staff when the caller needs something you cannot do (a callback, a document, a question for the dentist): a short `title` without clinical details, `patientId` when known, `dueDate` when it has one.',
       'Then tell the caller the clinic will get back to them. Sending it again in the same call creates nothing more.',
+      'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
     ].join(' '),
     operation: { method: 'POST', url: '/v1/tasks', operationId: 'createTask' },
     body: NewTaskBody,
@@ -23,6 +24,7 @@ export const OFFICE_TOOLS: AgentTool[] = [
     description: [
       'What the patient (`patientId`) owes: the outstanding amount in euro, overdue installments. Say the amount only to the patient themselves, once you are sure who is calling.',
       'When the balance is zero, say there is nothing to pay.',
+      'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
     ].join(' '),
     operation: { method: 'GET', url: '/v1/patients/:id/balance', operationId: 'getPatientBalance' },
     params: { schema: IdParams, names: { id: 'patientId' } },

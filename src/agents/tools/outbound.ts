@@ -13,6 +13,7 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     description: [
       'When no slot suits the caller (find_slots answered nothing they can take), put them on the waitlist of that service (`calendarId`): `patientId` or `leadId`, the window `earliest`–`latest`, the days and parts of day they prefer, and how to reach them. Dates are in the clinic’s time zone ({timeZone}).',
       'When a slot of that service frees up, it is offered to them first and held for them; say that the clinic will call or write. One open entry per person and service: a second answers `conflict`.',
+      'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
     ].join(' '),
     operation: { method: 'POST', url: '/v1/waitlist', operationId: 'createWaitlistEntry' },
     body: NewWaitlistEntrySchema,

@@ -8,8 +8,9 @@ export const PEOPLE_TOOLS: AgentTool[] = [
     name: 'search_patients',
     title: 'Find a patient',
     description: [
-      'Find the patient by the name the caller says (“Giulia Rossi”), a phone number, a tax code or an email (`q`, at least 2 characters). Hits come best first.',
-      'When several patients match, ask for the date of birth or another detail rather than reading names out. When nothing matches, say you cannot find them and offer to note their details as a new contact (create_lead).',
+      'Find the caller among the patients by the name they say (“Giulia Rossi”), a tax code, a phone or an email (`q`), with a second detail they say: `birthDate`, `phoneLast` (the last 4+ digits of their phone) or `taxCode` confirm alone; `birthYear` only with their exact registered name, or together with another detail.',
+      'You get the patient only when `confirmed` is true (`data[0]`); otherwise `data` is empty and `askFor` names the details to ask for next: never read anything out or act for an unconfirmed caller.',
+      'When nothing matches after the details (`candidates: 0`, or no detail left to ask), treat the caller as a new contact (create_lead).',
     ].join(' '),
     operation: { method: 'GET', url: '/v1/patients/search', operationId: 'searchPatients' },
     query: PatientSearchQuerySchema,

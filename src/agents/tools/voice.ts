@@ -37,6 +37,7 @@ export const VOICE_TOOLS: AgentTool[] = [
     description: [
       'Call once when the call ends, with its outcome (`booked`, `information`, `callback`, …), a short `summary` without clinical details, and the `patientId` or `leadId` you found.',
       '`externalCallId` is the call’s id at the voice provider: registering the same call again changes nothing. Do not read the answer to the caller.',
+      'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
     ].join(' '),
     operation: { method: 'POST', url: '/v1/calls', operationId: 'createCall' },
     body: CallInputSchema,

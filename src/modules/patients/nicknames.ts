@@ -7,9 +7,13 @@
  * Where the names come from: the usual short, pet and regional forms of the most common
  * Italian first names (the hypocoristics listed by it.wikipedia.org, "Ipocoristico", and the
  * ISTAT lists of the most given names). Some are registered names too (Franco, Rita, Gianni):
- * a patient registered so still scores above one found through the table. How to add one: a line `nickname: ['registered form', …]`, lowercase, without
- * accents (queries are compared after normalizeName); test/modules/patients/search-identity.test.ts
- * checks that every key and form is normalized, and that the forms are not keys themselves.
+ * a patient registered so still scores above one found through the table. A nickname of
+ * several names lists the most common registered name first (it ranks first among them).
+ * How to add one: a line `nickname: ['registered form', …]`, lowercase, without accents
+ * ("Totò" is `toto`: queries are compared after normalizeName); at most 6 forms are tried per
+ * query. test/modules/patients/search-identity.test.ts checks that every key and form is
+ * normalized, and that the forms are not keys themselves; `npm run bench:search --
+ * --kinds=nickname` measures how often the patient meant comes first (the patients README).
  */
 import { normalizeName } from './normalize.js';
 
@@ -19,28 +23,36 @@ export const NICKNAMES: Readonly<Record<string, readonly string[]>> = {
   peppe: ['giuseppe'],
   peppino: ['giuseppe'],
   beppe: ['giuseppe'],
+  bepi: ['giuseppe'],
+  geppino: ['giuseppe'],
   toto: ['salvatore', 'antonio'],
   turi: ['salvatore'],
   turiddu: ['salvatore'],
   tore: ['salvatore'],
+  salvo: ['salvatore'],
   checco: ['francesco'],
   cecco: ['francesco'],
   ciccio: ['francesco'],
   franco: ['francesco'],
-  mimmo: ['domenico'],
-  nico: ['domenico', 'nicola'],
+  chicco: ['francesco', 'federico', 'enrico'],
+  mimmo: ['domenico', 'cosimo'],
+  mimi: ['domenico'],
   memmo: ['domenico'],
+  nico: ['domenico', 'nicola'],
   tonino: ['antonio'],
   totonno: ['antonio'],
+  toni: ['antonio'],
+  anto: ['antonio', 'antonella'],
   nino: ['antonino', 'giovanni'],
   gianni: ['giovanni'],
+  giannino: ['giovanni'],
   nanni: ['giovanni'],
   vanni: ['giovanni'],
   gigi: ['luigi'],
   gino: ['luigi'],
-  bepi: ['giuseppe'],
+  luigino: ['luigi'],
   sandro: ['alessandro'],
-  ale: ['alessandro', 'alessandra'],
+  ale: ['alessandro', 'alessandra', 'alessia'],
   max: ['massimo', 'massimiliano'],
   enzo: ['vincenzo'],
   vince: ['vincenzo'],
@@ -51,50 +63,106 @@ export const NICKNAMES: Readonly<Record<string, readonly string[]>> = {
   ricky: ['riccardo'],
   teo: ['matteo'],
   fede: ['federico', 'federica'],
-  lele: ['emanuele', 'gabriele'],
+  lele: ['gabriele', 'emanuele', 'daniele'],
   lello: ['raffaele'],
+  raffa: ['raffaele', 'raffaella'],
   pippo: ['filippo'],
   carletto: ['carlo'],
+  gabri: ['gabriele', 'gabriella'],
+  robi: ['roberto', 'roberta'],
+  renzo: ['lorenzo'],
+  lollo: ['lorenzo'],
+  tommy: ['tommaso'],
+  lino: ['pasquale'],
+  pasqualino: ['pasquale'],
+  gennarino: ['gennaro'],
+  genny: ['gennaro'],
+  mauri: ['maurizio'],
+  dani: ['daniele', 'daniela'],
+  giacomino: ['giacomo'],
+  gio: ['giorgia', 'giorgio', 'giovanni'],
   // Women
   rita: ['margherita'],
   ghita: ['margherita'],
+  marghe: ['margherita'],
   pina: ['giuseppina'],
   peppina: ['giuseppina'],
   giusy: ['giuseppina'],
   franca: ['francesca'],
   checca: ['francesca'],
   fra: ['francesca', 'francesco'],
+  franci: ['francesca'],
   mimma: ['domenica'],
   tota: ['salvatrice'],
-  tina: ['concetta', 'agostina', 'giuseppina'],
+  tina: ['martina', 'valentina', 'cristina', 'concetta', 'giuseppina', 'agostina'],
   titti: ['concetta'],
+  cetta: ['concetta'],
+  concettina: ['concetta'],
   nunzia: ['annunziata'],
   nuccia: ['annunziata', 'giovanna'],
   vanna: ['giovanna'],
   gianna: ['giovanna'],
   lina: ['carolina', 'pasqualina', 'angelina'],
   tere: ['teresa'],
+  teresina: ['teresa'],
   sandra: ['alessandra'],
-  betta: ['elisabetta'],
+  betta: ['elisabetta', 'benedetta'],
   lisa: ['elisabetta'],
   vale: ['valentina'],
-  manu: ['emanuela'],
-  cetta: ['concetta'],
+  manu: ['emanuela', 'emanuele'],
+  bea: ['beatrice'],
+  bice: ['beatrice'],
+  ele: ['eleonora', 'elena'],
+  nora: ['eleonora'],
+  lella: ['raffaella', 'eleonora', 'gabriella'],
+  lena: ['elena'],
+  marti: ['martina'],
+  stefi: ['stefania'],
+  vero: ['veronica'],
+  vicky: ['vittoria'],
+  ludo: ['ludovica'],
+  patty: ['patrizia'],
+  nella: ['antonella'],
+  cri: ['cristina'],
+  carmen: ['carmela'],
+  melina: ['carmela'],
+  rosina: ['rosa'],
+  rosetta: ['rosa'],
+  susi: ['assunta'],
+  assuntina: ['assunta'],
+  benny: ['benedetta'],
+  cami: ['camilla'],
+  ila: ['ilaria'],
+  cate: ['caterina'],
 };
 
-/** A hit found through a nickname scores this much of what its registered name would. */
-export const NICKNAME_WEIGHT = 0.9;
-/** Variants tried per query at most: each one is a name search of its own. */
-const MAX_VARIANTS = 4;
+/**
+ * A hit found through a nickname scores this much of what its registered name would: below the
+ * registered name (1), above a name one letter from the nickname ("Gianni Quaranta", 0.92, for
+ * "Gianna Quaranta": the caller said Gianna), and each further form of the same nickname
+ * FORM_STEP lower, so the more common meaning comes first ("Fede": Federico, then Federica).
+ */
+export const NICKNAME_WEIGHT = 0.95;
+export const FORM_STEP = 0.005;
+/** Variants tried per query at most: each one is a name search of its own (in parallel). */
+const MAX_VARIANTS = 6;
+
+/** One way of reading a query's nickname: the words with the registered form, and its weight. */
+export interface NicknameVariant {
+  words: string[];
+  weight: number;
+}
 
 /**
  * The query's words with one nickname replaced by a registered form, for each nickname word
  * and form ("pino esposito" -> ["giuseppe", "esposito"]); none when no word is a nickname.
  */
-export function nicknameVariants(words: readonly string[]): string[][] {
-  const variants: string[][] = [];
+export function nicknameVariants(words: readonly string[]): NicknameVariant[] {
+  const variants: NicknameVariant[] = [];
   words.forEach((word, i) => {
-    for (const form of NICKNAMES[word] ?? []) variants.push([...words.slice(0, i), ...form.split(' '), ...words.slice(i + 1)]);
+    (NICKNAMES[word] ?? []).forEach((form, rank) =>
+      variants.push({ words: [...words.slice(0, i), ...form.split(' '), ...words.slice(i + 1)], weight: NICKNAME_WEIGHT - FORM_STEP * rank }),
+    );
   });
   return variants.slice(0, MAX_VARIANTS);
 }

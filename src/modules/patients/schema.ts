@@ -137,20 +137,39 @@ export const PatientImportResultSchema = Type.Object(
 
 export const PatientSearchQuerySchema = Type.Object(
   {
-    q: Type.String({ minLength: 2, maxLength: 100, description: 'Text to search: a name, a phone, a tax code or an email (2-100 characters)' }),
+    q: Type.String({
+      minLength: 2,
+      maxLength: 100,
+      description:
+        'Text to search: a name, a phone, a tax code or an email (2-100 characters). A tax code that is exactly one patient’s counts as the `taxCode` detail; a full phone or email is not a confirmation alone (families share them) but counts as the other detail beside a `birthYear`',
+    }),
     facilityId: Type.Optional(Uuid({ description: 'Only patients of this facility' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Hits to return, 1-20 (default 10)' })),
-    birthDate: Type.Optional(DateOnly({ description: 'Second detail: the date of birth the caller says (YYYY-MM-DD)', examples: ['1980-01-01'] })),
-    birthYear: Type.Optional(Type.Integer({ minimum: 1900, maximum: 2099, description: 'Second detail: the year of birth the caller says', examples: [1980] })),
+    birthDate: Type.Optional(
+      DateOnly({ description: 'Second detail: the date of birth the caller says (YYYY-MM-DD). Confirms alone', examples: ['1980-01-01'] }),
+    ),
+    birthYear: Type.Optional(
+      Type.Integer({
+        minimum: 1900,
+        maximum: 2099,
+        description:
+          'Second detail: the year of birth the caller says. Weak: confirms alone only when `q` is the patient’s own registered name (not a nickname, not a near name); otherwise it narrows the patients, or confirms together with another detail',
+        examples: [1980],
+      }),
+    ),
     phoneLast: Type.Optional(
-      Type.String({ pattern: '^[0-9]{4,15}$', description: 'Second detail: the last digits (4-15) of the phone the caller says', examples: ['2233'] }),
+      Type.String({
+        pattern: '^[0-9]{4,15}$',
+        description: 'Second detail: the last digits (4-15) of the phone the caller says. Confirms alone',
+        examples: ['2233'],
+      }),
     ),
     taxCode: Type.Optional(
       Type.String({
         minLength: 11,
         maxLength: 20,
         pattern: '^[A-Za-z0-9 ]+$',
-        description: 'Second detail: the tax code the caller says, any letter case and spaces',
+        description: 'Second detail: the tax code the caller says, any letter case and spaces. Confirms alone',
         examples: ['RSSMRA80A01F205X'],
       }),
     ),
@@ -159,13 +178,29 @@ export const PatientSearchQuerySchema = Type.Object(
 );
 export const PatientSearchResultSchema = Type.Object(
   {
-    data: Type.Array(SearchHitSchema),
+    data: Type.Array(SearchHitSchema, {
+      description:
+        'For an agent key (voice agent, chat bot): only the confirmed patient, and empty when `confirmed` is false. For other keys: the hits, best first',
+    }),
     closeMatches: Type.Integer({ minimum: 0 }),
     confirmed: Type.Boolean({
       description:
-        'true only when at least one second detail was sent and exactly one patient the query finds (on any page) matches every detail sent; that patient is then `data[0]`. A name alone never confirms.',
+        'true only when exactly one patient the query finds (on any page) matches every detail sent, and those details are strong enough: `birthDate`, `phoneLast` or `taxCode` (also a `q` that is a tax code) confirm alone; `birthYear` only with the patient’s own registered name as `q`, or with another detail (a `q` that is their full phone or email counts). That patient is then `data[0]`. A name alone never confirms.',
     }),
     confirmedBy: Type.Array(StringEnum(CONFIRMING_DETAILS), { description: 'The details that confirmed `data[0]`; empty when `confirmed` is false' }),
+    candidates: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Agent keys only: how many patients the query found (before the details sent; each name search reads at most 200). 0: nobody has a name like this; the caller is a new contact',
+      }),
+    ),
+    askFor: Type.Optional(
+      Type.Array(StringEnum(CONFIRMING_DETAILS), {
+        description:
+          'Agent keys only: the details to ask the caller for next, those that confirm alone and were not sent; empty when `confirmed` is true or when nothing was found (then treat the caller as a new contact)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

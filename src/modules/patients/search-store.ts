@@ -167,9 +167,14 @@ export function hitDetails(db: Db, clinicId: string, ids: string[]) {
     .execute();
 }
 
-/** The second details (confirm.ts) of the candidates: one read by primary key. */
+/** The second details (confirm.ts) of the candidates and their names (is the name said their own?): one read by primary key. */
 export function detailRows(db: Db, clinicId: string, ids: string[]) {
-  return db.selectFrom('patients').select(['id', 'date_of_birth', 'phone', 'tax_code_norm']).where('clinic_id', '=', clinicId).where('id', 'in', ids).execute();
+  return db
+    .selectFrom('patients')
+    .select(['id', 'date_of_birth', 'phone', 'tax_code_norm', 'first_norm', 'last_norm'])
+    .where('clinic_id', '=', clinicId)
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** The search and duplicate-check columns of a name and tax code (dmetaphone is computed by the database). */

@@ -18,8 +18,8 @@ import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import type { PatientSearchQuery, PatientSearchResult as SearchResult, SearchHit } from './schema.js';
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
-import { confirmation, detailsSent, matchDetails } from './confirm.js';
-import { NICKNAME_WEIGHT, nicknameVariants } from './nicknames.js';
+import { confirmation, detailsAsked, detailsToAsk, matchDetails, type DetailMatch } from './confirm.js';
+import { nicknameVariants } from './nicknames.js';
 import { facilityOfClinic } from '../facilities/store.js';
 import { hitDetails, patientsOfNames, patientsWith, termsByKeys, termsWithinEdits, type NameCondition, type SearchScope } from './search-store.js';
 
@@ -224,8 +224,15 @@ async function nameCandidates(db: Db, scope: SearchScope, birthYear: number | nu
   return scoredRows(words.flatMap(asFirstOrLast));
 }
 
-/** Takes only the parts of the actor it reads, so the benchmark can search without a request. */
-export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'facilityIds' | 'region'>, params: PatientSearchQuery): Promise<SearchResult> {
+/**
+ * Takes only the parts of the actor it reads, so the benchmark can search without a request.
+ * An agent key (`agent` not `none`) gets only a confirmed patient (see the end).
+ */
+export async function searchPatients(
+  db: Db,
+  actor: Pick<Actor, 'clinicId' | 'facilityIds' | 'region'> & Partial<Pick<Actor, 'agent'>>,
+  params: PatientSearchQuery,
+): Promise<SearchResult> {
   const query = params.q.trim();
   if (params.facilityId) {
     const facilityId = params.facilityId.toLowerCase();
@@ -264,34 +271,57 @@ export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'fa
   }
   if (hasLetters && !query.includes('@') && found.size === 0 && words.length > 0 && words.length <= MAX_NAME_WORDS && words.join(' ').length >= 2) {
     // Nicknames ("pino esposito") are searched as their registered forms too, at once.
-    const variants = [words, ...nicknameVariants(words)];
-    const [own, ...viaNicknames] = await Promise.all(variants.map((w) => nameCandidates(db, scope, birthYear, w, params.limit)));
+    const variants = nicknameVariants(words);
+    const [own, ...viaNicknames] = await Promise.all(
+      [words, ...variants.map((v) => v.words)].map((w) => nameCandidates(db, scope, birthYear, w, params.limit)),
+    );
     for (const c of own!) add(c);
-    for (const c of viaNicknames.flat()) add({ ...c, score: round(c.score * NICKNAME_WEIGHT), matchedBy: 'nickname' });
+    viaNicknames.forEach((found, i) => {
+      for (const c of found) add({ ...c, score: round(c.score * variants[i]!.weight), matchedBy: 'nickname' });
+    });
   }
 
   const ranked = [...found.values()].sort((a, b) => b.score - a.score || Number(b.active) - Number(a.active) || (a.id < b.id ? -1 : 1));
   const best = ranked[0]?.score;
   const closeMatches = best === undefined ? 0 : ranked.filter((c) => round(c.score, 3) === round(best, 3)).length;
-  // Second details: read only when sent; the patients matching all of them come first.
-  const sent = detailsSent(params);
-  const matched = sent.length > 0 ? await matchDetails(db, actor.clinicId, [...found.keys()], params) : new Map<string, never[]>();
-  const { patientId: confirmedId, confirmedBy } = confirmation(matched, sent);
-  if (sent.length > 0) {
-    const full = (c: Candidate) => Number((matched.get(c.id)?.length ?? 0) === sent.length);
+  // Second details: read only when sent (or when the query is a tax code, itself one); the
+  // patients matching all of them come first.
+  const asked = detailsAsked(
+    params,
+    ranked.some((c) => c.matchedBy === 'taxCode'),
+  );
+  const matched = asked.length > 0 ? await matchDetails(db, actor.clinicId, found, params, words) : new Map<string, DetailMatch>();
+  const { patientId: confirmedId, confirmedBy } = confirmation(matched, asked, (id) => found.get(id)?.matchedBy);
+  const confirmed = confirmedId !== null;
+  if (asked.length > 0) {
+    const full = (c: Candidate) => Number((matched.get(c.id)?.details.length ?? 0) === asked.length);
     ranked.sort((a, b) => full(b) - full(a));
   }
-  const top = ranked.slice(0, params.limit);
-  const confirmed = confirmedId !== null;
-  if (top.length === 0) return { data: [], closeMatches, confirmed, confirmedBy };
+  // An agent (a voice agent, a chat bot) gets a patient only once confirmed: a hit would give
+  // it an id to book, read out or move for whoever says a name close to a patient's. It gets
+  // how many the query found and what to ask for instead (CONFIRMING_ALONE, not yet sent).
+  if (isAgent(actor)) {
+    const extra = { candidates: found.size, askFor: confirmed ? [] : detailsToAsk(asked, found.size) };
+    const data = confirmed ? await hits(db, actor.clinicId, [found.get(confirmedId)!], matched) : [];
+    return { data, closeMatches, confirmed, confirmedBy, ...extra };
+  }
+  const data = await hits(db, actor.clinicId, ranked.slice(0, params.limit), matched);
+  return { data, closeMatches, confirmed, confirmedBy };
+}
 
+/** Voice agents and chat bots: keys whose `agent` is not `none` (src/core/actor.ts). */
+const isAgent = (actor: Partial<Pick<Actor, 'agent'>>) => actor.agent !== undefined && actor.agent !== 'none';
+
+/** The hits of the candidates, in their order: what a hit shows, one statement. */
+async function hits(db: Db, clinicId: string, top: Candidate[], matched: Map<string, DetailMatch>): Promise<SearchHit[]> {
+  if (top.length === 0) return [];
   const details = await hitDetails(
     db,
-    actor.clinicId,
+    clinicId,
     top.map((c) => c.id),
   );
   const byId = new Map(details.map((d) => [d.id, d]));
-  const data = top.map((c): SearchHit => {
+  return top.map((c): SearchHit => {
     const d = byId.get(c.id)!;
     const phoneDigits = d.phone?.replace(/\D/g, '') ?? '';
     const last = d.last_visit_at as unknown as Date | string | null;
@@ -303,9 +333,8 @@ export async function searchPatients(db: Db, actor: Pick<Actor, 'clinicId' | 'fa
       archived: !d.is_active,
       score: c.score,
       matchedBy: c.matchedBy,
-      confirmedBy: matched.get(c.id) ?? [],
+      confirmedBy: matched.get(c.id)?.details ?? [],
       lastVisitAt: last ? new Date(last).toISOString() : null,
     };
   });
-  return { data, closeMatches, confirmed, confirmedBy };
 }
