@@ -27,7 +27,9 @@ afterAll(() => server.close());
 let n = 0;
 /** A fixture with the demo's calendar and a fresh call id in place of its placeholders. */
 function fixture(name: string): { source: string; request: any } {
-  const text = readFileSync(join(FIXTURES, `${name}.json`), 'utf8').replaceAll('{{calendarId}}', calendarId).replaceAll('{{callId}}', `fixture-call-${++n}`);
+  const text = readFileSync(join(FIXTURES, `${name}.json`), 'utf8')
+    .replaceAll('{{calendarId}}', calendarId)
+    .replaceAll('{{callId}}', `fixture-call-${++n}`);
   return JSON.parse(text);
 }
 
@@ -35,7 +37,10 @@ describe('platform fixtures', () => {
   it('each names the public page it was made from', () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.json'));
     expect(files.length).toBeGreaterThanOrEqual(7);
-    for (const f of files) expect(JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')).source, f).toMatch(/^https:\/\/(docs\.vapi\.ai|docs\.retellai\.com|elevenlabs\.io|platform\.openai\.com)\//);
+    for (const f of files)
+      expect(JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')).source, f).toMatch(
+        /^https:\/\/(docs\.vapi\.ai|docs\.retellai\.com|elevenlabs\.io|platform\.openai\.com)\//,
+      );
   });
 });
 
@@ -159,7 +164,8 @@ describe('ElevenLabs', () => {
     const problems: string[] = [];
     const LITERALS = ['string', 'integer', 'number', 'boolean'];
     const check = (where: string, node: any) => {
-      for (const key of Object.keys(node)) if (!['type', 'description', 'enum', 'properties', 'required', 'items'].includes(key)) problems.push(`${where}: keyword ${key}`);
+      for (const key of Object.keys(node))
+        if (!['type', 'description', 'enum', 'properties', 'required', 'items'].includes(key)) problems.push(`${where}: keyword ${key}`);
       if (typeof node.description !== 'string' || node.description.length === 0) problems.push(`${where}: no description`);
       if (node.type === 'object') {
         for (const [k, v] of Object.entries(node.properties ?? {})) check(`${where}.${k}`, v);
@@ -231,8 +237,12 @@ describe('OpenAI', () => {
       });
     }
     // The checker refuses what strict mode refuses.
-    expect(strictProblems('t', { type: 'object', properties: { a: { type: 'string', maxLength: 3 } }, required: ['a'], additionalProperties: false })).toEqual(['t.a: keyword maxLength']);
-    expect(strictProblems('t', { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false })).toEqual(['t: required is not every property']);
+    expect(strictProblems('t', { type: 'object', properties: { a: { type: 'string', maxLength: 3 } }, required: ['a'], additionalProperties: false })).toEqual([
+      't.a: keyword maxLength',
+    ]);
+    expect(strictProblems('t', { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false })).toEqual([
+      't: required is not every property',
+    ]);
   });
 
   it('runs a strict function call’s arguments, nulls as not given, always 200', async () => {
@@ -245,11 +255,32 @@ describe('OpenAI', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.result.data).toHaveLength(2);
     // A writing tool with every optional argument null: created once per call id.
-    const args = { firstName: 'Sara', lastName: null, email: null, phone: '+39 348 000 3333', source: 'phone', sourceDetail: null, status: null, notes: null, assignedTo: null, estimatedValue: null, nextFollowUpAt: null, facilityId: null };
-    const lead = await server.call('POST', '/v1/agent-tools/run/create_lead', { token: demo.voiceToken, headers: { 'x-call-id': 'openai-conv-1' }, body: args });
+    const args = {
+      firstName: 'Sara',
+      lastName: null,
+      email: null,
+      phone: '+39 348 000 3333',
+      source: 'phone',
+      sourceDetail: null,
+      status: null,
+      notes: null,
+      assignedTo: null,
+      estimatedValue: null,
+      nextFollowUpAt: null,
+      facilityId: null,
+    };
+    const lead = await server.call('POST', '/v1/agent-tools/run/create_lead', {
+      token: demo.voiceToken,
+      headers: { 'x-call-id': 'openai-conv-1' },
+      body: args,
+    });
     expect(lead.status, lead.text).toBe(200);
     expect(lead.body.result).toMatchObject({ firstName: 'Sara' });
-    const again = await server.call('POST', '/v1/agent-tools/run/create_lead', { token: demo.voiceToken, headers: { 'x-call-id': 'openai-conv-1' }, body: args });
+    const again = await server.call('POST', '/v1/agent-tools/run/create_lead', {
+      token: demo.voiceToken,
+      headers: { 'x-call-id': 'openai-conv-1' },
+      body: args,
+    });
     expect(again.body.result.id).toBe(lead.body.result.id);
     const bad = await server.call('POST', '/v1/agent-tools/run/find_slots', { token: demo.voiceToken, body: [1] });
     expect(bad.status).toBe(200);

@@ -33,7 +33,10 @@ describe('pack URLs', () => {
     const { server, demo } = await demoWith({ publicUrl: 'https://api.studio-rossi.example' });
     for (const platform of PLATFORMS) {
       for (const host of [undefined, 'evil.example', 'localhost:1']) {
-        const res = await server.call('GET', `/v1/agent-tools?platform=${platform}`, { token: demo.liveToken, headers: host ? { host, 'x-forwarded-host': host } : {} });
+        const res = await server.call('GET', `/v1/agent-tools?platform=${platform}`, {
+          token: demo.liveToken,
+          headers: host ? { host, 'x-forwarded-host': host } : {},
+        });
         expect(res.status, res.text).toBe(200);
         expect(res.body.baseUrl).toBe('https://api.studio-rossi.example');
         const found = res.body.data.flatMap((entry: unknown) => urls(entry));
@@ -53,7 +56,10 @@ describe('pack URLs', () => {
 
   it('behind a proxy without PUBLIC_URL: 409 public_url_required, no pack with a wrong address', async () => {
     const { server, demo } = await demoWith({ publicUrl: null }, true);
-    const res = await server.call('GET', '/v1/agent-tools?platform=openai', { token: demo.liveToken, headers: { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' } });
+    const res = await server.call('GET', '/v1/agent-tools?platform=openai', {
+      token: demo.liveToken,
+      headers: { 'x-forwarded-host': 'api.example.com', 'x-forwarded-proto': 'https' },
+    });
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'conflict', details: { reason: 'public_url_required' } });
   });

@@ -54,7 +54,8 @@ describe('tool packs', () => {
     expect(eleven.definition.api_schema.request_body_schema.required).toEqual(['calendarId', 'start', 'holderRef']);
     // Retell: every tool at its runner by POST, whatever the REST path and method.
     const retell = (await server.call('GET', '/v1/agent-tools?platform=retell', { token: demo.voiceToken })).body.data;
-    for (const t of retell) expect(t.definition).toMatchObject({ type: 'custom', url: `${server.url}/v1/agent-tools/retell`, method: 'POST', args_at_root: false });
+    for (const t of retell)
+      expect(t.definition).toMatchObject({ type: 'custom', url: `${server.url}/v1/agent-tools/retell`, method: 'POST', args_at_root: false });
     expect(retell.some((t: { definition: { parameters: { properties: object } } }) => 'callId' in t.definition.parameters.properties)).toBe(false);
     const bad = await server.call('GET', '/v1/agent-tools?platform=bland', { token: demo.voiceToken });
     expect(bad.status).toBe(400);

@@ -152,7 +152,9 @@ function strictNode(name: string, schema: JsonSchema): JsonSchema {
 
 /** Which dropped keywords to put into words: a format only when strict mode does not take it. */
 function strictKept(schema: JsonSchema): ReadonlySet<string> {
-  return typeof schema.format === 'string' && !OPENAI_STRICT_FORMATS.has(schema.format) ? new Set([...OPENAI_STRICT_KEYWORDS].filter((k) => k !== 'format')) : OPENAI_STRICT_KEYWORDS;
+  return typeof schema.format === 'string' && !OPENAI_STRICT_FORMATS.has(schema.format)
+    ? new Set([...OPENAI_STRICT_KEYWORDS].filter((k) => k !== 'format'))
+    : OPENAI_STRICT_KEYWORDS;
 }
 
 export function openAiStrict(input: JsonSchema): JsonSchema {
@@ -183,7 +185,8 @@ function elevenNode(name: string, raw: JsonSchema): JsonSchema {
       required: ((schema.required as string[] | undefined) ?? []).filter((key) => key in properties),
     };
   }
-  if (type === 'array') return { type: 'array', description, items: elevenNode(`${name} item`, (schema.items as JsonSchema | undefined) ?? { type: 'string' }) };
+  if (type === 'array')
+    return { type: 'array', description, items: elevenNode(`${name} item`, (schema.items as JsonSchema | undefined) ?? { type: 'string' }) };
   const literal: JsonSchema = { type: type && ELEVENLABS_LITERAL_TYPES.has(type) ? type : 'string', description };
   if (literal.type === 'string' && Array.isArray(schema.enum)) literal.enum = (schema.enum as unknown[]).filter((v) => typeof v === 'string');
   else if (Array.isArray(schema.enum)) literal.description = `${description} One of: ${(schema.enum as unknown[]).join(', ')}.`;

@@ -33,7 +33,8 @@ export const ClinicSchema = Type.Object(
     }),
     suspended: Type.Boolean({ description: 'The organization is suspended (403 organization_suspended)' }),
     retellSecretSet: Type.Boolean({
-      description: 'A Retell key is set: the Retell runner (`POST /v1/agent-tools/retell`) refuses a request without its valid `X-Retell-Signature`. The key itself is never shown',
+      description:
+        'A Retell key is set: the Retell runner (`POST /v1/agent-tools/retell`) refuses a request without its valid `X-Retell-Signature`. The key itself is never shown',
     }),
     createdAt: OutputTimestamp(),
     updatedAt: OutputTimestamp(),

@@ -51,7 +51,11 @@ export function withoutNulls(args: Record<string, unknown>): Record<string, unkn
   const clean = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(clean);
     if (value === null || typeof value !== 'object') return value;
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, clean(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== null)
+        .map(([k, v]) => [k, clean(v)]),
+    );
   };
   return clean(args) as Record<string, unknown>;
 }

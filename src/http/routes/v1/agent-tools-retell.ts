@@ -23,7 +23,9 @@ export const RETELL_SIGNATURE_TOLERANCE_MS = 5 * 60_000;
 
 /** Retell's signature of a body at a time: hex HMAC-SHA256, with the clinic's key, of the body then the time in ms. */
 export function retellSignature(secret: string, body: string, timestampMs: number): string {
-  return `v=${timestampMs},d=${createHmac('sha256', secret).update(body + timestampMs).digest('hex')}`;
+  return `v=${timestampMs},d=${createHmac('sha256', secret)
+    .update(body + timestampMs)
+    .digest('hex')}`;
 }
 
 function signatureValid(secret: string, body: string, header: string | undefined, now = Date.now()): boolean {
@@ -31,7 +33,9 @@ function signatureValid(secret: string, body: string, header: string | undefined
   if (!match) return false;
   const timestamp = Number(match[1]);
   if (Math.abs(now - timestamp) > RETELL_SIGNATURE_TOLERANCE_MS) return false;
-  const expected = createHmac('sha256', secret).update(body + timestamp).digest();
+  const expected = createHmac('sha256', secret)
+    .update(body + timestamp)
+    .digest();
   return timingSafeEqual(expected, Buffer.from(match[2]!, 'hex'));
 }
 
@@ -60,14 +64,18 @@ const CALL_EXAMPLE = {
 const RetellBody = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 100, description: 'The custom function’s name: the tool' })),
-    call: Type.Optional(Type.Object({ call_id: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true, description: 'Retell’s call object' })),
+    call: Type.Optional(
+      Type.Object({ call_id: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true, description: 'Retell’s call object' }),
+    ),
     args: Type.Optional(Type.Unknown({ description: 'The arguments, a JSON object' })),
   },
   { additionalProperties: true, examples: [{ name: 'list_services', call: CALL_EXAMPLE, args: {} }] },
 );
 
 const SIGNATURE_HEADER = Type.Object({
-  'x-retell-signature': Type.Optional(Type.String({ description: 'Retell’s signature of the body (`v=<ms>,d=<hex>`): required once the clinic has set its Retell key' })),
+  'x-retell-signature': Type.Optional(
+    Type.String({ description: 'Retell’s signature of the body (`v=<ms>,d=<hex>`): required once the clinic has set its Retell key' }),
+  ),
   'x-call-id': Type.Optional(Type.String({ description: 'The call’s id when the body has none (args at root)' })),
 });
 

@@ -27,11 +27,16 @@ export const ToolAnswerSchema = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [{ result: { data: [{ start: '2026-03-02T09:30:00.000Z', end: '2026-03-02T10:00:00.000Z', doctorId: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' }] } }],
+    examples: [
+      { result: { data: [{ start: '2026-03-02T09:30:00.000Z', end: '2026-03-02T10:00:00.000Z', doctorId: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' }] } },
+    ],
   },
 );
 
-const RunParams = Type.Object({ tool: Type.String({ minLength: 1, maxLength: 100, description: 'The tool’s name (`find_slots`)' }) }, { additionalProperties: false });
+const RunParams = Type.Object(
+  { tool: Type.String({ minLength: 1, maxLength: 100, description: 'The tool’s name (`find_slots`)' }) },
+  { additionalProperties: false },
+);
 
 export function registerToolRunner(app: App): void {
   app.post(
@@ -47,7 +52,10 @@ export function registerToolRunner(app: App): void {
           'OpenAI: send the function call’s `arguments` here as the body, then give the answer back to the model as the call’s output. ElevenLabs: the pack’s webhook tools call this with `X-Call-Id: {{system__conversation_id}}`.',
         ].join('\n\n'),
         params: RunParams,
-        body: Type.Unknown({ description: 'The tool’s arguments, a JSON object', examples: [{ calendarId: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b', spread: 'day', limit: 3, patientId: null }] }),
+        body: Type.Unknown({
+          description: 'The tool’s arguments, a JSON object',
+          examples: [{ calendarId: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b', spread: 'day', limit: 3, patientId: null }],
+        }),
         response: { 200: ToolAnswerSchema },
       },
       config: RUNNER_CONFIG,

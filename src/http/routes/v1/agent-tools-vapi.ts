@@ -33,7 +33,11 @@ const VapiBody = Type.Object(
               'The tool calls: `{id, name, arguments}` (as Vapi’s docs show it) or `{id, type: "function", function: {name, arguments}}`; `arguments` an object or JSON text',
           }),
         ),
-        toolWithToolCallList: Type.Optional(Type.Array(Type.Unknown(), { description: 'Each tool with its call (`toolCall`: `{id, function: {name, arguments}}`): read when `toolCallList` is absent' })),
+        toolWithToolCallList: Type.Optional(
+          Type.Array(Type.Unknown(), {
+            description: 'Each tool with its call (`toolCall`: `{id, function: {name, arguments}}`): read when `toolCallList` is absent',
+          }),
+        ),
         call: Type.Optional(Type.Object({ id: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true })),
       },
       { additionalProperties: true },

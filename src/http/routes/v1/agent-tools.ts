@@ -33,21 +33,21 @@ const PACK_EXAMPLE = {
   baseUrl: 'https://api.example.com',
   data: [
     {
-      name: 'search_services',
-      operation: { method: 'GET', path: '/v1/meta/services', operationId: 'listServices' },
+      name: 'get_balance',
+      operation: { method: 'GET', path: '/v1/patients/{patientId}/balance', operationId: 'getPatientBalance' },
       endpoint: {
         method: 'POST',
-        url: 'https://api.example.com/v1/agent-tools/run/search_services',
+        url: 'https://api.example.com/v1/agent-tools/run/get_balance',
         headers: { Authorization: KEY, 'Content-Type': 'application/json', 'X-Call-Id': '<id of the conversation>' },
       },
       definition: {
         type: 'function',
-        name: 'search_services',
-        description: 'Find the clinic’s services matching what the caller asks for.',
+        name: 'get_balance',
+        description: 'What the patient still owes the clinic: the total and the open invoices.',
         parameters: {
           type: 'object',
-          properties: { query: { type: ['string', 'null'], description: 'Words of the caller (“pulizia”, “impianto”)' } },
-          required: ['query'],
+          properties: { patientId: { type: 'string', format: 'uuid', description: 'The patient (from search_patients)' } },
+          required: ['patientId'],
           additionalProperties: false,
         },
         strict: true,
