@@ -1,84 +1,107 @@
 /**
  * Tool packs (issue 35 part 6): the registry's tools as ready-to-paste definitions in each REST
- * platform's format, pointing at the REST operations (Vapi at its tool-calls runner, since Vapi
- * ignores every answer that is not 200). Generated, never written by hand.
+ * platform's format, each pointing at a runner that answers in the form the platform passes to its
+ * model: Vapi at its tool-calls runner, Retell at its custom-function runner, ElevenLabs and OpenAI
+ * at the generic runner (`/v1/agent-tools/run/{tool}`). No pack points at a REST operation itself:
+ * Retell cannot fill a path placeholder nor send arguments with a GET, ElevenLabs and Vapi do not
+ * show a model the body of a non-2xx answer, and OpenAI's strict mode sends `null` for every
+ * optional argument, which the operations refuse. Generated, never written by hand; every URL
+ * starts with `baseUrl`, the deployment's PUBLIC_URL (never the request's Host).
  */
-import { derived, describe, type JsonSchema } from './registry.js';
+import { derived, describe } from './registry.js';
 import type { AgentTool } from './tool.js';
+import { elevenLabsBody, openAiStrict, plainParameters } from './packs/dialects.js';
 
 export const PLATFORMS = ['openai', 'vapi', 'retell', 'elevenlabs'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
 export interface PackEntry {
   name: string;
+  /** The REST operation the tool performs (informative: the platform calls `endpoint`). */
   operation: { method: string; path: string; operationId: string };
+  /** Where the platform (or, for OpenAI, the developer's code) sends the tool call, and with which headers. */
+  endpoint: { method: 'POST'; url: string; headers: Record<string, string> };
   definition: Record<string, unknown>;
 }
 
-const KEY_HEADER = { Authorization: 'Bearer <API key of the clinic>' };
+const KEY = 'Bearer <API key of the clinic>';
+/** Runners' paths, relative to the base URL. */
+export const RUNNER_PATHS = { vapi: '/v1/agent-tools/vapi', retell: '/v1/agent-tools/retell', run: '/v1/agent-tools/run' } as const;
 
 /** `/v1/calendars/:id/availability` → `/v1/calendars/{calendarId}/availability` (the tool's argument names). */
 function pathTemplate(tool: AgentTool): string {
   return tool.operation.url.replace(/:([A-Za-z0-9_]+)/g, (_, param: string) => `{${tool.params?.names[param] ?? param}}`);
 }
 
-function split(tool: AgentTool) {
-  const { input, places } = derived(tool);
-  const properties = input.properties as Record<string, JsonSchema>;
-  const required = new Set((input.required as string[] | undefined) ?? []);
-  const part = (where: 'path' | 'query' | 'body') => {
-    const names = [...places].filter(([, p]) => p.in === where).map(([n]) => n);
-    return { type: 'object', properties: Object.fromEntries(names.map((n) => [n, properties[n]!])), required: names.filter((n) => required.has(n)) };
-  };
-  return { input, path: part('path'), query: part('query'), body: part('body') };
-}
-
 export function packEntry(tool: AgentTool, platform: Platform, baseUrl: string, timeZone: string): PackEntry {
   const description = describe(tool, timeZone);
-  const path = pathTemplate(tool);
-  const { input, path: pathParams, query, body } = split(tool);
-  const operation = { method: tool.operation.method, path, operationId: tool.operation.operationId };
-  let definition: Record<string, unknown>;
+  const { input } = derived(tool);
+  const operation = { method: tool.operation.method, path: pathTemplate(tool), operationId: tool.operation.operationId };
+  const runUrl = `${baseUrl}${RUNNER_PATHS.run}/${tool.name}`;
   switch (platform) {
     case 'openai':
-      definition = { type: 'function', name: tool.name, description, parameters: input };
-      break;
-    case 'vapi':
-      definition = {
-        type: 'function',
-        function: { name: tool.name, description, parameters: input },
-        server: { url: `${baseUrl}/v1/agent-tools/vapi`, headers: KEY_HEADER },
-      };
-      break;
-    case 'retell':
-      definition = {
-        type: 'custom',
+      return {
         name: tool.name,
-        description,
-        url: `${baseUrl}${path}`,
-        method: tool.operation.method,
-        headers: KEY_HEADER,
-        parameters: input,
-        args_at_root: true,
-        speak_during_execution: false,
-        timeout_ms: 10_000,
+        operation,
+        // OpenAI calls no URL: the developer's code sends the model's arguments here as they are.
+        endpoint: { method: 'POST', url: runUrl, headers: { Authorization: KEY, 'Content-Type': 'application/json', 'X-Call-Id': '<id of the conversation>' } },
+        definition: { type: 'function', name: tool.name, description, parameters: openAiStrict(input), strict: true },
       };
-      break;
-    case 'elevenlabs':
-      definition = {
-        type: 'webhook',
+    case 'vapi': {
+      const url = `${baseUrl}${RUNNER_PATHS.vapi}`;
+      return {
         name: tool.name,
-        description,
-        api_schema: {
-          url: `${baseUrl}${path}`,
-          method: tool.operation.method,
-          path_params_schema: pathParams.properties,
-          ...(Object.keys(query.properties).length > 0 ? { query_params_schema: query } : {}),
-          ...(tool.body ? { request_body_schema: body } : {}),
-          request_headers: KEY_HEADER,
+        operation,
+        endpoint: { method: 'POST', url, headers: { Authorization: KEY } },
+        definition: {
+          type: 'function',
+          function: { name: tool.name, description, parameters: plainParameters(input) },
+          server: { url, headers: { Authorization: KEY } },
         },
       };
-      break;
+    }
+    case 'retell': {
+      const url = `${baseUrl}${RUNNER_PATHS.retell}`;
+      return {
+        name: tool.name,
+        operation,
+        endpoint: { method: 'POST', url, headers: { Authorization: KEY } },
+        definition: {
+          type: 'custom',
+          name: tool.name,
+          description,
+          url,
+          method: 'POST',
+          headers: { Authorization: KEY },
+          parameters: plainParameters(input),
+          // The whole body ({name, call, args}): the runner reads the tool's name and the call's id from it.
+          args_at_root: false,
+          speak_during_execution: false,
+          speak_after_execution: true,
+          timeout_ms: 10_000,
+        },
+      };
+    }
+    case 'elevenlabs': {
+      const headers = { Authorization: KEY, 'X-Call-Id': '{{system__conversation_id}}' };
+      const body = elevenLabsBody(input, `The arguments of ${tool.name}`);
+      return {
+        name: tool.name,
+        operation,
+        endpoint: { method: 'POST', url: runUrl, headers },
+        definition: {
+          type: 'webhook',
+          name: tool.name,
+          description,
+          response_timeout_secs: 20,
+          api_schema: {
+            url: runUrl,
+            method: 'POST',
+            request_headers: headers,
+            ...(Object.keys(body.properties as object).length > 0 ? { request_body_schema: body } : {}),
+          },
+        },
+      };
+    }
   }
-  return { name: tool.name, operation, definition };
 }

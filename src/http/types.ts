@@ -72,6 +72,8 @@ declare module 'fastify' {
     ownWindows?: (request: FastifyRequest, limits: RateLimits) => WindowRule[];
     /** The AI switch is checked per tool call (the MCP endpoint answers `ai_disabled` as a tool result). */
     aiPerToolCall?: true;
+    /** The JSON body's text is kept for the handler (`rawBodyOf`): a platform's signature is over those bytes. */
+    keepRawBody?: true;
   }
   interface FastifyRequest {
     /** The caller, set by the auth hook on every authenticated /v1 route. */

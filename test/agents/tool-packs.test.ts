@@ -36,13 +36,27 @@ describe('tool packs', () => {
     const openai = (await server.call('GET', '/v1/agent-tools?platform=openai', { token: demo.voiceToken })).body.data;
     const find = openai.find((t: { name: string }) => t.name === 'find_slots');
     expect(find.operation).toEqual({ method: 'GET', path: '/v1/calendars/{calendarId}/availability', operationId: 'getCalendarAvailability' });
-    expect(find.definition).toMatchObject({ type: 'function', name: 'find_slots', parameters: mcp.find((t) => t.name === 'find_slots')!.inputSchema });
+    // OpenAI: strict (no callId: X-Call-Id carries it), and the runner to send the arguments to.
+    expect(find.definition).toMatchObject({ type: 'function', name: 'find_slots', strict: true });
+    expect(Object.keys(find.definition.parameters.properties)).toEqual(Object.keys(mcp.find((t) => t.name === 'find_slots')!.inputSchema.properties ?? {}));
+    expect(find.endpoint).toMatchObject({ method: 'POST', url: `${server.url}/v1/agent-tools/run/find_slots` });
     const vapiPack = (await server.call('GET', '/v1/agent-tools?platform=vapi&tools=book_appointment', { token: demo.voiceToken })).body.data;
     expect(vapiPack).toHaveLength(1);
     expect(vapiPack[0].definition.server.url).toBe(`${server.url}/v1/agent-tools/vapi`);
+    expect(vapiPack[0].definition.function.parameters.properties.callId).toBeUndefined();
     const eleven = (await server.call('GET', '/v1/agent-tools?platform=elevenlabs&tools=hold_slot', { token: demo.voiceToken })).body.data[0];
-    expect(eleven.definition.api_schema).toMatchObject({ url: `${server.url}/v1/calendars/{calendarId}/holds`, method: 'POST' });
-    expect(Object.keys(eleven.definition.api_schema.request_body_schema.properties)).toEqual(expect.arrayContaining(['start', 'holderRef']));
+    expect(eleven.definition.api_schema).toMatchObject({
+      url: `${server.url}/v1/agent-tools/run/hold_slot`,
+      method: 'POST',
+      request_headers: { 'X-Call-Id': '{{system__conversation_id}}' },
+    });
+    expect(Object.keys(eleven.definition.api_schema.request_body_schema.properties)).toEqual(['calendarId', 'start', 'doctorId', 'ttlSeconds', 'holderRef']);
+    expect(eleven.definition.api_schema.request_body_schema.required).toEqual(['calendarId', 'start', 'holderRef']);
+    // Retell: every tool at its runner by POST, whatever the REST path and method.
+    const retell = (await server.call('GET', '/v1/agent-tools?platform=retell', { token: demo.voiceToken })).body.data;
+    for (const t of retell)
+      expect(t.definition).toMatchObject({ type: 'custom', url: `${server.url}/v1/agent-tools/retell`, method: 'POST', args_at_root: false });
+    expect(retell.some((t: { definition: { parameters: { properties: object } } }) => 'callId' in t.definition.parameters.properties)).toBe(false);
     const bad = await server.call('GET', '/v1/agent-tools?platform=bland', { token: demo.voiceToken });
     expect(bad.status).toBe(400);
   });
@@ -66,6 +80,43 @@ describe('tool packs', () => {
     expect(JSON.parse(bad.error)).toMatchObject({ code: 'invalid_request', details: { issues: [{ path: 'calendarId' }] } });
     expect(JSON.parse(unknown.error).code).toBe('not_found');
     expect(JSON.parse(broken.error).code).toBe('invalid_request');
+  });
+
+  it('answers every Vapi tool call, a malformed one and one beyond the limit too, each by its id', async () => {
+    const res = await server.call('POST', '/v1/agent-tools/vapi', {
+      token: demo.voiceToken,
+      body: {
+        message: {
+          type: 'tool-calls',
+          toolCallList: [
+            { name: 'list_services', arguments: {} },
+            { id: 'no-name', arguments: {} },
+            { id: 'array-args', name: 'list_services', arguments: [1, 2] },
+            'not an object',
+            ...Array.from({ length: 16 }, (_, i) => ({ id: `ok-${i}`, name: 'list_services', arguments: {} })),
+            { id: 'over-1', name: 'list_services', arguments: {} },
+            { id: 'over-2', name: 'list_services', arguments: {} },
+          ],
+        },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    const results: { toolCallId: string; result?: string; error?: string }[] = res.body.results;
+    expect(results).toHaveLength(22);
+    expect(results.map((r) => r.toolCallId).slice(0, 4)).toEqual(['#1', 'no-name', 'array-args', '#4']);
+    const issues = (r: { error?: string }) => JSON.parse(r.error!).details.issues.map((i: { path: string }) => i.path);
+    expect(issues(results[0]!)).toEqual(['id']);
+    expect(issues(results[1]!)).toEqual(['name']);
+    expect(issues(results[2]!)).toEqual(['arguments']);
+    expect(issues(results[3]!)).toEqual(['id', 'name']);
+    expect(results.slice(4, 20).filter((r) => r.result === undefined)).toEqual([]);
+    expect(results.slice(20).map((r) => [r.toolCallId, JSON.parse(r.error!)])).toEqual([
+      ['over-1', expect.objectContaining({ code: 'too_many_tool_calls', details: { limit: 20, position: 21 } })],
+      ['over-2', expect.objectContaining({ code: 'too_many_tool_calls', details: { limit: 20, position: 22 } })],
+    ]);
+    // Not a Vapi message at all: 400.
+    const bad = await server.call('POST', '/v1/agent-tools/vapi', { token: demo.voiceToken, body: { message: { type: 'tool-calls' } } });
+    expect(bad.status).toBe(400);
   });
 
   it('a retried Vapi tool call of the same call writes nothing more', async () => {

@@ -30,6 +30,8 @@ export interface ClinicsTable {
   timezone: Generated<string>;
   /** Accepting a quote needs a signed document (issue 16). */
   quotes_require_signature: Generated<boolean>;
+  /** Retell's key that signs its custom-function requests (X-Retell-Signature); null: not verified. */
+  retell_secret: Generated<string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
   version: Generated<number>;

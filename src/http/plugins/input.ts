@@ -7,7 +7,7 @@
  *   surrogate (`"\ud800"`) that no database or receiver can store or send as UTF-8;
  * - U+0000 anywhere (PostgreSQL text cannot hold it).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 
 declare global {
@@ -33,6 +33,13 @@ SINGLE_HEADERS.forEach((name, i) => {
   if (SINGLE_BY_LENGTH[name.length]) throw new Error(`${name}: two single-valued headers of one length`);
   SINGLE_BY_LENGTH[name.length] = { name, lower: name.toLowerCase(), pattern: new RegExp(`^${name}$`, 'i'), bit: 1 << i };
 });
+
+/** The body as it arrived, for the routes that verify a signature over it (`config.keepRawBody`). */
+const RAW_BODIES = new WeakMap<FastifyRequest, string>();
+
+export function rawBodyOf(request: FastifyRequest): string | undefined {
+  return RAW_BODIES.get(request);
+}
 
 /**
  * The first of SINGLE_HEADERS sent more than once, or null. On every request, so one pass
@@ -141,6 +148,7 @@ export function registerInputChecks(app: FastifyInstance): void {
       done(ApiError.invalid('body', [{ path: '', message: `il JSON è annidato oltre ${MAX_JSON_DEPTH} livelli` }]), undefined);
       return;
     }
+    if ((request.routeOptions.config as { keepRawBody?: boolean } | undefined)?.keepRawBody) RAW_BODIES.set(request, text);
     parseJson(request, text, done);
   });
 

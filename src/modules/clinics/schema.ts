@@ -32,6 +32,10 @@ export const ClinicSchema = Type.Object(
       description: 'Accepting a quote needs a signed document (`signedDocumentId`), else `403 forbidden`, reason `signature_required`',
     }),
     suspended: Type.Boolean({ description: 'The organization is suspended (403 organization_suspended)' }),
+    retellSecretSet: Type.Boolean({
+      description:
+        'A Retell key is set: the Retell runner (`POST /v1/agent-tools/retell`) refuses a request without its valid `X-Retell-Signature`. The key itself is never shown',
+    }),
     createdAt: OutputTimestamp(),
     updatedAt: OutputTimestamp(),
   },
@@ -61,6 +65,17 @@ export const ClinicChangesSchema = Type.Object(
     aiEnabled: Type.Optional(Type.Boolean()),
     timezone: Type.Optional(Timezone),
     quotesRequireSignature: Type.Optional(Type.Boolean()),
+    retellSecret: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 8,
+          maxLength: 200,
+          pattern: '^[\\x21-\\x7e]+$',
+          description:
+            'The Retell API key with the webhook badge, which signs the clinic’s Retell custom-function requests (`X-Retell-Signature`); `null` stops the check. Write-only: the clinic shows `retellSecretSet`',
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );

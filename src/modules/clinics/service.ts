@@ -51,6 +51,7 @@ export async function getClinic(db: Db, id: string): Promise<ClinicView> {
     timezone: row.timezone,
     quotesRequireSignature: row.quotes_require_signature,
     suspended: row.suspended_at !== null,
+    retellSecretSet: row.retell_secret !== null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -65,6 +66,14 @@ export async function updateClinic(db: Db, id: string, changes: ClinicChanges): 
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   if (!(await store.updateClinicRow(db, id, changes))) throw ApiError.notFound();
   return getClinic(db, id);
+}
+
+/**
+ * The Retell key of the clinic of this actor (null: none set), for the runner's check of
+ * `X-Retell-Signature`. Read per request, so a key set or removed applies at once.
+ */
+export async function retellSecretOf(db: Db, clinicId: string): Promise<string | null> {
+  return store.retellSecret(db, clinicId);
 }
 
 /** 404 unless the clinic of a back-office path exists. */

@@ -80,6 +80,7 @@ export async function updateClinicRow(db: Db, id: string, changes: ClinicChanges
   if (changes.aiEnabled !== undefined) set.ai_enabled = changes.aiEnabled;
   if (changes.timezone !== undefined) set.timezone = changes.timezone;
   if (changes.quotesRequireSignature !== undefined) set.quotes_require_signature = changes.quotesRequireSignature;
+  if (changes.retellSecret !== undefined) set.retell_secret = changes.retellSecret;
   const result = await db
     .updateTable('clinics')
     .set({ ...set, updated_at: sql`now()`, version: sql`version + 1` })
@@ -96,6 +97,11 @@ export async function clinicExists(db: Db, id: string): Promise<boolean> {
 export async function clinicForActor(db: Db, id: string) {
   const row = await db.selectFrom('clinics').select(['id', 'organization_id', 'mode', 'ai_enabled', 'timezone']).where('id', '=', id).executeTakeFirst();
   return row ?? null;
+}
+
+export async function retellSecret(db: Db, clinicId: string): Promise<string | null> {
+  const row = await db.selectFrom('clinics').select('retell_secret').where('id', '=', clinicId).executeTakeFirst();
+  return row?.retell_secret ?? null;
 }
 
 /** Whether the database holds any clinic yet (the first steps printed at start). */

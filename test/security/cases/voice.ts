@@ -51,4 +51,28 @@ export const cases: MatrixCase[] = [
     okStatus: 200,
     prepare: async () => ({ path: '/v1/agent-tools/vapi', body: { message: { type: 'tool-calls', toolCallList: [] } } }),
   },
+  {
+    operationId: 'runRetellFunction',
+    method: 'POST',
+    scopes: [],
+    resource: false,
+    okStatus: 200,
+    prepare: async () => ({ path: '/v1/agent-tools/retell', body: { name: 'list_services', call: { call_id: `matrix-retell-${++n}` }, args: {} } }),
+  },
+  {
+    operationId: 'runRetellFunctionArgsAtRoot',
+    method: 'POST',
+    scopes: [],
+    resource: false,
+    okStatus: 200,
+    prepare: async () => ({ path: '/v1/agent-tools/retell/list_services', body: {} }),
+  },
+  {
+    operationId: 'runAgentTool',
+    method: 'POST',
+    scopes: [],
+    resource: false,
+    okStatus: 200,
+    prepare: async () => ({ path: '/v1/agent-tools/run/list_services', body: {}, headers: { 'x-call-id': `matrix-run-${++n}` } }),
+  },
 ];

@@ -110,7 +110,7 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: "Change a clinic's plan, patient limit, AI processing, name or quote rules",
         description:
-          '`quotesRequireSignature`: accepting a quote (acceptTreatmentPlan) then needs a `signedDocumentId`, otherwise `403 forbidden`, reason `signature_required`.',
+          '`quotesRequireSignature`: accepting a quote (acceptTreatmentPlan) then needs a `signedDocumentId`, otherwise `403 forbidden`, reason `signature_required`. `retellSecret`: the Retell API key (with the webhook badge) that signs the clinic’s Retell custom-function requests; once set, `POST /v1/agent-tools/retell` refuses a request without its valid `X-Retell-Signature` (`401 unauthenticated`, reason `retell_signature_invalid`); `null` removes it. It is never shown again: the clinic says `retellSecretSet`.',
         params: IdParams,
         body: ClinicChangesSchema,
         response: { 200: ClinicSchema },

@@ -1,21 +1,22 @@
 /**
  * /v1/agent-tools (issue 35 part 6): the agent tool registry for platforms that call REST, not MCP.
- * The pack lists what the key may call (as tools/list does); Vapi's runner runs the same tools as
- * /mcp and always answers 200, since Vapi ignores any other answer.
+ * The pack lists what the key may call (as tools/list does), each tool pointing at the runner of
+ * its platform; the runners (one file each) run the same tools as /mcp and answer 200 with the
+ * result or the error, the form each platform passes to its model.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { packEntry, PLATFORMS, type Platform } from '../../../agents/packs.js';
-import { errorPayload } from '../../../agents/results.js';
-import { toolNamed } from '../../../agents/registry.js';
 import { visibleTools } from '../../../agents/visibility.js';
+import type { AppContext } from '../../../context.js';
 import { StringEnum } from '../../../core/schemas.js';
-import { performThroughRoutes, toolScopes } from '../agent-perform.js';
-import { callForRequest, filterOf } from '../mcp.js';
-import { agentMessageRules, type RateLimits } from '../../rate-limit/limiter.js';
+import { toolScopes } from '../agent-perform.js';
+import { filterOf } from '../mcp.js';
 import type { App } from '../../types.js';
-
-const TAG = 'Agent tools';
+import { publicBase, TAG } from './agent-runner.js';
+import { registerRetellRunner } from './agent-tools-retell.js';
+import { registerToolRunner } from './agent-tools-run.js';
+import { registerVapiRunner } from './agent-tools-vapi.js';
 
 const PackQuery = Type.Object(
   {
@@ -26,65 +27,61 @@ const PackQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const KEY = 'Bearer <API key of the clinic>';
+const PACK_EXAMPLE = {
+  platform: 'openai',
+  baseUrl: 'https://api.example.com',
+  data: [
+    {
+      name: 'get_balance',
+      operation: { method: 'GET', path: '/v1/patients/{patientId}/balance', operationId: 'getPatientBalance' },
+      endpoint: {
+        method: 'POST',
+        url: 'https://api.example.com/v1/agent-tools/run/get_balance',
+        headers: { Authorization: KEY, 'Content-Type': 'application/json', 'X-Call-Id': '<id of the conversation>' },
+      },
+      definition: {
+        type: 'function',
+        name: 'get_balance',
+        description: 'What the patient still owes the clinic: the total and the open invoices.',
+        parameters: {
+          type: 'object',
+          properties: { patientId: { type: 'string', format: 'uuid', description: 'The patient (from search_patients)' } },
+          required: ['patientId'],
+          additionalProperties: false,
+        },
+        strict: true,
+      },
+    },
+  ],
+};
+
 const PackSchema = Type.Object(
   {
     platform: StringEnum(PLATFORMS),
+    baseUrl: Type.String({ description: 'The origin every URL of the pack starts with: PUBLIC_URL (without it, the address this service listens on)' }),
     data: Type.Array(
       Type.Object(
         {
           name: Type.String(),
-          operation: Type.Object({ method: Type.String(), path: Type.String(), operationId: Type.String() }, { additionalProperties: false }),
+          operation: Type.Object(
+            { method: Type.String(), path: Type.String(), operationId: Type.String() },
+            { additionalProperties: false, description: 'The REST operation the tool performs' },
+          ),
+          endpoint: Type.Object(
+            { method: Type.Literal('POST'), url: Type.String(), headers: Type.Record(Type.String(), Type.String()) },
+            { additionalProperties: false, description: 'Where the tool call is sent, with which headers (for OpenAI: by your code)' },
+          ),
           definition: Type.Object({}, { additionalProperties: true, description: 'The definition to paste, in the platform’s format' }),
         },
         { additionalProperties: false },
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [PACK_EXAMPLE] },
 );
 
-const VapiBody = Type.Object(
-  {
-    message: Type.Object(
-      {
-        type: Type.Optional(Type.String()),
-        toolCallList: Type.Optional(
-          Type.Array(
-            Type.Object(
-              {
-                id: Type.String({ minLength: 1, maxLength: 200 }),
-                function: Type.Object({ name: Type.String({ maxLength: 100 }), arguments: Type.Optional(Type.Unknown()) }, { additionalProperties: true }),
-              },
-              { additionalProperties: true },
-            ),
-            { maxItems: 20 },
-          ),
-        ),
-        call: Type.Optional(Type.Object({ id: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true })),
-      },
-      { additionalProperties: true },
-    ),
-  },
-  { additionalProperties: true },
-);
-
-const VapiResults = Type.Object(
-  {
-    results: Type.Array(
-      Type.Object({ toolCallId: Type.String(), result: Type.Optional(Type.String()), error: Type.Optional(Type.String()) }, { additionalProperties: false }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-/** One line: Vapi reads the string as it is, and a newline ends it for some voice models. */
-const oneLine = (value: unknown) => JSON.stringify(value).replace(/\u2028|\u2029/g, ' ');
-
-function baseUrl(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}`;
-}
-
-export function registerAgentToolRoutes(app: App): void {
+export function registerAgentToolRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/v1/agent-tools',
     {
@@ -93,75 +90,25 @@ export function registerAgentToolRoutes(app: App): void {
         tags: [TAG],
         summary: 'Ready-to-paste tool definitions for an agent platform',
         description: [
-          'The agent tools this key may call (the same list as `tools/list` on `/mcp`: the key’s scopes, an agent key’s own set, `readonly`, `tools`), as definitions in the format of `platform`: `openai` (function tools), `vapi` (function tools whose server is `POST /v1/agent-tools/vapi`), `retell` (custom functions calling the REST operation, arguments at the root), `elevenlabs` (webhook tools with path, query and body schemas).',
-          'Each entry names the REST operation it performs (`operation`: method, path with `{argument}` placeholders, operationId). Replace `<API key of the clinic>` in the headers with the agent’s key. Retell does not fill path placeholders: tools with one are easier through `/mcp`, which Retell calls natively.',
+          'The agent tools this key may call (the same list as `tools/list` on `/mcp`: the key’s scopes, an agent key’s own set, `readonly`, `tools`), as definitions in the format of `platform`, each pointing at the runner that answers in the form the platform passes to its model (`endpoint`: method, absolute URL, headers):',
+          '- `openai`: function tools valid under `strict: true` (every property required, optional ones nullable, only the keywords strict mode takes); OpenAI calls no URL, so your code sends the call’s arguments to `endpoint` (`POST /v1/agent-tools/run/{tool}`, `null` meaning not given) with the conversation’s id as `X-Call-Id`, and gives the answer back to the model.\n- `vapi`: function tools whose server is `POST /v1/agent-tools/vapi`.\n- `retell`: custom functions calling `POST /v1/agent-tools/retell` with the whole body (`name`, `call`, `args`), so every tool works whatever its REST path or method.\n- `elevenlabs`: webhook tools calling `POST /v1/agent-tools/run/{tool}` with `X-Call-Id: {{system__conversation_id}}`, their body schema in ElevenLabs’ dialect (string, integer, number, boolean, object and array fields, each described).',
+          'Every URL starts with the deployment’s PUBLIC_URL (`baseUrl`), never the request’s `Host`. Without PUBLIC_URL it is the address this service listens on (a platform reaches it only on the same network: set PUBLIC_URL for a real agent); behind a proxy (TRUST_PROXY) without PUBLIC_URL the pack is `409 conflict`, reason `public_url_required`, since no address it could give would be right. Replace `<API key of the clinic>` in the headers with the agent’s key. `operation` names the REST operation each tool performs.',
           'Ordered as the tool registry lists them (the steps of a call: the caller, people, the agenda, the office, outbound, chat), the same order as `tools/list`.',
         ].join('\n\n'),
         querystring: PackQuery,
         response: { 200: PackSchema },
       },
-      config: { scopes: [] },
+      config: { scopes: [], reasons: { conflict: ['public_url_required'] } },
     },
     async (request) => {
       const platform = request.query.platform as Platform;
+      const baseUrl = publicBase(ctx, request);
       const tools = visibleTools(filterOf(request), toolScopes(app as unknown as FastifyInstance));
-      return { platform, data: tools.map((tool) => packEntry(tool, platform, baseUrl(request), request.actor.timeZone)) };
+      return { platform, baseUrl, data: tools.map((tool) => packEntry(tool, platform, baseUrl, request.actor.timeZone)) };
     },
   );
 
-  app.post(
-    '/v1/agent-tools/vapi',
-    {
-      schema: {
-        operationId: 'runVapiToolCalls',
-        tags: [TAG],
-        summary: 'Run Vapi tool calls',
-        description: [
-          'Vapi’s `tool-calls` server message: each entry of `message.toolCallList` (`id`, `function.name`, `function.arguments` as an object or a JSON string) runs as the same agent tool as on `/mcp`, with this key, one after the other. The call’s id is `message.call.id` (or `X-Call-Id`): a retried writing tool answers its first result and writes nothing more.',
-          'Always `200` once the key is accepted (Vapi ignores any other answer): `results` holds, per tool call, `toolCallId` and `result` (the operation’s answer as one-line JSON) or `error` (one-line JSON with `code`, `message`, `nextStep` and `details`). With the clinic’s AI off, every result is the `ai_disabled` error. Each tool call costs the rate budget of the operation it performs.',
-        ].join('\n\n'),
-        body: VapiBody,
-        response: { 200: VapiResults },
-      },
-      config: {
-        scopes: [],
-        aiPerToolCall: true,
-        ownWindows: (request: FastifyRequest, limits: RateLimits) => agentMessageRules(limits, request.auth.keyId),
-        bodyIssues: false,
-      },
-    },
-    async (request, reply) => {
-      const perform = performThroughRoutes(app as unknown as FastifyInstance, request);
-      const header = request.headers['x-call-id'];
-      const callId = typeof header === 'string' ? header : request.body.message.call?.id;
-      const results = [];
-      for (const call of request.body.message.toolCallList ?? []) {
-        let args: unknown = call.function.arguments ?? {};
-        if (typeof args === 'string') {
-          try {
-            args = JSON.parse(args);
-          } catch {
-            args = null;
-          }
-        }
-        const outcome =
-          args !== null && typeof args === 'object' && !Array.isArray(args)
-            ? await callForRequest(request, perform, toolNamed(call.function.name), call.function.name, args as Record<string, unknown>, callId)
-            : ({
-                ok: false,
-                error: {
-                  code: 'invalid_request',
-                  message: 'Gli argomenti devono essere un oggetto JSON.',
-                  details: { in: 'arguments', issues: [{ path: '', message: 'deve essere un oggetto JSON' }] },
-                },
-              } as const);
-        results.push(
-          outcome.ok
-            ? { toolCallId: call.id, result: oneLine(outcome.data ?? { done: true }) }
-            : { toolCallId: call.id, error: oneLine(errorPayload(outcome)) },
-        );
-      }
-      return reply.status(200).send({ results });
-    },
-  );
+  registerVapiRunner(app);
+  registerRetellRunner(app, ctx);
+  registerToolRunner(app);
 }

@@ -44,7 +44,7 @@ export function registerV1Routes(app: App, ctx: AppContext): void {
   registerWebhookEndpointRoutes(app, ctx);
   registerEventRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);
-  registerAgentToolRoutes(app);
+  registerAgentToolRoutes(app, ctx);
   registerWaitlistRoutes(app, ctx);
   registerRecallRoutes(app, ctx);
 }
