@@ -89,6 +89,12 @@ describe('MCP protocol edges', () => {
         JSON.stringify(options),
       ).toContain('book_appointment');
     }
+    // The packs read it alike.
+    for (const readonly of ['1', 'true']) {
+      const pack = await server.call('GET', `/v1/agent-tools?platform=openai&readonly=${readonly}`, { token: demo.voiceToken });
+      expect(pack.status).toBe(200);
+      expect(pack.body.data.map((t: { name: string }) => t.name)).not.toContain('book_appointment');
+    }
     const wrong = await rpc({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { query: '?readonly=maybe' });
     expect(wrong.status).toBe(400);
     expect(wrong.json.error.details.issues[0].path).toBe('readonly');

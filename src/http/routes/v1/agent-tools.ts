@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { packEntry, PLATFORMS, type Platform } from '../../../agents/packs.js';
-import { visibleTools } from '../../../agents/visibility.js';
+import { READONLY_VALUES, visibleTools } from '../../../agents/visibility.js';
 import type { AppContext } from '../../../context.js';
 import { StringEnum } from '../../../core/schemas.js';
 import { toolScopes } from '../agent-perform.js';
@@ -21,7 +21,7 @@ import { registerVapiRunner } from './agent-tools-vapi.js';
 const PackQuery = Type.Object(
   {
     platform: StringEnum(PLATFORMS, { description: 'The format of the definitions' }),
-    readonly: Type.Optional(StringEnum(['true', 'false'] as const, { description: '`true`: only read-only tools' })),
+    readonly: Type.Optional(StringEnum(READONLY_VALUES, { description: '`true` or `1`: only read-only tools' })),
     tools: Type.Optional(Type.String({ maxLength: 2000, description: 'Only these tools, separated by commas' })),
   },
   { additionalProperties: false },
