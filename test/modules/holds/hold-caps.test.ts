@@ -10,7 +10,7 @@ import { createApiKey } from '../../../src/modules/auth/keys-service.js';
 import type { OperationTypes } from '../../../packages/client/src/index.js';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { at, insertPatient, makeCalendar } from '../../helpers/seed.js';
+import { at, makeCalendar } from '../../helpers/seed.js';
 
 let server: TestServer;
 let tenant: Tenant;
@@ -64,7 +64,10 @@ describe('hold caps', () => {
     const wanted = [...six, six[0]!, six[1]!];
     const raced = await Promise.all(wanted.map((start, i) => hold(small.id, { start, holderRef: `small-${i}` }, key.token)));
     const statuses = raced.map((r) => r.response.status);
-    expect(statuses.filter((s) => s === 201), JSON.stringify(statuses)).toHaveLength(6);
+    expect(
+      statuses.filter((s) => s === 201),
+      JSON.stringify(statuses),
+    ).toHaveLength(6);
     for (const refused of raced.filter((r) => r.response.status !== 201)) {
       expect(refused.response.status).toBe(409);
       expect(refused.error?.error.details).toMatchObject({ reason: 'slot_taken' });
