@@ -21,6 +21,7 @@ import { registerRequestLog } from './http/plugins/request-log.js';
 import { loggerOptions } from './lib/logger.js';
 import { registerHealth } from './http/plugins/health.js';
 import { registerIdempotency } from './http/plugins/idempotency.js';
+import { registerToolCallLedger } from './http/plugins/tool-calls.js';
 import { createMetrics, registerMetrics, registerMetricsRoute, type HttpMetrics } from './http/plugins/metrics.js';
 import { registerAdminDoc, registerOpenApi, registerPublicDocs } from './http/plugins/openapi.js';
 import { listenerConstraint, registerPlane, requirePlanes } from './http/planes.js';
@@ -162,6 +163,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       const v1Methods = notFoundOrWrongMethod(allowedMethodsOf(app, ['v1'], ROUTER_OPTIONS));
       await v1.register(async (prefixed) => prefixed.setNotFoundHandler(v1Methods), { prefix: '/v1' });
       registerIdempotency(v1, ctx.db);
+      registerToolCallLedger(v1, ctx.db);
       registerV1Routes(v1 as unknown as App, ctx);
       // The MCP endpoint (issue 35): outside /v1, behind the same gate.
       registerMcpRoutes(v1 as unknown as App, ctx.config);

@@ -1,12 +1,13 @@
 /**
  * Running a tool: its arguments become the REST request of its operation (path, query, body,
- * and an Idempotency-Key derived from the call's id), which the caller's `perform` sends through
+ * and an Idempotency-Key derived from the call's id and its last write), which the caller's `perform` sends through
  * the operation's own route with the caller's key. The answer comes back as data or as the API
  * error, unchanged.
  */
 import { bodyHashOf } from '../db/idempotency.js';
 import { derived, writes } from './registry.js';
 import type { AgentTool, ToolMethod } from './tool.js';
+import type { ToolWrite } from '../modules/tool-calls/service.js';
 
 export interface OperationRequest {
   method: ToolMethod;
@@ -40,17 +41,69 @@ function queryValue(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** An ISO 8601 instant with its offset: written in several ways for one instant. */
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
 /**
- * A retry of a writing tool is the same call of the same tool with the same arguments: their
- * hash is its Idempotency-Key, so the idempotency store (src/db/idempotency.ts) answers the
- * first result across processes and writes nothing more.
+ * The arguments as what they mean, so that a retry a model spells another way is the same
+ * request: an instant as the instant it denotes (`…:00Z`, `…:00.000Z` and `…+01:00` of it are
+ * one), absent arguments dropped (key order does not matter to bodyHashOf). They are also what
+ * is sent, so that a replay's body is the first one's (the idempotency store compares them).
+ * A null is kept: an optional argument that may not be null is refused before any request, so a
+ * null that gets here is a value (a field cleared), not an absent argument.
  */
-export function retryKey(tool: AgentTool, callId: string, args: Record<string, unknown>): string {
-  return `tool:${tool.name}:${bodyHashOf({ callId, args })}`;
+export function canonicalArguments(value: unknown): unknown {
+  if (typeof value === 'string' && INSTANT.test(value)) {
+    const ms = Date.parse(value);
+    return Number.isNaN(ms) ? value : new Date(ms).toISOString();
+  }
+  if (Array.isArray(value)) return value.map(canonicalArguments);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, v] of Object.entries(value as Record<string, unknown>)) if (v !== undefined) out[name] = canonicalArguments(v);
+  return out;
+}
+
+/** The hash of a writing call's canonical arguments: its call's id left out (it is the call, not the request). */
+export function argumentsHash(canonical: Record<string, unknown>): string {
+  const { callId: _callId, ...request } = canonical;
+  return bodyHashOf(request);
+}
+
+/** The call's last successful writing tool call, shared by every process (src/modules/tool-calls). */
+export interface CallLedger {
+  lastWrite(callId: string): Promise<ToolWrite | null>;
+  recordWrite(callId: string, write: ToolWrite): Promise<void>;
+}
+
+/**
+ * The Idempotency-Key of a writing tool call. A retry (the same tool with the same canonical
+ * arguments as the call's last successful write, nothing written since) takes that write's key,
+ * so the idempotency store answers its first result and writes nothing more; two identical
+ * calls in flight together take one key, so one writes. Any other writing call is a new attempt:
+ * its key hashes the previous write's key too, so book → cancel → book books again.
+ */
+export function retryKey(tool: AgentTool, callId: string, argsHash: string, last: ToolWrite | null): string {
+  if (last && last.tool === tool.name && last.argsHash === argsHash) return last.idempotencyKey;
+  return `tool:${tool.name}:${bodyHashOf({ callId, args: argsHash, after: last?.idempotencyKey ?? null })}`;
+}
+
+/** Arguments the call's id stands for when the model leaves them out: a handoff's `callId`, a hold's holder (`holderRef`). */
+export function withCallId(tool: AgentTool, args: Record<string, unknown>, callId: string | undefined): Record<string, unknown> {
+  if (!callId) return args;
+  let full = args;
+  for (const name of ['callId', 'holderRef']) {
+    if (derived(tool).places.get(name)?.in === 'body' && args[name] === undefined) full = { ...full, [name]: callId };
+  }
+  return full;
 }
 
 /** The REST request of a tool call, or the wrong arguments that stop it before any request. */
-export function requestOf(tool: AgentTool, args: Record<string, unknown>, callId: string | undefined): { request: OperationRequest } | { error: ToolError } {
+export function requestOf(
+  tool: AgentTool,
+  args: Record<string, unknown>,
+  idempotencyKey: string | undefined,
+): { request: OperationRequest } | { error: ToolError } {
   const { places } = derived(tool);
   const params: Record<string, string> = {};
   const query: Record<string, string> = {};
@@ -80,7 +133,6 @@ export function requestOf(tool: AgentTool, args: Record<string, unknown>, callId
     return { error: { code: 'invalid_request', message: 'La richiesta non è valida: correggi i campi indicati.', details: { in: 'arguments', issues } } };
   }
   const path = tool.operation.url.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
-  const idempotencyKey = writes(tool) && callId ? retryKey(tool, callId, args) : undefined;
   if (body && Object.keys(body).length === 0 && !tool.body) body = undefined;
   return { request: { method: tool.operation.method, path, query, body, idempotencyKey } };
 }
@@ -91,11 +143,28 @@ export function callIdOf(header: string | undefined, args: Record<string, unknow
   return header && header.length > 0 ? header : undefined;
 }
 
-export async function runTool(tool: AgentTool, args: Record<string, unknown>, callId: string | undefined, perform: Perform): Promise<ToolOutcome> {
-  const built = requestOf(tool, args, callId);
+/**
+ * Runs a tool call. A writing tool with a call id reads the call's last write in `ledger` for its
+ * Idempotency-Key (retryKey) and, once it succeeded, records itself there.
+ */
+export async function runTool(
+  tool: AgentTool,
+  args: Record<string, unknown>,
+  callId: string | undefined,
+  perform: Perform,
+  ledger?: CallLedger,
+): Promise<ToolOutcome> {
+  const sent = writes(tool) ? (canonicalArguments(args) as Record<string, unknown>) : args;
+  const write = writes(tool) && callId ? { callId, argsHash: argumentsHash(sent) } : null;
+  const last = write && ledger ? await ledger.lastWrite(write.callId) : null;
+  const idempotencyKey = write ? retryKey(tool, write.callId, write.argsHash, last) : undefined;
+  const built = requestOf(tool, sent, idempotencyKey);
   if ('error' in built) return { ok: false, error: built.error };
   const response = await perform(built.request);
-  if (response.status >= 200 && response.status < 300) return { ok: true, data: response.body };
+  if (response.status >= 200 && response.status < 300) {
+    if (write && ledger && idempotencyKey) await ledger.recordWrite(write.callId, { tool: tool.name, argsHash: write.argsHash, idempotencyKey });
+    return { ok: true, data: response.body };
+  }
   const envelope = (response.body as { error?: ToolError } | null)?.error;
   const error: ToolError = envelope
     ? { code: envelope.code, message: envelope.message, details: envelope.details ?? null }

@@ -23,8 +23,18 @@ const NEXT_STEP: Record<string, string> = {
 const AI_OFF =
   'The clinic has switched AI processing off: tell the caller that the assistant is not available and that the clinic will call them back, then end politely.';
 
+/**
+ * A refused hold is no reason to hand off: holding is optional, and booking the slot directly
+ * still works (the caps bound holds, not bookings).
+ */
+const HOLD_REFUSED =
+  'Holding is not possible now, but booking is: once the caller confirms, book the slot directly with book_appointment (calendarId, start, patientId), without holdId.';
+const HOLD_REASONS: ReadonlySet<unknown> = new Set(['hold_limit', 'hold_limit_calendar', 'hold_life_exceeded']);
+
 export function nextStep(error: ToolError): string {
-  if (error.details && (error.details as { reason?: unknown }).reason === 'ai_disabled') return AI_OFF;
+  const reason = (error.details as { reason?: unknown } | null)?.reason;
+  if (reason === 'ai_disabled') return AI_OFF;
+  if (error.code === 'conflict' && HOLD_REASONS.has(reason)) return HOLD_REFUSED;
   return NEXT_STEP[error.code] ?? NEXT_STEP.internal_error!;
 }
 

@@ -55,6 +55,7 @@ export const RESET_TABLES = [
   'chairs',
   'staff_profiles',
   'idempotency_keys',
+  'tool_call_writes',
 ] as const;
 
 /**

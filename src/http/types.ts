@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { Actor, AuthContext } from '../core/actor.js';
 import type { Scope } from '../modules/auth/scopes.js';
 import type { IdempotencyRecord } from './plugins/idempotency.js';
+import type { ToolCallLedger } from '../modules/tool-calls/service.js';
 import type { RateLimits, RateWindowState, WindowRule } from './rate-limit/limiter.js';
 import type { DeclaredReasons, ValidationIssue } from '../core/errors.js';
 
@@ -81,6 +82,8 @@ declare module 'fastify' {
     /** Who acts, with the request id and logger: what services take. Set with `auth`. */
     actor: Actor;
     idempotency: IdempotencyRecord | null;
+    /** The agent tools' call ledger of the caller's clinic (src/http/plugins/tool-calls.ts). */
+    toolCalls: ToolCallLedger;
     /** Every rate-limit window this request was counted in, as counted (GET /v1/meta shows them). */
     rateWindows: readonly RateWindowState[];
   }

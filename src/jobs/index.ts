@@ -5,13 +5,15 @@ import { documentJobs } from '../modules/documents/jobs.js';
 import { conversationJobs } from '../modules/conversations/jobs.js';
 import { webhookJobs } from '../modules/webhooks/jobs.js';
 import { purgeLapsedHolds } from '../modules/holds/service.js';
+import { purgeToolCallWrites } from '../modules/tool-calls/service.js';
 import { expireOffers } from '../modules/waitlist/offers.js';
 import { refreshRecallWorklists } from '../modules/recalls/service.js';
 import type { Job } from './scheduler.js';
 
 export function allJobs(): Job[] {
   return [
-    { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: (ctx) => purgeIdempotencyKeys(ctx.db) },
+    // The agent tools' call ledger names idempotency keys: its rows go with them.
+    { name: 'purge-idempotency-keys', everyMs: 10 * 60_000, run: async (ctx) => (await purgeIdempotencyKeys(ctx.db)) + (await purgeToolCallWrites(ctx.db)) },
     // A lapsed hold blocks nothing (every read filters on expires_at): this only keeps the table small.
     { name: 'purge-lapsed-holds', everyMs: 60 * 60_000, run: (ctx) => purgeLapsedHolds(ctx.db) },
     // A lapsed offer keeps its slot until this passes it to the next waitlist entry.

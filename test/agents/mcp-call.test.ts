@@ -197,9 +197,9 @@ describe('the MCP endpoint', () => {
     const patients = (await callTool(server.url, key, 'search_patients', { q: 'Rossi', phoneLast: '4567' })).structuredContent.data;
     const first = await callTool(server.url, key, 'book_appointment', { calendarId: calendar.id, start, patientId: patients[0].id });
     expect(first.isError).toBeFalsy();
-    const taken = toolError(
-      await callTool(server.url, key, 'book_appointment', { calendarId: calendar.id, start, patientId: patients[0].id, callId: 'another' }),
-    );
+    // Another patient: the same patient would be answered its own appointment (a retry).
+    const other = (await callTool(server.url, key, 'search_patients', { q: 'Bianchi' })).structuredContent.data[0];
+    const taken = toolError(await callTool(server.url, key, 'book_appointment', { calendarId: calendar.id, start, patientId: other.id, callId: 'another' }));
     expect(taken.code).toBe('no_availability');
     expect(taken.details.reason).toBe('slot_taken');
     expect(taken.details.alternatives.length).toBeGreaterThan(0);

@@ -479,6 +479,8 @@ export interface paths {
          *
          *     Answers `201` with the appointment and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.
          *
+         *     A retry needs no `Idempotency-Key` (platforms that retry a failed request send none): when the patient already has a live appointment (scheduled or confirmed) at exactly this calendar and `start` (and this `doctorId`, when one is named), the booking answers `200` with that appointment instead of `409 slot_taken`, and writes nothing (no second appointment, no second event), whatever else the body says. Another patient still gets `409 no_availability` `slot_taken`.
+         *
          *     `409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).
          *
          *     Of parallel bookings and holds of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair, and bookings and holds take the same schedule locks).
@@ -572,6 +574,8 @@ export interface paths {
          * @description Moves the appointment to the slot starting at `start` of the calendar it came from (`calendarId`), optionally with another doctor of the calendar. Records `appointment.rescheduled` with `data.previous`.
          *
          *     Rules of the calendar: `403 forbidden` with `details.reason` `outside_calendar` (the appointment has no calendar: change it from the clinic’s agenda), `cancellation_notice` (less than the calendar’s cancellation notice before the current start) or `not_bookable_by_agent` (the calendar’s `bookableBy` excludes the key’s channel). An agent key sets `origin` to `bot` or `voice`.
+         *
+         *     A move to the time the appointment already has (and its doctor, when `doctorId` is named), e.g. the retry of a move that went through, answers the appointment unchanged (`200`, no event), before the cancellation notice is checked.
          *
          *     `409 conflict` reason `not_reschedulable` when the appointment is not in scheduled, confirmed or pending; `409 no_availability` (`slot_taken` or `outside_availability`, with `details.alternatives`) when the new time cannot be booked; `If-Match` mismatch is `409 version_mismatch`.
          *
@@ -791,13 +795,13 @@ export interface paths {
         put?: never;
         /**
          * Hold a free slot while the caller confirms
-         * @description Keeps the free slot starting at `start` for `ttlSeconds` (30-600, default 300) for the call or chat `holderRef`, at `doctorId` when given or the first free doctor and chair. Answers `201` with the hold. From then on the time is missing from everyone’s availability and bookings (`409 no_availability` reason `slot_taken` with `details.heldUntil`), until it is booked (createAppointment with `holdId`), released (releaseSlotHold) or lapses at `expiresAt`.
+         * @description Keeps the free slot starting at `start` for `ttlSeconds` (30-600, default 300) for the call or chat `holderRef` (its holder), at `doctorId` when given or the first free doctor and chair. Answers `201` with the hold. From then on the time is missing from everyone’s availability and bookings (`409 no_availability` reason `slot_taken` with `details.heldUntil`), until it is booked (createAppointment with `holdId`), released (releaseSlotHold) or lapses at `expiresAt`.
          *
-         *     A new hold with the same `holderRef` by the same key replaces the old one (whose time is freed first). Of parallel holds and bookings of one time exactly one wins, on both engines (they take the same schedule locks).
+         *     A holder holds one slot at a time: a new hold with the same `holderRef` by the same key replaces the old one (whose time is freed first). Of parallel holds and bookings of one time exactly one wins, on both engines (they take the same schedule locks). Distinct holders of one key (the concurrent calls of a clinic’s voice key) are not refused while free slots remain.
          *
-         *     A key holds at most 10 live slots at once (a call needs one): beyond that, `409 conflict` reason `hold_limit` with `details.limit` and `details.nextExpiresAt`, until one is released, booked or lapses.
+         *     Without `holderRef` the key itself is the holder, of one slot per calendar at a time (its `holderRef` reads `key:<calendarId>`): while that hold lives, a hold of another time of the calendar without `holderRef` is `409 conflict` reason `hold_limit_calendar` with `details.limit` (1), `details.heldStart` and `details.expiresAt` (send a `holderRef` per call, release it, or book directly); the same time again renews it. Without a holderRef a caller changing their mind cannot be told from a second caller, and replacing would take the first caller’s slot away unseen.
          *
-         *     No key can hold a calendar away from the other callers. Of one calendar, a key holds at most a third of the slots of a day (the clinic-local day of `start`; its slots are those getCalendarAvailability lists for it from now, of `doctorId` when given, plus the ones this key holds there), never fewer than 1: a day of 6 slots lets one key hold 2. Beyond that, `409 conflict` reason `hold_limit_calendar` with `details.limit`, `details.windowStart` and `details.windowEnd`. A replaced hold is not counted.
+         *     A key holds at most 50 live slots at once, whatever its holders (a call needs one): beyond that, `409 conflict` reason `hold_limit` with `details.limit` and `details.nextExpiresAt`, until one is released, booked or lapses.
          *
          *     A holder’s holds live at most 15 minutes in all, from the first hold of its `holderRef`: a replacement keeps that deadline (its `expiresAt` is never later), and once it has passed, holding again with the same `holderRef` is `409 conflict` reason `hold_life_exceeded` (with `details.firstHeldAt` and `details.deadline`): book the slot without a hold. A holder starts afresh once its hold was booked or released (releaseSlotHold), or 15 minutes after its last hold lapsed.
          *
@@ -9556,10 +9560,10 @@ export interface operations {
                      */
                     ttlSeconds?: number;
                     /**
-                     * @description The call or chat id the hold is for: a new hold with the same `holderRef` (same key) replaces the old one
+                     * @description The call or chat id the hold is for (its holder): a new hold with the same `holderRef` (same key) replaces the old one. Without it the key itself is the holder, of one slot per calendar at a time
                      * @example CA1f2e3d4c5b6a
                      */
-                    holderRef: string;
+                    holderRef?: string;
                 };
             };
         };
@@ -9618,6 +9622,7 @@ export interface operations {
                          * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
                          */
                         chairId: string | null;
+                        /** @description The holder: the `holderRef` sent, or `key:<calendarId>` for a hold sent without one */
                         holderRef: string;
                         /**
                          * Format: date-time

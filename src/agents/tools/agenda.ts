@@ -40,7 +40,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     name: 'hold_slot',
     title: 'Hold a slot while the caller confirms',
     description: [
-      'Keep the slot the caller likes (`start` from find_slots) for `ttlSeconds` (default 300) while they confirm, so nobody else takes it. `holderRef` is your call or chat id: a new hold with it replaces the old one.',
+      'Keep the slot the caller likes (`start` from find_slots) for `ttlSeconds` (default 300) while they confirm, so nobody else takes it. `holderRef` is your call or chat id (the call id is used when you leave it out): a call holds one slot at a time (a new hold replaces the old one), for at most 15 minutes in all. If a hold is refused (`hold_limit`, `hold_limit_calendar`, `hold_life_exceeded`), book directly with book_appointment.',
       'If the slot was taken meanwhile, the error lists `alternatives`: offer them. Then book with book_appointment and `holdId`, or free it with release_hold.',
     ].join(' '),
     operation: { method: 'POST', url: '/v1/calendars/:id/holds', operationId: 'createSlotHold' },

@@ -13,8 +13,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { callIdOf, runTool, type Perform, type ToolOutcome } from '../../agents/executor.js';
-import { annotationsOf, derived, describe, listed, toolNamed } from '../../agents/registry.js';
+import { callIdOf, runTool, withCallId, type Perform, type ToolOutcome } from '../../agents/executor.js';
+import { annotationsOf, describe, listed, toolNamed } from '../../agents/registry.js';
 import { mcpResult, nowLine } from '../../agents/results.js';
 import type { AgentTool } from '../../agents/tool.js';
 import { callable, namesAsked, READONLY_VALUES, readonlyAsked, visibleTools, type ToolFilter } from '../../agents/visibility.js';
@@ -78,15 +78,15 @@ export async function callForRequest(
     };
   }
   const callId = callIdOf(platformCallId, args);
-  // A tool whose operation takes the call's id itself (hand_off) gets the header's when not given.
-  const full = callId && derived(tool).places.get('callId')?.in === 'body' && args.callId === undefined ? { ...args, callId } : args;
+  // Arguments the call's id stands for when not given (hand_off's callId, hold_slot's holderRef).
+  const full = withCallId(tool, args, callId);
   const issues = checkArguments(tool, full);
   if (issues.length > 0)
     return {
       ok: false,
       error: { code: 'invalid_request', message: 'La richiesta non è valida: correggi i campi indicati.', details: { in: 'arguments', issues } },
     };
-  return runTool(tool, full, callId, perform);
+  return runTool(tool, full, callId, perform, request.toolCalls);
 }
 
 /**

@@ -37,6 +37,11 @@ function assertNotice(cal: CalendarRow, current: AppointmentRow): void {
 
 const API_MOVABLE: ReadonlySet<string> = new Set(['scheduled', 'confirmed', 'pending']);
 
+/** The move asks for the time (and doctor, when one is named) the appointment already has. */
+function sameSlot(current: AppointmentRow, start: string, doctorId: string | undefined): boolean {
+  return new Date(start).getTime() === current.start_at.getTime() && (doctorId === undefined || doctorId === current.doctor_id);
+}
+
 /** One attempt at a move, in `trx`; a NoSlot when the new slot is not to be had. */
 async function rescheduleIn(trx: Transaction, actor: Actor, id: string, input: RescheduleInput, expected: number | null): Promise<AppointmentRow | NoSlot> {
   const opts = { doctorId: input.doctorId?.toLowerCase(), excludeAppointmentId: id };
@@ -47,6 +52,9 @@ async function rescheduleIn(trx: Transaction, actor: Actor, id: string, input: R
   const issues: ValidationIssue[] = [];
   if (opts.doctorId && !cal.doctor_ids.includes(opts.doctorId)) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });
   if (issues.length > 0) throw ApiError.invalid('body', issues);
+  // Already there (a retry of a move that went through, or a move to where it is): answered
+  // unchanged, with no event, before the notice, which the first move may have brought near.
+  if (sameSlot(current, input.start, opts.doctorId)) return current;
   assertNotice(cal, current);
   assertBookableBy(cal, actor);
   // The 409's alternatives are of any doctor, unless one was asked for.

@@ -15,7 +15,7 @@ import type { Db, Transaction } from '../../db/transaction.js';
 import { withCommitInLast } from '../../db/then-commit.js';
 import { agentOrigin, bookingChannel, type Actor } from '../../core/actor.js';
 import { keyHoldOf, markHoldUsed, type HoldRow } from '../holds/store.js';
-import { appointmentById, hasAppointment, readCalendarAndPatient, type BusyQuery, type CalendarRow } from './store.js';
+import { appointmentById, hasAppointment, liveAppointmentAt, readCalendarAndPatient, type BusyQuery, type CalendarRow } from './store.js';
 import {
   answeringNoSlot,
   claimSlot,
@@ -175,14 +175,37 @@ async function bookIn(trx: Transaction, who: Actor, input: BookInput, commits: b
 }
 
 /**
+ * A booking refused for its slot that this patient already has: their live appointment at that
+ * calendar and start (and doctor, when one was named), booked by an earlier try of the same
+ * request (a platform's retry after a timeout, a model's retry spelling its arguments another
+ * way). Read only after the refusal, so a booking that goes through pays nothing for it.
+ */
+async function sameBooking(db: Db, who: Actor, input: BookInput, none: NoSlot): Promise<{ row: AppointmentRow; replayed: boolean } | null> {
+  if (input.holdId) return null; // a hold's booking answers its used hold itself (bookIn)
+  const row = await liveAppointmentAt(db, who.clinicId, {
+    patientId: input.patientId.toLowerCase(),
+    calendarId: none.cal.id,
+    start: none.start,
+    doctorId: input.doctorId?.toLowerCase(),
+  });
+  return row ? { row, replayed: true } : null;
+}
+
+/**
  * Books a free slot of a calendar through the API (or the slot of a hold). `replayed`: the
- * hold was already used for this patient, and its appointment is answered again.
+ * booking was made already (the hold was used for this patient, or the patient has a live
+ * appointment at exactly that slot), and that appointment is answered again: nothing is written.
  */
 export async function book(db: Db, who: Actor, input: BookInput): Promise<{ row: AppointmentRow; replayed: boolean }> {
   // `commits`: a booking without a hold ends with its insert, which then carries the COMMIT
   // (insertAppointment); where it refuses to, the booking runs again without, afresh.
   const attempt = (commits: boolean) => db.transaction().execute((trx) => unlessNoSlot(bookIn(trx, who, input, commits)));
-  return answeringNoSlot(db, who, () => withCommitInLast(attempt));
+  return answeringNoSlot(
+    db,
+    who,
+    () => withCommitInLast(attempt),
+    (none) => sameBooking(db, who, input, none),
+  );
 }
 
 export async function bookAppointment(db: Db, who: Actor, input: BookInput): Promise<AppointmentRow> {

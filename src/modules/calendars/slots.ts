@@ -88,12 +88,18 @@ export async function unlessNoSlot<T>(work: Promise<T | NoSlot>): Promise<T> {
   return answer;
 }
 
-/** Runs a booking command; the NoSlot that rolled it back becomes `409 no_availability` with alternatives. */
-export async function answeringNoSlot<T>(db: Db, actor: Actor, command: () => Promise<T>): Promise<T> {
+/**
+ * Runs a booking command; the NoSlot that rolled it back becomes `409 no_availability` with
+ * alternatives, unless `instead` answers it (after the rollback: a booking's retry finds the
+ * appointment it booked the first time).
+ */
+export async function answeringNoSlot<T>(db: Db, actor: Actor, command: () => Promise<T>, instead?: (none: NoSlot) => Promise<T | null>): Promise<T> {
   try {
     return await command();
   } catch (error) {
     if (!(error instanceof RolledBack)) throw error;
+    const answer = instead ? await instead(error.none) : null;
+    if (answer !== null) return answer;
     throw await noAvailability(db, actor.timeZone, error.none);
   }
 }
@@ -119,17 +125,12 @@ function windowAt(cal: CalendarRow, tz: string, start: Date, now?: Date): Window
   return window;
 }
 
-/**
- * A slot at a time: the free slot starting at `ask.start`, and the free slots of `span` (a window
- * around it: a hold's share of the calendar is measured on its day, src/modules/holds/caps.ts)
- * read by the same statement.
- */
-async function slotAmong(db: Db, tz: string, ask: SlotAsk, span: Window | null): Promise<Taken | NoSlot> {
+/** A slot at a time: the free slot starting at `ask.start`, with the free slots its read found. */
+async function slotAmong(db: Db, tz: string, ask: SlotAsk): Promise<Taken | NoSlot> {
   const { cal, start, opts } = ask;
   const window = windowAt(cal, tz, start, opts.now);
   if (!window) return noSlot('outside_availability', ask);
-  const read = (span && bookableWindow(cal, span.from, span.to, opts.now)) || window;
-  const free = await freeSlots(db, cal, tz, read, opts);
+  const free = await freeSlots(db, cal, tz, window, opts);
   const slot = free.find((s) => Date.parse(s.start) === start.getTime());
   return slot ? { slot, free } : noSlot('slot_taken', ask);
 }
@@ -140,11 +141,11 @@ async function slotAmong(db: Db, tz: string, ask: SlotAsk, span: Window | null):
  * found the slot with. Its locks are not taken: claimSlot.
  */
 export async function slotPreferring(db: Db, tz: string, ask: SlotAsk, anyDoctor: boolean): Promise<{ slot: Slot; ask: SlotAsk } | NoSlot> {
-  const found = await slotAmong(db, tz, ask, null);
+  const found = await slotAmong(db, tz, ask);
   if (!isNoSlot(found)) return { slot: found.slot, ask };
   if (!anyDoctor || found.reason !== 'slot_taken') return found;
   const any = { ...ask, opts: { ...ask.opts, doctorId: undefined } };
-  const again = await slotAmong(db, tz, any, null);
+  const again = await slotAmong(db, tz, any);
   return isNoSlot(again) ? again : { slot: again.slot, ask: any };
 }
 
@@ -201,19 +202,18 @@ function soleSchedules(cal: CalendarRow, opts: SlotOptions): Array<string | null
 }
 
 /**
- * A slot at a time, or among a span, taken: its doctor's and chair's schedule locks held until
- * commit, and its time read under them (soleSchedules), or else found, locked and checked again
- * (claimSlot); with the free slots of `span` the same read found (slotAmong). Only for a
- * transaction that takes no other schedule lock after it: two lock calls in one transaction can
- * deadlock with another's (lock_schedules orders the ids of one call).
+ * A slot at a time, taken: its doctor's and chair's schedule locks held until commit, and its
+ * time read under them (soleSchedules), or else found, locked and checked again (claimSlot).
+ * Only for a transaction that takes no other schedule lock after it: two lock calls in one
+ * transaction can deadlock with another's (lock_schedules orders the ids of one call).
  */
-export async function takeSlot(trx: Transaction, tz: string, ask: SlotAsk, span: Window | null = null): Promise<Taken | NoSlot> {
+export async function takeSlot(trx: Transaction, tz: string, ask: SlotAsk): Promise<Taken | NoSlot> {
   const sole = soleSchedules(ask.cal, ask.opts);
   if (sole) {
     await lockSchedules(trx, sole);
-    return slotAmong(trx, tz, ask, span);
+    return slotAmong(trx, tz, ask);
   }
-  const found = await slotAmong(trx, tz, ask, span);
+  const found = await slotAmong(trx, tz, ask);
   if (isNoSlot(found)) return found;
   return (await claimSlot(trx, found.slot, ask)) ?? found;
 }

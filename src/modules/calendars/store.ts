@@ -245,6 +245,27 @@ export async function appointmentById(trx: Transaction, id: string): Promise<App
   return trx.selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
+/**
+ * The patient's live appointment (scheduled or confirmed) at exactly this calendar and start,
+ * of this doctor when one is named, or undefined: what a retried booking answers.
+ */
+export async function liveAppointmentAt(
+  db: Db,
+  clinicId: string,
+  at: { patientId: string; calendarId: string; start: Date; doctorId: string | undefined },
+): Promise<AppointmentRow | undefined> {
+  let query = db
+    .selectFrom('appointments')
+    .selectAll()
+    .where('clinic_id', '=', clinicId)
+    .where('patient_id', '=', at.patientId)
+    .where('calendar_id', '=', at.calendarId)
+    .where('start_at', '=', at.start)
+    .where('status', 'in', ['scheduled', 'confirmed']);
+  if (at.doctorId) query = query.where('doctor_id', '=', at.doctorId);
+  return query.orderBy('created_at').limit(1).executeTakeFirst();
+}
+
 /** A page of the calendars the actor sees, by last modification, of a facility or of a doctor (GET /v1/calendars). */
 export async function pageCalendars(db: Db, actor: Actor, q: CalendarListQuery) {
   let query = db.selectFrom('calendars').selectAll().where('clinic_id', '=', actor.clinicId).where(facilityVisible('facility_id', actor));

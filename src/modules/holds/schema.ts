@@ -3,8 +3,13 @@ import { Type, type Static } from 'typebox';
 import { HOLD_LIFE_SECONDS } from './caps.js';
 import { InputTimestamp, Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
 
-/** A key holds at most this many live slots at once: a caller needs one, so holds cannot starve a calendar. */
-export const HOLDS_PER_KEY = 10;
+/**
+ * A key holds at most this many live slots at once. A call holds one slot at a time, and one key
+ * usually serves all of a clinic's concurrent calls: 50 is well above the lines a clinic answers
+ * at once (20 and more must never be refused while slots are free), and still bounds a runaway
+ * key (a loop inventing holderRefs) to 50 slots, each for at most the hold life.
+ */
+export const HOLDS_PER_KEY = 50;
 export const HOLD_TTL = { min: 30, max: 600, default: 300 } as const;
 
 export const NewHoldSchema = Type.Object(
@@ -14,12 +19,15 @@ export const NewHoldSchema = Type.Object(
     ttlSeconds: Type.Optional(
       Type.Integer({ minimum: HOLD_TTL.min, maximum: HOLD_TTL.max, default: HOLD_TTL.default, description: 'How long the hold lives (30-600 s, default 300)' }),
     ),
-    holderRef: Type.String({
-      minLength: 1,
-      maxLength: 255,
-      description: 'The call or chat id the hold is for: a new hold with the same `holderRef` (same key) replaces the old one',
-      examples: ['CA1f2e3d4c5b6a'],
-    }),
+    holderRef: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description:
+          'The call or chat id the hold is for (its holder): a new hold with the same `holderRef` (same key) replaces the old one. Without it the key itself is the holder, of one slot per calendar at a time',
+        examples: ['CA1f2e3d4c5b6a'],
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -33,7 +41,7 @@ export const HoldSchema = Type.Object(
     end: OutputTimestamp(),
     doctorId: Nullable(Uuid()),
     chairId: Nullable(Uuid()),
-    holderRef: Type.String(),
+    holderRef: Type.String({ description: 'The holder: the `holderRef` sent, or `key:<calendarId>` for a hold sent without one' }),
     expiresAt: OutputTimestamp({
       description: `When the hold lapses by itself: \`ttlSeconds\` from now, but never later than ${HOLD_LIFE_SECONDS / 60} minutes after the first hold of its \`holderRef\``,
     }),

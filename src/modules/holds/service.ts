@@ -10,7 +10,7 @@ import { findScoped } from '../../db/scoped.js';
 import { assertBookableBy } from '../calendars/booking.js';
 import type { SlotOptions } from '../calendars/service.js';
 import { answeringNoSlot, isNoSlot, takeSlot, unlessNoSlot, type NoSlot } from '../calendars/slots.js';
-import { HOLD_LIFE_SECONDS, keyLimitRefusal, lifeDeadline, lifeRefusal, shareRefusal, shareWindow, type HoldRefusal } from './caps.js';
+import { HOLD_LIFE_SECONDS, holderlessRefusal, keyHolderRef, keyLimitRefusal, lifeDeadline, lifeRefusal, type HoldRefusal } from './caps.js';
 import { HOLD_TTL, HOLDS_PER_KEY, type HoldView, type NewHold } from './schema.js';
 import { deleteLapsedHolds, deleteUnusedHold, insertHold, replaceAndCount, type HoldRow } from './store.js';
 
@@ -45,8 +45,8 @@ function refused(r: HoldRefusal): ApiError {
     case 'limit_calendar':
       return ApiError.conflict(
         'hold_limit_calendar',
-        { limit: r.limit, windowStart: r.window.from.toISOString(), windowEnd: r.window.to.toISOString() },
-        `Questa chiave tiene già ${r.held} dei ${r.slots} orari di questo calendario in questo giorno: rilasciane uno o prenota.`,
+        { limit: 1, heldStart: r.heldStart.toISOString(), expiresAt: r.expiresAt.toISOString() },
+        'Questa chiave tiene già un orario di questo calendario senza holderRef: prenota direttamente, rilascialo oppure indica holderRef (l’id della chiamata).',
       );
     case 'life_exceeded':
       return ApiError.conflict(
@@ -68,20 +68,20 @@ async function holdIn(trx: Transaction, actor: Actor, keyId: string, calendarId:
   assertBookableBy(cal, actor);
   // The same call holding again replaces its hold; the key's other live holds are counted under
   // the key's lock, with what the caps read (store.ts, caps.ts).
-  const window = shareWindow(actor.timeZone, start);
-  const live = await replaceAndCount(trx, { clinicId: actor.clinicId, keyId, holderRef: input.holderRef, calendarId: cal.id, window });
-  const early = lifeRefusal(live.firstHeldAt, live.now) ?? keyLimitRefusal(live.count, HOLDS_PER_KEY, live.nextExpiresAt);
+  const holderRef = input.holderRef ?? keyHolderRef(cal.id);
+  const live = await replaceAndCount(trx, { clinicId: actor.clinicId, keyId, holderRef });
+  const early =
+    lifeRefusal(live.firstHeldAt, live.now) ??
+    keyLimitRefusal(live.count, HOLDS_PER_KEY, live.nextExpiresAt) ??
+    holderlessRefusal(input.holderRef === undefined, live.replaced, start);
   if (early) throw refused(early);
-  // After the key's lock, which no schedule lock holder waits for: no cycle of waits. The
-  // read of the slot's time covers its whole day, for the calendar share (no statement more).
-  const taken = await takeSlot(trx, actor.timeZone, { cal, start, opts }, window);
+  // After the key's lock, which no schedule lock holder waits for: no cycle of waits.
+  const taken = await takeSlot(trx, actor.timeZone, { cal, start, opts });
   if (isNoSlot(taken)) return taken;
-  const share = shareRefusal(taken.free, live.held, window);
-  if (share) throw refused(share);
   const row = await insertHold(trx, {
     clinicId: actor.clinicId,
     keyId,
-    holderRef: input.holderRef,
+    holderRef,
     cal,
     slot: taken.slot,
     ttlSeconds: input.ttlSeconds ?? HOLD_TTL.default,
@@ -92,7 +92,7 @@ async function holdIn(trx: Transaction, actor: Actor, keyId: string, calendarId:
   return holdView(row);
 }
 
-/** Holds the free slot starting at `input.start` of the calendar for `input.holderRef`. */
+/** Holds the free slot starting at `input.start` of the calendar for `input.holderRef` (or, without one, for the key on this calendar). */
 export async function createHold(db: Db, actor: Actor, calendarId: string, input: NewHold): Promise<HoldView> {
   const keyId = keyOf(actor);
   return answeringNoSlot(db, actor, () => db.transaction().execute((trx) => unlessNoSlot(holdIn(trx, actor, keyId, calendarId, input))));

@@ -7,20 +7,20 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { SlotHoldsTable } from '../../db/tables/agenda.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import type { Slot, Window } from '../calendars/service.js';
+import type { Slot } from '../calendars/service.js';
 import type { CalendarRow } from '../calendars/store.js';
 import { HOLD_LIFE_SECONDS } from './caps.js';
 
 export type HoldRow = Selectable<SlotHoldsTable>;
 
-/** What a key holds besides the holder's hold it replaces (countKeyHolds). */
+/** What a key holds besides the holder's hold it replaces (replaceAndCount). */
 export interface KeyHolds {
   /** The key's other live holds. */
   count: number;
   /** When the first of them lapses, or null. */
   nextExpiresAt: Date | null;
-  /** The starts (ms) of the key's live holds of the calendar in the share's window. */
-  held: number[];
+  /** The replaced hold while it lives unused (its start and expiry), or null. */
+  replaced: { start: Date; expiresAt: Date } | null;
   /** When the holder first held (carried by the unused hold replaced), or null for a holder starting afresh. */
   firstHeldAt: Date | null;
   /** The database's clock (the transaction's start). */
@@ -36,18 +36,22 @@ export interface KeyHolds {
  * holder's first hold unless it was used, or lapsed a life ago (a holder starts afresh after as
  * long a pause).
  */
-export async function replaceAndCount(
-  trx: Transaction,
-  h: { clinicId: string; keyId: string; holderRef: string; calendarId: string; window: Window },
-): Promise<KeyHolds> {
+export async function replaceAndCount(trx: Transaction, h: { clinicId: string; keyId: string; holderRef: string }): Promise<KeyHolds> {
   await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`holds:${h.keyId}`}, 0))`.execute(trx);
-  const { rows } = await sql<{ n: number; next: Date | null; held: number[]; first_held_at: Date | null; now: Date }>`
+  const { rows } = await sql<{
+    n: number;
+    next: Date | null;
+    replaced_start: Date | null;
+    replaced_expires: Date | null;
+    first_held_at: Date | null;
+    now: Date;
+  }>`
     WITH replaced AS (
       DELETE FROM slot_holds WHERE clinic_id = ${h.clinicId} AND api_key_id = ${h.keyId} AND holder_ref = ${h.holderRef}
-      RETURNING first_held_at, appointment_id, expires_at)
+      RETURNING first_held_at, appointment_id, expires_at, start_at)
     SELECT count(*)::int AS n, min(expires_at) AS next,
-      coalesce(array_agg(round(extract(epoch FROM start_at) * 1000)::float8)
-        FILTER (WHERE calendar_id = ${h.calendarId} AND start_at >= ${h.window.from} AND start_at < ${h.window.to}), '{}') AS held,
+      (SELECT start_at FROM replaced WHERE appointment_id IS NULL AND expires_at > now()) AS replaced_start,
+      (SELECT expires_at FROM replaced WHERE appointment_id IS NULL AND expires_at > now()) AS replaced_expires,
       (SELECT first_held_at FROM replaced
         WHERE appointment_id IS NULL AND expires_at > now() - make_interval(secs => ${HOLD_LIFE_SECONDS})) AS first_held_at,
       now() AS now
@@ -58,7 +62,7 @@ export async function replaceAndCount(
   return {
     count: live.n,
     nextExpiresAt: live.next ? new Date(live.next) : null,
-    held: live.held.map(Number),
+    replaced: live.replaced_start && live.replaced_expires ? { start: new Date(live.replaced_start), expiresAt: new Date(live.replaced_expires) } : null,
     firstHeldAt: live.first_held_at === null ? null : new Date(live.first_held_at),
     now: new Date(live.now),
   };

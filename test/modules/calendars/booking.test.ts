@@ -196,8 +196,14 @@ describe('POST /v1/appointments (booking)', () => {
       .where('clinic_id', '=', tenant.clinicId)
       .execute();
     expect(e.map((x) => x.data as any).find((d) => d.id === res.id)).toMatchObject({ calendarId: cal.id, patientId: p, doctorId: cal.doctorIds[0] });
-    // The same slot again, capitals or not, is taken.
-    await expect(book({ calendarId: cal.id, patientId: p, doctorId: cal.doctorIds[0], start: at(4, 12) })).rejects.toMatchObject({ status: 409 });
+    // The same booking again, capitals or not, is a retry: the same appointment (200); for another patient the slot is taken.
+    const again = await api.raw.POST('/appointments', {
+      body: { calendarId: cal.id, patientId: p.toUpperCase(), doctorId: cal.doctorIds[0], start: at(4, 12) },
+    });
+    expect(again.response.status).toBe(200);
+    expect(again.data?.id).toBe(res.id);
+    const other = await insertPatient(server, tenant);
+    await expect(book({ calendarId: cal.id, patientId: other, doctorId: cal.doctorIds[0], start: at(4, 12) })).rejects.toMatchObject({ status: 409 });
   });
 
   it('records a gap left while no key was active before the booking’s own event (its insert then does not commit it alone)', async () => {
@@ -222,7 +228,8 @@ describe('POST /v1/appointments (booking)', () => {
     const cal = await makeCalendar(server, tenant);
     const p = await insertPatient(server, tenant);
     expect((await book({ calendarId: cal.id, patientId: p, start: at(5, 10) })).response.status).toBe(201);
-    const taken = await rejection(book({ calendarId: cal.id, patientId: p, start: at(5, 10) }));
+    // Another patient (the same one would be answered its appointment: a retry).
+    const taken = await rejection(book({ calendarId: cal.id, patientId: await insertPatient(server, tenant), start: at(5, 10) }));
     expect(taken.status).toBe(409);
     expect(taken.code).toBe('no_availability');
     expect(taken.reason).toBe('slot_taken');

@@ -1,6 +1,7 @@
 /**
- * Hold starvation (issue 33, item 1): one key cannot hold a calendar away from the other callers
- * (a third of a day's slots at most, race-safely), and a holder cannot renew its hold for ever.
+ * Hold caps: one key serving many concurrent calls (one holder each) is never refused while
+ * slots are free; one holder (a call, or the key itself when holds come without holderRef) holds
+ * one slot at a time, even of a calendar with a single slot a day, and cannot renew it for ever.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
@@ -9,7 +10,7 @@ import { createApiKey } from '../../../src/modules/auth/keys-service.js';
 import type { OperationTypes } from '../../../packages/client/src/index.js';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { at, insertPatient, makeCalendar } from '../../helpers/seed.js';
+import { at, makeCalendar } from '../../helpers/seed.js';
 
 let server: TestServer;
 let tenant: Tenant;
@@ -30,50 +31,86 @@ const freeStarts = async (calendarId: string, day: number, token = tenant.token)
     (s) => s.start,
   );
 const voiceKey = async () => (await createApiKey(server.ctx.db, tenant.clinicId, { name: 'voce', scopes: [...SCOPES], agent: 'voice_agent' })).token;
-/** A calendar of 6 half-hour slots a day (09:00-12:00 clinic time). */
-const smallCalendar = () =>
+/** A calendar of `slots` half-hour slots a day from 09:00 clinic time. */
+const dailyCalendar = (slots: number) =>
   makeCalendar(server, tenant, {
-    workingHours: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ open: '09:00', close: '12:00' }]])),
+    workingHours: Object.fromEntries(
+      ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [
+        d,
+        [{ open: '09:00', close: `${String(9 + Math.floor(slots / 2)).padStart(2, '0')}:${slots % 2 ? '30' : '00'}` }],
+      ]),
+    ),
   });
+const holdsOf = (keyId: string) => server.ctx.db.selectFrom('slot_holds').select(['start_at', 'holder_ref']).where('api_key_id', '=', keyId).execute();
 
 describe('hold caps', () => {
-  it('one key holding every slot of a 6-slot day gets 2 of them, even in parallel; the others stay bookable', async () => {
-    const cal = await smallCalendar();
+  it('never refuses 20 concurrent calls of one key holding one slot each of one service on one day while slots are free', async () => {
+    const cal = await makeCalendar(server, tenant);
     const day = 5;
-    const starts = await freeStarts(cal.id, day);
-    expect(starts).toHaveLength(6);
-    const starver = await voiceKey();
-    const results = await Promise.all(starts.map((start, i) => hold(cal.id, { start, holderRef: `starve-${i}` }, starver)));
-    const statuses = results.map((r) => r.response.status);
+    const starts = (await freeStarts(cal.id, day)).slice(0, 20);
+    expect(starts).toHaveLength(20);
+    const key = await createApiKey(server.ctx.db, tenant.clinicId, { name: 'voce', scopes: [...SCOPES], agent: 'voice_agent' });
+    const results = await Promise.all(starts.map((start, i) => hold(cal.id, { start, holderRef: `call-${i}` }, key.token)));
+    expect(
+      results.map((r) => r.response.status),
+      JSON.stringify(results.map((r) => r.error)),
+    ).toEqual(starts.map(() => 201));
+    expect(await holdsOf(key.id)).toHaveLength(20);
+
+    // Of a day of 6 slots, 8 concurrent calls: the 6 slots are held, the 2 late callers hear the slot was taken (no cap).
+    const small = await dailyCalendar(6);
+    const six = await freeStarts(small.id, day);
+    expect(six).toHaveLength(6);
+    const wanted = [...six, six[0]!, six[1]!];
+    const raced = await Promise.all(wanted.map((start, i) => hold(small.id, { start, holderRef: `small-${i}` }, key.token)));
+    const statuses = raced.map((r) => r.response.status);
     expect(
       statuses.filter((s) => s === 201),
       JSON.stringify(statuses),
-    ).toHaveLength(2);
-    for (const refused of results.filter((r) => r.response.status !== 201)) {
+    ).toHaveLength(6);
+    for (const refused of raced.filter((r) => r.response.status !== 201)) {
       expect(refused.response.status).toBe(409);
-      expect(refused.error?.error.details).toMatchObject({ reason: 'hold_limit_calendar', limit: 2 });
+      expect(refused.error?.error.details).toMatchObject({ reason: 'slot_taken' });
     }
-    const held = await server.ctx.db.selectFrom('slot_holds').select('start_at').where('calendar_id', '=', cal.id).execute();
-    expect(held).toHaveLength(2);
+  });
 
-    // Replacing one of its own holds is not one more.
-    const mine = results.find((r) => r.response.status === 201)!.data!;
-    const free = await freeStarts(cal.id, day);
-    const moved = await hold(cal.id, { start: free[0]!, holderRef: mine.holderRef }, starver);
-    expect(moved.response.status, JSON.stringify(moved.error)).toBe(201);
+  it('lets a holder hold one slot at a time: a second hold replaces the first, whose slot is free again', async () => {
+    const cal = await dailyCalendar(6);
+    const key = await createApiKey(server.ctx.db, tenant.clinicId, { name: 'voce', scopes: [...SCOPES], agent: 'voice_agent' });
+    const [first, second] = await freeStarts(cal.id, 4);
+    expect((await hold(cal.id, { start: first!, holderRef: 'one-call' }, key.token)).response.status).toBe(201);
+    expect((await hold(cal.id, { start: second!, holderRef: 'one-call' }, key.token)).response.status).toBe(201);
+    expect((await holdsOf(key.id)).map((h) => h.start_at.toISOString())).toEqual([second]);
+    expect(await freeStarts(cal.id, 4)).toContain(first);
+  });
 
-    // The other callers still see and take the other 4.
-    const left = await freeStarts(cal.id, day);
-    expect(left).toHaveLength(4);
-    const other = await voiceKey();
-    expect((await hold(cal.id, { start: left[0]!, holderRef: 'other-call' }, other)).response.status).toBe(201);
-    const patientId = await insertPatient(server, tenant);
-    const booked = await server.api(tenant.token).raw.POST('/appointments', { body: { calendarId: cal.id, patientId, start: left[1]! } });
-    expect(booked.response.status, JSON.stringify(booked.error)).toBe(201);
+  it('a calendar with a single slot a day: one holder, or a key without holderRef, holds one of its slots at most', async () => {
+    const cal = await dailyCalendar(1);
+    const days = [3, 4, 5];
+    const starts = await Promise.all(days.map(async (d) => (await freeStarts(cal.id, d))[0]!));
+    const key = await createApiKey(server.ctx.db, tenant.clinicId, { name: 'voce', scopes: [...SCOPES], agent: 'voice_agent' });
 
-    // Another day has its own share.
-    const nextDay = await freeStarts(cal.id, day + 1);
-    expect((await hold(cal.id, { start: nextDay[0]!, holderRef: 'starve-next' }, starver)).response.status).toBe(201);
+    // One holder, day after day: it keeps only the last.
+    for (const start of starts) expect((await hold(cal.id, { start, holderRef: 'runaway' }, key.token)).response.status).toBe(201);
+    expect((await holdsOf(key.id)).map((h) => h.start_at.toISOString())).toEqual([starts[2]]);
+    expect(await freeStarts(cal.id, days[0]!)).toEqual([starts[0]]);
+
+    // Without holderRef the key is the holder of this calendar: a second day is refused, even in parallel; the same slot again renews.
+    const other = await createApiKey(server.ctx.db, tenant.clinicId, { name: 'rest', scopes: [...SCOPES] });
+    const parallel = await Promise.all(starts.slice(0, 2).map((start) => hold(cal.id, { start }, other.token)));
+    expect(parallel.map((r) => r.response.status).sort()).toEqual([201, 409]);
+    const won = parallel.find((r) => r.response.status === 201)!.data!;
+    expect(won.holderRef).toBe(`key:${cal.id}`);
+    const lost = parallel.find((r) => r.response.status === 409)!;
+    expect(lost.error?.error.details).toMatchObject({ reason: 'hold_limit_calendar', limit: 1, heldStart: won.start });
+    expect(await holdsOf(other.id)).toHaveLength(1);
+    const renewed = await hold(cal.id, { start: won.start }, other.token);
+    expect(renewed.response.status, JSON.stringify(renewed.error)).toBe(201);
+    expect(await holdsOf(other.id)).toHaveLength(1);
+    // Released, the key may hold another day's slot.
+    expect((await release(renewed.data!.id, other.token)).response.status).toBe(204);
+    const next = starts.find((s) => s !== won.start && s !== starts[2])!;
+    expect((await hold(cal.id, { start: next }, other.token)).response.status).toBe(201);
   });
 
   it('renewing a hold keeps its first deadline, and past its total life is refused, writing nothing', async () => {

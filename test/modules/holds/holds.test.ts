@@ -100,25 +100,26 @@ describe('slot holds', () => {
     expect(booked.data!.start).toBe(at(6, 9, 30));
   });
 
-  it('refuses bad input naming every field, and a key beyond 10 live holds with hold_limit, writing nothing', async () => {
+  it('refuses bad input naming every field, and a key beyond 50 live holds with hold_limit, writing nothing', async () => {
     const cal = await makeCalendar(server, tenant, { doctors: 1 });
     // Values outside the contract (not a date-time, under the minimum, empty): raw call.
     const bad = await server.call('POST', `/v1/calendars/${cal.id}/holds`, { token: tenant.token, body: { start: 'domani', ttlSeconds: 5, holderRef: '' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['holderRef', 'start', 'ttlSeconds']);
     const key = await createApiKey(server.ctx.db, tenant.clinicId, { name: 'voce', scopes: [...SCOPES], agent: 'voice_agent' });
-    for (let i = 0; i < 10; i++) expect((await hold(cal.id, { start: at(7, 8 + i), holderRef: `c${i}` }, key.token)).response.status).toBe(201);
-    const eleventh = await hold(cal.id, { start: at(7, 19), holderRef: 'c10' }, key.token);
-    expect(eleventh.response.status).toBe(409);
-    expect(eleventh.error?.error.details).toMatchObject({ reason: 'hold_limit', limit: 10 });
+    const slot = (i: number) => at(7 + Math.floor(i / 24), i % 24);
+    for (let i = 0; i < 50; i++) expect((await hold(cal.id, { start: slot(i), holderRef: `c${i}` }, key.token)).response.status).toBe(201);
+    const beyond = await hold(cal.id, { start: slot(50), holderRef: 'c50' }, key.token);
+    expect(beyond.response.status).toBe(409);
+    expect(beyond.error?.error.details).toMatchObject({ reason: 'hold_limit', limit: 50 });
     const count = await server.ctx.db
       .selectFrom('slot_holds')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('api_key_id', '=', key.id)
       .executeTakeFirstOrThrow();
-    expect(Number(count.n)).toBe(10);
+    expect(Number(count.n)).toBe(50);
     // Replacing one of its own holds is not a new one.
-    expect((await hold(cal.id, { start: at(7, 20), holderRef: 'c3' }, key.token)).response.status).toBe(201);
+    expect((await hold(cal.id, { start: slot(51), holderRef: 'c3' }, key.token)).response.status).toBe(201);
   });
 
   it('books a live hold without reading its time again, and still refuses what changed under it, writing nothing', async () => {
