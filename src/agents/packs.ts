@@ -22,8 +22,8 @@ function pathTemplate(tool: AgentTool): string {
   return tool.operation.url.replace(/:([A-Za-z0-9_]+)/g, (_, param: string) => `{${tool.params?.names[param] ?? param}}`);
 }
 
-function split(tool: AgentTool) {
-  const { input, places } = derived(tool);
+function split(tool: AgentTool, timeZone: string) {
+  const { input, places } = derived(tool, timeZone);
   const properties = input.properties as Record<string, JsonSchema>;
   const required = new Set((input.required as string[] | undefined) ?? []);
   const part = (where: 'path' | 'query' | 'body') => {
@@ -36,7 +36,7 @@ function split(tool: AgentTool) {
 export function packEntry(tool: AgentTool, platform: Platform, baseUrl: string, timeZone: string): PackEntry {
   const description = describe(tool, timeZone);
   const path = pathTemplate(tool);
-  const { input, path: pathParams, query, body } = split(tool);
+  const { input, path: pathParams, query, body } = split(tool, timeZone);
   const operation = { method: tool.operation.method, path, operationId: tool.operation.operationId };
   let definition: Record<string, unknown>;
   switch (platform) {

@@ -16,6 +16,7 @@ import { Type } from 'typebox';
 import { callIdOf, runTool, type Perform, type ToolOutcome } from '../../agents/executor.js';
 import { annotationsOf, derived, describe, toolNamed } from '../../agents/registry.js';
 import { mcpResult, nowLine } from '../../agents/results.js';
+import { withClinicTimes } from '../../agents/local-time.js';
 import type { AgentTool } from '../../agents/tool.js';
 import { callable, namesAsked, readonlyAsked, visibleTools, type ToolFilter } from '../../agents/visibility.js';
 import { aiDisabled } from '../../modules/auth/ai.js';
@@ -80,13 +81,14 @@ export async function callForRequest(
   const callId = callIdOf(platformCallId, args);
   // A tool whose operation takes the call's id itself (hand_off) gets the header's when not given.
   const full = callId && derived(tool).places.get('callId')?.in === 'body' && args.callId === undefined ? { ...args, callId } : args;
-  const issues = checkArguments(tool, full);
+  // A date-time without offset is the clinic's local time: its instant is sent (src/agents/local-time.ts).
+  const { args: timed, issues } = withClinicTimes(tool, full, request.actor.timeZone, derived(tool).times, checkArguments);
   if (issues.length > 0)
     return {
       ok: false,
       error: { code: 'invalid_request', message: 'La richiesta non è valida: correggi i campi indicati.', details: { in: 'arguments', issues } },
     };
-  return runTool(tool, full, callId, perform);
+  return runTool(tool, timed, callId, perform);
 }
 
 /**
@@ -110,7 +112,7 @@ function mcpServerFor(app: FastifyInstance, request: FastifyRequest): Server {
   const perform = performThroughRoutes(app, request);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: visibleTools(filterOf(request), toolScopes(app)).map((tool) => {
-      const { input, output } = derived(tool);
+      const { input, output } = derived(tool, timeZone);
       return {
         name: tool.name,
         title: tool.title,
