@@ -479,7 +479,7 @@ export interface paths {
          *
          *     Answers `201` with the appointment and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.
          *
-         *     `409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).
+         *     `409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId, localDate, localTime, partOfDay, label}` as the availability gives them) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).
          *
          *     Of parallel bookings and holds of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair, and bookings and holds take the same schedule locks).
          *
@@ -742,6 +742,8 @@ export interface paths {
         /**
          * Free slots of a calendar
          * @description The free slots whose start falls in the requested window [`from`, `to`), oldest first. Defaults: `from` now, `to` seven days after `from`; the window may span at most 31 days and `to` must follow `from` (`400` naming `to` otherwise).
+         *
+         *     Or a local day: `date` (`YYYY-MM-DD` in the clinic’s time zone) is that whole day, and with `partOfDay` only its `morning` (00:00-13:00), `afternoon` (13:00-18:00) or `evening` (18:00-24:00), the day’s own clock changes included. `date` and `partOfDay` do not go with `from`/`to` (`400` naming each of `from`, `to` sent), and `partOfDay` needs `date` (`400` naming `partOfDay`).
          *
          *     A slot lies on the calendar’s slot grid inside its working hours (clinic timezone), has a doctor of the calendar (or `doctorId`) and, when the calendar has chairs, a chair, neither busy in an overlapping appointment (cancelled, no-show, postponed and draft appointments do not hold time) nor in a live slot hold (createSlotHold). Each slot names the doctor and chair a booking would get.
          *
@@ -6781,7 +6783,10 @@ export interface operations {
                      *           "origin": "manual",
                      *           "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
-                     *           "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *           "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *           "localDate": "2026-03-04",
+                     *           "localTime": "09:30",
+                     *           "label": "martedì 4 marzo alle 9:30"
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -6856,6 +6861,21 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             updatedAt: string | null;
+                            /**
+                             * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
                         }[];
                         /** @description Pass it as `cursor` for the next page; null on the last page */
                         nextCursor: string | null;
@@ -7120,7 +7140,10 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 4 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -7191,6 +7214,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
+                        /**
+                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -7224,7 +7262,10 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 4 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -7295,6 +7336,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
+                        /**
+                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -7541,6 +7597,9 @@ export interface operations {
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 4 marzo alle 9:30",
                      *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "clinicalNotes": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "completionNotes": "Il paziente chiede un appuntamento per una pulizia."
@@ -7614,6 +7673,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
+                        /**
+                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                         /** @description Only with `clinical:read`; access-logged */
                         notes?: string | null;
                         /** @description Only with `clinical:read`; access-logged */
@@ -7865,7 +7939,10 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 4 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -7936,6 +8013,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
+                        /**
+                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -8184,7 +8276,10 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 4 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -8255,6 +8350,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
+                        /**
+                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -9174,15 +9284,22 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @description Start of the window (default now); not with `date`
                  * @example 2026-03-02T09:30:00Z
                  */
                 from?: string;
                 /**
-                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @description End of the window, exclusive (default `from` + 7 days); not with `date`
                  * @example 2026-03-02T09:30:00Z
                  */
                 to?: string;
+                /**
+                 * @description A day in the clinic’s time zone (`YYYY-MM-DD`): the window is that local day, instead of `from`/`to`
+                 * @example 2027-03-09
+                 */
+                date?: string;
+                /** @description With `date`: only that part of the local day, `morning` 00:00-13:00, `afternoon` 13:00-18:00, `evening` 18:00-24:00 */
+                partOfDay?: "morning" | "afternoon" | "evening";
                 /** @description Only slots of this doctor of the calendar */
                 doctorId?: string;
                 /** @description `day`: the first free slot of each day; `part_of_day`: of each part of each day */
@@ -9584,7 +9701,10 @@ export interface operations {
                      *       "doctorId": "2c9e8f7a-6b5d-4c3e-8f1a-9b0c7d6e5f4a",
                      *       "chairId": null,
                      *       "holderRef": "CA1f2e3d4c5b6a",
-                     *       "expiresAt": "2026-03-01T10:05:00.000Z"
+                     *       "expiresAt": "2026-03-01T10:05:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "mercoledì 4 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -9624,6 +9744,21 @@ export interface operations {
                          * @description When the hold lapses by itself: `ttlSeconds` from now, but never later than 15 minutes after the first hold of its `holderRef`
                          */
                         expiresAt: string;
+                        /**
+                         * @description The held slot’s start (one reading: the end is not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The held slot’s start (one reading: the end is not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The held slot’s start (one reading: the end is not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -11963,7 +12098,17 @@ export interface operations {
                      *         "facilityName": "Sede di Milano",
                      *         "openNow": true,
                      *         "closesAt": "2026-03-02T12:00:00.000Z",
-                     *         "nextOpening": "2026-03-02T13:00:00.000Z"
+                     *         "nextOpening": "2026-03-02T13:00:00.000Z",
+                     *         "closesAtLocal": {
+                     *           "localDate": "2026-03-02",
+                     *           "localTime": "13:00",
+                     *           "label": "lunedì 2 marzo alle 13:00"
+                     *         },
+                     *         "nextOpeningLocal": {
+                     *           "localDate": "2026-03-02",
+                     *           "localTime": "14:00",
+                     *           "label": "lunedì 2 marzo alle 14:00"
+                     *         }
                      *       },
                      *       "caller": {
                      *         "match": "patient",
@@ -11976,7 +12121,10 @@ export interface operations {
                      *               {
                      *                 "id": "3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
                      *                 "start": "2026-03-04T08:30:00.000Z",
-                     *                 "calendarName": "Igiene orale"
+                     *                 "calendarName": "Igiene orale",
+                     *                 "localDate": "2026-03-04",
+                     *                 "localTime": "09:30",
+                     *                 "label": "mercoledì 4 marzo alle 9:30"
                      *               }
                      *             ]
                      *           }
@@ -12010,6 +12158,42 @@ export interface operations {
                              * @description The next opening after now (within two weeks)
                              */
                             nextOpening: string | null;
+                            /** @description `closesAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            closesAtLocal: {
+                                /**
+                                 * @description `closesAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `closesAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `closesAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            } | null;
+                            /** @description `nextOpening` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            nextOpeningLocal: {
+                                /**
+                                 * @description `nextOpening`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `nextOpening`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `nextOpening` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            } | null;
                         };
                         caller: {
                             /** @enum {string} */
@@ -12037,6 +12221,21 @@ export interface operations {
                                     start: string;
                                     /** @description The service booked; null outside any calendar */
                                     calendarName: string | null;
+                                    /**
+                                     * @description The appointment’s start: `YYYY-MM-DD` in the clinic’s time zone
+                                     * @example 2026-03-04
+                                     */
+                                    localDate: string;
+                                    /**
+                                     * @description The appointment’s start: `HH:MM` in the clinic’s time zone
+                                     * @example 09:30
+                                     */
+                                    localTime: string;
+                                    /**
+                                     * @description The appointment’s start in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                     * @example martedì 4 marzo alle 9:30
+                                     */
+                                    label: string;
                                 }[];
                             }[];
                             /** @description Only when no patient matched */
@@ -26635,7 +26834,17 @@ export interface operations {
                      *           "status": "open",
                      *           "appointmentId": null,
                      *           "createdAt": "2026-03-02T08:00:00.000Z",
-                     *           "updatedAt": "2026-03-02T08:00:00.000Z"
+                     *           "updatedAt": "2026-03-02T08:00:00.000Z",
+                     *           "earliestLocal": {
+                     *             "localDate": "2026-03-02",
+                     *             "localTime": "09:00",
+                     *             "label": "lunedì 2 marzo alle 9:00"
+                     *           },
+                     *           "latestLocal": {
+                     *             "localDate": "2026-04-30",
+                     *             "localTime": "20:00",
+                     *             "label": "giovedì 30 aprile alle 20:00"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -26708,6 +26917,42 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             updatedAt: string;
+                            /** @description `earliest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            earliestLocal: {
+                                /**
+                                 * @description `earliest`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `earliest`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `earliest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
+                            /** @description `latest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            latestLocal: {
+                                /**
+                                 * @description `latest`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `latest`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `latest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
                         }[];
                         /** @description Pass it as `cursor` for the next page; null on the last page */
                         nextCursor: string | null;
@@ -26976,7 +27221,17 @@ export interface operations {
                      *       "status": "open",
                      *       "appointmentId": null,
                      *       "createdAt": "2026-03-02T08:00:00.000Z",
-                     *       "updatedAt": "2026-03-02T08:00:00.000Z"
+                     *       "updatedAt": "2026-03-02T08:00:00.000Z",
+                     *       "earliestLocal": {
+                     *         "localDate": "2026-03-02",
+                     *         "localTime": "09:00",
+                     *         "label": "lunedì 2 marzo alle 9:00"
+                     *       },
+                     *       "latestLocal": {
+                     *         "localDate": "2026-04-30",
+                     *         "localTime": "20:00",
+                     *         "label": "giovedì 30 aprile alle 20:00"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -27045,6 +27300,42 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string;
+                        /** @description `earliest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                        earliestLocal: {
+                            /**
+                             * @description `earliest`: `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description `earliest`: `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description `earliest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
+                        };
+                        /** @description `latest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                        latestLocal: {
+                            /**
+                             * @description `latest`: `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description `latest`: `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description `latest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
+                        };
                     };
                 };
             };
@@ -27293,7 +27584,17 @@ export interface operations {
                      *       "status": "open",
                      *       "appointmentId": null,
                      *       "createdAt": "2026-03-02T08:00:00.000Z",
-                     *       "updatedAt": "2026-03-02T08:00:00.000Z"
+                     *       "updatedAt": "2026-03-02T08:00:00.000Z",
+                     *       "earliestLocal": {
+                     *         "localDate": "2026-03-02",
+                     *         "localTime": "09:00",
+                     *         "label": "lunedì 2 marzo alle 9:00"
+                     *       },
+                     *       "latestLocal": {
+                     *         "localDate": "2026-04-30",
+                     *         "localTime": "20:00",
+                     *         "label": "giovedì 30 aprile alle 20:00"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -27362,6 +27663,42 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string;
+                        /** @description `earliest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                        earliestLocal: {
+                            /**
+                             * @description `earliest`: `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description `earliest`: `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description `earliest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
+                        };
+                        /** @description `latest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                        latestLocal: {
+                            /**
+                             * @description `latest`: `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description `latest`: `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description `latest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
+                        };
                     };
                 };
             };
@@ -27788,7 +28125,10 @@ export interface operations {
                      *           "status": "offered",
                      *           "appointmentId": null,
                      *           "createdAt": "2026-03-03T10:00:00.000Z",
-                     *           "updatedAt": "2026-03-03T10:00:00.000Z"
+                     *           "updatedAt": "2026-03-03T10:00:00.000Z",
+                     *           "localDate": "2026-03-05",
+                     *           "localTime": "09:30",
+                     *           "label": "giovedì 5 marzo alle 9:30"
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -27876,6 +28216,21 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             updatedAt: string;
+                            /**
+                             * @description The offered slot’s start (one reading: the end is not read out): `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description The offered slot’s start (one reading: the end is not read out): `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description The offered slot’s start (one reading: the end is not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
                         }[];
                         /** @description Pass it as `cursor` for the next page; null on the last page */
                         nextCursor: string | null;
@@ -28074,7 +28429,10 @@ export interface operations {
                      *       "status": "offered",
                      *       "appointmentId": null,
                      *       "createdAt": "2026-03-03T10:00:00.000Z",
-                     *       "updatedAt": "2026-03-03T10:00:00.000Z"
+                     *       "updatedAt": "2026-03-03T10:00:00.000Z",
+                     *       "localDate": "2026-03-05",
+                     *       "localTime": "09:30",
+                     *       "label": "giovedì 5 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -28158,6 +28516,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -28401,7 +28774,10 @@ export interface operations {
                      *       "status": "offered",
                      *       "appointmentId": null,
                      *       "createdAt": "2026-03-03T10:00:00.000Z",
-                     *       "updatedAt": "2026-03-03T10:00:00.000Z"
+                     *       "updatedAt": "2026-03-03T10:00:00.000Z",
+                     *       "localDate": "2026-03-05",
+                     *       "localTime": "09:30",
+                     *       "label": "giovedì 5 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -28485,6 +28861,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -28737,7 +29128,27 @@ export interface operations {
                      *           "attempts": 1,
                      *           "lastAttemptAt": "2026-03-01T10:00:00.000Z",
                      *           "lastOutcome": "no_answer",
-                     *           "nextAttemptAt": "2026-03-03T08:00:00.000Z"
+                     *           "nextAttemptAt": "2026-03-03T08:00:00.000Z",
+                     *           "lastVisitAtLocal": {
+                     *             "localDate": "2025-08-12",
+                     *             "localTime": "10:30",
+                     *             "label": "martedì 12 agosto alle 10:30"
+                     *           },
+                     *           "dueAtLocal": {
+                     *             "localDate": "2026-02-12",
+                     *             "localTime": "09:30",
+                     *             "label": "giovedì 12 febbraio alle 9:30"
+                     *           },
+                     *           "lastAttemptAtLocal": {
+                     *             "localDate": "2026-03-01",
+                     *             "localTime": "11:00",
+                     *             "label": "domenica 1 marzo alle 11:00"
+                     *           },
+                     *           "nextAttemptAtLocal": {
+                     *             "localDate": "2026-03-03",
+                     *             "localTime": "09:00",
+                     *             "label": "martedì 3 marzo alle 9:00"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -28788,6 +29199,78 @@ export interface operations {
                              * @description The first instant an attempt is allowed: now, or the end of the quiet hours, or when the weekly limit frees up
                              */
                             nextAttemptAt: string;
+                            /** @description `lastVisitAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            lastVisitAtLocal: {
+                                /**
+                                 * @description `lastVisitAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `lastVisitAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `lastVisitAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
+                            /** @description `dueAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            dueAtLocal: {
+                                /**
+                                 * @description `dueAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `dueAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `dueAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
+                            /** @description `lastAttemptAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            lastAttemptAtLocal: {
+                                /**
+                                 * @description `lastAttemptAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `lastAttemptAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `lastAttemptAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            } | null;
+                            /** @description `nextAttemptAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            nextAttemptAtLocal: {
+                                /**
+                                 * @description `nextAttemptAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `nextAttemptAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `nextAttemptAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
                         }[];
                         /** @description Pass it as `cursor` for the next page; null on the last page */
                         nextCursor: string | null;
