@@ -13,7 +13,7 @@ describe('localReading', () => {
   it('says every local day and hour as Intl does, in Rome, New York and Kathmandu (+05:45)', () => {
     for (const tz of ['Europe/Rome', 'America/New_York', 'Asia/Kathmandu']) {
       const wrong: string[] = [];
-      for (let t = Date.UTC(2026, 0, 1); t < Date.UTC(2028, 0, 1); t += 37 * 60_000) {
+      for (let t = Date.UTC(2026, 0, 1); t < Date.UTC(2028, 0, 1); t += 97 * 60_000) {
         const got = localReading(new Date(t), tz);
         const want = intlReading(new Date(t), tz);
         if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`${new Date(t).toISOString()} ${tz}: ${JSON.stringify(got)} ≠ ${JSON.stringify(want)}`);
@@ -31,7 +31,7 @@ describe('localReading', () => {
     });
     expect(localReading(new Date('2027-10-31T00:30:00Z'), 'Europe/Rome').localTime).toBe('02:30');
     expect(localReading(new Date('2027-10-31T01:30:00Z'), 'Europe/Rome').localTime).toBe('02:30');
-    expect(slotWords(new Date('2027-10-31T00:00:00Z'), 'Europe/Rome')).toMatchObject({ label: 'domenica 31 ottobre all’1:00', partOfDay: 'morning' });
+    expect(slotWords(new Date('2027-10-30T23:00:00Z'), 'Europe/Rome')).toMatchObject({ label: 'domenica 31 ottobre all’1:00', partOfDay: 'morning' });
   });
 
   it('localParts reads a year past 9999 too (format()’s text then has five digits: the parts are read instead)', () => {
