@@ -35,7 +35,7 @@ function pathTemplate(tool: AgentTool): string {
 
 export function packEntry(tool: AgentTool, platform: Platform, baseUrl: string, timeZone: string): PackEntry {
   const description = describe(tool, timeZone);
-  const { input } = derived(tool);
+  const { input } = derived(tool, timeZone);
   const operation = { method: tool.operation.method, path: pathTemplate(tool), operationId: tool.operation.operationId };
   const runUrl = `${baseUrl}${RUNNER_PATHS.run}/${tool.name}`;
   switch (platform) {

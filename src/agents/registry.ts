@@ -10,6 +10,7 @@ import { OUTBOUND_TOOLS } from './tools/outbound.js';
 import { PEOPLE_TOOLS } from './tools/people.js';
 import { VOICE_TOOLS } from './tools/voice.js';
 import { inputForModel, outputForModel } from './model-schema.js';
+import { exampleInstant, LOCAL_OR_INSTANT, LOCAL_TIME_NOTE } from './local-time.js';
 import { readOnly, type AgentTool } from './tool.js';
 
 export const AGENT_TOOLS: readonly AgentTool[] = [...VOICE_TOOLS, ...PEOPLE_TOOLS, ...AGENDA_TOOLS, ...OFFICE_TOOLS, ...OUTBOUND_TOOLS, ...CHAT_TOOLS];
@@ -51,12 +52,27 @@ interface Derived {
   output: JsonSchema;
   /** Argument name → where it goes in the REST request. */
   places: Map<string, { in: 'path'; param: string } | { in: 'query' } | { in: 'body' }>;
+  /** The date-time arguments: sent without offset, they are the clinic's local time (local-time.ts). */
+  times: string[];
+}
+
+/**
+ * A date-time argument as a model sees it: the operation's `format: date-time` asks for `Z` or an
+ * offset (the REST contract), which a strict client would enforce and a model would meet by
+ * converting the caller's hour itself; here a time without offset is also accepted, as the
+ * clinic's local time (local-time.ts turns it into the instant).
+ */
+function localTimeArgument(prop: JsonSchema): JsonSchema {
+  const { format: _format, examples: _examples, description, ...rest } = prop;
+  const said = typeof description === 'string' && !description.startsWith('ISO 8601') ? `${description.replace(/\.?$/, '.')} ` : '';
+  return { ...rest, pattern: LOCAL_OR_INSTANT, description: `${said}${LOCAL_TIME_NOTE}`, examples: ['2027-03-09T09:00', exampleInstant('Europe/Rome')] };
 }
 
 function derive(tool: AgentTool): Derived {
   const properties: Record<string, JsonSchema> = {};
   const required = new Set<string>();
   const places: Derived['places'] = new Map();
+  const times: string[] = [];
   if (tool.params) {
     const schema = plain(tool.params.schema) as { properties: Record<string, JsonSchema> };
     for (const [param, prop] of Object.entries(schema.properties)) {
@@ -73,7 +89,8 @@ function derive(tool: AgentTool): Derived {
     if (!source) continue;
     const schema = plain(source) as { properties: Record<string, JsonSchema>; required?: string[] };
     for (const [name, prop] of Object.entries(schema.properties)) {
-      properties[name] = prop;
+      properties[name] = prop.format === 'date-time' ? localTimeArgument(prop) : prop;
+      if (prop.format === 'date-time') times.push(name);
       places.set(name, { in: where });
     }
     for (const name of schema.required ?? []) required.add(name);
@@ -82,20 +99,37 @@ function derive(tool: AgentTool): Derived {
   if (writes(tool) && !properties.callId) properties.callId = CALL_ID;
   const input: JsonSchema = { type: 'object', properties, additionalProperties: false };
   if (required.size > 0) input.required = [...required];
-  return { input, output: tool.output ? plain(tool.output) : DONE, places };
+  return { input, output: tool.output ? plain(tool.output) : DONE, places, times };
 }
 
 const DERIVED = new Map(AGENT_TOOLS.map((t) => [t.name, derive(t)]));
+/** Per time zone, the input schemas whose date-time examples carry that zone's offset (a few zones per process). */
+const ZONED = new Map<string, Map<string, Derived>>();
 
-export function derived(tool: AgentTool): Derived {
-  return DERIVED.get(tool.name)!;
+/** With a clinic's `timeZone`: the date-time arguments' examples carry its offset (`+01:00` in Rome), never `Z`. */
+export function derived(tool: AgentTool, timeZone?: string): Derived {
+  const base = DERIVED.get(tool.name)!;
+  if (timeZone === undefined || base.times.length === 0) return base;
+  let zone = ZONED.get(timeZone);
+  if (!zone) ZONED.set(timeZone, (zone = new Map()));
+  let d = zone.get(tool.name);
+  if (!d) {
+    const properties = { ...(base.input.properties as Record<string, JsonSchema>) };
+    for (const name of base.times) properties[name] = { ...properties[name], examples: ['2027-03-09T09:00', exampleInstant(timeZone)] };
+    zone.set(tool.name, (d = { ...base, input: { ...base.input, properties } }));
+  }
+  return d;
 }
 
-/** The schemas `tools/list` shows a model: the derived ones cut to what helps it (model-schema.ts). */
-const LISTED = new Map(AGENT_TOOLS.map((t) => [t.name, { input: inputForModel(derived(t).input), output: outputForModel(derived(t).output) }]));
+/** The schemas `tools/list` shows a model: the derived ones cut to what helps it (model-schema.ts), per clinic zone. */
+const LISTED = new Map<string, Map<string, { input: JsonSchema; output: JsonSchema }>>();
 
-export function listed(tool: AgentTool): { input: JsonSchema; output: JsonSchema } {
-  return LISTED.get(tool.name)!;
+export function listed(tool: AgentTool, timeZone: string): { input: JsonSchema; output: JsonSchema } {
+  let zone = LISTED.get(timeZone);
+  if (!zone) LISTED.set(timeZone, (zone = new Map()));
+  let shown = zone.get(tool.name);
+  if (!shown) zone.set(tool.name, (shown = { input: inputForModel(derived(tool, timeZone).input), output: outputForModel(derived(tool).output) }));
+  return shown;
 }
 
 /** MCP's annotations: a GET reads; the rest write, none reaches outside the clinic's data. */

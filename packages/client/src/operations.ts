@@ -368,6 +368,21 @@ export const operations = {
     "path": "/webhook-endpoints/{id}/rotate-secret",
     "idempotent": true
   },
+  "runAgentTool": {
+    "method": "post",
+    "path": "/agent-tools/run/{tool}",
+    "idempotent": false
+  },
+  "runRetellFunction": {
+    "method": "post",
+    "path": "/agent-tools/retell",
+    "idempotent": false
+  },
+  "runRetellFunctionArgsAtRoot": {
+    "method": "post",
+    "path": "/agent-tools/retell/{tool}",
+    "idempotent": false
+  },
   "runVapiToolCalls": {
     "method": "post",
     "path": "/agent-tools/vapi",

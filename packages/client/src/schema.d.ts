@@ -104,9 +104,13 @@ export interface paths {
          *
          *     `matchedBy` is `name`, `nickname`, `phone`, `taxCode` or `email`. `closeMatches` counts every candidate (also beyond `limit`) whose score equals the best one, to 3 decimals: more than 1 means the query cannot tell them apart.
          *
-         *     **A name alone never identifies a patient.** People who are not patients get close hits with high scores, often one letter from a real patient, and no score separates them from a misspelled patient; `closeMatches: 1` only says that the best hit has no tie. Before acting on a patient (booking, reading or changing their data), confirm with a second detail the person says: `birthDate` (YYYY-MM-DD), `birthYear`, `phoneLast` (the last 4-15 digits of their phone) or `taxCode`. Each hit lists in `confirmedBy` the details sent that it matches, and the patients matching all of them come first. `confirmed` is true only when exactly one patient the query finds (on any page) matches every detail sent: that patient is `data[0]`, and the answer’s `confirmedBy` lists the details. Several patients matching (two namesakes born the same year) or none is `confirmed: false`: ask the person for another detail. A phone number is not a confirmation either (families share one). Never read the hits’ details to the caller to have them confirmed.
+         *     **A name alone never identifies a patient.** People who are not patients get close hits with high scores, often one letter from a real patient, and no score separates them from a misspelled patient; `closeMatches: 1` only says that the best hit has no tie. Before acting on a patient (booking, reading or changing their data), confirm with a second detail the person says: `birthDate` (YYYY-MM-DD), `birthYear`, `phoneLast` (the last 4-15 digits of their phone) or `taxCode`. Each hit lists in `confirmedBy` the details sent that it matches, and the patients matching all of them come first. `confirmed` is true only when exactly one patient the query finds (on any page) matches every detail sent and they are strong enough: that patient is `data[0]`, and the answer’s `confirmedBy` lists the details. Several patients matching (two namesakes born the same year) or none is `confirmed: false`: ask the person for another detail. Never read the hits’ details to the caller to have them confirmed.
          *
-         *     Callers say nicknames: a word that is a common Italian short form of a first name (Pino, Peppe for Giuseppe; Totò, Turi for Salvatore; Checco for Francesco; Mimmo for Domenico; Rita for Margherita; Pina for Giuseppina; the full table is the patients module’s `nicknames.ts` in the repository) is also searched as the registered name, with `matchedBy: nickname` and 0.9 times the score, so a patient registered under the nickname itself comes first.
+         *     **Which details confirm.** Alone: `birthDate`, `phoneLast`, `taxCode`, and a `q` that is a tax code (it counts as the `taxCode` detail). `birthYear` alone only when `q` is the patient’s own registered name (equal without case, accents, spaces or word order; a nickname or a near name is not their own); otherwise only together with another detail: one sent, or a `q` that is the patient’s full phone or email. A full phone or email alone never confirms (families share them).
+         *
+         *     **Agent keys** (voice agents and chat bots, whatever calls this: MCP, the REST packs, the Vapi runner) get only a confirmed patient: when `confirmed` is false, `data` is empty, `candidates` says how many patients the query found and `askFor` which details to ask for next (empty when nothing was found: a new contact). When confirmed, `data` holds only that patient. Other keys get the hits with ids, without `candidates` and `askFor`.
+         *
+         *     Callers say nicknames: a word that is a common Italian short form of a first name (Pino, Peppe for Giuseppe; Totò, Turi, Salvo for Salvatore; Checco for Francesco; Mimmo for Domenico; Rita for Margherita; Pina for Giuseppina; the full table is the patients module’s `nicknames.ts` in the repository) is also searched as the registered name, with `matchedBy: nickname` and 0.95 times the score (a further registered name of the same nickname a little lower), so a patient registered under the nickname itself comes first, and the nickname’s registered name before a name one letter from the nickname.
          *
          *     A `facilityId` the key does not see or that does not exist is `400`.
          *
@@ -481,7 +485,7 @@ export interface paths {
          *
          *     A retry needs no `Idempotency-Key` (platforms that retry a failed request send none): when the patient already has a live appointment (scheduled or confirmed) at exactly this calendar and `start` (and this `doctorId`, when one is named), the booking answers `200` with that appointment instead of `409 slot_taken`, and writes nothing (no second appointment, no second event), whatever else the body says. Another patient still gets `409 no_availability` `slot_taken`.
          *
-         *     `409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).
+         *     `409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId, localDate, localTime, partOfDay, label}` as the availability gives them) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).
          *
          *     Of parallel bookings and holds of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair, and bookings and holds take the same schedule locks).
          *
@@ -746,6 +750,8 @@ export interface paths {
         /**
          * Free slots of a calendar
          * @description The free slots whose start falls in the requested window [`from`, `to`), oldest first. Defaults: `from` now, `to` seven days after `from`; the window may span at most 31 days and `to` must follow `from` (`400` naming `to` otherwise).
+         *
+         *     Or a local day: `date` (`YYYY-MM-DD` in the clinic’s time zone) is that whole day, and with `partOfDay` only its `morning` (00:00-13:00), `afternoon` (13:00-18:00) or `evening` (18:00-24:00), the day’s own clock changes included. `date` and `partOfDay` do not go with `from`/`to` (`400` naming each of `from`, `to` sent), and `partOfDay` needs `date` (`400` naming `partOfDay`).
          *
          *     A slot lies on the calendar’s slot grid inside its working hours (clinic timezone), has a doctor of the calendar (or `doctorId`) and, when the calendar has chairs, a chair, neither busy in an overlapping appointment (cancelled, no-show, postponed and draft appointments do not hold time) nor in a live slot hold (createSlotHold). Each slot names the doctor and chair a booking would get.
          *
@@ -3032,11 +3038,18 @@ export interface paths {
         };
         /**
          * Ready-to-paste tool definitions for an agent platform
-         * @description The agent tools this key may call (the same list as `tools/list` on `/mcp`: the key’s scopes, an agent key’s own set, `readonly`, `tools`), as definitions in the format of `platform`: `openai` (function tools), `vapi` (function tools whose server is `POST /v1/agent-tools/vapi`), `retell` (custom functions calling the REST operation, arguments at the root), `elevenlabs` (webhook tools with path, query and body schemas).
+         * @description The agent tools this key may call (the same list as `tools/list` on `/mcp`: the key’s scopes, an agent key’s own set, `readonly`, `tools`), as definitions in the format of `platform`, each pointing at the runner that answers in the form the platform passes to its model (`endpoint`: method, absolute URL, headers):
          *
-         *     Each entry names the REST operation it performs (`operation`: method, path with `{argument}` placeholders, operationId). Replace `<API key of the clinic>` in the headers with the agent’s key. Retell does not fill path placeholders: tools with one are easier through `/mcp`, which Retell calls natively.
+         *     - `openai`: function tools valid under `strict: true` (every property required, optional ones nullable, only the keywords strict mode takes); OpenAI calls no URL, so your code sends the call’s arguments to `endpoint` (`POST /v1/agent-tools/run/{tool}`, `null` meaning not given) with the conversation’s id as `X-Call-Id`, and gives the answer back to the model.
+         *     - `vapi`: function tools whose server is `POST /v1/agent-tools/vapi`.
+         *     - `retell`: custom functions calling `POST /v1/agent-tools/retell` with the whole body (`name`, `call`, `args`), so every tool works whatever its REST path or method.
+         *     - `elevenlabs`: webhook tools calling `POST /v1/agent-tools/run/{tool}` with `X-Call-Id: {{system__conversation_id}}`, their body schema in ElevenLabs’ dialect (string, integer, number, boolean, object and array fields, each described).
+         *
+         *     Every URL starts with the deployment’s PUBLIC_URL (`baseUrl`), never the request’s `Host`. Without PUBLIC_URL it is the address this service listens on (a platform reaches it only on the same network: set PUBLIC_URL for a real agent); behind a proxy (TRUST_PROXY) without PUBLIC_URL the pack is `409 conflict`, reason `public_url_required`, since no address it could give would be right. Replace `<API key of the clinic>` in the headers with the agent’s key. `operation` names the REST operation each tool performs.
          *
          *     Ordered as the tool registry lists them (the steps of a call: the caller, people, the agenda, the office, outbound, chat), the same order as `tools/list`.
+         *
+         *     Reasons: `409 conflict` `public_url_required` (`details.reason`; the list is closed).
          *
          *     Scopes: none (any valid key).
          *
@@ -3078,9 +3091,9 @@ export interface paths {
         put?: never;
         /**
          * Run Vapi tool calls
-         * @description Vapi’s `tool-calls` server message: each entry of `message.toolCallList` (`id`, `function.name`, `function.arguments` as an object or a JSON string) runs as the same agent tool as on `/mcp`, with this key, one after the other. The call’s id is `message.call.id` (or `X-Call-Id`): a retried writing tool answers its first result and writes nothing more.
+         * @description Vapi’s `tool-calls` server message. Each entry of `message.toolCallList` runs as the same agent tool as on `/mcp`, with this key, one after the other, in either shape Vapi sends: `{id, name, arguments}` (Vapi’s documentation) or `{id, type: "function", function: {name, arguments}}`; `arguments` an object or JSON text. A message with only `message.toolWithToolCallList` runs each entry’s `toolCall`. The call’s id is `message.call.id` (or `X-Call-Id`): a retried writing tool answers its first result and writes nothing more.
          *
-         *     Always `200` once the key is accepted (Vapi ignores any other answer): `results` holds, per tool call, `toolCallId` and `result` (the operation’s answer as one-line JSON) or `error` (one-line JSON with `code`, `message`, `nextStep` and `details`). With the clinic’s AI off, every result is the `ai_disabled` error. Each tool call costs the rate budget of the operation it performs.
+         *     Always `200` once the key is accepted and the body is a Vapi message (Vapi ignores any other answer): `results` holds one entry per tool call, in order: `toolCallId` and `result` (the operation’s answer as one-line JSON) or `error` (one-line JSON with `code`, `message`, `nextStep` and `details`). A malformed entry (no `id`, no name, arguments that are not a JSON object) answers `invalid_request` with `details.issues`; its `toolCallId` is `#<position>` when it has no id. At most 20 tool calls run per message: each one beyond answers the error `too_many_tool_calls` (`details.limit`, `details.position`) and is not run. With the clinic’s AI off, every result is the `ai_disabled` error. Each tool call costs the rate budget of the operation it performs. A body without `message`, or a message with neither list, is `400`.
          *
          *     Scopes: none (any valid key).
          *
@@ -3090,7 +3103,7 @@ export interface paths {
          *     curl -s -X POST "https://api.example.com/v1/agent-tools/vapi" \
          *       -H "Authorization: Bearer $DCM_API_KEY" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"message":{"type":"Studio Dentistico Sorriso","toolCallList":[{"id":"Studio Dentistico Sorriso","function":{"name":"Mario Rossi","arguments":null}}],"call":{"id":"Studio Dentistico Sorriso"}}}'
+         *       -d '{"message":{"type":"tool-calls","timestamp":1772443800000,"call":{"id":"a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"},"toolCallList":[{"id":"call_7Hq2bX9kLm3nPz","name":"find_slots","arguments":{"calendarId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","limit":3}}]}}'
          *     ```
          *
          *     **TypeScript** (`@dental-clinic/client`)
@@ -3102,25 +3115,186 @@ export interface paths {
          *     const result = await api.call('runVapiToolCalls', {
          *       body: {
          *         "message": {
-         *           "type": "Studio Dentistico Sorriso",
+         *           "type": "tool-calls",
+         *           "timestamp": 1772443800000,
+         *           "call": {
+         *             "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+         *           },
          *           "toolCallList": [
          *             {
-         *               "id": "Studio Dentistico Sorriso",
-         *               "function": {
-         *                 "name": "Mario Rossi",
-         *                 "arguments": null
+         *               "id": "call_7Hq2bX9kLm3nPz",
+         *               "name": "find_slots",
+         *               "arguments": {
+         *                 "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *                 "limit": 3
          *               }
          *             }
-         *           ],
-         *           "call": {
-         *             "id": "Studio Dentistico Sorriso"
-         *           }
+         *           ]
          *         }
          *       },
          *     });
          *     ```
          */
         post: operations["runVapiToolCalls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-tools/retell": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a Retell custom function
+         * @description Retell’s custom-function request (`POST`, the whole body: `name`, `call`, `args`): runs the tool `name` with `args`, with this key, as `/mcp` does. `call.call_id` is the tool call’s id (else `X-Call-Id`): a retried writing tool answers its first result and writes nothing more. The pack (`GET /v1/agent-tools?platform=retell`) points every tool here.
+         *
+         *     Always `200` once the key (and the signature, when the clinic has set its Retell key) is accepted: `{"result": …}` (the operation’s answer) or `{"error": {code, message, nextStep, details}}`, which Retell passes to its model as the function’s result. An unknown tool, wrong arguments (every wrong one in `details.issues`), a refusal of the clinic’s rules and `ai_disabled` are such errors. The tool call costs the rate budget of the operation it performs.
+         *
+         *     With the clinic’s Retell key set (back office: `retellSecret`), a request without Retell’s valid `X-Retell-Signature` (HMAC-SHA256 of the body and the time with that key, as retell-sdk’s `verify`, within five minutes) is `401 unauthenticated`, reason `retell_signature_invalid`, and runs nothing.
+         *
+         *     Scopes: none (any valid key).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/agent-tools/retell" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"name":"list_services","call":{"call_id":"Jabr9TXYYJHfvl6Syypi88rdAHYHmcq6","call_type":"phone_call","agent_id":"oBeDLoLOeuAbiuaMFXRtDOLriTJ5tSxD","call_status":"ongoing","from_number":"+393331234567","to_number":"+390212345678","transcript":"Agent: Studio dentistico, buongiorno.\nUser: Vorrei prenotare una pulizia."},"args":{}}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('runRetellFunction', {
+         *       body: {
+         *         "name": "list_services",
+         *         "call": {
+         *           "call_id": "Jabr9TXYYJHfvl6Syypi88rdAHYHmcq6",
+         *           "call_type": "phone_call",
+         *           "agent_id": "oBeDLoLOeuAbiuaMFXRtDOLriTJ5tSxD",
+         *           "call_status": "ongoing",
+         *           "from_number": "+393331234567",
+         *           "to_number": "+390212345678",
+         *           "transcript": "Agent: Studio dentistico, buongiorno.\nUser: Vorrei prenotare una pulizia."
+         *         },
+         *         "args": {}
+         *       },
+         *     });
+         *     ```
+         */
+        post: operations["runRetellFunction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-tools/retell/{tool}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a Retell custom function (arguments at root)
+         * @description Retell’s custom function with “args at root”: the body is the arguments alone, so the tool is named by the path. Its call’s id is `X-Call-Id` (a header of the custom function), since the body has none.
+         *
+         *     Always `200` once the key (and the signature, when the clinic has set its Retell key) is accepted: `{"result": …}` (the operation’s answer) or `{"error": {code, message, nextStep, details}}`, which Retell passes to its model as the function’s result. An unknown tool, wrong arguments (every wrong one in `details.issues`), a refusal of the clinic’s rules and `ai_disabled` are such errors. The tool call costs the rate budget of the operation it performs.
+         *
+         *     With the clinic’s Retell key set (back office: `retellSecret`), a request without Retell’s valid `X-Retell-Signature` (HMAC-SHA256 of the body and the time with that key, as retell-sdk’s `verify`, within five minutes) is `401 unauthenticated`, reason `retell_signature_invalid`, and runs nothing.
+         *
+         *     Scopes: none (any valid key).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/agent-tools/retell/Rossi" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"query":"pulizia"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('runRetellFunctionArgsAtRoot', {
+         *       params: { path: { tool: 'Rossi' } },
+         *       body: {
+         *         "query": "pulizia"
+         *       },
+         *     });
+         *     ```
+         */
+        post: operations["runRetellFunctionArgsAtRoot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-tools/run/{tool}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one agent tool (OpenAI, ElevenLabs)
+         * @description Runs the tool of the path with this key, as `/mcp` does: the body is its arguments (a JSON object, as the model wrote them; none is `{}`), `null` anywhere meaning “not given” (OpenAI’s strict mode sends every optional argument, null when the model leaves it out). `X-Call-Id` is the conversation’s id: a retried writing tool answers its first result and writes nothing more.
+         *
+         *     Always `200` once the key is accepted: `{"result": …}` (the operation’s answer) or `{"error": {code, message, nextStep, details}}` (an unknown tool, wrong arguments — every wrong one in `details.issues` —, a refusal of the clinic’s rules, `ai_disabled`), so a platform that shows its model only a 2xx answer shows it the error too. The tool call costs the rate budget of the operation it performs.
+         *
+         *     OpenAI: send the function call’s `arguments` here as the body, then give the answer back to the model as the call’s output. ElevenLabs: the pack’s webhook tools call this with `X-Call-Id: {{system__conversation_id}}`.
+         *
+         *     Scopes: none (any valid key).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/agent-tools/run/Rossi" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"calendarId":"3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b","spread":"day","limit":3,"patientId":null}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('runAgentTool', {
+         *       params: { path: { tool: 'Rossi' } },
+         *       body: {
+         *         "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+         *         "spread": "day",
+         *         "limit": 3,
+         *         "patientId": null
+         *       },
+         *     });
+         *     ```
+         */
+        post: operations["runAgentTool"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4495,29 +4669,29 @@ export interface operations {
     searchPatients: {
         parameters: {
             query: {
-                /** @description Text to search: a name, a phone, a tax code or an email (2-100 characters) */
+                /** @description Text to search: a name, a phone, a tax code or an email (2-100 characters). A tax code that is exactly one patient’s counts as the `taxCode` detail; a full phone or email is not a confirmation alone (families share them) but counts as the other detail beside a `birthYear` */
                 q: string;
                 /** @description Only patients of this facility */
                 facilityId?: string;
                 /** @description Hits to return, 1-20 (default 10) */
                 limit?: number;
                 /**
-                 * @description Second detail: the date of birth the caller says (YYYY-MM-DD)
+                 * @description Second detail: the date of birth the caller says (YYYY-MM-DD). Confirms alone
                  * @example 1980-01-01
                  */
                 birthDate?: string;
                 /**
-                 * @description Second detail: the year of birth the caller says
+                 * @description Second detail: the year of birth the caller says. Weak: confirms alone only when `q` is the patient’s own registered name (not a nickname, not a near name); otherwise it narrows the patients, or confirms together with another detail
                  * @example 1980
                  */
                 birthYear?: number;
                 /**
-                 * @description Second detail: the last digits (4-15) of the phone the caller says
+                 * @description Second detail: the last digits (4-15) of the phone the caller says. Confirms alone
                  * @example 2233
                  */
                 phoneLast?: string;
                 /**
-                 * @description Second detail: the tax code the caller says, any letter case and spaces
+                 * @description Second detail: the tax code the caller says, any letter case and spaces. Confirms alone
                  * @example RSSMRA80A01F205X
                  */
                 taxCode?: string;
@@ -4559,10 +4733,15 @@ export interface operations {
                      *       "confirmed": true,
                      *       "confirmedBy": [
                      *         "birthDate"
+                     *       ],
+                     *       "candidates": 1,
+                     *       "askFor": [
+                     *         "birthDate"
                      *       ]
                      *     }
                      */
                     "application/json": {
+                        /** @description For an agent key (voice agent, chat bot): only the confirmed patient, and empty when `confirmed` is false. For other keys: the hits, best first */
                         data: {
                             /**
                              * Format: uuid
@@ -4595,10 +4774,14 @@ export interface operations {
                             lastVisitAt: string | null;
                         }[];
                         closeMatches: number;
-                        /** @description true only when at least one second detail was sent and exactly one patient the query finds (on any page) matches every detail sent; that patient is then `data[0]`. A name alone never confirms. */
+                        /** @description true only when exactly one patient the query finds (on any page) matches every detail sent, and those details are strong enough: `birthDate`, `phoneLast` or `taxCode` (also a `q` that is a tax code) confirm alone; `birthYear` only with the patient’s own registered name as `q`, or with another detail (a `q` that is their full phone or email counts). That patient is then `data[0]`. A name alone never confirms. */
                         confirmed: boolean;
                         /** @description The details that confirmed `data[0]`; empty when `confirmed` is false */
                         confirmedBy: ("birthDate" | "birthYear" | "phoneLast" | "taxCode")[];
+                        /** @description Agent keys only: how many patients the query found (before the details sent; each name search reads at most 200). 0: nobody has a name like this; the caller is a new contact */
+                        candidates?: number;
+                        /** @description Agent keys only: the details to ask the caller for next, those that confirm alone and were not sent; empty when `confirmed` is true or when nothing was found (then treat the caller as a new contact) */
+                        askFor?: ("birthDate" | "birthYear" | "phoneLast" | "taxCode")[];
                     };
                 };
             };
@@ -6785,7 +6968,10 @@ export interface operations {
                      *           "origin": "manual",
                      *           "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
-                     *           "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *           "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *           "localDate": "2026-03-04",
+                     *           "localTime": "09:30",
+                     *           "label": "martedì 4 marzo alle 9:30"
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -6860,6 +7046,21 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             updatedAt: string | null;
+                            /**
+                             * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
                         }[];
                         /** @description Pass it as `cursor` for the next page; null on the last page */
                         nextCursor: string | null;
@@ -7124,7 +7325,10 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 4 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -7195,6 +7399,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
+                        /**
+                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -7228,7 +7447,10 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 4 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -7299,6 +7521,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
+                        /**
+                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -7545,6 +7782,9 @@ export interface operations {
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 4 marzo alle 9:30",
                      *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "clinicalNotes": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "completionNotes": "Il paziente chiede un appuntamento per una pulizia."
@@ -7618,6 +7858,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
+                        /**
+                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                         /** @description Only with `clinical:read`; access-logged */
                         notes?: string | null;
                         /** @description Only with `clinical:read`; access-logged */
@@ -7869,7 +8124,10 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 4 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -7940,6 +8198,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
+                        /**
+                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -8188,7 +8461,10 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 4 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -8259,6 +8535,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
+                        /**
+                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -9178,15 +9469,22 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @description Start of the window (default now); not with `date`
                  * @example 2026-03-02T09:30:00Z
                  */
                 from?: string;
                 /**
-                 * @description ISO 8601 date-time with `T`, optional seconds and fraction, and `Z` or `±hh:mm`
+                 * @description End of the window, exclusive (default `from` + 7 days); not with `date`
                  * @example 2026-03-02T09:30:00Z
                  */
                 to?: string;
+                /**
+                 * @description A day in the clinic’s time zone (`YYYY-MM-DD`): the window is that local day, instead of `from`/`to`
+                 * @example 2027-03-09
+                 */
+                date?: string;
+                /** @description With `date`: only that part of the local day, `morning` 00:00-13:00, `afternoon` 13:00-18:00, `evening` 18:00-24:00 */
+                partOfDay?: "morning" | "afternoon" | "evening";
                 /** @description Only slots of this doctor of the calendar */
                 doctorId?: string;
                 /** @description `day`: the first free slot of each day; `part_of_day`: of each part of each day */
@@ -9588,7 +9886,10 @@ export interface operations {
                      *       "doctorId": "2c9e8f7a-6b5d-4c3e-8f1a-9b0c7d6e5f4a",
                      *       "chairId": null,
                      *       "holderRef": "CA1f2e3d4c5b6a",
-                     *       "expiresAt": "2026-03-01T10:05:00.000Z"
+                     *       "expiresAt": "2026-03-01T10:05:00.000Z",
+                     *       "localDate": "2026-03-04",
+                     *       "localTime": "09:30",
+                     *       "label": "mercoledì 4 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -9629,6 +9930,21 @@ export interface operations {
                          * @description When the hold lapses by itself: `ttlSeconds` from now, but never later than 15 minutes after the first hold of its `holderRef`
                          */
                         expiresAt: string;
+                        /**
+                         * @description The held slot’s start (one reading: the end is not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The held slot’s start (one reading: the end is not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The held slot’s start (one reading: the end is not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -11968,7 +12284,17 @@ export interface operations {
                      *         "facilityName": "Sede di Milano",
                      *         "openNow": true,
                      *         "closesAt": "2026-03-02T12:00:00.000Z",
-                     *         "nextOpening": "2026-03-02T13:00:00.000Z"
+                     *         "nextOpening": "2026-03-02T13:00:00.000Z",
+                     *         "closesAtLocal": {
+                     *           "localDate": "2026-03-02",
+                     *           "localTime": "13:00",
+                     *           "label": "lunedì 2 marzo alle 13:00"
+                     *         },
+                     *         "nextOpeningLocal": {
+                     *           "localDate": "2026-03-02",
+                     *           "localTime": "14:00",
+                     *           "label": "lunedì 2 marzo alle 14:00"
+                     *         }
                      *       },
                      *       "caller": {
                      *         "match": "patient",
@@ -11981,7 +12307,10 @@ export interface operations {
                      *               {
                      *                 "id": "3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d",
                      *                 "start": "2026-03-04T08:30:00.000Z",
-                     *                 "calendarName": "Igiene orale"
+                     *                 "calendarName": "Igiene orale",
+                     *                 "localDate": "2026-03-04",
+                     *                 "localTime": "09:30",
+                     *                 "label": "mercoledì 4 marzo alle 9:30"
                      *               }
                      *             ]
                      *           }
@@ -12015,6 +12344,42 @@ export interface operations {
                              * @description The next opening after now (within two weeks)
                              */
                             nextOpening: string | null;
+                            /** @description `closesAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            closesAtLocal: {
+                                /**
+                                 * @description `closesAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `closesAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `closesAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            } | null;
+                            /** @description `nextOpening` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            nextOpeningLocal: {
+                                /**
+                                 * @description `nextOpening`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `nextOpening`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `nextOpening` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            } | null;
                         };
                         caller: {
                             /** @enum {string} */
@@ -12042,6 +12407,21 @@ export interface operations {
                                     start: string;
                                     /** @description The service booked; null outside any calendar */
                                     calendarName: string | null;
+                                    /**
+                                     * @description The appointment’s start: `YYYY-MM-DD` in the clinic’s time zone
+                                     * @example 2026-03-04
+                                     */
+                                    localDate: string;
+                                    /**
+                                     * @description The appointment’s start: `HH:MM` in the clinic’s time zone
+                                     * @example 09:30
+                                     */
+                                    localTime: string;
+                                    /**
+                                     * @description The appointment’s start in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                     * @example martedì 4 marzo alle 9:30
+                                     */
+                                    label: string;
                                 }[];
                             }[];
                             /** @description Only when no patient matched */
@@ -26146,8 +26526,8 @@ export interface operations {
             query: {
                 /** @description The format of the definitions */
                 platform: "openai" | "vapi" | "retell" | "elevenlabs";
-                /** @description `true`: only read-only tools */
-                readonly?: "true" | "false";
+                /** @description `true` or `1`: only read-only tools */
+                readonly?: "true" | "false" | "1" | "0";
                 /** @description Only these tools, separated by commas */
                 tools?: string;
             };
@@ -26170,15 +26550,44 @@ export interface operations {
                     /**
                      * @example {
                      *       "platform": "openai",
+                     *       "baseUrl": "https://api.example.com",
                      *       "data": [
                      *         {
-                     *           "name": "Mario Rossi",
+                     *           "name": "get_balance",
                      *           "operation": {
-                     *             "method": "Studio Dentistico Sorriso",
-                     *             "path": "Studio Dentistico Sorriso",
-                     *             "operationId": "Studio Dentistico Sorriso"
+                     *             "method": "GET",
+                     *             "path": "/v1/patients/{patientId}/balance",
+                     *             "operationId": "getPatientBalance"
                      *           },
-                     *           "definition": {}
+                     *           "endpoint": {
+                     *             "method": "POST",
+                     *             "url": "https://api.example.com/v1/agent-tools/run/get_balance",
+                     *             "headers": {
+                     *               "Authorization": "Bearer <API key of the clinic>",
+                     *               "Content-Type": "application/json",
+                     *               "X-Call-Id": "<id of the conversation>"
+                     *             }
+                     *           },
+                     *           "definition": {
+                     *             "type": "function",
+                     *             "name": "get_balance",
+                     *             "description": "What the patient still owes the clinic: the total and the open invoices.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "patientId": {
+                     *                   "type": "string",
+                     *                   "format": "uuid",
+                     *                   "description": "The patient (from search_patients)"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "patientId"
+                     *               ],
+                     *               "additionalProperties": false
+                     *             },
+                     *             "strict": true
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -26186,12 +26595,24 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         platform: "openai" | "vapi" | "retell" | "elevenlabs";
+                        /** @description The origin every URL of the pack starts with: PUBLIC_URL (without it, the address this service listens on) */
+                        baseUrl: string;
                         data: {
                             name: string;
+                            /** @description The REST operation the tool performs */
                             operation: {
                                 method: string;
                                 path: string;
                                 operationId: string;
+                            };
+                            /** @description Where the tool call is sent, with which headers (for OpenAI: by your code) */
+                            endpoint: {
+                                /** @enum {string} */
+                                method: "POST";
+                                url: string;
+                                headers: {
+                                    [key: string]: string;
+                                };
                             };
                             /** @description The definition to paste, in the platform’s format */
                             definition: {
@@ -26271,6 +26692,31 @@ export interface operations {
                      *         "code": "organization_suspended",
                      *         "message": "L’organizzazione dello studio è sospesa",
                      *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
+                     *         "details": {
+                     *           "reason": "public_url_required"
+                     *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
                      *     }
@@ -26362,36 +26808,32 @@ export interface operations {
                 /**
                  * @example {
                  *       "message": {
-                 *         "type": "Studio Dentistico Sorriso",
+                 *         "type": "tool-calls",
+                 *         "timestamp": 1772443800000,
+                 *         "call": {
+                 *           "id": "a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+                 *         },
                  *         "toolCallList": [
                  *           {
-                 *             "id": "Studio Dentistico Sorriso",
-                 *             "function": {
-                 *               "name": "Mario Rossi",
-                 *               "arguments": null
+                 *             "id": "call_7Hq2bX9kLm3nPz",
+                 *             "name": "find_slots",
+                 *             "arguments": {
+                 *               "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *               "limit": 3
                  *             }
                  *           }
-                 *         ],
-                 *         "call": {
-                 *           "id": "Studio Dentistico Sorriso"
-                 *         }
+                 *         ]
                  *       }
                  *     }
                  */
                 "application/json": {
                     message: {
+                        /** @description `tool-calls` */
                         type?: string;
-                        toolCallList?: ({
-                            id: string;
-                            function: {
-                                name: string;
-                                arguments?: unknown;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        /** @description The tool calls: `{id, name, arguments}` (as Vapi’s docs show it) or `{id, type: "function", function: {name, arguments}}`; `arguments` an object or JSON text */
+                        toolCallList?: unknown[];
+                        /** @description Each tool with its call (`toolCall`: `{id, function: {name, arguments}}`): read when `toolCallList` is absent */
+                        toolWithToolCallList?: unknown[];
                         call?: {
                             id?: string;
                         } & {
@@ -26420,17 +26862,20 @@ export interface operations {
                      * @example {
                      *       "results": [
                      *         {
-                     *           "toolCallId": "Studio Dentistico Sorriso",
+                     *           "toolCallId": "id",
                      *           "result": "Studio Dentistico Sorriso",
-                     *           "error": "timeout"
+                     *           "error": "code"
                      *         }
                      *       ]
                      *     }
                      */
                     "application/json": {
                         results: {
+                            /** @description The entry’s `id`; `#<position>` (from 1) for an entry without one */
                             toolCallId: string;
+                            /** @description The operation’s answer, one-line JSON */
                             result?: string;
+                            /** @description One-line JSON: `code`, `message`, `nextStep`, `details` */
                             error?: string;
                         }[];
                     };
@@ -26585,6 +27030,720 @@ export interface operations {
             };
         };
     };
+    runRetellFunction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retell’s signature of the body (`v=<ms>,d=<hex>`): required once the clinic has set its Retell key */
+                "x-retell-signature"?: string;
+                /** @description The call’s id when the body has none (args at root) */
+                "x-call-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "list_services",
+                 *       "call": {
+                 *         "call_id": "Jabr9TXYYJHfvl6Syypi88rdAHYHmcq6",
+                 *         "call_type": "phone_call",
+                 *         "agent_id": "oBeDLoLOeuAbiuaMFXRtDOLriTJ5tSxD",
+                 *         "call_status": "ongoing",
+                 *         "from_number": "+393331234567",
+                 *         "to_number": "+390212345678",
+                 *         "transcript": "Agent: Studio dentistico, buongiorno.\nUser: Vorrei prenotare una pulizia."
+                 *       },
+                 *       "args": {}
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The custom function’s name: the tool */
+                    name?: string;
+                    /** @description Retell’s call object */
+                    call?: {
+                        call_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description The arguments, a JSON object */
+                    args?: unknown;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": [
+                     *           {
+                     *             "start": "2026-03-02T09:30:00.000Z",
+                     *             "end": "2026-03-02T10:00:00.000Z",
+                     *             "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The operation’s answer (`{"done": true}` for an operation that answers no body) */
+                        result?: unknown;
+                        error?: {
+                            /** @description The API error code (`invalid_request`, `no_availability`, `forbidden`, …) */
+                            code: string;
+                            /** @description In Italian, for people */
+                            message: string;
+                            /** @description What the model should do next, in English */
+                            nextStep: string;
+                            /** @description The wrong fields (`issues`), a taken slot’s `alternatives`, `retryAfter`, … */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "organization_suspended",
+                     *         "message": "L’organizzazione dello studio è sospesa",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    runRetellFunctionArgsAtRoot: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retell’s signature of the body (`v=<ms>,d=<hex>`): required once the clinic has set its Retell key */
+                "x-retell-signature"?: string;
+                /** @description The call’s id when the body has none (args at root) */
+                "x-call-id"?: string;
+            };
+            path: {
+                /** @description The tool’s name */
+                tool: string;
+            };
+            cookie?: never;
+        };
+        /** @description The arguments, a JSON object */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "query": "pulizia"
+                 *     }
+                 */
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": [
+                     *           {
+                     *             "start": "2026-03-02T09:30:00.000Z",
+                     *             "end": "2026-03-02T10:00:00.000Z",
+                     *             "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The operation’s answer (`{"done": true}` for an operation that answers no body) */
+                        result?: unknown;
+                        error?: {
+                            /** @description The API error code (`invalid_request`, `no_availability`, `forbidden`, …) */
+                            code: string;
+                            /** @description In Italian, for people */
+                            message: string;
+                            /** @description What the model should do next, in English */
+                            nextStep: string;
+                            /** @description The wrong fields (`issues`), a taken slot’s `alternatives`, `retryAfter`, … */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "organization_suspended",
+                     *         "message": "L’organizzazione dello studio è sospesa",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    runAgentTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tool’s name (`find_slots`) */
+                tool: string;
+            };
+            cookie?: never;
+        };
+        /** @description The tool’s arguments, a JSON object */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "calendarId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
+                 *       "spread": "day",
+                 *       "limit": 3,
+                 *       "patientId": null
+                 *     }
+                 */
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "data": [
+                     *           {
+                     *             "start": "2026-03-02T09:30:00.000Z",
+                     *             "end": "2026-03-02T10:00:00.000Z",
+                     *             "doctorId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The operation’s answer (`{"done": true}` for an operation that answers no body) */
+                        result?: unknown;
+                        error?: {
+                            /** @description The API error code (`invalid_request`, `no_availability`, `forbidden`, …) */
+                            code: string;
+                            /** @description In Italian, for people */
+                            message: string;
+                            /** @description What the model should do next, in English */
+                            nextStep: string;
+                            /** @description The wrong fields (`issues`), a taken slot’s `alternatives`, `retryAfter`, … */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "organization_suspended",
+                     *         "message": "L’organizzazione dello studio è sospesa",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listWaitlistEntries: {
         parameters: {
             query?: {
@@ -26640,7 +27799,17 @@ export interface operations {
                      *           "status": "open",
                      *           "appointmentId": null,
                      *           "createdAt": "2026-03-02T08:00:00.000Z",
-                     *           "updatedAt": "2026-03-02T08:00:00.000Z"
+                     *           "updatedAt": "2026-03-02T08:00:00.000Z",
+                     *           "earliestLocal": {
+                     *             "localDate": "2026-03-02",
+                     *             "localTime": "09:00",
+                     *             "label": "lunedì 2 marzo alle 9:00"
+                     *           },
+                     *           "latestLocal": {
+                     *             "localDate": "2026-04-30",
+                     *             "localTime": "20:00",
+                     *             "label": "giovedì 30 aprile alle 20:00"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -26713,6 +27882,42 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             updatedAt: string;
+                            /** @description `earliest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            earliestLocal: {
+                                /**
+                                 * @description `earliest`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `earliest`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `earliest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
+                            /** @description `latest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            latestLocal: {
+                                /**
+                                 * @description `latest`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `latest`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `latest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
                         }[];
                         /** @description Pass it as `cursor` for the next page; null on the last page */
                         nextCursor: string | null;
@@ -26981,7 +28186,17 @@ export interface operations {
                      *       "status": "open",
                      *       "appointmentId": null,
                      *       "createdAt": "2026-03-02T08:00:00.000Z",
-                     *       "updatedAt": "2026-03-02T08:00:00.000Z"
+                     *       "updatedAt": "2026-03-02T08:00:00.000Z",
+                     *       "earliestLocal": {
+                     *         "localDate": "2026-03-02",
+                     *         "localTime": "09:00",
+                     *         "label": "lunedì 2 marzo alle 9:00"
+                     *       },
+                     *       "latestLocal": {
+                     *         "localDate": "2026-04-30",
+                     *         "localTime": "20:00",
+                     *         "label": "giovedì 30 aprile alle 20:00"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -27050,6 +28265,42 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string;
+                        /** @description `earliest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                        earliestLocal: {
+                            /**
+                             * @description `earliest`: `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description `earliest`: `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description `earliest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
+                        };
+                        /** @description `latest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                        latestLocal: {
+                            /**
+                             * @description `latest`: `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description `latest`: `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description `latest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
+                        };
                     };
                 };
             };
@@ -27298,7 +28549,17 @@ export interface operations {
                      *       "status": "open",
                      *       "appointmentId": null,
                      *       "createdAt": "2026-03-02T08:00:00.000Z",
-                     *       "updatedAt": "2026-03-02T08:00:00.000Z"
+                     *       "updatedAt": "2026-03-02T08:00:00.000Z",
+                     *       "earliestLocal": {
+                     *         "localDate": "2026-03-02",
+                     *         "localTime": "09:00",
+                     *         "label": "lunedì 2 marzo alle 9:00"
+                     *       },
+                     *       "latestLocal": {
+                     *         "localDate": "2026-04-30",
+                     *         "localTime": "20:00",
+                     *         "label": "giovedì 30 aprile alle 20:00"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -27367,6 +28628,42 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string;
+                        /** @description `earliest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                        earliestLocal: {
+                            /**
+                             * @description `earliest`: `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description `earliest`: `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description `earliest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
+                        };
+                        /** @description `latest` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                        latestLocal: {
+                            /**
+                             * @description `latest`: `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description `latest`: `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description `latest` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
+                        };
                     };
                 };
             };
@@ -27793,7 +29090,10 @@ export interface operations {
                      *           "status": "offered",
                      *           "appointmentId": null,
                      *           "createdAt": "2026-03-03T10:00:00.000Z",
-                     *           "updatedAt": "2026-03-03T10:00:00.000Z"
+                     *           "updatedAt": "2026-03-03T10:00:00.000Z",
+                     *           "localDate": "2026-03-05",
+                     *           "localTime": "09:30",
+                     *           "label": "giovedì 5 marzo alle 9:30"
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -27881,6 +29181,21 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             updatedAt: string;
+                            /**
+                             * @description The offered slot’s start (one reading: the end is not read out): `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description The offered slot’s start (one reading: the end is not read out): `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description The offered slot’s start (one reading: the end is not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
                         }[];
                         /** @description Pass it as `cursor` for the next page; null on the last page */
                         nextCursor: string | null;
@@ -28079,7 +29394,10 @@ export interface operations {
                      *       "status": "offered",
                      *       "appointmentId": null,
                      *       "createdAt": "2026-03-03T10:00:00.000Z",
-                     *       "updatedAt": "2026-03-03T10:00:00.000Z"
+                     *       "updatedAt": "2026-03-03T10:00:00.000Z",
+                     *       "localDate": "2026-03-05",
+                     *       "localTime": "09:30",
+                     *       "label": "giovedì 5 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -28163,6 +29481,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -28406,7 +29739,10 @@ export interface operations {
                      *       "status": "offered",
                      *       "appointmentId": null,
                      *       "createdAt": "2026-03-03T10:00:00.000Z",
-                     *       "updatedAt": "2026-03-03T10:00:00.000Z"
+                     *       "updatedAt": "2026-03-03T10:00:00.000Z",
+                     *       "localDate": "2026-03-05",
+                     *       "localTime": "09:30",
+                     *       "label": "giovedì 5 marzo alle 9:30"
                      *     }
                      */
                     "application/json": {
@@ -28490,6 +29826,21 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out): `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out): `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The offered slot’s start (one reading: the end is not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
                     };
                 };
             };
@@ -28742,7 +30093,27 @@ export interface operations {
                      *           "attempts": 1,
                      *           "lastAttemptAt": "2026-03-01T10:00:00.000Z",
                      *           "lastOutcome": "no_answer",
-                     *           "nextAttemptAt": "2026-03-03T08:00:00.000Z"
+                     *           "nextAttemptAt": "2026-03-03T08:00:00.000Z",
+                     *           "lastVisitAtLocal": {
+                     *             "localDate": "2025-08-12",
+                     *             "localTime": "10:30",
+                     *             "label": "martedì 12 agosto alle 10:30"
+                     *           },
+                     *           "dueAtLocal": {
+                     *             "localDate": "2026-02-12",
+                     *             "localTime": "09:30",
+                     *             "label": "giovedì 12 febbraio alle 9:30"
+                     *           },
+                     *           "lastAttemptAtLocal": {
+                     *             "localDate": "2026-03-01",
+                     *             "localTime": "11:00",
+                     *             "label": "domenica 1 marzo alle 11:00"
+                     *           },
+                     *           "nextAttemptAtLocal": {
+                     *             "localDate": "2026-03-03",
+                     *             "localTime": "09:00",
+                     *             "label": "martedì 3 marzo alle 9:00"
+                     *           }
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -28793,6 +30164,78 @@ export interface operations {
                              * @description The first instant an attempt is allowed: now, or the end of the quiet hours, or when the weekly limit frees up
                              */
                             nextAttemptAt: string;
+                            /** @description `lastVisitAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            lastVisitAtLocal: {
+                                /**
+                                 * @description `lastVisitAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `lastVisitAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `lastVisitAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
+                            /** @description `dueAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            dueAtLocal: {
+                                /**
+                                 * @description `dueAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `dueAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `dueAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
+                            /** @description `lastAttemptAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            lastAttemptAtLocal: {
+                                /**
+                                 * @description `lastAttemptAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `lastAttemptAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `lastAttemptAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            } | null;
+                            /** @description `nextAttemptAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            nextAttemptAtLocal: {
+                                /**
+                                 * @description `nextAttemptAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `nextAttemptAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `nextAttemptAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
                         }[];
                         /** @description Pass it as `cursor` for the next page; null on the last page */
                         nextCursor: string | null;

@@ -4,6 +4,7 @@ import { AvailabilityQuerySchema, AvailabilitySchema, CalendarSchema } from '../
 import { CalendarListQuerySchema } from '../../modules/calendars/schema.js';
 import { HoldSchema, NewHoldSchema } from '../../modules/holds/schema.js';
 import { IdParams, Page } from '../../core/schemas.js';
+import { SAY_TIMES } from '../local-time.js';
 import type { AgentTool } from '../tool.js';
 
 const calendarPath = { schema: IdParams, names: { id: 'calendarId' } };
@@ -26,8 +27,9 @@ export const AGENDA_TOOLS: AgentTool[] = [
     name: 'find_slots',
     title: 'Free slots of a service',
     description: [
-      'Free slots of a calendar, each with a `label` to say as it is (“martedì 4 marzo alle 9:30”) and `start` to pass to hold_slot. Times are in the clinic’s time zone ({timeZone}).',
-      'Use `spread: "day"` with `limit: 3` to offer three different days; `from`/`to` to look at the days the caller asks for.',
+      'Free slots of a calendar, each with a `label` to say as it is (“martedì 4 marzo alle 9:30”) and `start` to pass to hold_slot.',
+      SAY_TIMES,
+      'Use `spread: "day"` with `limit: 3` to offer three different days; `date` (and `partOfDay`) for the day the caller asks for (“martedì mattina”), or `from`/`to` for a longer span.',
       'When `data` is empty, `emptyReason` says why (`closed`, `fully_booked`, `beyond_horizon`, `calendar_inactive`, `not_bookable_by_agent`): say so, and offer `nextAvailable` when it is given; otherwise offer to note a callback (create_task or hand_off).',
     ].join(' '),
     operation: { method: 'GET', url: '/v1/calendars/:id/availability', operationId: 'getCalendarAvailability' },
@@ -42,6 +44,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     description: [
       'Keep the slot the caller likes (`start` from find_slots) for `ttlSeconds` (default 300) while they confirm, so nobody else takes it. `holderRef` is your call or chat id (the call id is used when you leave it out): a call holds one slot at a time (a new hold replaces the old one), for at most 15 minutes in all. If a hold is refused (`hold_limit`, `hold_limit_calendar`, `hold_life_exceeded`), book directly with book_appointment.',
       'If the slot was taken meanwhile, the error lists `alternatives`: offer them. Then book with book_appointment and `holdId`, or free it with release_hold.',
+      SAY_TIMES,
     ].join(' '),
     operation: { method: 'POST', url: '/v1/calendars/:id/holds', operationId: 'createSlotHold' },
     params: calendarPath,
@@ -64,6 +67,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     description: [
       'Book once the caller has confirmed: `holdId` (from hold_slot) and `patientId`, or `calendarId`, `start` and `patientId`. Read back the day and time and the service.',
       'If the time is no longer free, the error lists `alternatives`: offer them. A new patient may be refused (`new_patients_not_accepted`): then offer create_lead.',
+      SAY_TIMES,
       'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
     ].join(' '),
     operation: { method: 'POST', url: '/v1/appointments', operationId: 'createAppointment' },
@@ -78,6 +82,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     description: [
       'Move the caller’s appointment (`appointmentId` from list_patient_appointments or get_caller_context) to another free slot `start` of the same service (find_slots with its `calendarId`).',
       'Too close to the appointment (`cancellation_notice`) the clinic must do it: offer hand_off.',
+      SAY_TIMES,
       'Only for a patient identified by get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never by a name alone.',
     ].join(' '),
     operation: { method: 'PATCH', url: '/v1/appointments/:id', operationId: 'rescheduleAppointment' },
@@ -108,7 +113,8 @@ export const AGENDA_TOOLS: AgentTool[] = [
     title: 'A patient’s appointments',
     description: [
       'The appointments of a patient (`patientId`), for “when is my appointment?” or before moving or cancelling one. Use `sort: "start"` with `from` set to now to get the coming ones first; `status` filters (`scheduled,confirmed`).',
-      'Times are UTC instants: say them in the clinic’s time zone ({timeZone}). When there is none, say that you see no appointment booked.',
+      SAY_TIMES,
+      'When there is none, say that you see no appointment booked.',
       'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
     ].join(' '),
     operation: { method: 'GET', url: '/v1/appointments', operationId: 'listAppointments' },

@@ -2,6 +2,7 @@
 import { IdParams, Page } from '../../core/schemas.js';
 import { NewRecallAttemptSchema, RecallAttemptSchema, RecallListQuerySchema, RecallPatientParams, RecallSchema } from '../../modules/recalls/schema.js';
 import { NewWaitlistEntrySchema, OfferListQuerySchema, WaitlistEntrySchema, WaitlistOfferSchema } from '../../modules/waitlist/schema.js';
+import { SAY_TIMES } from '../local-time.js';
 import type { AgentTool } from '../tool.js';
 
 const offerPath = { schema: IdParams, names: { id: 'offerId' } };
@@ -11,7 +12,8 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     name: 'add_to_waitlist',
     title: 'Put the caller on the waitlist',
     description: [
-      'When no slot suits the caller (find_slots answered nothing they can take), put them on the waitlist of that service (`calendarId`): `patientId` or `leadId`, the window `earliest`–`latest`, the days and parts of day they prefer, and how to reach them. Dates are in the clinic’s time zone ({timeZone}).',
+      'When no slot suits the caller (find_slots answered nothing they can take), put them on the waitlist of that service (`calendarId`): `patientId` or `leadId`, the window `earliest`–`latest`, the days and parts of day they prefer, and how to reach them.',
+      SAY_TIMES,
       'When a slot of that service frees up, it is offered to them first and held for them; say that the clinic will call or write. One open entry per person and service: a second answers `conflict`.',
       'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
     ].join(' '),
@@ -26,6 +28,7 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     description: [
       'The slots held for people on the waitlist, each with its person, time and `expiresAt`: call or write to each, in order, to offer the slot, then accept_waitlist_offer or decline_waitlist_offer with what they said.',
       'When the list is empty, there is nobody to call.',
+      SAY_TIMES,
     ].join(' '),
     operation: { method: 'GET', url: '/v1/waitlist-offers', operationId: 'listWaitlistOffers' },
     query: OfferListQuerySchema,
@@ -59,6 +62,7 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     description: [
       'The patients due for a check-up or hygiene recall, most overdue first, with the first name to greet, the phone, the last visit, what is due and `nextAttemptAt` (do not call before it: the clinic’s weekly limit and quiet hours).',
       'Offer the due visit (find_slots, book_appointment), then log the outcome with log_recall_attempt. An empty list means nobody is due now.',
+      SAY_TIMES,
     ].join(' '),
     operation: { method: 'GET', url: '/v1/recalls', operationId: 'listRecalls' },
     query: RecallListQuerySchema,

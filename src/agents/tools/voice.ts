@@ -1,6 +1,7 @@
 /** The voice agent's own steps: who is calling, give the call to a person, log the call. */
 import { CallInputSchema, CallSchema } from '../../modules/calls/schema.js';
 import { HandoffSchema, NewHandoffSchema, VoiceContextQuerySchema, VoiceContextSchema } from '../../modules/voice/schema.js';
+import { SAY_TIMES } from '../local-time.js';
 import type { AgentTool } from '../tool.js';
 
 export const VOICE_TOOLS: AgentTool[] = [
@@ -10,7 +11,8 @@ export const VOICE_TOOLS: AgentTool[] = [
     description: [
       'Call this first, when the phone rings, with the caller’s number (`from`) and the number called (`to`).',
       'It answers the clinic (name, time zone {timeZone}, open now or when it opens next), the caller (`match`: `patient` with first names and next appointments, `lead`, or `unknown`) and whether a person can take the call now (`transfer`).',
-      'Greet a known patient by first name only. When `match` is `unknown`, do not guess: ask the caller’s name and use search_patients. Times are in the clinic’s time zone.',
+      'Greet a known patient by first name only. When `match` is `unknown`, do not guess: ask the caller’s name and use search_patients.',
+      SAY_TIMES,
     ].join(' '),
     operation: { method: 'GET', url: '/v1/voice/context', operationId: 'getVoiceContext' },
     query: VoiceContextQuerySchema,

@@ -14,8 +14,9 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { callIdOf, runTool, withCallId, type Perform, type ToolOutcome } from '../../agents/executor.js';
-import { annotationsOf, describe, listed, toolNamed } from '../../agents/registry.js';
+import { annotationsOf, derived, describe, listed, toolNamed } from '../../agents/registry.js';
 import { mcpResult, nowLine } from '../../agents/results.js';
+import { withClinicTimes } from '../../agents/local-time.js';
 import type { AgentTool } from '../../agents/tool.js';
 import { callable, namesAsked, READONLY_VALUES, readonlyAsked, visibleTools, type ToolFilter } from '../../agents/visibility.js';
 import { aiDisabled } from '../../modules/auth/ai.js';
@@ -80,13 +81,14 @@ export async function callForRequest(
   const callId = callIdOf(platformCallId, args);
   // Arguments the call's id stands for when not given (hand_off's callId, hold_slot's holderRef).
   const full = withCallId(tool, args, callId);
-  const issues = checkArguments(tool, full);
+  // A date-time without offset is the clinic's local time: its instant is sent (src/agents/local-time.ts).
+  const { args: timed, issues } = withClinicTimes(tool, full, request.actor.timeZone, derived(tool).times, checkArguments);
   if (issues.length > 0)
     return {
       ok: false,
       error: { code: 'invalid_request', message: 'La richiesta non è valida: correggi i campi indicati.', details: { in: 'arguments', issues } },
     };
-  return runTool(tool, full, callId, perform, request.toolCalls);
+  return runTool(tool, timed, callId, perform, request.toolCalls);
 }
 
 /**
@@ -110,7 +112,7 @@ function mcpServerFor(app: FastifyInstance, request: FastifyRequest): Server {
   const perform = performThroughRoutes(app, request);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: visibleTools(filterOf(request), toolScopes(app)).map((tool) => {
-      const { input, output } = listed(tool);
+      const { input, output } = listed(tool, timeZone);
       return {
         name: tool.name,
         title: tool.title,

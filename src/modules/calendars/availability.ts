@@ -9,7 +9,7 @@ import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
 import { localDateOf, partOfDayOf, slotWords, type SlotWords } from './labels.js';
 import type { AvailabilityQuery, EMPTY_REASONS } from './schema.js';
-import { localParts } from './timezone.js';
+import { localParts, localToUtc } from './timezone.js';
 import { availabilityQueryIssues, MAX_WINDOW_DAYS } from './checks.js';
 import { bookableWindow, findCalendar, freeSlots, gridSlots, type CalendarRow, type Slot, type Window } from './service.js';
 
@@ -77,9 +77,20 @@ async function nextFree(db: Db, cal: CalendarRow, tz: string, after: Date, docto
   return null;
 }
 
+/** Where each part of a local day starts and ends, in minutes after local midnight (labels.ts partOfDayOf). */
+const PART_MINUTES = { morning: [0, 13 * 60], afternoon: [13 * 60, 18 * 60], evening: [18 * 60, 24 * 60] } as const;
+
+/** The window of a local day `YYYY-MM-DD` in `tz`, or of one part of it. */
+function dayWindow(date: string, part: AvailabilityQuery['partOfDay'], tz: string): { from: Date; to: Date } {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const [start, end] = part ? PART_MINUTES[part] : [0, 24 * 60];
+  return { from: localToUtc(year, month, day, start, tz), to: localToUtc(year, month, day, end, tz) };
+}
+
 export async function availability(db: Db, actor: Actor, id: string, q: AvailabilityQuery): Promise<Availability> {
-  const from = q.from ? new Date(q.from) : new Date();
-  const to = q.to ? new Date(q.to) : new Date(from.getTime() + 7 * 86_400_000);
+  const day = q.date ? dayWindow(q.date, q.partOfDay, actor.timeZone) : null;
+  const from = day ? day.from : q.from ? new Date(q.from) : new Date();
+  const to = day ? day.to : q.to ? new Date(q.to) : new Date(from.getTime() + 7 * 86_400_000);
   const cal = await findCalendar(db, actor, id);
   const issues = availabilityQueryIssues(q, undefined, from.getTime());
   if (q.doctorId && !cal.doctor_ids.includes(q.doctorId.toLowerCase())) issues.push({ path: 'doctorId', message: 'non è un medico di questo calendario' });

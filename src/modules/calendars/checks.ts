@@ -15,9 +15,20 @@ export function calendarBodyIssues(body: unknown): ValidationIssue[] {
 /** The longest availability window asked at once, in days. */
 export const MAX_WINDOW_DAYS = 31;
 
-/** An availability query: `to` after `from` (default now) and at most MAX_WINDOW_DAYS after it (default 7 days). */
+/**
+ * An availability query: a local `date` (with `partOfDay` or not) instead of `from`/`to`, never
+ * with them; `partOfDay` only with a `date`; else `to` after `from` (default now) and at most
+ * MAX_WINDOW_DAYS after it (default 7 days).
+ */
 export function availabilityQueryIssues(query: unknown, _env?: unknown, now = Date.now()): ValidationIssue[] {
   const q = record(query);
+  if (q.date !== undefined || q.partOfDay !== undefined) {
+    const issues: ValidationIssue[] = [];
+    if (q.date === undefined) issues.push({ path: 'partOfDay', message: 'richiede date (il giorno di cui è una parte)' });
+    for (const bound of ['from', 'to'] as const)
+      if (q[bound] !== undefined) issues.push({ path: bound, message: 'non si usa insieme a date/partOfDay: la finestra è già il giorno indicato' });
+    return issues;
+  }
   // A bound the schema refused is the schema's to name: the window is not judged.
   const from = q.from === undefined ? now : instant(q.from);
   if (from === undefined) return [];

@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { BOOKING_CHANNELS } from '../../core/actor.js';
-import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, UpdatedListQueryFields, Uuid } from '../../core/schemas.js';
+import { DateOnly, InputTimestamp, Nullable, OutputTimestamp, StringEnum, UpdatedListQueryFields, Uuid } from '../../core/schemas.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../appointments/model.js';
 import { WeekScheduleSchema } from '../facilities/schedule.js';
 import { PARTS_OF_DAY } from './labels.js';
@@ -133,8 +133,19 @@ export const SPREADS = ['day', 'part_of_day'] as const;
 /** /v1/calendars/{id}/availability: the window and the thinning asked for. */
 export const AvailabilityQuerySchema = Type.Object(
   {
-    from: Type.Optional(InputTimestamp()),
-    to: Type.Optional(InputTimestamp()),
+    from: Type.Optional(InputTimestamp({ description: 'Start of the window (default now); not with `date`' })),
+    to: Type.Optional(InputTimestamp({ description: 'End of the window, exclusive (default `from` + 7 days); not with `date`' })),
+    date: Type.Optional(
+      DateOnly({
+        description: 'A day in the clinic’s time zone (`YYYY-MM-DD`): the window is that local day, instead of `from`/`to`',
+        examples: ['2027-03-09'],
+      }),
+    ),
+    partOfDay: Type.Optional(
+      StringEnum(PARTS_OF_DAY, {
+        description: 'With `date`: only that part of the local day, `morning` 00:00-13:00, `afternoon` 13:00-18:00, `evening` 18:00-24:00',
+      }),
+    ),
     doctorId: Type.Optional(Uuid({ description: 'Only slots of this doctor of the calendar' })),
     spread: Type.Optional(StringEnum(SPREADS, { description: '`day`: the first free slot of each day; `part_of_day`: of each part of each day' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'At most this many slots (after `spread`); default all' })),

@@ -9,6 +9,7 @@ import { ApiError } from '../../core/errors.js';
 import type { Actor } from '../../core/actor.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { overlapReason } from '../appointments/model.js';
+import { slotWords, type SlotWords } from './labels.js';
 import { bookableWindow, freeSlots, gridSlots, type Slot, type Window } from './service.js';
 import { busyTimes, busyTimesQuery, lockSchedules, type BusyQuery, type CalendarRow, type SlotOptions } from './store.js';
 
@@ -42,8 +43,8 @@ export interface Taken {
   free: Slot[];
 }
 
-/** Up to five free slots nearest to `start` (before or after it). */
-async function alternatives(db: Db, tz: string, { cal, start, opts }: SlotAsk): Promise<Slot[]> {
+/** Up to five free slots nearest to `start` (before or after it), in the clinic's words as find_slots gives them. */
+async function alternatives(db: Db, tz: string, { cal, start, opts }: SlotAsk): Promise<(Slot & SlotWords)[]> {
   const window = bookableWindow(cal, new Date(start.getTime() - ALTERNATIVES_SPAN_MS / 2), new Date(start.getTime() + ALTERNATIVES_SPAN_MS));
   if (!window) return [];
   const slots = await freeSlots(db, cal, tz, window, { ...opts, now: undefined });
@@ -52,7 +53,8 @@ async function alternatives(db: Db, tz: string, { cal, start, opts }: SlotAsk): 
       (a, b) => Math.abs(Date.parse(a.start) - start.getTime()) - Math.abs(Date.parse(b.start) - start.getTime()) || Date.parse(a.start) - Date.parse(b.start),
     )
     .slice(0, ALTERNATIVES)
-    .sort((a, b) => Date.parse(a.start) - Date.parse(b.start));
+    .sort((a, b) => Date.parse(a.start) - Date.parse(b.start))
+    .map((slot) => ({ ...slot, ...slotWords(new Date(slot.start), tz) }));
 }
 
 /** When the earliest live hold on the calendar's people at `start` ends (the time may free up then), or null. */

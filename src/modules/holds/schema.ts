@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { HOLD_LIFE_SECONDS } from './caps.js';
 import { InputTimestamp, Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
+import { localReadingFields } from '../calendars/labels.js';
 
 /**
  * A key holds at most this many live slots at once. A call holds one slot at a time, and one key
@@ -45,6 +46,7 @@ export const HoldSchema = Type.Object(
     expiresAt: OutputTimestamp({
       description: `When the hold lapses by itself: \`ttlSeconds\` from now, but never later than ${HOLD_LIFE_SECONDS / 60} minutes after the first hold of its \`holderRef\``,
     }),
+    ...localReadingFields('the held slot’s start (one reading: the end is not read out)'),
   },
   {
     additionalProperties: false,
@@ -59,6 +61,9 @@ export const HoldSchema = Type.Object(
         chairId: null,
         holderRef: 'CA1f2e3d4c5b6a',
         expiresAt: '2026-03-01T10:05:00.000Z',
+        localDate: '2026-03-04',
+        localTime: '09:30',
+        label: 'mercoledì 4 marzo alle 9:30',
       },
     ],
   },

@@ -8,13 +8,15 @@ import { ApiError } from '../../core/errors.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { findScoped } from '../../db/scoped.js';
 import { assertBookableBy } from '../calendars/booking.js';
+import { localReading } from '../calendars/labels.js';
 import type { SlotOptions } from '../calendars/service.js';
 import { answeringNoSlot, isNoSlot, takeSlot, unlessNoSlot, type NoSlot } from '../calendars/slots.js';
 import { HOLD_LIFE_SECONDS, holderlessRefusal, keyHolderRef, keyLimitRefusal, lifeDeadline, lifeRefusal, type HoldRefusal } from './caps.js';
 import { HOLD_TTL, HOLDS_PER_KEY, type HoldView, type NewHold } from './schema.js';
 import { deleteLapsedHolds, deleteUnusedHold, insertHold, replaceAndCount, type HoldRow } from './store.js';
 
-export function holdView(row: HoldRow): HoldView {
+/** A hold as the API answers it, its start read in the clinic's zone `tz`. */
+export function holdView(row: HoldRow, tz: string): HoldView {
   return {
     id: row.id,
     calendarId: row.calendar_id,
@@ -24,6 +26,7 @@ export function holdView(row: HoldRow): HoldView {
     chairId: row.chair_id,
     holderRef: row.holder_ref,
     expiresAt: row.expires_at.toISOString(),
+    ...localReading(row.start_at, tz),
   };
 }
 
@@ -89,7 +92,7 @@ async function holdIn(trx: Transaction, actor: Actor, keyId: string, calendarId:
     deadline: lifeDeadline(live.firstHeldAt ?? live.now),
     firstHeldAt: live.firstHeldAt,
   });
-  return holdView(row);
+  return holdView(row, actor.timeZone);
 }
 
 /** Holds the free slot starting at `input.start` of the calendar for `input.holderRef` (or, without one, for the key on this calendar). */

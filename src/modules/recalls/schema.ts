@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, PageQueryFields, StringEnum, Uuid } from '../../core/schemas.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../appointments/model.js';
 import { CONTACT_CHANNELS } from '../waitlist/schema.js';
+import { LocalReadingSchema, NullableLocalReading } from '../calendars/labels.js';
 
 export const RECALL_OUTCOMES = ['booked', 'no_answer', 'voicemail', 'callback', 'declined', 'wrong_number', 'opted_out'] as const;
 export type RecallOutcome = (typeof RECALL_OUTCOMES)[number];
@@ -65,6 +66,10 @@ export const RecallSchema = Type.Object(
     nextAttemptAt: OutputTimestamp({
       description: 'The first instant an attempt is allowed: now, or the end of the quiet hours, or when the weekly limit frees up',
     }),
+    lastVisitAtLocal: LocalReadingSchema('`lastVisitAt`'),
+    dueAtLocal: LocalReadingSchema('`dueAt`'),
+    lastAttemptAtLocal: NullableLocalReading('`lastAttemptAt`'),
+    nextAttemptAtLocal: LocalReadingSchema('`nextAttemptAt`'),
   },
   {
     additionalProperties: false,
@@ -82,6 +87,10 @@ export const RecallSchema = Type.Object(
         lastAttemptAt: '2026-03-01T10:00:00.000Z',
         lastOutcome: 'no_answer',
         nextAttemptAt: '2026-03-03T08:00:00.000Z',
+        lastVisitAtLocal: { localDate: '2025-08-12', localTime: '10:30', label: 'martedì 12 agosto alle 10:30' },
+        dueAtLocal: { localDate: '2026-02-12', localTime: '09:30', label: 'giovedì 12 febbraio alle 9:30' },
+        lastAttemptAtLocal: { localDate: '2026-03-01', localTime: '11:00', label: 'domenica 1 marzo alle 11:00' },
+        nextAttemptAtLocal: { localDate: '2026-03-03', localTime: '09:00', label: 'martedì 3 marzo alle 9:00' },
       },
     ],
   },

@@ -7,6 +7,7 @@ import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import { findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
+import { localReading, localReadingOrNull } from '../calendars/labels.js';
 import { insertTask } from '../tasks/service.js';
 import { nextAttemptAt } from './policy.js';
 import { attemptBodyIssues, rulesBodyIssues } from './checks.js';
@@ -68,6 +69,12 @@ export async function refreshRecallWorklists(db: Db): Promise<number> {
 }
 
 function recallView(row: DueRow, rules: RulesRow, now: Date, tz: string): RecallView {
+  const next = nextAttemptAt(
+    now,
+    tz,
+    { maxAttemptsPerWeek: rules.max_attempts_per_week, quietStart: rules.quiet_start, quietEnd: rules.quiet_end },
+    (row.recent ?? []).map((d) => new Date(d)),
+  );
   return {
     patientId: row.id,
     facilityId: row.facility_id,
@@ -79,12 +86,11 @@ function recallView(row: DueRow, rules: RulesRow, now: Date, tz: string): Recall
     attempts: row.attempts ?? 0,
     lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
     lastOutcome: (row.last_outcome as RecallView['lastOutcome']) ?? null,
-    nextAttemptAt: nextAttemptAt(
-      now,
-      tz,
-      { maxAttemptsPerWeek: rules.max_attempts_per_week, quietStart: rules.quiet_start, quietEnd: rules.quiet_end },
-      (row.recent ?? []).map((d) => new Date(d)),
-    ).toISOString(),
+    nextAttemptAt: next.toISOString(),
+    lastVisitAtLocal: localReading(row.last_visit_at, tz),
+    dueAtLocal: localReading(row.due_at, tz),
+    lastAttemptAtLocal: localReadingOrNull(row.last_attempt_at, tz),
+    nextAttemptAtLocal: localReading(next, tz),
   };
 }
 

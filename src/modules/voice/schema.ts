@@ -1,6 +1,7 @@
 /** The voice agent's operations (issue 15): the context of a ringing call and the handoff to a person. */
 import { Type, type Static } from 'typebox';
 import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { localReadingFields, NullableLocalReading } from '../calendars/labels.js';
 
 /** A phone number in any format, or `anonymous` (as POST /calls takes it). */
 export const PHONE_PATTERN = '^([Aa][Nn][Oo][Nn][Yy][Mm][Oo][Uu][Ss]|[+0-9 ()./-]*)$';
@@ -17,7 +18,12 @@ export const VoiceContextQuerySchema = Type.Object(
 export type VoiceContextQuery = Static<typeof VoiceContextQuerySchema>;
 
 const NextAppointment = Type.Object(
-  { id: Uuid(), start: OutputTimestamp(), calendarName: Nullable(Type.String({ description: 'The service booked; null outside any calendar' })) },
+  {
+    id: Uuid(),
+    start: OutputTimestamp(),
+    calendarName: Nullable(Type.String({ description: 'The service booked; null outside any calendar' })),
+    ...localReadingFields('the appointment’s start'),
+  },
   { additionalProperties: false },
 );
 
@@ -32,6 +38,8 @@ export const VoiceContextSchema = Type.Object(
         openNow: Type.Boolean(),
         closesAt: Nullable(OutputTimestamp({ description: 'When the current opening ends' })),
         nextOpening: Nullable(OutputTimestamp({ description: 'The next opening after now (within two weeks)' })),
+        closesAtLocal: NullableLocalReading('`closesAt`'),
+        nextOpeningLocal: NullableLocalReading('`nextOpening`'),
       },
       { additionalProperties: false },
     ),
@@ -71,6 +79,8 @@ export const VoiceContextSchema = Type.Object(
           openNow: true,
           closesAt: '2026-03-02T12:00:00.000Z',
           nextOpening: '2026-03-02T13:00:00.000Z',
+          closesAtLocal: { localDate: '2026-03-02', localTime: '13:00', label: 'lunedì 2 marzo alle 13:00' },
+          nextOpeningLocal: { localDate: '2026-03-02', localTime: '14:00', label: 'lunedì 2 marzo alle 14:00' },
         },
         caller: {
           match: 'patient',
@@ -79,7 +89,16 @@ export const VoiceContextSchema = Type.Object(
             {
               id: '6f5e4d3c-2b1a-4098-8f7e-6d5c4b3a2918',
               firstName: 'Giulia',
-              nextAppointments: [{ id: '3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d', start: '2026-03-04T08:30:00.000Z', calendarName: 'Igiene orale' }],
+              nextAppointments: [
+                {
+                  id: '3a2b1c0d-9e8f-4a7b-8c6d-5e4f3a2b1c0d',
+                  start: '2026-03-04T08:30:00.000Z',
+                  calendarName: 'Igiene orale',
+                  localDate: '2026-03-04',
+                  localTime: '09:30',
+                  label: 'mercoledì 4 marzo alle 9:30',
+                },
+              ],
             },
           ],
           lead: null,

@@ -3,6 +3,7 @@
  * handoff to a person when it gives up. It answers as little personal data as the job needs.
  */
 import type { Actor } from '../../core/actor.js';
+import { localReading } from '../calendars/labels.js';
 import { ApiError } from '../../core/errors.js';
 import { checkRefs } from '../../db/scoped.js';
 import type { WeekSchedule } from '../../db/tables/agenda.js';
@@ -65,6 +66,8 @@ export async function voiceContext(db: Db, actor: Actor, input: VoiceContextQuer
       facilityId: facility?.id ?? null,
       facilityName: facility?.name ?? null,
       ...open,
+      closesAtLocal: open.closesAt ? localReading(new Date(open.closesAt), actor.timeZone) : null,
+      nextOpeningLocal: open.nextOpening ? localReading(new Date(open.nextOpening), actor.timeZone) : null,
     },
     caller: {
       match: patients.length ? 'patient' : lead ? 'lead' : 'unknown',
@@ -73,7 +76,10 @@ export async function voiceContext(db: Db, actor: Actor, input: VoiceContextQuer
         id: p.id,
         firstName: p.first_name,
         // Read as JSON: the time is a string there.
-        nextAppointments: p.upcoming.map((a) => ({ id: a.id, start: new Date(a.start_at).toISOString(), calendarName: a.calendar_name })),
+        nextAppointments: p.upcoming.map((a) => {
+          const start = new Date(a.start_at);
+          return { id: a.id, start: start.toISOString(), calendarName: a.calendar_name, ...localReading(start, actor.timeZone) };
+        }),
       })),
       lead: lead ? { id: lead.id, firstName: lead.first_name } : null,
     },

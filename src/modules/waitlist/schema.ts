@@ -1,6 +1,7 @@
 /** The waitlist (issue 36) on the wire: entries, offers of freed slots, and their types. */
 import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, PageQueryFields, StringEnum, Uuid } from '../../core/schemas.js';
+import { localReadingFields, LocalReadingSchema } from '../calendars/labels.js';
 
 export const WEEKDAY_NAMES = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export const PARTS_OF_DAY = ['morning', 'afternoon', 'evening'] as const;
@@ -84,6 +85,8 @@ export const WaitlistEntrySchema = Type.Object(
     appointmentId: Nullable(Uuid({ description: 'The appointment booked from an accepted offer' })),
     createdAt: OutputTimestamp({ description: 'Entries are offered slots in this order' }),
     updatedAt: OutputTimestamp(),
+    earliestLocal: LocalReadingSchema('`earliest`'),
+    latestLocal: LocalReadingSchema('`latest`'),
   },
   {
     additionalProperties: false,
@@ -106,6 +109,8 @@ export const WaitlistEntrySchema = Type.Object(
         appointmentId: null,
         createdAt: '2026-03-02T08:00:00.000Z',
         updatedAt: '2026-03-02T08:00:00.000Z',
+        earliestLocal: { localDate: '2026-03-02', localTime: '09:00', label: 'lunedì 2 marzo alle 9:00' },
+        latestLocal: { localDate: '2026-04-30', localTime: '20:00', label: 'giovedì 30 aprile alle 20:00' },
       },
     ],
   },
@@ -144,6 +149,7 @@ export const WaitlistOfferSchema = Type.Object(
     appointmentId: Nullable(Uuid()),
     createdAt: OutputTimestamp(),
     updatedAt: OutputTimestamp(),
+    ...localReadingFields('the offered slot’s start (one reading: the end is not read out)'),
   },
   {
     additionalProperties: false,
@@ -166,6 +172,9 @@ export const WaitlistOfferSchema = Type.Object(
         appointmentId: null,
         createdAt: '2026-03-03T10:00:00.000Z',
         updatedAt: '2026-03-03T10:00:00.000Z',
+        localDate: '2026-03-05',
+        localTime: '09:30',
+        label: 'giovedì 5 marzo alle 9:30',
       },
     ],
   },

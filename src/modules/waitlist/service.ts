@@ -8,6 +8,7 @@ import { ApiError } from '../../core/errors.js';
 import { checkRefs } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { insertAppointment, withOverlapCheck } from '../appointments/service.js';
+import { localReading } from '../calendars/labels.js';
 import { slotAppointment } from '../calendars/service.js';
 import type { NewWaitlistEntry, OfferListQuery, WaitlistEntryView, WaitlistListQuery, WaitlistOfferView, WaitlistSettings } from './schema.js';
 import * as store from './store.js';
@@ -17,7 +18,8 @@ import type { EntryRow, OfferWithEntry } from './store.js';
 
 /** What offering a slot needs of the one who freed it: the clinic, its time zone, a logger. */
 
-export function entryView(row: EntryRow): WaitlistEntryView {
+/** An entry as the API answers it, its window read in the clinic's zone `tz`. */
+export function entryView(row: EntryRow, tz: string): WaitlistEntryView {
   return {
     id: row.id,
     calendarId: row.calendar_id,
@@ -35,10 +37,13 @@ export function entryView(row: EntryRow): WaitlistEntryView {
     appointmentId: row.appointment_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    earliestLocal: localReading(row.earliest, tz),
+    latestLocal: localReading(row.latest, tz),
   };
 }
 
-export function offerView(row: OfferWithEntry): WaitlistOfferView {
+/** An offer as the API answers it, its slot's start read in the clinic's zone `tz`. */
+export function offerView(row: OfferWithEntry, tz: string): WaitlistOfferView {
   return {
     id: row.id,
     entryId: row.entry_id,
@@ -56,6 +61,7 @@ export function offerView(row: OfferWithEntry): WaitlistOfferView {
     appointmentId: row.appointment_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
+    ...localReading(row.start_at, tz),
   };
 }
 
@@ -101,7 +107,7 @@ export async function createEntry(db: Db, actor: Actor, input: NewWaitlistEntry)
 
 export async function listEntries(db: Db, actor: Actor, q: WaitlistListQuery): Promise<{ data: WaitlistEntryView[]; nextCursor: string | null }> {
   const page = await store.listEntries(db, actor, q);
-  return { data: page.items.map(entryView), nextCursor: page.nextCursor };
+  return { data: page.items.map((row) => entryView(row, actor.timeZone)), nextCursor: page.nextCursor };
 }
 
 export async function getEntry(db: Db, actor: Actor, id: string): Promise<EntryRow> {
@@ -124,7 +130,7 @@ export async function removeEntry(db: Db, actor: Actor, id: string): Promise<voi
 
 export async function listOffers(db: Db, actor: Actor, q: OfferListQuery): Promise<{ data: WaitlistOfferView[]; nextCursor: string | null }> {
   const page = await store.listOffers(db, actor, q);
-  return { data: page.items.map(offerView), nextCursor: page.nextCursor };
+  return { data: page.items.map((row) => offerView(row, actor.timeZone)), nextCursor: page.nextCursor };
 }
 
 /** The offer the actor sees and its entry, locked in that order (every writer of both locks the entry first). */
@@ -145,7 +151,7 @@ export async function acceptOffer(db: Db, actor: Actor, id: string): Promise<Wai
   return withOverlapCheck(() =>
     db.transaction().execute(async (trx) => {
       const { offer, entry } = await lockOfferAndEntry(trx, actor, id);
-      if (offer.status === 'accepted') return offerView(offer);
+      if (offer.status === 'accepted') return offerView(offer, actor.timeZone);
       if (offer.status === 'declined') throw ApiError.conflict('offer_declined', {}, 'L’offerta è stata rifiutata.');
       if (offer.status === 'withdrawn') throw ApiError.conflict('offer_withdrawn', {}, 'L’offerta è stata ritirata: la persona non è più in lista.');
       if (entry.status !== 'open') throw ApiError.conflict('entry_closed', { entryStatus: entry.status }, 'La persona ha già prenotato da un’altra offerta.');
@@ -169,7 +175,7 @@ export async function acceptOffer(db: Db, actor: Actor, id: string): Promise<Wai
       );
       const accepted = await store.setOfferStatus(trx, offer.id, 'accepted', appointment.id);
       await store.closeEntry(trx, entry.id, 'booked', appointment.id);
-      return offerView({ ...accepted, patient_id: offer.patient_id, lead_id: offer.lead_id, channel: offer.channel });
+      return offerView({ ...accepted, patient_id: offer.patient_id, lead_id: offer.lead_id, channel: offer.channel }, actor.timeZone);
     }),
   );
 }
@@ -178,13 +184,13 @@ export async function acceptOffer(db: Db, actor: Actor, id: string): Promise<Wai
 export async function declineOffer(db: Db, actor: Actor, id: string): Promise<WaitlistOfferView> {
   return db.transaction().execute(async (trx) => {
     const { offer } = await lockOfferAndEntry(trx, actor, id);
-    if (offer.status === 'declined') return offerView(offer);
+    if (offer.status === 'declined') return offerView(offer, actor.timeZone);
     if (offer.status === 'accepted') throw ApiError.conflict('offer_accepted', { appointmentId: offer.appointment_id }, 'L’offerta è già stata accettata.');
     if (offer.status === 'expired') throw ApiError.conflict('offer_expired', {}, 'L’offerta è scaduta ed è passata ad altri.');
     if (offer.status === 'withdrawn') throw ApiError.conflict('offer_withdrawn', {}, 'L’offerta è stata ritirata.');
     const declined = await store.setOfferStatus(trx, offer.id, 'declined');
     await offerSlot(trx, actor, slotOf(offer), null);
-    return offerView({ ...declined, patient_id: offer.patient_id, lead_id: offer.lead_id, channel: offer.channel });
+    return offerView({ ...declined, patient_id: offer.patient_id, lead_id: offer.lead_id, channel: offer.channel }, actor.timeZone);
   });
 }
 

@@ -1,6 +1,7 @@
 /** The recall worklist (issue 36): who is due, in what order, and how attempts move them. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../helpers/factories.js';
+import { intlReading } from '../calendars/reading.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { insertPatient } from '../../helpers/seed.js';
 import { createAppointment } from '../../../src/modules/appointments/service.js';
@@ -68,8 +69,28 @@ describe('recall worklist', () => {
     const list = await due();
     expect(list.map((r) => r.patientId)).toEqual([a, b]);
     expect(Object.keys(list[0]!).sort()).toEqual(
-      ['attempts', 'due', 'dueAt', 'facilityId', 'firstName', 'lastAttemptAt', 'lastOutcome', 'lastVisitAt', 'nextAttemptAt', 'patientId', 'phone'].sort(),
+      [
+        'attempts',
+        'due',
+        'dueAt',
+        'dueAtLocal',
+        'facilityId',
+        'firstName',
+        'lastAttemptAt',
+        'lastAttemptAtLocal',
+        'lastOutcome',
+        'lastVisitAt',
+        'lastVisitAtLocal',
+        'nextAttemptAt',
+        'nextAttemptAtLocal',
+        'patientId',
+        'phone',
+      ].sort(),
     );
+    // Each time with its clinic-local reading (Europe/Rome), the one not yet attempted null.
+    const row = list[0] as unknown as Record<string, string>;
+    for (const field of ['lastVisitAt', 'dueAt', 'nextAttemptAt']) expect(row[`${field}Local`]).toEqual(intlReading(row[field]!));
+    expect(row.lastAttemptAtLocal).toBeNull();
     expect(list[0]).toMatchObject({ firstName: 'Paziente', attempts: 0, due: { category: null, type: 'checkup' } });
     // dueBefore looks ahead: c is due in about four months.
     expect((await due(tenant, `&dueBefore=${new Date(Date.now() + 200 * DAY).toISOString()}`)).map((r) => r.patientId)).toContain(c);

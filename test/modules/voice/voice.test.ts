@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OperationTypes } from '../../../packages/client/src/index.js';
 import { refused as rejection, issuePaths } from '../../helpers/refused.js';
 import type { Tenant } from '../../helpers/factories.js';
+import { intlReading } from '../calendars/reading.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { ALL_DAY, at, insertPatient, makeCalendar } from '../../helpers/seed.js';
 
@@ -49,7 +50,7 @@ describe('GET /v1/voice/context', () => {
     expect(byId[giulia]).toEqual({
       id: giulia,
       firstName: 'Giulia',
-      nextAppointments: [{ id: booked.data.id, start: at(2, 9), calendarName: expect.any(String) }],
+      nextAppointments: [{ id: booked.data.id, start: at(2, 9), calendarName: expect.any(String), ...intlReading(at(2, 9)) }],
     });
     expect(byId[marco]!.nextAppointments).toEqual([]);
     expect(JSON.stringify(res)).not.toContain('Rossi');

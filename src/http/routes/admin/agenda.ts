@@ -46,9 +46,10 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await createAppointment(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
+      const actor = await clinicActor(ctx, request, request.params.clinicId);
+      const row = await createAppointment(db, actor, request.body);
       setEtag(reply, row.version);
-      return reply.status(201).send(toView(row, true));
+      return reply.status(201).send(toView(row, actor.timeZone, true));
     },
   );
 
@@ -65,9 +66,10 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await findAppointment(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id);
+      const actor = await clinicActor(ctx, request, request.params.clinicId);
+      const row = await findAppointment(db, actor, request.params.id);
       setEtag(reply, row.version);
-      return toView(row, true);
+      return toView(row, actor.timeZone, true);
     },
   );
 
@@ -88,15 +90,10 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await updateAppointment(
-        db,
-        await clinicActor(ctx, request, request.params.clinicId),
-        request.params.id,
-        request.body,
-        expectedVersion(request),
-      );
+      const actor = await clinicActor(ctx, request, request.params.clinicId);
+      const row = await updateAppointment(db, actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, row.version);
-      return toView(row, true);
+      return toView(row, actor.timeZone, true);
     },
   );
 
@@ -116,16 +113,10 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await changeStatus(
-        db,
-        await clinicActor(ctx, request, request.params.clinicId),
-        request.params.id,
-        request.body.status,
-        request.body.completionNotes,
-        expectedVersion(request),
-      );
+      const actor = await clinicActor(ctx, request, request.params.clinicId);
+      const row = await changeStatus(db, actor, request.params.id, request.body.status, request.body.completionNotes, expectedVersion(request));
       setEtag(reply, row.version);
-      return toView(row, true);
+      return toView(row, actor.timeZone, true);
     },
   );
 

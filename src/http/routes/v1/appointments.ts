@@ -101,7 +101,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const row = await findAppointment(ctx.db, request.actor, request.params.id);
-      const view = toView(row, hasScope(request.actor, 'clinical:read'));
+      const view = toView(row, request.actor.timeZone, hasScope(request.actor, 'clinical:read'));
       await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: [row.id], fields: loggedFields(view) });
       setEtag(reply, row.version);
       return view;
@@ -121,7 +121,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
           'With `holdId` (a hold this key made with createSlotHold) it books the held slot at the hold’s doctor, and the hold is used up. Sent again for the same patient it answers `200` with the same appointment; for another patient `409 conflict` reason `hold_used`. A hold that lapsed still books if its slot is still free.',
           'Answers `201` with the appointment and its `ETag`; a `title` or `reason` in the response is access-logged. Honours `Idempotency-Key`.',
           'A retry needs no `Idempotency-Key` (platforms that retry a failed request send none): when the patient already has a live appointment (scheduled or confirmed) at exactly this calendar and `start` (and this `doctorId`, when one is named), the booking answers `200` with that appointment instead of `409 slot_taken`, and writes nothing (no second appointment, no second event), whatever else the body says. Another patient still gets `409 no_availability` `slot_taken`.',
-          '`409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId}`) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).',
+          '`409 no_availability` when the time cannot be booked, with `details.alternatives` (up to 5 nearest free slots, `{start, end, doctorId, chairId, localDate, localTime, partOfDay, label}` as the availability gives them) and `details.reason`: `slot_taken` (someone booked or holds it meanwhile; when a hold is in the way, `details.heldUntil` says when the earliest such hold lapses), or `outside_availability` (not a slot of the calendar: outside working hours, not aligned to the slot grid, before the minimum notice or past the booking horizon).',
           'Of parallel bookings and holds of one slot exactly one wins (a database constraint forbids overlapping appointments of one doctor or chair, and bookings and holds take the same schedule locks).',
           '`403 forbidden` reason `not_bookable_by_agent` when the calendar’s `bookableBy` does not include the key’s channel (`api` for a plain key, `bot`, `voice`); `new_patients_not_accepted` when the calendar takes no new patients and the patient has no appointment yet (cancelled ones do not count).',
           'A `calendarId` or `patientId` the key cannot see, a `doctorId` not of the calendar, a `holdId` not of this key, or a missing `calendarId`/`start` without `holdId`, is `400` naming the field.',
@@ -142,7 +142,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const { row, replayed } = await book(ctx.db, request.actor, request.body);
       setEtag(reply, row.version);
-      return reply.status(replayed ? 200 : 201).send(await logged(request, toView(row)));
+      return reply.status(replayed ? 200 : 201).send(await logged(request, toView(row, request.actor.timeZone)));
     },
   );
 
@@ -169,7 +169,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const row = await rescheduleAppointmentViaApi(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, row.version);
-      return logged(request, toView(row));
+      return logged(request, toView(row, request.actor.timeZone));
     },
   );
 
@@ -195,7 +195,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const row = await cancelAppointmentViaApi(ctx.db, request.actor, request.params.id, expectedVersion(request));
       setEtag(reply, row.version);
-      return logged(request, toView(row));
+      return logged(request, toView(row, request.actor.timeZone));
     },
   );
 }

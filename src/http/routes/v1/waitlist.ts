@@ -40,7 +40,7 @@ export function registerWaitlistRoutes(app: App, ctx: AppContext): void {
       },
       config: { reasons: WAITLIST_REASONS.create, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409], bodyIssues: entryBodyIssues },
     },
-    async (request, reply) => reply.status(201).send(entryView(await createEntry(ctx.db, request.actor, request.body))),
+    async (request, reply) => reply.status(201).send(entryView(await createEntry(ctx.db, request.actor, request.body), request.actor.timeZone)),
   );
 
   app.get(
@@ -73,7 +73,7 @@ export function registerWaitlistRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['appointments:read'] },
     },
-    async (request) => entryView(await getEntry(ctx.db, request.actor, request.params.id)),
+    async (request) => entryView(await getEntry(ctx.db, request.actor, request.params.id), request.actor.timeZone),
   );
 
   app.delete(
