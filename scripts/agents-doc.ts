@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AGENT_TOOLS, annotationsOf, derived, type JsonSchema } from '../src/agents/registry.js';
+import { AGENT_TOOLS, annotationsOf, derived, describe, type JsonSchema } from '../src/agents/registry.js';
 import { AUDIENCE_OF, readOnly, type AgentTool } from '../src/agents/tool.js';
 import { buildApp } from '../src/app.js';
 import { createContext } from '../src/bootstrap.js';
@@ -21,6 +21,9 @@ import type { PlannedRoute } from '../src/http/planes.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const AGENTS_DOC = path.join(root, 'docs/agents.md');
 const TEMPLATE = path.join(root, 'scripts/agents-doc.md');
+
+/** The docs show every sentence a description has: the one a key with every tool reads. */
+const ALL_TOOLS: ReadonlySet<string> = new Set(AGENT_TOOLS.map((t) => t.name));
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -74,7 +77,7 @@ function toolSection(tool: AgentTool, routes: readonly PlannedRoute[]): string {
   return [
     `### \`${tool.name}\`: ${tool.title}`,
     '',
-    tool.description,
+    describe(tool, '{timeZone}', ALL_TOOLS),
     '',
     `Operation: \`${tool.operation.method} ${tool.operation.url.replace(/:([A-Za-z]+)/g, '{$1}')}\` (\`${tool.operation.operationId}\`), scopes ${
       scopesOf(tool, routes)

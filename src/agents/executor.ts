@@ -88,14 +88,11 @@ export function retryKey(tool: AgentTool, callId: string, argsHash: string, last
   return `tool:${tool.name}:${bodyHashOf({ callId, args: argsHash, after: last?.idempotencyKey ?? null })}`;
 }
 
-/** Arguments the call's id stands for when the model leaves them out: a handoff's `callId`, a hold's holder (`holderRef`). */
+/** The argument the call's id stands for (`callIdAs`: hand_off's `callId`, hold_slot's `holderRef`, log_call's `externalCallId`), filled when the model leaves it out. */
 export function withCallId(tool: AgentTool, args: Record<string, unknown>, callId: string | undefined): Record<string, unknown> {
-  if (!callId) return args;
-  let full = args;
-  for (const name of ['callId', 'holderRef']) {
-    if (derived(tool).places.get(name)?.in === 'body' && args[name] === undefined) full = { ...full, [name]: callId };
-  }
-  return full;
+  const field = tool.callIdAs;
+  if (!callId || field === undefined || args[field] !== undefined) return args;
+  return { ...args, [field]: callId };
 }
 
 /** The REST request of a tool call, or the wrong arguments that stop it before any request. */
@@ -138,8 +135,11 @@ export function requestOf(
 }
 
 /** The call's id: the platform's header (Vapi's X-Call-Id) or the `callId` argument. */
-export function callIdOf(header: string | undefined, args: Record<string, unknown>): string | undefined {
-  if (typeof args.callId === 'string' && args.callId.length > 0) return args.callId;
+export function callIdOf(header: string | undefined, args: Record<string, unknown>, tool?: AgentTool): string | undefined {
+  for (const name of ['callId', tool?.callIdAs]) {
+    const value = name === undefined ? undefined : args[name];
+    if (typeof value === 'string' && value.length > 0) return value;
+  }
   return header && header.length > 0 ? header : undefined;
 }
 

@@ -2,13 +2,13 @@
  * The schemas a model reads (MCP `tools/list`), cut to what helps it choose and fill a call.
  * A platform fetches the list at every new session and a model pays for every byte of it in its
  * context, so: inputs keep their types, enums, bounds of numbers, descriptions and one example,
- * and lose the patterns and string lengths (the server still checks them against the full schema:
+ * and at most two examples, and lose the patterns and string lengths (the server still checks them against the full schema:
  * `derived().input`, and a wrong field comes back named); outputs keep only their shape (types,
  * properties, items, enums): what a field means is in the tool's description and in docs/agents.md.
  * Both are looser than the full schemas, never stricter, so an answer valid for the full output
  * schema is valid for the one listed (MCP clients check `structuredContent` against it).
  */
-type JsonSchema = Record<string, unknown>;
+export type JsonSchema = Record<string, unknown>;
 
 /** The generic description of every id, said once in docs/agents.md instead of once per field. */
 const UUID_BOILERPLATE = /^UUID \(/;
@@ -24,7 +24,7 @@ export function inputForModel(schema: JsonSchema): JsonSchema {
   for (const [key, value] of Object.entries(schema)) {
     if (INPUT_DROPPED.has(key)) continue;
     if (key === 'description' && typeof value === 'string' && UUID_BOILERPLATE.test(value)) continue;
-    if (key === 'examples' && Array.isArray(value)) out.examples = value.slice(0, 1);
+    if (key === 'examples' && Array.isArray(value)) out.examples = value.slice(0, 2);
     else if (key === 'properties') out.properties = mapProperties(value, inputForModel);
     else if (key === 'items' && value && typeof value === 'object' && !Array.isArray(value)) out.items = inputForModel(value as JsonSchema);
     else if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value)) out[key] = value.map((s) => inputForModel(s as JsonSchema));

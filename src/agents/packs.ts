@@ -8,7 +8,7 @@
  * optional argument, which the operations refuse. Generated, never written by hand; every URL
  * starts with `baseUrl`, the deployment's PUBLIC_URL (never the request's Host).
  */
-import { derived, describe } from './registry.js';
+import { derived, describe, shownInput } from './registry.js';
 import type { AgentTool } from './tool.js';
 import { elevenLabsBody, openAiStrict, plainParameters } from './packs/dialects.js';
 
@@ -33,9 +33,10 @@ function pathTemplate(tool: AgentTool): string {
   return tool.operation.url.replace(/:([A-Za-z0-9_]+)/g, (_, param: string) => `{${tool.params?.names[param] ?? param}}`);
 }
 
-export function packEntry(tool: AgentTool, platform: Platform, baseUrl: string, timeZone: string): PackEntry {
-  const description = describe(tool, timeZone);
-  const { input } = derived(tool, timeZone);
+/** `callable`: the names of the tools in the pack, which a description may send the model to. */
+export function packEntry(tool: AgentTool, platform: Platform, baseUrl: string, timeZone: string, callable: ReadonlySet<string>): PackEntry {
+  const description = describe(tool, timeZone, callable);
+  const input = shownInput(tool, derived(tool, timeZone).input);
   const operation = { method: tool.operation.method, path: pathTemplate(tool), operationId: tool.operation.operationId };
   const runUrl = `${baseUrl}${RUNNER_PATHS.run}/${tool.name}`;
   switch (platform) {

@@ -10,8 +10,9 @@ import { OUTBOUND_TOOLS } from './tools/outbound.js';
 import { PEOPLE_TOOLS } from './tools/people.js';
 import { VOICE_TOOLS } from './tools/voice.js';
 import { inputForModel, outputForModel } from './model-schema.js';
+import { withReadingFields } from './readings.js';
 import { exampleInstant, LOCAL_OR_INSTANT, LOCAL_TIME_NOTE } from './local-time.js';
-import { readOnly, type AgentTool } from './tool.js';
+import { readOnly, type AgentTool, type Sentence } from './tool.js';
 
 export const AGENT_TOOLS: readonly AgentTool[] = [...VOICE_TOOLS, ...PEOPLE_TOOLS, ...AGENDA_TOOLS, ...OFFICE_TOOLS, ...OUTBOUND_TOOLS, ...CHAT_TOOLS];
 
@@ -33,7 +34,7 @@ const CALL_ID: JsonSchema = {
   minLength: 1,
   maxLength: 200,
   description:
-    'The id of this call or chat at your platform (Vapi sends it as the X-Call-Id header). A retry of the same tool with the same arguments and callId answers the first result and writes nothing more.',
+    'This call’s or chat’s id at your platform (or the X-Call-Id header): a retry with the same arguments answers the first result and writes nothing more.',
 };
 
 /** The argument a writing tool takes its retries' identity from (`callId`; the handoff's own `callId` is the same). */
@@ -99,7 +100,7 @@ function derive(tool: AgentTool): Derived {
   if (writes(tool) && !properties.callId) properties.callId = CALL_ID;
   const input: JsonSchema = { type: 'object', properties, additionalProperties: false };
   if (required.size > 0) input.required = [...required];
-  return { input, output: tool.output ? plain(tool.output) : DONE, places, times };
+  return { input, output: tool.output ? withReadingFields(tool, plain(tool.output)) : DONE, places, times };
 }
 
 const DERIVED = new Map(AGENT_TOOLS.map((t) => [t.name, derive(t)]));
@@ -121,6 +122,22 @@ export function derived(tool: AgentTool, timeZone?: string): Derived {
   return d;
 }
 
+/**
+ * The input a model is shown: the call's id is `callId` on every tool; the field it stands for
+ * (`callIdAs`) is accepted as its alias but not shown, and `callId` is required where it was.
+ */
+export function shownInput(tool: AgentTool, input: JsonSchema): JsonSchema {
+  const alias = tool.callIdAs;
+  if (alias === undefined || alias === 'callId') return input;
+  const { [alias]: _alias, ...properties } = input.properties as Record<string, JsonSchema>;
+  const wasRequired = ((input.required as string[] | undefined) ?? []).includes(alias);
+  const required = [...((input.required as string[] | undefined) ?? []).filter((n) => n !== alias), ...(wasRequired ? ['callId'] : [])];
+  const shown: JsonSchema = { ...input, properties };
+  if (required.length > 0) shown.required = required;
+  else delete shown.required;
+  return shown;
+}
+
 /** The schemas `tools/list` shows a model: the derived ones cut to what helps it (model-schema.ts), per clinic zone. */
 const LISTED = new Map<string, Map<string, { input: JsonSchema; output: JsonSchema }>>();
 
@@ -128,7 +145,8 @@ export function listed(tool: AgentTool, timeZone: string): { input: JsonSchema; 
   let zone = LISTED.get(timeZone);
   if (!zone) LISTED.set(timeZone, (zone = new Map()));
   let shown = zone.get(tool.name);
-  if (!shown) zone.set(tool.name, (shown = { input: inputForModel(derived(tool, timeZone).input), output: outputForModel(derived(tool).output) }));
+  if (!shown)
+    zone.set(tool.name, (shown = { input: inputForModel(shownInput(tool, derived(tool, timeZone).input)), output: outputForModel(derived(tool).output) }));
   return shown;
 }
 
@@ -143,6 +161,27 @@ export function annotationsOf(tool: AgentTool) {
   };
 }
 
-export function describe(tool: AgentTool, timeZone: string): string {
-  return tool.description.replaceAll('{timeZone}', timeZone);
+const TOOL_NAME = new RegExp(`\\b(${AGENT_TOOLS.map((t) => t.name).join('|')})\\b`, 'g');
+
+/** The tools a text names. */
+export function toolsNamed(text: string): string[] {
+  return [...text.matchAll(TOOL_NAME)].map((m) => m[1]!);
+}
+
+/**
+ * The description a connection reads: each sentence whose named tools it may all call, else the
+ * sentence's `otherwise` (itself checked the same way), else nothing; the clinic's zone filled in.
+ */
+export function describe(tool: AgentTool, timeZone: string, callable: ReadonlySet<string>): string {
+  const shown = (sentence: Sentence | null): string | null => {
+    if (sentence === null) return null;
+    const text = typeof sentence === 'string' ? sentence : sentence.text;
+    if (toolsNamed(text).every((name) => callable.has(name))) return text;
+    return typeof sentence === 'string' ? null : shown(sentence.otherwise);
+  };
+  return tool.description
+    .map(shown)
+    .filter((text): text is string => text !== null)
+    .join(' ')
+    .replaceAll('{timeZone}', timeZone);
 }

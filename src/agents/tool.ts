@@ -14,16 +14,22 @@ export type ToolMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 /** Which agent keys see a tool: every key, or only voice agents' or chat bots' (plain keys see all). */
 export type ToolAudience = 'all' | 'voice' | 'chat';
 
+/** A sentence of a description, or one with what to say when a tool it names is not callable. */
+export type Sentence = string | { text: string; otherwise: Sentence | null };
+
 export interface AgentTool {
   /** snake_case verb_noun. */
   name: string;
   /** A short human title (MCP `title`). */
   title: string;
   /**
-   * For a model: what the tool is for, when to use it, what to say when it answers nothing.
-   * `{timeZone}` is replaced by the clinic's zone. Static text only: never data of a patient.
+   * For a model: what the tool is for, when to use it, what to say when it answers nothing, one
+   * sentence an entry. A sentence that names another tool is shown only to a connection that may
+   * call that tool; `{ text, otherwise }` says what to show instead (null: nothing), so no model
+   * is sent to a tool it does not have. `{timeZone}` is replaced by the clinic's zone. Static text
+   * only: never data of a patient.
    */
-  description: string;
+  description: readonly Sentence[];
   /** The REST operation it performs: the route as registered (`/v1/calendars/:id/availability`). */
   operation: { method: ToolMethod; url: string; operationId: string };
   /** The route's path schema, and the argument name of each path parameter (`id` → `calendarId`). */
@@ -32,9 +38,20 @@ export interface AgentTool {
   body?: TObject;
   /** Arguments the model must send although the operation has them optional (a patient's appointments need `patientId`). */
   alsoRequired?: readonly string[];
+  /**
+   * The answer is an appointment (`one`) or a page of them (`page`): the tool adds each start's
+   * clinic-local reading, which the REST resource may not carry (readings.ts).
+   */
+  localStart?: 'one' | 'page';
   /** The operation's answer (absent: it answers no body, e.g. 204). */
   output?: TSchema;
   audience: ToolAudience;
+  /**
+   * The body field the call's id stands for (hold_slot's `holderRef`, log_call's `externalCallId`,
+   * hand_off's `callId`): a model sends `callId` (or the platform its call's id), the field is
+   * filled from it, and the field's own name is still accepted as an alias, but not shown.
+   */
+  callIdAs?: string;
   /** MCP annotations beyond what the method says (GET is read-only). */
   /** It changes or ends something the caller had (an appointment's time, the appointment itself). */
   destructive?: boolean;

@@ -161,8 +161,11 @@ describe('what the tools answer carries the clinic’s reading', () => {
     expect(list.structuredContent.data).toEqual([
       expect.objectContaining({ id: booked.structuredContent.id, localTime: '10:00', label: 'martedì 9 febbraio alle 10:00' }),
     ]);
+    // The REST Appointment keeps exactly the contract's fields (spec 2.2): the reading is the tool's.
     const rest = await server.call('GET', `/v1/appointments?patientId=${patient}`, { token: york.token });
-    expect(rest.body.data[0]).toMatchObject({ localDate: '2027-02-09', localTime: '10:00' });
+    expect(rest.body.data[0].id).toBe(booked.structuredContent.id);
+    expect(rest.body.data[0]).not.toHaveProperty('localDate');
+    expect(rest.body.data[0]).not.toHaveProperty('label');
 
     const context = await callTool(server.url, york.token, 'get_caller_context', { from: '+12125550101' });
     expect(context.isError, JSON.stringify(context)).toBeFalsy();

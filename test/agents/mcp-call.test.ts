@@ -188,7 +188,20 @@ describe('the MCP endpoint', () => {
     const bad = toolError(await callTool(server.url, key, 'find_slots', { calendarId: 'x', spread: 'week', limit: 'a', colour: 'red' }));
     expect(bad.code).toBe('invalid_request');
     expect(bad.details.issues.map((i: { path: string }) => i.path).sort()).toEqual(['calendarId', 'colour', 'limit', 'spread']);
-    expect(bad.nextStep).toMatch(/correct the fields/);
+    // A malformed id is no field to correct: the model is told where the id comes from.
+    expect(bad.nextStep).toMatch(/`calendarId` names nothing this clinic knows: do not send the same id again/);
+    expect(bad.nextStep).toMatch(/correct the arguments listed in details\.issues/);
+    // An unknown patient is not a field to correct either: the id comes from the caller's number or a confirmed search.
+    const someCalendar = (await callTool(server.url, key, 'list_services', {})).structuredContent.data[0].id;
+    const stranger = toolError(
+      await callTool(server.url, key, 'book_appointment', {
+        calendarId: someCalendar,
+        start: '2030-01-07T09:00',
+        patientId: '00000000-0000-4000-8000-000000000000',
+      }),
+    );
+    expect(stranger.details.issues.map((i: { path: string }) => i.path)).toContain('patientId');
+    expect(stranger.nextStep).toMatch(/a patient’s id only from get_caller_context or a confirmed search_patients/);
 
     const services = await callTool(server.url, key, 'list_services', {});
     const calendar = services.structuredContent.data.find((c: { keywords: string[] }) => c.keywords.includes('pulizia'));
@@ -197,8 +210,8 @@ describe('the MCP endpoint', () => {
     const patients = (await callTool(server.url, key, 'search_patients', { q: 'Rossi', phoneLast: '4567' })).structuredContent.data;
     const first = await callTool(server.url, key, 'book_appointment', { calendarId: calendar.id, start, patientId: patients[0].id });
     expect(first.isError).toBeFalsy();
-    // Another patient: the same patient would be answered its own appointment (a retry).
-    const other = (await callTool(server.url, key, 'search_patients', { q: 'Bianchi' })).structuredContent.data[0];
+    // Another patient (found by the clinic's own key: an agent key gets no unconfirmed hit): the same patient would be answered its own appointment (a retry).
+    const other = (await callTool(server.url, demo.liveToken, 'search_patients', { q: 'Bianchi' })).structuredContent.data[0];
     const taken = toolError(await callTool(server.url, key, 'book_appointment', { calendarId: calendar.id, start, patientId: other.id, callId: 'another' }));
     expect(taken.code).toBe('no_availability');
     expect(taken.details.reason).toBe('slot_taken');

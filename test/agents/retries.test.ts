@@ -123,9 +123,10 @@ describe('tool retries', () => {
   });
 
   it('tells a model refused a hold by the caps to book directly', () => {
+    const VOICE = new Set(['hand_off', 'book_appointment', 'hold_slot', 'find_slots']);
     for (const reason of ['hold_limit', 'hold_limit_calendar', 'hold_life_exceeded'])
-      expect(nextStep({ code: 'conflict', message: '', details: { reason } })).toMatch(/book_appointment \(calendarId, start, patientId\)/);
-    expect(nextStep({ code: 'conflict', message: '', details: { reason: 'not_reschedulable' } })).toMatch(/hand off/);
+      expect(nextStep({ code: 'conflict', message: '', details: { reason } }, VOICE)).toMatch(/book_appointment \(calendarId, start, patientId\)/);
+    expect(nextStep({ code: 'conflict', message: '', details: { reason: 'not_reschedulable' } }, VOICE)).toMatch(/hand off to a person \(hand_off\)/);
   });
 });
 

@@ -89,7 +89,7 @@ describe('Retell', () => {
     const wrong = await server.call('POST', '/v1/agent-tools/retell', { token: demo.voiceToken, body: { ...request, args: { calendarId: 'nope' } } });
     expect(wrong.status).toBe(200);
     expect(wrong.body.error).toMatchObject({ code: 'invalid_request', details: { issues: [{ path: 'calendarId' }] } });
-    expect(wrong.body.error.nextStep).toMatch(/correct the fields/);
+    expect(wrong.body.error.nextStep).toMatch(/`calendarId` names nothing this clinic knows/);
   });
 
   it('runs the args-at-root body with the tool named by the path', async () => {

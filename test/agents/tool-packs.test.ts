@@ -50,8 +50,9 @@ describe('tool packs', () => {
       method: 'POST',
       request_headers: { 'X-Call-Id': '{{system__conversation_id}}' },
     });
-    expect(Object.keys(eleven.definition.api_schema.request_body_schema.properties)).toEqual(['calendarId', 'start', 'doctorId', 'ttlSeconds', 'holderRef']);
-    expect(eleven.definition.api_schema.request_body_schema.required).toEqual(['calendarId', 'start', 'holderRef']);
+    // holderRef is the call's id, which the runner fills from the platform's (callIdAs): not shown.
+    expect(Object.keys(eleven.definition.api_schema.request_body_schema.properties)).toEqual(['calendarId', 'start', 'doctorId', 'ttlSeconds']);
+    expect(eleven.definition.api_schema.request_body_schema.required).toEqual(['calendarId', 'start']);
     // Retell: every tool at its runner by POST, whatever the REST path and method.
     const retell = (await server.call('GET', '/v1/agent-tools?platform=retell', { token: demo.voiceToken })).body.data;
     for (const t of retell)

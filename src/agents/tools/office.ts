@@ -3,6 +3,7 @@ import { BalanceSchema } from '../../modules/billing/schema.js';
 import { NewTaskBody, TaskSchema } from '../../modules/tasks/schema.js';
 import { IdParams } from '../../core/schemas.js';
 import type { AgentTool } from '../tool.js';
+import { PATIENT_FROM_CONFIRMED } from './identity.js';
 
 export const OFFICE_TOOLS: AgentTool[] = [
   {
@@ -11,8 +12,8 @@ export const OFFICE_TOOLS: AgentTool[] = [
     description: [
       'Leave a to-do for the clinic’s staff when the caller needs something you cannot do (a callback, a document, a question for the dentist): a short `title` without clinical details, `patientId` when known, `dueDate` when it has one.',
       'Then tell the caller the clinic will get back to them. Sending it again in the same call creates nothing more.',
-      'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
-    ].join(' '),
+      PATIENT_FROM_CONFIRMED,
+    ],
     operation: { method: 'POST', url: '/v1/tasks', operationId: 'createTask' },
     body: NewTaskBody,
     output: TaskSchema,
@@ -24,8 +25,8 @@ export const OFFICE_TOOLS: AgentTool[] = [
     description: [
       'What the patient (`patientId`) owes: the outstanding amount in euro, overdue installments. Say the amount only to the patient themselves, once you are sure who is calling.',
       'When the balance is zero, say there is nothing to pay.',
-      'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
-    ].join(' '),
+      PATIENT_FROM_CONFIRMED,
+    ],
     operation: { method: 'GET', url: '/v1/patients/:id/balance', operationId: 'getPatientBalance' },
     params: { schema: IdParams, names: { id: 'patientId' } },
     output: BalanceSchema,

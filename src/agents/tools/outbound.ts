@@ -4,6 +4,7 @@ import { NewRecallAttemptSchema, RecallAttemptSchema, RecallListQuerySchema, Rec
 import { NewWaitlistEntrySchema, OfferListQuerySchema, WaitlistEntrySchema, WaitlistOfferSchema } from '../../modules/waitlist/schema.js';
 import { SAY_TIMES } from '../local-time.js';
 import type { AgentTool } from '../tool.js';
+import { PATIENT_FROM_CONFIRMED } from './identity.js';
 
 const offerPath = { schema: IdParams, names: { id: 'offerId' } };
 
@@ -15,8 +16,8 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
       'When no slot suits the caller (find_slots answered nothing they can take), put them on the waitlist of that service (`calendarId`): `patientId` or `leadId`, the window `earliest`–`latest`, the days and parts of day they prefer, and how to reach them.',
       SAY_TIMES,
       'When a slot of that service frees up, it is offered to them first and held for them; say that the clinic will call or write. One open entry per person and service: a second answers `conflict`.',
-      'The `patientId` must come from get_caller_context (the caller’s own number) or a search_patients with `confirmed: true`, never from a name alone.',
-    ].join(' '),
+      PATIENT_FROM_CONFIRMED,
+    ],
     operation: { method: 'POST', url: '/v1/waitlist', operationId: 'createWaitlistEntry' },
     body: NewWaitlistEntrySchema,
     output: WaitlistEntrySchema,
@@ -29,7 +30,7 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
       'The slots held for people on the waitlist, each with its person, time and `expiresAt`: call or write to each, in order, to offer the slot, then accept_waitlist_offer or decline_waitlist_offer with what they said.',
       'When the list is empty, there is nobody to call.',
       SAY_TIMES,
-    ].join(' '),
+    ],
     operation: { method: 'GET', url: '/v1/waitlist-offers', operationId: 'listWaitlistOffers' },
     query: OfferListQuerySchema,
     output: Page(WaitlistOfferSchema),
@@ -38,8 +39,9 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
   {
     name: 'accept_waitlist_offer',
     title: 'Book an offered slot',
-    description:
+    description: [
       'The person said yes to the offered slot: this books it for them (also after `expiresAt` when nobody took it meanwhile) and closes their waitlist entry. Read back the day and time. Sending it again answers the same offer.',
+    ],
     operation: { method: 'POST', url: '/v1/waitlist-offers/:id/accept', operationId: 'acceptWaitlistOffer' },
     params: offerPath,
     output: WaitlistOfferSchema,
@@ -49,7 +51,7 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
   {
     name: 'decline_waitlist_offer',
     title: 'Pass an offered slot on',
-    description: 'The person does not want the offered slot: it passes to the next person waiting, or is freed. Their entry stays open for later slots.',
+    description: ['The person does not want the offered slot: it passes to the next person waiting, or is freed. Their entry stays open for later slots.'],
     operation: { method: 'POST', url: '/v1/waitlist-offers/:id/decline', operationId: 'declineWaitlistOffer' },
     params: offerPath,
     output: WaitlistOfferSchema,
@@ -63,7 +65,7 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
       'The patients due for a check-up or hygiene recall, most overdue first, with the first name to greet, the phone, the last visit, what is due and `nextAttemptAt` (do not call before it: the clinic’s weekly limit and quiet hours).',
       'Offer the due visit (find_slots, book_appointment), then log the outcome with log_recall_attempt. An empty list means nobody is due now.',
       SAY_TIMES,
-    ].join(' '),
+    ],
     operation: { method: 'GET', url: '/v1/recalls', operationId: 'listRecalls' },
     query: RecallListQuerySchema,
     output: Page(RecallSchema),
@@ -74,12 +76,13 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     title: 'Log a recall call or message',
     description: [
       'After calling or writing to a patient of list_due_recalls: the `channel` and the `outcome` (`booked` with the `appointmentId`, `no_answer`, `voicemail`, `callback` with the time they asked, `declined`, `wrong_number`, `opted_out` when they ask not to be contacted again).',
-      'Pass `externalCallId` for a phone call, so a retry logs it once.',
-    ].join(' '),
+      'Pass the phone call’s `callId`, so a retry logs it once.',
+    ],
     operation: { method: 'POST', url: '/v1/recalls/:patientId/attempts', operationId: 'createRecallAttempt' },
     params: { schema: RecallPatientParams, names: { patientId: 'patientId' } },
     body: NewRecallAttemptSchema,
     output: RecallAttemptSchema,
+    callIdAs: 'externalCallId',
     audience: 'all',
   },
 ];

@@ -15,7 +15,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { callIdOf, runTool, withCallId, type Perform, type ToolOutcome } from '../../agents/executor.js';
 import { annotationsOf, derived, describe, listed, toolNamed } from '../../agents/registry.js';
-import { mcpResult, nowLine } from '../../agents/results.js';
+import { errorPayload, mcpResult, nowLine, type ErrorPayload } from '../../agents/results.js';
+import { withStartReadings } from '../../agents/readings.js';
 import { withClinicTimes } from '../../agents/local-time.js';
 import type { AgentTool } from '../../agents/tool.js';
 import { callable, namesAsked, READONLY_VALUES, readonlyAsked, visibleTools, type ToolFilter } from '../../agents/visibility.js';
@@ -66,6 +67,27 @@ export async function callForRequest(
   name: string,
   args: Record<string, unknown>,
   platformCallId: string | undefined = header(request, 'x-call-id'),
+): Promise<ToolAnswer> {
+  const outcome = await runForRequest(request, perform, tool, name, args, platformCallId);
+  if (outcome.ok) return tool ? { ...outcome, data: withStartReadings(tool, outcome.data, request.actor.timeZone) } : outcome;
+  return { ...outcome, payload: errorPayload(outcome, callableNames(request)) };
+}
+
+/** A tool's outcome as the transports answer it: the data, or the error with its next step. */
+export type ToolAnswer = Extract<ToolOutcome, { ok: true }> | (Extract<ToolOutcome, { ok: false }> & { payload: ErrorPayload });
+
+/** The names of the tools this request's connection may call: the ones a next step may name. */
+export function callableNames(request: FastifyRequest): ReadonlySet<string> {
+  return new Set(visibleTools(filterOf(request), toolScopes(request.server)).map((t) => t.name));
+}
+
+async function runForRequest(
+  request: FastifyRequest,
+  perform: Perform,
+  tool: AgentTool | undefined,
+  name: string,
+  args: Record<string, unknown>,
+  platformCallId: string | undefined,
 ): Promise<ToolOutcome> {
   if (!tool) return { ok: false, error: { code: 'not_found', message: `Lo strumento ${name} non esiste.`, details: { tool: name } } };
   if (!request.actor.aiEnabled) {
@@ -78,11 +100,14 @@ export async function callForRequest(
       error: { code: 'forbidden', message: 'Questo strumento non è disponibile su questa connessione.', details: { reason: 'tool_not_available', tool: name } },
     };
   }
-  const callId = callIdOf(platformCallId, args);
+  const callId = callIdOf(platformCallId, args, tool);
   // Arguments the call's id stands for when not given (hand_off's callId, hold_slot's holderRef).
   const full = withCallId(tool, args, callId);
   // A date-time without offset is the clinic's local time: its instant is sent (src/agents/local-time.ts).
   const { args: timed, issues } = withClinicTimes(tool, full, request.actor.timeZone, derived(tool).times, checkArguments);
+  // The field the call's id stands for, missing: the model is told the name it was shown (`callId`).
+  const alias = tool.callIdAs;
+  for (const issue of issues) if (alias !== undefined && issue.path === alias && full[alias] === undefined) issue.path = 'callId';
   if (issues.length > 0)
     return {
       ok: false,
@@ -110,19 +135,23 @@ function mcpServerFor(app: FastifyInstance, request: FastifyRequest): Server {
     },
   );
   const perform = performThroughRoutes(app, request);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: visibleTools(filterOf(request), toolScopes(app)).map((tool) => {
-      const { input, output } = listed(tool, timeZone);
-      return {
-        name: tool.name,
-        title: tool.title,
-        description: describe(tool, timeZone),
-        inputSchema: input as { type: 'object' },
-        outputSchema: output as { type: 'object' },
-        annotations: annotationsOf(tool),
-      };
-    }),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = visibleTools(filterOf(request), toolScopes(app));
+    const names = new Set(tools.map((t) => t.name));
+    return {
+      tools: tools.map((tool) => {
+        const { input, output } = listed(tool, timeZone);
+        return {
+          name: tool.name,
+          title: tool.title,
+          description: describe(tool, timeZone, names),
+          inputSchema: input as { type: 'object' },
+          outputSchema: output as { type: 'object' },
+          annotations: annotationsOf(tool),
+        };
+      }),
+    };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (message) => {
     const { name, arguments: args = {} } = message.params;
     return mcpResult(await callForRequest(request, perform, toolNamed(name), name, args), timeZone);

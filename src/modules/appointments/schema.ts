@@ -4,11 +4,9 @@
  */
 import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid, PageQueryFields } from '../../core/schemas.js';
-import { localReadingFields } from '../calendars/labels.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_ORIGINS, APPOINTMENT_STATUSES, APPOINTMENT_TYPES } from './model.js';
 
-/** The fields stored as columns: the list's JSON is written from these by the database (store.ts, APPOINTMENT_JSON). */
-export const storedAppointmentFields = {
+const appointmentFields = {
   id: Uuid(),
   patientId: Uuid(),
   facilityId: Nullable(Uuid()),
@@ -27,9 +25,6 @@ export const storedAppointmentFields = {
   createdAt: Nullable(OutputTimestamp()),
   updatedAt: Nullable(OutputTimestamp()),
 };
-
-/** With the start as the clinic reads it (one reading: the end is not read out). */
-const appointmentFields = { ...storedAppointmentFields, ...localReadingFields('the start (the end is `end`, not read out)') };
 
 export const AppointmentSchema = Type.Object(appointmentFields, { additionalProperties: false, title: 'Appointment' });
 export const AppointmentDetailSchema = Type.Object(

@@ -12,7 +12,6 @@ import { MOVABLE, STATUS_EVENTS, TRANSITIONS, overlapReason, type AppointmentRow
 import { eventData } from './events.js';
 import { appointmentBodyIssues, endAfterStart } from './checks.js';
 import type { AppointmentChanges, ListQuery, NewAppointment } from './schema.js';
-import { withLocalReading } from './view.js';
 import { listPage, updateRow, writeAppointment, type AppointmentInsert, type BusyQuery } from './store.js';
 import { offerFreedTime } from '../waitlist/offers.js';
 
@@ -39,8 +38,7 @@ export function listFilters(q: ListQuery): string {
  * clinic, the order and the filters.
  */
 export async function listAppointments(db: Db, actor: Actor, q: ListQuery): Promise<{ items: string[]; loggedIds: string[]; nextCursor: string | null }> {
-  const page = await listPage(db, actor, q, `appointments:${actor.clinicId}:${q.sort}:${listFilters(q)}`);
-  return { ...page, items: page.items.map((json) => withLocalReading(json, actor.timeZone)) };
+  return listPage(db, actor, q, `appointments:${actor.clinicId}:${q.sort}:${listFilters(q)}`);
 }
 
 export async function findAppointment(db: Db, actor: Actor, id: string): Promise<AppointmentRow> {

@@ -16,7 +16,7 @@ import type { Actor } from '../../core/actor.js';
 import type { VIEW_COLUMNS } from './view.js';
 import { type AppointmentOrigin, type AppointmentRow, type AppointmentStatus } from './model.js';
 import { eventData } from './events.js';
-import { storedAppointmentFields, type ListQuery } from './schema.js';
+import { AppointmentSchema, type ListQuery } from './schema.js';
 import type { Slot } from '../calendars/store.js';
 
 /**
@@ -213,8 +213,7 @@ export async function moveAppointment(
  *
  * The text is the bytes the route's serializer wrote for toView's object (the test compares
  * them, row by row, with JSON.stringify of toView, on both engines):
- * - the stored fields in the schema's order (storedAppointmentFields), each read from the column toView
- *   reads; the service appends the start's local reading (view.ts, withLocalReading: it needs the clinic's zone);
+ * - the fields in the schema's order (AppointmentSchema), each read from the column toView reads;
  * - `to_json` escapes a string as JSON.stringify does (`\"`, `\\`, `\b \f \n \r \t`, other
  *   characters below U+0020 as `\u00xx`, nothing else; a stored text has no lone surrogate);
  * - a timestamp is printed in UTC with milliseconds (`2026-03-04T09:30:00.123Z`), whatever the
@@ -222,7 +221,7 @@ export async function moveAppointment(
  *   toISOString does (AFTER_9999); the table keeps milliseconds (timestamptz(3)), so none is lost;
  * - a NULL is `null`.
  */
-type ListField = keyof typeof storedAppointmentFields;
+type ListField = keyof typeof AppointmentSchema.properties;
 
 /** The column each field of the list reads, as toView maps them (src/modules/appointments/model.ts). */
 const COLUMN_OF: Record<ListField, (typeof VIEW_COLUMNS)[number]> = {
@@ -277,7 +276,7 @@ function valueJson(column: string): RawBuilder<string> {
 
 /** The expression of a row's JSON text, over the `appointments` table; a constant text (no parameters). */
 export const APPOINTMENT_JSON: RawBuilder<string> = sql<string>`${sql.join(
-  (Object.keys(storedAppointmentFields) as ListField[]).map(
+  (Object.keys(AppointmentSchema.properties) as ListField[]).map(
     (field, i) => sql`${sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(field)}:`)} || ${valueJson(COLUMN_OF[field])}`,
   ),
   sql` || `,

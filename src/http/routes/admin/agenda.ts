@@ -46,10 +46,9 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      const row = await createAppointment(db, actor, request.body);
+      const row = await createAppointment(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
       setEtag(reply, row.version);
-      return reply.status(201).send(toView(row, actor.timeZone, true));
+      return reply.status(201).send(toView(row, true));
     },
   );
 
@@ -66,10 +65,9 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      const row = await findAppointment(db, actor, request.params.id);
+      const row = await findAppointment(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id);
       setEtag(reply, row.version);
-      return toView(row, actor.timeZone, true);
+      return toView(row, true);
     },
   );
 
@@ -90,10 +88,15 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      const row = await updateAppointment(db, actor, request.params.id, request.body, expectedVersion(request));
+      const row = await updateAppointment(
+        db,
+        await clinicActor(ctx, request, request.params.clinicId),
+        request.params.id,
+        request.body,
+        expectedVersion(request),
+      );
       setEtag(reply, row.version);
-      return toView(row, actor.timeZone, true);
+      return toView(row, true);
     },
   );
 
@@ -113,10 +116,16 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      const row = await changeStatus(db, actor, request.params.id, request.body.status, request.body.completionNotes, expectedVersion(request));
+      const row = await changeStatus(
+        db,
+        await clinicActor(ctx, request, request.params.clinicId),
+        request.params.id,
+        request.body.status,
+        request.body.completionNotes,
+        expectedVersion(request),
+      );
       setEtag(reply, row.version);
-      return toView(row, actor.timeZone, true);
+      return toView(row, true);
     },
   );
 

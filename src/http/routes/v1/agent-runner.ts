@@ -7,13 +7,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ToolOutcome } from '../../../agents/executor.js';
 import { toolNamed } from '../../../agents/registry.js';
-import { errorPayload } from '../../../agents/results.js';
+import { errorPayload, type ErrorPayload } from '../../../agents/results.js';
 import type { AppContext } from '../../../context.js';
 import { ApiError } from '../../../core/errors.js';
 import { linkOrigin } from '../../link-origin.js';
 import { agentMessageRules, type RateLimits } from '../../rate-limit/limiter.js';
 import { performThroughRoutes } from '../agent-perform.js';
-import { callForRequest } from '../mcp.js';
+import { callableNames, callForRequest, type ToolAnswer } from '../mcp.js';
 
 export const TAG = 'Agent tools';
 
@@ -63,7 +63,7 @@ export function withoutNulls(args: Record<string, unknown>): Record<string, unkn
 /** A tool call that never reached its tool: the platform's entry itself is wrong. */
 type Issue = { path: string; message: string };
 
-export function refusedCall(issues: Issue[]): ToolOutcome {
+export function refusedCall(issues: Issue[]): Extract<ToolOutcome, { ok: false }> {
   return {
     ok: false,
     error: { code: 'invalid_request', message: 'La chiamata dello strumento non è valida: correggi i campi indicati.', details: { in: 'tool_call', issues } },
@@ -71,19 +71,22 @@ export function refusedCall(issues: Issue[]): ToolOutcome {
 }
 
 /** The payload of an answer: `{result}` (the operation's answer, `{done: true}` for none) or `{error}`. */
-export function answerOf(outcome: ToolOutcome): { result: unknown } | { error: ReturnType<typeof errorPayload> } {
-  return outcome.ok ? { result: outcome.data ?? { done: true } } : { error: errorPayload(outcome) };
+export function answerOf(outcome: ToolAnswer): { result: unknown } | { error: ErrorPayload } {
+  return outcome.ok ? { result: outcome.data ?? { done: true } } : { error: outcome.payload };
 }
 
 /** One call, performed for this request's key as /mcp performs it; a bad name or arguments answer as its error. */
 export function toolCaller(app: FastifyInstance, request: FastifyRequest, { nullsAbsent = false } = {}) {
   const perform = performThroughRoutes(app, request);
-  return async (name: unknown, rawArgs: unknown, callId: string | undefined, entryIssues: Issue[] = []): Promise<ToolOutcome> => {
+  return async (name: unknown, rawArgs: unknown, callId: string | undefined, entryIssues: Issue[] = []): Promise<ToolAnswer> => {
     const issues = [...entryIssues];
     if (typeof name !== 'string' || name.length === 0) issues.push({ path: 'name', message: 'manca il nome dello strumento' });
     const args = argumentsOf(rawArgs);
     if (args === null) issues.push({ path: 'arguments', message: 'deve essere un oggetto JSON' });
-    if (issues.length > 0 || typeof name !== 'string' || args === null) return refusedCall(issues);
+    if (issues.length > 0 || typeof name !== 'string' || args === null) {
+      const refused = refusedCall(issues);
+      return { ...refused, payload: errorPayload(refused, callableNames(request)) };
+    }
     if (nullsAbsent) return callForRequest(request, perform, toolNamed(name), name, withoutNulls(args), callId);
     return callForRequest(request, perform, toolNamed(name), name, args, callId);
   };

@@ -5,7 +5,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { errorPayload } from '../../../agents/results.js';
 import { ApiError } from '../../../core/errors.js';
 import type { App } from '../../types.js';
 import { headerOf, RUNNER_CONFIG, TAG, toolCaller } from './agent-runner.js';
@@ -127,7 +126,7 @@ export function registerVapiRunner(app: App): void {
           continue;
         }
         const outcome = await call(entry.name, entry.args, callId, hasId ? [] : [{ path: 'id', message: 'manca l’id della chiamata' }]);
-        results.push(outcome.ok ? { toolCallId, result: oneLine(outcome.data ?? { done: true }) } : { toolCallId, error: oneLine(errorPayload(outcome)) });
+        results.push(outcome.ok ? { toolCallId, result: oneLine(outcome.data ?? { done: true }) } : { toolCallId, error: oneLine(outcome.payload) });
       }
       return reply.status(200).send({ results });
     },

@@ -104,7 +104,8 @@ export function registerAgentToolRoutes(app: App, ctx: AppContext): void {
       const platform = request.query.platform as Platform;
       const baseUrl = publicBase(ctx, request);
       const tools = visibleTools(filterOf(request), toolScopes(app as unknown as FastifyInstance));
-      return { platform, baseUrl, data: tools.map((tool) => packEntry(tool, platform, baseUrl, request.actor.timeZone)) };
+      const names = new Set(tools.map((t) => t.name));
+      return { platform, baseUrl, data: tools.map((tool) => packEntry(tool, platform, baseUrl, request.actor.timeZone, names)) };
     },
   );
 

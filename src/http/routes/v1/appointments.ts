@@ -101,7 +101,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const row = await findAppointment(ctx.db, request.actor, request.params.id);
-      const view = toView(row, request.actor.timeZone, hasScope(request.actor, 'clinical:read'));
+      const view = toView(row, hasScope(request.actor, 'clinical:read'));
       await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: [row.id], fields: loggedFields(view) });
       setEtag(reply, row.version);
       return view;
@@ -142,7 +142,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const { row, replayed } = await book(ctx.db, request.actor, request.body);
       setEtag(reply, row.version);
-      return reply.status(replayed ? 200 : 201).send(await logged(request, toView(row, request.actor.timeZone)));
+      return reply.status(replayed ? 200 : 201).send(await logged(request, toView(row)));
     },
   );
 
@@ -169,7 +169,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const row = await rescheduleAppointmentViaApi(ctx.db, request.actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, row.version);
-      return logged(request, toView(row, request.actor.timeZone));
+      return logged(request, toView(row));
     },
   );
 
@@ -195,7 +195,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const row = await cancelAppointmentViaApi(ctx.db, request.actor, request.params.id, expectedVersion(request));
       setEtag(reply, row.version);
-      return logged(request, toView(row, request.actor.timeZone));
+      return logged(request, toView(row));
     },
   );
 }
