@@ -33,8 +33,7 @@ const CALL_ID: JsonSchema = {
   type: 'string',
   minLength: 1,
   maxLength: 200,
-  description:
-    'This call’s or chat’s id at your platform (or the X-Call-Id header): a retry with the same arguments answers the first result and writes nothing more.',
+  description: 'Your platform’s id of this call or chat (or X-Call-Id): a retry with the same arguments answers the first result.',
 };
 
 /** The argument a writing tool takes its retries' identity from (`callId`; the handoff's own `callId` is the same). */
@@ -125,13 +124,15 @@ export function derived(tool: AgentTool, timeZone?: string): Derived {
 /**
  * The input a model is shown: the call's id is `callId` on every tool; the field it stands for
  * (`callIdAs`) is accepted as its alias but not shown, and `callId` is required where it was.
+ * The operation's arguments a model has no use for (`unshown`) are accepted, not shown.
  */
 export function shownInput(tool: AgentTool, input: JsonSchema): JsonSchema {
-  const alias = tool.callIdAs;
-  if (alias === undefined || alias === 'callId') return input;
-  const { [alias]: _alias, ...properties } = input.properties as Record<string, JsonSchema>;
-  const wasRequired = ((input.required as string[] | undefined) ?? []).includes(alias);
-  const required = [...((input.required as string[] | undefined) ?? []).filter((n) => n !== alias), ...(wasRequired ? ['callId'] : [])];
+  const alias = tool.callIdAs === 'callId' ? undefined : tool.callIdAs;
+  const unshown = new Set([...(tool.unshown ?? []), ...(alias ? [alias] : [])]);
+  if (unshown.size === 0) return input;
+  const properties = Object.fromEntries(Object.entries(input.properties as Record<string, JsonSchema>).filter(([name]) => !unshown.has(name)));
+  const wasRequired = alias !== undefined && ((input.required as string[] | undefined) ?? []).includes(alias);
+  const required = [...((input.required as string[] | undefined) ?? []).filter((n) => !unshown.has(n)), ...(wasRequired ? ['callId'] : [])];
   const shown: JsonSchema = { ...input, properties };
   if (required.length > 0) shown.required = required;
   else delete shown.required;
@@ -152,8 +153,8 @@ export function listed(tool: AgentTool, timeZone: string): { input: JsonSchema; 
 
 /** MCP's annotations: a GET reads; the rest write, none reaches outside the clinic's data. */
 export function annotationsOf(tool: AgentTool) {
+  // No `title` here: the tool's own `title` says it once.
   return {
-    title: tool.title,
     readOnlyHint: readOnly(tool),
     destructiveHint: tool.destructive ?? false,
     idempotentHint: readOnly(tool) || (tool.idempotent ?? false),

@@ -18,10 +18,13 @@ function escalation(callable: Callable): string {
 
 /** Where a model gets an id again, by the argument that named it. */
 function idAgain(path: string, callable: Callable): string {
-  if (path === 'patientId')
-    return callable.has('search_patients')
-      ? 'a patient’s id only from get_caller_context or a confirmed search_patients'
-      : 'a patient’s id only from get_caller_context';
+  if (path === 'patientId') {
+    const sources = [
+      callable.has('get_caller_context') ? 'get_caller_context' : null,
+      callable.has('search_patients') ? 'a confirmed search_patients' : null,
+    ].filter(Boolean);
+    return sources.length > 0 ? `a patient’s id only from ${sources.join(' or ')}` : 'a patient’s id only from an answer that gave it for this person';
+  }
   if (path === 'holdId') return callable.has('hold_slot') ? 'a hold by holding the slot again (hold_slot)' : 'a slot by booking it with calendarId and start';
   return 'other ids from the answer they came from';
 }

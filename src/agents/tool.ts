@@ -52,6 +52,11 @@ export interface AgentTool {
    * filled from it, and the field's own name is still accepted as an alias, but not shown.
    */
   callIdAs?: string;
+  /**
+   * Arguments of the operation a model has no use for (a sync filter, a field an agent key's
+   * kind decides): still accepted, not shown in `tools/list` or the packs.
+   */
+  unshown?: readonly string[];
   /** MCP annotations beyond what the method says (GET is read-only). */
   /** It changes or ends something the caller had (an appointment's time, the appointment itself). */
   destructive?: boolean;

@@ -5,8 +5,17 @@ import { CalendarListQuerySchema } from '../../modules/calendars/schema.js';
 import { HoldSchema, NewHoldSchema } from '../../modules/holds/schema.js';
 import { IdParams, Page } from '../../core/schemas.js';
 import { SAY_TIMES } from '../local-time.js';
-import type { AgentTool } from '../tool.js';
+import type { AgentTool, Sentence } from '../tool.js';
 import { PATIENT_FROM_CONFIRMED } from './identity.js';
+
+/** Too close to the appointment, the clinic must move or cancel it: who the model turns to. */
+const TOO_CLOSE: Sentence = {
+  text: 'Too close to the appointment (`cancellation_notice`) the clinic must do it: offer hand_off.',
+  otherwise: {
+    text: 'Too close to the appointment (`cancellation_notice`) the clinic must do it: offer to leave a task for the staff (create_task).',
+    otherwise: 'Too close to the appointment (`cancellation_notice`) the clinic must do it: tell the caller to contact the clinic.',
+  },
+};
 
 const calendarPath = { schema: IdParams, names: { id: 'calendarId' } };
 const appointmentPath = { schema: IdParams, names: { id: 'appointmentId' } };
@@ -16,19 +25,27 @@ export const AGENDA_TOOLS: AgentTool[] = [
     name: 'list_services',
     title: 'The bookable services',
     description: [
-      'The clinic’s bookable services (calendars): name, description, slot length and `keywords`. Match the caller’s words (“una pulizia”, “mi fa male un dente”) against `keywords` and `name` to pick the `calendarId` for find_slots.',
+      {
+        text: 'The clinic’s bookable services (calendars): name, description, slot length and `keywords`. Match the caller’s words (“una pulizia”, “mi fa male un dente”) against `keywords` and `name` to pick the `calendarId` for find_slots.',
+        otherwise:
+          'The clinic’s bookable services (calendars): name, description, slot length and `keywords`. Match the caller’s words (“una pulizia”, “mi fa male un dente”) against `keywords` and `name` to pick the `calendarId`.',
+      },
       'Skip calendars with `active: false`. When none fits, say which services the clinic offers.',
     ],
     operation: { method: 'GET', url: '/v1/calendars', operationId: 'listCalendars' },
     query: CalendarListQuerySchema,
     output: Page(CalendarSchema),
+    unshown: ['updatedSince'],
     audience: 'all',
   },
   {
     name: 'find_slots',
     title: 'Free slots of a service',
     description: [
-      'Free slots of a calendar, each with a `label` to say as it is (“martedì 4 marzo alle 9:30”) and `start` to pass to hold_slot.',
+      {
+        text: 'Free slots of a calendar, each with a `label` to say as it is (“martedì 4 marzo alle 9:30”) and `start` to pass to hold_slot.',
+        otherwise: 'Free slots of a calendar, each with a `label` to say as it is (“martedì 4 marzo alle 9:30”) and its `start`.',
+      },
       SAY_TIMES,
       'Use `spread: "day"` with `limit: 3` to offer three different days; `date` (and `partOfDay`) for the day the caller asks for (“martedì mattina”), or `from`/`to` for a longer span.',
       'When `data` is empty, `emptyReason` says why (`closed`, `fully_booked`, `beyond_horizon`, `calendar_inactive`, `not_bookable_by_agent`): say so, and offer `nextAvailable` when it is given.',
@@ -50,7 +67,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     name: 'hold_slot',
     title: 'Hold a slot while the caller confirms',
     description: [
-      'Keep the slot the caller likes (`start` from find_slots) for `ttlSeconds` (default 300) while they confirm, so nobody else takes it. A call holds one slot at a time (a new hold replaces the old one), for at most 15 minutes in all; many calls of one key may hold slots at once. If a hold is refused (`hold_limit`, `hold_limit_calendar`, `hold_life_exceeded`), book directly with book_appointment.',
+      'Keep the slot the caller likes (`start` from find_slots) while they confirm, so nobody else takes it. A call holds one slot at a time (a new hold replaces it), 15 minutes at most; the calls of one key may each hold one. If a hold is refused (`hold_limit`, `hold_limit_calendar`, `hold_life_exceeded`), book directly with book_appointment.',
       'If the slot was taken meanwhile, the error lists `alternatives`: offer them. Then book with book_appointment and `holdId`, or free it with release_hold.',
       SAY_TIMES,
     ],
@@ -74,7 +91,10 @@ export const AGENDA_TOOLS: AgentTool[] = [
     name: 'book_appointment',
     title: 'Book the appointment',
     description: [
-      'Book once the caller has confirmed: `holdId` (from hold_slot) and `patientId`, or `calendarId`, `start` and `patientId`. Read back the day and time and the service.',
+      {
+        text: 'Book once the caller has confirmed: `holdId` (from hold_slot) and `patientId`, or `calendarId`, `start` and `patientId`. Read back the day and time and the service.',
+        otherwise: 'Book once the caller has confirmed: `calendarId`, `start` and `patientId`. Read back the day and time and the service.',
+      },
       'If the time is no longer free, the error lists `alternatives`: offer them. A new patient may be refused (`new_patients_not_accepted`): then offer create_lead.',
       SAY_TIMES,
       PATIENT_FROM_CONFIRMED,
@@ -83,6 +103,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     body: BookAppointmentBody,
     output: AppointmentSchema,
     localStart: 'one',
+    unshown: ['origin', 'type', 'category'],
     audience: 'all',
     idempotent: true,
   },
@@ -90,8 +111,14 @@ export const AGENDA_TOOLS: AgentTool[] = [
     name: 'reschedule_appointment',
     title: 'Move an appointment',
     description: [
-      'Move the caller’s appointment (`appointmentId` from list_patient_appointments or get_caller_context) to another free slot `start` of the same service (find_slots with its `calendarId`).',
-      'Too close to the appointment (`cancellation_notice`) the clinic must do it: offer hand_off.',
+      {
+        text: 'Move the caller’s appointment (`appointmentId` from list_patient_appointments or get_caller_context) to another free slot `start` of the same service (find_slots with its `calendarId`).',
+        otherwise: {
+          text: 'Move the caller’s appointment (`appointmentId` from list_patient_appointments) to another free slot `start` of the same service (find_slots with its `calendarId`).',
+          otherwise: 'Move the caller’s appointment (`appointmentId`) to another free slot `start` of the same service.',
+        },
+      },
+      TOO_CLOSE,
       SAY_TIMES,
       PATIENT_FROM_CONFIRMED,
     ],
@@ -109,7 +136,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     title: 'Cancel an appointment',
     description: [
       'Cancel the caller’s appointment (`appointmentId`) after they confirm which one (read the day and time back).',
-      'Too close to the appointment (`cancellation_notice`) the clinic must do it: offer hand_off.',
+      TOO_CLOSE,
       PATIENT_FROM_CONFIRMED,
     ],
     operation: { method: 'POST', url: '/v1/appointments/:id/cancel', operationId: 'cancelAppointment' },
@@ -134,6 +161,7 @@ export const AGENDA_TOOLS: AgentTool[] = [
     alsoRequired: ['patientId'],
     output: Page(AppointmentSchema),
     localStart: 'page',
+    unshown: ['updatedSince'],
     audience: 'all',
   },
 ];

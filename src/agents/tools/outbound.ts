@@ -13,7 +13,11 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     name: 'add_to_waitlist',
     title: 'Put the caller on the waitlist',
     description: [
-      'When no slot suits the caller (find_slots answered nothing they can take), put them on the waitlist of that service (`calendarId`): `patientId` or `leadId`, the window `earliest`–`latest`, the days and parts of day they prefer, and how to reach them.',
+      {
+        text: 'When no slot suits the caller (find_slots answered nothing they can take), put them on the waitlist of that service (`calendarId`): `patientId` or `leadId`, the window `earliest`–`latest`, the days and parts of day they prefer, and how to reach them.',
+        otherwise:
+          'When no slot suits the caller, put them on the waitlist of that service (`calendarId`): `patientId` or `leadId`, the window `earliest`–`latest`, the days and parts of day they prefer, and how to reach them.',
+      },
       SAY_TIMES,
       'When a slot of that service frees up, it is offered to them first and held for them; say that the clinic will call or write. One open entry per person and service: a second answers `conflict`.',
       PATIENT_FROM_CONFIRMED,
@@ -63,7 +67,10 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     title: 'Patients due for their recall',
     description: [
       'The patients due for a check-up or hygiene recall, most overdue first, with the first name to greet, the phone, the last visit, what is due and `nextAttemptAt` (do not call before it: the clinic’s weekly limit and quiet hours).',
-      'Offer the due visit (find_slots, book_appointment), then log the outcome with log_recall_attempt. An empty list means nobody is due now.',
+      {
+        text: 'Offer the due visit (find_slots, book_appointment), then log the outcome with log_recall_attempt. An empty list means nobody is due now.',
+        otherwise: 'An empty list means nobody is due now.',
+      },
       SAY_TIMES,
     ],
     operation: { method: 'GET', url: '/v1/recalls', operationId: 'listRecalls' },
@@ -75,7 +82,11 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     name: 'log_recall_attempt',
     title: 'Log a recall call or message',
     description: [
-      'After calling or writing to a patient of list_due_recalls: the `channel` and the `outcome` (`booked` with the `appointmentId`, `no_answer`, `voicemail`, `callback` with the time they asked, `declined`, `wrong_number`, `opted_out` when they ask not to be contacted again).',
+      {
+        text: 'After calling or writing to a patient of list_due_recalls: the `channel` and the `outcome` (`booked` with the `appointmentId`, `no_answer`, `voicemail`, `callback` with the time they asked, `declined`, `wrong_number`, `opted_out` when they ask not to be contacted again).',
+        otherwise:
+          'After calling or writing to a patient due for a recall: the `channel` and the `outcome` (`booked` with the `appointmentId`, `no_answer`, `voicemail`, `callback` with the time they asked, `declined`, `wrong_number`, `opted_out` when they ask not to be contacted again).',
+      },
       'Pass the phone call’s `callId`, so a retry logs it once.',
     ],
     operation: { method: 'POST', url: '/v1/recalls/:patientId/attempts', operationId: 'createRecallAttempt' },

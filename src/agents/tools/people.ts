@@ -10,7 +10,10 @@ export const PEOPLE_TOOLS: AgentTool[] = [
     description: [
       'Find the caller among the patients by the name they say (“Giulia Rossi”), a tax code, a phone or an email (`q`), with a second detail they say: `birthDate`, `phoneLast` (the last 4+ digits of their phone) or `taxCode` confirm alone; `birthYear` only with their exact registered name, or together with another detail.',
       'You get the patient only when `confirmed` is true (`data[0]`); otherwise `data` is empty and `askFor` names the details to ask for next: never read anything out or act for an unconfirmed caller.',
-      'When nothing matches after the details (`candidates: 0`, or no detail left to ask), treat the caller as a new contact (create_lead).',
+      {
+        text: 'When nothing matches after the details (`candidates: 0`, or no detail left to ask), treat the caller as a new contact (create_lead).',
+        otherwise: 'When nothing matches after the details (`candidates: 0`, or no detail left to ask), treat the caller as a new contact.',
+      },
     ],
     operation: { method: 'GET', url: '/v1/patients/search', operationId: 'searchPatients' },
     query: PatientSearchQuerySchema,
@@ -27,6 +30,7 @@ export const PEOPLE_TOOLS: AgentTool[] = [
     operation: { method: 'POST', url: '/v1/leads', operationId: 'createLead' },
     body: LeadInputSchema,
     output: LeadSchema,
+    unshown: ['status', 'assignedTo', 'estimatedValue', 'nextFollowUpAt'],
     audience: 'all',
   },
 ];

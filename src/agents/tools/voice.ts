@@ -47,6 +47,7 @@ export const VOICE_TOOLS: AgentTool[] = [
     body: CallInputSchema,
     output: CallSchema,
     callIdAs: 'externalCallId',
+    unshown: ['recordingUrl', 'transcript'],
     audience: 'voice',
     idempotent: true,
   },
