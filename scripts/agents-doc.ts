@@ -28,7 +28,13 @@ const ALL_TOOLS: ReadonlySet<string> = new Set(AGENT_TOOLS.map((t) => t.name));
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 function typeOf(schema: JsonSchema): string {
-  if (Array.isArray(schema.enum)) return schema.enum.filter((v) => v !== null).map((v) => `\`${String(v)}\``).join(', ') + (schema.enum.includes(null) ? ', null' : '');
+  if (Array.isArray(schema.enum))
+    return (
+      schema.enum
+        .filter((v) => v !== null)
+        .map((v) => `\`${String(v)}\``)
+        .join(', ') + (schema.enum.includes(null) ? ', null' : '')
+    );
   const types = [schema.type].flat().filter(Boolean) as string[];
   if (types.length === 0 && Array.isArray(schema.anyOf)) return (schema.anyOf as JsonSchema[]).map(typeOf).join(' or ');
   const format = typeof schema.format === 'string' ? ` (${schema.format})` : '';
@@ -61,7 +67,9 @@ function visibilityTable(routes: readonly PlannedRoute[]): string {
   const header = `| tool | scopes | ${kinds.map((k) => `\`${k.kind}\` key`).join(' | ')} | read-only mode |`;
   const rows = AGENT_TOOLS.map((tool) => {
     const seen = kinds.map(({ audience }) => (audience === null || tool.audience === 'all' || tool.audience === audience ? 'yes' : ''));
-    return `| \`${tool.name}\` | ${scopesOf(tool, routes).map((s) => `\`${s}\``).join(' ')} | ${seen.join(' | ')} | ${readOnly(tool) ? 'yes' : ''} |`;
+    return `| \`${tool.name}\` | ${scopesOf(tool, routes)
+      .map((s) => `\`${s}\``)
+      .join(' ')} | ${seen.join(' | ')} | ${readOnly(tool) ? 'yes' : ''} |`;
   });
   return [header, `|---|---|${kinds.map(() => '---|').join('')}---|`, ...rows].join('\n');
 }
