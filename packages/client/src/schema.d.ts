@@ -6968,10 +6968,7 @@ export interface operations {
                      *           "origin": "manual",
                      *           "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *           "createdAt": "2026-03-02T09:30:00.000Z",
-                     *           "updatedAt": "2026-03-02T09:30:00.000Z",
-                     *           "localDate": "2026-03-04",
-                     *           "localTime": "09:30",
-                     *           "label": "martedì 4 marzo alle 9:30"
+                     *           "updatedAt": "2026-03-02T09:30:00.000Z"
                      *         }
                      *       ],
                      *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
@@ -7046,21 +7043,6 @@ export interface operations {
                              * @description ISO 8601, UTC
                              */
                             updatedAt: string | null;
-                            /**
-                             * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
-                             * @example 2026-03-04
-                             */
-                            localDate: string;
-                            /**
-                             * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
-                             * @example 09:30
-                             */
-                            localTime: string;
-                            /**
-                             * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
-                             * @example martedì 4 marzo alle 9:30
-                             */
-                            label: string;
                         }[];
                         /** @description Pass it as `cursor` for the next page; null on the last page */
                         nextCursor: string | null;
@@ -7325,10 +7307,7 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
-                     *       "localDate": "2026-03-04",
-                     *       "localTime": "09:30",
-                     *       "label": "martedì 4 marzo alle 9:30"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -7399,21 +7378,6 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
-                        /**
-                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
-                         * @example 2026-03-04
-                         */
-                        localDate: string;
-                        /**
-                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
-                         * @example 09:30
-                         */
-                        localTime: string;
-                        /**
-                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
-                         * @example martedì 4 marzo alle 9:30
-                         */
-                        label: string;
                     };
                 };
             };
@@ -7447,10 +7411,7 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
-                     *       "localDate": "2026-03-04",
-                     *       "localTime": "09:30",
-                     *       "label": "martedì 4 marzo alle 9:30"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -7521,21 +7482,6 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
-                        /**
-                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
-                         * @example 2026-03-04
-                         */
-                        localDate: string;
-                        /**
-                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
-                         * @example 09:30
-                         */
-                        localTime: string;
-                        /**
-                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
-                         * @example martedì 4 marzo alle 9:30
-                         */
-                        label: string;
                     };
                 };
             };
@@ -7782,9 +7728,6 @@ export interface operations {
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
                      *       "updatedAt": "2026-03-02T09:30:00.000Z",
-                     *       "localDate": "2026-03-04",
-                     *       "localTime": "09:30",
-                     *       "label": "martedì 4 marzo alle 9:30",
                      *       "notes": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "clinicalNotes": "Il paziente chiede un appuntamento per una pulizia.",
                      *       "completionNotes": "Il paziente chiede un appuntamento per una pulizia."
@@ -7858,21 +7801,6 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
-                        /**
-                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
-                         * @example 2026-03-04
-                         */
-                        localDate: string;
-                        /**
-                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
-                         * @example 09:30
-                         */
-                        localTime: string;
-                        /**
-                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
-                         * @example martedì 4 marzo alle 9:30
-                         */
-                        label: string;
                         /** @description Only with `clinical:read`; access-logged */
                         notes?: string | null;
                         /** @description Only with `clinical:read`; access-logged */
@@ -8124,10 +8052,7 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
-                     *       "localDate": "2026-03-04",
-                     *       "localTime": "09:30",
-                     *       "label": "martedì 4 marzo alle 9:30"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -8198,21 +8123,6 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
-                        /**
-                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
-                         * @example 2026-03-04
-                         */
-                        localDate: string;
-                        /**
-                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
-                         * @example 09:30
-                         */
-                        localTime: string;
-                        /**
-                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
-                         * @example martedì 4 marzo alle 9:30
-                         */
-                        label: string;
                     };
                 };
             };
@@ -8461,10 +8371,7 @@ export interface operations {
                      *       "origin": "manual",
                      *       "treatmentPlanId": "3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b",
                      *       "createdAt": "2026-03-02T09:30:00.000Z",
-                     *       "updatedAt": "2026-03-02T09:30:00.000Z",
-                     *       "localDate": "2026-03-04",
-                     *       "localTime": "09:30",
-                     *       "label": "martedì 4 marzo alle 9:30"
+                     *       "updatedAt": "2026-03-02T09:30:00.000Z"
                      *     }
                      */
                     "application/json": {
@@ -8535,21 +8442,6 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string | null;
-                        /**
-                         * @description The start (the end is `end`, not read out): `YYYY-MM-DD` in the clinic’s time zone
-                         * @example 2026-03-04
-                         */
-                        localDate: string;
-                        /**
-                         * @description The start (the end is `end`, not read out): `HH:MM` in the clinic’s time zone
-                         * @example 09:30
-                         */
-                        localTime: string;
-                        /**
-                         * @description The start (the end is `end`, not read out) in Italian words, to be read out as it is (never convert the UTC instant yourself)
-                         * @example martedì 4 marzo alle 9:30
-                         */
-                        label: string;
                     };
                 };
             };
