@@ -34,7 +34,17 @@ export function mcpClientKind(option: string | undefined, fallback: McpClientKin
 }
 
 /** Status as REST would say it: 201 for a write's success, 200 for a read's, 4xx by the error's code. */
-const STATUS: Record<string, number> = { invalid_request: 400, forbidden: 403, not_found: 404, no_availability: 409, conflict: 409, rate_limited: 429 };
+const STATUS: Record<string, number> = {
+  invalid_request: 400,
+  forbidden: 403,
+  not_found: 404,
+  no_availability: 409,
+  conflict: 409,
+  idempotency_in_progress: 409,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  unavailable: 503,
+};
 const WRITES = new Set(['hold_slot', 'book_appointment', 'log_call']);
 
 interface ToolAnswer {

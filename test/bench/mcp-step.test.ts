@@ -34,7 +34,11 @@ describe('the benchmarks MCP step', () => {
     const start = slots.body.data[0].start as string;
     const held = await mcpStep<any>(url, demo.voiceToken, 'hold_slot', { calendarId, start, holderRef: 'bench-test' }, 'light');
     expect(held.status).toBe(201);
-    const [sdkTaken, lightTaken] = await both('hold_slot', { calendarId, start, holderRef: 'bench-test-2' });
+    // Two callers (two holders: the same holderRef would be one call's retry, answered idempotency_in_progress).
+    const [sdkTaken, lightTaken] = await Promise.all([
+      mcpStep<any>(url, demo.voiceToken, 'hold_slot', { calendarId, start, holderRef: 'bench-test-sdk' }, 'sdk'),
+      mcpStep<any>(url, demo.voiceToken, 'hold_slot', { calendarId, start, holderRef: 'bench-test-light' }, 'light'),
+    ]);
     expect(sdkTaken.status).toBe(409);
     expect(lightTaken.status).toBe(409);
 
