@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AGENT_TOOLS, annotationsOf, derived, describe, type JsonSchema } from '../src/agents/registry.js';
+import { AGENT_TOOLS, annotationsOf, derived, describe, shownInput, type JsonSchema } from '../src/agents/registry.js';
 import { AUDIENCE_OF, readOnly, type AgentTool } from '../src/agents/tool.js';
 import { buildApp } from '../src/app.js';
 import { createContext } from '../src/bootstrap.js';
@@ -74,6 +74,13 @@ function visibilityTable(routes: readonly PlannedRoute[]): string {
   return [header, `|---|---|${kinds.map(() => '---|').join('')}---|`, ...rows].join('\n');
 }
 
+/** The operation's arguments a model is not shown, which the tool still takes. */
+function alsoAccepted(tool: AgentTool): string[] {
+  const alias = tool.callIdAs !== undefined && tool.callIdAs !== 'callId' ? [`\`${tool.callIdAs}\` (the call's id: an alias of \`callId\`)`] : [];
+  const names = [...alias, ...(tool.unshown ?? []).map((n) => `\`${n}\``)];
+  return names.length === 0 ? [] : [`Also accepted, not shown to a model: ${names.join(', ')}.`, ''];
+}
+
 function toolSection(tool: AgentTool, routes: readonly PlannedRoute[]): string {
   const { input, output } = derived(tool);
   const hints = annotationsOf(tool);
@@ -93,8 +100,9 @@ function toolSection(tool: AgentTool, routes: readonly PlannedRoute[]): string {
         .join(' ') || 'none'
     }; ${flags.join(', ')}.`,
     '',
-    argumentsTable(input),
+    argumentsTable(shownInput(tool, input)),
     '',
+    ...alsoAccepted(tool),
     `Answer: ${answerFields(output)}.`,
   ].join('\n');
 }
