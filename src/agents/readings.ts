@@ -11,23 +11,16 @@ import type { AgentTool } from './tool.js';
 /** The reading's fields as JSON Schema (TypeBox's markers are not enumerable). */
 const READING: Record<string, JsonSchema> = JSON.parse(JSON.stringify(localReadingFields('the start (the end is `end`, not read out)')));
 
-/** The objects of an answer that are appointments: the answer itself, or a page's `data`. */
-function appointmentsOf(tool: AgentTool, data: unknown): Record<string, unknown>[] {
-  if (data === null || typeof data !== 'object') return [];
-  if (tool.localStart === 'page') {
-    const items = (data as { data?: unknown }).data;
-    return Array.isArray(items) ? (items as Record<string, unknown>[]) : [];
-  }
-  return tool.localStart === 'one' ? [data as Record<string, unknown>] : [];
-}
-
-/** The answer with each appointment's start read in the clinic's zone. */
+/** The answer with each appointment's start read in the clinic's zone: the answer itself, or a page's `data`. */
 export function withStartReadings(tool: AgentTool, data: unknown, timeZone: string): unknown {
-  if (!tool.localStart) return data;
-  const read = (a: Record<string, unknown>) => (typeof a.start === 'string' ? { ...a, ...localReading(new Date(a.start), timeZone) } : a);
-  if (tool.localStart === 'one') return appointmentsOf(tool, data).map(read)[0] ?? data;
-  const page = data as { data?: unknown };
-  return { ...page, data: appointmentsOf(tool, data).map(read) };
+  if (!tool.localStart || data === null || typeof data !== 'object') return data;
+  const read = (item: unknown) => {
+    const start = (item as { start?: unknown } | null)?.start;
+    return typeof start === 'string' ? { ...(item as object), ...localReading(new Date(start), timeZone) } : item;
+  };
+  if (tool.localStart === 'one') return read(data);
+  const items = (data as { data?: unknown }).data;
+  return Array.isArray(items) ? { ...data, data: items.map(read) } : data;
 }
 
 /** The tool's output schema with the reading's fields on each appointment. */

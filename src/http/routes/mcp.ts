@@ -164,9 +164,7 @@ function mcpServerFor(app: FastifyInstance, request: FastifyRequest): Server {
  * JSON-RPC's invalid params (-32602), every wrong field named: the SDK's Server would parse them
  * with its own schema and answer its parse failure as an internal error (-32603).
  */
-export function invalidToolCall(
-  body: unknown,
-): { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string; data: { issues: ValidationIssue[] } } } | null {
+function invalidToolCall(body: unknown): { jsonrpc: '2.0'; id: unknown; error: { code: number; message: string; data: { issues: ValidationIssue[] } } } | null {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return null;
   const message = body as { method?: unknown; id?: unknown; params?: unknown };
   if (message.method !== 'tools/call' || message.id === undefined) return null;

@@ -1,5 +1,5 @@
 /**
- * Times as an agent says them (issue 15): the local date and time in the clinic's zone, the part
+ * Times as an agent says them: the local date and time in the clinic's zone, the part
  * of the day, and a short Italian phrase ("martedì 4 marzo alle 9:30"). Slots, appointments,
  * holds, waitlist offers and entries, recalls and the caller context all read a time out through
  * localReading, so an agent never converts a UTC instant itself.

@@ -63,7 +63,7 @@ export function withoutNulls(args: Record<string, unknown>): Record<string, unkn
 /** A tool call that never reached its tool: the platform's entry itself is wrong. */
 type Issue = { path: string; message: string };
 
-export function refusedCall(issues: Issue[]): Extract<ToolOutcome, { ok: false }> {
+function refusedCall(issues: Issue[]): Extract<ToolOutcome, { ok: false }> {
   return {
     ok: false,
     error: { code: 'invalid_request', message: 'La chiamata dello strumento non è valida: correggi i campi indicati.', details: { in: 'tool_call', issues } },
