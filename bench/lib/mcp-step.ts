@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { request } from 'undici';
+import { ERROR_STATUS } from '../../src/core/errors.js';
 
 /**
  * How a phone call reaches the server: REST requests; MCP with one session per phone call
@@ -34,17 +35,8 @@ export function mcpClientKind(option: string | undefined, fallback: McpClientKin
 }
 
 /** Status as REST would say it: 201 for a write's success, 200 for a read's, 4xx by the error's code. */
-const STATUS: Record<string, number> = {
-  invalid_request: 400,
-  forbidden: 403,
-  not_found: 404,
-  no_availability: 409,
-  conflict: 409,
-  idempotency_in_progress: 409,
-  idempotency_key_reused: 422,
-  rate_limited: 429,
-  unavailable: 503,
-};
+/** The API's own status of each error code (src/core/errors.ts). */
+const STATUS: Record<string, number> = ERROR_STATUS;
 const WRITES = new Set(['hold_slot', 'book_appointment', 'log_call']);
 
 interface ToolAnswer {
