@@ -34,8 +34,7 @@ export function mcpClientKind(option: string | undefined, fallback: McpClientKin
   return option;
 }
 
-/** Status as REST would say it: 201 for a write's success, 200 for a read's, 4xx by the error's code. */
-/** The API's own status of each error code (src/core/errors.ts). */
+/** Status as REST would say it: 201 for a write's success, 200 for a read's, an error's by its code (the API's own table). */
 const STATUS: Record<string, number> = ERROR_STATUS;
 const WRITES = new Set(['hold_slot', 'book_appointment', 'log_call']);
 
