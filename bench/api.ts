@@ -23,7 +23,15 @@
  * BENCH_RATE (500: the fixed-rate run), BENCH_RATE_CONNECTIONS (10: the fixed-rate run's),
  * BENCH_CPU_PROF (a folder: the server runs with --cpu-prof and writes its profile there;
  * summarize it with `node scripts/proof-cpuprofile.mjs <file>`), BENCH_ONLY (route names).
+ *
+ * `BENCH_AGAINST=<another checkout>` (for example a `git worktree` of the commit before a change)
+ * measures old against new instead: both servers run side by side, each seeded in its own
+ * database, and every route is loaded on each in turn (old, new, new, old, …: BENCH_ROUNDS pairs,
+ * the order flipped each pair so a drift of the machine lowers both sides alike), at the first
+ * of BENCH_CONNECTIONS. It prints each pair's new/old ratio and their median: the "no route more
+ * than 5 % slower" figure, measured seconds apart rather than minutes.
  */
+import path from 'node:path';
 import { dedicatedDatabase, fmt, machine, PeakRss, run, startBenchServer, type BenchServer, type Measure } from './lib/harness.js';
 import { CEILING_PATH } from './lib/constants.js';
 import { TARGETS, type Target } from './lib/targets.js';
@@ -50,6 +58,7 @@ const RATE_CONNECTIONS = Number(process.env.BENCH_RATE_CONNECTIONS ?? 10);
 const ROWS = process.env.BENCH_ROWS ?? '100000';
 /** Comma-separated route names to run (e.g. `GET /facilities/{id}` while profiling); all by default. */
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
+const AGAINST = process.env.BENCH_AGAINST ? path.resolve(process.env.BENCH_AGAINST) : null;
 const ENGINES = (process.env.BENCH_ENGINES ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',').map((e) => e.trim());
 
 function loadOptions(server: BenchServer, connections: number, request: Record<string, unknown>, extra: Record<string, unknown> = {}) {
@@ -259,10 +268,73 @@ function goal(target: Target, r: Measure): string {
   return `${fmt(reqPerSec)} req/s${maxP99Ms ? `, p99 < ${maxP99Ms} ms` : ''}: ${met ? 'met' : `${fmt((100 * r.reqPerSec) / reqPerSec)}%`}`;
 }
 
+/** Old (`BENCH_AGAINST`'s checkout) against new (this one) on one engine: see the header. */
+async function oldAgainstNew(engine: string, against: string): Promise<void> {
+  const databases: { url: string; drop: () => Promise<void> }[] = [];
+  const servers: BenchServer[] = [];
+  const connections = CONNECTION_COUNTS[0]!;
+  try {
+    for (const [root, label] of [
+      [against, 'old'],
+      [undefined, 'new'],
+    ] as const) {
+      let url: string | undefined;
+      if (engine === 'postgres') {
+        if (!process.env.DATABASE_URL) throw new Error('BENCH_ENGINES has postgres but DATABASE_URL is not set');
+        const database = await dedicatedDatabase(process.env.DATABASE_URL, `dcm_bench_${label}`);
+        databases.push(database);
+        url = database.url;
+      }
+      servers.push(await startBenchServer({ DATABASE_URL: url, BENCH_ROWS: ROWS }, [], root));
+    }
+    const docs = await Promise.all(servers.map(async (s) => (await fetch(`${s.base}/v1/openapi.json`)).json()));
+    console.log(`\n## ${engine === 'postgres' ? 'PostgreSQL' : 'PGlite (embedded)'}: old (${against}) against new (this checkout)`);
+    console.log(
+      `each seeded with ${fmt(servers[0]!.rows)} patients; ${connections} connections; ${ROUNDS} pairs of ${SECONDS} s per route after a warm-up of each, the order flipped every pair`,
+    );
+    console.log('\n| route | old req/s | new req/s | new/old of each pair | new/old (median) | p99 ms old / new |');
+    console.log('|---|---:|---:|---|---:|---|');
+    for (const target of TARGETS) {
+      if (ONLY && !ONLY.includes(target.name)) continue;
+      if (docs.some((doc) => !doc.paths?.[target.docPath]?.[target.method])) {
+        console.log(`| ${target.name} | skipped: route not present on both | | | | |`);
+        continue;
+      }
+      const options = servers.map((s, i) => loadOptions(s, connections, target.request(s, docs[i])));
+      if (target.readCache === false) await Promise.all(servers.map((s) => setReadCache(s, false)));
+      try {
+        for (const o of options) await run(target.name, { ...o, duration: WARMUP_SECONDS });
+        const pairs: { old: Measure; fresh: Measure }[] = [];
+        for (let i = 0; i < ROUNDS; i++) {
+          const order = i % 2 === 0 ? [0, 1] : [1, 0];
+          const measured: Measure[] = [];
+          for (const which of order) measured[which] = await run(target.name, { ...options[which]!, duration: SECONDS });
+          pairs.push({ old: measured[0]!, fresh: measured[1]! });
+        }
+        const ratios = pairs.map((p) => p.fresh.reqPerSec / p.old.reqPerSec);
+        const middle = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+        console.log(
+          `| ${target.name} | ${fmt(middle(pairs.map((p) => p.old.reqPerSec)))} | ${fmt(middle(pairs.map((p) => p.fresh.reqPerSec)))} | ${ratios
+            .map((r) => fmt(r, 2))
+            .join(', ')} | ${fmt(middle(ratios), 2)} | ${middle(pairs.map((p) => p.old.p99))} / ${middle(pairs.map((p) => p.fresh.p99))} |`,
+        );
+      } finally {
+        if (target.readCache === false) await Promise.all(servers.map((s) => setReadCache(s, true)));
+      }
+    }
+  } finally {
+    for (const s of servers) await s.stop();
+    for (const d of databases) await d.drop();
+  }
+}
+
 async function main(): Promise<void> {
   console.log('# bench:api');
   console.log(machine());
-  for (const engine of ENGINES) await benchEngine(engine);
+  for (const engine of ENGINES) {
+    if (AGAINST) await oldAgainstNew(engine, AGAINST);
+    else await benchEngine(engine);
+  }
 }
 
 main().catch((error) => {

@@ -51,7 +51,8 @@ export interface BenchServer {
 /** A dedicated PostgreSQL database for one benchmark run, dropped at the end. */
 export { dedicatedDatabase } from '../../test/helpers/databases.js';
 
-let compiled = false;
+/** The checkouts whose bench servers were compiled in this run (this one, and `BENCH_AGAINST`'s). */
+const compiled = new Set<string>();
 /** tsconfig.bench.json's outDir. */
 const BENCH_BUILD = 'dist-bench';
 /**
@@ -64,31 +65,44 @@ const BENCH_BUILD = 'dist-bench';
  * source maps it keeps cost about 45 MiB of resident memory (measured idle: 175 MiB through tsx
  * against 127 MiB built), which the server's peak RSS would otherwise report as the service's.
  */
-function compileBenchServers(): void {
-  if (compiled) return;
-  const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.bench.json'], { cwd: ROOT, stdio: 'inherit' });
-  execFileSync(process.execPath, ['scripts/copy-build-assets.mjs', BENCH_BUILD], { cwd: ROOT, stdio: 'inherit' });
-  compiled = true;
+function compileBenchServers(root: string): void {
+  if (compiled.has(root)) return;
+  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.bench.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['scripts/copy-build-assets.mjs', BENCH_BUILD], { cwd: root, stdio: 'inherit' });
+  compiled.add(root);
+}
+
+/**
+ * The `{"ready": …}` value of a server's output so far, once its line is whole (ends in a
+ * newline): a long line (a thousand seeded clinics) reaches the pipe in several chunks, and
+ * its first chunk alone is not JSON.
+ */
+export function readyLine<Ready>(output: string): Ready | undefined {
+  const whole = output.split('\n').slice(0, -1);
+  const line = whole.find((l) => l.startsWith('{"ready"'));
+  return line === undefined ? undefined : (JSON.parse(line) as { ready: Ready }).ready;
 }
 
 /**
  * Starts a benchmark server script (`bench/lib/*.ts`, run compiled: compileBenchServers) in its
  * own process, so the load does not share its event loop, and waits for the one JSON line
- * `{"ready": …}` it prints when listening.
+ * `{"ready": …}` it prints when listening. `root`: the checkout whose code runs (another one to
+ * measure old code against new in one run: bench:api's `BENCH_AGAINST`).
  */
 export async function startServerProcess<Ready>(
   script: string,
   env: Record<string, string | undefined>,
   nodeArgs: string[] = [],
+  root = ROOT,
 ): Promise<{ child: ChildProcess; ready: Ready; stop(): Promise<void> }> {
-  compileBenchServers();
+  compileBenchServers(root);
   const childEnv: Record<string, string | undefined> = { ...process.env, ...env };
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
   const built = path.join(BENCH_BUILD, script.replace(/\.ts$/, '.js'));
   // Node's options as `npm start` gives them (the young generation's size: fewer scavenges under load).
   const child = spawn(process.execPath, [...serviceNodeFlags(), ...nodeArgs, built], {
-    cwd: ROOT,
+    cwd: root,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -98,8 +112,8 @@ export async function startServerProcess<Ready>(
   const ready = await new Promise<Ready>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       out += d;
-      const line = out.split('\n').find((l) => l.startsWith('{"ready"'));
-      if (line) resolve(JSON.parse(line).ready);
+      const ready = readyLine<Ready>(out);
+      if (ready !== undefined) resolve(ready);
     });
     child.on('exit', (code) => reject(new Error(`the bench server exited with ${code}:\n${out}\n${err}`)));
   });
@@ -115,11 +129,12 @@ export async function startServerProcess<Ready>(
 }
 
 /** Starts bench/lib/server.ts (one clinic seeded for bench:api and bench:soak). */
-export async function startBenchServer(env: Record<string, string | undefined>, nodeArgs: string[] = []): Promise<BenchServer> {
+export async function startBenchServer(env: Record<string, string | undefined>, nodeArgs: string[] = [], root = ROOT): Promise<BenchServer> {
   const { child, ready, stop } = await startServerProcess<{ port: number; engine: string; seeded: Seeded; rows: number; seedSeconds: number }>(
     'bench/lib/server.ts',
     env,
     nodeArgs,
+    root,
   );
   return { child, base: `http://127.0.0.1:${ready.port}`, engine: ready.engine, seeded: ready.seeded, rows: ready.rows, seedSeconds: ready.seedSeconds, stop };
 }

@@ -1,6 +1,6 @@
 /** The benchmarks' shared readers: their options and their percentiles (bench/lib/harness.ts). */
 import { describe, expect, it } from 'vitest';
-import { benchArgs, percentile } from '../../bench/lib/harness.js';
+import { benchArgs, percentile, readyLine } from '../../bench/lib/harness.js';
 import { mcpClientKind } from '../../bench/lib/mcp-step.js';
 
 describe('benchmark options', () => {
@@ -26,5 +26,26 @@ describe('percentile', () => {
     expect(percentile([7], 99)).toBe(7);
     expect(percentile([], 50)).toBeNaN();
     expect(xs[0]).toBe(100); // the input is left as it was
+  });
+});
+
+describe("a bench server's ready line", () => {
+  it('is read once whole, however the pipe cuts it (a thousand clinics make a line of many chunks)', () => {
+    const clinics = Array.from({ length: 1000 }, (_, i) => ({ id: `clinic-${i}`, token: `dcm_test_${'x'.repeat(40)}${i}` }));
+    const line = `${JSON.stringify({ ready: { port: 4321, clinics } })}\n`;
+    let output = 'seeding…\n';
+    const seen: unknown[] = [];
+    for (let at = 0; at < line.length; at += 65_536) {
+      output += line.slice(at, at + 65_536);
+      seen.push(readyLine(output));
+    }
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.slice(0, -1).every((ready) => ready === undefined)).toBe(true);
+    expect(seen.at(-1)).toEqual({ port: 4321, clinics });
+  });
+
+  it('is none while the server has printed other lines only', () => {
+    expect(readyLine('{"level":30,"msg":"listening"}\n')).toBeUndefined();
+    expect(readyLine('')).toBeUndefined();
   });
 });
