@@ -165,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       registerIdempotency(v1, ctx.db);
       registerToolCallLedger(v1, ctx.db);
       registerV1Routes(v1 as unknown as App, ctx);
-      // The MCP endpoint (issue 35): outside /v1, behind the same gate.
+      // The MCP endpoint: outside /v1, behind the same gate.
       registerMcpRoutes(v1 as unknown as App, ctx.config);
       options.extraRoutes?.(v1 as unknown as App, ctx);
     },

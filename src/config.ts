@@ -51,7 +51,7 @@ export interface Config {
   documents: DocumentsConfig;
 }
 
-/** Slow and greedy clients (issue 33): how long a request may take to arrive, how many sockets an address may hold. */
+/** Slow and greedy clients: how long a request may take to arrive, how many sockets an address may hold. */
 export interface ConnectionsConfig {
   /** HEADERS_TIMEOUT_MS: the request line and headers must have arrived within this (Node's `headersTimeout`). */
   headersTimeoutMs: number;
@@ -68,7 +68,7 @@ export interface ConnectionsConfig {
   uploadRateWindowMs: number;
 }
 
-/** Documents (issue 17): where the bytes go, how they are checked, how long they stay. */
+/** Documents: where the bytes go, how they are checked, how long they stay. */
 export interface DocumentsConfig {
   /** `fs` (default): DOCUMENT_DIR; `s3`: any S3-compatible store (chosen when S3_ENDPOINT is set). */
   storage: 'fs' | 's3';

@@ -1,5 +1,5 @@
 /**
- * Tool packs (issue 35 part 6): the registry's tools as ready-to-paste definitions in each REST
+ * Tool packs: the registry's tools as ready-to-paste definitions in each REST
  * platform's format, each pointing at a runner that answers in the form the platform passes to its
  * model: Vapi at its tool-calls runner, Retell at its custom-function runner, ElevenLabs and OpenAI
  * at the generic runner (`/v1/agent-tools/run/{tool}`). No pack points at a REST operation itself:

@@ -1,5 +1,5 @@
 /**
- * The agent tool registry (issue 35): every tool, once, with its MCP shape derived from the
+ * The agent tool registry: every tool, once, with its MCP shape derived from the
  * module schemas of its operation. A new area adds one file under tools/ and one line here.
  */
 import type { TSchema } from 'typebox';

@@ -1,5 +1,5 @@
 /**
- * A tool's answer as a model reads it (issue 35 part 4). Data goes in `structuredContent` (and as
+ * A tool's answer as a model reads it. Data goes in `structuredContent` (and as
  * JSON text for clients that read only text), after one line stating the clinic's "now". An API
  * error becomes `isError: true` with one sentence to act on, the stable `code` and the details
  * that help (a taken slot's `alternatives`, the wrong fields, `retryAfter`).
@@ -103,8 +103,8 @@ export interface McpToolResult {
 
 /**
  * The clinic's local "now", formatted once per zone and minute (the line shows minutes): building
- * an Intl.DateTimeFormat, then formatting a full date with it, was 2 % of the server's CPU under a
- * load of MCP tool calls (profiles of 2026-11-26), for a text that changes once a minute.
+ * an Intl.DateTimeFormat, then formatting a full date with it, showed in the server's CPU profile
+ * under a load of MCP tool calls (docs/performance.md), for a text that changes once a minute.
  */
 const NOW_LINES = new Map<string, { minute: number; format: Intl.DateTimeFormat; local: string }>();
 

@@ -1,5 +1,5 @@
 /**
- * What an agent tool is (issue 35): one step of an agent's job, performed as one REST operation
+ * What an agent tool is: one step of an agent's job, performed as one REST operation
  * of /v1. A tool names its operation (method and route), the module's TypeBox schemas of that
  * operation's path, query and body (its arguments are their fields: the REST names) and of its
  * answer, and a description written for a model. It holds no rule of its own: calling it runs

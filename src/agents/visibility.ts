@@ -1,5 +1,5 @@
 /**
- * Which tools a connection sees (issue 35 part 3): what the key's scopes allow, the agent's own
+ * Which tools a connection sees: what the key's scopes allow, the agent's own
  * set for an agent key, only read-only tools in read-only mode, and the names asked for.
  */
 import type { AgentKind } from '../core/actor.js';

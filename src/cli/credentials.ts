@@ -1,5 +1,5 @@
 /**
- * Secrets at the CLI's edges (issue 33, item 11): ADMIN_TOKEN goes only where it cannot be read
+ * Secrets at the CLI's edges: ADMIN_TOKEN goes only where it cannot be read
  * on the way (https://, or plain http:// to this machine), and nothing the CLI prints carries a
  * credential (a URL's user name and password, its query values, a bearer token).
  */

@@ -8,7 +8,7 @@
 /** `dcm_live_…` or `dcm_test_…` (src/modules/auth/tokens.ts). */
 export type KeyKind = 'live' | 'test';
 
-/** What a key is issued for (issue 15): a plain integration, a chat bot or a voice agent. */
+/** What a key is issued for: a plain integration, a chat bot or a voice agent. */
 export const AGENT_KINDS = ['none', 'chat_bot', 'voice_agent'] as const;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 
@@ -86,7 +86,7 @@ export function bookingChannel(who: { via?: Actor['via']; agent?: AgentKind }): 
   return CHANNEL_OF[who.agent];
 }
 
-/** The origin an agent key stamps on what it books, moves or cancels (issue 15), or null for any other caller. */
+/** The origin an agent key stamps on what it books, moves or cancels (so the clinic sees what an agent did), or null for any other caller. */
 export function agentOrigin(who: { via?: Actor['via']; agent?: AgentKind }): 'bot' | 'voice' | null {
   const channel = bookingChannel(who);
   return channel === 'bot' || channel === 'voice' ? channel : null;

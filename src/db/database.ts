@@ -82,11 +82,11 @@ async function openPostgres(connectionString: string, poolMax: number, prepareAf
   const { default: pg } = await import('pg');
   configurePgTypes(pg);
   // Connections are kept once opened (no idle timeout). A new PostgreSQL backend is cold: its
-  // first name search loads pg_trgm and fuzzystrmatch and reads the catalog, 48-79 ms against
-  // 5-6 ms warm (measured on new connections, issue 18). pg-pool's default closed a connection
-  // idle for 10 s, and it hands out the most recently released one first, so a steady 100
-  // searches/s kept two or three busy and let the rest close: every burst, and the first call
-  // after a quiet moment, met cold backends (bench:search --http: p99 200-350 ms at 100/s).
+  // first name search loads pg_trgm and fuzzystrmatch and reads the catalog, ten times as slow
+  // as on a warm one. pg-pool's default closed a connection idle for 10 s, and it hands out the
+  // most recently released one first, so a steady search load kept two or three busy and let
+  // the rest close: every burst, and the first call after a quiet moment, met cold backends
+  // (bench:search --http's p99; the figures are in docs/performance.md).
   // Statements the process repeats are prepared once per connection, and a transaction's BEGIN
   // travels with its first statement (src/db/pg-client.ts), unless DB_WIRE_SPEEDUPS=off or `pg`
   // lacks a part that needs.

@@ -1,8 +1,8 @@
 /**
  * An INSERT of one row that happens only when a condition holds, as one statement:
  * `INSERT INTO t (columns) SELECT values WHERE condition RETURNING *`. The condition may name
- * the CTEs of the statement it is part of (a search made in the same statement, issue 20: one
- * round trip instead of two). PostgreSQL types the values by their target columns, as with VALUES.
+ * the CTEs of the statement it is part of (a search made in the same statement: one round trip
+ * instead of two). PostgreSQL types the values by their target columns, as with VALUES.
  */
 import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely';
 import type { DB } from './schema.js';

@@ -3,10 +3,10 @@
  *
  * 1. A statement marked `prepared()` runs as a named prepared statement once the process ran it
  *    often enough (src/db/prepared-statements.ts says which and when).
- * 2. A transaction's BEGIN travels with its first statement (issue 20). Kysely sends `begin` and
+ * 2. A transaction's BEGIN travels with its first statement. Kysely sends `begin` and
  *    waits for its answer before the first statement, so every transaction paid one more round
- *    trip than it has statements: one more send for the server (under load, `writev` was a fifth
- *    of its CPU samples, each send waking PostgreSQL's backend on the other core) and one more
+ *    trip than it has statements: one more send for the server (under load, `writev` was a large
+ *    part of its CPU samples, each send waking PostgreSQL's backend on the other core) and one more
  *    read, parse and answer for PostgreSQL. Here `begin` is answered at once and kept; the next
  *    statement goes out as BEGIN's Bind and Execute followed by the statement's own messages and
  *    one Sync, in one write. One Sync makes them one unit: should BEGIN fail, PostgreSQL skips

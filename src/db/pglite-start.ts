@@ -3,7 +3,7 @@
  * calls it first, so PGlite loads and compiles its WebAssembly (partly off the main thread)
  * while the rest of the service's modules load; src/db/database.ts wraps what it started.
  * PGlite and its extensions are loaded only by a process that opens the embedded database: a
- * process on PostgreSQL does not hold them (about 40 MiB of resident memory, issue 20).
+ * process on PostgreSQL does not hold them (tens of MiB of resident memory it would never use).
  */
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';

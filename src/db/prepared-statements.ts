@@ -1,19 +1,19 @@
 /**
- * Named prepared statements on PostgreSQL for the statements of the hot write paths (issue 20).
+ * Named prepared statements on PostgreSQL for the statements of the hot write paths.
  *
  * Kysely hands `pg` each statement as text and parameters, which `pg` sends unnamed:
  * PostgreSQL parses and plans it again on every execution, and for the write paths that is a
- * third or more of what the database does. The same statements in pgbench cost 1.0-1.4 ms of
- * PostgreSQL CPU per creation prepared against 2.0-2.2 ms unnamed, and a lead 0.4-0.8 against
- * 1.2-1.3 (bench:pgbench, `-M prepared` against `-M extended`). Forcing a new plan at every
+ * third or more of what the database does: the same statements in pgbench cost PostgreSQL
+ * about half the CPU prepared as unnamed (bench:pgbench, `-M prepared` against `-M extended`;
+ * the figures are in docs/performance.md). Forcing a new plan at every
  * execution (`plan_cache_mode = force_custom_plan`) loses all of it: the gain is the plan
  * PostgreSQL keeps, and it keeps one only for a named statement.
  *
  * A kept (generic) plan is made without the parameters' values, so it must not depend on
  * them. That is why naming is chosen statement by statement, with `prepared()`, and never for
  * all: a generic plan of "this clinic's leads with this phone or this email" made while the
- * table was empty scanned the whole clinic (seen in bench:api, POST /leads at 2.4-3.0 ms of
- * PostgreSQL CPU against 1.1). A statement earns `prepared()` when any plan of it is a
+ * table was empty scanned the whole clinic (seen in bench:api: POST /leads cost PostgreSQL two
+ * to three times its CPU). A statement earns `prepared()` when any plan of it is a
  * primary-key or unique-key lookup, an insert, a function call or an index lookup on every
  * column of its index (the duplicate searches are written as one lookup per contact for that),
  * or reads one clinic's rows whole (the count of a limited clinic's patients), or reads a page
@@ -30,8 +30,9 @@
  * Not from the first execution: a plan decided while a table is nearly empty finds every index
  * that leads with the clinic equally cheap, and it stays after the table has grown, until
  * PostgreSQL next analyses it. bench:api's leads, on a table empty at the start, got "the
- * clinic's leads, filtered by phone" that way, even written as one lookup per contact (1.9-2.2 ms
- * of PostgreSQL CPU a lead against 0.6; pgbench's first prepared run on an empty table, 3.0).
+ * clinic's leads, filtered by phone" that way, even written as one lookup per contact (several
+ * times the PostgreSQL CPU a lead, in bench:api and in pgbench's first prepared run on an empty
+ * table).
  * So a marked text gets its name once this process has run it PREPARE_AFTER times, when the
  * tables it writes to hold that many more rows.
  *

@@ -12,7 +12,7 @@
  * What is not visible does not exist: `404 not_found` for the resource of the path
  * (findScoped, lockScoped), `400 invalid_request` naming the field for a reference in a
  * body (checkRefs). The rule is the same for every table, people and chairs included: a key
- * limited to facilities names only the doctors, chairs and staff it can list (issue 33).
+ * limited to facilities names only the doctors, chairs and staff it can list.
  */
 import { sql, type Kysely, type RawBuilder, type Selectable, type SqlBool } from 'kysely';
 import { ApiError, type ValidationIssue } from '../core/errors.js';
@@ -95,7 +95,7 @@ export async function checkRefs(trx: Transaction, scope: TenantScope, refs: Ref[
   const rows = new Map<string, RefRow>();
   const sent = refs.filter((ref) => ref.id !== null && ref.id !== undefined);
   if (sent.length === 0) return { issues, rows };
-  // One statement for every reference (one round trip, issue 20): a branch per reference, named by its position.
+  // One statement for every reference (one round trip): a branch per reference, named by its position.
   const branches = sent.map((ref, i) => {
     const facilityColumn =
       ref.table === 'facilities'

@@ -1,5 +1,5 @@
 /**
- * A transaction's last statement, with its COMMIT in the same round trip (issue 20).
+ * A transaction's last statement, with its COMMIT in the same round trip.
  *
  * Kysely commits after the transaction's callback returns: one more round trip after the last
  * statement, for every write. `thenCommit()` marks the last statement; on PostgreSQL the pool's

@@ -4,7 +4,7 @@
  *
  * Why not only `postgres-date`, the driver's own parser: it runs three regular expressions per
  * value, and a list page holds four timestamps per row. Under load on `GET /appointments` with
- * the read cache off it was 13 % of the server's CPU (`--cpu-prof`, issue 20), and its match
+ * the read cache off it was a large part of the server's CPU (`--cpu-prof`), and its match
  * arrays a good part of the garbage. This reads the one layout PostgreSQL prints by fixed
  * positions; anything else (BC years, years before 1000 or after 9999, `infinity`, another
  * DateStyle) is null here, and src/db/database.ts hands it to the driver's own parser, so every

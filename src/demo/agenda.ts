@@ -1,5 +1,5 @@
 /**
- * The demo clinic's people and agenda (issue 15), so a newcomer can run a whole phone call at
+ * The demo clinic's people and agenda, so a newcomer can run a whole phone call at
  * once: opening hours, doctors, chairs, calendars (bookable services) with working hours over
  * the coming weeks, about 50 patients, appointments, a chat conversation with messages, tasks,
  * a payment plan, and a voice agent key. Kept apart from clinic.ts so other areas add their own

@@ -1,5 +1,5 @@
 /**
- * The demo clinic's billing (issue 16): a demo patient with a presented quote, an issued invoice
+ * The demo clinic's billing: a demo patient with a presented quote, an issued invoice
  * partly paid by a card payment, so every billing operation answers something on a fresh start.
  */
 import { SILENT_LOGGER } from '../core/actor.js';

@@ -29,7 +29,7 @@ export interface DemoClinic {
   liveToken: string;
   testToken: string;
   facilityIds: string[];
-  /** A voice agent key of the live clinic (issue 15: the README's first five minutes). */
+  /** A voice agent key of the live clinic (the README's first five minutes use it). */
   voiceToken: string;
 }
 

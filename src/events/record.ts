@@ -82,8 +82,8 @@ export interface EventInStatement {
 }
 
 /**
- * recordEvent in two halves, so that a creation's own statement records its event (issue 20:
- * one round trip fewer on POST /patients and POST /leads). The data must be what recordEvent
+ * recordEvent in two halves, so that a creation's own statement records its event (one round
+ * trip fewer on POST /patients and POST /leads). The data must be what recordEvent
  * would be given after the write: a creation builds it from the values it inserts, and under the
  * tests the service compares it with the data of the row written (assertSameEventData).
  */

@@ -1,5 +1,5 @@
 /**
- * The body-rate floor of an upload link's body (issue 33 item 2). An upload may take minutes
+ * The body-rate floor of an upload link's body. An upload may take minutes
  * on a slow line, so it is exempt from REQUEST_TIMEOUT_MS (src/http/connections.ts); instead,
  * in every window of UPLOAD_RATE_WINDOW_MS at least UPLOAD_MIN_BYTES_PER_SECOND x the window
  * must arrive, or the upload is cut off: a client that trickles, or went silent, does not keep

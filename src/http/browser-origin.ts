@@ -1,5 +1,5 @@
 /**
- * Which web pages may call the MCP endpoint (issue 35). MCP's streamable HTTP transport says a
+ * Which web pages may call the MCP endpoint. MCP's streamable HTTP transport says a
  * server MUST check `Origin` against DNS rebinding: a page at `http://evil.example`, whose name a
  * rebinding DNS answer points at 127.0.0.1, must not reach a service listening there.
  *

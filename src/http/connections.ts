@@ -1,5 +1,5 @@
 /**
- * Slow and greedy clients (issue 33 item 2). A client that trickles its headers or body, or
+ * Slow and greedy clients. A client that trickles its headers or body, or
  * opens hundreds of sockets, must not hold the server's connections:
  * - Node's own timers: `headersTimeout` (request line and headers), `requestTimeout` (the whole
  *   request, body included), `keepAliveTimeout` (idle between requests) and the socket's idle

@@ -1,7 +1,7 @@
 /**
  * The origin of the service's own links (documents' upload and download links). Never the
  * request's `Host` (or `X-Forwarded-Host`): a client that sends `Host: evil.example` must not
- * get, nor make the service hand another caller, a link to somewhere else (issue 33 item 6).
+ * get, nor make the service hand another caller, a link to somewhere else.
  * PUBLIC_URL when set; otherwise the address this service listens on: HOST, or, when HOST is a
  * wildcard (0.0.0.0, ::), the local address the connection arrived at (an address of this
  * machine, whatever name the client used).

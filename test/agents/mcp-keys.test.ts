@@ -1,5 +1,5 @@
 /**
- * Tools follow the key (issue 35 parts 3-5): the scopes, the agent's set, read-only mode and
+ * Tools follow the key: the scopes, the agent's set, read-only mode and
  * `?tools=`, the AI switch, the rate budget of the operation, and nothing of another clinic or an
  * unseen facility through any tool.
  */

@@ -1,5 +1,5 @@
 /**
- * DNS rebinding (issue 35; MCP's streamable HTTP transport): /mcp refuses a web page of another
+ * DNS rebinding (MCP's streamable HTTP transport asks for the check): /mcp refuses a web page of another
  * origin with 403 `origin_not_allowed`, admits clients that send no Origin (agent platforms, SDK
  * clients), and, on a service without PUBLIC_URL, pages on loopback (the MCP inspector's).
  */

@@ -1,5 +1,5 @@
 /**
- * The outbound tools (issue 36 over issue 35's registry): a caller put on the waitlist through
+ * The outbound tools (the waitlist and the recalls, through the tool registry): a caller put on the waitlist through
  * MCP is offered the slot a cancellation frees, and an outbound agent books it with one tool call
  * and logs a recall attempt once however often the platform retries; the tools follow the key.
  */

@@ -1,4 +1,4 @@
-/** Tool packs for REST platforms and Vapi's tool-calls runner (issue 35 part 6). */
+/** Tool packs for REST platforms and Vapi's tool-calls runner. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoClinic } from '../../src/demo/clinic.js';
 import { startDemoServer, type TestServer } from '../helpers/server.js';

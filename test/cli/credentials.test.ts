@@ -1,5 +1,5 @@
 /**
- * Secrets at the CLI's edges (issue 33, item 11), as a user runs it: ADMIN_TOKEN is never sent
+ * Secrets at the CLI's edges, as a user runs it: ADMIN_TOKEN is never sent
  * over plain http:// beyond this machine, and no error the CLI prints quotes a credential. No
  * database is touched (the CLI stops before connecting, or meets a closed port on loopback).
  */

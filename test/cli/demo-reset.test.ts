@@ -1,5 +1,5 @@
 /**
- * Issue 37, item 2: the demo's test twin has the live clinic's demo agenda (the README's call
+ * The demo's test twin has the live clinic's demo agenda (the README's call
  * works with the test key, and `listen` shows the booking's events), and `dental-clinic demo
  * reset --clinic <id>` (the real CLI, over HTTP to a real server) puts a test clinic back to
  * its seeded state, keeping its keys, and refuses a live clinic.

@@ -1,5 +1,5 @@
 /**
- * `dental-clinic listen --forward-to` and `dental-clinic trigger <event-type>` (issue 19, item 4),
+ * `dental-clinic listen --forward-to` and `dental-clinic trigger <event-type>`,
  * against a real server reached over HTTP (DCM_URL): a test clinic's events arrive at a local
  * receiver signed exactly as real deliveries, with the secret listen printed; a live clinic is
  * refused; a real destination on http:// or loopback is refused with a message saying how to

@@ -1,5 +1,5 @@
 /**
- * Scale-out (issue 6.2): two API processes (`--role=api`) and two worker processes
+ * Scale-out: two API processes (`--role=api`) and two worker processes
  * (`--role=worker`) on one PostgreSQL database and one Redis, as in production.
  *   - one rate-limit budget: 60 requests in a 10-second window on one key, spread over both
  *     API processes, are admitted; the 61st is refused whichever process answers;

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** The usual flags of a headless run (issue 37): no --virtual-time-budget, so the page must render by its load event. */
+/** The usual flags of a headless run: no --virtual-time-budget, so the page must render by its load event. */
 const USUAL_FLAGS = [
   '--headless',
   '--no-sandbox',

@@ -1,5 +1,5 @@
 /**
- * Every example in both OpenAPI documents validates against its own schema (issue 19, item 5):
+ * Every example in both OpenAPI documents validates against its own schema:
  * media-type examples (`example`, `examples.*.value`), parameter examples, and the `examples`
  * of every schema node. Validated by Ajv (JSON Schema 2020-12, as OpenAPI 3.1) with formats,
  * the `$ref`s resolved in the document itself. Also: the public text speaks to integrators

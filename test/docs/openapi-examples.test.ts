@@ -1,5 +1,5 @@
 /**
- * What a generated client and a validating proxy need from the document (issue 37): absolute
+ * What a generated client and a validating proxy need from the document: absolute
  * server URLs, the response headers that are sent (ETag, Location, Idempotent-Replayed)
  * declared where they are sent, and every example valid against its schema (ajv, JSON Schema
  * 2020-12 with formats) and reading as data of an Italian clinic.

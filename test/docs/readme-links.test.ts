@@ -1,5 +1,5 @@
 /**
- * The README (issue 37 item 6): its links to sections of the /docs page point at anchors the
+ * The README: its links to sections of the /docs page point at anchors the
  * page's description has, it says how to page, replay a creation and handle a 429 by linking
  * there, and it cites the specification only in words a clone can follow (no path outside the
  * repository). The docs page test checks that the anchors render.

@@ -1,6 +1,6 @@
 /**
- * The schema of each event's `data` (src/modules/<noun>/events.ts, assembled in src/event-schemas.ts;
- * issue 19, item 4): every type of the catalogue (and `events.skipped`, `webhook.test`) has one,
+ * The schema of each event's `data` (src/modules/<noun>/events.ts, assembled in src/event-schemas.ts):
+ * every type of the catalogue (and `events.skipped`, `webhook.test`) has one,
  * with an example that validates;
  * a sample (the `trigger` data) has the type's shape with fresh ids; and under the tests
  * (DCM_STRICT_EVENTS=1) recordEvent refuses a `data` of the wrong shape for its type, leaving

@@ -1,5 +1,5 @@
 /**
- * One `400 invalid_request` names every wrong field (issue 33, item 10): a body with one error
+ * One `400 invalid_request` names every wrong field: a body with one error
  * its schema finds and one only the operation's own rules find (`config.bodyIssues`, the
  * modules' checks.ts) is answered once, naming both paths. And a route with a body schema that
  * does not declare `bodyIssues` (its checks, or `false`) stops the start, like one without a gate.

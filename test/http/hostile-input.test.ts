@@ -1,5 +1,5 @@
 /**
- * Hostile details a client library never sends but an attacker does (issue 13 item 9), sent
+ * Hostile details a client library never sends but an attacker does, sent
  * as raw bytes to the real server: repeated single-valued headers, bodies that are not UTF-8
  * or hold a lone surrogate, integers spelled other than in decimal digits.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 19, item 6: HTTP conventions. 405 with Allow (behind the gate: without a key /v1 is
+ * HTTP conventions. 405 with Allow (behind the gate: without a key /v1 is
  * 401 whatever the method), Location on creations (and their replays), lists stating their
  * order, `?status=` errors listing the allowed values, facility phones in E.164.
  */

@@ -1,6 +1,6 @@
 /**
  * Route schemas are compiled on a route's first use, not while the app is built (start-up
- * time, issue 19 item 1; src/http/lazy-schemas.ts). Validation and responses are the same as
+ * time; src/http/lazy-schemas.ts). Validation and responses are the same as
  * before, and a schema that does not compile still shows: compileAllSchemas (what the service
  * runs once it listens) throws its error, and its route answers 500.
  */

@@ -36,7 +36,7 @@ describe.skipIf(ENGINE === 'postgres')('the service process (embedded database)'
     const demo = await fetch(curl![2]!, { headers: { authorization: `Bearer ${token}` } });
     expect(demo.status).toBe(200);
     expect((await demo.json()).name).toBe('Sede di Milano');
-    // The demo's billing (issue 16): a presented quote, an issued invoice, a payment, a balance.
+    // The demo's billing: a presented quote, an issued invoice, a payment, a balance.
     const base = new URL(curl![2]!).origin;
     const get = async (p: string) => (await fetch(base + p, { headers: { authorization: `Bearer ${token}` } })).json();
     const quotes = await get('/v1/treatment-plans');

@@ -1,5 +1,5 @@
 /**
- * Operations (issue 19, item 7): a start-up failure is one line naming the cause and the
+ * Operations: a start-up failure is one line naming the cause and the
  * variable, a non-zero exit, no stack; `--role=api` or `--role=worker` on the embedded database
  * refuses to start; the first start on PostgreSQL says how to make the first clinic and key;
  * LOG_FORMAT=pretty; one log line per request with no key, token or query value in it.

@@ -1,5 +1,5 @@
 /**
- * A dependency lost while the service runs (issue 13.7), with the real service as a process and
+ * A dependency lost while the service runs, with the real service as a process and
  * real servers that really stop:
  *   - Redis (REDIS_URL): a private redis-server on a free port, stopped, then frozen (SIGSTOP),
  *     then started again. Meanwhile every /v1 request answers `503 unavailable` with

@@ -1,5 +1,5 @@
 /**
- * Crash safety of the embedded database (issue 6.3), with the real service as a process:
+ * Crash safety of the embedded database, with the real service as a process:
  *   - the data folder is locked: a second process exits non-zero with a clear message,
  *     changes nothing, and the first keeps serving reads and writes;
  *   - SIGKILL in the middle of a stream of writes, then a restart: every write that was

@@ -1,5 +1,5 @@
 /**
- * Issue 13, item 10: the request line and the credential headers, fuzzed. Each run takes a
+ * The request line and the credential headers, fuzzed. Each run takes a
  * gated route, respells its path with one to three spellings of test/security/spellings.ts
  * chained, and sends it with a credential that must not open that route: none, the wrong
  * plane's (a v1 key on the back office, the admin token on /v1), or a mangled one (case,

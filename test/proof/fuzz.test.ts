@@ -1,5 +1,5 @@
 /**
- * Hostile input (issue 6.4): every operation of the live /v1/openapi.json gets random,
+ * Hostile input: every operation of the live /v1/openapi.json gets random,
  * malformed, oversized and type-confused path, query, headers and body (see
  * hostile-requests.ts). For every request:
  *   - never a 5xx;
@@ -192,7 +192,7 @@ describe('hostile input against every operation of /v1/openapi.json', () => {
   });
 });
 
-// Money (issue 33): every amount, quantity and rate of quotes (treatment plans), invoices,
+// Money: every amount, quantity and rate of quotes (treatment plans), invoices,
 // payments and payment plans, /v1 and back office, at and beyond the bounds of its column
 // (numeric(14, 2): 999,999,999,999.99) and its schema, on bodies that reach the handler: never
 // a 5xx (an overflow was a 500), and a refusal writes nothing.

@@ -306,7 +306,7 @@ export function encodeComponent(value: string): string {
   return out;
 }
 
-/** Integers as JavaScript would read them but not written in decimal digits (issue 13 item 9). */
+/** Integers as JavaScript would read them but not written in decimal digits (the schemas must refuse them). */
 const INTEGER_SPELLINGS = ['1e2', '+5', '0x10', '0b1', '0o7', '%205', '5%20', '5.0', '1_0', '%EF%BC%95'];
 
 /** Already-encoded path and query pieces that a percent-encoder would never produce. */
@@ -516,7 +516,7 @@ export function hostileRequest(op: Operation, ctx: RequestContext): fc.Arbitrary
         { weight: 1, arbitrary: jsonBody(hostileValue) },
       );
 
-  // Now and then a single-valued header twice: refused whatever the values (issue 13 item 9).
+  // Now and then a single-valued header twice: refused whatever the values (src/http/plugins/input.ts).
   const repeated = fc.oneof(
     { weight: 15, arbitrary: fc.constant(null) },
     { weight: 1, arbitrary: fc.tuple(fc.constantFrom('authorization', 'idempotency-key', 'content-type'), fc.oneof(fc.constant(null), headerText(40))) },

@@ -1,5 +1,5 @@
 /**
- * Isolation (issue 6 item 5) beyond the security matrix's single-resource 404s: a clinic's
+ * Isolation beyond the security matrix's single-resource 404s: a clinic's
  * records, made in its first facility, never appear to a key of another clinic nor to a key
  * of the same clinic limited to its second facility, in any list, search, lookup, event or
  * delivery, and their ids answer 404 to both on reads and writes.
@@ -75,7 +75,7 @@ beforeAll(async () => {
   ok(await as('POST', `/v1/treatment-plans/${ids.quote}/present`, {}));
   ids.invoice = ok(await admin('/invoices', { patientId: ids.patient, number: 'ISO-1', lines: [{ description: 'Visita riservata', unitAmount: 100 }] })).id;
   ids.payment = ok(await as('POST', '/v1/payments', { amount: 10, method: 'card', reference: 'iso-pay-1', invoiceId: ids.invoice })).id;
-  // The Clinic area and the voice agent (issue 15): a chair, a calendar of the owner's doctor, a hold, a handoff.
+  // The Clinic area and the voice agent: a chair, a calendar of the owner's doctor, a hold, a handoff.
   ids.chair = ok(await admin('/chairs', { name: 'Poltrona riservata', facilityId: f1 })).id;
   const weekdays = Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [{ open: '00:00', close: '24:00' }]]));
   ids.calendar = ok(
@@ -93,7 +93,7 @@ beforeAll(async () => {
   holdStart.setUTCHours(9, 0, 0, 0);
   ids.hold = ok(await as('POST', `/v1/calendars/${ids.calendar}/holds`, { start: holdStart.toISOString(), holderRef: 'iso-call' })).id;
   ids.handoff = ok(await as('POST', '/v1/voice/handoffs', { callId: 'iso-call', reason: 'other', patientId: ids.patient, facilityId: f1 })).id;
-  // The waitlist (issue 36): the lead waits for the calendar, and the patient's cancelled slot is offered to it.
+  // The waitlist: the lead waits for the calendar, and the patient's cancelled slot is offered to it.
   ids.waitlistEntry = ok(
     await as('POST', '/v1/waitlist', {
       leadId: ids.lead,

@@ -1,5 +1,5 @@
 /**
- * Links and Host (issue 33 item 6): the documents' upload and download links take their origin
+ * Links and Host: the documents' upload and download links take their origin
  * from the configuration only (PUBLIC_URL, else the address the service listens on), never
  * from the request's Host; two Host headers are refused; a HEAD does not use up a single-use
  * download link; the files plane has a rate limit per client address.

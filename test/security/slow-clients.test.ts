@@ -1,5 +1,5 @@
 /**
- * Slow and greedy clients (issue 33 item 2), with real trickling sockets: headers or a body sent
+ * Slow and greedy clients, with real trickling sockets: headers or a body sent
  * a byte at a time, with a key, without one (after the 401), on an upload link; idle kept-alive
  * connections; too many connections from one address. Each is closed within its limit while
  * other clients are served, and an abandoned upload frees its link. The limits are made small

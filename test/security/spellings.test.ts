@@ -1,5 +1,5 @@
 /**
- * Issue 13: every gate is decided by the route the router matched. This walks every route
+ * Every gate is decided by the route the router matched. This walks every route
  * the app registered (its plane table) and sends each one, without the credential its plane
  * needs, every spelling of test/security/spellings.ts: percent-encoding, dot segments,
  * double slashes, letter case, trailing characters, `;` parameters, `%2f`, backslashes,

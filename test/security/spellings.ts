@@ -1,5 +1,5 @@
 /**
- * Spellings of a request line that a gate keyed on the raw URL would get wrong (issue 13):
+ * Spellings of a request line that a gate keyed on the raw URL would get wrong:
  * each takes a real path (`/admin/v1/clinics/<id>`) and returns request targets and headers
  * that name the same route to a naive reader, or almost. Shared by the route walk
  * (spellings.test.ts) and the request-line fuzz (test/proof/fuzz-request-line.test.ts).

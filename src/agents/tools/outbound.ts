@@ -1,4 +1,4 @@
-/** The outbound steps (issue 36): a waitlist that offers freed slots, and the recall worklist an outbound agent calls down. */
+/** The outbound steps: a waitlist that offers freed slots, and the recall worklist an outbound agent calls down. */
 import { IdParams, Page } from '../../core/schemas.js';
 import { NewRecallAttemptSchema, RecallAttemptSchema, RecallListQuerySchema, RecallPatientParams, RecallSchema } from '../../modules/recalls/schema.js';
 import { NewWaitlistEntrySchema, OfferListQuerySchema, WaitlistEntrySchema, WaitlistOfferSchema } from '../../modules/waitlist/schema.js';

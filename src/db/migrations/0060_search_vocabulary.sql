@@ -1,4 +1,4 @@
--- Patient search without a scan of the patients (issue 18).
+-- Patient search without a scan of the patients.
 --
 -- 1. A misspelled part of a name that no deletion key or Double Metaphone key reaches (two
 --    errors in one word, a name heard through speech-to-text) is compared with the clinic's

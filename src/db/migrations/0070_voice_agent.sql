@@ -1,4 +1,4 @@
--- Issue 15: the Clinic lists, calendar fields an agent can reason with, slot holds and
+-- For agents: the Clinic lists, calendar fields an agent can reason with, slot holds and
 -- handoffs of the voice agent, and the change feed of clinics (ai_enabled at once everywhere).
 
 -- A calendar is the bookable service: what it is, who may book it, whom it takes.

@@ -1,4 +1,4 @@
--- Issue 16: quotes (treatment plans) with items, invoices with lines, payments with a provider
+-- Billing on /v1: quotes (treatment plans) with items, invoices with lines, payments with a provider
 -- reference, on /v1. Amounts stay numeric(14, 2) euro (exact in the database); the code adds
 -- and compares them as integer cents (src/modules/billing/money.ts).
 
@@ -25,7 +25,7 @@ ALTER TABLE treatment_plans
   ADD COLUMN discount_amount numeric(14, 2) NOT NULL DEFAULT 0,
   ADD COLUMN notes text,
   ADD COLUMN acceptance_channel text CHECK (acceptance_channel IN ('chat', 'voice', 'portal', 'in_person', 'email')),
-  -- A document of issue 17; no foreign key: that table is built in parallel.
+  -- A document; no foreign key: the documents table comes in a later migration (0090).
   ADD COLUMN signed_document_id uuid,
   ADD COLUMN rejection_reason text CHECK (rejection_reason IN ('price', 'timing', 'second_opinion', 'not_needed', 'other')),
   ADD COLUMN rejection_note text,

@@ -1,4 +1,4 @@
--- Issue 16, after 0080: every key and index of the billing tables leads with clinic_id (the
+-- After 0080: every key and index of the billing tables leads with clinic_id (the
 -- tenancy convention), and payments are found by what they paid (GET /v1/payments?invoiceId=…).
 ALTER TABLE treatment_plan_items DROP CONSTRAINT treatment_plan_items_treatment_plan_id_position_key;
 ALTER TABLE treatment_plan_items ADD CONSTRAINT treatment_plan_items_clinic_plan_position_key UNIQUE (clinic_id, treatment_plan_id, position);

@@ -1,4 +1,4 @@
--- Documents (issue 17): a patient's files. The row holds the metadata; the bytes live in the
+-- Documents: a patient's files. The row holds the metadata; the bytes live in the
 -- storage (DOCUMENT_STORAGE: fs or s3) under storage_key. A row is `available` only after its
 -- bytes were checked and stored under storage_key (src/modules/documents/README.md).
 CREATE TABLE documents (

@@ -1,4 +1,4 @@
--- The outbox in one round trip (issue 20). An event is recorded with its change, and when its
+-- The outbox in one round trip. An event is recorded with its change, and when its
 -- insert fails the change still commits with an `events.skipped` reason `error` instead (spec
 -- 6.4). That guard was a SAVEPOINT before the insert and a RELEASE after it: two round trips to
 -- the database for every event, as many as the insert itself. Here the insert, its fan-out and

@@ -1,4 +1,4 @@
--- The waitlist (issue 36, src/modules/waitlist/README.md): people waiting for a calendar's
+-- The waitlist (src/modules/waitlist/README.md): people waiting for a calendar's
 -- slot, and the offers of freed slots made to them. An offer keeps its slot like a hold: every
 -- reader of busy time (busyTimesQuery) counts a live offer, so nobody else can book or hold it.
 

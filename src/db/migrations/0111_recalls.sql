@@ -1,4 +1,4 @@
--- The recall worklist (issue 36, src/modules/recalls/README.md): the clinic's recall rules, each
+-- The recall worklist (src/modules/recalls/README.md): the clinic's recall rules, each
 -- patient's last qualifying visit and when it is due (refreshed by a job and when the rules
 -- change, corrected at read time), the state of contacting them, and the attempts.
 

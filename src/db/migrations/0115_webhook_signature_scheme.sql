@@ -1,4 +1,4 @@
--- Issue 37: a destination may opt in to the Standard Webhooks signature (webhook-id,
+-- A destination may opt in to the Standard Webhooks signature (webhook-id,
 -- webhook-timestamp, webhook-signature: v1,<base64>) instead of the spec's X-Service-Signature.
 -- Existing destinations keep the spec's scheme.
 ALTER TABLE webhook_endpoints

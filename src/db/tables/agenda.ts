@@ -142,7 +142,7 @@ export interface TreatmentPlansTable {
   discount_amount: GeneratedNumeric;
   notes: string | null;
   acceptance_channel: string | null;
-  /** A document of issue 17 (no foreign key). */
+  /** A document (no foreign key: the documents table came in a later migration). */
   signed_document_id: string | null;
   rejection_reason: string | null;
   rejection_note: string | null;

@@ -28,7 +28,7 @@ export interface ClinicsTable {
   patient_limit: number | null;
   ai_enabled: Generated<boolean>;
   timezone: Generated<string>;
-  /** Accepting a quote needs a signed document (issue 16). */
+  /** Accepting a quote needs a signed document (src/modules/billing/signature.ts). */
   quotes_require_signature: Generated<boolean>;
   /** Retell's key that signs its custom-function requests (X-Retell-Signature); null: not verified. */
   retell_secret: Generated<string | null>;

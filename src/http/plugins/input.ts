@@ -1,6 +1,6 @@
 /**
  * Input the router and the schemas cannot judge, refused with 400 invalid_request before any
- * handler runs (issue 13 item 9 and the fuzz findings of test/proof/fuzz.test.ts):
+ * handler runs (test/http/hostile-input.test.ts and the fuzz findings of test/proof/fuzz.test.ts):
  * - a header that decides what a request means sent twice (Node would keep the first
  *   `Authorization` or `Content-Type` and join two `Idempotency-Key`s with ", ");
  * - a JSON body that is not UTF-8, nests deeper than any real body, or holds a lone UTF-16

@@ -1,5 +1,5 @@
 /**
- * The MCP endpoint (issue 35): `POST /mcp`, streamable HTTP, stateless (no session: any process
+ * The MCP endpoint: `POST /mcp`, streamable HTTP, stateless (no session: any process
  * answers any request), on the v1 plane so the bearer key, its facilities, the access log and
  * the rate limits are the REST API's own. A tool call is performed as its REST operation, with
  * the caller's key, through the operation's route (Fastify's in-process inject): the same gate
@@ -118,8 +118,8 @@ async function runForRequest(
 
 /**
  * One JSON Schema validator for every request's Server. Left to itself, the SDK's Server builds a
- * new Ajv with its formats in its constructor: in a stateless server, once per message, which was
- * 2 % of the process's CPU under bench:voice --via=mcp (profile of 2026-11-26). The Server uses it
+ * new Ajv with its formats in its constructor: in a stateless server, once per message, which
+ * showed in the process's CPU profile under bench:voice --via=mcp (docs/performance.md). The Server uses it
  * only for elicitation, which these tools never ask for.
  */
 const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
@@ -203,7 +203,7 @@ async function answerMcp(app: FastifyInstance, request: FastifyRequest, reply: F
   // No server.close(): with JSON responses the answer above is whole, and this request's Server
   // and transport hold no stream, timer or pending request, so the garbage collector is their
   // close. Closing them built an McpError with its stack trace per message ("Connection closed",
-  // for no one): 2.6 % of the server's CPU under a load of tool calls (profile of 2026-11-26).
+  // for no one), which showed in the server's CPU profile under a load of tool calls.
   // A notification's 202 has no body (and so no content type).
   if (text.length === 0) return reply.status(response.status).removeHeader('content-type').send();
   return reply.status(response.status).send(text);

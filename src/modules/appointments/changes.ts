@@ -65,11 +65,11 @@ async function rescheduleIn(trx: Transaction, actor: Actor, id: string, input: R
   if (isNoSlot(found)) return { ...found, ...ask };
   const claimed = await claimSlot(trx, found.slot, ask);
   if (claimed) return claimed;
-  // An agent key that moves an appointment stamps its origin (issue 15).
+  // An agent key that moves an appointment stamps its origin (the clinic sees what an agent did).
   const moved = await overlapAsNoSlot(moveAppointment(trx, current.id, { slot: found.slot, facilityId: cal.facility_id, origin: agentOrigin(actor) }), ask);
   if (isNoSlot(moved)) return moved;
   await recordRescheduled(trx, actor, current, moved);
-  // The old time is free at once, and offered to the waitlist in this transaction (issue 36).
+  // The old time is free at once, and offered to the waitlist in this transaction.
   await offerFreedTime(trx, actor, current, moved);
   return moved;
 }

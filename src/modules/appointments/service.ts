@@ -211,7 +211,7 @@ export async function updateAppointment(db: Db, actor: Actor, id: string, input:
       const row = await updateRow(trx, current.id, set);
       if (moved) {
         await recordRescheduled(trx, actor, current, row);
-        // The old time is free at once, and offered to the waitlist in this transaction (issue 36).
+        // The old time is free at once, and offered to the waitlist in this transaction.
         await offerFreedTime(trx, actor, current, row);
       }
       return row;
@@ -246,7 +246,7 @@ export async function setStatusInTx(
   current: AppointmentRow,
   status: AppointmentStatus,
   completionNotes?: string | null,
-  /** An agent key's origin, stamped on what it cancels (issue 15). */
+  /** An agent key's origin, stamped on what it cancels (the clinic sees what an agent did). */
   origin?: AppointmentOrigin,
 ): Promise<AppointmentRow> {
   if (!TRANSITIONS[current.status as AppointmentStatus]?.includes(status)) {
@@ -259,7 +259,7 @@ export async function setStatusInTx(
   });
   const type = STATUS_EVENTS[status as keyof typeof STATUS_EVENTS];
   if (type) await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type, facilityId: row.facility_id, data: eventData(row) });
-  // A cancellation frees its time: the waitlist is offered it in this transaction (issue 36).
+  // A cancellation frees its time: the waitlist is offered it in this transaction.
   await offerFreedTime(trx, actor, current, row);
   return row;
 }

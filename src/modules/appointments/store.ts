@@ -1,6 +1,6 @@
 /**
  * The appointments' store: the list's page, the one INSERT of an appointment (with the
- * round-trip tuning of the bookings, issue 20) and the updates. It answers in outcomes; the
+ * round-trip tuning of the bookings) and the updates. It answers in outcomes; the
  * rules and their errors are service.ts's.
  */
 import { randomUUID } from 'node:crypto';
@@ -104,7 +104,7 @@ export type AppointmentWrite = { kind: 'created'; row: AppointmentRow } | { kind
 
 /**
  * The one INSERT of an appointment, with its `appointment.created` event recorded by the same
- * statement (recordEventIn; one round trip fewer, issue 20): its data is built from the values
+ * statement (recordEventIn; one round trip fewer): its data is built from the values
  * inserted (ids lower-cased as PostgreSQL answers them, the times set here), and under the tests
  * compared with the row written. The overlap constraints may refuse it (the caller maps that).
  *
@@ -203,7 +203,7 @@ export async function moveAppointment(
 }
 
 /*
- * An appointment of the list as the JSON the API answers, written by the database (issue 20).
+ * An appointment of the list as the JSON the API answers, written by the database.
  *
  * The uncached list page was bound by the server's one event loop: for 50 appointments `pg`
  * decoded 850 fields, four timestamps a row were parsed into Dates and printed back with
@@ -264,8 +264,8 @@ export function withYearsAfter9999(json: string): string {
 /**
  * A field's JSON value. A uuid (`id` and the columns ending in `_id`, every one a uuid) or a
  * timestamp (the columns ending in `_at`) prints only digits, letters, hyphens, colons and dots,
- * so it is quoted as it is; every other text goes through `to_json`, which escapes it. (With to_json for every field PostgreSQL spent 0.67 ms of CPU a
- * page under bench:api's load, against 0.56 so.)
+ * so it is quoted as it is; every other text goes through `to_json`, which escapes it. (to_json
+ * for every field cost PostgreSQL a fifth more CPU a page under bench:api's load.)
  */
 function valueJson(column: string): RawBuilder<string> {
   const ref = sql.ref(column);

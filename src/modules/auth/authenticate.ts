@@ -46,9 +46,9 @@ export class Authenticator {
   readonly #cache = new LRUCache<string, { record: KeyRecord | null; clinics: ChangeToken | null }>({ max: 10_000, ttl: CACHE_TTL_MS });
   /**
    * Keys whose last use was written less than a minute ago. Sized like the lookup cache: an
-   * LRUCache with a TTL allocates its arrays for `max` at once (100,000 cost 17 ms of every
-   * start and CLI command, 10,000 cost 1.5 ms); a key pushed out early only gets its last use
-   * written again a little sooner.
+   * LRUCache with a TTL allocates its arrays for `max` at once, and ten times as many entries
+   * cost every start and CLI command ten times as long (docs/performance.md); a key pushed out
+   * early only gets its last use written again a little sooner.
    */
   readonly #lastUsedWrites = new LRUCache<string, true>({ max: 10_000, ttl: LAST_USED_WRITE_INTERVAL_MS });
 

@@ -1,5 +1,5 @@
 /**
- * The scopes of spec 5.3, plus `appointments:write` for booking through the API, and (issue 16)
+ * The scopes of spec 5.3, plus `appointments:write` for booking through the API, and for billing
  * `treatment_plans:write` (create, change and decide quotes) and `billing:write` (record payments).
  */
 export const SCOPES = [

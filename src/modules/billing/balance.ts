@@ -1,5 +1,5 @@
 /**
- * A patient's balance (issue 16): "how much do I owe?" in one read. What is owed is the open
+ * A patient's balance: "how much do I owe?" in one read. What is owed is the open
  * part of the issued invoices plus the unpaid part of the installments; overdue is the part
  * whose due date is past in the clinic's time zone (an invoice without a due date is never
  * overdue: only a due date makes a debt late).

@@ -1,5 +1,5 @@
 /**
- * Invoices (issue 16): issued and voided by the back office (fiscal numbering belongs to the
+ * Invoices: issued and voided by the back office (fiscal numbering belongs to the
  * clinic), read on /v1, paid by payments (src/modules/billing/payments.ts).
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Money (spec 2.10, issue 16): euro amounts travel as JSON numbers with at most two decimals
+ * Money (spec 2.10): euro amounts travel as JSON numbers with at most two decimals
  * and are stored as numeric(14, 2); every sum, difference and comparison in the code is done
  * on integer cents, never on floats, and turned back into euro only for output or storage.
  */
@@ -21,7 +21,7 @@ export function toEuro(cents: number): number {
 /**
  * Whether a JSON number has at most two decimals (1.1 * 100 is 110.00000000000001: tolerated).
  * A number that is not 0 but rounds to 0 cents (5e-324) has more: it would be stored as 0.00,
- * which a positive amount's CHECK refuses (found by the money fuzz, issue 33).
+ * which a positive amount's CHECK refuses (found by the money fuzz, test/proof/fuzz.test.ts).
  */
 export function hasCents(euro: number): boolean {
   const cents = Math.round(euro * 100);

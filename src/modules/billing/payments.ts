@@ -1,5 +1,5 @@
 /**
- * Payments (issue 16): a payment the clinic or a provider received, toward one invoice, one
+ * Payments: a payment the clinic or a provider received, toward one invoice, one
  * installment or a patient's oldest due amounts. Idempotent on the provider's `reference`
  * within the clinic, also under concurrent retries: the payment row is claimed first with
  * INSERT … ON CONFLICT DO NOTHING on a unique index, so a retry waits for the first attempt

@@ -1,5 +1,5 @@
 /**
- * Quotes (treatment plans, issue 16): a draft with items is presented to the patient, who
+ * Quotes (treatment plans): a draft with items is presented to the patient, who
  * accepts or rejects it; a draft or presented quote can be cancelled (withdrawn or replaced).
  * Every decision is one transaction with its event (no event for a cancellation); deciding
  * again what is already decided answers the quote unchanged.

@@ -1,5 +1,5 @@
 /**
- * Billing on the wire (spec 2.10, issue 16): quotes (treatment plans) with items, invoices
+ * Billing on the wire (spec 2.10): quotes (treatment plans) with items, invoices
  * with lines, payments, payment plans with installments and a patient's balance. The schemas
  * both planes validate and serialize with (/v1 and the back office), and the service's types
  * derived from them. Amounts are euro with at most two decimals (src/modules/billing/money.ts).

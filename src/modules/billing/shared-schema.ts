@@ -1,5 +1,5 @@
 /**
- * What the billing schemas share (spec 2.10, issue 16): the closed value sets, tooth numbers,
+ * What the billing schemas share (spec 2.10): the closed value sets, tooth numbers,
  * amounts (euro with at most two decimals, src/modules/billing/money.ts) and the ids of the
  * OpenAPI examples, so the examples of quotes, invoices and payments name each other.
  */

@@ -1,5 +1,5 @@
 /**
- * The signed document that accepts a quote (issue 33): a document of the same clinic and
+ * The signed document that accepts a quote: a document of the same clinic and
  * patient, that the key sees, `available` (its bytes checked and stored, not purged), of a
  * category that holds a signature (`consent`, `quote`), and not a document of another quote.
  * Any other id is `409 conflict` with a reason of its own; an absent id, another clinic's and

@@ -1,5 +1,5 @@
 /**
- * Free slots of a calendar as an agent can use them (spec 4.11, issue 15): each slot with its
+ * Free slots of a calendar as an agent can use them (spec 4.11): each slot with its
  * local date, time and an Italian phrase; optionally spread over days or parts of days; and an
  * empty answer that says why and when the next free slot is, so an agent never meets a bare
  * empty list.

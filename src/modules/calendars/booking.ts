@@ -45,7 +45,7 @@ export function assertBookableBy(cal: CalendarRow, who: Actor): void {
 
 /**
  * The booking's calendar, whole, and the verdict on its two references (`calendarId`,
- * `patientId`) as checkRefs gives it, from one statement instead of two (issue 20). The calendar
+ * `patientId`) as checkRefs gives it, from one statement instead of two (one round trip fewer). The calendar
  * is undefined when its reference is wrong or absent. `lockSole`: the statement also takes the
  * sole schedules' locks (soleSchedulesLock) for a booking whose doctor is `doctorId`; `soleLocked`
  * says whether it did.

@@ -1,5 +1,5 @@
 /**
- * A calendar is the bookable service (issue 15): its TypeBox schema, shared by the /v1 reads
+ * A calendar is the bookable service: its TypeBox schema, shared by the /v1 reads
  * and the back office, and the fields the back office and the CLI set.
  */
 import { Type, type Static } from 'typebox';
@@ -110,7 +110,7 @@ export const CalendarChangesSchema = Type.Object(optional, { additionalPropertie
 export type NewCalendar = Static<typeof NewCalendarSchema>;
 export type CalendarChanges = Static<typeof CalendarChangesSchema>;
 
-/** A free slot of a calendar, in UTC and in the clinic's words (issue 15). */
+/** A free slot of a calendar, in UTC and in the clinic's words (what an agent says to a caller). */
 export const SlotSchema = Type.Object(
   {
     start: OutputTimestamp(),

@@ -155,7 +155,7 @@ export async function slotPreferring(db: Db, tz: string, ask: SlotAsk, anyDoctor
  * A held slot: the slot a live hold keeps, at its doctor and chair. The calendar's rules (active,
  * window and grid, measured from the hold's creation) are checked again, in memory; the time is
  * not read again. The hold was claimed under the schedule locks, so every hold or booking of that
- * time since has seen it and been refused (three statements fewer per booking, issue 15); an
+ * time since has seen it and been refused (three statements fewer per booking); an
  * appointment the clinic entered meanwhile in its own agenda meets the overlap constraints at
  * the insert, `409 slot_taken` as before.
  */
@@ -194,7 +194,7 @@ export async function claimSlot(trx: Transaction, slot: Slot, ask: SlotAsk): Pro
  * is one of each at most (a calendar of one doctor, or a request that names its doctor; no
  * chair or one): their locks can be taken before the time is read, and that one read, which no
  * other write of their time can change until commit, both finds the slot and replaces the
- * check claimSlot makes after its locks (one statement fewer per booking or hold, issue 20).
+ * check claimSlot makes after its locks (one statement fewer per booking or hold).
  * soleSchedulesLock (store.ts) is this rule in SQL, for the booking's first statement.
  */
 function soleSchedules(cal: CalendarRow, opts: SlotOptions): Array<string | null> | null {

@@ -1,9 +1,8 @@
 /**
  * Local wall-clock time of an IANA timezone to UTC and back, with Intl only.
  *
- * Kept ours for a measured reason (issue 14): availability converts every slot of a window,
- * and Luxon 3 did the same work 1.6x (localToUtc: 31.9 against 19.8 µs) and 2x (localParts:
- * 17.2 against 8.4 µs) slower in one run of 200,000 calls on this machine; DST gaps and
+ * Kept ours for a measured reason: availability converts every slot of a window, and Luxon 3
+ * did the same work one and a half to two times slower (docs/performance.md); DST gaps and
  * overlaps are covered by test/modules/calendars/timezone.test.ts. 50 lines; revisit with Temporal.
  */
 
@@ -41,7 +40,7 @@ const PRINTED = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
 
 /**
  * The local calendar date and time of an instant in `tz`. Read from format()'s text, which costs
- * a quarter of formatToParts (1.5 against 5.3 µs a call, 200,000 calls on this machine): every
+ * a fraction of formatToParts (docs/performance.md): every
  * time an API answer reads out (labels.ts) pays it once per row; formatToParts for any other text.
  */
 export function localParts(date: Date, tz: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {

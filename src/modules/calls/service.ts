@@ -73,7 +73,7 @@ export async function createCall(db: Db, actor: Actor, input: CallInput): Promis
     const now = new Date();
     const counterpart = input.direction === 'inbound' ? from : to;
     // With no patient or lead named, the patient with the counterpart's number is looked up by the
-    // insert itself (store.ts, one statement, issue 20); when none, a lead is found or made below.
+    // insert itself (store.ts, one statement: one round trip fewer); when none, a lead is found or made below.
     const matchPatient = !patientId && !leadId && counterpart !== ANONYMOUS;
     const registered = await insertCall(trx, actor, {
       input,

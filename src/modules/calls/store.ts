@@ -1,6 +1,6 @@
 /**
  * The calls' store: the registration's insert (idempotent on the provider's call id, with the
- * patient's lookup by number in the same statement, issue 20) and the link to a lead. It answers
+ * patient's lookup by number in the same statement: one round trip fewer) and the link to a lead. It answers
  * in outcomes; the rules and their errors are service.ts's.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The checks a document's bytes pass before it becomes `available` (issue 17): size and
+ * The checks a document's bytes pass before it becomes `available`: size and
  * SHA-256 as declared, and a real type (read from the bytes by `file-type`) that is allowed and
  * agrees with the declared one. The bytes are read as a stream: only the first 4100 bytes (what
  * `file-type` needs) are kept; whether they are plain text is decided on all of them as they pass

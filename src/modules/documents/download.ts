@@ -1,5 +1,5 @@
 /**
- * The headers every download of a document's bytes carries (issue 33, item 5), written once for
+ * The headers every download of a document's bytes carries, written once for
  * `GET /v1/documents/{id}/content`, the fs driver's download link, and the type and disposition
  * the s3 driver's presigned GET asks the store for. The bytes are the patient's, never a page of
  * this origin: `attachment` (saved, not shown) and `nosniff` (the browser keeps the declared

@@ -1,5 +1,5 @@
 /**
- * Documents on the wire (issue 17): the schemas /v1/documents and the back office validate and
+ * Documents on the wire: the schemas /v1/documents and the back office validate and
  * serialize with, and the service's types derived from them.
  */
 import { Type, type Static } from 'typebox';

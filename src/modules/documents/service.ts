@@ -1,5 +1,5 @@
 /**
- * Documents (issue 17): creation (inline or by upload link), the upload's completion, reading,
+ * Documents: creation (inline or by upload link), the upload's completion, reading,
  * the bytes, archiving. Invariants in README.md beside this file. Network and storage calls are
  * never made inside a transaction: the bytes are stored and checked first, the row follows.
  */

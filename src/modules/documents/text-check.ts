@@ -1,5 +1,5 @@
 /**
- * Whether a document's bytes are plain text (issue 33, item 5), decided on every byte as they
+ * Whether a document's bytes are plain text, decided on every byte as they
  * stream by, never only on a head: text followed by an ELF or a ZIP is not text. Plain text is
  * UTF-8 (a BOM allowed) without control characters other than tab, line feed, form feed and
  * carriage return, and without markup: a tag of an HTML element (`<p>`, `<script …`, `</div`,

@@ -1,4 +1,4 @@
-/** Slot holds (issue 15): the TypeBox schemas of the API and their types. */
+/** Slot holds: the TypeBox schemas of the API and their types. */
 import { Type, type Static } from 'typebox';
 import { HOLD_LIFE_SECONDS } from './caps.js';
 import { InputTimestamp, Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';

@@ -1,6 +1,6 @@
 /**
- * The leads' store: every statement of creation (with the round-trip tuning of POST /leads,
- * issue 20), activities, changes and conversion. It answers in outcomes; the rules and their
+ * The leads' store: every statement of creation (with the round-trip tuning of POST /leads:
+ * one statement where there were several), activities, changes and conversion. It answers in outcomes; the rules and their
  * errors are service.ts's.
  */
 import { randomUUID } from 'node:crypto';
@@ -20,8 +20,8 @@ import { eventData, type LeadRow } from './view.js';
  * The oldest lead the scope sees with this phone or this email (at least one given): one lookup
  * per contact naming every column of its index, joined by UNION ALL. The creation's statement is
  * prepared (src/db/prepared-statements.ts): with `phone = … OR lower(email) = …` its plan made
- * without the values read the clinic's leads by one index and filtered them (bench:api, POST
- * /leads at 2.4-3.0 ms of PostgreSQL CPU a lead against 0.6).
+ * without the values read the clinic's leads by one index and filtered them (in bench:api, POST
+ * /leads cost PostgreSQL several times the CPU a lead).
  */
 function existingQuery(trx: Transaction, scope: TenantScope, phone: string | null, email: string | null) {
   const visible = trx.selectFrom('leads').selectAll().where('clinic_id', '=', scope.clinicId).where(facilityVisible('facility_id', scope));

@@ -1,4 +1,4 @@
-/** GET /v1/meta and /v1/meta/event-types (issue 15): what a key is and may do, in one answer. */
+/** GET /v1/meta and /v1/meta/event-types: what a key is and may do, in one answer. */
 import { Type, type Static } from 'typebox';
 import { AGENT_KINDS } from '../../core/actor.js';
 import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';

@@ -1,5 +1,5 @@
 /**
- * Confirming who a caller is (issue 37): a name alone never identifies a patient (people who
+ * Confirming who a caller is: a name alone never identifies a patient (people who
  * are not patients get close hits, one letter away from a real patient), so the search takes
  * second details the caller can say (date or year of birth, the phone's last digits, the tax
  * code) and tells, per hit, which of them the patient matches, and whether exactly one

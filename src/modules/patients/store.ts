@@ -1,6 +1,6 @@
 /**
  * The patients' store: every statement of creation, import, lookup and the back-office changes,
- * with the round-trip tuning of POST /patients (issue 20). It answers in outcomes; the rules and
+ * with the round-trip tuning of POST /patients (insertPatient). It answers in outcomes; the rules and
  * their errors are service.ts's and back-office.ts's.
  */
 import { randomUUID } from 'node:crypto';
@@ -129,7 +129,7 @@ export type Creation =
 
 /**
  * Creates a patient in the caller's transaction (POST /patients and lead conversion), in two
- * statements before the event (issue 20; each round trip cost more than the work it did):
+ * statements before the event (each round trip cost more than the work it did):
  * 1. the locks: this person's phone and email (tried: another transaction holding one is
  *    creating the same person now) and, while the clinic has a patient limit, the clinic's
  *    limit lock (waited for: creations of a limited clinic are serialized, so two of them

@@ -1,4 +1,4 @@
-/** The recall worklist (issue 36) on the wire: rules, the due list, attempts. */
+/** The recall worklist on the wire: rules, the due list, attempts. */
 import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, PageQueryFields, StringEnum, Uuid } from '../../core/schemas.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../appointments/model.js';

@@ -1,4 +1,4 @@
-/** The voice agent's operations (issue 15): the context of a ringing call and the handoff to a person. */
+/** The voice agent's operations: the context of a ringing call and the handoff to a person. */
 import { Type, type Static } from 'typebox';
 import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 import { localReadingFields, NullableLocalReading } from '../calendars/labels.js';

@@ -1,5 +1,5 @@
 /**
- * Offering freed time to the waitlist (issue 36): the part of the waitlist that every path
+ * Offering freed time to the waitlist: the part of the waitlist that every path
  * freeing an appointment's time calls in its own transaction (appointments' cancel, status
  * change, reschedule) and the expiry job that passes a lapsed offer on. It imports nothing of
  * the appointments' services, so they can call it without an import cycle; accepting an offer,

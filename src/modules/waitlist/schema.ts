@@ -1,4 +1,4 @@
-/** The waitlist (issue 36) on the wire: entries, offers of freed slots, and their types. */
+/** The waitlist on the wire: entries, offers of freed slots, and their types. */
 import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, PageQueryFields, StringEnum, Uuid } from '../../core/schemas.js';
 import { localReadingFields, LocalReadingSchema } from '../calendars/labels.js';

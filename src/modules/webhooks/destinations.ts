@@ -108,7 +108,7 @@ export async function updateEndpoint(
   }
   if (changes.url !== undefined) checkUrl(changes.url, policy);
   if (changes.signatureScheme === 'standard' && !isStandardSecret(current.secret)) {
-    // Its secret is base64url (made before issue 37): no Standard Webhooks library decodes it.
+    // Its secret is base64url (made before the standard scheme existed): no Standard Webhooks library decodes it.
     throw ApiError.conflict('secret_rotation_required', {}, 'Il segreto di questa destinazione va ruotato prima di passare alle firme Standard Webhooks.');
   }
   const set: EndpointSet = {};

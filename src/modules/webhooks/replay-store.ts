@@ -1,5 +1,5 @@
 /**
- * The SQL of a replay (issue 37): one statement that finds the events of a time range the
+ * The SQL of a replay: one statement that finds the events of a time range the
  * destination would receive now, by the fan-out's rules (src/events/fan-out.ts: subscribed type,
  * or `data.type` for `events.skipped`; the creating key's `webhooks:read` and the event's scope;
  * its facilities), and inserts one new delivery per event, unless more than `limit` match.

@@ -1,5 +1,5 @@
 /**
- * Replaying a time range to one destination (issue 37): the recovery after a receiver was down
+ * Replaying a time range to one destination: the recovery after a receiver was down
  * longer than the retries last, without 3 redeliveries per delivery. The rules are here; the
  * statement is in replay-store.ts.
  *

@@ -16,7 +16,7 @@ export const SIGNATURE_SCHEMES = ['service', 'standard'] as const satisfies read
 
 /**
  * A new signing secret: `whsec_` and 256 random bits in standard, padded base64, the form the
- * Standard Webhooks libraries decode (secrets made before issue 37 are base64url: they sign with
+ * Standard Webhooks libraries decode (older secrets are base64url: they sign with
  * the `service` scheme only; a rotation gives one of this form).
  */
 export function generateSecret(): string {
@@ -46,7 +46,7 @@ export function standardSignature(secret: string, id: string, timestamp: string,
 
 /** The webhook-signature value: `v1,<new>`, or `v1,<new> v1,<old>` (space-separated) during an overlap. */
 export function standardSignatureHeader(secrets: readonly string[], timestamp: string, id: string, body: string | Buffer): string {
-  // A secret made before issue 37 (base64url) is not a key the libraries can decode: it does not sign.
+  // An older secret (base64url) is not a key the libraries can decode: it does not sign.
   return secrets
     .filter(isStandardSecret)
     .map((s) => `v1,${standardSignature(s, id, timestamp, body)}`)

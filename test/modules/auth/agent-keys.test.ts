@@ -1,4 +1,4 @@
-/** Agent keys (issue 15): origin from the key, bookableBy, and ai_disabled at once in every process. */
+/** Agent keys: origin from the key, bookableBy, and ai_disabled at once in every process. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeFeed } from '../../../src/db/change-feed.js';
 import { Authenticator } from '../../../src/modules/auth/authenticate.js';

@@ -1,5 +1,5 @@
 /**
- * Billing against the probe of issue 33: a signed quote names a real signed document, amounts
+ * Billing against a hostile probe: a signed quote names a real signed document, amounts
  * and their sums fit their columns, a reference names only what the key sees and what belongs
  * to the patient, and one 400 names every wrong field, the schema's and the domain's.
  */

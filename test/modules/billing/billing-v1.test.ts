@@ -1,4 +1,4 @@
-/** Quotes, invoices, payments and balance on /v1 (issue 16), against the real server. */
+/** Quotes, invoices, payments and balance on /v1, against the real server. */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiClientError } from '../../../packages/client/src/index.js';

@@ -110,7 +110,7 @@ describe('payment plans, invoices and payments', () => {
     expect((await events(t.clinicId, 'invoice.paid')).length).toBe(1);
     expect((await events(t.clinicId, 'payment.received')).map((e) => (e.data as any).amount)).toEqual([100, 200]);
     const neither = await server.admin('POST', `/admin/v1/clinics/${t.clinicId}/payments`, { amount: 10, method: 'bitcoin' });
-    // The schema's wrong field and the missing target together (issue 33).
+    // The schema's wrong field and the missing target together: one 400 names both.
     expect(neither.body.error.details.issues.map((i: any) => i.path)).toEqual(['method', 'invoiceId']);
   });
 });

@@ -1,4 +1,4 @@
-/** Availability an agent can say: Italian labels in the clinic's zone, spread, empty reasons (issue 15). */
+/** Availability an agent can say: Italian labels in the clinic's zone, spread, empty reasons. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationTypes } from '../../../packages/client/src/index.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

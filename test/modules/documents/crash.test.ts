@@ -1,5 +1,5 @@
 /**
- * A crash during an upload (issue 33, item 8), with the real service as a process, on both
+ * A crash during an upload, with the real service as a process, on both
  * engines and both storage drivers (fs, and S3 against a real s3rver): the process is SIGKILLed
  * with half the body received, started again, and then the same upload link takes the whole
  * body (once the dead process's hold on it lapsed, DOCUMENT_LINK_LEASE_SECONDS) and the document

@@ -1,4 +1,4 @@
-/** Documents with the default fs storage and no scanner (issue 17), on both engines. */
+/** Documents with the default fs storage and no scanner, on both engines. */
 import { existsSync, readdirSync, statSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

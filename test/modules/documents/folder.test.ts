@@ -1,5 +1,5 @@
 /**
- * Patient files out of the source tree (issue 33, item 9): the fs driver's default folder is
+ * Patient files out of the source tree: the fs driver's default folder is
  * under DATA_DIR (ignored by git), and a folder inside a git work tree that git does not ignore
  * stops the start, unless DOCUMENTS_ALLOW_IN_WORKTREE=1. Engine-independent (no database).
  */

@@ -1,5 +1,5 @@
 /**
- * Documents served safely (issue 33, item 5), fs storage, on both engines: plain text is checked
+ * Documents served safely, fs storage, on both engines: plain text is checked
  * whole (not only its first 4100 bytes), markup is not plain text, and every download says
  * `attachment` and `nosniff`.
  */

@@ -1,4 +1,4 @@
-/** Slot holds (issue 15): they hide the time from everyone, race-safely, and book with holdId. */
+/** Slot holds: they hide the time from everyone, race-safely, and book with holdId. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../../src/modules/auth/scopes.js';
 import { createApiKey } from '../../../src/modules/auth/keys-service.js';

@@ -1,4 +1,4 @@
-/** GET /v1/meta: the key, the clinic, the rate windows and the event catalogue (issue 15). */
+/** GET /v1/meta: the key, the clinic, the rate windows and the event catalogue. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../../src/events/catalogue.js';
 import type { Tenant } from '../../helpers/factories.js';

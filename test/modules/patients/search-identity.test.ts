@@ -1,5 +1,5 @@
 /**
- * Issue 37, item 1: a name alone is not a patient. The search confirms a patient only with a
+ * A name alone is not a patient. The search confirms a patient only with a
  * second detail the caller says (birthDate, birthYear, phoneLast, taxCode), says so in
  * `confirmed` / `confirmedBy`, and finds callers who say a nickname of their first name.
  */

@@ -1,4 +1,4 @@
-/** The recall worklist (issue 36): who is due, in what order, and how attempts move them. */
+/** The recall worklist: who is due, in what order, and how attempts move them. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../helpers/factories.js';
 import { intlReading } from '../calendars/reading.js';

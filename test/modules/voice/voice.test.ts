@@ -1,4 +1,4 @@
-/** The voice agent's context and handoffs (issue 15). */
+/** The voice agent's context and handoffs. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OperationTypes } from '../../../packages/client/src/index.js';
 import { refused as rejection, issuePaths } from '../../helpers/refused.js';

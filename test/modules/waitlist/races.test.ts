@@ -1,4 +1,4 @@
-/** The waitlist under parallel requests (issue 36): one slot is never given twice, one entry never gets two slots. */
+/** The waitlist under parallel requests: one slot is never given twice, one entry never gets two slots. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

@@ -1,4 +1,4 @@
-/** The waitlist (issue 36): entries, offers of freed slots one entry at a time, accept, decline, expiry. */
+/** The waitlist: entries, offers of freed slots one entry at a time, accept, decline, expiry. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';

@@ -1,5 +1,5 @@
 /**
- * POST /v1/webhook-endpoints/{id}/replay (issue 37): one new delivery per event of a range the
+ * POST /v1/webhook-endpoints/{id}/replay: one new delivery per event of a range the
  * destination would receive, delivered for real to a local receiver; idempotent while they
  * wait; bounded; the range checked.
  */

@@ -1,5 +1,5 @@
 /**
- * Destinations that opt in to Standard Webhooks (issue 37): real deliveries to a real local
+ * Destinations that opt in to Standard Webhooks: real deliveries to a real local
  * receiver, verified with the `standardwebhooks` npm package (a library we did not write),
  * also during a secret rotation, and the switch by PATCH.
  */
@@ -102,7 +102,7 @@ describe('Standard Webhooks signatures', () => {
     expect(libraryVerdict(created.secret, receiver.forPath('/switch')[0]!).ok).toBe(true);
 
     expect((await patch('service')).data?.signatureScheme).toBe('service');
-    // A secret made before issue 37 (base64url, unpadded) cannot be a Standard Webhooks key.
+    // An older secret (base64url, unpadded) cannot be a Standard Webhooks key.
     await server.ctx.db
       .updateTable('webhook_endpoints')
       .set({ secret: 'whsec_' + Buffer.alloc(32, 0xfb).toString('base64url') })

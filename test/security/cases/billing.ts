@@ -1,4 +1,4 @@
-/** Security matrix cases of quotes, invoices, payments and balances (issue 16). */
+/** Security matrix cases of quotes, invoices, payments and balances. */
 import { randomUUID } from 'node:crypto';
 import { insertPatient } from '../../helpers/seed.js';
 import type { Tenant } from '../../helpers/factories.js';

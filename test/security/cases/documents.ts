@@ -1,4 +1,4 @@
-/** Matrix cases of /v1/documents (issue 17). Non-clinical categories: the clinical scopes are tested in test/modules/documents. */
+/** Matrix cases of /v1/documents. Non-clinical categories: the clinical scopes are tested in test/modules/documents. */
 import type { MatrixCase } from '../matrix.js';
 import type { Tenant } from '../../helpers/factories.js';
 import type { TestServer } from '../../helpers/server.js';

@@ -1,4 +1,4 @@
-/** Back office: the clinic's outbound settings (issue 36): how long a waitlist offer keeps its slot, the recall rules, opt-outs. */
+/** Back office: the clinic's outbound settings: how long a waitlist offer keeps its slot, the recall rules, opt-outs. */
 import { clinicActor } from './actor.js';
 import type { AppContext } from '../../../context.js';
 import { WaitlistSettingsSchema } from '../../../modules/waitlist/schema.js';

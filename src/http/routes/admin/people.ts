@@ -1,4 +1,4 @@
-/** Back office: the clinic's own operations on patients and leads (issue 3). */
+/** Back office: the clinic's own operations on patients and leads. */
 import { clinicActor } from './actor.js';
 import { LEAD_REASONS } from '../../../modules/leads/reasons.js';
 import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';

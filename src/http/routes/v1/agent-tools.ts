@@ -1,5 +1,5 @@
 /**
- * /v1/agent-tools (issue 35 part 6): the agent tool registry for platforms that call REST, not MCP.
+ * /v1/agent-tools: the agent tool registry for platforms that call REST, not MCP.
  * The pack lists what the key may call (as tools/list does), each tool pointing at the runner of
  * its platform; the runners (one file each) run the same tools as /mcp and answer 200 with the
  * result or the error, the form each platform passes to its model.

@@ -1,4 +1,4 @@
-/** /v1/calendars: the bookable services (issue 15), their free slots (spec 4.11) and slot holds. */
+/** /v1/calendars: the bookable services, their free slots (spec 4.11) and slot holds. */
 import { availabilityQueryIssues } from '../../../modules/calendars/checks.js';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';

@@ -1,4 +1,4 @@
-/** /v1 Clinic area (issue 15): facilities, doctors, chairs and staff profiles, as lists a key can sync. */
+/** /v1 Clinic area: facilities, doctors, chairs and staff profiles, as lists a key can sync. */
 import type { AppContext } from '../../../context.js';
 import { ChairSchema } from '../../../modules/chairs/schema.js';
 import { listChairs } from '../../../modules/chairs/service.js';

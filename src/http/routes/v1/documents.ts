@@ -1,4 +1,4 @@
-/** /v1/documents (issue 17): a patient's files. Rules in src/modules/documents/README.md. */
+/** /v1/documents: a patient's files. Rules in src/modules/documents/README.md. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';

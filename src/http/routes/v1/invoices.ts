@@ -1,4 +1,4 @@
-/** /v1/invoices: read-only (issue 16); issuing and voiding stay in the back office. */
+/** /v1/invoices: read-only; issuing and voiding stay in the back office (fiscal numbering is the clinic's). */
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { IdParams, Page } from '../../../core/schemas.js';

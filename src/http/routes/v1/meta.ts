@@ -1,4 +1,4 @@
-/** /v1/meta (issue 15): who the key is, its clinic, its budgets, and the event catalogue. */
+/** /v1/meta: who the key is, its clinic, its budgets, and the event catalogue. */
 import type { AppContext } from '../../../context.js';
 import { MetaSchema, EventTypeListSchema } from '../../../modules/meta/schema.js';
 import { eventTypes, getMeta } from '../../../modules/meta/service.js';

@@ -1,4 +1,4 @@
-/** /v1/payments and /v1/patients/{id}/balance (issue 16). */
+/** /v1/payments and /v1/patients/{id}/balance: payments received and what a patient owes. */
 import { paymentBodyIssues } from '../../../modules/billing/checks.js';
 import type { AppContext } from '../../../context.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';

@@ -1,4 +1,4 @@
-/** /v1/recalls (issue 36): the recall worklist an outbound agent calls from, and the attempts. */
+/** /v1/recalls: the recall worklist an outbound agent calls from, and the attempts. */
 import type { AppContext } from '../../../context.js';
 import { RECALL_REASONS } from '../../../modules/recalls/reasons.js';
 import {

@@ -1,4 +1,4 @@
-/** /v1/treatment-plans: quotes (issue 16). */
+/** /v1/treatment-plans: quotes, presented to a patient who accepts or rejects them. */
 import { refuseBody } from '../../validation.js';
 import { quoteBodyIssues } from '../../../modules/billing/checks.js';
 import type { FastifyRequest } from 'fastify';

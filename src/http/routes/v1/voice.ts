@@ -1,4 +1,4 @@
-/** /v1/voice (issue 15): the voice agent's own operations. Refused `ai_disabled` while the clinic's AI is off. */
+/** /v1/voice: the voice agent's own operations. Refused `ai_disabled` while the clinic's AI is off. */
 import { contextQueryIssues } from '../../../modules/voice/checks.js';
 import type { AppContext } from '../../../context.js';
 import { HandoffSchema, NewHandoffSchema, VoiceContextQuerySchema, VoiceContextSchema } from '../../../modules/voice/schema.js';

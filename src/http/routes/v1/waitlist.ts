@@ -1,4 +1,4 @@
-/** /v1/waitlist and /v1/waitlist-offers (issue 36): people waiting for a slot, and the freed slots offered to them. */
+/** /v1/waitlist and /v1/waitlist-offers: people waiting for a slot, and the freed slots offered to them. */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { WAITLIST_REASONS } from '../../../modules/waitlist/reasons.js';

@@ -1,5 +1,5 @@
 /**
- * The fs driver's folder must not be where `git add .` takes it (issue 33, item 9): its files
+ * The fs driver's folder must not be where `git add .` takes it: its files
  * stand for patient documents. A folder inside a git work tree is refused unless git ignores it
  * (the default, `<DATA_DIR>/documents`, is under `./data`, which `.gitignore` lists, so `npm
  * start` from a fresh clone works) or DOCUMENTS_ALLOW_IN_WORKTREE=1 says so. Outside any work tree

@@ -17,9 +17,9 @@ export interface WorkerOptions {
   pollMs?: number;
   /**
    * Shortest time between the starts of two rounds (record outcomes + claim), default 10 ms:
-   * under load the events and outcomes of those milliseconds share one transaction. (At 500
-   * events/s, 10 ms against 5 ms took a fifth off the worker's PostgreSQL CPU for 2-3 ms more
-   * median latency; 20 ms saved less again for 8 ms more.)
+   * under load the events and outcomes of those milliseconds share one transaction. (A shorter
+   * round costs the worker's PostgreSQL more CPU; a longer one adds latency for less saving:
+   * docs/performance.md.)
    */
   roundMs?: number;
   /**
