@@ -192,7 +192,7 @@ describe('tools follow the key', () => {
 });
 
 describe('a tool over its operation’s rate budget', () => {
-  it('answers rate_limited with details.retryAfter and a next step, as its REST operation is refused (issue 35 part 4)', async () => {
+  it('answers rate_limited with details.retryAfter and a next step, as its REST operation is refused', async () => {
     const tight = await startTestServer({
       rateLimits: { clinicPer10s: 1000, clinicPerDay: 100_000, keyPer10s: 2, keyPerDay: 100_000, authFailuresPerMinute: 1000 },
     });
