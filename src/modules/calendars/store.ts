@@ -118,7 +118,14 @@ export async function busyTimes(...args: Parameters<typeof busyTimesQuery>): Pro
   return (await busyTimesQuery(...args).execute()) as BusyTime[];
 }
 
-/** busyTimes' query, for a statement that does more (a booking's insert, unless the time is busy). */
+/**
+ * busyTimes' query, for a statement that does more (a booking's insert, unless the time is busy).
+ * A conflict is decided per doctor and per chair, not per calendar: no arm reads `calendar_id`,
+ * because a calendar only groups the doctors and chairs it books, and one doctor or chair can be
+ * in several (a dentist's check-ups and her surgery). What one calendar books, holds or offers
+ * takes that time in every calendar sharing the doctor or the chair. The overlap constraints of
+ * the appointments (migration 0020_agenda.sql) keep the same rule at the write.
+ */
 export function busyTimesQuery(
   db: Db,
   clinicId: string,
