@@ -49,6 +49,10 @@ const qualifies = sql<SqlBool>`(a.category = ANY(r.categories) OR a.type = ANY(r
 /**
  * Recomputes a clinic's worklist from its completed qualifying visits: one row per patient with
  * the last such visit, due after the rules' interval; rows no longer backed by a visit go.
+ * When a patient is due: the start of that visit plus the interval in calendar months, as a
+ * clinic counts "every six months" (PostgreSQL's month arithmetic, in the session's time zone:
+ * 15 September + 6 months is 15 March, whatever the days between; 31 August + 6 months is 28
+ * February). dueList lists the patient once that instant is strictly before `dueBefore`.
  */
 export async function refreshWorklist(trx: Transaction, clinicId: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -103,6 +107,7 @@ export async function dueList(
         WHERE t.clinic_id = w.clinic_id AND t.patient_id = w.patient_id AND t.created_at > now() - interval '7 days')`.as('recent'),
     ])
     .where('w.clinic_id', '=', actor.clinicId)
+    // Strictly before: a patient due at `dueBefore` itself is not due yet (refreshWorklist says when one is due).
     .where('w.due_at', '<', q.dueBefore)
     .where(facilityVisible('p.facility_id', actor))
     .where(sql<SqlBool>`p.is_active AND p.archived_at IS NULL AND p.erased_at IS NULL`)

@@ -20,6 +20,11 @@ afterAll(() => server.close());
 async function visit(t: Tenant, patientId: string, daysFromNow: number, type: 'checkup' | 'treatment', status = 'completed', category: 'recall' | null = null) {
   const start = new Date(Date.now() + daysFromNow * DAY);
   start.setUTCMinutes(0, 0, 0);
+  return visitAt(t, patientId, start, type, status, category);
+}
+
+/** An appointment at `start`, half an hour long, of this type, then set to `status`. */
+async function visitAt(t: Tenant, patientId: string, start: Date, type: 'checkup' | 'treatment', status = 'completed', category: 'recall' | null = null) {
   const row = await createAppointment(server.ctx.db, await server.actor(t.clinicId), {
     patientId,
     start: start.toISOString(),
@@ -105,6 +110,31 @@ describe('recall worklist', () => {
     // A visit completed since the worklist was computed takes the patient out at once.
     await visit(tenant, b!, -1, 'checkup');
     expect((await due()).map((r) => r.patientId)).toEqual([a]);
+  });
+
+  it('makes a patient due at the last visit plus the interval in calendar months, listed strictly before dueBefore', async () => {
+    const t = await server.factories.tenant();
+    const [atTheInstant, aDayBefore, aMinuteBefore, aDayAfter, monthEnd] = await Promise.all(Array.from({ length: 5 }, () => insertPatient(server, t)));
+    // Six months before 15 March 2025, 09:00 UTC is 15 September 2024, 09:00 (181 days: months, not days).
+    await visitAt(t, atTheInstant!, new Date('2024-09-15T09:00:00Z'), 'checkup');
+    await visitAt(t, aDayBefore!, new Date('2024-09-14T09:00:00Z'), 'checkup');
+    await visitAt(t, aMinuteBefore!, new Date('2024-09-15T08:59:00Z'), 'checkup');
+    await visitAt(t, aDayAfter!, new Date('2024-09-16T09:00:00Z'), 'checkup');
+    // A month's last day goes to the last day of the shorter month.
+    await visitAt(t, monthEnd!, new Date('2024-08-31T09:00:00Z'), 'checkup');
+    expect((await setRules(t)).status).toBe(200);
+    const dueBefore = async (instant: string) =>
+      (await due(t, `&dueBefore=${encodeURIComponent(instant)}`)).map((r) => [r.patientId, r.dueAt] as [string, string]);
+
+    expect(await dueBefore('2025-03-15T09:00:00.000Z')).toEqual([
+      [monthEnd, '2025-02-28T09:00:00.000Z'],
+      [aDayBefore, '2025-03-14T09:00:00.000Z'],
+      [aMinuteBefore, '2025-03-15T08:59:00.000Z'],
+    ]);
+    // Due at the instant itself: listed a millisecond later.
+    expect((await dueBefore('2025-03-15T09:00:00.001Z')).map(([id]) => id)).toEqual([monthEnd, aDayBefore, aMinuteBefore, atTheInstant]);
+    expect((await dueBefore('2025-03-16T09:00:00.000Z')).map(([id]) => id)).not.toContain(aDayAfter);
+    expect(await dueBefore('2025-03-16T09:00:00.001Z')).toContainEqual([aDayAfter, '2025-03-16T09:00:00.000Z']);
   });
 
   it('attempts move patients: no_answer snoozes, callback makes a recall task, opted_out and wrong_number remove, booked removes', async () => {
