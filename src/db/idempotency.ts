@@ -92,6 +92,8 @@ export async function claimIdempotencyKey(db: Kysely<DB>, claim: IdempotencyClai
         .execute();
       continue;
     }
+    // Another API key, operation or body is another request, whatever the first one's state (still
+    // running, done, or not stored): its caller gets neither the first one's answer nor a wait.
     if (existing.api_key_id !== claim.apiKeyId || existing.operation !== claim.operation || existing.body_hash !== claim.bodyHash) {
       return { kind: 'reused' };
     }

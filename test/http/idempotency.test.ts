@@ -89,15 +89,19 @@ describe('Idempotency-Key', () => {
     expect(await profilesNamed('Carla')).toBe(0);
   });
 
-  it('answers 409 idempotency_in_progress while the first request runs', async () => {
+  it('answers 409 idempotency_in_progress while the first request runs, and 422 to another body meanwhile', async () => {
     const slow = create({ firstName: 'Dario', delayMs: 800 }, 'k-slow');
     await new Promise((r) => setTimeout(r, 200));
     const during = await create({ firstName: 'Dario', delayMs: 800 }, 'k-slow');
     expect(during.status).toBe(409);
     expect(during.body.error.code).toBe('idempotency_in_progress');
+    const otherBody = await create({ firstName: 'Diana', delayMs: 800 }, 'k-slow');
+    expect(otherBody.status).toBe(422);
+    expect(otherBody.body.error.code).toBe('idempotency_key_reused');
     expect((await slow).status).toBe(201);
     expect((await create({ firstName: 'Dario', delayMs: 800 }, 'k-slow')).status).toBe(201);
     expect(await profilesNamed('Dario')).toBe(1);
+    expect(await profilesNamed('Diana')).toBe(0);
   });
 
   it('holds under many concurrent identical requests: one creation', async () => {
