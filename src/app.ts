@@ -174,7 +174,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Without a token there is no back office at all: no route answers, not even 401.
   const adminToken = ctx.config.adminToken;
   if (adminToken !== null) {
-    await registerPlane(app, 'admin', adminGate(adminToken), (admin) => {
+    await registerPlane(app, 'admin', adminGate({ adminToken, db: ctx.db, environment: actorEnvironment(ctx) }), (admin) => {
       registerMetricsRoute(admin, metrics);
       registerAdminDoc(admin, docs);
       registerAdminRoutes(admin as unknown as App, ctx);

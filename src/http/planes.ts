@@ -6,7 +6,8 @@
  *
  * - `public`: no key (health, the OpenAPI document, the docs page);
  * - `v1`: an API key, its rate limits and the route's scopes;
- * - `admin`: the deployment's ADMIN_TOKEN (the plane is not mounted without one).
+ * - `admin`: the deployment's ADMIN_TOKEN (the plane is not mounted without one); a route that
+ *   acts in the clinic of its path (`config.clinicActor`) gets its actor from the gate.
  *
  * A plane is an encapsulated Fastify context: the gate's hooks run for the routes registered
  * inside it and nowhere else. A route registered outside every plane stops the start.
@@ -76,9 +77,10 @@ export class RouteWithoutBodyChecksError extends Error {}
 
 /**
  * Checks every route as it is registered: it must sit inside a plane, a v1 route must state its
- * scopes (an empty list when any valid key may call it), and a route with a body schema must
- * state `config.bodyIssues` (its pure checks, or `false`: the schema says it all), so that no
- * operation forgets to name its rules' wrong fields with the schema's. Stamps the plane on the
+ * scopes (an empty list when any valid key may call it), only an admin route whose path names
+ * `:clinicId` may ask for the clinic's actor (`config.clinicActor`), and a route with a body
+ * schema must state `config.bodyIssues` (its pure checks, or `false`: the schema says it all),
+ * so that no operation forgets to name its rules' wrong fields with the schema's. Stamps the plane on the
  * route's config, and with a separate back-office listener, the listener constraint.
  */
 export function requirePlanes(app: FastifyInstance, options: { separateAdminListener: boolean }): void {
@@ -92,6 +94,9 @@ export function requirePlanes(app: FastifyInstance, options: { separateAdminList
     for (const method of [route.method].flat()) table.push({ method, url: route.url, plane, scopes: route.config?.scopes, schema });
     route.config = { ...route.config, plane };
     if (plane === 'v1' && !Array.isArray(route.config.scopes)) throw new RouteWithoutGateError(`${name} is a v1 route without config.scopes`);
+    // Only the admin gate builds a clinic's actor, and only from the clinic its path names.
+    if (route.config.clinicActor && (plane !== 'admin' || !/\/:clinicId(\/|$)/.test(route.url)))
+      throw new RouteWithoutGateError(`${name} declares config.clinicActor outside the admin plane or without :clinicId in its path`);
     const bodyIssues = (route.config as { bodyIssues?: unknown }).bodyIssues;
     if (route.schema?.body !== undefined && typeof bodyIssues !== 'function' && bodyIssues !== false)
       throw new RouteWithoutBodyChecksError(`${name} has a body schema without config.bodyIssues (its checks, or false)`);

@@ -75,11 +75,19 @@ declare module 'fastify' {
     aiPerToolCall?: true;
     /** The JSON body's text is kept for the handler (`rawBodyOf`): a platform's signature is over those bytes. */
     keepRawBody?: true;
+    /**
+     * A back-office route that acts as the clinic's staff on the clinic of its path (`:clinicId`):
+     * the admin gate builds `request.actor` for it (src/http/plugins/admin-auth.ts).
+     */
+    clinicActor?: true;
   }
   interface FastifyRequest {
     /** The caller, set by the auth hook on every authenticated /v1 route. */
     auth: AuthContext;
-    /** Who acts, with the request id and logger: what services take. Set with `auth`. */
+    /**
+     * Who acts, with the request id and logger: what services take. Set by the v1 gate with
+     * `auth`, and by the admin gate on a route that declares `clinicActor`.
+     */
     actor: Actor;
     idempotency: IdempotencyRecord | null;
     /** The agent tools' call ledger of the caller's clinic (src/http/plugins/tool-calls.ts). */
