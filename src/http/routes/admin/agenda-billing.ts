@@ -19,7 +19,6 @@ import {
   QuoteStatusChangeBody,
 } from '../../../modules/billing/schema.js';
 import type { App } from '../../types.js';
-import { clinicActor } from './actor.js';
 
 const TAG = 'Agenda (back office)';
 
@@ -29,7 +28,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/treatment-plans',
     {
-      config: { bodyIssues: quoteBodyIssues },
+      config: { clinicActor: true, bodyIssues: quoteBodyIssues },
       schema: {
         operationId: 'adminCreateTreatmentPlan',
         tags: [TAG],
@@ -40,13 +39,13 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         response: { 201: QuoteSchema },
       },
     },
-    async (request, reply) => reply.status(201).send(await createQuote(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
+    async (request, reply) => reply.status(201).send(await createQuote(db, request.actor, request.body)),
   );
 
   app.post(
     '/admin/v1/clinics/:clinicId/treatment-plans/:id/status',
     {
-      config: { reasons: BILLING_REASONS.setTreatmentPlanStatus, bodyIssues: false },
+      config: { clinicActor: true, reasons: BILLING_REASONS.setTreatmentPlanStatus, bodyIssues: false },
       schema: {
         operationId: 'adminSetTreatmentPlanStatus',
         tags: [TAG],
@@ -59,7 +58,6 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
       const b = request.body;
       const decision =
         b.status === 'presented'
@@ -69,14 +67,14 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
             : b.status === 'rejected'
               ? { to: b.status, rejection: { reason: b.reason ?? 'other', note: b.note } }
               : { to: b.status };
-      return decideQuote(db, actor, request.params.id, decision);
+      return decideQuote(db, request.actor, request.params.id, decision);
     },
   );
 
   app.post(
     '/admin/v1/clinics/:clinicId/payment-plans',
     {
-      config: { bodyIssues: paymentPlanBodyIssues },
+      config: { clinicActor: true, bodyIssues: paymentPlanBodyIssues },
       schema: {
         operationId: 'adminCreatePaymentPlan',
         tags: [TAG],
@@ -87,13 +85,13 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         response: { 201: PaymentPlanSchema },
       },
     },
-    async (request, reply) => reply.status(201).send(await createPaymentPlan(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
+    async (request, reply) => reply.status(201).send(await createPaymentPlan(db, request.actor, request.body)),
   );
 
   app.post(
     '/admin/v1/clinics/:clinicId/invoices',
     {
-      config: { reasons: BILLING_REASONS.issueInvoice, bodyIssues: invoiceBodyIssues },
+      config: { clinicActor: true, reasons: BILLING_REASONS.issueInvoice, bodyIssues: invoiceBodyIssues },
       schema: {
         operationId: 'adminIssueInvoice',
         tags: [TAG],
@@ -108,13 +106,13 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         response: { 201: InvoiceSchema },
       },
     },
-    async (request, reply) => reply.status(201).send(await issueInvoice(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
+    async (request, reply) => reply.status(201).send(await issueInvoice(db, request.actor, request.body)),
   );
 
   app.post(
     '/admin/v1/clinics/:clinicId/invoices/:id/void',
     {
-      config: { reasons: BILLING_REASONS.voidInvoice },
+      config: { clinicActor: true, reasons: BILLING_REASONS.voidInvoice },
       schema: {
         operationId: 'adminVoidInvoice',
         tags: [TAG],
@@ -125,13 +123,13 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
         response: { 200: InvoiceSchema },
       },
     },
-    async (request) => voidInvoice(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id),
+    async (request) => voidInvoice(db, request.actor, request.params.id),
   );
 
   app.post(
     '/admin/v1/clinics/:clinicId/payments',
     {
-      config: { reasons: BILLING_REASONS.recordPayment, bodyIssues: paymentBodyIssues },
+      config: { clinicActor: true, reasons: BILLING_REASONS.recordPayment, bodyIssues: paymentBodyIssues },
       schema: {
         operationId: 'adminRecordPayment',
         tags: [TAG],
@@ -144,7 +142,7 @@ export function registerBillingAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { view, created } = await recordPayment(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
+      const { view, created } = await recordPayment(db, request.actor, request.body);
       return reply.status(created ? 201 : 200).send(view);
     },
   );

@@ -1,5 +1,4 @@
 /** Back office: chat conversations (open, messages, transcriptions, hand-off, STOP). */
-import { clinicActor } from './actor.js';
 import { Type } from 'typebox';
 import { CONVERSATION_REASONS } from '../../../modules/conversations/reasons.js';
 import type { AppContext } from '../../../context.js';
@@ -35,10 +34,10 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         body: NewConversationSchema,
         response: { 201: ConversationSchema },
       },
-      config: { bodyIssues: newConversationIssues },
+      config: { clinicActor: true, bodyIssues: newConversationIssues },
     },
     async (request, reply) => {
-      const row = await openConversation(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
+      const row = await openConversation(db, request.actor, request.body);
       setEtag(reply, row.version);
       return reply.status(201).send(conversationView(row));
     },
@@ -47,7 +46,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/conversations/:id/messages',
     {
-      config: { reasons: CONVERSATION_REASONS.recordMessage, bodyIssues: newMessageIssues },
+      config: { clinicActor: true, reasons: CONVERSATION_REASONS.recordMessage, bodyIssues: newMessageIssues },
       schema: {
         operationId: 'adminRecordMessage',
         tags: [TAG],
@@ -60,7 +59,7 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { conversation, message } = await recordMessage(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body);
+      const { conversation, message } = await recordMessage(db, request.actor, request.params.id, request.body);
       return reply.status(201).send({ conversation: conversationView(conversation), message: messageView(message, true) });
     },
   );
@@ -77,18 +76,15 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         body: TranscriptionSchema,
         response: { 200: MessageSchema },
       },
-      config: { bodyIssues: false },
+      config: { clinicActor: true, bodyIssues: false },
     },
-    async (request) =>
-      messageView(
-        await setTranscription(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.params.messageId, request.body),
-        true,
-      ),
+    async (request) => messageView(await setTranscription(db, request.actor, request.params.id, request.params.messageId, request.body), true),
   );
 
   app.post(
     '/admin/v1/clinics/:clinicId/conversations/:id/handoff',
     {
+      config: { clinicActor: true },
       schema: {
         operationId: 'adminHandOffConversation',
         tags: [TAG],
@@ -99,12 +95,13 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         response: { 200: ConversationSchema },
       },
     },
-    async (request) => conversationView(await handOff(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id)),
+    async (request) => conversationView(await handOff(db, request.actor, request.params.id)),
   );
 
   app.post(
     '/admin/v1/clinics/:clinicId/conversations/:id/opt-out',
     {
+      config: { clinicActor: true },
       schema: {
         operationId: 'adminOptOutConversation',
         tags: [TAG],
@@ -114,6 +111,6 @@ export function registerChatAdminRoutes(app: App, ctx: AppContext): void {
         response: { 200: ConversationSchema },
       },
     },
-    async (request) => conversationView(await optOut(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id)),
+    async (request) => conversationView(await optOut(db, request.actor, request.params.id)),
   );
 }

@@ -1,5 +1,4 @@
 /** Back office: tasks. */
-import { clinicActor } from './actor.js';
 import type { AppContext } from '../../../context.js';
 import { NewTaskBody, TaskSchema } from '../../../modules/tasks/schema.js';
 import { createTask, taskView } from '../../../modules/tasks/service.js';
@@ -21,10 +20,10 @@ export function registerTaskAdminRoutes(app: App, ctx: AppContext): void {
         body: NewTaskBody,
         response: { 201: TaskSchema },
       },
-      config: { bodyIssues: false },
+      config: { clinicActor: true, bodyIssues: false },
     },
     async (request, reply) => {
-      const row = await createTask(ctx.db, await clinicActor(ctx, request, request.params.clinicId), request.body);
+      const row = await createTask(ctx.db, request.actor, request.body);
       setEtag(reply, row.version);
       return reply.status(201).send(taskView(row));
     },

@@ -1,5 +1,4 @@
 /** Back office: appointments, calendars, facilities, chat, tasks, billing. */
-import { clinicActor } from './actor.js';
 import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
 import type { AppContext } from '../../../context.js';
 import { TRANSITIONS } from '../../../modules/appointments/model.js';
@@ -33,7 +32,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/appointments',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminCreate, bodyIssues: appointmentBodyIssues },
+      config: { clinicActor: true, reasons: APPOINTMENT_REASONS.adminCreate, bodyIssues: appointmentBodyIssues },
       schema: {
         operationId: 'adminCreateAppointment',
         tags: [TAG],
@@ -46,7 +45,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await createAppointment(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
+      const row = await createAppointment(db, request.actor, request.body);
       setEtag(reply, row.version);
       return reply.status(201).send(toView(row, true));
     },
@@ -55,6 +54,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/admin/v1/clinics/:clinicId/appointments/:id',
     {
+      config: { clinicActor: true },
       schema: {
         operationId: 'adminGetAppointment',
         tags: [TAG],
@@ -65,7 +65,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await findAppointment(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id);
+      const row = await findAppointment(db, request.actor, request.params.id);
       setEtag(reply, row.version);
       return toView(row, true);
     },
@@ -74,7 +74,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.patch(
     '/admin/v1/clinics/:clinicId/appointments/:id',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminUpdate, bodyIssues: appointmentBodyIssues },
+      config: { clinicActor: true, reasons: APPOINTMENT_REASONS.adminUpdate, bodyIssues: appointmentBodyIssues },
       schema: {
         operationId: 'adminUpdateAppointment',
         tags: [TAG],
@@ -88,13 +88,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await updateAppointment(
-        db,
-        await clinicActor(ctx, request, request.params.clinicId),
-        request.params.id,
-        request.body,
-        expectedVersion(request),
-      );
+      const row = await updateAppointment(db, request.actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, row.version);
       return toView(row, true);
     },
@@ -103,7 +97,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/admin/v1/clinics/:clinicId/appointments/:id/status',
     {
-      config: { reasons: APPOINTMENT_REASONS.adminSetStatus, bodyIssues: false },
+      config: { clinicActor: true, reasons: APPOINTMENT_REASONS.adminSetStatus, bodyIssues: false },
       schema: {
         operationId: 'adminSetAppointmentStatus',
         tags: [TAG],
@@ -116,14 +110,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await changeStatus(
-        db,
-        await clinicActor(ctx, request, request.params.clinicId),
-        request.params.id,
-        request.body.status,
-        request.body.completionNotes,
-        expectedVersion(request),
-      );
+      const row = await changeStatus(db, request.actor, request.params.id, request.body.status, request.body.completionNotes, expectedVersion(request));
       setEtag(reply, row.version);
       return toView(row, true);
     },
@@ -143,10 +130,10 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: NewCalendarSchema,
         response: { 201: CalendarSchema },
       },
-      config: { bodyIssues: calendarBodyIssues },
+      config: { clinicActor: true, bodyIssues: calendarBodyIssues },
     },
     async (request, reply) => {
-      const row = await createCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.body);
+      const row = await createCalendar(db, request.actor, request.body);
       setEtag(reply, row.version);
       return reply.status(201).send(calendarView(row));
     },
@@ -155,6 +142,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/admin/v1/clinics/:clinicId/calendars/:id',
     {
+      config: { clinicActor: true },
       schema: {
         operationId: 'adminGetCalendar',
         tags: [TAG],
@@ -165,7 +153,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const row = await findCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id);
+      const row = await findCalendar(db, request.actor, request.params.id);
       setEtag(reply, row.version);
       return calendarView(row);
     },
@@ -184,10 +172,10 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: CalendarChangesSchema,
         response: { 200: CalendarSchema },
       },
-      config: { bodyIssues: calendarBodyIssues },
+      config: { clinicActor: true, bodyIssues: calendarBodyIssues },
     },
     async (request, reply) => {
-      const row = await updateCalendar(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body, expectedVersion(request));
+      const row = await updateCalendar(db, request.actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, row.version);
       return calendarView(row);
     },
@@ -208,16 +196,10 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         body: FacilityChangesSchema,
         response: { 200: FacilitySchema },
       },
-      config: { bodyIssues: facilityBodyIssues },
+      config: { clinicActor: true, bodyIssues: facilityBodyIssues },
     },
     async (request, reply) => {
-      const { view, version } = await updateFacility(
-        db,
-        await clinicActor(ctx, request, request.params.clinicId),
-        request.params.id,
-        request.body,
-        expectedVersion(request),
-      );
+      const { view, version } = await updateFacility(db, request.actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, version);
       return view;
     },

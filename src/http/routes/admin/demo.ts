@@ -5,7 +5,6 @@ import { DEMO_REASONS } from '../../../demo/reasons.js';
 import { resetDemoClinic } from '../../../demo/reset.js';
 import { DemoResetSchema } from '../../../demo/schema.js';
 import type { App } from '../../types.js';
-import { clinicActor } from './actor.js';
 
 export function registerDemoAdminRoutes(app: App, ctx: AppContext): void {
   app.post(
@@ -23,11 +22,10 @@ export function registerDemoAdminRoutes(app: App, ctx: AppContext): void {
         params: ClinicParams,
         response: { 200: DemoResetSchema },
       },
-      config: { reasons: DEMO_REASONS.reset },
+      config: { clinicActor: true, reasons: DEMO_REASONS.reset },
     },
     async (request) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      return resetDemoClinic(ctx.db, actor);
+      return resetDemoClinic(ctx.db, request.actor);
     },
   );
 }

@@ -8,12 +8,12 @@ import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
 import { triggerSampleEvent } from '../../../modules/webhooks/trigger.js';
 import type { App } from '../../types.js';
 import { EventEnvelopeSchema, ClinicEventListQuerySchema, TriggerEventSchema, TriggeredEventSchema } from '../../../modules/webhooks/schema.js';
-import { clinicActor } from './actor.js';
 
 export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/admin/v1/clinics/:clinicId/events',
     {
+      config: { clinicActor: true },
       schema: {
         operationId: 'adminListEvents',
         tags: ['Admin: webhooks'],
@@ -26,8 +26,7 @@ export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      return listEvents(ctx.db, actor, { ...request.query, limit: request.query.limit ?? 50 });
+      return listEvents(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 50 });
     },
   );
 
@@ -48,13 +47,12 @@ export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
           201: TriggeredEventSchema,
         },
       },
-      config: { reasons: WEBHOOK_REASONS.triggerSample, bodyIssues: false },
+      config: { clinicActor: true, reasons: WEBHOOK_REASONS.triggerSample, bodyIssues: false },
     },
     async (request, reply) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
       const type = request.body.type as EventType;
       const facilityId = request.body.facilityId ?? null;
-      const event = await triggerSampleEvent(ctx.db, actor, { type, facilityId, data: sampleData(type, facilityId) });
+      const event = await triggerSampleEvent(ctx.db, request.actor, { type, facilityId, data: sampleData(type, facilityId) });
       return reply.status(201).send(event);
     },
   );

@@ -1,5 +1,4 @@
 /** Back office: the clinic's outbound settings: how long a waitlist offer keeps its slot, the recall rules, opt-outs. */
-import { clinicActor } from './actor.js';
 import type { AppContext } from '../../../context.js';
 import { WaitlistSettingsSchema } from '../../../modules/waitlist/schema.js';
 import { getWaitlistSettings, setWaitlistSettings } from '../../../modules/waitlist/service.js';
@@ -16,6 +15,7 @@ export function registerOutboundAdminRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/admin/v1/clinics/:clinicId/waitlist-settings',
     {
+      config: { clinicActor: true },
       schema: {
         operationId: 'adminGetWaitlistSettings',
         tags: [TAG],
@@ -26,8 +26,7 @@ export function registerOutboundAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      return getWaitlistSettings(ctx.db, actor.clinicId);
+      return getWaitlistSettings(ctx.db, request.actor.clinicId);
     },
   );
 
@@ -43,17 +42,17 @@ export function registerOutboundAdminRoutes(app: App, ctx: AppContext): void {
         body: WaitlistSettingsSchema,
         response: { 200: WaitlistSettingsSchema },
       },
-      config: { bodyIssues: false },
+      config: { clinicActor: true, bodyIssues: false },
     },
     async (request) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      return setWaitlistSettings(ctx.db, actor.clinicId, request.body);
+      return setWaitlistSettings(ctx.db, request.actor.clinicId, request.body);
     },
   );
 
   app.get(
     '/admin/v1/clinics/:clinicId/recall-rules',
     {
+      config: { clinicActor: true },
       schema: {
         operationId: 'adminGetRecallRules',
         tags: [TAG],
@@ -64,8 +63,7 @@ export function registerOutboundAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      return getRecallRules(ctx.db, actor.clinicId);
+      return getRecallRules(ctx.db, request.actor.clinicId);
     },
   );
 
@@ -82,17 +80,17 @@ export function registerOutboundAdminRoutes(app: App, ctx: AppContext): void {
         body: RecallRulesSchema,
         response: { 200: RecallRulesSchema },
       },
-      config: { bodyIssues: rulesBodyIssues },
+      config: { clinicActor: true, bodyIssues: rulesBodyIssues },
     },
     async (request) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      return setRecallRules(ctx.db, actor.clinicId, request.body);
+      return setRecallRules(ctx.db, request.actor.clinicId, request.body);
     },
   );
 
   app.delete(
     '/admin/v1/clinics/:clinicId/recalls/:patientId/opt-out',
     {
+      config: { clinicActor: true },
       schema: {
         operationId: 'adminClearRecallOptOut',
         tags: [TAG],
@@ -104,8 +102,7 @@ export function registerOutboundAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const actor = await clinicActor(ctx, request, request.params.clinicId);
-      await clearRecallOptOut(ctx.db, actor, request.params.patientId);
+      await clearRecallOptOut(ctx.db, request.actor, request.params.patientId);
       return reply.status(204).send(null);
     },
   );

@@ -1,5 +1,4 @@
 /** Back office: the clinic's own operations on patients and leads. */
-import { clinicActor } from './actor.js';
 import { LEAD_REASONS } from '../../../modules/leads/reasons.js';
 import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';
 import type { AppContext } from '../../../context.js';
@@ -30,6 +29,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/admin/v1/clinics/:clinicId/patients/:id',
     {
+      config: { clinicActor: true },
       schema: {
         operationId: 'adminGetPatient',
         tags: [TAG],
@@ -39,8 +39,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const c = await clinicActor(ctx, request, request.params.clinicId);
-      const { view, version } = await getPatient(db, c, request.params.id);
+      const { view, version } = await getPatient(db, request.actor, request.params.id);
       setEtag(reply, version);
       return view;
     },
@@ -60,11 +59,10 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: PatientChangesSchema,
         response: { 200: PatientSchema },
       },
-      config: { reasons: PATIENT_REASONS.update, errorStatuses: [409], bodyIssues: patientBodyIssues },
+      config: { clinicActor: true, reasons: PATIENT_REASONS.update, errorStatuses: [409], bodyIssues: patientBodyIssues },
     },
     async (request, reply) => {
-      const c = await clinicActor(ctx, request, request.params.clinicId);
-      const { view, version } = await updatePatient(db, c, request.params.id, request.body, expectedVersion(request));
+      const { view, version } = await updatePatient(db, request.actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, version);
       return view;
     },
@@ -82,10 +80,10 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         params: ClinicItemParams,
         response: { 200: PatientSchema },
       },
-      config: { reasons: PATIENT_REASONS.archive, errorStatuses: [409] },
+      config: { clinicActor: true, reasons: PATIENT_REASONS.archive, errorStatuses: [409] },
     },
     async (request, reply) => {
-      const { view, version } = await archivePatient(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id);
+      const { view, version } = await archivePatient(db, request.actor, request.params.id);
       setEtag(reply, version);
       return view;
     },
@@ -103,10 +101,10 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         params: ClinicItemParams,
         response: { 200: PatientSchema },
       },
-      config: { reasons: PATIENT_REASONS.erase, errorStatuses: [409] },
+      config: { clinicActor: true, reasons: PATIENT_REASONS.erase, errorStatuses: [409] },
     },
     async (request, reply) => {
-      const { view, version } = await erasePatient(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, depsOf(ctx));
+      const { view, version } = await erasePatient(db, request.actor, request.params.id, depsOf(ctx));
       setEtag(reply, version);
       return view;
     },
@@ -124,10 +122,10 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: PatientImportSchema,
         response: { 201: PatientImportResultSchema },
       },
-      config: { reasons: PATIENT_REASONS.import, errorStatuses: [409], bodyIssues: patientImportIssues },
+      config: { clinicActor: true, reasons: PATIENT_REASONS.import, errorStatuses: [409], bodyIssues: patientImportIssues },
     },
     async (request, reply) => {
-      const result = await importPatients(db, await clinicActor(ctx, request, request.params.clinicId), request.body.patients);
+      const result = await importPatients(db, request.actor, request.body.patients);
       return reply.status(201).send({ created: result.ids.length, ...result });
     },
   );
@@ -135,6 +133,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/admin/v1/clinics/:clinicId/leads/:id',
     {
+      config: { clinicActor: true },
       schema: {
         operationId: 'adminGetLead',
         tags: [TAG],
@@ -144,8 +143,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const c = await clinicActor(ctx, request, request.params.clinicId);
-      const { view, version } = await getLead(db, c, request.params.id);
+      const { view, version } = await getLead(db, request.actor, request.params.id);
       setEtag(reply, version);
       return view as typeof view & { activities: NonNullable<typeof view.activities> };
     },
@@ -165,11 +163,10 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: LeadChangesSchema,
         response: { 200: LeadSchema },
       },
-      config: { reasons: LEAD_REASONS.update, errorStatuses: [409], bodyIssues: false },
+      config: { clinicActor: true, reasons: LEAD_REASONS.update, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
-      const c = await clinicActor(ctx, request, request.params.clinicId);
-      const { view, version } = await updateLead(db, c, request.params.id, request.body, expectedVersion(request));
+      const { view, version } = await updateLead(db, request.actor, request.params.id, request.body, expectedVersion(request));
       setEtag(reply, version);
       return view;
     },
@@ -187,11 +184,10 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: NewActivitySchema,
         response: { 201: ActivitySchema },
       },
-      config: { bodyIssues: false },
+      config: { clinicActor: true, bodyIssues: false },
     },
     async (request, reply) => {
-      const c = await clinicActor(ctx, request, request.params.clinicId);
-      return reply.status(201).send(await addActivity(db, c, request.params.id, request.body));
+      return reply.status(201).send(await addActivity(db, request.actor, request.params.id, request.body));
     },
   );
 
@@ -208,10 +204,10 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         body: LeadConversionSchema,
         response: { 200: LeadConvertedSchema },
       },
-      config: { reasons: LEAD_REASONS.convert, errorStatuses: [409], bodyIssues: false },
+      config: { clinicActor: true, reasons: LEAD_REASONS.convert, errorStatuses: [409], bodyIssues: false },
     },
     async (request) => {
-      const { view, patientCreated } = await convertLead(db, await clinicActor(ctx, request, request.params.clinicId), request.params.id, request.body);
+      const { view, patientCreated } = await convertLead(db, request.actor, request.params.id, request.body);
       return { lead: view, patientCreated };
     },
   );

@@ -19,7 +19,6 @@ import { DoctorAdminSchema, DoctorChangesSchema, NewDoctorSchema } from '../../.
 import { ChairAdminSchema, NewChairSchema } from '../../../modules/chairs/schema.js';
 import { NewStaffSchema, StaffSchema } from '../../../modules/staff/schema.js';
 import type { App } from '../../types.js';
-import { clinicActor } from './actor.js';
 import { facilityBodyIssues } from '../../../modules/facilities/checks.js';
 import { clinicBodyIssues } from '../../../modules/clinics/checks.js';
 
@@ -135,10 +134,9 @@ export function registerTenantRoutes(app: App, ctx: AppContext): void {
         body: NewFacilitySchema,
         response: { 201: CreatedFacilitySchema },
       },
-      config: { bodyIssues: facilityBodyIssues },
+      config: { clinicActor: true, bodyIssues: facilityBodyIssues },
     },
-    async (request, reply) =>
-      reply.status(201).send(await facilities.createFacility(db, await clinicActor(ctx, request, request.params.clinicId), request.body)),
+    async (request, reply) => reply.status(201).send(await facilities.createFacility(db, request.actor, request.body)),
   );
 
   app.get(
