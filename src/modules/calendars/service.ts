@@ -12,7 +12,7 @@ import type { AppointmentInsert } from '../appointments/store.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import { WEEKDAYS, minutesOf } from '../facilities/schedule.js';
 import { calendarBodyIssues } from './checks.js';
-import { localParts, localToUtc } from './timezone.js';
+import { localParts, localToUtc } from '../../lib/time-zone.js';
 import type { CalendarChanges, CalendarListQuery, CalendarView, NewCalendar } from './schema.js';
 import { busyTimes, insertCalendar, pageCalendars, updateCalendarRow, type CalendarRow, type Slot, type SlotOptions } from './store.js';
 

@@ -9,7 +9,7 @@ import { ApiError } from '../../core/errors.js';
 import type { Actor } from '../../core/actor.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { overlapReason } from '../appointments/model.js';
-import { slotWords, type SlotWords } from './labels.js';
+import { slotWords, type SlotWords } from '../../lib/local-reading.js';
 import { bookableWindow, freeSlots, gridSlots, type Slot, type Window } from './service.js';
 import { busyTimes, busyTimesQuery, lockSchedules, type BusyQuery, type CalendarRow, type SlotOptions } from './store.js';
 

@@ -8,7 +8,7 @@ import { ApiError } from '../../core/errors.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { findScoped } from '../../db/scoped.js';
 import { assertBookableBy } from '../calendars/booking.js';
-import { localReading } from '../calendars/labels.js';
+import { localReading } from '../../lib/local-reading.js';
 import type { SlotOptions } from '../calendars/service.js';
 import { answeringNoSlot, isNoSlot, takeSlot, unlessNoSlot, type NoSlot } from '../calendars/slots.js';
 import { HOLD_LIFE_SECONDS, holderlessRefusal, keyHolderRef, keyLimitRefusal, lifeDeadline, lifeRefusal, type HoldRefusal } from './caps.js';

@@ -3,7 +3,7 @@
  * handoff to a person when it gives up. It answers as little personal data as the job needs.
  */
 import type { Actor } from '../../core/actor.js';
-import { localReading } from '../calendars/labels.js';
+import { localReading } from '../../lib/local-reading.js';
 import { ApiError } from '../../core/errors.js';
 import { checkRefs } from '../../db/scoped.js';
 import type { WeekSchedule } from '../../db/tables/agenda.js';

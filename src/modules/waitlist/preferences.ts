@@ -1,5 +1,5 @@
 /** Whether a slot suits a waitlist entry's preferred days and parts of the day: one pure rule. */
-import { localParts } from '../calendars/timezone.js';
+import { localParts } from '../../lib/time-zone.js';
 import { WEEKDAYS } from '../facilities/schedule.js';
 import type { PartOfDay } from './schema.js';
 

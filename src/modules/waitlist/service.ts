@@ -8,7 +8,7 @@ import { ApiError } from '../../core/errors.js';
 import { checkRefs } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { insertAppointment, withOverlapCheck } from '../appointments/service.js';
-import { localReading } from '../calendars/labels.js';
+import { localReading } from '../../lib/local-reading.js';
 import { slotAppointment } from '../calendars/service.js';
 import type { NewWaitlistEntry, OfferListQuery, WaitlistEntryView, WaitlistListQuery, WaitlistOfferView, WaitlistSettings } from './schema.js';
 import * as store from './store.js';
