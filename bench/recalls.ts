@@ -24,7 +24,7 @@ import { testConfig } from '../src/config.js';
 import { actorEnvironment } from '../src/context.js';
 import { SILENT_LOGGER } from '../src/core/actor.js';
 import { createApiKey } from '../src/modules/auth/keys-service.js';
-import { bookAppointment } from '../src/modules/calendars/booking.js';
+import { bookAppointment } from '../src/modules/scheduling/index.js';
 import { createCalendar } from '../src/modules/calendars/service.js';
 import { backOfficeActor } from '../src/modules/clinics/actor.js';
 import { createDoctor } from '../src/modules/doctors/service.js';

@@ -6,7 +6,7 @@ import { conversationJobs } from '../modules/conversations/jobs.js';
 import { webhookJobs } from '../modules/webhooks/jobs.js';
 import { purgeLapsedHolds } from '../modules/holds/service.js';
 import { purgeToolCallWrites } from '../modules/tool-calls/service.js';
-import { expireOffers } from '../modules/waitlist/offers.js';
+import { expireOffers } from '../modules/scheduling/index.js';
 import { refreshRecallWorklists } from '../modules/recalls/service.js';
 import type { Job } from './scheduler.js';
 

@@ -4,7 +4,7 @@ import type { Tenant } from '../../helpers/factories.js';
 import { intlReading } from '../../lib/reading.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { insertPatient } from '../../helpers/seed.js';
-import { createAppointment } from '../../../src/modules/appointments/service.js';
+import { createAppointment } from '../../../src/modules/scheduling/agenda.js';
 
 let server: TestServer;
 let tenant: Tenant;

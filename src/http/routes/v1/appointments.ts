@@ -17,8 +17,7 @@ import {
 } from '../../../modules/appointments/schema.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
-import { book } from '../../../modules/calendars/booking.js';
-import { cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/appointments/changes.js';
+import { book, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/scheduling/index.js';
 import { bookingBodyIssues } from '../../../modules/appointments/checks.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';

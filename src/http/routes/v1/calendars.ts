@@ -8,7 +8,7 @@ import { getCalendar, listCalendars } from '../../../modules/calendars/service.j
 import { HOLD_LIFE_SECONDS } from '../../../modules/holds/caps.js';
 import { HOLD_REASONS } from '../../../modules/holds/reasons.js';
 import { HOLDS_PER_KEY, HoldSchema, NewHoldSchema } from '../../../modules/holds/schema.js';
-import { createHold, releaseHold } from '../../../modules/holds/service.js';
+import { createHold, releaseHold } from '../../../modules/scheduling/index.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 

@@ -10,7 +10,8 @@ import {
   WaitlistListQuerySchema,
   WaitlistOfferSchema,
 } from '../../../modules/waitlist/schema.js';
-import { acceptOffer, createEntry, declineOffer, entryView, getEntry, listEntries, listOffers, removeEntry } from '../../../modules/waitlist/service.js';
+import { createEntry, entryView, getEntry, listEntries, listOffers } from '../../../modules/waitlist/service.js';
+import { acceptOffer, declineOffer, removeEntry } from '../../../modules/scheduling/index.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 import { entryBodyIssues } from '../../../modules/waitlist/checks.js';
