@@ -70,6 +70,51 @@ function runtimeImportsOf(file: string): string[] {
 
 const graph = sourceFiles('src').map((file) => ({ file, ...importsOf(file) }));
 const within = (path: string, folder: string) => path.startsWith(`${folder}/`);
+
+/** The module of a file under src/modules (`src/modules/<module>/…`), or null. */
+const moduleOf = (path: string): string | null => /^src\/modules\/([^/]+)\//.exec(path)?.[1] ?? null;
+
+/** Each module's imports of other modules (any import, types included), with the file that makes it. */
+const moduleEdges = graph.flatMap(({ file, local }) => {
+  const from = moduleOf(file);
+  return from === null
+    ? []
+    : local.flatMap((target) => {
+        const to = moduleOf(target);
+        return to !== null && to !== from ? [{ from, to, line: `${file} -> ${target}` }] : [];
+      });
+});
+
+/** The cycles of the module graph: for each module on one, the shortest way back to itself. */
+function moduleCycles(): string[] {
+  const next = new Map<string, Set<string>>();
+  for (const { from, to } of moduleEdges) next.set(from, (next.get(from) ?? new Set()).add(to));
+  const cycles: string[] = [];
+  for (const start of next.keys()) {
+    // Breadth-first from start: each module reached remembers the one it was reached from.
+    const reachedFrom = new Map<string, string>();
+    const queue = [start];
+    let last: string | undefined;
+    while (queue.length > 0 && last === undefined) {
+      const at = queue.shift()!;
+      for (const to of next.get(at) ?? []) {
+        if (to === start) last = at;
+        else if (!reachedFrom.has(to)) {
+          reachedFrom.set(to, at);
+          queue.push(to);
+        }
+      }
+    }
+    if (last === undefined) continue;
+    const path = [last];
+    while (path[0] !== start) path.unshift(reachedFrom.get(path[0]!)!);
+    cycles.push([...path, start].join(' -> '));
+  }
+  return cycles;
+}
+
+/** The nouns under src/modules/scheduling: each keeps its rows and imports none of the others. */
+const SCHEDULING_NOUNS = ['appointments', 'calendars', 'holds', 'waitlist'];
 const MAY_IMPORT_HTTP = (file: string) => within(file, 'src/http') || file === 'src/app.ts';
 
 describe('layers (DESIGN.md "Layout")', () => {
@@ -121,6 +166,17 @@ describe('layers (DESIGN.md "Layout")', () => {
     // Nor does any such file start a query on the handle it is given: the statement is its store's.
     expect(moduleFiles.flatMap(({ file }) => (isStore(file) ? [] : queriesStartedIn(file)))).toEqual([]);
     expect(queriesStartedIn('src/modules/facilities/store.ts').length).toBeGreaterThan(0);
+  });
+
+  it('no import cycle between modules (DESIGN.md convention 11): two modules that need each other are a command above two nouns', () => {
+    expect(moduleEdges.length).toBeGreaterThan(20);
+    expect(moduleCycles()).toEqual([]);
+  });
+
+  it('the scheduling nouns (appointments, calendars, holds, waitlist) import none of each other: src/modules/scheduling sits above them', () => {
+    expect(moduleEdges.some(({ from, to }) => from === 'scheduling' && to === 'calendars')).toBe(true);
+    const offending = moduleEdges.filter(({ from, to }) => SCHEDULING_NOUNS.includes(from) && SCHEDULING_NOUNS.includes(to)).map(({ line }) => line);
+    expect(offending).toEqual([]);
   });
 
   it('one road to the data: the routes, the MCP tools and the CLI start no query, they call the services', () => {
