@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import { BOOKING_CHANNELS } from '../../core/actor.js';
 import { DateOnly, InputTimestamp, Nullable, OutputTimestamp, StringEnum, UpdatedListQueryFields, Uuid } from '../../core/schemas.js';
 import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../../core/agenda.js';
-import { WeekScheduleSchema } from '../facilities/schedule.js';
+import { WeekScheduleSchema } from '../facilities/index.js';
 import { PARTS_OF_DAY } from '../../lib/local-reading.js';
 
 export const CalendarSchema = Type.Object(

@@ -9,7 +9,7 @@ import type { WeekSchedule } from '../../db/tables/agenda.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
-import { WEEKDAYS, minutesOf } from '../facilities/schedule.js';
+import { WEEKDAYS, minutesOf } from '../facilities/index.js';
 import { calendarBodyIssues } from './checks.js';
 import { localParts, localToUtc } from '../../lib/time-zone.js';
 import type { CalendarChanges, CalendarListQuery, CalendarView, NewCalendar } from './schema.js';

@@ -9,12 +9,24 @@ import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { recordEvent } from '../../events/record.js';
 import { checkRefs } from '../../db/scoped.js';
-import { MOVABLE, STATUS_EVENTS, TRANSITIONS, type AppointmentRow, type AppointmentOrigin, type AppointmentStatus } from '../appointments/model.js';
-import { eventData } from '../appointments/events.js';
-import { appointmentBodyIssues, endAfterStart } from '../appointments/checks.js';
-import type { AppointmentChanges, NewAppointment } from '../appointments/schema.js';
-import { updateRow } from '../appointments/store.js';
-import { insertAppointment, lockAppointment, recordRescheduled, withOverlapCheck } from '../appointments/service.js';
+import {
+  MOVABLE,
+  STATUS_EVENTS,
+  TRANSITIONS,
+  type AppointmentRow,
+  type AppointmentOrigin,
+  type AppointmentStatus,
+  eventData,
+  appointmentBodyIssues,
+  endAfterStart,
+  type AppointmentChanges,
+  type NewAppointment,
+  updateRow,
+  insertAppointment,
+  lockAppointment,
+  recordRescheduled,
+  withOverlapCheck,
+} from '../appointments/index.js';
 import { offerFreedTime } from './offers.js';
 
 function timeIssues(start: Date, end: Date): ValidationIssue[] {

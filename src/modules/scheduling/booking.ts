@@ -4,20 +4,24 @@
  * the appointments table make exactly one of several parallel bookings of one slot win; the
  * losers get `409 no_availability`. The slot strategies are slots.ts; the SQL is the stores of calendars, appointments and holds.
  */
-import type { BookInput } from '../appointments/schema.js';
-import { bookingBodyIssues } from '../appointments/checks.js';
+import {
+  type BookInput,
+  bookingBodyIssues,
+  type AppointmentRow,
+  insertAppointment,
+  insertAppointmentUnlessBusy,
+  type AppointmentInsert,
+  appointmentById,
+  hasAppointment,
+  liveAppointmentAt,
+} from '../appointments/index.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
-import type { AppointmentRow } from '../appointments/model.js';
 import { refIssue } from '../../db/scoped.js';
-import { insertAppointment, insertAppointmentUnlessBusy } from '../appointments/service.js';
-import { assertBookableBy, type Slot } from '../calendars/service.js';
-import type { AppointmentInsert } from '../appointments/store.js';
+import { assertBookableBy, type Slot, readCalendarAndPatient, type BusyQuery, type CalendarRow } from '../calendars/index.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { withCommitInLast } from '../../db/then-commit.js';
 import { agentOrigin, type Actor } from '../../core/actor.js';
-import { keyHoldOf, markHoldUsed, type HoldRow } from '../holds/store.js';
-import { appointmentById, hasAppointment, liveAppointmentAt } from '../appointments/store.js';
-import { readCalendarAndPatient, type BusyQuery, type CalendarRow } from '../calendars/store.js';
+import { keyHoldOf, markHoldUsed, type HoldRow } from '../holds/index.js';
 import {
   answeringNoSlot,
   claimSlot,

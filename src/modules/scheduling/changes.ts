@@ -4,17 +4,21 @@
  * slot the way a booking does (booking.ts); losing the slot is `409 no_availability`
  * with alternatives.
  */
-import type { RescheduleInput } from '../appointments/schema.js';
+import {
+  type RescheduleInput,
+  TRANSITIONS,
+  type AppointmentRow,
+  type AppointmentStatus,
+  lockAppointment,
+  recordRescheduled,
+  moveAppointment,
+} from '../appointments/index.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { agentOrigin, type Actor } from '../../core/actor.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { TRANSITIONS, type AppointmentRow, type AppointmentStatus } from '../appointments/model.js';
-import { lockAppointment, recordRescheduled } from '../appointments/service.js';
-import { assertBookableBy } from '../calendars/service.js';
-import { calendarOfClinic, type CalendarRow } from '../calendars/store.js';
+import { assertBookableBy, calendarOfClinic, type CalendarRow } from '../calendars/index.js';
 import { answeringNoSlot, claimSlot, isNoSlot, overlapAsNoSlot, slotPreferring, unlessNoSlot, type NoSlot } from './slots.js';
-import { moveAppointment } from '../appointments/store.js';
 import { setStatusInTx } from './agenda.js';
 import { offerFreedTime } from './offers.js';
 

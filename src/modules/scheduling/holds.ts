@@ -7,11 +7,24 @@ import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { findScoped } from '../../db/scoped.js';
-import { assertBookableBy, type SlotOptions } from '../calendars/service.js';
-import { HOLD_LIFE_SECONDS, holderlessRefusal, keyHolderRef, keyLimitRefusal, lifeDeadline, lifeRefusal, type HoldRefusal } from '../holds/caps.js';
-import { HOLD_TTL, HOLDS_PER_KEY, type HoldView, type NewHold } from '../holds/schema.js';
-import { holdView } from '../holds/service.js';
-import { deleteUnusedHold, insertHold, replaceAndCount } from '../holds/store.js';
+import { assertBookableBy, type SlotOptions } from '../calendars/index.js';
+import {
+  HOLD_LIFE_SECONDS,
+  holderlessRefusal,
+  keyHolderRef,
+  keyLimitRefusal,
+  lifeDeadline,
+  lifeRefusal,
+  type HoldRefusal,
+  HOLD_TTL,
+  HOLDS_PER_KEY,
+  type HoldView,
+  type NewHold,
+  holdView,
+  deleteUnusedHold,
+  insertHold,
+  replaceAndCount,
+} from '../holds/index.js';
 import { answeringNoSlot, isNoSlot, takeSlot, unlessNoSlot, type NoSlot } from './slots.js';
 
 /** Only an API key holds slots: the holds are counted per key. */

@@ -9,15 +9,10 @@ import { agentOrigin, type Actor, type ActorLogger } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';
-import { BLOCKING_EXCLUDED, type AppointmentRow } from '../appointments/model.js';
-import { insertAppointment, withOverlapCheck } from '../appointments/service.js';
-import { busyTimes, busyTimesQuery } from '../calendars/store.js';
-import { offerCreatedData } from '../waitlist/events.js';
-import { fitsPreferences } from '../waitlist/preferences.js';
-import type { WaitlistOfferView } from '../waitlist/schema.js';
-import { lockOfferAndEntry, offerView } from '../waitlist/service.js';
-import * as store from '../waitlist/store.js';
-import type { FreedSlot, OfferRow } from '../waitlist/store.js';
+import { BLOCKING_EXCLUDED, type AppointmentRow, insertAppointment, withOverlapCheck } from '../appointments/index.js';
+import { busyTimes, busyTimesQuery } from '../calendars/index.js';
+import * as waitlist from '../waitlist/index.js';
+import type { FreedSlot, OfferRow, WaitlistOfferView } from '../waitlist/index.js';
 import { slotAppointment } from './booking.js';
 
 export type OfferContext = Pick<Actor, 'clinicId' | 'timeZone'> & { log?: ActorLogger };
@@ -34,17 +29,19 @@ export function slotOf(offer: OfferRow): FreedSlot {
  */
 export async function offerSlot(trx: Transaction, ctx: OfferContext, slot: FreedSlot, exceptPatientId: string | null): Promise<OfferRow | null> {
   const busy = busyTimesQuery(trx, ctx.clinicId, slot.doctorId ? [slot.doctorId] : [], slot.chairId ? [slot.chairId] : [], slot.start, slot.end);
-  const candidates = (await store.candidateEntries(trx, ctx.clinicId, slot, exceptPatientId, busy)).filter((e) => fitsPreferences(e, slot.start, ctx.timeZone));
+  const candidates = (await waitlist.candidateEntries(trx, ctx.clinicId, slot, exceptPatientId, busy)).filter((e) =>
+    waitlist.fitsPreferences(e, slot.start, ctx.timeZone),
+  );
   if (candidates.length === 0) return null;
   for (const entry of candidates) {
-    const outcome = await store.insertOffer(trx, entry, slot);
+    const outcome = await waitlist.insertOffer(trx, entry, slot);
     if (outcome.kind === 'entry_has_offer') continue;
     await recordEvent(trx, {
       log: ctx.log,
       clinicId: ctx.clinicId,
       type: 'waitlist.offer_created',
       facilityId: outcome.row.facility_id,
-      data: offerCreatedData(outcome.row, entry),
+      data: waitlist.offerCreatedData(outcome.row, entry),
     });
     return outcome.row;
   }
@@ -75,11 +72,11 @@ export async function offerFreedTime(trx: Transaction, ctx: OfferContext, before
 /** The expiry job: each lapsed live offer becomes `expired` and its slot passes to the next matching entry. */
 export async function expireOffers(db: Db, batch = 100): Promise<number> {
   let done = 0;
-  for (const lapsed of await store.lapsedOffers(db, batch)) {
+  for (const lapsed of await waitlist.lapsedOffers(db, batch)) {
     const passed = await db.transaction().execute(async (trx) => {
-      const offer = await store.claimLapsedOffer(trx, lapsed.id);
+      const offer = await waitlist.claimLapsedOffer(trx, lapsed.id);
       if (!offer) return false;
-      await store.setOfferStatus(trx, offer.id, 'expired');
+      await waitlist.setOfferStatus(trx, offer.id, 'expired');
       await offerSlot(trx, { clinicId: lapsed.clinic_id, timeZone: lapsed.timezone }, slotOf(offer), null);
       return true;
     });
@@ -99,12 +96,12 @@ async function slotBusy(trx: Transaction, clinicId: string, slot: FreedSlot, exc
 /** Takes an entry off the list; its live offer is withdrawn and its slot passes to the next entry. Removing it again does nothing. */
 export async function removeEntry(db: Db, actor: Actor, id: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const entry = await store.lockEntry(trx, actor, id);
+    const entry = await waitlist.lockEntry(trx, actor, id);
     if (entry.status !== 'open') return;
-    await store.closeEntry(trx, entry.id, 'removed', null);
-    const live = await store.lockLiveOfferOf(trx, actor.clinicId, entry.id);
+    await waitlist.closeEntry(trx, entry.id, 'removed', null);
+    const live = await waitlist.lockLiveOfferOf(trx, actor.clinicId, entry.id);
     if (live) {
-      await store.setOfferStatus(trx, live.id, 'withdrawn');
+      await waitlist.setOfferStatus(trx, live.id, 'withdrawn');
       await offerSlot(trx, actor, slotOf(live), null);
     }
   });
@@ -118,22 +115,22 @@ export async function removeEntry(db: Db, actor: Actor, id: string): Promise<voi
 export async function acceptOffer(db: Db, actor: Actor, id: string): Promise<WaitlistOfferView> {
   return withOverlapCheck(() =>
     db.transaction().execute(async (trx) => {
-      const { offer, entry } = await lockOfferAndEntry(trx, actor, id);
-      if (offer.status === 'accepted') return offerView(offer, actor.timeZone);
+      const { offer, entry } = await waitlist.lockOfferAndEntry(trx, actor, id);
+      if (offer.status === 'accepted') return waitlist.offerView(offer, actor.timeZone);
       if (offer.status === 'declined') throw ApiError.conflict('offer_declined', {}, 'L’offerta è stata rifiutata.');
       if (offer.status === 'withdrawn') throw ApiError.conflict('offer_withdrawn', {}, 'L’offerta è stata ritirata: la persona non è più in lista.');
       if (entry.status !== 'open') throw ApiError.conflict('entry_closed', { entryStatus: entry.status }, 'La persona ha già prenotato da un’altra offerta.');
-      const patientId = offer.patient_id ?? (await store.convertedPatientOf(trx, actor.clinicId, offer.lead_id!));
+      const patientId = offer.patient_id ?? (await waitlist.convertedPatientOf(trx, actor.clinicId, offer.lead_id!));
       if (!patientId) throw ApiError.conflict('lead_not_converted', { leadId: offer.lead_id }, 'Il contatto va prima registrato come paziente (convertLead).');
       const slot = slotOf(offer);
       const live = offer.status === 'offered' && offer.expires_at.getTime() > Date.now();
       if (!live) {
         // The slot was kept for nobody since the offer lapsed: it books only if it is still free.
-        await store.lockSlotSchedules(trx, slot);
+        await waitlist.lockSlotSchedules(trx, slot);
         if (await slotBusy(trx, actor.clinicId, slot, offer.id))
           throw ApiError.conflict('offer_expired', { expiresAt: offer.expires_at.toISOString() }, 'L’offerta è scaduta e l’orario non è più libero.');
       }
-      const calendar = (await store.visibleCalendar(trx, { clinicId: actor.clinicId, facilityIds: null }, offer.calendar_id))!;
+      const calendar = (await waitlist.visibleCalendar(trx, { clinicId: actor.clinicId, facilityIds: null }, offer.calendar_id))!;
       const appointment = await insertAppointment(
         trx,
         actor,
@@ -141,9 +138,9 @@ export async function acceptOffer(db: Db, actor: Actor, id: string): Promise<Wai
           origin: agentOrigin(actor) ?? 'api',
         }),
       );
-      const accepted = await store.setOfferStatus(trx, offer.id, 'accepted', appointment.id);
-      await store.closeEntry(trx, entry.id, 'booked', appointment.id);
-      return offerView({ ...accepted, patient_id: offer.patient_id, lead_id: offer.lead_id, channel: offer.channel }, actor.timeZone);
+      const accepted = await waitlist.setOfferStatus(trx, offer.id, 'accepted', appointment.id);
+      await waitlist.closeEntry(trx, entry.id, 'booked', appointment.id);
+      return waitlist.offerView({ ...accepted, patient_id: offer.patient_id, lead_id: offer.lead_id, channel: offer.channel }, actor.timeZone);
     }),
   );
 }
@@ -151,13 +148,13 @@ export async function acceptOffer(db: Db, actor: Actor, id: string): Promise<Wai
 /** The person says no: the slot passes at once to the next matching entry, or is freed. Declining again answers the same offer. */
 export async function declineOffer(db: Db, actor: Actor, id: string): Promise<WaitlistOfferView> {
   return db.transaction().execute(async (trx) => {
-    const { offer } = await lockOfferAndEntry(trx, actor, id);
-    if (offer.status === 'declined') return offerView(offer, actor.timeZone);
+    const { offer } = await waitlist.lockOfferAndEntry(trx, actor, id);
+    if (offer.status === 'declined') return waitlist.offerView(offer, actor.timeZone);
     if (offer.status === 'accepted') throw ApiError.conflict('offer_accepted', { appointmentId: offer.appointment_id }, 'L’offerta è già stata accettata.');
     if (offer.status === 'expired') throw ApiError.conflict('offer_expired', {}, 'L’offerta è scaduta ed è passata ad altri.');
     if (offer.status === 'withdrawn') throw ApiError.conflict('offer_withdrawn', {}, 'L’offerta è stata ritirata.');
-    const declined = await store.setOfferStatus(trx, offer.id, 'declined');
+    const declined = await waitlist.setOfferStatus(trx, offer.id, 'declined');
     await offerSlot(trx, actor, slotOf(offer), null);
-    return offerView({ ...declined, patient_id: offer.patient_id, lead_id: offer.lead_id, channel: offer.channel }, actor.timeZone);
+    return waitlist.offerView({ ...declined, patient_id: offer.patient_id, lead_id: offer.lead_id, channel: offer.channel }, actor.timeZone);
   });
 }

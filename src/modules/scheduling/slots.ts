@@ -8,10 +8,21 @@
 import { ApiError } from '../../core/errors.js';
 import type { Actor } from '../../core/actor.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { overlapReason } from '../appointments/model.js';
+import { overlapReason } from '../appointments/index.js';
 import { slotWords, type SlotWords } from '../../lib/local-reading.js';
-import { bookableWindow, freeSlots, gridSlots, type Slot, type Window } from '../calendars/service.js';
-import { busyTimes, busyTimesQuery, lockSchedules, type BusyQuery, type CalendarRow, type SlotOptions } from '../calendars/store.js';
+import {
+  bookableWindow,
+  freeSlots,
+  gridSlots,
+  type Slot,
+  type Window,
+  busyTimes,
+  busyTimesQuery,
+  lockSchedules,
+  type BusyQuery,
+  type CalendarRow,
+  type SlotOptions,
+} from '../calendars/index.js';
 
 const ALTERNATIVES = 5;
 const ALTERNATIVES_SPAN_MS = 14 * 86_400_000;

@@ -1,6 +1,6 @@
 /** Whether a facility is open at an instant, by its weekly schedule in the clinic's zone (src/modules/facilities/schedule.ts). */
 import type { WeekSchedule } from '../../db/tables/agenda.js';
-import { WEEKDAYS, minutesOf } from '../facilities/schedule.js';
+import { WEEKDAYS, minutesOf } from '../facilities/index.js';
 import { localParts, localToUtc } from '../../lib/time-zone.js';
 
 export interface OpeningState {

@@ -9,7 +9,7 @@ import { checkRefs } from '../../db/scoped.js';
 import type { WeekSchedule } from '../../db/tables/agenda.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
-import { insertTask } from '../tasks/service.js';
+import { insertTask } from '../tasks/index.js';
 import { openingState } from './opening.js';
 import { contextQueryIssues, isAnonymous } from './checks.js';
 import type { HandoffView, NewHandoff, VoiceContext, VoiceContextQuery } from './schema.js';
