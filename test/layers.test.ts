@@ -5,6 +5,8 @@
  * src/http; src/core imports nothing but src/core, Node's built-ins and TypeBox (its shared schemas);
  * the outbox (src/events) imports no module at run time: the modules import it, and declare
  * their events' data in their own events.ts, assembled above them (src/event-schemas.ts).
+ * Between the modules: no import cycle; each is used from outside through its front door
+ * (index.ts); the nouns below src/modules/scheduling import none of each other.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -113,6 +115,23 @@ function moduleCycles(): string[] {
   return cycles;
 }
 
+/**
+ * Imports past a module's front door: a file outside src/modules/<m>/ (under src, bench or
+ * scripts) importing a file of src/modules/<m>/ other than its index.ts, types included. A
+ * module's own files import each other directly. Tests (test/**) may import a module's parts:
+ * they test the parts (a store's statement, a pure rule) as well as what the module offers.
+ */
+function pastFrontDoors(files: Array<{ file: string; local: string[] }>): string[] {
+  return files.flatMap(({ file, local }) =>
+    local
+      .filter((target) => {
+        const module = moduleOf(target);
+        return module !== null && moduleOf(file) !== module && target !== `src/modules/${module}/index.ts`;
+      })
+      .map((target) => `${file} -> ${target}`),
+  );
+}
+
 /** The nouns under src/modules/scheduling: each keeps its rows and imports none of the others. */
 const SCHEDULING_NOUNS = ['appointments', 'calendars', 'holds', 'waitlist'];
 const MAY_IMPORT_HTTP = (file: string) => within(file, 'src/http') || file === 'src/app.ts';
@@ -176,6 +195,15 @@ describe('layers (DESIGN.md "Layout")', () => {
   it('the scheduling nouns (appointments, calendars, holds, waitlist) import none of each other: src/modules/scheduling sits above them', () => {
     expect(moduleEdges.some(({ from, to }) => from === 'scheduling' && to === 'calendars')).toBe(true);
     const offending = moduleEdges.filter(({ from, to }) => SCHEDULING_NOUNS.includes(from) && SCHEDULING_NOUNS.includes(to)).map(({ line }) => line);
+    expect(offending).toEqual([]);
+  });
+
+  it('a module is used through its front door: outside src/modules/<m>/, only src/modules/<m>/index.ts is imported (tests excepted)', () => {
+    const beside = ['bench', 'scripts'].flatMap((dir) => sourceFiles(dir)).map((file) => ({ file, ...importsOf(file) }));
+    expect(beside.length).toBeGreaterThan(10);
+    expect(graph.find((f) => f.file === 'src/jobs/index.ts')?.local).toContain('src/modules/scheduling/index.ts');
+    const offending = pastFrontDoors([...graph, ...beside]);
+    console.log(`front doors: ${offending.length} imports past one${offending.map((l) => `\n  ${l}`).join('')}`);
     expect(offending).toEqual([]);
   });
 
