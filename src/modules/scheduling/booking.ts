@@ -1,8 +1,9 @@
 /**
  * Booking through the API, under the rules of the calendar the appointment comes from
- * (rescheduling and cancelling: changes.ts). The overlap constraints of
- * the appointments table make exactly one of several parallel bookings of one slot win; the
- * losers get `409 no_availability`. The slot strategies are slots.ts; the SQL is the stores of calendars, appointments and holds.
+ * (rescheduling and cancelling: changes.ts). The overlap constraints of the appointments table
+ * make exactly one of several parallel bookings of one slot win; the losers get
+ * `409 no_availability`. The slot strategies are slots.ts; the SQL is the stores of calendars,
+ * appointments and holds.
  */
 import {
   type BookInput,
