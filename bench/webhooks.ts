@@ -30,12 +30,10 @@ import type { AppContext } from '../src/context.js';
 import { recordEvent } from '../src/events/record.js';
 import { sampleData } from '../src/event-schemas.js';
 import type { Running } from '../src/jobs/scheduler.js';
-import { createApiKey } from '../src/modules/auth/keys-service.js';
-import { SCOPES } from '../src/modules/auth/scopes.js';
-import { createClinic } from '../src/modules/clinics/service.js';
-import { createFacility } from '../src/modules/facilities/service.js';
-import { generateSecret } from '../src/modules/webhooks/signing.js';
-import { startDeliveryWorker } from '../src/modules/webhooks/worker/loop.js';
+import { createApiKey, SCOPES } from '../src/modules/auth/index.js';
+import { createClinic } from '../src/modules/clinics/index.js';
+import { createFacility } from '../src/modules/facilities/index.js';
+import { generateSecret, startDeliveryWorker } from '../src/modules/webhooks/index.js';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

@@ -37,7 +37,7 @@ import { validatorCompiler } from './http/validation.js';
 import { LazySchemas } from './http/lazy-schemas.js';
 import { answerAndClose, answerClientError, rawErrorAnswer } from './http/client-error.js';
 import { capConnectionsPerAddress, serverTimeouts } from './http/connections.js';
-import { registerDeliveryMetrics } from './modules/webhooks/metrics.js';
+import { registerDeliveryMetrics } from './modules/webhooks/index.js';
 
 export interface AppOptions {
   ctx: AppContext;

@@ -8,9 +8,9 @@ import { openDatabase } from './db/database.js';
 import type { StartedPGlite } from './db/pglite-start.js';
 import { migrate } from './db/migrate.js';
 import { serverSecret } from './lib/server-secret.js';
-import { AccessLogWriter } from './modules/access-log/writer.js';
-import { Authenticator } from './modules/auth/authenticate.js';
-import { createDocumentsRuntime } from './modules/documents/runtime.js';
+import { AccessLogWriter } from './modules/access-log/index.js';
+import { Authenticator } from './modules/auth/index.js';
+import { createDocumentsRuntime } from './modules/documents/index.js';
 
 export interface ContextOptions {
   /** Keep the embedded database in memory instead of DATA_DIR (tests). */

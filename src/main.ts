@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig, type Config, type ProcessRole } from './config.js';
 import { DataFolderLockedError } from './db/data-folder-lock.js';
 import type { Running } from './jobs/scheduler.js';
-import { checkDocumentFolder } from './modules/documents/storage/fs-folder.js';
+import { checkDocumentFolder } from './modules/documents/index.js';
 import { describeStartupError } from './startup-errors.js';
 import { tuneHeap } from './lib/heap.js';
 
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     import('./jobs/scheduler.js'),
     import('./demo/clinic.js'),
     import('./lib/logger.js'),
-    import('./modules/webhooks/worker/loop.js'),
+    import('./modules/webhooks/index.js'),
   ]);
   let ctx;
   try {

@@ -5,6 +5,8 @@
  * src/http; src/core imports nothing but src/core, Node's built-ins and TypeBox (its shared schemas);
  * the outbox (src/events) imports no module at run time: the modules import it, and declare
  * their events' data in their own events.ts, assembled above them (src/event-schemas.ts).
+ * Between the modules: no import cycle; each is used from outside through its front door
+ * (index.ts); the nouns below src/modules/scheduling import none of each other.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -70,6 +72,68 @@ function runtimeImportsOf(file: string): string[] {
 
 const graph = sourceFiles('src').map((file) => ({ file, ...importsOf(file) }));
 const within = (path: string, folder: string) => path.startsWith(`${folder}/`);
+
+/** The module of a file under src/modules (`src/modules/<module>/…`), or null. */
+const moduleOf = (path: string): string | null => /^src\/modules\/([^/]+)\//.exec(path)?.[1] ?? null;
+
+/** Each module's imports of other modules (any import, types included), with the file that makes it. */
+const moduleEdges = graph.flatMap(({ file, local }) => {
+  const from = moduleOf(file);
+  return from === null
+    ? []
+    : local.flatMap((target) => {
+        const to = moduleOf(target);
+        return to !== null && to !== from ? [{ from, to, line: `${file} -> ${target}` }] : [];
+      });
+});
+
+/** The cycles of the module graph: for each module on one, the shortest way back to itself. */
+function moduleCycles(): string[] {
+  const next = new Map<string, Set<string>>();
+  for (const { from, to } of moduleEdges) next.set(from, (next.get(from) ?? new Set()).add(to));
+  const cycles: string[] = [];
+  for (const start of next.keys()) {
+    // Breadth-first from start: each module reached remembers the one it was reached from.
+    const reachedFrom = new Map<string, string>();
+    const queue = [start];
+    let last: string | undefined;
+    while (queue.length > 0 && last === undefined) {
+      const at = queue.shift()!;
+      for (const to of next.get(at) ?? []) {
+        if (to === start) last = at;
+        else if (!reachedFrom.has(to)) {
+          reachedFrom.set(to, at);
+          queue.push(to);
+        }
+      }
+    }
+    if (last === undefined) continue;
+    const path = [last];
+    while (path[0] !== start) path.unshift(reachedFrom.get(path[0]!)!);
+    cycles.push([...path, start].join(' -> '));
+  }
+  return cycles;
+}
+
+/**
+ * Imports past a module's front door: a file outside src/modules/<m>/ (under src, bench or
+ * scripts) importing a file of src/modules/<m>/ other than its index.ts, types included. A
+ * module's own files import each other directly. Tests (test/**) may import a module's parts:
+ * they test the parts (a store's statement, a pure rule) as well as what the module offers.
+ */
+function pastFrontDoors(files: Array<{ file: string; local: string[] }>): string[] {
+  return files.flatMap(({ file, local }) =>
+    local
+      .filter((target) => {
+        const module = moduleOf(target);
+        return module !== null && moduleOf(file) !== module && target !== `src/modules/${module}/index.ts`;
+      })
+      .map((target) => `${file} -> ${target}`),
+  );
+}
+
+/** The nouns under src/modules/scheduling: each keeps its rows and imports none of the others. */
+const SCHEDULING_NOUNS = ['appointments', 'calendars', 'holds', 'waitlist'];
 const MAY_IMPORT_HTTP = (file: string) => within(file, 'src/http') || file === 'src/app.ts';
 
 describe('layers (DESIGN.md "Layout")', () => {
@@ -111,7 +175,7 @@ describe('layers (DESIGN.md "Layout")', () => {
     expect(offending).toEqual([]);
   });
 
-  it("a module's SQL is in its stores: elsewhere under src/modules, kysely is imported for types only (issue 34)", () => {
+  it("a module's SQL is in its stores: elsewhere under src/modules, kysely is imported for types only", () => {
     const isStore = (file: string) => /(^|\/|-)store\.ts$/.test(file);
     const moduleFiles = graph.filter(({ file }) => within(file, 'src/modules'));
     const stores = moduleFiles.filter(({ file }) => isStore(file) && runtimeSpecifiersOf(file).includes('kysely'));
@@ -121,6 +185,26 @@ describe('layers (DESIGN.md "Layout")', () => {
     // Nor does any such file start a query on the handle it is given: the statement is its store's.
     expect(moduleFiles.flatMap(({ file }) => (isStore(file) ? [] : queriesStartedIn(file)))).toEqual([]);
     expect(queriesStartedIn('src/modules/facilities/store.ts').length).toBeGreaterThan(0);
+  });
+
+  it('no import cycle between modules (DESIGN.md convention 11): two modules that need each other are a command above two nouns', () => {
+    expect(moduleEdges.length).toBeGreaterThan(20);
+    expect(moduleCycles()).toEqual([]);
+  });
+
+  it('the scheduling nouns (appointments, calendars, holds, waitlist) import none of each other: src/modules/scheduling sits above them', () => {
+    expect(moduleEdges.some(({ from, to }) => from === 'scheduling' && to === 'calendars')).toBe(true);
+    const offending = moduleEdges.filter(({ from, to }) => SCHEDULING_NOUNS.includes(from) && SCHEDULING_NOUNS.includes(to)).map(({ line }) => line);
+    expect(offending).toEqual([]);
+  });
+
+  it('a module is used through its front door: outside src/modules/<m>/, only src/modules/<m>/index.ts is imported (tests excepted)', () => {
+    const beside = ['bench', 'scripts'].flatMap((dir) => sourceFiles(dir)).map((file) => ({ file, ...importsOf(file) }));
+    expect(beside.length).toBeGreaterThan(10);
+    expect(graph.find((f) => f.file === 'src/jobs/index.ts')?.local).toContain('src/modules/scheduling/index.ts');
+    const offending = pastFrontDoors([...graph, ...beside]);
+    console.log(`front doors: ${offending.length} imports past one${offending.map((l) => `\n  ${l}`).join('')}`);
+    expect(offending).toEqual([]);
   });
 
   it('one road to the data: the routes, the MCP tools and the CLI start no query, they call the services', () => {

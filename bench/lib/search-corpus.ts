@@ -3,7 +3,7 @@
  * Everything comes from a seeded generator, so a seeded database can be reused between runs
  * (bench/lib/search-seed.ts) and the queries are the same every run.
  */
-import { normalizeName } from '../../src/modules/patients/normalize.js';
+import { normalizeName } from '../../src/modules/patients/index.js';
 
 export function rng(seed: number) {
   let a = seed >>> 0;

@@ -19,8 +19,7 @@ import { sql, type Kysely } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import type { DB } from '../../src/db/schema.js';
-import { normalizeName } from '../../src/modules/patients/normalize.js';
-import { addNameTerms } from '../../src/modules/patients/search-store.js';
+import { normalizeName, addNameTerms } from '../../src/modules/patients/index.js';
 import { FIRST, LAST, COMPOUND_FIRST, type Person } from './search-corpus.js';
 
 /** Bump when the corpus or the seeding changes: older seeded databases are then rebuilt. */

@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { tuneHeap } from '../../src/lib/heap.js';
 import { closeContext, createContext } from '../../src/bootstrap.js';
 import { testConfig } from '../../src/config.js';
-import { createApiKey } from '../../src/modules/auth/keys-service.js';
+import { createApiKey } from '../../src/modules/auth/index.js';
 import { CLINIC_ID } from './search-seed.js';
 import { BENCH_LIMITS } from './constants.js';
 

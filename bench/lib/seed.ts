@@ -6,16 +6,14 @@
  * patient_name_keys) through the module's own addNameTerms, so search finds what it would in use.
  */
 import { SILENT_LOGGER } from '../../src/core/actor.js';
-import { backOfficeActor } from '../../src/modules/clinics/actor.js';
+import { backOfficeActor, createClinic } from '../../src/modules/clinics/index.js';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
-import { createApiKey } from '../../src/modules/auth/keys-service.js';
-import { SCOPES } from '../../src/modules/auth/scopes.js';
-import { createCalendar } from '../../src/modules/calendars/service.js';
-import { createClinic } from '../../src/modules/clinics/service.js';
-import { createDoctor } from '../../src/modules/doctors/service.js';
-import { createFacility } from '../../src/modules/facilities/service.js';
-import { addNameTerms } from '../../src/modules/patients/search-store.js';
+import { createApiKey, SCOPES } from '../../src/modules/auth/index.js';
+import { createCalendar } from '../../src/modules/calendars/index.js';
+import { createDoctor } from '../../src/modules/doctors/index.js';
+import { createFacility } from '../../src/modules/facilities/index.js';
+import { addNameTerms } from '../../src/modules/patients/index.js';
 
 export interface Seeded {
   clinicId: string;

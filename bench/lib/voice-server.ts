@@ -17,11 +17,11 @@ import { createContext } from '../../src/bootstrap.js';
 import { serveUntilSignal } from './serve.js';
 import { testConfig } from '../../src/config.js';
 import { actorEnvironment } from '../../src/context.js';
-import { backOfficeActor } from '../../src/modules/clinics/actor.js';
-import { createApiKey } from '../../src/modules/auth/keys-service.js';
-import { createCalendar } from '../../src/modules/calendars/service.js';
+import { backOfficeActor } from '../../src/modules/clinics/index.js';
+import { createApiKey } from '../../src/modules/auth/index.js';
+import { createCalendar } from '../../src/modules/calendars/index.js';
 import { VOICE_AGENT_SCOPES } from '../../src/demo/agenda.js';
-import { createDoctor } from '../../src/modules/doctors/service.js';
+import { createDoctor } from '../../src/modules/doctors/index.js';
 import { BENCH_LIMITS } from './constants.js';
 import { seedClinic } from './seed.js';
 

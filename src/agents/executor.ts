@@ -7,7 +7,7 @@
 import { bodyHashOf } from '../db/idempotency.js';
 import { derived, writes } from './registry.js';
 import type { AgentTool, ToolMethod } from './tool.js';
-import type { ToolWrite } from '../modules/tool-calls/service.js';
+import type { ToolWrite } from '../modules/tool-calls/index.js';
 
 export interface OperationRequest {
   method: ToolMethod;

@@ -11,7 +11,7 @@
  */
 import type { ValidationIssue } from '../core/errors.js';
 import { isTimestamp } from '../lib/formats.js';
-import { localParts } from '../modules/calendars/timezone.js';
+import { localParts } from '../lib/time-zone.js';
 import type { AgentTool } from './tool.js';
 
 /** `YYYY-MM-DDTHH:MM`, optional seconds and fraction, no offset. */

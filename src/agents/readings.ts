@@ -4,7 +4,7 @@
  * say the time (`localDate`, `localTime`, `label`, as slots carry) is added by the tool layer, to
  * the answer of the tools that return appointments, and to their output schemas.
  */
-import { localReading, localReadingFields } from '../modules/calendars/labels.js';
+import { localReading, localReadingFields } from '../lib/local-reading.js';
 import type { JsonSchema } from './model-schema.js';
 import type { AgentTool } from './tool.js';
 

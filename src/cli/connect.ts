@@ -95,8 +95,8 @@ export async function offlineOperations(): Promise<AdminOperation[]> {
   const [{ buildApp }, { testConfig }, { Authenticator }, { offlineDocumentsRuntime }] = await Promise.all([
     import('../app.js'),
     import('../config.js'),
-    import('../modules/auth/authenticate.js'),
-    import('../modules/documents/runtime.js'),
+    import('../modules/auth/index.js'),
+    import('../modules/documents/index.js'),
   ]);
   const token = 'offline-operations-listing';
   const config = testConfig();

@@ -9,18 +9,19 @@ import { FIRST_NAMES, LAST_NAMES } from './names.js';
 import { SILENT_LOGGER } from '../core/actor.js';
 import type { Db } from '../db/transaction.js';
 import type { WeekSchedule } from '../db/tables/agenda.js';
-import { backOfficeActor } from '../modules/clinics/actor.js';
-import { createApiKey } from '../modules/auth/keys-service.js';
-import { createPaymentPlan } from '../modules/billing/plans.js';
-import { insertAppointment, type AppointmentInsert } from '../modules/appointments/service.js';
-import { createCalendar, freeSlots, bookableWindow, slotAppointment } from '../modules/calendars/service.js';
-import { createChair } from '../modules/chairs/service.js';
-import { openConversation, recordMessage } from '../modules/conversations/service.js';
-import { createDoctor } from '../modules/doctors/service.js';
-import { updateFacility } from '../modules/facilities/service.js';
-import { importPatients } from '../modules/patients/service.js';
-import { createStaffProfile } from '../modules/staff/service.js';
-import { createTask } from '../modules/tasks/service.js';
+import { backOfficeActor } from '../modules/clinics/index.js';
+import { createApiKey } from '../modules/auth/index.js';
+import { createPaymentPlan } from '../modules/billing/index.js';
+import { insertAppointment, type AppointmentInsert } from '../modules/appointments/index.js';
+import { createCalendar, freeSlots, bookableWindow } from '../modules/calendars/index.js';
+import { slotAppointment } from '../modules/scheduling/index.js';
+import { createChair } from '../modules/chairs/index.js';
+import { openConversation, recordMessage } from '../modules/conversations/index.js';
+import { createDoctor } from '../modules/doctors/index.js';
+import { updateFacility } from '../modules/facilities/index.js';
+import { importPatients } from '../modules/patients/index.js';
+import { createStaffProfile } from '../modules/staff/index.js';
+import { createTask } from '../modules/tasks/index.js';
 
 /** Scopes of the demo's voice agent key: what a phone call needs, nothing clinical. */
 export const VOICE_AGENT_SCOPES = [

@@ -3,12 +3,9 @@
  * partly paid by a card payment, so every billing operation answers something on a fresh start.
  */
 import { SILENT_LOGGER } from '../core/actor.js';
-import { backOfficeActor } from '../modules/clinics/actor.js';
+import { backOfficeActor } from '../modules/clinics/index.js';
 import type { Db } from '../db/transaction.js';
-import { addDays, localDate } from '../modules/billing/dates.js';
-import { issueInvoice } from '../modules/billing/invoices.js';
-import { recordPayment } from '../modules/billing/payments.js';
-import { createQuote, decideQuote } from '../modules/billing/quotes.js';
+import { addDays, localDate, issueInvoice, recordPayment, createQuote, decideQuote } from '../modules/billing/index.js';
 
 /** Nothing here pages or parses a phone number without a country code: no cursor secret, Italian numbers. */
 const DEMO_ENV = { region: 'IT', cursorSecret: 'demo-billing-unused' };

@@ -8,11 +8,9 @@
  * Created once (tracked in server_settings); the tokens are printed only then.
  */
 import type { Db } from '../db/transaction.js';
-import { createApiKey } from '../modules/auth/keys-service.js';
-import { SCOPES } from '../modules/auth/scopes.js';
-import { createClinic } from '../modules/clinics/service.js';
-import { anyClinic } from '../modules/clinics/store.js';
-import { createFacility } from '../modules/facilities/service.js';
+import { createApiKey, SCOPES } from '../modules/auth/index.js';
+import { createClinic, anyClinic } from '../modules/clinics/index.js';
+import { createFacility } from '../modules/facilities/index.js';
 import { seedDemoBilling } from './billing.js';
 import { seedDemoAgenda } from './agenda.js';
 import { claimDemoMark } from './store.js';

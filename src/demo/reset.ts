@@ -14,7 +14,7 @@
 import type { Actor } from '../core/actor.js';
 import { ApiError } from '../core/errors.js';
 import type { Db } from '../db/transaction.js';
-import { createFacility } from '../modules/facilities/service.js';
+import { createFacility } from '../modules/facilities/index.js';
 import { DEMO_FACILITIES, seedTestTwin } from './clinic.js';
 import type { DemoReset } from './schema.js';
 import { deleteClinicData, lockClinic } from './store.js';

@@ -2,9 +2,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { Actor, AuthContext } from '../core/actor.js';
-import type { Scope } from '../modules/auth/scopes.js';
+import type { Scope } from '../modules/auth/index.js';
 import type { IdempotencyRecord } from './plugins/idempotency.js';
-import type { ToolCallLedger } from '../modules/tool-calls/service.js';
+import type { ToolCallLedger } from '../modules/tool-calls/index.js';
 import type { RateLimits, RateWindowState, WindowRule } from './rate-limit/limiter.js';
 import type { DeclaredReasons, ValidationIssue } from '../core/errors.js';
 

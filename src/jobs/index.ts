@@ -1,13 +1,13 @@
 /** Every periodic job of the service, each owned by its module. */
 import { purgeIdempotencyKeys } from '../db/idempotency.js';
-import { billingJobs } from '../modules/billing/jobs.js';
-import { documentJobs } from '../modules/documents/jobs.js';
-import { conversationJobs } from '../modules/conversations/jobs.js';
-import { webhookJobs } from '../modules/webhooks/jobs.js';
-import { purgeLapsedHolds } from '../modules/holds/service.js';
-import { purgeToolCallWrites } from '../modules/tool-calls/service.js';
-import { expireOffers } from '../modules/waitlist/offers.js';
-import { refreshRecallWorklists } from '../modules/recalls/service.js';
+import { billingJobs } from '../modules/billing/index.js';
+import { documentJobs } from '../modules/documents/index.js';
+import { conversationJobs } from '../modules/conversations/index.js';
+import { webhookJobs } from '../modules/webhooks/index.js';
+import { purgeLapsedHolds } from '../modules/holds/index.js';
+import { purgeToolCallWrites } from '../modules/tool-calls/index.js';
+import { expireOffers } from '../modules/scheduling/index.js';
+import { refreshRecallWorklists } from '../modules/recalls/index.js';
 import type { Job } from './scheduler.js';
 
 export function allJobs(): Job[] {

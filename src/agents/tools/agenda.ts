@@ -1,8 +1,7 @@
 /** The agenda steps: the services, their free slots, holding and booking one, moving and cancelling. */
-import { AppointmentListQuery, AppointmentSchema, BookAppointmentBody, RescheduleBody } from '../../modules/appointments/schema.js';
-import { AvailabilityQuerySchema, AvailabilitySchema, CalendarSchema } from '../../modules/calendars/schema.js';
-import { CalendarListQuerySchema } from '../../modules/calendars/schema.js';
-import { HoldSchema, NewHoldSchema } from '../../modules/holds/schema.js';
+import { AppointmentListQuery, AppointmentSchema, BookAppointmentBody, RescheduleBody } from '../../modules/appointments/index.js';
+import { AvailabilityQuerySchema, AvailabilitySchema, CalendarSchema, CalendarListQuerySchema } from '../../modules/calendars/index.js';
+import { HoldSchema, NewHoldSchema } from '../../modules/holds/index.js';
 import { IdParams, Page } from '../../core/schemas.js';
 import { SAY_TIMES } from '../local-time.js';
 import type { AgentTool, Sentence } from '../tool.js';

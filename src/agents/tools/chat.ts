@@ -1,5 +1,5 @@
 /** The chat bot's own steps: read the conversation, pause itself for a person. */
-import { BotChangeSchema, ConversationSchema, MessageListQuerySchema, MessageSchema } from '../../modules/conversations/schema.js';
+import { BotChangeSchema, ConversationSchema, MessageListQuerySchema, MessageSchema } from '../../modules/conversations/index.js';
 import { IdParams, Page } from '../../core/schemas.js';
 import type { AgentTool } from '../tool.js';
 

@@ -1,6 +1,6 @@
 /** The clinic's back office as an agent meets it: a to-do for the staff, what a patient owes. */
-import { BalanceSchema } from '../../modules/billing/schema.js';
-import { NewTaskBody, TaskSchema } from '../../modules/tasks/schema.js';
+import { BalanceSchema } from '../../modules/billing/index.js';
+import { NewTaskBody, TaskSchema } from '../../modules/tasks/index.js';
 import { IdParams } from '../../core/schemas.js';
 import type { AgentTool } from '../tool.js';
 import { PATIENT_FROM_CONFIRMED } from './identity.js';

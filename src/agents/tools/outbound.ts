@@ -1,7 +1,7 @@
 /** The outbound steps: a waitlist that offers freed slots, and the recall worklist an outbound agent calls down. */
 import { IdParams, Page } from '../../core/schemas.js';
-import { NewRecallAttemptSchema, RecallAttemptSchema, RecallListQuerySchema, RecallPatientParams, RecallSchema } from '../../modules/recalls/schema.js';
-import { NewWaitlistEntrySchema, OfferListQuerySchema, WaitlistEntrySchema, WaitlistOfferSchema } from '../../modules/waitlist/schema.js';
+import { NewRecallAttemptSchema, RecallAttemptSchema, RecallListQuerySchema, RecallPatientParams, RecallSchema } from '../../modules/recalls/index.js';
+import { NewWaitlistEntrySchema, OfferListQuerySchema, WaitlistEntrySchema, WaitlistOfferSchema } from '../../modules/waitlist/index.js';
 import { SAY_TIMES } from '../local-time.js';
 import type { AgentTool } from '../tool.js';
 import { PATIENT_FROM_CONFIRMED } from './identity.js';

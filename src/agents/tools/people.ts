@@ -1,6 +1,6 @@
 /** Finding the patient, and recording a new prospect. */
-import { LeadInputSchema, LeadSchema } from '../../modules/leads/schema.js';
-import { PatientSearchQuerySchema, PatientSearchResultSchema } from '../../modules/patients/schema.js';
+import { LeadInputSchema, LeadSchema } from '../../modules/leads/index.js';
+import { PatientSearchQuerySchema, PatientSearchResultSchema } from '../../modules/patients/index.js';
 import type { AgentTool } from '../tool.js';
 
 export const PEOPLE_TOOLS: AgentTool[] = [

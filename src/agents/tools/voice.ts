@@ -1,6 +1,6 @@
 /** The voice agent's own steps: who is calling, give the call to a person, log the call. */
-import { CallInputSchema, CallSchema } from '../../modules/calls/schema.js';
-import { HandoffSchema, NewHandoffSchema, VoiceContextQuerySchema, VoiceContextSchema } from '../../modules/voice/schema.js';
+import { CallInputSchema, CallSchema } from '../../modules/calls/index.js';
+import { HandoffSchema, NewHandoffSchema, VoiceContextQuerySchema, VoiceContextSchema } from '../../modules/voice/index.js';
 import { SAY_TIMES } from '../local-time.js';
 import type { AgentTool } from '../tool.js';
 import { PATIENT_FROM_CONFIRMED } from './identity.js';

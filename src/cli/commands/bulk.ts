@@ -71,7 +71,7 @@ export const bulkCommands: Command[] = [
       const count = args.patients === undefined ? 200 : Number(args.patients);
       if (!Number.isInteger(count) || count < 0 || count > 100_000) throw new UsageError('--patients must be a whole number from 0 to 100000');
       const { DEMO_CLINIC_NAME, DEMO_FACILITIES } = await import('../../demo/clinic.js');
-      const { SCOPES } = await import('../../modules/auth/scopes.js');
+      const { SCOPES } = await import('../../modules/auth/index.js');
       const live = await request(c.api, 'adminCreateClinic', {}, { name: DEMO_CLINIC_NAME, mode: 'live' });
       const test = await request(c.api, 'adminCreateClinic', {}, { name: `${DEMO_CLINIC_NAME} (test)`, mode: 'test', organizationId: live.organizationId });
       const facilityIds: string[] = [];

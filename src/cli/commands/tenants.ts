@@ -211,7 +211,7 @@ export const tenantCommands: Command[] = [
       'expires-at': { description: 'Expiry, ISO 8601', example: '2027-12-31T23:59:59Z' },
     },
     async run(c, args, json) {
-      const { SCOPES } = await import('../../modules/auth/scopes.js');
+      const { SCOPES } = await import('../../modules/auth/index.js');
       const scopes = list(args.scopes)!;
       const body = given({
         name: str(args.name),

@@ -55,8 +55,8 @@ export const webhookCommands: Command[] = [
       if (!(max > 0 && Number.isInteger(max)) && max !== Infinity) throw new UsageError('--max-events must be a whole number above 0');
       await testClinic(c.api, clinicId);
       const [{ generateSecret, deliveryHeaders }, { USER_AGENT }] = await Promise.all([
-        import('../../modules/webhooks/signing.js'),
-        import('../../modules/webhooks/sender.js'),
+        import('../../modules/webhooks/index.js'),
+        import('../../modules/webhooks/index.js'),
       ]);
       const secret = str(args.secret) ?? generateSecret();
       let since = new Date().toISOString();

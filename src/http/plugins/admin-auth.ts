@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ActorEnvironment } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
-import { backOfficeActor } from '../../modules/clinics/actor.js';
+import { backOfficeActor } from '../../modules/clinics/index.js';
 
 export interface AdminGateOptions {
   adminToken: string;

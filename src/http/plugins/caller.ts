@@ -9,9 +9,8 @@
  * contract tells that client not to retry, and a 429 would tell it to.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { KnownKeyRefused, requireScopes, type Authenticator } from '../../modules/auth/authenticate.js';
+import { KnownKeyRefused, requireScopes, type Authenticator, aiDisabled } from '../../modules/auth/index.js';
 import { ApiError } from '../../core/errors.js';
-import { aiDisabled } from '../../modules/auth/ai.js';
 import { apiKeyActor, type ActorEnvironment } from '../../core/actor.js';
 import { authFailureRules, callerRules, keyRules, type Decision, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
 

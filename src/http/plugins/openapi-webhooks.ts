@@ -7,7 +7,7 @@
  */
 import { ALL_EVENT_TYPES, EVENT_DATA_SCHEMAS, exampleData } from '../../event-schemas.js';
 import { EVENT_SCOPES, type AnyEventType } from '../../events/catalogue.js';
-import { EventEnvelopeSchema } from '../../modules/webhooks/schema.js';
+import { EventEnvelopeSchema } from '../../modules/webhooks/index.js';
 
 const HEADERS = {
   'X-Service-Signature': {

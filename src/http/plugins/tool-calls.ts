@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/transaction.js';
-import { toolCallLedger } from '../../modules/tool-calls/service.js';
+import { toolCallLedger } from '../../modules/tool-calls/index.js';
 
 export function registerToolCallLedger(app: FastifyInstance, db: Db): void {
   app.decorateRequest('toolCalls', {

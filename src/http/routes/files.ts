@@ -16,11 +16,16 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../core/errors.js';
-import { downloadHeaders } from '../../modules/documents/download.js';
-import { UploadOutcomeSchema } from '../../modules/documents/schema.js';
-import { downloadThroughLink, uploadThroughLink, useLink } from '../../modules/documents/link-uses.js';
-import { depsOf } from '../../modules/documents/service.js';
-import { verifyLink, type LinkClaims } from '../../modules/documents/storage/links.js';
+import {
+  downloadHeaders,
+  UploadOutcomeSchema,
+  downloadThroughLink,
+  uploadThroughLink,
+  useLink,
+  depsOf,
+  verifyLink,
+  type LinkClaims,
+} from '../../modules/documents/index.js';
 import { watchBodyRate } from '../body-rate.js';
 import { answerAndClose, rawErrorAnswer } from '../client-error.js';
 import { exemptFromRequestTimeout } from '../connections.js';

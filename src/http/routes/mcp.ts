@@ -20,7 +20,7 @@ import { withStartReadings } from '../../agents/readings.js';
 import { withClinicTimes } from '../../agents/local-time.js';
 import type { AgentTool } from '../../agents/tool.js';
 import { callable, namesAsked, READONLY_VALUES, readonlyAsked, visibleTools, type ToolFilter } from '../../agents/visibility.js';
-import { aiDisabled } from '../../modules/auth/ai.js';
+import { aiDisabled } from '../../modules/auth/index.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import type { Config } from '../../config.js';
 import { browserOriginAllowed } from '../browser-origin.js';

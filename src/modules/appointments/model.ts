@@ -3,6 +3,8 @@ import type { Selectable } from 'kysely';
 import { hasSqlState, SQLSTATE } from '../../db/errors.js';
 import type { AppointmentsTable } from '../../db/tables/core.js';
 
+export { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES, BLOCKING_EXCLUDED } from '../../core/agenda.js';
+
 export type AppointmentRow = Selectable<AppointmentsTable>;
 
 export const APPOINTMENT_STATUSES = [
@@ -18,8 +20,6 @@ export const APPOINTMENT_STATUSES = [
   'postponed',
 ] as const;
 export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
-export const APPOINTMENT_TYPES = ['checkup', 'treatment', 'consultation', 'emergency', 'other'] as const;
-export const APPOINTMENT_CATEGORIES = ['recall', 'treatment_plan', 'first_visit', 'case_study', 'standard'] as const;
 export const APPOINTMENT_ORIGINS = ['manual', 'bot', 'voice', 'api'] as const;
 export type AppointmentOrigin = (typeof APPOINTMENT_ORIGINS)[number];
 
@@ -43,9 +43,6 @@ export const TRANSITIONS: Record<AppointmentStatus, readonly AppointmentStatus[]
 
 /** Statuses whose time can still be moved (reschedule). */
 export const MOVABLE: ReadonlySet<string> = new Set(['draft', 'pending', 'scheduled', 'confirmed', 'postponed']);
-
-/** Statuses that hold the doctor's and chair's time (the overlap constraint of 0020_agenda.sql). */
-export const BLOCKING_EXCLUDED = ['cancelled', 'no_show', 'postponed', 'draft'] as const;
 
 /** The transitions that announce themselves (spec 6.3). */
 export const STATUS_EVENTS = {

@@ -13,11 +13,11 @@ import { assertSameEventData, recordEventIn } from '../../events/record.js';
 import { commitCheck, lastStatement } from '../../db/then-commit.js';
 import { prepared } from '../../db/prepared-statements.js';
 import type { Actor } from '../../core/actor.js';
+import type { Slot } from '../../core/agenda.js';
 import type { VIEW_COLUMNS } from './view.js';
 import { type AppointmentOrigin, type AppointmentRow, type AppointmentStatus } from './model.js';
 import { eventData } from './events.js';
 import { AppointmentSchema, type ListQuery } from './schema.js';
-import type { Slot } from '../calendars/store.js';
 
 /**
  * A page of the list: each appointment as its JSON text (APPOINTMENT_JSON, below), the ids of those whose
@@ -200,6 +200,45 @@ export async function moveAppointment(
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** Whether the patient has an appointment in the clinic that is not cancelled. */
+export async function hasAppointment(trx: Transaction, clinicId: string, patientId: string): Promise<boolean> {
+  const seen = await trx
+    .selectFrom('appointments')
+    .select('id')
+    .where('clinic_id', '=', clinicId)
+    .where('patient_id', '=', patientId)
+    .where('status', '<>', 'cancelled')
+    .limit(1)
+    .executeTakeFirst();
+  return seen !== undefined;
+}
+
+/** The appointment of this id (one a hold was used for). */
+export async function appointmentById(trx: Transaction, id: string): Promise<AppointmentRow> {
+  return trx.selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/**
+ * The patient's live appointment (scheduled or confirmed) at exactly this calendar and start,
+ * of this doctor when one is named, or undefined: what a retried booking answers.
+ */
+export async function liveAppointmentAt(
+  db: Db,
+  clinicId: string,
+  at: { patientId: string; calendarId: string; start: Date; doctorId: string | undefined },
+): Promise<AppointmentRow | undefined> {
+  let query = db
+    .selectFrom('appointments')
+    .selectAll()
+    .where('clinic_id', '=', clinicId)
+    .where('patient_id', '=', at.patientId)
+    .where('calendar_id', '=', at.calendarId)
+    .where('start_at', '=', at.start)
+    .where('status', 'in', ['scheduled', 'confirmed']);
+  if (at.doctorId) query = query.where('doctor_id', '=', at.doctorId);
+  return query.orderBy('created_at').limit(1).executeTakeFirst();
 }
 
 /*

@@ -1,5 +1,5 @@
 /** Calendar dates of billing (due dates, validity): `YYYY-MM-DD` in the clinic's time zone. */
-import { localParts } from '../calendars/timezone.js';
+import { localParts } from '../../lib/time-zone.js';
 
 /** Today's date in a time zone: an installment or a quote is overdue/expired from the day after. */
 export function localDate(timeZone: string, at: Date = new Date()): string {

@@ -8,7 +8,7 @@
 import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Transaction } from '../../db/transaction.js';
-import { hasContent } from '../documents/service.js';
+import { hasContent } from '../documents/index.js';
 import { signedDocumentOf } from './quote-store.js';
 
 /** Document categories that can hold a patient's signature on a quote. */

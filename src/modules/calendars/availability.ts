@@ -7,9 +7,9 @@
 import { bookingChannel, type Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
-import { localDateOf, partOfDayOf, slotWords, type SlotWords } from './labels.js';
+import { localDateOf, partOfDayOf, slotWords, type SlotWords } from '../../lib/local-reading.js';
 import type { AvailabilityQuery, EMPTY_REASONS } from './schema.js';
-import { localParts, localToUtc } from './timezone.js';
+import { localParts, localToUtc } from '../../lib/time-zone.js';
 import { availabilityQueryIssues, MAX_WINDOW_DAYS } from './checks.js';
 import { bookableWindow, findCalendar, freeSlots, gridSlots, type CalendarRow, type Slot, type Window } from './service.js';
 
@@ -77,7 +77,7 @@ async function nextFree(db: Db, cal: CalendarRow, tz: string, after: Date, docto
   return null;
 }
 
-/** Where each part of a local day starts and ends, in minutes after local midnight (labels.ts partOfDayOf). */
+/** Where each part of a local day starts and ends, in minutes after local midnight (src/lib/local-reading.ts partOfDayOf). */
 const PART_MINUTES = { morning: [0, 13 * 60], afternoon: [13 * 60, 18 * 60], evening: [18 * 60, 24 * 60] } as const;
 
 /** The window of a local day `YYYY-MM-DD` in `tz`, or of one part of it. */

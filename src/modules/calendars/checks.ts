@@ -6,7 +6,7 @@
  */
 import type { ValidationIssue } from '../../core/errors.js';
 import { instant, record } from '../../lib/loose.js';
-import { scheduleIssues } from '../facilities/schedule.js';
+import { scheduleIssues } from '../facilities/index.js';
 
 export function calendarBodyIssues(body: unknown): ValidationIssue[] {
   return scheduleIssues(record(body).workingHours, 'workingHours');

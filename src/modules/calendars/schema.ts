@@ -5,9 +5,9 @@
 import { Type, type Static } from 'typebox';
 import { BOOKING_CHANNELS } from '../../core/actor.js';
 import { DateOnly, InputTimestamp, Nullable, OutputTimestamp, StringEnum, UpdatedListQueryFields, Uuid } from '../../core/schemas.js';
-import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../appointments/model.js';
-import { WeekScheduleSchema } from '../facilities/schedule.js';
-import { PARTS_OF_DAY } from './labels.js';
+import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../../core/agenda.js';
+import { WeekScheduleSchema } from '../facilities/index.js';
+import { PARTS_OF_DAY } from '../../lib/local-reading.js';
 
 export const CalendarSchema = Type.Object(
   {

@@ -3,16 +3,15 @@
  * weekly working hours (clinic timezone), a slot length, doctors and chairs, a minimum
  * notice, a booking horizon and a cancellation notice.
  */
-import type { Actor } from '../../core/actor.js';
+import { bookingChannel, type Actor } from '../../core/actor.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { WeekSchedule } from '../../db/tables/agenda.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
-import type { AppointmentInsert } from '../appointments/store.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
-import { WEEKDAYS, minutesOf } from '../facilities/schedule.js';
+import { WEEKDAYS, minutesOf } from '../facilities/index.js';
 import { calendarBodyIssues } from './checks.js';
-import { localParts, localToUtc } from './timezone.js';
+import { localParts, localToUtc } from '../../lib/time-zone.js';
 import type { CalendarChanges, CalendarListQuery, CalendarView, NewCalendar } from './schema.js';
 import { busyTimes, insertCalendar, pageCalendars, updateCalendarRow, type CalendarRow, type Slot, type SlotOptions } from './store.js';
 
@@ -107,6 +106,18 @@ export function bookableWindow(cal: CalendarRow, from: Date, to: Date, now = new
   return { from: new Date(start), to: new Date(end) };
 }
 
+/** A calendar closed to this key's channel (`bookableBy`) is `403 forbidden` reason `not_bookable_by_agent`. */
+export function assertBookableBy(cal: CalendarRow, who: Actor): void {
+  const channel = bookingChannel(who);
+  if (channel !== null && !cal.bookable_by.includes(channel)) {
+    throw ApiError.forbidden(
+      'not_bookable_by_agent',
+      { bookableBy: cal.bookable_by },
+      'Questo calendario non si può prenotare con questa chiave: va prenotato dallo studio.',
+    );
+  }
+}
+
 /**
  * Slot starts of the calendar's working hours whose start falls in the window. On a day whose
  * next local midnight is 24 hours after its own, the offset from UTC does not change during
@@ -179,30 +190,4 @@ export async function freeSlots(db: Db, cal: CalendarRow, tz: string, window: Wi
     slots.push({ start: s.start.toISOString(), end: s.end.toISOString(), doctorId, chairId });
   }
   return slots;
-}
-
-/**
- * The appointment that books `slot` of `cal` for a patient: the slot's doctor, chair and time, the
- * calendar's facility, and its appointment type and category unless the booking gives its own
- * (null clears them).
- */
-export function slotAppointment(
-  cal: CalendarRow,
-  slot: Slot,
-  patientId: string,
-  details: Pick<AppointmentInsert, 'origin' | 'type' | 'category' | 'title' | 'reason'>,
-): AppointmentInsert {
-  return {
-    ...details,
-    patientId,
-    facilityId: cal.facility_id,
-    doctorId: slot.doctorId,
-    chairId: slot.chairId,
-    calendarId: cal.id,
-    start: slot.start,
-    end: slot.end,
-    status: 'scheduled',
-    type: details.type === undefined ? cal.appointment_type : details.type,
-    category: details.category === undefined ? cal.appointment_category : details.category,
-  };
 }

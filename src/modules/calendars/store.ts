@@ -2,13 +2,13 @@
  * The calendars' SQL (booking rules and the reads of a slot): calendar rows, the query of the
  * time taken on doctors and chairs (busyTimesQuery, which every reader of free time uses), the
  * schedule locks, and the reads a booking makes in its first statement. The rules that use them
- * are service.ts, booking.ts and slots.ts.
+ * are service.ts and src/modules/scheduling (booking.ts, slots.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { Db, Transaction } from '../../db/transaction.js';
 import type { CalendarsTable } from '../../db/tables/agenda.js';
-import { BLOCKING_EXCLUDED, type AppointmentRow } from '../appointments/model.js';
+import { BLOCKING_EXCLUDED } from '../../core/agenda.js';
 import { takesReferences } from '../../db/scoped.js';
 import { updatedPage } from '../../db/keyset.js';
 import { facilityVisible } from '../../db/tenant.js';
@@ -18,13 +18,7 @@ import type { CalendarChanges, CalendarListQuery, NewCalendar } from './schema.j
 
 export type CalendarRow = Selectable<CalendarsTable>;
 
-/** A free slot of a calendar: its time and the doctor and chair it takes. */
-export interface Slot {
-  start: string;
-  end: string;
-  doctorId: string | null;
-  chairId: string | null;
-}
+export type { Slot } from '../../core/agenda.js';
 
 type CalendarInput = CalendarChanges;
 
@@ -232,45 +226,6 @@ export async function readCalendarAndPatient(
     patient: ref_patient_id === null ? null : { id: ref_patient_id, facility_id: ref_patient_facility_id },
     soleLocked: sole_locked === true,
   };
-}
-
-/** Whether the patient has an appointment in the clinic that is not cancelled. */
-export async function hasAppointment(trx: Transaction, clinicId: string, patientId: string): Promise<boolean> {
-  const seen = await trx
-    .selectFrom('appointments')
-    .select('id')
-    .where('clinic_id', '=', clinicId)
-    .where('patient_id', '=', patientId)
-    .where('status', '<>', 'cancelled')
-    .limit(1)
-    .executeTakeFirst();
-  return seen !== undefined;
-}
-
-/** The appointment of this id (one a hold was used for). */
-export async function appointmentById(trx: Transaction, id: string): Promise<AppointmentRow> {
-  return trx.selectFrom('appointments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
-
-/**
- * The patient's live appointment (scheduled or confirmed) at exactly this calendar and start,
- * of this doctor when one is named, or undefined: what a retried booking answers.
- */
-export async function liveAppointmentAt(
-  db: Db,
-  clinicId: string,
-  at: { patientId: string; calendarId: string; start: Date; doctorId: string | undefined },
-): Promise<AppointmentRow | undefined> {
-  let query = db
-    .selectFrom('appointments')
-    .selectAll()
-    .where('clinic_id', '=', clinicId)
-    .where('patient_id', '=', at.patientId)
-    .where('calendar_id', '=', at.calendarId)
-    .where('start_at', '=', at.start)
-    .where('status', 'in', ['scheduled', 'confirmed']);
-  if (at.doctorId) query = query.where('doctor_id', '=', at.doctorId);
-  return query.orderBy('created_at').limit(1).executeTakeFirst();
 }
 
 /** A page of the calendars the actor sees, by last modification, of a facility or of a doctor (GET /v1/calendars). */

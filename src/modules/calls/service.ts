@@ -9,10 +9,10 @@ import { recordEvent } from '../../events/record.js';
 import type { CallInput, CallView } from './schema.js';
 import { ApiError } from '../../core/errors.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
-import type { AccessLogWriter } from '../access-log/writer.js';
-import { seesFacility } from '../auth/authenticate.js';
-import { addActivityInTransaction, createLeadInTransaction } from '../leads/service.js';
-import { checkFacility } from '../patients/facility.js';
+import type { AccessLogWriter } from '../access-log/index.js';
+import { seesFacility } from '../auth/index.js';
+import { addActivityInTransaction, createLeadInTransaction } from '../leads/index.js';
+import { checkFacility } from '../patients/index.js';
 import { insertCall, linkLead, type CallRow } from './store.js';
 import { ANONYMOUS, callBodyIssues, isAnonymous } from './checks.js';
 

@@ -9,7 +9,7 @@ import type { Transaction } from '../../db/transaction.js';
 import type { TenantScope } from '../../db/tenant.js';
 import type { CallsTable } from '../../db/tables/people.js';
 import { prepared } from '../../db/prepared-statements.js';
-import { patientByPhoneQuery } from '../patients/store.js';
+import { patientByPhoneQuery } from '../patients/index.js';
 import type { CallInput } from './schema.js';
 
 export type CallRow = Selectable<CallsTable>;

@@ -2,8 +2,8 @@
 import type { Actor } from '../../core/actor.js';
 import type { UpdatedListQuery } from '../../core/schemas.js';
 import type { Db } from '../../db/transaction.js';
-import { assertClinic } from '../clinics/service.js';
-import { assertFacilityOfClinic } from '../facilities/service.js';
+import { assertClinic } from '../clinics/index.js';
+import { assertFacilityOfClinic } from '../facilities/index.js';
 import type { ChairAdminView, ChairView, NewChair } from './schema.js';
 import * as store from './store.js';
 

@@ -6,7 +6,7 @@
 import { ApiError } from '../../core/errors.js';
 import type { Actor, ActorEnvironment, ActorLogger } from '../../core/actor.js';
 import type { Db } from '../../db/transaction.js';
-import { SCOPES } from '../auth/scopes.js';
+import { SCOPES } from '../auth/index.js';
 import { clinicForActor } from './store.js';
 
 const EVERY_SCOPE: ReadonlySet<string> = new Set(SCOPES);

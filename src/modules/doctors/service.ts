@@ -5,8 +5,8 @@
 import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
-import { assertClinic } from '../clinics/service.js';
-import { assertFacilityOfClinic } from '../facilities/service.js';
+import { assertClinic } from '../clinics/index.js';
+import { assertFacilityOfClinic } from '../facilities/index.js';
 import type { DoctorAdminView, DoctorChanges, DoctorListQuery, DoctorView, NewDoctor } from './schema.js';
 import * as store from './store.js';
 

@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { HOLD_LIFE_SECONDS } from './caps.js';
 import { InputTimestamp, Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
-import { localReadingFields } from '../calendars/labels.js';
+import { localReadingFields } from '../../lib/local-reading.js';
 
 /**
  * A key holds at most this many live slots at once. A call holds one slot at a time, and one key

@@ -5,10 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import type { SlotHoldsTable } from '../../db/tables/agenda.js';
+import type { CalendarsTable, SlotHoldsTable } from '../../db/tables/agenda.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import type { Slot } from '../calendars/service.js';
-import type { CalendarRow } from '../calendars/store.js';
+import type { Slot } from '../../core/agenda.js';
 import { HOLD_LIFE_SECONDS } from './caps.js';
 
 export type HoldRow = Selectable<SlotHoldsTable>;
@@ -74,7 +73,16 @@ export async function replaceAndCount(trx: Transaction, h: { clinicId: string; k
  */
 export async function insertHold(
   trx: Transaction,
-  h: { clinicId: string; keyId: string; holderRef: string; cal: CalendarRow; slot: Slot; ttlSeconds: number; deadline: Date; firstHeldAt: Date | null },
+  h: {
+    clinicId: string;
+    keyId: string;
+    holderRef: string;
+    cal: Pick<Selectable<CalendarsTable>, 'id' | 'facility_id'>;
+    slot: Slot;
+    ttlSeconds: number;
+    deadline: Date;
+    firstHeldAt: Date | null;
+  },
 ): Promise<HoldRow> {
   return trx
     .insertInto('slot_holds')

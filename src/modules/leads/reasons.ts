@@ -1,6 +1,6 @@
 /** The closed sets of `details.reason` each lead operation can answer (route `config.reasons`). */
 import type { DeclaredReasons } from '../../core/errors.js';
-import { PATIENT_REASONS } from '../patients/reasons.js';
+import { PATIENT_REASONS } from '../patients/index.js';
 
 export const LEAD_REASONS = {
   update: { conflict: ['lead_converted'] },

@@ -1,5 +1,5 @@
 /** Patients in the back office (spec 4.11): update, archive and erase; their statements are in store.ts. */
-import { forgetPatientDocuments, purgePatientDocuments, type DocumentsDeps } from '../documents/service.js';
+import { forgetPatientDocuments, purgePatientDocuments, type DocumentsDeps } from '../documents/index.js';
 import { findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
 import { recordEvent } from '../../events/record.js';

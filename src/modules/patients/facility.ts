@@ -6,7 +6,7 @@
 import type { Transaction } from '../../db/transaction.js';
 import type { TenantScope } from '../../db/tenant.js';
 import type { ValidationIssue } from '../../core/errors.js';
-import { facilityOfClinic } from '../facilities/store.js';
+import { facilityOfClinic } from '../facilities/index.js';
 
 export async function checkFacility(
   trx: Transaction,

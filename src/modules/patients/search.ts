@@ -20,7 +20,7 @@ import type { PatientSearchQuery, PatientSearchResult as SearchResult, SearchHit
 import { deletionKeys, nameScore, normalizeName, normalizeTaxCode, osaDistance } from './normalize.js';
 import { confirmation, detailsAsked, detailsToAsk, matchDetails, type DetailMatch } from './confirm.js';
 import { nicknameVariants } from './nicknames.js';
-import { facilityOfClinic } from '../facilities/store.js';
+import { facilityOfClinic } from '../facilities/index.js';
 import { hitDetails, patientsOfNames, patientsWith, termsByKeys, termsWithinEdits, type NameCondition, type SearchScope } from './search-store.js';
 
 type MatchedBy = SearchHit['matchedBy'];

@@ -7,7 +7,7 @@ import type { Db, Transaction } from '../../db/transaction.js';
 import { findScoped } from '../../db/scoped.js';
 import { recordEvent } from '../../events/record.js';
 import { BULK_EVENT_THRESHOLD, recordSkipped } from '../../events/skipped.js';
-import { seesFacility } from '../auth/authenticate.js';
+import { seesFacility } from '../auth/index.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { can, type Actor } from '../../core/actor.js';
 import { toCanonicalPhone } from '../../lib/phone.js';

@@ -1,5 +1,5 @@
 /** When a due patient may be contacted next: the weekly limit and the quiet hours, as one pure rule. */
-import { localParts, localToUtc } from '../calendars/timezone.js';
+import { localParts, localToUtc } from '../../lib/time-zone.js';
 
 const WEEK_MS = 7 * 86_400_000;
 const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));

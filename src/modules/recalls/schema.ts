@@ -1,9 +1,9 @@
 /** The recall worklist on the wire: rules, the due list, attempts. */
 import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, PageQueryFields, StringEnum, Uuid } from '../../core/schemas.js';
-import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../appointments/model.js';
-import { CONTACT_CHANNELS } from '../waitlist/schema.js';
-import { LocalReadingSchema, NullableLocalReading } from '../calendars/labels.js';
+import { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES } from '../appointments/index.js';
+import { CONTACT_CHANNELS } from '../waitlist/index.js';
+import { LocalReadingSchema, NullableLocalReading } from '../../lib/local-reading.js';
 
 export const RECALL_OUTCOMES = ['booked', 'no_answer', 'voicemail', 'callback', 'declined', 'wrong_number', 'opted_out'] as const;
 export type RecallOutcome = (typeof RECALL_OUTCOMES)[number];

@@ -7,8 +7,8 @@ import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import { findScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
-import { localReading, localReadingOrNull } from '../calendars/labels.js';
-import { insertTask } from '../tasks/service.js';
+import { localReading, localReadingOrNull } from '../../lib/local-reading.js';
+import { insertTask } from '../tasks/index.js';
 import { nextAttemptAt } from './policy.js';
 import { attemptBodyIssues, rulesBodyIssues } from './checks.js';
 import {

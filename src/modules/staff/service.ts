@@ -2,9 +2,9 @@
 import type { Actor } from '../../core/actor.js';
 import type { UpdatedListQuery } from '../../core/schemas.js';
 import type { Db } from '../../db/transaction.js';
-import { assertClinic } from '../clinics/service.js';
-import { assertFacilityOfClinic } from '../facilities/service.js';
-import type { PersonView } from '../doctors/service.js';
+import { assertClinic } from '../clinics/index.js';
+import { assertFacilityOfClinic } from '../facilities/index.js';
+import type { PersonView } from '../doctors/index.js';
 import type { NewStaff, StaffProfileView } from './schema.js';
 import * as store from './store.js';
 

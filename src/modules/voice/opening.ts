@@ -1,7 +1,7 @@
 /** Whether a facility is open at an instant, by its weekly schedule in the clinic's zone (src/modules/facilities/schedule.ts). */
 import type { WeekSchedule } from '../../db/tables/agenda.js';
-import { WEEKDAYS, minutesOf } from '../facilities/schedule.js';
-import { localParts, localToUtc } from '../calendars/timezone.js';
+import { WEEKDAYS, minutesOf } from '../facilities/index.js';
+import { localParts, localToUtc } from '../../lib/time-zone.js';
 
 export interface OpeningState {
   openNow: boolean;

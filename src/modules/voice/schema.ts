@@ -1,7 +1,7 @@
 /** The voice agent's operations: the context of a ringing call and the handoff to a person. */
 import { Type, type Static } from 'typebox';
 import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
-import { localReadingFields, NullableLocalReading } from '../calendars/labels.js';
+import { localReadingFields, NullableLocalReading } from '../../lib/local-reading.js';
 
 /** A phone number in any format, or `anonymous` (as POST /calls takes it). */
 export const PHONE_PATTERN = '^([Aa][Nn][Oo][Nn][Yy][Mm][Oo][Uu][Ss]|[+0-9 ()./-]*)$';

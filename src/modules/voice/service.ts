@@ -3,13 +3,13 @@
  * handoff to a person when it gives up. It answers as little personal data as the job needs.
  */
 import type { Actor } from '../../core/actor.js';
-import { localReading } from '../calendars/labels.js';
+import { localReading } from '../../lib/local-reading.js';
 import { ApiError } from '../../core/errors.js';
 import { checkRefs } from '../../db/scoped.js';
 import type { WeekSchedule } from '../../db/tables/agenda.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
-import { insertTask } from '../tasks/service.js';
+import { insertTask } from '../tasks/index.js';
 import { openingState } from './opening.js';
 import { contextQueryIssues, isAnonymous } from './checks.js';
 import type { HandoffView, NewHandoff, VoiceContext, VoiceContextQuery } from './schema.js';

@@ -9,7 +9,7 @@ import type { Actor } from '../../core/actor.js';
 import type { VoiceHandoffsTable } from '../../db/tables/agenda.js';
 import { facilityVisible } from '../../db/tenant.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { BLOCKING_EXCLUDED } from '../appointments/model.js';
+import { BLOCKING_EXCLUDED } from '../appointments/index.js';
 
 const MAX_PATIENTS = 5;
 const NEXT_APPOINTMENTS = 3;

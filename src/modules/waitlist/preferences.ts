@@ -1,6 +1,6 @@
 /** Whether a slot suits a waitlist entry's preferred days and parts of the day: one pure rule. */
-import { localParts } from '../calendars/timezone.js';
-import { WEEKDAYS } from '../facilities/schedule.js';
+import { localParts } from '../../lib/time-zone.js';
+import { WEEKDAYS } from '../facilities/index.js';
 import type { PartOfDay } from './schema.js';
 
 /** The part of the day of a local hour: morning before 13:00, afternoon 13:00-17:59, evening from 18:00. */

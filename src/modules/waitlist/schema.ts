@@ -1,7 +1,7 @@
 /** The waitlist on the wire: entries, offers of freed slots, and their types. */
 import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, PageQueryFields, StringEnum, Uuid } from '../../core/schemas.js';
-import { localReadingFields, LocalReadingSchema } from '../calendars/labels.js';
+import { localReadingFields, LocalReadingSchema } from '../../lib/local-reading.js';
 
 export const WEEKDAY_NAMES = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export const PARTS_OF_DAY = ['morning', 'afternoon', 'evening'] as const;

@@ -3,17 +3,14 @@
  * offers of freed slots made to them one entry at a time. Every caller (REST, back office, the
  * expiry job, agent tools) goes through these functions; the SQL is in store.ts.
  */
-import { agentOrigin, type Actor } from '../../core/actor.js';
+import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import { checkRefs } from '../../db/scoped.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { insertAppointment, withOverlapCheck } from '../appointments/service.js';
-import { localReading } from '../calendars/labels.js';
-import { slotAppointment } from '../calendars/service.js';
+import { localReading } from '../../lib/local-reading.js';
 import type { NewWaitlistEntry, OfferListQuery, WaitlistEntryView, WaitlistListQuery, WaitlistOfferView, WaitlistSettings } from './schema.js';
 import * as store from './store.js';
 import { entryBodyIssues } from './checks.js';
-import { offerSlot, slotOf } from './offers.js';
 import type { EntryRow, OfferWithEntry } from './store.js';
 
 /** What offering a slot needs of the one who freed it: the clinic, its time zone, a logger. */
@@ -114,84 +111,18 @@ export async function getEntry(db: Db, actor: Actor, id: string): Promise<EntryR
   return store.findEntry(db, actor, id);
 }
 
-/** Takes an entry off the list; its live offer is withdrawn and its slot passes to the next entry. Removing it again does nothing. */
-export async function removeEntry(db: Db, actor: Actor, id: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const entry = await store.lockEntry(trx, actor, id);
-    if (entry.status !== 'open') return;
-    await store.closeEntry(trx, entry.id, 'removed', null);
-    const live = await store.lockLiveOfferOf(trx, actor.clinicId, entry.id);
-    if (live) {
-      await store.setOfferStatus(trx, live.id, 'withdrawn');
-      await offerSlot(trx, actor, slotOf(live), null);
-    }
-  });
-}
-
 export async function listOffers(db: Db, actor: Actor, q: OfferListQuery): Promise<{ data: WaitlistOfferView[]; nextCursor: string | null }> {
   const page = await store.listOffers(db, actor, q);
   return { data: page.items.map((row) => offerView(row, actor.timeZone)), nextCursor: page.nextCursor };
 }
 
 /** The offer the actor sees and its entry, locked in that order (every writer of both locks the entry first). */
-async function lockOfferAndEntry(trx: Transaction, actor: Actor, id: string): Promise<{ offer: OfferWithEntry; entry: EntryRow }> {
+export async function lockOfferAndEntry(trx: Transaction, actor: Actor, id: string): Promise<{ offer: OfferWithEntry; entry: EntryRow }> {
   const peeked = await store.peekOffer(trx, actor, id);
   if (!peeked) throw ApiError.notFound();
   const entry = await store.lockEntry(trx, { clinicId: actor.clinicId, facilityIds: null }, peeked.entry_id);
   const offer = await store.lockOffer(trx, actor.clinicId, id);
   return { offer, entry };
-}
-
-/**
- * Books the offered slot for the entry's person and closes the entry. Accepting again answers
- * the same offer. A lapsed offer still books while its slot is free (nobody else was offered it
- * or took it); otherwise `409 conflict` `offer_expired`.
- */
-export async function acceptOffer(db: Db, actor: Actor, id: string): Promise<WaitlistOfferView> {
-  return withOverlapCheck(() =>
-    db.transaction().execute(async (trx) => {
-      const { offer, entry } = await lockOfferAndEntry(trx, actor, id);
-      if (offer.status === 'accepted') return offerView(offer, actor.timeZone);
-      if (offer.status === 'declined') throw ApiError.conflict('offer_declined', {}, 'L’offerta è stata rifiutata.');
-      if (offer.status === 'withdrawn') throw ApiError.conflict('offer_withdrawn', {}, 'L’offerta è stata ritirata: la persona non è più in lista.');
-      if (entry.status !== 'open') throw ApiError.conflict('entry_closed', { entryStatus: entry.status }, 'La persona ha già prenotato da un’altra offerta.');
-      const patientId = offer.patient_id ?? (await store.convertedPatientOf(trx, actor.clinicId, offer.lead_id!));
-      if (!patientId) throw ApiError.conflict('lead_not_converted', { leadId: offer.lead_id }, 'Il contatto va prima registrato come paziente (convertLead).');
-      const slot = slotOf(offer);
-      const live = offer.status === 'offered' && offer.expires_at.getTime() > Date.now();
-      if (!live) {
-        // The slot was kept for nobody since the offer lapsed: it books only if it is still free.
-        await store.lockSlotSchedules(trx, slot);
-        if (await store.slotBusy(trx, actor.clinicId, slot, offer.id))
-          throw ApiError.conflict('offer_expired', { expiresAt: offer.expires_at.toISOString() }, 'L’offerta è scaduta e l’orario non è più libero.');
-      }
-      const calendar = (await store.visibleCalendar(trx, { clinicId: actor.clinicId, facilityIds: null }, offer.calendar_id))!;
-      const appointment = await insertAppointment(
-        trx,
-        actor,
-        slotAppointment(calendar, { start: slot.start.toISOString(), end: slot.end.toISOString(), doctorId: slot.doctorId, chairId: slot.chairId }, patientId, {
-          origin: agentOrigin(actor) ?? 'api',
-        }),
-      );
-      const accepted = await store.setOfferStatus(trx, offer.id, 'accepted', appointment.id);
-      await store.closeEntry(trx, entry.id, 'booked', appointment.id);
-      return offerView({ ...accepted, patient_id: offer.patient_id, lead_id: offer.lead_id, channel: offer.channel }, actor.timeZone);
-    }),
-  );
-}
-
-/** The person says no: the slot passes at once to the next matching entry, or is freed. Declining again answers the same offer. */
-export async function declineOffer(db: Db, actor: Actor, id: string): Promise<WaitlistOfferView> {
-  return db.transaction().execute(async (trx) => {
-    const { offer } = await lockOfferAndEntry(trx, actor, id);
-    if (offer.status === 'declined') return offerView(offer, actor.timeZone);
-    if (offer.status === 'accepted') throw ApiError.conflict('offer_accepted', { appointmentId: offer.appointment_id }, 'L’offerta è già stata accettata.');
-    if (offer.status === 'expired') throw ApiError.conflict('offer_expired', {}, 'L’offerta è scaduta ed è passata ad altri.');
-    if (offer.status === 'withdrawn') throw ApiError.conflict('offer_withdrawn', {}, 'L’offerta è stata ritirata.');
-    const declined = await store.setOfferStatus(trx, offer.id, 'declined');
-    await offerSlot(trx, actor, slotOf(offer), null);
-    return offerView({ ...declined, patient_id: offer.patient_id, lead_id: offer.lead_id, channel: offer.channel }, actor.timeZone);
-  });
 }
 
 export async function getWaitlistSettings(db: Db, clinicId: string): Promise<WaitlistSettings> {

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { EVENT_SCOPES, type EventType } from '../../events/catalogue.js';
 import { ApiError } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
-import { requireScopes } from '../auth/authenticate.js';
+import { requireScopes } from '../auth/index.js';
 import { apiKeyId, type Actor } from '../../core/actor.js';
 import type { AddressPolicy } from './address.js';
 import { endpointBodyIssues } from './checks.js';

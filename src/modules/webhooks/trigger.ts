@@ -9,7 +9,7 @@ import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
 import type { EventType } from '../../events/catalogue.js';
 import { recordEvent, type NewEvent, type RecordedEvent } from '../../events/record.js';
-import { readClinic } from '../clinics/store.js';
+import { readClinic } from '../clinics/index.js';
 
 /** A sample event: `data` is the type's documented example with fresh ids (sampleData of src/event-schemas.ts, above the modules). */
 export interface SampleEvent {

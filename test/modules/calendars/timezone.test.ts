@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CalendarRow } from '../../../src/modules/calendars/service.js';
 import { bookableWindow, gridSlots } from '../../../src/modules/calendars/service.js';
-import { localParts, localToUtc } from '../../../src/modules/calendars/timezone.js';
+import { localParts, localToUtc } from '../../../src/lib/time-zone.js';
 
 describe('clinic timezone arithmetic', () => {
   it('converts local wall-clock times to UTC across daylight-saving changes', () => {

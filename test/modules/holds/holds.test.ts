@@ -6,7 +6,7 @@ import type { OperationTypes } from '../../../packages/client/src/index.js';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { at, insertPatient, makeCalendar } from '../../helpers/seed.js';
-import { createAppointment } from '../../../src/modules/appointments/service.js';
+import { createAppointment } from '../../../src/modules/scheduling/agenda.js';
 
 let server: TestServer;
 let tenant: Tenant;

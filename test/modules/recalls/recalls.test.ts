@@ -1,10 +1,10 @@
 /** The recall worklist: who is due, in what order, and how attempts move them. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../helpers/factories.js';
-import { intlReading } from '../calendars/reading.js';
+import { intlReading } from '../../lib/reading.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { insertPatient } from '../../helpers/seed.js';
-import { createAppointment } from '../../../src/modules/appointments/service.js';
+import { createAppointment } from '../../../src/modules/scheduling/agenda.js';
 
 let server: TestServer;
 let tenant: Tenant;

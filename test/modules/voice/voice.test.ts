@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OperationTypes } from '../../../packages/client/src/index.js';
 import { refused as rejection, issuePaths } from '../../helpers/refused.js';
 import type { Tenant } from '../../helpers/factories.js';
-import { intlReading } from '../calendars/reading.js';
+import { intlReading } from '../../lib/reading.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { ALL_DAY, at, insertPatient, makeCalendar } from '../../helpers/seed.js';
 

@@ -1,7 +1,7 @@
 /** Helpers of the waitlist tests: entries and offers through HTTP, appointments through the API booking. */
 import type { Tenant } from '../../helpers/factories.js';
 import type { TestServer } from '../../helpers/server.js';
-import { bookAppointment } from '../../../src/modules/calendars/booking.js';
+import { bookAppointment } from '../../../src/modules/scheduling/booking.js';
 
 export async function addEntry(server: TestServer, tenant: Tenant, body: Record<string, unknown>, token = tenant.token) {
   const res = await server.call('POST', '/v1/waitlist', { token, body: { channel: 'phone', ...body } });

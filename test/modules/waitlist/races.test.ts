@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { at, insertPatient, makeCalendar } from '../../helpers/seed.js';
-import { expireOffers } from '../../../src/modules/waitlist/offers.js';
+import { expireOffers } from '../../../src/modules/scheduling/offers.js';
 import { addEntry, bookOn, offers } from './helpers.js';
 
 let server: TestServer;

@@ -1,7 +1,7 @@
-import { createAppointment } from '../../../src/modules/appointments/service.js';
+import { createAppointment } from '../../../src/modules/scheduling/agenda.js';
 import { openConversation } from '../../../src/modules/conversations/service.js';
 import { createTask } from '../../../src/modules/tasks/service.js';
-import { bookAppointment } from '../../../src/modules/calendars/booking.js';
+import { bookAppointment } from '../../../src/modules/scheduling/booking.js';
 import { at, insertPatient, makeCalendar } from '../../helpers/seed.js';
 import type { MatrixCase } from '../matrix.js';
 

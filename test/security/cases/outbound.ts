@@ -1,5 +1,5 @@
-import { bookAppointment } from '../../../src/modules/calendars/booking.js';
-import { cancelAppointmentViaApi } from '../../../src/modules/appointments/changes.js';
+import { bookAppointment } from '../../../src/modules/scheduling/booking.js';
+import { cancelAppointmentViaApi } from '../../../src/modules/scheduling/changes.js';
 import { createEntry } from '../../../src/modules/waitlist/service.js';
 import { at, insertPatient, makeCalendar } from '../../helpers/seed.js';
 import type { TestServer } from '../../helpers/server.js';

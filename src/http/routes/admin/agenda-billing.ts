@@ -1,13 +1,18 @@
 /** Back office: quotes (treatment plans), payment plans, invoices (issue and void), payments. */
 import type { AppContext } from '../../../context.js';
 import { ClinicParams, ClinicItemParams } from '../../../core/schemas.js';
-import { invoiceBodyIssues, paymentBodyIssues, paymentPlanBodyIssues, quoteBodyIssues } from '../../../modules/billing/checks.js';
-import { issueInvoice, voidInvoice } from '../../../modules/billing/invoices.js';
-import { recordPayment } from '../../../modules/billing/payments.js';
-import { createPaymentPlan } from '../../../modules/billing/plans.js';
-import { createQuote, decideQuote } from '../../../modules/billing/quotes.js';
-import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
 import {
+  invoiceBodyIssues,
+  paymentBodyIssues,
+  paymentPlanBodyIssues,
+  quoteBodyIssues,
+  issueInvoice,
+  voidInvoice,
+  recordPayment,
+  createPaymentPlan,
+  createQuote,
+  decideQuote,
+  BILLING_REASONS,
   InvoiceSchema,
   NewInvoiceBody,
   NewQuoteBody,
@@ -17,7 +22,7 @@ import {
   AdminPaymentBody,
   NewPaymentPlanBody,
   QuoteStatusChangeBody,
-} from '../../../modules/billing/schema.js';
+} from '../../../modules/billing/index.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Agenda (back office)';

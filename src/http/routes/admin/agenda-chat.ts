@@ -1,20 +1,27 @@
 /** Back office: chat conversations (open, messages, transcriptions, hand-off, STOP). */
 import { Type } from 'typebox';
-import { CONVERSATION_REASONS } from '../../../modules/conversations/reasons.js';
-import type { AppContext } from '../../../context.js';
-import { conversationView, handOff, messageView, openConversation, optOut, recordMessage, setTranscription } from '../../../modules/conversations/service.js';
-import { setEtag } from '../../etag.js';
-import { ClinicParams, Uuid, ClinicItemParams } from '../../../core/schemas.js';
-import type { App } from '../../types.js';
 import {
+  CONVERSATION_REASONS,
+  conversationView,
+  handOff,
+  messageView,
+  openConversation,
+  optOut,
+  recordMessage,
+  setTranscription,
   ConversationSchema,
   MessageSchema,
   NewConversationSchema,
   NewMessageSchema,
   RecordedMessageSchema,
   TranscriptionSchema,
-} from '../../../modules/conversations/schema.js';
-import { newConversationIssues, newMessageIssues } from '../../../modules/conversations/checks.js';
+  newConversationIssues,
+  newMessageIssues,
+} from '../../../modules/conversations/index.js';
+import type { AppContext } from '../../../context.js';
+import { setEtag } from '../../etag.js';
+import { ClinicParams, Uuid, ClinicItemParams } from '../../../core/schemas.js';
+import type { App } from '../../types.js';
 
 const TAG = 'Agenda (back office)';
 

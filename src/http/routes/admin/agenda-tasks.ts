@@ -1,7 +1,6 @@
 /** Back office: tasks. */
 import type { AppContext } from '../../../context.js';
-import { NewTaskBody, TaskSchema } from '../../../modules/tasks/schema.js';
-import { createTask, taskView } from '../../../modules/tasks/service.js';
+import { NewTaskBody, TaskSchema, createTask, taskView } from '../../../modules/tasks/index.js';
 import { setEtag } from '../../etag.js';
 import { ClinicParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';

@@ -1,23 +1,34 @@
 /** Back office: appointments, calendars, facilities, chat, tasks, billing. */
-import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
+import {
+  APPOINTMENT_REASONS,
+  TRANSITIONS,
+  toView,
+  findAppointment,
+  AppointmentDetailSchema,
+  AppointmentChangesBody,
+  AppointmentStatusBody,
+  NewAppointmentBody,
+  appointmentBodyIssues,
+} from '../../../modules/appointments/index.js';
 import type { AppContext } from '../../../context.js';
-import { TRANSITIONS } from '../../../modules/appointments/model.js';
-import { toView } from '../../../modules/appointments/view.js';
-import { changeStatus, createAppointment, findAppointment, updateAppointment } from '../../../modules/appointments/service.js';
-import { calendarView, createCalendar, findCalendar, updateCalendar } from '../../../modules/calendars/service.js';
-import { CalendarChangesSchema, CalendarSchema, NewCalendarSchema } from '../../../modules/calendars/schema.js';
-import { updateFacility } from '../../../modules/facilities/service.js';
+import { changeStatus, createAppointment, updateAppointment } from '../../../modules/scheduling/index.js';
+import {
+  calendarView,
+  createCalendar,
+  findCalendar,
+  updateCalendar,
+  CalendarChangesSchema,
+  CalendarSchema,
+  NewCalendarSchema,
+  calendarBodyIssues,
+} from '../../../modules/calendars/index.js';
+import { updateFacility, FacilityChangesSchema, FacilitySchema, facilityBodyIssues } from '../../../modules/facilities/index.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { ClinicItemParams, ClinicParams, IfMatchHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { AppointmentDetailSchema, AppointmentChangesBody, AppointmentStatusBody, NewAppointmentBody } from '../../../modules/appointments/schema.js';
-import { FacilityChangesSchema, FacilitySchema } from '../../../modules/facilities/schema.js';
 import { registerBillingAdminRoutes } from './agenda-billing.js';
 import { registerChatAdminRoutes } from './agenda-chat.js';
 import { registerTaskAdminRoutes } from './agenda-tasks.js';
-import { facilityBodyIssues } from '../../../modules/facilities/checks.js';
-import { calendarBodyIssues } from '../../../modules/calendars/checks.js';
-import { appointmentBodyIssues } from '../../../modules/appointments/checks.js';
 
 const TAG = 'Agenda (back office)';
 

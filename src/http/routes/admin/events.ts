@@ -3,11 +3,16 @@ import type { AppContext } from '../../../context.js';
 import { ClinicParams, Page } from '../../../core/schemas.js';
 import { sampleData } from '../../../event-schemas.js';
 import type { EventType } from '../../../events/catalogue.js';
-import { listEvents } from '../../../modules/webhooks/deliveries.js';
-import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
-import { triggerSampleEvent } from '../../../modules/webhooks/trigger.js';
+import {
+  listEvents,
+  WEBHOOK_REASONS,
+  triggerSampleEvent,
+  EventEnvelopeSchema,
+  ClinicEventListQuerySchema,
+  TriggerEventSchema,
+  TriggeredEventSchema,
+} from '../../../modules/webhooks/index.js';
 import type { App } from '../../types.js';
-import { EventEnvelopeSchema, ClinicEventListQuerySchema, TriggerEventSchema, TriggeredEventSchema } from '../../../modules/webhooks/schema.js';
 
 export function registerEventAdminRoutes(app: App, ctx: AppContext): void {
   app.get(

@@ -1,11 +1,8 @@
 /** Back office: API keys and the access log. */
-import { KEY_REASONS } from '../../../modules/auth/reasons.js';
+import { KEY_REASONS, ApiKeySchema, CreatedApiKeySchema, NewApiKeySchema, keyBodyIssues } from '../../../modules/auth/index.js';
 import type { AppContext } from '../../../context.js';
-import { AccessLogEntrySchema, AccessLogQuerySchema } from '../../../modules/access-log/schema.js';
-import { listAccessLog } from '../../../modules/access-log/service.js';
-import * as keys from '../../../modules/auth/keys-service.js';
-import { ApiKeySchema, CreatedApiKeySchema, NewApiKeySchema } from '../../../modules/auth/schema.js';
-import { keyBodyIssues } from '../../../modules/auth/checks.js';
+import { AccessLogEntrySchema, AccessLogQuerySchema, listAccessLog } from '../../../modules/access-log/index.js';
+import * as keys from '../../../modules/auth/index.js';
 import { decodeKeyset, encodeKeyset, pageOf } from '../../../core/cursor.js';
 import { ClinicParams, IdParams, Page, List } from '../../../core/schemas.js';
 import type { App } from '../../types.js';

@@ -1,10 +1,7 @@
 /** Back office: the clinic's outbound settings: how long a waitlist offer keeps its slot, the recall rules, opt-outs. */
 import type { AppContext } from '../../../context.js';
-import { WaitlistSettingsSchema } from '../../../modules/waitlist/schema.js';
-import { getWaitlistSettings, setWaitlistSettings } from '../../../modules/waitlist/service.js';
-import { RecallRulesSchema } from '../../../modules/recalls/schema.js';
-import { clearRecallOptOut, getRecallRules, setRecallRules } from '../../../modules/recalls/service.js';
-import { rulesBodyIssues } from '../../../modules/recalls/checks.js';
+import { WaitlistSettingsSchema, getWaitlistSettings, setWaitlistSettings } from '../../../modules/waitlist/index.js';
+import { RecallRulesSchema, clearRecallOptOut, getRecallRules, setRecallRules, rulesBodyIssues } from '../../../modules/recalls/index.js';
 import { ClinicParams, Nullable } from '../../../core/schemas.js';
 import { Type } from 'typebox';
 import type { App } from '../../types.js';

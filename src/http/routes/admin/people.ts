@@ -1,15 +1,10 @@
 /** Back office: the clinic's own operations on patients and leads. */
-import { LEAD_REASONS } from '../../../modules/leads/reasons.js';
-import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';
-import type { AppContext } from '../../../context.js';
-import { addActivity, convertLead, getLead, updateLead } from '../../../modules/leads/service.js';
-import { getPatient, importPatients } from '../../../modules/patients/service.js';
-import { archivePatient, erasePatient, updatePatient } from '../../../modules/patients/back-office.js';
-import { depsOf } from '../../../modules/documents/service.js';
-import { expectedVersion, setEtag } from '../../etag.js';
-import { ClinicItemParams, ClinicParams, IfMatchHeaders } from '../../../core/schemas.js';
-import type { App } from '../../types.js';
 import {
+  LEAD_REASONS,
+  addActivity,
+  convertLead,
+  getLead,
+  updateLead,
   ActivitySchema,
   LeadChangesSchema,
   LeadConversionSchema,
@@ -17,9 +12,27 @@ import {
   LeadDetailSchema,
   LeadSchema,
   NewActivitySchema,
-} from '../../../modules/leads/schema.js';
-import { IMPORT_MAX, PatientChangesSchema, PatientImportResultSchema, PatientImportSchema, PatientSchema } from '../../../modules/patients/schema.js';
-import { patientBodyIssues, patientImportIssues } from '../../../modules/patients/checks.js';
+} from '../../../modules/leads/index.js';
+import {
+  PATIENT_REASONS,
+  getPatient,
+  importPatients,
+  archivePatient,
+  erasePatient,
+  updatePatient,
+  IMPORT_MAX,
+  PatientChangesSchema,
+  PatientImportResultSchema,
+  PatientImportSchema,
+  PatientSchema,
+  patientBodyIssues,
+  patientImportIssues,
+} from '../../../modules/patients/index.js';
+import type { AppContext } from '../../../context.js';
+import { depsOf } from '../../../modules/documents/index.js';
+import { expectedVersion, setEtag } from '../../etag.js';
+import { ClinicItemParams, ClinicParams, IfMatchHeaders } from '../../../core/schemas.js';
+import type { App } from '../../types.js';
 
 const TAG = 'People';
 

@@ -1,10 +1,10 @@
 /** Back office: organizations, clinics, and a clinic's facilities, doctors, chairs, staff profiles (each in the module of its name). */
 import type { AppContext } from '../../../context.js';
-import * as clinics from '../../../modules/clinics/service.js';
-import * as facilities from '../../../modules/facilities/service.js';
-import * as doctors from '../../../modules/doctors/service.js';
-import * as chairs from '../../../modules/chairs/service.js';
-import * as staff from '../../../modules/staff/service.js';
+import * as clinics from '../../../modules/clinics/index.js';
+import * as facilities from '../../../modules/facilities/index.js';
+import * as doctors from '../../../modules/doctors/index.js';
+import * as chairs from '../../../modules/chairs/index.js';
+import * as staff from '../../../modules/staff/index.js';
 import { ClinicItemParams, ClinicParams, IdParams, List, PersonSchema } from '../../../core/schemas.js';
 import {
   ClinicChangesSchema,
@@ -13,14 +13,13 @@ import {
   NewOrganizationSchema,
   OrganizationChangesSchema,
   OrganizationSchema,
-} from '../../../modules/clinics/schema.js';
-import { CreatedFacilitySchema, FacilitySummarySchema, NewFacilitySchema } from '../../../modules/facilities/schema.js';
-import { DoctorAdminSchema, DoctorChangesSchema, NewDoctorSchema } from '../../../modules/doctors/schema.js';
-import { ChairAdminSchema, NewChairSchema } from '../../../modules/chairs/schema.js';
-import { NewStaffSchema, StaffSchema } from '../../../modules/staff/schema.js';
+  clinicBodyIssues,
+} from '../../../modules/clinics/index.js';
+import { CreatedFacilitySchema, FacilitySummarySchema, NewFacilitySchema, facilityBodyIssues } from '../../../modules/facilities/index.js';
+import { DoctorAdminSchema, DoctorChangesSchema, NewDoctorSchema } from '../../../modules/doctors/index.js';
+import { ChairAdminSchema, NewChairSchema } from '../../../modules/chairs/index.js';
+import { NewStaffSchema, StaffSchema } from '../../../modules/staff/index.js';
 import type { App } from '../../types.js';
-import { facilityBodyIssues } from '../../../modules/facilities/checks.js';
-import { clinicBodyIssues } from '../../../modules/clinics/checks.js';
 
 const TAG = 'Tenants';
 

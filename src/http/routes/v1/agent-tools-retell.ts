@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { ApiError } from '../../../core/errors.js';
-import { retellSecretOf } from '../../../modules/clinics/service.js';
+import { retellSecretOf } from '../../../modules/clinics/index.js';
 import { rawBodyOf } from '../../plugins/input.js';
 import type { App } from '../../types.js';
 import { answerOf, headerOf, RUNNER_CONFIG, TAG, toolCaller } from './agent-runner.js';

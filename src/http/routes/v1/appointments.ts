@@ -1,12 +1,12 @@
 /** /v1/appointments (spec 2.2, 4.1) and booking through a calendar. */
 import { refuseBody } from '../../validation.js';
 import type { FastifyRequest } from 'fastify';
-import { APPOINTMENT_REASONS } from '../../../modules/appointments/reasons.js';
-import type { AppContext } from '../../../context.js';
-import { hasScope } from '../../../modules/auth/authenticate.js';
-import { toView } from '../../../modules/appointments/view.js';
-import { findAppointment, listAppointments, listFilters } from '../../../modules/appointments/service.js';
 import {
+  APPOINTMENT_REASONS,
+  toView,
+  findAppointment,
+  listAppointments,
+  listFilters,
   AppointmentDetailSchema,
   AppointmentListQuery,
   AppointmentSchema,
@@ -14,12 +14,13 @@ import {
   type AppointmentView,
   type ListQuery as PageQuery,
   RescheduleBody,
-} from '../../../modules/appointments/schema.js';
+  bookingBodyIssues,
+} from '../../../modules/appointments/index.js';
+import type { AppContext } from '../../../context.js';
+import { hasScope } from '../../../modules/auth/index.js';
 import { ReadCache } from '../../../db/read-cache.js';
 import type { TenantScope } from '../../../db/tenant.js';
-import { book } from '../../../modules/calendars/booking.js';
-import { cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/appointments/changes.js';
-import { bookingBodyIssues } from '../../../modules/appointments/checks.js';
+import { book, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/scheduling/index.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';

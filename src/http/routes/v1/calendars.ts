@@ -1,14 +1,19 @@
 /** /v1/calendars: the bookable services, their free slots (spec 4.11) and slot holds. */
-import { availabilityQueryIssues } from '../../../modules/calendars/checks.js';
+import {
+  availabilityQueryIssues,
+  availability,
+  MAX_WINDOW_DAYS,
+  CalendarSchema,
+  AvailabilityQuerySchema,
+  AvailabilitySchema,
+  CalendarListQuerySchema,
+  getCalendar,
+  listCalendars,
+} from '../../../modules/calendars/index.js';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { availability, MAX_WINDOW_DAYS } from '../../../modules/calendars/availability.js';
-import { CalendarSchema, AvailabilityQuerySchema, AvailabilitySchema, CalendarListQuerySchema } from '../../../modules/calendars/schema.js';
-import { getCalendar, listCalendars } from '../../../modules/calendars/service.js';
-import { HOLD_LIFE_SECONDS } from '../../../modules/holds/caps.js';
-import { HOLD_REASONS } from '../../../modules/holds/reasons.js';
-import { HOLDS_PER_KEY, HoldSchema, NewHoldSchema } from '../../../modules/holds/schema.js';
-import { createHold, releaseHold } from '../../../modules/holds/service.js';
+import { HOLD_LIFE_SECONDS, HOLD_REASONS, HOLDS_PER_KEY, HoldSchema, NewHoldSchema } from '../../../modules/holds/index.js';
+import { createHold, releaseHold } from '../../../modules/scheduling/index.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 

@@ -1,10 +1,8 @@
 /** /v1/calls (spec 2.6, 4.5). */
 import type { AppContext } from '../../../context.js';
-import { createCall, getCall } from '../../../modules/calls/service.js';
-import { CallDetailSchema, CallInputSchema, CallSchema } from '../../../modules/calls/schema.js';
+import { createCall, getCall, CallDetailSchema, CallInputSchema, CallSchema, callBodyIssues } from '../../../modules/calls/index.js';
 import { IdempotencyHeaders, IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { callBodyIssues } from '../../../modules/calls/checks.js';
 
 const TAG = 'Phone calls';
 export function registerCallRoutes(app: App, ctx: AppContext): void {

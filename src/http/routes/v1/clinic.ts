@@ -1,13 +1,9 @@
 /** /v1 Clinic area: facilities, doctors, chairs and staff profiles, as lists a key can sync. */
 import type { AppContext } from '../../../context.js';
-import { ChairSchema } from '../../../modules/chairs/schema.js';
-import { listChairs } from '../../../modules/chairs/service.js';
-import { DoctorListQuerySchema, DoctorSchema } from '../../../modules/doctors/schema.js';
-import { getDoctor, listDoctors } from '../../../modules/doctors/service.js';
-import { FacilitySchema } from '../../../modules/facilities/schema.js';
-import { listFacilities } from '../../../modules/facilities/service.js';
-import { StaffProfileSchema } from '../../../modules/staff/schema.js';
-import { listStaffProfiles } from '../../../modules/staff/service.js';
+import { ChairSchema, listChairs } from '../../../modules/chairs/index.js';
+import { DoctorListQuerySchema, DoctorSchema, getDoctor, listDoctors } from '../../../modules/doctors/index.js';
+import { FacilitySchema, listFacilities } from '../../../modules/facilities/index.js';
+import { StaffProfileSchema, listStaffProfiles } from '../../../modules/staff/index.js';
 import { IdParams, Page, UpdatedListQuerySchema } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 

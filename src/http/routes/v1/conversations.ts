@@ -1,13 +1,21 @@
 /** /v1/conversations (spec 2.7, 2.8, 3.1, 4.6, 4.7). */
-import { CONVERSATION_REASONS } from '../../../modules/conversations/reasons.js';
+import {
+  CONVERSATION_REASONS,
+  conversationView,
+  findConversation,
+  listMessages,
+  updateBot,
+  ConversationSchema,
+  MessageSchema,
+  BotChangeSchema,
+  MessageListQuerySchema,
+  botChangeIssues,
+} from '../../../modules/conversations/index.js';
 import type { AppContext } from '../../../context.js';
-import { hasScope } from '../../../modules/auth/authenticate.js';
-import { conversationView, findConversation, listMessages, updateBot } from '../../../modules/conversations/service.js';
-import { ConversationSchema, MessageSchema, BotChangeSchema, MessageListQuerySchema } from '../../../modules/conversations/schema.js';
+import { hasScope } from '../../../modules/auth/index.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { botChangeIssues } from '../../../modules/conversations/checks.js';
 
 const TAG = 'Chat messages';
 

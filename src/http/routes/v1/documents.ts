@@ -3,17 +3,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
-import { downloadHeaders } from '../../../modules/documents/download.js';
-import { DOCUMENT_REASONS } from '../../../modules/documents/reasons.js';
 import {
+  downloadHeaders,
+  DOCUMENT_REASONS,
   ContentLinkSchema,
   DocumentListQuery,
   DocumentSchema,
   INLINE_MAX_BASE64,
   NewDocumentBody,
   ContentQuerySchema,
-} from '../../../modules/documents/schema.js';
-import {
   archiveDocument,
   completeDocument,
   contentLink,
@@ -24,10 +22,10 @@ import {
   listDocuments,
   openContent,
   readableDocument,
-} from '../../../modules/documents/service.js';
+  documentBodyIssues,
+} from '../../../modules/documents/index.js';
 import type { App } from '../../types.js';
 import { linkOrigin } from '../../link-origin.js';
-import { documentBodyIssues } from '../../../modules/documents/checks.js';
 
 const TAG = 'Documents';
 /** The creation's body holds up to 4 MiB as base64, plus the metadata: its own limit, the rest of the API keeps the small one. */

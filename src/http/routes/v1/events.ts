@@ -1,9 +1,8 @@
 /** /v1/events (spec 4.10, 6.2). */
 import type { AppContext } from '../../../context.js';
-import { listEvents } from '../../../modules/webhooks/deliveries.js';
+import { listEvents, EventEnvelopeSchema, EventListQuerySchema } from '../../../modules/webhooks/index.js';
 import { Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { EventEnvelopeSchema, EventListQuerySchema } from '../../../modules/webhooks/schema.js';
 
 export function registerEventRoutes(app: App, ctx: AppContext): void {
   app.get(

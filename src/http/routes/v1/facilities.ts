@@ -1,11 +1,10 @@
 /** /v1/facilities (spec 2.11, 4.9). */
 import type { AppContext } from '../../../context.js';
 import { ReadCache } from '../../../db/read-cache.js';
-import { readFacility, visibleFacility, type FacilityRead } from '../../../modules/facilities/service.js';
+import { readFacility, visibleFacility, type FacilityRead, FacilitySchema } from '../../../modules/facilities/index.js';
 import { setEtag } from '../../etag.js';
 import { IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { FacilitySchema } from '../../../modules/facilities/schema.js';
 
 export function registerFacilityRoutes(app: App, ctx: AppContext): void {
   // Facilities change rarely and are read by every booking flow: served from memory, already

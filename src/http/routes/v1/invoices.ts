@@ -2,8 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { IdParams, Page } from '../../../core/schemas.js';
-import { findInvoice, listInvoices } from '../../../modules/billing/invoices.js';
-import { InvoiceSchema, type InvoiceView, InvoiceListQuerySchema } from '../../../modules/billing/schema.js';
+import { findInvoice, listInvoices, InvoiceSchema, type InvoiceView, InvoiceListQuerySchema } from '../../../modules/billing/index.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Invoices and payments';

@@ -1,11 +1,9 @@
 /** /v1/leads (spec 2.5, 4.4). */
 import type { AppContext } from '../../../context.js';
-import { createLead, getLead } from '../../../modules/leads/service.js';
-import { LeadDetailSchema, LeadInputSchema, LeadSchema } from '../../../modules/leads/schema.js';
+import { createLead, getLead, LeadDetailSchema, LeadInputSchema, LeadSchema, leadBodyIssues } from '../../../modules/leads/index.js';
 import { setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { leadBodyIssues } from '../../../modules/leads/checks.js';
 
 const TAG = 'Sales contacts';
 

@@ -1,7 +1,6 @@
 /** /v1/meta: who the key is, its clinic, its budgets, and the event catalogue. */
 import type { AppContext } from '../../../context.js';
-import { MetaSchema, EventTypeListSchema } from '../../../modules/meta/schema.js';
-import { eventTypes, getMeta } from '../../../modules/meta/service.js';
+import { MetaSchema, EventTypeListSchema, eventTypes, getMeta } from '../../../modules/meta/index.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Meta';

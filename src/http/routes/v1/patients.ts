@@ -1,9 +1,10 @@
 /** /v1/patients (spec 2.3, 2.4, 4.2, 4.3, 4.11). */
-import { PATIENT_REASONS } from '../../../modules/patients/reasons.js';
-import type { AppContext } from '../../../context.js';
-import { searchPatients } from '../../../modules/patients/search.js';
-import { createPatient, getPatient, lookupPatient } from '../../../modules/patients/service.js';
 import {
+  PATIENT_REASONS,
+  searchPatients,
+  createPatient,
+  getPatient,
+  lookupPatient,
   CLINICAL_FIELDS,
   PatientInputSchema,
   PatientLookupQuerySchema,
@@ -11,11 +12,13 @@ import {
   PatientSchema,
   PatientSearchQuerySchema,
   PatientSearchResultSchema,
-} from '../../../modules/patients/schema.js';
+  lookupQueryIssues,
+  patientBodyIssues,
+} from '../../../modules/patients/index.js';
+import type { AppContext } from '../../../context.js';
 import { setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { lookupQueryIssues, patientBodyIssues } from '../../../modules/patients/checks.js';
 
 const TAG = 'Patients';
 

@@ -1,7 +1,6 @@
 /** /v1/payment-plans (spec 2.10, 4.8). */
 import type { AppContext } from '../../../context.js';
-import { listPaymentPlans } from '../../../modules/billing/plans.js';
-import { PaymentPlanSchema, PaymentPlanListQuerySchema } from '../../../modules/billing/schema.js';
+import { listPaymentPlans, PaymentPlanSchema, PaymentPlanListQuerySchema } from '../../../modules/billing/index.js';
 import { Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 

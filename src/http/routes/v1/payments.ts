@@ -1,11 +1,18 @@
 /** /v1/payments and /v1/patients/{id}/balance: payments received and what a patient owes. */
-import { paymentBodyIssues } from '../../../modules/billing/checks.js';
+import {
+  paymentBodyIssues,
+  patientBalance,
+  findPayment,
+  listPayments,
+  recordPayment,
+  BILLING_REASONS,
+  BalanceSchema,
+  NewPaymentBody,
+  PaymentSchema,
+  PaymentListQuerySchema,
+} from '../../../modules/billing/index.js';
 import type { AppContext } from '../../../context.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
-import { patientBalance } from '../../../modules/billing/balance.js';
-import { findPayment, listPayments, recordPayment } from '../../../modules/billing/payments.js';
-import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
-import { BalanceSchema, NewPaymentBody, PaymentSchema, PaymentListQuerySchema } from '../../../modules/billing/schema.js';
 import type { App } from '../../types.js';
 
 const TAG = 'Invoices and payments';

@@ -1,7 +1,7 @@
 /** /v1/recalls: the recall worklist an outbound agent calls from, and the attempts. */
 import type { AppContext } from '../../../context.js';
-import { RECALL_REASONS } from '../../../modules/recalls/reasons.js';
 import {
+  RECALL_REASONS,
   NewRecallAttemptSchema,
   RecallAttemptListQuerySchema,
   RecallAttemptSchema,
@@ -9,9 +9,12 @@ import {
   RecallPatientParams,
   RecallSchema,
   SNOOZE_HOURS,
-} from '../../../modules/recalls/schema.js';
-import { attemptView, listAttempts, listRecalls, recordAttempt } from '../../../modules/recalls/service.js';
-import { attemptBodyIssues } from '../../../modules/recalls/checks.js';
+  attemptView,
+  listAttempts,
+  listRecalls,
+  recordAttempt,
+  attemptBodyIssues,
+} from '../../../modules/recalls/index.js';
 import { IdempotencyHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 

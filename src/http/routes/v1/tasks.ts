@@ -1,7 +1,16 @@
 /** /v1/tasks (spec 2.9, 3.6, 4.7.1). */
 import type { AppContext } from '../../../context.js';
-import { NewTaskBody, TaskChangesBody, TaskSchema, TaskListQuerySchema } from '../../../modules/tasks/schema.js';
-import { createTask, findTask, listTasks, taskView, updateTask } from '../../../modules/tasks/service.js';
+import {
+  NewTaskBody,
+  TaskChangesBody,
+  TaskSchema,
+  TaskListQuerySchema,
+  createTask,
+  findTask,
+  listTasks,
+  taskView,
+  updateTask,
+} from '../../../modules/tasks/index.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';

@@ -1,12 +1,14 @@
 /** /v1/treatment-plans: quotes, presented to a patient who accepts or rejects them. */
 import { refuseBody } from '../../validation.js';
-import { quoteBodyIssues } from '../../../modules/billing/checks.js';
-import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../../context.js';
-import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
-import { createQuote, decideQuote, findQuote, listQuotes, quoteLoggedFields, updateQuote } from '../../../modules/billing/quotes.js';
-import { BILLING_REASONS } from '../../../modules/billing/reasons.js';
 import {
+  quoteBodyIssues,
+  createQuote,
+  decideQuote,
+  findQuote,
+  listQuotes,
+  quoteLoggedFields,
+  updateQuote,
+  BILLING_REASONS,
   AcceptQuoteBody,
   NewQuoteBody,
   PresentQuoteBody,
@@ -15,7 +17,10 @@ import {
   RejectQuoteBody,
   type QuoteView,
   QuoteListQuerySchema,
-} from '../../../modules/billing/schema.js';
+} from '../../../modules/billing/index.js';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../context.js';
+import { IdempotencyHeaders, IdParams, IfMatchHeaders, Page } from '../../../core/schemas.js';
 import { expectedVersion, setEtag } from '../../etag.js';
 import type { App } from '../../types.js';
 

@@ -1,8 +1,14 @@
 /** /v1/voice: the voice agent's own operations. Refused `ai_disabled` while the clinic's AI is off. */
-import { contextQueryIssues } from '../../../modules/voice/checks.js';
+import {
+  contextQueryIssues,
+  HandoffSchema,
+  NewHandoffSchema,
+  VoiceContextQuerySchema,
+  VoiceContextSchema,
+  handOff,
+  voiceContext,
+} from '../../../modules/voice/index.js';
 import type { AppContext } from '../../../context.js';
-import { HandoffSchema, NewHandoffSchema, VoiceContextQuerySchema, VoiceContextSchema } from '../../../modules/voice/schema.js';
-import { handOff, voiceContext } from '../../../modules/voice/service.js';
 import { IdempotencyHeaders } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
 

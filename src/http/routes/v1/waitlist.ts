@@ -1,19 +1,24 @@
 /** /v1/waitlist and /v1/waitlist-offers: people waiting for a slot, and the freed slots offered to them. */
 import { Type } from 'typebox';
 import type { AppContext } from '../../../context.js';
-import { WAITLIST_REASONS } from '../../../modules/waitlist/reasons.js';
 import {
+  WAITLIST_REASONS,
   DEFAULT_OFFER_MINUTES,
   NewWaitlistEntrySchema,
   OfferListQuerySchema,
   WaitlistEntrySchema,
   WaitlistListQuerySchema,
   WaitlistOfferSchema,
-} from '../../../modules/waitlist/schema.js';
-import { acceptOffer, createEntry, declineOffer, entryView, getEntry, listEntries, listOffers, removeEntry } from '../../../modules/waitlist/service.js';
+  createEntry,
+  entryView,
+  getEntry,
+  listEntries,
+  listOffers,
+  entryBodyIssues,
+} from '../../../modules/waitlist/index.js';
+import { acceptOffer, declineOffer, removeEntry } from '../../../modules/scheduling/index.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { entryBodyIssues } from '../../../modules/waitlist/checks.js';
 
 const TAG = 'Waitlist';
 

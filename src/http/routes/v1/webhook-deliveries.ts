@@ -1,10 +1,16 @@
 /** /v1/webhook-deliveries (spec 2.12.1, 3.2, 4.10). */
-import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
+import {
+  WEBHOOK_REASONS,
+  getDelivery,
+  listDeliveries,
+  redeliver,
+  DeliveryDetailSchema,
+  DeliverySchema,
+  DeliveryListQuerySchema,
+} from '../../../modules/webhooks/index.js';
 import type { AppContext } from '../../../context.js';
-import { getDelivery, listDeliveries, redeliver } from '../../../modules/webhooks/deliveries.js';
 import { IdempotencyHeaders, IdParams, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
-import { DeliveryDetailSchema, DeliverySchema, DeliveryListQuerySchema } from '../../../modules/webhooks/schema.js';
 
 export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
   app.get(

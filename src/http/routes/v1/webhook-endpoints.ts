@@ -1,8 +1,7 @@
 /** /v1/webhook-endpoints (spec 2.12, 3.3, 4.10, 6). */
 import { Type } from 'typebox';
-import { WEBHOOK_REASONS } from '../../../modules/webhooks/reasons.js';
-import type { AppContext } from '../../../context.js';
 import {
+  WEBHOOK_REASONS,
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
@@ -10,13 +9,9 @@ import {
   MAX_ENDPOINTS_PER_CLINIC,
   rotateSecret,
   updateEndpoint,
-} from '../../../modules/webhooks/destinations.js';
-import { sendTestEvent } from '../../../modules/webhooks/deliveries.js';
-import { REPLAY_LIMIT, replayEvents } from '../../../modules/webhooks/replay.js';
-import { expectedVersion, setEtag } from '../../etag.js';
-import { IdempotencyHeaders, IdParams, IfMatchHeaders } from '../../../core/schemas.js';
-import type { App } from '../../types.js';
-import {
+  sendTestEvent,
+  REPLAY_LIMIT,
+  replayEvents,
   TestOutcomeSchema,
   WebhookEndpointSchema,
   WebhookEndpointWithSecret,
@@ -26,8 +21,13 @@ import {
   RotateSecretSchema,
   WebhookEndpointChangesSchema,
   WebhookEndpointListSchema,
-} from '../../../modules/webhooks/schema.js';
-import { endpointBodyIssues, replayBodyIssues } from '../../../modules/webhooks/checks.js';
+  endpointBodyIssues,
+  replayBodyIssues,
+} from '../../../modules/webhooks/index.js';
+import type { AppContext } from '../../../context.js';
+import { expectedVersion, setEtag } from '../../etag.js';
+import { IdempotencyHeaders, IdParams, IfMatchHeaders } from '../../../core/schemas.js';
+import type { App } from '../../types.js';
 
 /** Test sends per destination per minute: enough to debug a receiver, too few to scan a network. */
 const TESTS_PER_DESTINATION_PER_MINUTE = 5;

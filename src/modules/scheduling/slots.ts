@@ -8,10 +8,21 @@
 import { ApiError } from '../../core/errors.js';
 import type { Actor } from '../../core/actor.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { overlapReason } from '../appointments/model.js';
-import { slotWords, type SlotWords } from './labels.js';
-import { bookableWindow, freeSlots, gridSlots, type Slot, type Window } from './service.js';
-import { busyTimes, busyTimesQuery, lockSchedules, type BusyQuery, type CalendarRow, type SlotOptions } from './store.js';
+import { overlapReason } from '../appointments/index.js';
+import { slotWords, type SlotWords } from '../../lib/local-reading.js';
+import {
+  bookableWindow,
+  freeSlots,
+  gridSlots,
+  type Slot,
+  type Window,
+  busyTimes,
+  busyTimesQuery,
+  lockSchedules,
+  type BusyQuery,
+  type CalendarRow,
+  type SlotOptions,
+} from '../calendars/index.js';
 
 const ALTERNATIVES = 5;
 const ALTERNATIVES_SPAN_MS = 14 * 86_400_000;
@@ -195,7 +206,7 @@ export async function claimSlot(trx: Transaction, slot: Slot, ask: SlotAsk): Pro
  * chair or one): their locks can be taken before the time is read, and that one read, which no
  * other write of their time can change until commit, both finds the slot and replaces the
  * check claimSlot makes after its locks (one statement fewer per booking or hold).
- * soleSchedulesLock (store.ts) is this rule in SQL, for the booking's first statement.
+ * soleSchedulesLock (calendars/store.ts) is this rule in SQL, for the booking's first statement.
  */
 function soleSchedules(cal: CalendarRow, opts: SlotOptions): Array<string | null> | null {
   const doctors = opts.doctorId ? [opts.doctorId] : cal.doctor_ids;

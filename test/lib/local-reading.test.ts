@@ -1,12 +1,12 @@
 /**
- * The clinic-local reading every answer gives beside a time (src/modules/calendars/labels.ts):
+ * The clinic-local reading every answer gives beside a time (src/lib/local-reading.ts):
  * its words are Intl's it-IT ones, written out, and its local parts are read from format()'s
  * text; both compared with Intl itself over every quarter hour of two years in three zones,
  * the clock changes included.
  */
 import { describe, expect, it } from 'vitest';
-import { localReading, slotWords } from '../../../src/modules/calendars/labels.js';
-import { localParts } from '../../../src/modules/calendars/timezone.js';
+import { localReading, slotWords } from '../../src/lib/local-reading.js';
+import { localParts } from '../../src/lib/time-zone.js';
 import { intlReading } from './reading.js';
 
 describe('localReading', () => {

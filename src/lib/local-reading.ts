@@ -5,8 +5,8 @@
  * localReading, so an agent never converts a UTC instant itself.
  */
 import { Type } from 'typebox';
-import { Nullable } from '../../core/schemas.js';
-import { localParts } from './timezone.js';
+import { Nullable } from '../core/schemas.js';
+import { localParts } from './time-zone.js';
 
 export const PARTS_OF_DAY = ['morning', 'afternoon', 'evening'] as const;
 export type PartOfDay = (typeof PARTS_OF_DAY)[number];
@@ -28,7 +28,7 @@ export interface SlotWords extends LocalReading {
 
 /*
  * The words are Intl's it-IT ones (weekday long, day numeric, month long: "martedì 4 marzo";
- * test/modules/calendars/labels.test.ts compares every day of a year), written out: the day of
+ * test/lib/local-reading.test.ts compares every day of a year), written out: the day of
  * the week of a local date is arithmetic, and a second Intl call per time was half of a label's
  * cost (about 10 µs), paid per row by a page of 200 appointments.
  */
@@ -95,7 +95,7 @@ function readingParts(at: Date, tz: string): LocalParts {
 
 /**
  * An instant as the clinic reads it (readingParts: Intl once per hour met, formatter cached per
- * zone in timezone.ts). `parts`: the instant's local parts when the caller has them already.
+ * zone in time-zone.ts). `parts`: the instant's local parts when the caller has them already.
  */
 export function localReading(at: Date, tz: string, parts: LocalParts = readingParts(at, tz)): LocalReading {
   return {

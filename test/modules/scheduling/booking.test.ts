@@ -4,7 +4,7 @@ import { refused as rejection, issuePaths } from '../../helpers/refused.js';
 import type { Tenant } from '../../helpers/factories.js';
 import { ENGINE, startTestServer, type TestServer } from '../../helpers/server.js';
 import { sql } from 'kysely';
-import { localToUtc } from '../../../src/modules/calendars/timezone.js';
+import { localToUtc } from '../../../src/lib/time-zone.js';
 import { at, insertPatient, makeCalendar } from '../../helpers/seed.js';
 import { emit } from '../webhooks/helpers.js';
 import { revokeApiKey } from '../../../src/modules/auth/keys-service.js';

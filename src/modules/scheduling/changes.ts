@@ -1,21 +1,26 @@
 /**
  * Rescheduling and cancelling an appointment through the API, under the rules of the calendar
- * it comes from (the agenda's own changes are appointments/service.ts). A move takes its new
- * slot the way a booking does (calendars/booking.ts); losing the slot is `409 no_availability`
+ * it comes from (the agenda's own changes are agenda.ts). A move takes its new
+ * slot the way a booking does (booking.ts); losing the slot is `409 no_availability`
  * with alternatives.
  */
-import type { RescheduleInput } from './schema.js';
+import {
+  type RescheduleInput,
+  TRANSITIONS,
+  type AppointmentRow,
+  type AppointmentStatus,
+  lockAppointment,
+  recordRescheduled,
+  moveAppointment,
+} from '../appointments/index.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
 import { assertVersion } from '../../core/version.js';
 import { agentOrigin, type Actor } from '../../core/actor.js';
 import type { Db, Transaction } from '../../db/transaction.js';
-import { TRANSITIONS, type AppointmentRow, type AppointmentStatus } from './model.js';
-import { lockAppointment, recordRescheduled, setStatusInTx } from './service.js';
-import { assertBookableBy } from '../calendars/booking.js';
-import { calendarOfClinic, type CalendarRow } from '../calendars/store.js';
-import { answeringNoSlot, claimSlot, isNoSlot, overlapAsNoSlot, slotPreferring, unlessNoSlot, type NoSlot } from '../calendars/slots.js';
-import { moveAppointment } from './store.js';
-import { offerFreedTime } from '../waitlist/offers.js';
+import { assertBookableBy, calendarOfClinic, type CalendarRow } from '../calendars/index.js';
+import { answeringNoSlot, claimSlot, isNoSlot, overlapAsNoSlot, slotPreferring, unlessNoSlot, type NoSlot } from './slots.js';
+import { setStatusInTx } from './agenda.js';
+import { offerFreedTime } from './offers.js';
 
 /** The calendar rules for touching an existing appointment through the API (403 forbidden otherwise). */
 async function calendarOf(trx: Db, actor: Actor, current: AppointmentRow): Promise<CalendarRow> {

@@ -1,21 +1,28 @@
 /**
  * Booking through the API, under the rules of the calendar the appointment comes from
- * (rescheduling and cancelling: src/modules/appointments/changes.ts). The overlap constraints of
- * the appointments table make exactly one of several parallel bookings of one slot win; the
- * losers get `409 no_availability`. The slot strategies are slots.ts; the SQL is store.ts.
+ * (rescheduling and cancelling: changes.ts). The overlap constraints of the appointments table
+ * make exactly one of several parallel bookings of one slot win; the losers get
+ * `409 no_availability`. The slot strategies are slots.ts; the SQL is the stores of calendars,
+ * appointments and holds.
  */
-import type { BookInput } from '../appointments/schema.js';
-import { bookingBodyIssues } from '../appointments/checks.js';
+import {
+  type BookInput,
+  bookingBodyIssues,
+  type AppointmentRow,
+  insertAppointment,
+  insertAppointmentUnlessBusy,
+  type AppointmentInsert,
+  appointmentById,
+  hasAppointment,
+  liveAppointmentAt,
+} from '../appointments/index.js';
 import { ApiError, type ValidationIssue } from '../../core/errors.js';
-import type { AppointmentRow } from '../appointments/model.js';
 import { refIssue } from '../../db/scoped.js';
-import { insertAppointment, insertAppointmentUnlessBusy } from '../appointments/service.js';
-import { slotAppointment, type Slot } from './service.js';
+import { assertBookableBy, type Slot, readCalendarAndPatient, type BusyQuery, type CalendarRow } from '../calendars/index.js';
 import type { Db, Transaction } from '../../db/transaction.js';
 import { withCommitInLast } from '../../db/then-commit.js';
-import { agentOrigin, bookingChannel, type Actor } from '../../core/actor.js';
-import { keyHoldOf, markHoldUsed, type HoldRow } from '../holds/store.js';
-import { appointmentById, hasAppointment, liveAppointmentAt, readCalendarAndPatient, type BusyQuery, type CalendarRow } from './store.js';
+import { agentOrigin, type Actor } from '../../core/actor.js';
+import { keyHoldOf, markHoldUsed, type HoldRow } from '../holds/index.js';
 import {
   answeringNoSlot,
   claimSlot,
@@ -30,18 +37,6 @@ import {
   type NoSlot,
   type SlotAsk,
 } from './slots.js';
-
-/** A calendar closed to this key's channel (`bookableBy`) is `403 forbidden` reason `not_bookable_by_agent`. */
-export function assertBookableBy(cal: CalendarRow, who: Actor): void {
-  const channel = bookingChannel(who);
-  if (channel !== null && !cal.bookable_by.includes(channel)) {
-    throw ApiError.forbidden(
-      'not_bookable_by_agent',
-      { bookableBy: cal.bookable_by },
-      'Questo calendario non si può prenotare con questa chiave: va prenotato dallo studio.',
-    );
-  }
-}
 
 /**
  * The booking's calendar, whole, and the verdict on its two references (`calendarId`,
@@ -64,6 +59,32 @@ async function calendarAndPatient(
   const patientIssue = refIssue(who, { field: 'patientId', table: 'patients' }, patient ?? undefined);
   if (patientIssue) issues.push(patientIssue);
   return { calendar: calendarId === undefined || calendarIssue || !calendar ? undefined : calendar, issues, soleLocked };
+}
+
+/**
+ * The appointment that books `slot` of `cal` for a patient: the slot's doctor, chair and time, the
+ * calendar's facility, and its appointment type and category unless the booking gives its own
+ * (null clears them).
+ */
+export function slotAppointment(
+  cal: CalendarRow,
+  slot: Slot,
+  patientId: string,
+  details: Pick<AppointmentInsert, 'origin' | 'type' | 'category' | 'title' | 'reason'>,
+): AppointmentInsert {
+  return {
+    ...details,
+    patientId,
+    facilityId: cal.facility_id,
+    doctorId: slot.doctorId,
+    chairId: slot.chairId,
+    calendarId: cal.id,
+    start: slot.start,
+    end: slot.end,
+    status: 'scheduled',
+    type: details.type === undefined ? cal.appointment_type : details.type,
+    category: details.category === undefined ? cal.appointment_category : details.category,
+  };
 }
 
 /** A calendar that takes no new patients refuses a patient with no appointment yet (cancelled ones do not count). */

@@ -41,7 +41,7 @@ const PRINTED = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
 /**
  * The local calendar date and time of an instant in `tz`. Read from format()'s text, which costs
  * a fraction of formatToParts (docs/performance.md): every
- * time an API answer reads out (labels.ts) pays it once per row; formatToParts for any other text.
+ * time an API answer reads out (local-reading.ts) pays it once per row; formatToParts for any other text.
  */
 export function localParts(date: Date, tz: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
   const printed = PRINTED.exec(formatter(tz).format(date));

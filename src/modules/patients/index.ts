@@ -1,0 +1,26 @@
+/** The front door of src/modules/patients: what code outside the module uses of it (test/layers.test.ts). */
+export { archivePatient, erasePatient, updatePatient } from './back-office.js';
+export { lookupQueryIssues, patientBodyIssues, patientImportIssues } from './checks.js';
+export { PATIENT_EVENTS } from './events.js';
+export { checkFacility } from './facility.js';
+export { NICKNAMES } from './nicknames.js';
+export { normalizeEmail, normalizeName } from './normalize.js';
+export { PATIENT_REASONS } from './reasons.js';
+export {
+  CLINICAL_FIELDS,
+  IMPORT_MAX,
+  PatientChangesSchema,
+  PatientImportResultSchema,
+  PatientImportSchema,
+  PatientInputSchema,
+  PatientLookupQuerySchema,
+  PatientLookupSchema,
+  PatientSchema,
+  PatientSearchQuerySchema,
+  PatientSearchResultSchema,
+  PHONE_PATTERN,
+} from './schema.js';
+export { addNameTerms } from './search-store.js';
+export { SEARCH_TUNING, searchPatients } from './search.js';
+export { canonicalPhone, createPatient, createPatientInTransaction, getPatient, importPatients, lookupPatient } from './service.js';
+export { patientByPhoneQuery } from './store.js';
