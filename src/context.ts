@@ -5,9 +5,9 @@ import type { ActorEnvironment } from './core/actor.js';
 import type { ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
 import type { DB } from './db/schema.js';
-import type { AccessLogWriter } from './modules/access-log/index.js';
-import type { Authenticator } from './modules/auth/index.js';
-import type { DocumentsRuntime } from './modules/documents/index.js';
+import type { AccessLogWriter } from './modules/access-log/writer.js';
+import type { Authenticator } from './modules/auth/authenticate.js';
+import type { DocumentsRuntime } from './modules/documents/runtime.js';
 
 export interface AppContext {
   config: Config;

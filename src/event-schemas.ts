@@ -18,15 +18,15 @@ import { randomUUID } from 'node:crypto';
 import type { Static, TSchema } from 'typebox';
 import { EventsSkipped, type AnyEventType } from './events/catalogue.js';
 import { isUuid } from './lib/formats.js';
-import { APPOINTMENT_EVENTS } from './modules/appointments/index.js';
-import { BILLING_EVENTS } from './modules/billing/index.js';
-import { CALL_EVENTS } from './modules/calls/index.js';
-import { CONVERSATION_EVENTS } from './modules/conversations/index.js';
-import { LEAD_EVENTS } from './modules/leads/index.js';
-import { PATIENT_EVENTS } from './modules/patients/index.js';
-import { TASK_EVENTS } from './modules/tasks/index.js';
-import { WAITLIST_EVENTS } from './modules/waitlist/index.js';
-import { WEBHOOK_EVENTS } from './modules/webhooks/index.js';
+import { APPOINTMENT_EVENTS } from './modules/appointments/events.js';
+import { BILLING_EVENTS } from './modules/billing/events.js';
+import { CALL_EVENTS } from './modules/calls/events.js';
+import { CONVERSATION_EVENTS } from './modules/conversations/events.js';
+import { LEAD_EVENTS } from './modules/leads/events.js';
+import { PATIENT_EVENTS } from './modules/patients/events.js';
+import { TASK_EVENTS } from './modules/tasks/events.js';
+import { WAITLIST_EVENTS } from './modules/waitlist/events.js';
+import { WEBHOOK_EVENTS } from './modules/webhooks/events.js';
 
 /** The schema of `data` for every type an event can have, in the order of the catalogue (the order of the `webhooks` section). */
 export const EVENT_DATA_SCHEMAS = {

@@ -1,7 +1,7 @@
 /** Tables of the documents module (src/db/migrations/0090_documents.sql). */
 import type { ColumnType, Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './core.js';
-import type { DocumentCategory, DocumentOrigin, DocumentStatus, RejectedReason, ScanResult } from '../../modules/documents/index.js';
+import type { DocumentCategory, DocumentOrigin, DocumentStatus, RejectedReason, ScanResult } from '../../modules/documents/schema.js';
 
 type BigInt = ColumnType<number, number, number>;
 

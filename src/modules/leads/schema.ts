@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { Email, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
-import { PHONE_PATTERN } from '../patients/index.js';
+import { PHONE_PATTERN } from '../../lib/phone.js';
 
 export const LEAD_SOURCES = ['social_media', 'website', 'referral_link', 'manual', 'import', 'phone', 'walk_in', 'other', 'chat'] as const;
 export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'proposal', 'won', 'lost'] as const;

@@ -18,7 +18,6 @@ export {
   PatientSchema,
   PatientSearchQuerySchema,
   PatientSearchResultSchema,
-  PHONE_PATTERN,
 } from './schema.js';
 export { addNameTerms } from './search-store.js';
 export { SEARCH_TUNING, searchPatients } from './search.js';

@@ -4,13 +4,11 @@
  */
 import { Type, type Static } from 'typebox';
 import { DateOnly, Email, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { PHONE_PATTERN } from '../../lib/phone.js';
 
 export const GENDERS = ['male', 'female', 'other', 'prefer_not_to_say'] as const;
 export const REFERRAL_SOURCES = ['walk_in', 'internet', 'social', 'companies', 'referral'] as const;
 export const CLINICAL_FIELDS = ['allergies', 'medications', 'conditions', 'notes'] as const;
-
-/** Phones: digits and the usual separators; the number itself is checked by libphonenumber. */
-export const PHONE_PATTERN = '^[+0-9 ()./-]*$';
 
 const ClinicalList = () =>
   Type.Optional(
