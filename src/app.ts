@@ -184,7 +184,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   return app;
 }
 
-export interface HttpService {
+interface HttpService {
   app: App;
   /** Listens on PORT, and on ADMIN_PORT when the back office has a listener of its own. */
   listen(): Promise<void>;
@@ -195,6 +195,7 @@ export interface HttpService {
 }
 
 /**
+ * @public (main.ts imports this module lazily, so the worker role never loads it: knip cannot see that use)
  * The HTTP side of a process (main.ts, roles `all` and `api`): the rate limiter's counters in
  * Redis when REDIS_URL is set (shared by every process), the app, its listeners. main.ts loads
  * this module only when it serves HTTP, so the worker role never builds the app.

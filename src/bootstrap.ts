@@ -12,7 +12,7 @@ import { AccessLogWriter } from './modules/access-log/index.js';
 import { Authenticator } from './modules/auth/index.js';
 import { createDocumentsRuntime } from './modules/documents/index.js';
 
-export interface ContextOptions {
+interface ContextOptions {
   /** Keep the embedded database in memory instead of DATA_DIR (tests). */
   inMemory?: boolean;
   pgliteSnapshot?: Blob;

@@ -24,8 +24,6 @@ export interface AppContext {
   documents: DocumentsRuntime;
 }
 
-export type Transaction = Kysely<DB>;
-
 /** What every actor of this process carries besides its key (src/core/actor.ts). */
 export function actorEnvironment(ctx: Pick<AppContext, 'config' | 'cursorSecret'>): ActorEnvironment {
   return { region: ctx.config.defaultPhoneRegion, cursorSecret: ctx.cursorSecret };

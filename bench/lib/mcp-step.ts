@@ -25,7 +25,7 @@ import { ERROR_STATUS } from '../../src/core/errors.js';
  */
 export const ROADS = ['rest', 'mcp', 'mcp-per-tool'] as const;
 export type Road = (typeof ROADS)[number];
-export type McpClientKind = 'sdk' | 'light';
+type McpClientKind = 'sdk' | 'light';
 
 /** The `--…-client=` option of a benchmark: `sdk` or `light`, `fallback` when absent; anything else stops the run. */
 export function mcpClientKind(option: string | undefined, fallback: McpClientKind): McpClientKind {

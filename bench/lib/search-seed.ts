@@ -39,7 +39,7 @@ export interface SeedPlan {
   poolMax?: number;
 }
 
-export interface Seeded {
+interface Seeded {
   database: Database;
   url: string | null;
   /** Seconds spent seeding, 0 when a kept database was reused. */

@@ -52,7 +52,7 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d
  * A null is kept: an optional argument that may not be null is refused before any request, so a
  * null that gets here is a value (a field cleared), not an absent argument.
  */
-export function canonicalArguments(value: unknown): unknown {
+function canonicalArguments(value: unknown): unknown {
   if (typeof value === 'string' && INSTANT.test(value)) {
     const ms = Date.parse(value);
     return Number.isNaN(ms) ? value : new Date(ms).toISOString();
@@ -65,13 +65,13 @@ export function canonicalArguments(value: unknown): unknown {
 }
 
 /** The hash of a writing call's canonical arguments: its call's id left out (it is the call, not the request). */
-export function argumentsHash(canonical: Record<string, unknown>): string {
+function argumentsHash(canonical: Record<string, unknown>): string {
   const { callId: _callId, ...request } = canonical;
   return bodyHashOf(request);
 }
 
 /** The call's last successful writing tool call, shared by every process (src/modules/tool-calls). */
-export interface CallLedger {
+interface CallLedger {
   lastWrite(callId: string): Promise<ToolWrite | null>;
   recordWrite(callId: string, write: ToolWrite): Promise<void>;
 }
@@ -83,7 +83,7 @@ export interface CallLedger {
  * calls in flight together take one key, so one writes. Any other writing call is a new attempt:
  * its key hashes the previous write's key too, so book → cancel → book books again.
  */
-export function retryKey(tool: AgentTool, callId: string, argsHash: string, last: ToolWrite | null): string {
+function retryKey(tool: AgentTool, callId: string, argsHash: string, last: ToolWrite | null): string {
   if (last && last.tool === tool.name && last.argsHash === argsHash) return last.idempotencyKey;
   return `tool:${tool.name}:${bodyHashOf({ callId, args: argsHash, after: last?.idempotencyKey ?? null })}`;
 }
@@ -96,11 +96,7 @@ export function withCallId(tool: AgentTool, args: Record<string, unknown>, callI
 }
 
 /** The REST request of a tool call, or the wrong arguments that stop it before any request. */
-export function requestOf(
-  tool: AgentTool,
-  args: Record<string, unknown>,
-  idempotencyKey: string | undefined,
-): { request: OperationRequest } | { error: ToolError } {
+function requestOf(tool: AgentTool, args: Record<string, unknown>, idempotencyKey: string | undefined): { request: OperationRequest } | { error: ToolError } {
   const { places } = derived(tool);
   const params: Record<string, string> = {};
   const query: Record<string, string> = {};

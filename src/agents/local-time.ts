@@ -34,19 +34,19 @@ function offsetAt(ms: number, tz: string): number {
 }
 
 /** `+01:00`, `-05:00`, `+05:45`. */
-export function offsetText(offsetMs: number): string {
+function offsetText(offsetMs: number): string {
   const minutes = Math.round(Math.abs(offsetMs) / 60_000);
   return `${offsetMs < 0 ? '-' : '+'}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 }
 
-export type LocalInstant = { ok: true; instant: string } | { ok: false; reason: 'not_a_date' | 'nonexistent' };
+type LocalInstant = { ok: true; instant: string } | { ok: false; reason: 'not_a_date' | 'nonexistent' };
 
 /**
  * A local date-time of `tz` as an instant text (the same text with the offset of that moment
  * appended: `2027-03-10T09:00` → `2027-03-10T09:00+01:00`); null when `text` is not a local
  * date-time (it has an offset already, or is no date-time at all).
  */
-export function localInstant(text: string, tz: string): LocalInstant | null {
+function localInstant(text: string, tz: string): LocalInstant | null {
   const m = LOCAL.exec(text);
   if (!m) return null;
   const [year, month, day, hour, minute] = [1, 2, 3, 4, 5].map((i) => Number(m[i])) as [number, number, number, number, number];

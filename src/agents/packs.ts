@@ -15,7 +15,7 @@ import { elevenLabsBody, openAiStrict, plainParameters } from './packs/dialects.
 export const PLATFORMS = ['openai', 'vapi', 'retell', 'elevenlabs'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
-export interface PackEntry {
+interface PackEntry {
   name: string;
   /** The REST operation the tool performs (informative: the platform calls `endpoint`). */
   operation: { method: string; path: string; operationId: string };
@@ -26,7 +26,7 @@ export interface PackEntry {
 
 const KEY = 'Bearer <API key of the clinic>';
 /** Runners' paths, relative to the base URL. */
-export const RUNNER_PATHS = { vapi: '/v1/agent-tools/vapi', retell: '/v1/agent-tools/retell', run: '/v1/agent-tools/run' } as const;
+const RUNNER_PATHS = { vapi: '/v1/agent-tools/vapi', retell: '/v1/agent-tools/retell', run: '/v1/agent-tools/run' } as const;
 
 /** `/v1/calendars/:id/availability` → `/v1/calendars/{calendarId}/availability` (the tool's argument names). */
 function pathTemplate(tool: AgentTool): string {

@@ -45,7 +45,7 @@ export function writes(tool: AgentTool): boolean {
  * The answer of a tool whose operation answers no body (204: release_hold): `{ "done": true }`,
  * so every tool has an output schema and a result a model can read.
  */
-export const DONE: JsonSchema = { type: 'object', properties: { done: { type: 'boolean', const: true } }, required: ['done'], additionalProperties: false };
+const DONE: JsonSchema = { type: 'object', properties: { done: { type: 'boolean', const: true } }, required: ['done'], additionalProperties: false };
 
 interface Derived {
   input: JsonSchema;

@@ -7,7 +7,7 @@
 import type { ToolError, ToolOutcome } from './executor.js';
 
 /** The tools a connection may call: a next step sends the model only to those (registry.ts describe). */
-export type Callable = ReadonlySet<string>;
+type Callable = ReadonlySet<string>;
 
 /** Where a model turns when it cannot help: a person now, a task for later, or the clinic's phone. */
 function escalation(callable: Callable): string {
@@ -94,7 +94,7 @@ export function errorPayload(outcome: Extract<ToolOutcome, { ok: false }>, calla
   return { code: outcome.error.code, message: outcome.error.message, nextStep: nextStep(outcome.error, callable), details };
 }
 
-export interface McpToolResult {
+interface McpToolResult {
   [key: string]: unknown;
   content: { type: 'text'; text: string }[];
   structuredContent?: Record<string, unknown>;

@@ -55,7 +55,7 @@ export class AdminCallError extends Error {
   }
 }
 
-export const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** `adminCreatePatient` -> `create-patient`. */
 export const commandName = (operationId: string) => kebab(operationId.replace(/^admin/, '')).replace(/^-/, '');

@@ -2,7 +2,7 @@
 import { redact } from './credentials.js';
 
 /** The widest a table gets: cells are cut (…) to fit; `--json` has every value in full. */
-export const TABLE_WIDTH = 100;
+const TABLE_WIDTH = 100;
 const MIN_COLUMN = 8;
 
 /** A wrong command line: exit code 2. */
@@ -10,7 +10,7 @@ export class UsageError extends Error {}
 
 const cellOf = (v: unknown) => (v === null || v === undefined ? '' : Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-export function formatTable(rows: Array<Record<string, unknown>>, columns?: string[], width = TABLE_WIDTH): string[] {
+function formatTable(rows: Array<Record<string, unknown>>, columns?: string[], width = TABLE_WIDTH): string[] {
   if (rows.length === 0) return ['(none)'];
   const cols = columns ?? Object.keys(rows[0]!);
   const cells = rows.map((r) => cols.map((c) => cellOf(r[c])));

@@ -72,7 +72,7 @@ export function apiKeyId(actor: Pick<Actor, 'keyId'>): string {
 }
 
 /** Who books through the API, as a calendar's `bookableBy` names it: plain keys `api`, agents `bot` / `voice`. */
-export type BookingChannel = 'api' | 'bot' | 'voice';
+type BookingChannel = 'api' | 'bot' | 'voice';
 export const BOOKING_CHANNELS: readonly BookingChannel[] = ['api', 'bot', 'voice'];
 
 const CHANNEL_OF: Record<AgentKind, BookingChannel> = { none: 'api', chat_bot: 'bot', voice_agent: 'voice' };

@@ -6,7 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from './errors.js';
 
-export type CursorValues = Array<string | number | null>;
+type CursorValues = Array<string | number | null>;
 
 function sign(secret: string, scope: string, payload: string): string {
   return createHmac('sha256', secret).update(scope).update('\n').update(payload).digest('base64url').slice(0, 22);

@@ -24,7 +24,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export const ERROR_MESSAGES: Record<ErrorCode, string> = {
+const ERROR_MESSAGES: Record<ErrorCode, string> = {
   invalid_request: 'La richiesta non è valida: correggi i campi indicati.',
   unauthenticated: 'Manca l’intestazione Authorization con la chiave API (Bearer).',
   api_key_invalid: 'La chiave API non è valida.',
@@ -100,13 +100,13 @@ export interface DeclaredReasons {
  * `If-Match` (`version_mismatch`), and the idempotency store's two (`concurrent_request`,
  * `response_not_stored`; src/db/IDEMPOTENCY.md).
  */
-export const COMMON_CONFLICT_REASONS = ['version_mismatch', 'concurrent_request', 'response_not_stored'] as const;
+const COMMON_CONFLICT_REASONS = ['version_mismatch', 'concurrent_request', 'response_not_stored'] as const;
 
 /**
  * Forbidden reasons any /v1 operation may answer: `ai_disabled` (spec 7) refuses every request
  * of an agent key while the clinic's AI processing is off (src/http/plugins/caller.ts).
  */
-export const COMMON_FORBIDDEN_REASONS = ['ai_disabled'] as const;
+const COMMON_FORBIDDEN_REASONS = ['ai_disabled'] as const;
 
 /** Whether an error's reason is one the operation declared (errors without a reason always are). */
 export function reasonDeclared(error: ApiError, declared: DeclaredReasons | undefined): boolean {

@@ -74,7 +74,7 @@ export const IdParams = Type.Object({ id: Uuid() }, { additionalProperties: fals
 export const ClinicParams = Type.Object({ clinicId: Uuid() }, { additionalProperties: false });
 export const ClinicItemParams = Type.Object({ clinicId: Uuid(), id: Uuid() }, { additionalProperties: false });
 
-export const NextCursor = Type.Union([Type.String(), Type.Null()], {
+const NextCursor = Type.Union([Type.String(), Type.Null()], {
   description: 'Pass it as `cursor` for the next page; null on the last page',
 });
 
@@ -103,12 +103,12 @@ export const ErrorEnvelopeSchema = Type.Object(
 );
 
 /** Header schemas shared by creations and modifications. */
-export const IdempotencyKeyHeader = Type.String({
+const IdempotencyKeyHeader = Type.String({
   minLength: 1,
   maxLength: 255,
   description: 'Same key within 24 hours repeats the first 2xx response',
 });
-export const IfMatchHeader = Type.String({ minLength: 1, maxLength: 100, description: 'The ETag received earlier' });
+const IfMatchHeader = Type.String({ minLength: 1, maxLength: 100, description: 'The ETag received earlier' });
 
 /** `headers` of a creation that accepts `Idempotency-Key`. */
 export const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) });

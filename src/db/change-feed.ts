@@ -16,7 +16,7 @@
 import type { Database } from './database.js';
 import { keepListening, type Listener } from './listener.js';
 
-export const CHANGES_CHANNEL = 'dcm_changes';
+const CHANGES_CHANNEL = 'dcm_changes';
 
 /** Identity of a (table, clinic) state: equal tokens mean no change in between. */
 export type ChangeToken = object;

@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const LOCK_FILE = 'dcm.lock';
+const LOCK_FILE = 'dcm.lock';
 const TAKEOVER_FILE = 'dcm.lock.takeover';
 /** How long an empty or unreadable lock file is read again before giving up. */
 const UNREADABLE_GRACE_MS = 1000;

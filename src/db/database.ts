@@ -13,8 +13,6 @@ import { parseTimestamptz } from './timestamptz.js';
 import { StatementNames } from './prepared-statements.js';
 import { pgClientClass } from './pg-client.js';
 
-export { DataFolderLockedError } from './data-folder-lock.js';
-
 export type Engine = 'postgres' | 'pglite';
 
 type PgModule = typeof pg;
@@ -57,7 +55,7 @@ function configurePgTypes(pg: PgModule): void {
   pgTypesConfigured = true;
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   databaseUrl: string | null;
   /** Folder of the embedded database; `null` keeps it in memory (tests). */
   dataDir: string | null;

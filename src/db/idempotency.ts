@@ -34,7 +34,7 @@ export function bodyHashOf(body: unknown): string {
 }
 
 /** What a request presents with its key: the same key with another key, operation or body is a reuse. */
-export interface IdempotencyClaim {
+interface IdempotencyClaim {
   clinicId: string;
   key: string;
   apiKeyId: string;
@@ -43,7 +43,7 @@ export interface IdempotencyClaim {
   bodyHash: string;
 }
 
-export type ClaimOutcome =
+type ClaimOutcome =
   /** This request owns the key: run it, then `completeIdempotencyKey` or `releaseIdempotencyKey`. */
   | { kind: 'owned' }
   /** The key was used for another request (another key, operation or body). */

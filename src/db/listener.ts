@@ -9,7 +9,7 @@ import { DatabaseClosedError, type Database } from './database.js';
 /** Waits before listening again after the listening connection broke. */
 const RELISTEN_MS = [100, 250, 500, 1_000, 2_000, 5_000];
 
-export interface ListenerEvents {
+interface ListenerEvents {
   onMessage: (payload: string) => void;
   /** Listening (again) after a failed first attempt or a break. */
   onUp?: () => void;

@@ -12,12 +12,12 @@ import type { Database } from './database.js';
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const LOCK_ID = 7_302_115_001;
 
-export interface Migration {
+interface Migration {
   version: string;
   file: string;
 }
 
-export function listMigrations(): Migration[] {
+function listMigrations(): Migration[] {
   return fs
     .readdirSync(MIGRATIONS_DIR)
     .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))

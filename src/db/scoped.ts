@@ -21,7 +21,7 @@ import { facilityVisible, type TenantScope } from './tenant.js';
 import type { Db, Transaction } from './transaction.js';
 
 /** Tables of tenant rows that belong to a facility (or to none). */
-export type ScopedTable = {
+type ScopedTable = {
   [T in keyof DB]: DB[T] extends { id: unknown; clinic_id: unknown; facility_id: unknown } ? T : never;
 }[keyof DB];
 
@@ -77,7 +77,7 @@ export type Ref =
   /** `patientId`: the row must also be this patient's (a quote item's appointment, an invoice's quote). */
   | { field: string; table: PatientRefTable; id: string | null | undefined; patientId: string };
 
-export interface RefRow {
+interface RefRow {
   id: string;
   facility_id: string | null;
 }

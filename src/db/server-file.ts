@@ -12,9 +12,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isOwnerAlive } from './data-folder-lock.js';
 
-export const SERVER_FILE = 'dcm.server.json';
+const SERVER_FILE = 'dcm.server.json';
 
-export interface RunningServer {
+interface RunningServer {
   pid: number;
   /** Base URL of the back office, without `/admin/v1`. */
   adminUrl: string;

@@ -39,7 +39,7 @@ export function thenCommit<R>(statement: RawBuilder<R>): RawBuilder<R> {
  * refuses the COMMIT: its case is the store's to finish after the statement (an event recorded
  * another way), and the row is its answer.
  */
-export interface CommitCheck<A, O> {
+interface CommitCheck<A, O> {
   reason: string;
   when: Expression<SqlBool>;
   outcome?: (answer: A) => O;
@@ -53,7 +53,7 @@ export function commitCheck<A, O = never>(reason: string, check: { when: Express
 type OutcomeOf<C> = C extends CommitCheck<never, infer O> ? O : never;
 
 /** A statement built by lastStatement and how to read its rows. */
-export interface LastStatement<A, O> {
+interface LastStatement<A, O> {
   statement: RawBuilder<A>;
   /**
    * The answer's rows, and the outcome of the first check that held on them (checks in their

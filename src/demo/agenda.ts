@@ -38,7 +38,7 @@ export const VOICE_AGENT_SCOPES = [
 ] as const;
 
 /** The caller of the README's first five minutes: a demo patient with a known number. */
-export const DEMO_CALLER = { firstName: 'Giulia', lastName: 'Rossi', phone: '+39 333 123 4567' };
+const DEMO_CALLER = { firstName: 'Giulia', lastName: 'Rossi', phone: '+39 333 123 4567' };
 
 const WEEKDAYS = (intervals: Array<{ open: string; close: string }>, saturday?: Array<{ open: string; close: string }>): WeekSchedule => ({
   mon: intervals,
@@ -56,7 +56,7 @@ const OPENING = WEEKDAYS(
   [{ open: '09:00', close: '13:00' }],
 );
 
-export interface DemoAgenda {
+interface DemoAgenda {
   /** null when the seed was asked for no voice agent key (a reset keeps the clinic's keys). */
   voiceToken: string | null;
   calendarIds: string[];

@@ -15,7 +15,7 @@ import { seedDemoBilling } from './billing.js';
 import { seedDemoAgenda } from './agenda.js';
 import { claimDemoMark } from './store.js';
 
-export interface DemoOptions {
+interface DemoOptions {
   host: string;
   port: number;
   print: (line: string) => void;

@@ -78,7 +78,7 @@ export const KEPT_TABLES = [
   'access_log_entries',
 ] as const;
 
-export type ResetLock = { outcome: 'absent' } | { outcome: 'live' } | { outcome: 'locked'; facilityIds: string[] };
+type ResetLock = { outcome: 'absent' } | { outcome: 'live' } | { outcome: 'locked'; facilityIds: string[] };
 
 /** The clinic's row, locked until the transaction ends (two resets of a clinic wait for each other), and its facilities, oldest first. */
 export async function lockClinic(trx: Transaction, clinicId: string): Promise<ResetLock> {

@@ -74,7 +74,7 @@ export async function recordEvent(trx: Transaction, event: NewEvent): Promise<Re
 }
 
 /** An event recorded by a statement of the caller's (recordEventIn). */
-export interface EventInStatement {
+interface EventInStatement {
   /** The `record_event(…)` call for that statement's select list, run once, when the change is written; its value is the outcome. */
   call: RawBuilder<string>;
   /** Completes the recording with the call's outcome, as recordEvent does: a clinic without an active key or with gaps to record, and a failed insert. */

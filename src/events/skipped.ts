@@ -3,7 +3,7 @@ import type { Transaction } from '../db/transaction.js';
 import { EVENT_SCOPES, type EventType, type SkippedData } from './catalogue.js';
 import { insertEvent, type RecordedEvent } from './record.js';
 
-export type SkippedReason = { reason: 'bulk_import'; count: number } | { reason: 'no_active_key'; from: string; to: string } | { reason: 'error' };
+type SkippedReason = { reason: 'bulk_import'; count: number } | { reason: 'no_active_key'; from: string; to: string } | { reason: 'error' };
 
 /** Bulk operations record one of these when they create more than this many rows of one type. */
 export const BULK_EVENT_THRESHOLD = 50;

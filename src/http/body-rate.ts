@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-export interface BodyRateFloor {
+interface BodyRateFloor {
   bytesPerSecond: number;
   windowMs: number;
 }

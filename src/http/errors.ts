@@ -1,7 +1,7 @@
 /** The error envelope of spec 7: what an ApiError (src/core/errors.ts) looks like on the wire. */
 import type { ApiError, ErrorCode, ErrorDetails } from '../core/errors.js';
 
-export interface ErrorEnvelope {
+interface ErrorEnvelope {
   error: { code: ErrorCode; message: string; details: ErrorDetails; requestId: string };
 }
 

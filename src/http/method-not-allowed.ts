@@ -15,7 +15,7 @@ import { ApiError } from '../core/errors.js';
 import { errorEnvelope } from './errors.js';
 import { arrivedOnAdminListener, type Plane } from './planes.js';
 
-export type AllowedMethods = (path: string) => string[];
+type AllowedMethods = (path: string) => string[];
 
 /** The methods each path of these planes takes, built on first use (every route is registered by then). */
 export function allowedMethodsOf(app: FastifyInstance, planes: readonly Plane[], routerOptions: { maxParamLength: number }): AllowedMethods {

@@ -41,7 +41,7 @@ declare module 'fastify' {
 }
 
 /** The listener a request arrived on, when the back office has its own (ADMIN_PORT). */
-export const ADMIN_LISTENER = Symbol('admin listener');
+const ADMIN_LISTENER = Symbol('admin listener');
 type Tagged = { [ADMIN_LISTENER]?: true };
 
 /**

@@ -12,7 +12,7 @@ export const PARTS_OF_DAY = ['morning', 'afternoon', 'evening'] as const;
 export type PartOfDay = (typeof PARTS_OF_DAY)[number];
 
 /** An instant read in the clinic's zone. */
-export interface LocalReading {
+interface LocalReading {
   /** `YYYY-MM-DD` in the clinic's time zone. */
   localDate: string;
   /** `HH:MM` in the clinic's time zone. */

@@ -6,7 +6,7 @@
  */
 import { toCanonicalPhone, type PhoneRegion } from './phone.js';
 
-export type Loose = Record<string, unknown>;
+type Loose = Record<string, unknown>;
 
 /** The fields of an object; {} for anything else. */
 export const record = (v: unknown): Loose => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Loose) : {});

@@ -26,15 +26,6 @@ function formatter(tz: string): Intl.DateTimeFormat {
   return f;
 }
 
-export function isTimeZone(tz: string): boolean {
-  try {
-    formatter(tz);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** en-US with those options prints `MM/DD/YYYY, HH:MM:SS`. */
 const PRINTED = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
 

@@ -11,7 +11,7 @@ export interface McpOptions {
   headers?: Record<string, string>;
 }
 
-export interface ToolResult {
+interface ToolResult {
   isError?: boolean;
   content: { type: string; text: string }[];
   structuredContent?: any;

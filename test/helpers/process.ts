@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** What `npm start` runs. */
-export const SERVICE_ENTRY = 'dist/src/main.js';
+const SERVICE_ENTRY = 'dist/src/main.js';
 
 /**
  * The options `npm start` hands Node before the entry (`node --max-semi-space-size=32 …`), read

@@ -79,7 +79,7 @@ export async function openTestContext(config: Config): Promise<{ ctx: AppContext
   return { ctx, drop: () => closeContext(ctx) };
 }
 
-export interface StartOptions {
+interface StartOptions {
   config?: Partial<Config>;
   /** Generous limits for files that make many requests with one key; the spec's otherwise. */
   rateLimits?: RateLimits;

@@ -35,7 +35,7 @@ export interface HostileRequest {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
-export function resolveRef(doc: OpenApiDoc, schema: Schema | undefined): Schema {
+function resolveRef(doc: OpenApiDoc, schema: Schema | undefined): Schema {
   let s = schema ?? {};
   for (let i = 0; i < 20 && typeof s.$ref === 'string'; i++) {
     const ref: string = s.$ref;
@@ -145,7 +145,7 @@ const nastyString = fc.oneof(
 );
 
 /** Any JSON value, of any type, some of them hostile. */
-export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   nastyString,
   fc.constantFrom(...HUGE_NUMBERS),
   fc.double(),
@@ -171,7 +171,7 @@ function typeOf(schema: Schema): string | undefined {
 }
 
 /** A value the schema accepts (as far as a generator can tell; formats and bounds honoured). */
-export function validValue(doc: OpenApiDoc, raw: Schema, depth = 0): fc.Arbitrary<unknown> {
+function validValue(doc: OpenApiDoc, raw: Schema, depth = 0): fc.Arbitrary<unknown> {
   const schema = resolveRef(doc, raw);
   if ('const' in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
@@ -262,7 +262,7 @@ function validString(schema: Schema): fc.Arbitrary<string> {
 }
 
 /** A value close to valid: the schema's value with one thing wrong, or anything at all. */
-export function confusedValue(doc: OpenApiDoc, raw: Schema): fc.Arbitrary<unknown> {
+function confusedValue(doc: OpenApiDoc, raw: Schema): fc.Arbitrary<unknown> {
   const schema = resolveRef(doc, raw);
   const options: fc.Arbitrary<unknown>[] = [hostileValue];
   if (typeOf(schema) === 'object' && schema.properties && Object.keys(schema.properties).length > 0) {
@@ -297,7 +297,7 @@ export function confusedValue(doc: OpenApiDoc, raw: Schema): fc.Arbitrary<unknow
 // Bytes on the wire
 
 /** Percent-encodes the UTF-8 bytes of any string, lone surrogates included (as U+FFFD). */
-export function encodeComponent(value: string): string {
+function encodeComponent(value: string): string {
   let out = '';
   for (const byte of Buffer.from(value, 'utf8')) {
     const c = String.fromCharCode(byte);
@@ -418,7 +418,7 @@ const RAW_BODIES: fc.Arbitrary<Buffer> = fc.oneof(
   fc.integer({ min: 1_000_000, max: 1_200_000 }).map((n) => Buffer.from(JSON.stringify({ x: 'y'.repeat(n) }))),
 );
 
-export interface RequestContext {
+interface RequestContext {
   doc: OpenApiDoc;
   /** Prefix of the document's server (e.g. `/v1`). */
   base: string;

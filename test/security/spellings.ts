@@ -6,7 +6,7 @@
  */
 import { sendRaw, type RawAnswer } from '../helpers/raw-http.js';
 
-export interface Spelling {
+interface Spelling {
   /** The class it belongs to, for the closing note and failure messages. */
   kind: string;
   /** The request target, sent as is on the request line. */

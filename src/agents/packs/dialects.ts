@@ -33,7 +33,7 @@ function withoutNull(schema: JsonSchema): JsonSchema {
 }
 
 /** The tool's arguments as a model should fill them on a platform whose runner supplies the call id. */
-export function platformArguments(input: JsonSchema): JsonSchema {
+function platformArguments(input: JsonSchema): JsonSchema {
   const properties = Object.fromEntries(Object.entries(input.properties as Record<string, JsonSchema>).filter(([name]) => !FILLED_BY_RUNNER.has(name)));
   const required = ((input.required as string[] | undefined) ?? []).filter((name) => !FILLED_BY_RUNNER.has(name));
   const out: JsonSchema = { ...input, properties };
@@ -88,7 +88,7 @@ function describeField(name: string, schema: JsonSchema, keep: ReadonlySet<strin
 // `default`, `examples`, `uniqueItems`, or a format such as `uri`.
 // ---------------------------------------------------------------------------------------------
 
-export const OPENAI_STRICT_KEYWORDS: ReadonlySet<string> = new Set([
+const OPENAI_STRICT_KEYWORDS: ReadonlySet<string> = new Set([
   'type',
   'description',
   'properties',
@@ -110,7 +110,7 @@ export const OPENAI_STRICT_KEYWORDS: ReadonlySet<string> = new Set([
   '$defs',
   '$ref',
 ]);
-export const OPENAI_STRICT_FORMATS: ReadonlySet<string> = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
+const OPENAI_STRICT_FORMATS: ReadonlySet<string> = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
 
 function nullable(schema: JsonSchema): JsonSchema {
   if (Array.isArray(schema.anyOf)) {
@@ -168,8 +168,8 @@ export function openAiStrict(input: JsonSchema): JsonSchema {
 // those go into the description, which every field must have.
 // ---------------------------------------------------------------------------------------------
 
-export const ELEVENLABS_KEYWORDS: ReadonlySet<string> = new Set(['type', 'description', 'enum', 'properties', 'required', 'items']);
-export const ELEVENLABS_LITERAL_TYPES: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean']);
+const ELEVENLABS_KEYWORDS: ReadonlySet<string> = new Set(['type', 'description', 'enum', 'properties', 'required', 'items']);
+const ELEVENLABS_LITERAL_TYPES: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean']);
 
 function elevenNode(name: string, raw: JsonSchema): JsonSchema {
   const schema = withoutNull(raw);

@@ -13,7 +13,7 @@ import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../db/transaction.js';
 import { backOfficeActor } from '../../modules/clinics/index.js';
 
-export interface AdminGateOptions {
+interface AdminGateOptions {
   adminToken: string;
   db: Db;
   /** What every actor carries (phone region, cursor secret). */

@@ -14,7 +14,7 @@ import { ApiError } from '../../core/errors.js';
 import { apiKeyActor, type ActorEnvironment } from '../../core/actor.js';
 import { authFailureRules, callerRules, keyRules, type Decision, type RateLimiter, type RateLimits } from '../rate-limit/limiter.js';
 
-export interface CallerOptions {
+interface CallerOptions {
   authenticator: Authenticator;
   limiter: RateLimiter;
   limits: RateLimits;

@@ -22,7 +22,7 @@ const PARTS: Record<string, 'path' | 'query' | 'body' | 'header'> = {
 };
 
 /** Seconds a client waits before retrying a 503: Redis and the pool reconnect within about a second. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 /** Under the tests an undeclared reason fails loudly; in production it is answered and logged. */
 const STRICT_REASONS = process.env.DCM_STRICT_REASONS === '1';
@@ -113,6 +113,6 @@ export function registerErrorHandling(
   app.setNotFoundHandler(notFound);
 }
 
-export function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
+function answerNotFound(request: FastifyRequest, reply: FastifyReply): void {
   void reply.status(404).type('application/json; charset=utf-8').send(errorEnvelope(ApiError.notFound(), request.id));
 }

@@ -47,7 +47,7 @@ export function rawBodyOf(request: FastifyRequest): string | undefined {
  * nothing: a name is looked up by its length, then compared as clients spell it (lower case,
  * or capitalised), then in any letter case.
  */
-export function repeatedHeader(rawHeaders: string[]): string | null {
+function repeatedHeader(rawHeaders: string[]): string | null {
   let seen = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;

@@ -238,7 +238,7 @@ function cut(full: OpenApiDoc, prefix: string, info: OpenApiDoc, notes: Operatio
   };
 }
 
-export interface OpenApiDocs {
+interface OpenApiDocs {
   v1(): OpenApiDoc;
   admin(): OpenApiDoc;
 }

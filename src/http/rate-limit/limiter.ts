@@ -43,7 +43,7 @@ export interface Decision {
   retryAfter: number;
 }
 
-export interface CounterStore {
+interface CounterStore {
   /** Counts one request in every window if all have room; returns the counts seen. */
   hit(keys: string[], limits: number[], ttlSeconds: number[]): Promise<{ allowed: boolean; counts: number[] }>;
   /** Resolves if the store answers; throws DependencyUnavailableError otherwise (readiness). */
@@ -175,7 +175,7 @@ export class RedisCounterStore implements CounterStore {
   }
 }
 
-export interface RedisEvents {
+interface RedisEvents {
   /** The connection is up (again). */
   onUp(): void;
   /** The connection was lost or could not be made: once per outage, with its first error. */
@@ -183,7 +183,7 @@ export interface RedisEvents {
 }
 
 /** How long one Redis command may take before the request is answered 503. */
-export const REDIS_COMMAND_TIMEOUT_MS = 500;
+const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 /**
  * A Redis client that fails fast instead of waiting: a command while disconnected is refused at
@@ -249,7 +249,7 @@ export function filesRules(limits: RateLimits, address: string): WindowRule[] {
  * call). The tool calls they carry are counted as the operations they perform, in the key's and
  * the clinic's windows.
  */
-export const AGENT_MESSAGES_PER_10S = 600;
+const AGENT_MESSAGES_PER_10S = 600;
 
 export function agentMessageRules(limits: RateLimits, keyId: string): WindowRule[] {
   return [{ name: `mcp:${keyId}:10s`, limit: limits.agentMessagesPer10s ?? AGENT_MESSAGES_PER_10S, seconds: 10 }];

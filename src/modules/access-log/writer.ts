@@ -45,7 +45,7 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-export interface AccessLogStats {
+interface AccessLogStats {
   /** INSERT statements run (each one commit), failed ones included. */
   flushes: number;
   /** Entries committed. */
@@ -54,14 +54,14 @@ export interface AccessLogStats {
   failures: number;
 }
 
-export class AccessLogClosedError extends Error {
+class AccessLogClosedError extends Error {
   constructor() {
     super('the access log writer is closed');
   }
 }
 
 /** Who read: an `Actor` is one (its request id is used when the record names none). */
-export interface AccessLogActor {
+interface AccessLogActor {
   clinicId: string;
   keyId: string | null;
   requestId?: string;

@@ -90,7 +90,7 @@ export const APPOINTMENT_EVENTS = {
 } satisfies { [T in AnyEventType]?: TSchema };
 
 /** The `data` of an appointment event of type T. */
-export type EventData<T extends keyof typeof APPOINTMENT_EVENTS> = Static<(typeof APPOINTMENT_EVENTS)[T]>;
+type EventData<T extends keyof typeof APPOINTMENT_EVENTS> = Static<(typeof APPOINTMENT_EVENTS)[T]>;
 
 /** Event `data` of spec 6.2: exactly these fields, never health data (no title, reason or notes). */
 export function eventData(

@@ -1,6 +1,6 @@
 /** The front door of src/modules/appointments: what code outside the module uses of it (test/layers.test.ts). */
 export { appointmentBodyIssues, bookingBodyIssues, endAfterStart } from './checks.js';
-export { APPOINTMENT_EVENTS, eventData } from './events.js';
+export { eventData } from './events.js';
 export { APPOINTMENT_CATEGORIES, APPOINTMENT_TYPES, BLOCKING_EXCLUDED, MOVABLE, overlapReason, STATUS_EVENTS, TRANSITIONS } from './model.js';
 export type { AppointmentOrigin, AppointmentRow, AppointmentStatus } from './model.js';
 export { APPOINTMENT_REASONS } from './reasons.js';

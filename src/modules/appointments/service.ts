@@ -13,7 +13,6 @@ import { eventData } from './events.js';
 import type { ListQuery } from './schema.js';
 import { listPage, writeAppointment, type AppointmentInsert, type BusyQuery } from './store.js';
 
-export type { ListQuery } from './schema.js';
 export type { AppointmentInsert } from './store.js';
 
 /** The list's filters, normalized: what a cursor is bound to, and part of a cached page's key. */

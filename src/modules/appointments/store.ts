@@ -73,7 +73,7 @@ export async function listPage(
 }
 
 /** What an appointment may describe of itself; unset is null. */
-export interface AppointmentDetails {
+interface AppointmentDetails {
   type?: string | null;
   category?: string | null;
   title?: string | null;
@@ -100,7 +100,7 @@ export interface AppointmentInsert extends AppointmentDetails {
 /** A query of the time taken (calendars' busyTimesQuery): any row found means the time is busy. */
 export type BusyQuery = Compilable<unknown>;
 
-export type AppointmentWrite = { kind: 'created'; row: AppointmentRow } | { kind: 'busy' };
+type AppointmentWrite = { kind: 'created'; row: AppointmentRow } | { kind: 'busy' };
 
 /**
  * The one INSERT of an appointment, with its `appointment.created` event recorded by the same
@@ -293,7 +293,7 @@ const ISO_8601 = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
  * start; the creation and the last change are the database's clock). A CASE on every timestamp
  * instead cost PostgreSQL about a tenth of a millisecond a page.
  */
-export const AFTER_9999: RawBuilder<boolean> = sql<boolean>`end_at >= '10000-01-01 00:00+00'`;
+const AFTER_9999: RawBuilder<boolean> = sql<boolean>`end_at >= '10000-01-01 00:00+00'`;
 
 /** A row's JSON with its years after 9999 written as toISOString writes them (`+010000-01-01T…`). */
 export function withYearsAfter9999(json: string): string {

@@ -22,7 +22,7 @@ export const VIEW_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof AppointmentRow)[];
-export type ViewedAppointmentRow = Pick<AppointmentRow, (typeof VIEW_COLUMNS)[number]>;
+type ViewedAppointmentRow = Pick<AppointmentRow, (typeof VIEW_COLUMNS)[number]>;
 
 /** The API's view; with `clinical`, the notes too (read from a whole row). */
 export function toView(row: ViewedAppointmentRow): AppointmentView;

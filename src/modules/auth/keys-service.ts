@@ -12,11 +12,11 @@ import type { Static } from 'typebox';
 import type { ApiKeySchema, CreatedApiKeySchema } from './schema.js';
 import * as store from './store.js';
 
-export type ApiKeyView = Static<typeof ApiKeySchema>;
+type ApiKeyView = Static<typeof ApiKeySchema>;
 /** The key as issued: with its bearer token, shown only now. */
-export type CreatedApiKey = Static<typeof CreatedApiKeySchema>;
+type CreatedApiKey = Static<typeof CreatedApiKeySchema>;
 
-export interface NewApiKey {
+interface NewApiKey {
   name: string;
   scopes: string[];
   facilityIds?: string[] | null;
@@ -77,7 +77,7 @@ export async function listApiKeys(db: Db, clinicId: string): Promise<ApiKeyView[
   return rows.map(toView);
 }
 
-export async function getApiKey(db: Db, keyId: string): Promise<ApiKeyView> {
+async function getApiKey(db: Db, keyId: string): Promise<ApiKeyView> {
   const row = await store.keyById(db, keyId);
   if (!row) throw ApiError.notFound();
   return toView(row);

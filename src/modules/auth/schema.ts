@@ -1,5 +1,5 @@
 /** API keys on the wire (back office): the key as listed, as created (with its token once), and the body that issues one. */
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { AGENT_KINDS } from '../../core/actor.js';
 import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 import { SCOPES } from './scopes.js';
@@ -43,4 +43,3 @@ export const NewApiKeySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type NewApiKeyBody = Static<typeof NewApiKeySchema>;

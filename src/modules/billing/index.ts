@@ -2,7 +2,6 @@
 export { patientBalance } from './balance.js';
 export { invoiceBodyIssues, paymentBodyIssues, paymentPlanBodyIssues, quoteBodyIssues } from './checks.js';
 export { addDays, localDate } from './dates.js';
-export { BILLING_EVENTS } from './events.js';
 export { findInvoice, issueInvoice, listInvoices, voidInvoice } from './invoices.js';
 export { billingJobs } from './jobs.js';
 export { findPayment, listPayments, recordPayment } from './payments.js';

@@ -40,7 +40,7 @@ export const INVOICE_EXAMPLE = {
   updatedAt: '2026-04-02T08:15:00.000Z',
 };
 
-export const InvoiceLineSchema = Type.Object(
+const InvoiceLineSchema = Type.Object(
   {
     id: Uuid(),
     position: Type.Integer({ examples: [1] }),
@@ -84,7 +84,7 @@ export const InvoiceSchema = Type.Object(
 );
 export type InvoiceView = Static<typeof InvoiceSchema>;
 
-export const InvoiceLineInput = Type.Object(
+const InvoiceLineInput = Type.Object(
   {
     description: Type.String({ minLength: 1, maxLength: 500 }),
     quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 1 })),

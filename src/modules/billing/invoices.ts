@@ -16,7 +16,6 @@ import type { InvoiceListQuery, InvoiceView, NewInvoice } from './schema.js';
 
 export type { InvoiceRow };
 
-export { STAMP_DUTY_CENTS, STAMP_DUTY_THRESHOLD_CENTS };
 /** The one line of an invoice issued with a total only. */
 const DEFAULT_LINE = 'Prestazioni odontoiatriche';
 
@@ -66,7 +65,7 @@ export function invoiceSummary(row: InvoiceRow): Omit<InvoiceView, 'lines'> {
   };
 }
 
-export function invoiceView(row: InvoiceRow, lines: LineRow[]): InvoiceView {
+function invoiceView(row: InvoiceRow, lines: LineRow[]): InvoiceView {
   return { ...invoiceSummary(row), lines: lines.map(lineView) };
 }
 

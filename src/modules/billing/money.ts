@@ -44,7 +44,7 @@ export function vatCents(netCents: number, ratePercent: number): number {
 }
 
 /** The largest amount a `numeric(14, 2)` column holds, in cents: 999,999,999,999.99 euro. */
-export const MAX_CENTS = 99_999_999_999_999;
+const MAX_CENTS = 99_999_999_999_999;
 
 /**
  * A computed amount (a sum, a total) that would not fit its column: `400` naming the field it

@@ -14,7 +14,7 @@ import type { PaymentListQuery } from './schema.js';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 export type AllocationRow = Selectable<PaymentAllocationsTable>;
-export type AllocationInsert = Insertable<PaymentAllocationsTable>;
+type AllocationInsert = Insertable<PaymentAllocationsTable>;
 
 /** What a payment goes to: one invoice, one installment or a patient's open amounts. */
 export interface PaymentTarget {

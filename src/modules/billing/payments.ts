@@ -23,7 +23,7 @@ import type { NewPaymentInput, PaymentListQuery, PaymentView } from './schema.js
 
 const TARGETS = PAYMENT_TARGETS;
 
-export function paymentView(row: PaymentRow, allocations: AllocationRow[]): PaymentView {
+function paymentView(row: PaymentRow, allocations: AllocationRow[]): PaymentView {
   return {
     id: row.id,
     patientId: row.patient_id,

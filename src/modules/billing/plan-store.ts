@@ -94,7 +94,7 @@ export async function unpaidInstallmentsOf(db: Db, clinicId: string, patientId: 
     .execute();
 }
 
-export interface ClaimedOverdue {
+interface ClaimedOverdue {
   id: string;
   clinic_id: string;
   payment_plan_id: string;

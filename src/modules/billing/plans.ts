@@ -11,9 +11,7 @@ import * as store from './plan-store.js';
 import type { InstallmentRow, PaymentPlanRow } from './plan-store.js';
 import type { InstallmentView, NewPaymentPlan, PaymentPlanListQuery, PaymentPlanView } from './schema.js';
 
-export type { InstallmentRow };
-
-export function installmentView(row: InstallmentRow, today: string): InstallmentView {
+function installmentView(row: InstallmentRow, today: string): InstallmentView {
   return {
     id: row.id,
     amount: Number(row.amount),

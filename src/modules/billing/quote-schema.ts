@@ -58,7 +58,7 @@ export const QUOTE_EXAMPLE = {
   updatedAt: '2026-03-02T09:30:00.000Z',
 };
 
-export const QuoteItemSchema = Type.Object(
+const QuoteItemSchema = Type.Object(
   {
     id: Uuid(),
     position: Type.Integer({ description: '1, 2, … in the order of the quote', examples: [1] }),

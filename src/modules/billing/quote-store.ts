@@ -14,9 +14,9 @@ import type { QuoteAcceptanceInput, QuoteListQuery, QuoteRejectionInput } from '
 export type QuoteRow = Selectable<TreatmentPlansTable>;
 export type ItemRow = Selectable<TreatmentPlanItemsTable>;
 export type ItemInsert = Omit<ItemRow, 'id' | 'clinic_id' | 'treatment_plan_id'>;
-export type QuoteInsert = Insertable<TreatmentPlansTable>;
+type QuoteInsert = Insertable<TreatmentPlansTable>;
 /** What a change of a draft may set; the amounts are always recomputed. */
-export type QuoteSet = Partial<Pick<QuoteRow, 'doctor_id' | 'title' | 'valid_until' | 'notes'>> &
+type QuoteSet = Partial<Pick<QuoteRow, 'doctor_id' | 'title' | 'valid_until' | 'notes'>> &
   Pick<QuoteRow, 'subtotal_amount' | 'discount_amount' | 'total_amount'>;
 
 /** The next number of a kind for the clinic and year, atomic under concurrency (one upsert). */

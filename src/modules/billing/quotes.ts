@@ -29,13 +29,11 @@ import {
   type QuoteView,
 } from './schema.js';
 
-export type { QuoteRow };
-
 /** Validity given at presentation when the quote has none: 90 days, as Italian practice has it. */
-export const DEFAULT_VALIDITY_DAYS = 90;
+const DEFAULT_VALIDITY_DAYS = 90;
 
 /** Allowed moves; anything else is `409 conflict`, reason `invalid_transition`. */
-export const QUOTE_TRANSITIONS: Record<QuoteStatus, readonly QuoteStatus[]> = {
+const QUOTE_TRANSITIONS: Record<QuoteStatus, readonly QuoteStatus[]> = {
   draft: ['presented', 'cancelled'],
   presented: ['accepted', 'rejected', 'cancelled'],
   accepted: [],
@@ -45,12 +43,12 @@ export const QUOTE_TRANSITIONS: Record<QuoteStatus, readonly QuoteStatus[]> = {
 
 const EVENTS = { presented: 'treatment_plan.presented', accepted: 'treatment_plan.accepted', rejected: 'treatment_plan.rejected' } as const;
 
-export function isExpired(row: Pick<QuoteRow, 'status' | 'valid_until'>, today: string): boolean {
+function isExpired(row: Pick<QuoteRow, 'status' | 'valid_until'>, today: string): boolean {
   return (row.status === 'draft' || row.status === 'presented') && row.valid_until !== null && row.valid_until < today;
 }
 
 /** The quote as the API shows it; `notes` only for a caller with `clinical:read`. */
-export function quoteView(row: QuoteRow, items: ItemRow[], today: string, clinical: boolean): QuoteView {
+function quoteView(row: QuoteRow, items: ItemRow[], today: string, clinical: boolean): QuoteView {
   const view: QuoteView = {
     id: row.id,
     number: row.number,
@@ -87,7 +85,7 @@ export function quoteView(row: QuoteRow, items: ItemRow[], today: string, clinic
  * Event data (spec 6.2): ids, status, amounts, currency, validity and the acceptance channel;
  * never the title, item descriptions, teeth or notes (health data), nor the rejection note.
  */
-export function quoteEventData(row: QuoteRow): EventData<'treatment_plan.presented'> {
+function quoteEventData(row: QuoteRow): EventData<'treatment_plan.presented'> {
   return {
     id: row.id,
     number: row.number,

@@ -6,20 +6,7 @@
  * One file a noun (quote-, invoice-, plan-, payment-schema.ts, what they share in
  * shared-schema.ts); this file keeps the one import path routes and events use.
  */
-export {
-  ACCEPTANCE_CHANNELS,
-  AmountInput,
-  INVOICE_STATUSES,
-  ITEM_STATUSES,
-  isFdiTooth,
-  PAYMENT_METHODS,
-  type PaymentMethod,
-  PositiveAmount,
-  QUOTE_STATUSES,
-  type QuoteStatus,
-  REJECTION_REASONS,
-  SURFACES,
-} from './shared-schema.js';
+export { ACCEPTANCE_CHANNELS, isFdiTooth, type QuoteStatus } from './shared-schema.js';
 export * from './quote-schema.js';
 export * from './invoice-schema.js';
 export * from './plan-schema.js';

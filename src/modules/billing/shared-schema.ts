@@ -12,7 +12,6 @@ export const ACCEPTANCE_CHANNELS = ['chat', 'voice', 'portal', 'in_person', 'ema
 export const REJECTION_REASONS = ['price', 'timing', 'second_opinion', 'not_needed', 'other'] as const;
 export const INVOICE_STATUSES = ['issued', 'paid', 'void'] as const;
 export const PAYMENT_METHODS = ['cash', 'card', 'bank_transfer', 'financing', 'other'] as const;
-export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 /** Tooth surfaces: mesial, occlusal, distal, buccal, lingual, incisal, facial, palatal. */
 export const SURFACES = ['M', 'O', 'D', 'B', 'L', 'I', 'F', 'P'] as const;
 

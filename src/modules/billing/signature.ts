@@ -12,7 +12,7 @@ import { hasContent } from '../documents/index.js';
 import { signedDocumentOf } from './quote-store.js';
 
 /** Document categories that can hold a patient's signature on a quote. */
-export const SIGNATURE_CATEGORIES: readonly string[] = ['consent', 'quote'];
+const SIGNATURE_CATEGORIES: readonly string[] = ['consent', 'quote'];
 
 export const SIGNED_DOCUMENT_REASONS = [
   'signed_document_not_found',

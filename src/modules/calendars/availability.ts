@@ -14,11 +14,11 @@ import { availabilityQueryIssues, MAX_WINDOW_DAYS } from './checks.js';
 import { bookableWindow, findCalendar, freeSlots, gridSlots, type CalendarRow, type Slot, type Window } from './service.js';
 
 export { MAX_WINDOW_DAYS };
-export type EmptyReason = (typeof EMPTY_REASONS)[number];
+type EmptyReason = (typeof EMPTY_REASONS)[number];
 
-export type SpokenSlot = Slot & SlotWords;
+type SpokenSlot = Slot & SlotWords;
 
-export interface Availability {
+interface Availability {
   calendarId: string;
   slotMinutes: number;
   window: { from: string; to: string } | null;
@@ -30,7 +30,7 @@ export interface Availability {
 /** How far past an empty window nextAvailable looks (never beyond the booking horizon). */
 const NEXT_SEARCH_DAYS = 93;
 
-export function spoken(slot: Slot, tz: string): SpokenSlot {
+function spoken(slot: Slot, tz: string): SpokenSlot {
   return { ...slot, ...slotWords(new Date(slot.start), tz) };
 }
 

@@ -64,7 +64,7 @@ export const CalendarSchema = Type.Object(
 export type CalendarView = Static<typeof CalendarSchema>;
 
 /** The fields the back office (and so the CLI) sets; all optional on a change. */
-export const calendarFields = {
+const calendarFields = {
   facilityId: Uuid(),
   name: Type.String({ minLength: 1, maxLength: 200 }),
   description: Nullable(Type.String({ minLength: 1, maxLength: 2000 })),
@@ -111,7 +111,7 @@ export type NewCalendar = Static<typeof NewCalendarSchema>;
 export type CalendarChanges = Static<typeof CalendarChangesSchema>;
 
 /** A free slot of a calendar, in UTC and in the clinic's words (what an agent says to a caller). */
-export const SlotSchema = Type.Object(
+const SlotSchema = Type.Object(
   {
     start: OutputTimestamp(),
     end: OutputTimestamp(),
@@ -128,7 +128,7 @@ export const SlotSchema = Type.Object(
 /** Why a window holds no free slot. */
 export const EMPTY_REASONS = ['calendar_inactive', 'not_bookable_by_agent', 'beyond_horizon', 'closed', 'fully_booked'] as const;
 /** How the free slots may be thinned: the first of each day, or of each part of each day. */
-export const SPREADS = ['day', 'part_of_day'] as const;
+const SPREADS = ['day', 'part_of_day'] as const;
 
 /** /v1/calendars/{id}/availability: the window and the thinning asked for. */
 export const AvailabilityQuerySchema = Type.Object(

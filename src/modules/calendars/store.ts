@@ -95,7 +95,7 @@ export interface SlotOptions {
   now?: Date;
 }
 
-export interface BusyTime {
+interface BusyTime {
   doctor_id: string | null;
   chair_id: string | null;
   start_at: Date;
@@ -193,7 +193,7 @@ function soleSchedulesLock(doctorId: string | undefined) {
 }
 
 /** What the booking's first statement read (readCalendarAndPatient). */
-export interface CalendarAndPatient {
+interface CalendarAndPatient {
   /** The calendar of that id in the clinic, if it takes references; null otherwise. */
   calendar: CalendarRow | null;
   /** The patient of that id in the clinic, if it takes references; null otherwise. */

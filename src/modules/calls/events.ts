@@ -1,5 +1,5 @@
 /** The `data` of `call.logged` (spec 6.2, 6.3): without the numbers, summary, recording or transcript. */
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { EventDataObject, EXAMPLE_IDS as ID } from '../../core/event-data.js';
 import type { AnyEventType } from '../../events/catalogue.js';
 import { CallSchema } from './schema.js';
@@ -32,6 +32,3 @@ const CallLogged = EventDataObject(
 export const CALL_EVENTS = {
   'call.logged': CallLogged,
 } satisfies { [T in AnyEventType]?: TSchema };
-
-/** The `data` of a call event of type T. */
-export type EventData<T extends keyof typeof CALL_EVENTS> = Static<(typeof CALL_EVENTS)[T]>;

@@ -5,7 +5,7 @@
 import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 
-export const OUTCOMES = [
+const OUTCOMES = [
   'booked',
   'rescheduled',
   'cancelled',

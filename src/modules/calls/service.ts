@@ -16,13 +16,10 @@ import { checkFacility } from '../patients/index.js';
 import { insertCall, linkLead, type CallRow } from './store.js';
 import { ANONYMOUS, callBodyIssues, isAnonymous } from './checks.js';
 
-export { OUTCOMES } from './schema.js';
-
-export { ANONYMOUS };
 /** First name of a lead made from an unknown number when the call gives no `caller` name. */
-export const UNKNOWN_CALLER_NAME = 'Sconosciuto';
+const UNKNOWN_CALLER_NAME = 'Sconosciuto';
 
-export function callView(row: CallRow): CallView {
+function callView(row: CallRow): CallView {
   return {
     id: row.id,
     externalCallId: row.external_call_id,

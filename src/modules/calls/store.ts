@@ -15,7 +15,7 @@ import type { CallInput } from './schema.js';
 export type CallRow = Selectable<CallsTable>;
 
 /** A call checked: its numbers canonical (or `anonymous`), its facility, patient and lead. */
-export interface CallDraft {
+interface CallDraft {
   input: CallInput;
   from: string;
   to: string;
@@ -27,7 +27,7 @@ export interface CallDraft {
   now: Date;
 }
 
-export type CallRegistration = { kind: 'created'; row: CallRow } | { kind: 'existing'; row: CallRow };
+type CallRegistration = { kind: 'created'; row: CallRow } | { kind: 'existing'; row: CallRow };
 
 /**
  * The first registration of an `externalCallId` in the clinic inserts the row; any later one,

@@ -7,10 +7,10 @@
 import type { ValidationIssue } from '../../core/errors.js';
 import { record } from '../../lib/loose.js';
 
-export const TIMEZONE_ISSUE = { path: 'timezone', message: 'fuso orario IANA sconosciuto (es. Europe/Rome)' };
+const TIMEZONE_ISSUE = { path: 'timezone', message: 'fuso orario IANA sconosciuto (es. Europe/Rome)' };
 
 /** An IANA time zone this runtime computes dates in. */
-export function isKnownTimeZone(zone: string): boolean {
+function isKnownTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return true;

@@ -6,7 +6,7 @@ import type { Db } from '../../db/transaction.js';
 import type { ClinicChanges, NewClinic } from './schema.js';
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
-export type ClinicRow = Selectable<ClinicsTable> & { suspended_at: Date | null };
+type ClinicRow = Selectable<ClinicsTable> & { suspended_at: Date | null };
 
 export async function insertOrganization(db: Db, name: string): Promise<OrganizationRow> {
   return db.insertInto('organizations').values({ id: randomUUID(), name }).returningAll().executeTakeFirstOrThrow();
@@ -23,7 +23,7 @@ export async function setSuspended(db: Db, id: string, suspended: boolean): Prom
   return row ?? null;
 }
 
-export type ClinicInsert = { kind: 'created'; id: string } | { kind: 'unknown_organization' };
+type ClinicInsert = { kind: 'created'; id: string } | { kind: 'unknown_organization' };
 
 /** The clinic, in the organization given or in a new one of the same name, in one transaction. */
 export async function insertClinic(db: Db, input: NewClinic): Promise<ClinicInsert> {

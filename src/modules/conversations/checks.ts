@@ -8,7 +8,7 @@ import type { ValidationIssue } from '../../core/errors.js';
 import { instant, phoneIssue, record } from '../../lib/loose.js';
 
 /** The longest pause of the bot (spec 3.1). */
-export const MAX_PAUSE_MS = 7 * 86_400_000;
+const MAX_PAUSE_MS = 7 * 86_400_000;
 
 /** PATCH …/bot: `pausedUntil` with `in_pausa` only, in the future and within a week. */
 export function botChangeIssues(body: unknown, _env?: unknown, now = Date.now()): ValidationIssue[] {

@@ -1,5 +1,5 @@
 /** The `data` of the conversation events (spec 6.2, 6.3): ids, not the text. */
-import type { Static, TSchema } from 'typebox';
+import type { TSchema } from 'typebox';
 import { EventDataObject, EXAMPLE_IDS as ID } from '../../core/event-data.js';
 import { Nullable, OutputTimestamp, Uuid } from '../../core/schemas.js';
 import type { AnyEventType } from '../../events/catalogue.js';
@@ -34,6 +34,3 @@ export const CONVERSATION_EVENTS = {
   'conversation.message_received': MessageReceived,
   'conversation.handoff_requested': HandoffRequested,
 } satisfies { [T in AnyEventType]?: TSchema };
-
-/** The `data` of a conversation event of type T. */
-export type EventData<T extends keyof typeof CONVERSATION_EVENTS> = Static<(typeof CONVERSATION_EVENTS)[T]>;

@@ -1,6 +1,5 @@
 /** The front door of src/modules/conversations: what code outside the module uses of it (test/layers.test.ts). */
 export { botChangeIssues, newConversationIssues, newMessageIssues } from './checks.js';
-export { CONVERSATION_EVENTS } from './events.js';
 export { conversationJobs } from './jobs.js';
 export { CONVERSATION_REASONS } from './reasons.js';
 export {

@@ -10,11 +10,9 @@ import type { BotChange, ConversationView, MessageListQuery, MessageView, NewCon
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { checkRefs, findScoped, lockScoped } from '../../db/scoped.js';
 import type { Db } from '../../db/transaction.js';
-import { botChangeIssues, MAX_PAUSE_MS, messageType, newConversationIssues, newMessageIssues } from './checks.js';
+import { botChangeIssues, messageType, newConversationIssues, newMessageIssues } from './checks.js';
 import * as store from './store.js';
 import type { ConversationRow, MessageRow } from './store.js';
-
-export { MAX_PAUSE_MS };
 
 /** A pause whose time has passed reads as `attivo` (spec 3.1). */
 export function conversationView(row: ConversationRow, now = new Date()): ConversationView {

@@ -75,7 +75,7 @@ export function normalizeContentType(value: string): string {
   return base === 'image/jpg' ? 'image/jpeg' : base;
 }
 
-export function isAllowedType(value: string): value is AllowedContentType {
+function isAllowedType(value: string): value is AllowedContentType {
   return (ALLOWED_CONTENT_TYPES as readonly string[]).includes(value);
 }
 
@@ -83,7 +83,7 @@ export function isAllowedType(value: string): value is AllowedContentType {
  * The real type of the bytes, or null when it is none of the allowed ones. Plain text has no
  * magic number: it is text when every byte is (text-check.ts), and markup is not plain text.
  */
-export async function realType(found: Pick<Inspected, 'head' | 'text'>): Promise<AllowedContentType | null> {
+async function realType(found: Pick<Inspected, 'head' | 'text'>): Promise<AllowedContentType | null> {
   const magic = await fileTypeFromBuffer(found.head);
   if (magic) {
     const mime = magic.mime === 'image/heif' ? 'image/heic' : magic.mime;

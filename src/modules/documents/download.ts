@@ -5,7 +5,7 @@
  * this origin: `attachment` (saved, not shown) and `nosniff` (the browser keeps the declared
  * type). Plain text passed the whole-text check (UTF-8), so it says its charset.
  */
-export interface Downloadable {
+interface Downloadable {
   content_type: string;
   size_bytes: number;
   filename: string | null;

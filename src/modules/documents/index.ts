@@ -5,9 +5,7 @@ export { documentJobs } from './jobs.js';
 export { downloadThroughLink, uploadThroughLink, useLink } from './link-uses.js';
 export { DOCUMENT_REASONS } from './reasons.js';
 export { createDocumentsRuntime, offlineDocumentsRuntime } from './runtime.js';
-export type { DocumentsRuntime } from './runtime.js';
 export { ContentLinkSchema, ContentQuerySchema, DocumentListQuery, DocumentSchema, INLINE_MAX_BASE64, NewDocumentBody, UploadOutcomeSchema } from './schema.js';
-export type { DocumentCategory, DocumentOrigin, DocumentStatus, RejectedReason, ScanResult } from './schema.js';
 export {
   archiveDocument,
   completeDocument,

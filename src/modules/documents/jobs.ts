@@ -19,7 +19,7 @@ import * as store from './store.js';
 
 const BATCH = 50;
 /** Bytes younger than this are left alone: their row may be about to be written. */
-export const SWEEP_GRACE_MS = 60 * 60_000;
+const SWEEP_GRACE_MS = 60 * 60_000;
 
 export async function finishExpiredUploads(deps: DocumentsDeps): Promise<number> {
   const rows = await store.expiredUploads(deps.db, BATCH);

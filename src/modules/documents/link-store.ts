@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/transaction.js';
 
 /** What names a link's use: the clinic, the link's nonce, and when the link expires. */
-export interface LinkUse {
+interface LinkUse {
   clinicId: string;
   nonce: string;
   expiresAt: number;

@@ -29,7 +29,7 @@ export const ALLOWED_CONTENT_TYPES = ['application/pdf', 'image/jpeg', 'image/pn
 export type AllowedContentType = (typeof ALLOWED_CONTENT_TYPES)[number];
 
 /** Inline content: at most 4 MiB of bytes, so at most this many base64 characters. */
-export const INLINE_MAX_BYTES = 4 * 1_048_576;
+const INLINE_MAX_BYTES = 4 * 1_048_576;
 export const INLINE_MAX_BASE64 = Math.ceil(INLINE_MAX_BYTES / 3) * 4;
 
 const Sha256 = Type.String({

@@ -28,9 +28,8 @@ import * as store from './store.js';
 import type { DocumentInsert, DocumentRow } from './store.js';
 import { finishUpload, rejected, scanStored, type Outcome } from './uploads.js';
 
-export type { DocumentRow };
 export { depsOf, type DocumentsDeps } from './runtime.js';
-export { finishUpload, receiveUpload, retryScan } from './uploads.js';
+export { finishUpload, retryScan } from './uploads.js';
 
 export function documentView(row: DocumentRow, upload?: UploadView): DocumentView {
   return {
@@ -101,7 +100,7 @@ async function insertRow(deps: DocumentsDeps, actor: Actor, input: NewDocument, 
   });
 }
 
-export interface CreateInput extends NewDocument {
+interface CreateInput extends NewDocument {
   /** Origin of the service's links (PUBLIC_URL, or the one the request came to). */
   linkBase: string;
 }

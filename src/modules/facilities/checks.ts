@@ -9,7 +9,7 @@ import { record } from '../../lib/loose.js';
 import { toCanonicalPhone } from '../../lib/phone.js';
 import { scheduleIssues } from './schedule.js';
 
-export const PHONE_ISSUE = { path: 'phone', message: 'non è un numero di telefono valido' };
+const PHONE_ISSUE = { path: 'phone', message: 'non è un numero di telefono valido' };
 
 /**
  * A facility's phone as every other phone of the API: E.164, read in the region when typed

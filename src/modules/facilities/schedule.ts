@@ -9,7 +9,6 @@ import type { ValidationIssue } from '../../core/errors.js';
 import { list, record } from '../../lib/loose.js';
 
 export const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
 
 const HHMM = '^([01][0-9]|2[0-3]):[0-5][0-9]$|^24:00$';
 const Interval = Type.Object(

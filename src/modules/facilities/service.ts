@@ -38,7 +38,7 @@ export async function readFacility(db: Db, clinicId: string, id: string): Promis
   return { version: row.version, view: facilityView(row) };
 }
 
-export function facilityView(row: store.FacilityRow): FacilityView {
+function facilityView(row: store.FacilityRow): FacilityView {
   return {
     id: row.id,
     name: row.name,
@@ -61,7 +61,7 @@ export function visibleFacility(auth: TenantScope, found: FacilityRead | null): 
   return found;
 }
 
-export async function getFacility(db: Db, auth: TenantScope, id: string): Promise<FacilityRead> {
+async function getFacility(db: Db, auth: TenantScope, id: string): Promise<FacilityRead> {
   return visibleFacility(auth, await readFacility(db, auth.clinicId, id));
 }
 

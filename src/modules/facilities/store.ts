@@ -47,7 +47,7 @@ export async function insertFacility(db: Db, clinicId: string, columns: Facility
     .executeTakeFirstOrThrow();
 }
 
-export type FacilityUpdate = { kind: 'absent' } | { kind: 'version_mismatch'; current: number } | { kind: 'updated' };
+type FacilityUpdate = { kind: 'absent' } | { kind: 'version_mismatch'; current: number } | { kind: 'updated' };
 
 /**
  * Sets the columns given (none: nothing changes) on the facility locked at `expected` version

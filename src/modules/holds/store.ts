@@ -13,7 +13,7 @@ import { HOLD_LIFE_SECONDS } from './caps.js';
 export type HoldRow = Selectable<SlotHoldsTable>;
 
 /** What a key holds besides the holder's hold it replaces (replaceAndCount). */
-export interface KeyHolds {
+interface KeyHolds {
   /** The key's other live holds. */
   count: number;
   /** When the first of them lapses, or null. */

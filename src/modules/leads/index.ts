@@ -1,6 +1,5 @@
 /** The front door of src/modules/leads: what code outside the module uses of it (test/layers.test.ts). */
 export { leadBodyIssues } from './checks.js';
-export { LEAD_EVENTS } from './events.js';
 export { LEAD_REASONS } from './reasons.js';
 export {
   ActivitySchema,

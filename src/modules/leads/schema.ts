@@ -6,10 +6,10 @@ import { Type, type Static } from 'typebox';
 import { Email, InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 import { PHONE_PATTERN } from '../../lib/phone.js';
 
-export const LEAD_SOURCES = ['social_media', 'website', 'referral_link', 'manual', 'import', 'phone', 'walk_in', 'other', 'chat'] as const;
-export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'proposal', 'won', 'lost'] as const;
+const LEAD_SOURCES = ['social_media', 'website', 'referral_link', 'manual', 'import', 'phone', 'walk_in', 'other', 'chat'] as const;
+const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'proposal', 'won', 'lost'] as const;
 /** Kinds of lead activities: `call` (spec) and ours. */
-export const ACTIVITY_KINDS = ['call', 'note', 'email', 'message', 'meeting', 'status_change'] as const;
+const ACTIVITY_KINDS = ['call', 'note', 'email', 'message', 'meeting', 'status_change'] as const;
 
 export const LeadInputSchema = Type.Object(
   {

@@ -16,9 +16,6 @@ import { activitiesOf, convertedRow, inCreationTransaction, insertActivity, inse
 import { eventData, leadView, type LeadRow } from './view.js';
 import { leadBodyIssues } from './checks.js';
 
-export { ACTIVITY_KINDS, LEAD_SOURCES, LEAD_STATUSES } from './schema.js';
-export { leadView } from './view.js';
-
 /**
  * Creates a lead in the actor's transaction, or returns the existing one with the same phone or
  * email (nothing modified): store.ts insertLead says how. `commits`: the insert's statement

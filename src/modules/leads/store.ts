@@ -32,14 +32,14 @@ function existingQuery(trx: Transaction, scope: TenantScope, phone: string | nul
 }
 
 /** What a new lead is, checked: its contacts canonical (phone E.164, email lower-cased for the search). */
-export interface LeadDraft {
+interface LeadDraft {
   input: LeadInput;
   facilityId: string | null;
   phone: string | null;
   email: string | null;
 }
 
-export type LeadCreation = { kind: 'created'; row: LeadRow } | { kind: 'existing'; row: LeadRow };
+type LeadCreation = { kind: 'created'; row: LeadRow } | { kind: 'existing'; row: LeadRow };
 
 /**
  * Creates a lead in the caller's transaction, or finds the existing one the scope sees with the

@@ -7,7 +7,7 @@ import { API_VERSION, type EventTypeView, type MetaView, type RateWindowView } f
 import { keyWithClinic } from './store.js';
 
 /** A window as the rate limiter counted it (`key:<id>:10s`, `clinic:<id>:day`). */
-export interface CountedWindow {
+interface CountedWindow {
   name: string;
   seconds: number;
   limit: number;

@@ -20,10 +20,10 @@ import { normalizeTaxCode } from './normalize.js';
 import type { ConfirmingDetail, PatientSearchQuery, SearchHit } from './schema.js';
 import { detailRows } from './search-store.js';
 
-export type Details = Pick<PatientSearchQuery, 'birthDate' | 'birthYear' | 'phoneLast' | 'taxCode'>;
+type Details = Pick<PatientSearchQuery, 'birthDate' | 'birthYear' | 'phoneLast' | 'taxCode'>;
 
 /** The details that confirm a patient alone; `birthYear` only together with something else. */
-export const CONFIRMING_ALONE: readonly ConfirmingDetail[] = ['birthDate', 'phoneLast', 'taxCode'];
+const CONFIRMING_ALONE: readonly ConfirmingDetail[] = ['birthDate', 'phoneLast', 'taxCode'];
 
 interface DetailRow {
   id: string;
@@ -41,7 +41,7 @@ export interface DetailMatch {
 }
 
 /** The second details sent, in the closed list's order. */
-export function detailsSent(details: Details): ConfirmingDetail[] {
+function detailsSent(details: Details): ConfirmingDetail[] {
   const sent: ConfirmingDetail[] = [];
   if (details.birthDate !== undefined) sent.push('birthDate');
   if (details.birthYear !== undefined) sent.push('birthYear');
@@ -51,7 +51,7 @@ export function detailsSent(details: Details): ConfirmingDetail[] {
 }
 
 /** Which of the details sent a patient's record matches (a missing field matches nothing). */
-export function detailsMatched(row: Pick<DetailRow, 'date_of_birth' | 'phone' | 'tax_code_norm'>, details: Details): ConfirmingDetail[] {
+function detailsMatched(row: Pick<DetailRow, 'date_of_birth' | 'phone' | 'tax_code_norm'>, details: Details): ConfirmingDetail[] {
   const dob = row.date_of_birth?.slice(0, 10) ?? null;
   const phoneDigits = row.phone?.replace(/\D/g, '') ?? '';
   const taxCode = normalizeTaxCode(details.taxCode);

@@ -1,7 +1,6 @@
 /** The front door of src/modules/patients: what code outside the module uses of it (test/layers.test.ts). */
 export { archivePatient, erasePatient, updatePatient } from './back-office.js';
 export { lookupQueryIssues, patientBodyIssues, patientImportIssues } from './checks.js';
-export { PATIENT_EVENTS } from './events.js';
 export { checkFacility } from './facility.js';
 export { NICKNAMES } from './nicknames.js';
 export { normalizeEmail, normalizeName } from './normalize.js';

@@ -142,13 +142,13 @@ export const NICKNAMES: Readonly<Record<string, readonly string[]>> = {
  * "Gianna Quaranta": the caller said Gianna), and each further form of the same nickname
  * FORM_STEP lower, so the more common meaning comes first ("Fede": Federico, then Federica).
  */
-export const NICKNAME_WEIGHT = 0.95;
-export const FORM_STEP = 0.005;
+const NICKNAME_WEIGHT = 0.95;
+const FORM_STEP = 0.005;
 /** Variants tried per query at most: each one is a name search of its own (in parallel). */
 const MAX_VARIANTS = 6;
 
 /** One way of reading a query's nickname: the words with the registered form, and its weight. */
-export interface NicknameVariant {
+interface NicknameVariant {
   words: string[];
   weight: number;
 }

@@ -66,7 +66,7 @@ export function osaDistance(a: string, b: string): number {
 let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
 
 /** 1 for equal strings, 0 for nothing in common: 1 - distance / longer length. */
-export function editSimilarity(a: string, b: string): number {
+function editSimilarity(a: string, b: string): number {
   const longer = Math.max(a.length, b.length);
   if (longer === 0) return 1;
   return 1 - osaDistance(a, b) / longer;

@@ -6,8 +6,8 @@ import { Type, type Static } from 'typebox';
 import { DateOnly, Email, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 import { PHONE_PATTERN } from '../../lib/phone.js';
 
-export const GENDERS = ['male', 'female', 'other', 'prefer_not_to_say'] as const;
-export const REFERRAL_SOURCES = ['walk_in', 'internet', 'social', 'companies', 'referral'] as const;
+const GENDERS = ['male', 'female', 'other', 'prefer_not_to_say'] as const;
+const REFERRAL_SOURCES = ['walk_in', 'internet', 'social', 'companies', 'referral'] as const;
 export const CLINICAL_FIELDS = ['allergies', 'medications', 'conditions', 'notes'] as const;
 
 const ClinicalList = () =>
@@ -84,7 +84,7 @@ export const PatientSchema = Type.Object(
 );
 
 /** How a hit was found by `q`. */
-export const MATCHED_BY = ['name', 'nickname', 'phone', 'taxCode', 'email'] as const;
+const MATCHED_BY = ['name', 'nickname', 'phone', 'taxCode', 'email'] as const;
 /** The second details a caller can say, which confirm who they are (closed list). */
 export const CONFIRMING_DETAILS = ['birthDate', 'birthYear', 'phoneLast', 'taxCode'] as const;
 export type ConfirmingDetail = (typeof CONFIRMING_DETAILS)[number];

@@ -45,7 +45,7 @@ interface Candidate {
 const round = (n: number, digits = 4) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** A name query of more words than this is nobody's name: it is answered with no hit, at once. */
-export const MAX_NAME_WORDS = 8;
+const MAX_NAME_WORDS = 8;
 /** A four-digit token read as a birth year ("rossi 1975"). */
 const BIRTH_YEAR = /^(19|20)\d\d$/;
 
@@ -54,7 +54,7 @@ const BIRTH_YEAR = /^(19|20)\d\d$/;
  * one token is a year between 1900 and 2099, the birth year asked for. Other number tokens
  * are dropped: no name holds them.
  */
-export function parseNameQuery(normalized: string): { words: string[]; birthYear: number | null } {
+function parseNameQuery(normalized: string): { words: string[]; birthYear: number | null } {
   const tokens = normalized.split(' ').filter(Boolean);
   const year = tokens.find((t) => BIRTH_YEAR.test(t));
   return { words: tokens.filter((t) => /\p{L}/u.test(t)), birthYear: year ? Number(year) : null };

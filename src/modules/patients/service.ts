@@ -29,9 +29,6 @@ import {
 import { addNameTerms } from './search-store.js';
 import { eventData, patientView, type PatientRow } from './view.js';
 
-export { CLINICAL_FIELDS, GENDERS, REFERRAL_SOURCES } from './schema.js';
-export { patientView } from './view.js';
-
 /** Phone to E.164; null when absent (or not a phone: patientBodyIssues names it). */
 export function canonicalPhone(value: string | null | undefined, region: string): string | null {
   return value === undefined || value === null ? null : toCanonicalPhone(value, region);

@@ -120,7 +120,7 @@ export async function planLimitFor(trx: Transaction, clinicId: string, adding: n
   return rows[0]!.over ? { kind: 'plan_limit', limit: clinic.patient_limit } : null;
 }
 
-export type Creation =
+type Creation =
   | { kind: 'created'; row: PatientRow }
   /** Another transaction is creating the same person now (it holds its phone or email lock). */
   | { kind: 'concurrent' }

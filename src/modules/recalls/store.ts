@@ -151,7 +151,7 @@ export async function appointmentOfPatient(trx: Transaction, clinicId: string, p
   return row ?? null;
 }
 
-export type AttemptInsert = Omit<AttemptRow, 'id' | 'clinic_id' | 'created_at'>;
+type AttemptInsert = Omit<AttemptRow, 'id' | 'clinic_id' | 'created_at'>;
 
 /** The attempt, or the one already recorded with its externalCallId. */
 export async function insertAttempt(

@@ -15,9 +15,9 @@ import * as waitlist from '../waitlist/index.js';
 import type { FreedSlot, OfferRow, WaitlistOfferView } from '../waitlist/index.js';
 import { slotAppointment } from './booking.js';
 
-export type OfferContext = Pick<Actor, 'clinicId' | 'timeZone'> & { log?: ActorLogger };
+type OfferContext = Pick<Actor, 'clinicId' | 'timeZone'> & { log?: ActorLogger };
 
-export function slotOf(offer: OfferRow): FreedSlot {
+function slotOf(offer: OfferRow): FreedSlot {
   return { calendarId: offer.calendar_id, doctorId: offer.doctor_id, chairId: offer.chair_id, start: offer.start_at, end: offer.end_at };
 }
 
@@ -27,7 +27,7 @@ export function slotOf(offer: OfferRow): FreedSlot {
  * so nobody can take the time in between. Nothing when the slot is taken otherwise or no entry
  * matches. An entry that a parallel transaction gave an offer first is skipped for the next.
  */
-export async function offerSlot(trx: Transaction, ctx: OfferContext, slot: FreedSlot, exceptPatientId: string | null): Promise<OfferRow | null> {
+async function offerSlot(trx: Transaction, ctx: OfferContext, slot: FreedSlot, exceptPatientId: string | null): Promise<OfferRow | null> {
   const busy = busyTimesQuery(trx, ctx.clinicId, slot.doctorId ? [slot.doctorId] : [], slot.chairId ? [slot.chairId] : [], slot.start, slot.end);
   const candidates = (await waitlist.candidateEntries(trx, ctx.clinicId, slot, exceptPatientId, busy)).filter((e) =>
     waitlist.fitsPreferences(e, slot.start, ctx.timeZone),

@@ -49,7 +49,7 @@ export function isNoSlot(value: unknown): value is NoSlot {
 }
 
 /** A slot taken (its schedule locks held until commit), and the free slots its read found. */
-export interface Taken {
+interface Taken {
   slot: Slot;
   free: Slot[];
 }
@@ -78,7 +78,7 @@ async function heldUntil(db: Db, { cal, start, opts }: SlotAsk): Promise<string 
 }
 
 /** `409 no_availability` for a NoSlot: its reason, alternatives, and when a hold on that time ends. */
-export async function noAvailability(db: Db, tz: string, none: NoSlot): Promise<ApiError> {
+async function noAvailability(db: Db, tz: string, none: NoSlot): Promise<ApiError> {
   const until = none.reason === 'slot_taken' ? await heldUntil(db, none) : null;
   return new ApiError('no_availability', {
     reason: none.reason,

@@ -32,7 +32,6 @@ export type StaffProfileView = Static<typeof StaffProfileSchema>;
 
 /** A staff profile as the back office answers its creation and lists it. */
 export const StaffSchema = Type.Object({ ...PersonSchema.properties, email: Nullable(Type.String()), role: Type.String() }, { additionalProperties: false });
-export type StaffAdminView = Static<typeof StaffSchema>;
 export const NewStaffSchema = Type.Object(
   {
     ...PersonNameFields,

@@ -5,8 +5,7 @@
 import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid, PageQueryFields } from '../../core/schemas.js';
 
-export const TASK_STATUSES = ['todo', 'in_progress', 'done'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+const TASK_STATUSES = ['todo', 'in_progress', 'done'] as const;
 
 export const TaskSchema = Type.Object(
   {

@@ -3,7 +3,7 @@ import type { WeekSchedule } from '../../db/tables/agenda.js';
 import { WEEKDAYS, minutesOf } from '../facilities/index.js';
 import { localParts, localToUtc } from '../../lib/time-zone.js';
 
-export interface OpeningState {
+interface OpeningState {
   openNow: boolean;
   /** When the current opening ends (null when closed). */
   closesAt: string | null;

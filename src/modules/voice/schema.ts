@@ -4,7 +4,7 @@ import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.
 import { localReadingFields, NullableLocalReading } from '../../lib/local-reading.js';
 
 /** A phone number in any format, or `anonymous` (as POST /calls takes it). */
-export const PHONE_PATTERN = '^([Aa][Nn][Oo][Nn][Yy][Mm][Oo][Uu][Ss]|[+0-9 ()./-]*)$';
+const PHONE_PATTERN = '^([Aa][Nn][Oo][Nn][Yy][Mm][Oo][Uu][Ss]|[+0-9 ()./-]*)$';
 
 export const VoiceContextQuerySchema = Type.Object(
   {
@@ -110,7 +110,7 @@ export const VoiceContextSchema = Type.Object(
 );
 export type VoiceContext = Static<typeof VoiceContextSchema>;
 
-export const HANDOFF_REASONS = ['emergency', 'patient_request', 'billing', 'clinical_question', 'not_understood', 'other'] as const;
+const HANDOFF_REASONS = ['emergency', 'patient_request', 'billing', 'clinical_question', 'not_understood', 'other'] as const;
 
 export const NewHandoffSchema = Type.Object(
   {

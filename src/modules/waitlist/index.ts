@@ -1,6 +1,6 @@
 /** The front door of src/modules/waitlist: what code outside the module uses of it (test/layers.test.ts). */
 export { entryBodyIssues } from './checks.js';
-export { offerCreatedData, WAITLIST_EVENTS } from './events.js';
+export { offerCreatedData } from './events.js';
 export { fitsPreferences } from './preferences.js';
 export { WAITLIST_REASONS } from './reasons.js';
 export {

@@ -3,16 +3,16 @@ import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, PageQueryFields, StringEnum, Uuid } from '../../core/schemas.js';
 import { localReadingFields, LocalReadingSchema } from '../../lib/local-reading.js';
 
-export const WEEKDAY_NAMES = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+const WEEKDAY_NAMES = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export const PARTS_OF_DAY = ['morning', 'afternoon', 'evening'] as const;
 export type PartOfDay = (typeof PARTS_OF_DAY)[number];
 export const CONTACT_CHANNELS = ['phone', 'sms', 'whatsapp', 'email'] as const;
-export const ENTRY_STATUSES = ['open', 'booked', 'removed'] as const;
+const ENTRY_STATUSES = ['open', 'booked', 'removed'] as const;
 export const OFFER_STATUSES = ['offered', 'accepted', 'declined', 'expired', 'withdrawn'] as const;
 export type OfferStatus = (typeof OFFER_STATUSES)[number];
 /** An offer keeps its slot this many minutes unless the clinic sets otherwise (back office). */
 export const DEFAULT_OFFER_MINUTES = 30;
-export const OFFER_MINUTES = { min: 5, max: 1440 } as const;
+const OFFER_MINUTES = { min: 5, max: 1440 } as const;
 
 const EXAMPLE = {
   entry: '0d3c9a5e-7b1f-4c2e-9a8d-6f5e4d3c2b1a',

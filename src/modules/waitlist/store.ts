@@ -28,7 +28,7 @@ export interface FreedSlot {
   end: Date;
 }
 
-export type EntryInsert = Omit<EntryRow, 'id' | 'clinic_id' | 'status' | 'appointment_id' | 'created_at' | 'updated_at'>;
+type EntryInsert = Omit<EntryRow, 'id' | 'clinic_id' | 'status' | 'appointment_id' | 'created_at' | 'updated_at'>;
 
 /** A new open entry, or the open entry the person already has for this calendar. */
 export async function insertEntry(

@@ -125,10 +125,10 @@ export function checkEndpointUrl(raw: string, policy: AddressPolicy, path = 'url
 }
 
 /** Added to a refusal of an http://, loopback or local destination: how to test webhooks locally. */
-export const LOCAL_TESTING =
+const LOCAL_TESTING =
   ' (per provare i webhook sul proprio computer: `dental-clinic listen --forward-to http://localhost:4000/hooks` inoltra, firmati, gli eventi di uno studio di prova)';
 
-export class AddressRefusedError extends Error {
+class AddressRefusedError extends Error {
   readonly code = 'EADDRREFUSED_DCM';
   constructor(host: string) {
     super(`refused to connect to ${host}: not a public address`);

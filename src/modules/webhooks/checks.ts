@@ -7,7 +7,7 @@ import type { ValidationIssue } from '../../core/errors.js';
 import { instant, record } from '../../lib/loose.js';
 import { checkEndpointUrl, type AddressPolicy } from './address.js';
 
-export const REPLAY_WINDOW_DAYS = 30;
+const REPLAY_WINDOW_DAYS = 30;
 
 /** A destination's creation or changes, under the deployment's address policy. */
 export function endpointBodyIssues(policy: AddressPolicy): (body: unknown) => ValidationIssue[] {

@@ -84,7 +84,7 @@ export async function redeliver(db: Db, actor: Actor, id: string): Promise<Deliv
 
 // ---- events -------------------------------------------------------------------------
 
-export interface EventQuery {
+interface EventQuery {
   limit: number;
   cursor?: string;
   type?: string;

@@ -23,7 +23,7 @@ import type { EndpointRow, EndpointSet } from './destination-store.js';
 
 export const MAX_ENDPOINTS_PER_CLINIC = 20;
 
-export function toEndpointView(row: EndpointRow): EndpointView {
+function toEndpointView(row: EndpointRow): EndpointView {
   const expires = row.previous_secret_expires_at;
   return {
     id: row.id,
@@ -40,7 +40,7 @@ export function toEndpointView(row: EndpointRow): EndpointView {
 }
 
 /** webhooks:write plus the scope of every event type (403 insufficient_scope lists the missing ones). */
-export function requireEndpointScopes(actor: Actor, events: readonly string[]): void {
+function requireEndpointScopes(actor: Actor, events: readonly string[]): void {
   const scopes = ['webhooks:write', ...new Set(events.map((e) => EVENT_SCOPES[e as EventType]).filter(Boolean))];
   requireScopes(actor, scopes);
 }

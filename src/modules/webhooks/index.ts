@@ -2,7 +2,6 @@
 export { endpointBodyIssues, replayBodyIssues } from './checks.js';
 export { getDelivery, listDeliveries, listEvents, redeliver, sendTestEvent } from './deliveries.js';
 export { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, MAX_ENDPOINTS_PER_CLINIC, rotateSecret, updateEndpoint } from './destinations.js';
-export { WEBHOOK_EVENTS } from './events.js';
 export { webhookJobs } from './jobs.js';
 export { registerDeliveryMetrics } from './metrics.js';
 export { WEBHOOK_REASONS } from './reasons.js';

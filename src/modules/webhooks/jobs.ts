@@ -19,7 +19,7 @@ async function deleteInBatches(run: () => Promise<number>): Promise<number> {
   }
 }
 
-export interface RetentionResult {
+interface RetentionResult {
   events: number;
   deliveries: number;
   endpoints: number;

@@ -19,7 +19,7 @@ export function retryDelayMs(attempt: number, scale: number, random: () => numbe
   return Math.round(base * jitter * scale);
 }
 
-export interface AttemptOutcome {
+interface AttemptOutcome {
   /** The attempt's number (1-based). */
   number: number;
   status: 'succeeded' | 'pending' | 'discarded';
@@ -41,7 +41,7 @@ export function attemptOutcome(delivery: { attempt_count: number; attempt_limit:
   };
 }
 
-export interface DestinationHealth {
+interface DestinationHealth {
   consecutiveDiscarded: number;
   enabled: boolean;
   disabledReason: string | null;

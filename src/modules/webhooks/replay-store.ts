@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/transaction.js';
 import { EVENTS_CHANNEL } from '../../events/record.js';
 
-export interface ReplayRange {
+interface ReplayRange {
   clinicId: string;
   endpointId: string;
   from: Date;
@@ -19,7 +19,7 @@ export interface ReplayRange {
 }
 
 /** What the statement did: every outcome the service has to tell apart. */
-export type ReplayOutcome =
+type ReplayOutcome =
   { kind: 'queued'; queued: number; alreadyPending: number } | { kind: 'too_many'; limit: number } | { kind: 'key_inactive' } | { kind: 'not_found' };
 
 /** One statement, so no transaction of its own: it inserts all of its deliveries or none. */

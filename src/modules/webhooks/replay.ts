@@ -16,7 +16,7 @@
  *   first); one whose creating key is no longer active, reason `key_inactive`.
  */
 import { ApiError } from '../../core/errors.js';
-import { replayBodyIssues, REPLAY_WINDOW_DAYS } from './checks.js';
+import { replayBodyIssues } from './checks.js';
 import type { Actor } from '../../core/actor.js';
 import type { Db } from '../../db/transaction.js';
 import { getEndpoint } from './destinations.js';
@@ -24,8 +24,6 @@ import { insertReplayDeliveries } from './replay-store.js';
 import type { ReplayRequest, ReplayResult } from './schema.js';
 
 export const REPLAY_LIMIT = 10_000;
-export { REPLAY_WINDOW_DAYS };
-
 export async function replayEvents(db: Db, actor: Actor, endpointId: string, input: ReplayRequest, now = new Date()): Promise<ReplayResult> {
   const { row } = await getEndpoint(db, actor, endpointId);
   const from = new Date(input.from);

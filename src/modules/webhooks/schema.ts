@@ -7,21 +7,21 @@ import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid, PageQueryF
 import { SUBSCRIBABLE_EVENT_TYPES } from '../../events/catalogue.js';
 import { SIGNATURE_SCHEMES } from './signing.js';
 
-export const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
+const EventTypes = Type.Array(StringEnum(SUBSCRIBABLE_EVENT_TYPES), {
   minItems: 1,
   maxItems: 50,
   uniqueItems: true,
   description:
     '1 to 50 distinct event types of the catalogue (the `webhooks` section of this document). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`.',
 });
-export const Url = Type.String({
+const Url = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
     'https://, port 443, a public host name. Refused: IP literals in any notation, `localhost`, names under `.localhost`, `.local`, `.internal`, single-label names, names with an empty label (`localhost..`), credentials.',
   examples: ['https://hooks.example.com/dental'],
 });
-export const SignatureSchemeSchema = StringEnum(SIGNATURE_SCHEMES, {
+const SignatureSchemeSchema = StringEnum(SIGNATURE_SCHEMES, {
   description:
     'How deliveries are signed. `service` (default): `X-Service-Signature: v1=<hex>` with `X-Service-Timestamp` and `X-Service-Idempotency-Key`. ' +
     '`standard`: [Standard Webhooks](https://www.standardwebhooks.com), `webhook-id` (the delivery id), `webhook-timestamp` and `webhook-signature: v1,<base64>` ' +
@@ -29,9 +29,9 @@ export const SignatureSchemeSchema = StringEnum(SIGNATURE_SCHEMES, {
     'A destination created before secrets were standard base64 must rotate its secret before choosing `standard` (`409 conflict` reason `secret_rotation_required`).',
   examples: ['service'],
 });
-export const Description = Nullable(Type.String({ maxLength: 500, description: 'Free text for people, up to 500 characters' }));
+const Description = Nullable(Type.String({ maxLength: 500, description: 'Free text for people, up to 500 characters' }));
 
-export const endpointFields = {
+const endpointFields = {
   id: Uuid(),
   url: Type.String(),
   events: Type.Array(Type.String()),
@@ -64,7 +64,7 @@ export const TestOutcomeSchema = Type.Object(
   { additionalProperties: false, title: 'WebhookTestOutcome' },
 );
 
-export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'discarded'] as const;
+const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'discarded'] as const;
 
 export const AttemptSchema = Type.Object(
   {
@@ -84,7 +84,7 @@ export const AttemptSchema = Type.Object(
   { additionalProperties: false, title: 'WebhookAttempt' },
 );
 
-export const deliveryFields = {
+const deliveryFields = {
   id: Uuid({ description: 'The delivery id: the envelope `id` and the X-Service-Idempotency-Key' }),
   endpointId: Uuid(),
   eventId: Uuid(),

@@ -9,7 +9,7 @@ import { Agent, request } from 'undici';
 import { isAllowedAddress, safeLookup, type AddressPolicy } from './address.js';
 
 export const USER_AGENT = 'Service-Webhooks/1';
-export const TIMEOUT_MS = 10_000;
+const TIMEOUT_MS = 10_000;
 
 export interface SendResult {
   statusCode: number | null;

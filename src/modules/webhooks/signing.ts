@@ -11,7 +11,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { SignatureScheme } from '../../db/tables/webhooks.js';
 import { signWebhook } from './verify.js';
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 export const SIGNATURE_SCHEMES = ['service', 'standard'] as const satisfies readonly SignatureScheme[];
 
 /**
@@ -34,18 +34,18 @@ export function computeSignature(secret: string, timestamp: string, idempotencyK
 }
 
 /** The X-Service-Signature value: `v1=<new>`, or `v1=<new>,v1=<old>` during a rotation's overlap. */
-export function signatureHeader(secrets: readonly string[], timestamp: string, idempotencyKey: string, body: string | Buffer): string {
+function signatureHeader(secrets: readonly string[], timestamp: string, idempotencyKey: string, body: string | Buffer): string {
   return secrets.map((s) => `v1=${computeSignature(s, timestamp, idempotencyKey, body)}`).join(',');
 }
 
 /** Standard Webhooks' signature of one secret: base64 HMAC-SHA256 over `<id>.<timestamp>.<body>`. */
-export function standardSignature(secret: string, id: string, timestamp: string, body: string | Buffer): string {
+function standardSignature(secret: string, id: string, timestamp: string, body: string | Buffer): string {
   const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
   return createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
 }
 
 /** The webhook-signature value: `v1,<new>`, or `v1,<new> v1,<old>` (space-separated) during an overlap. */
-export function standardSignatureHeader(secrets: readonly string[], timestamp: string, id: string, body: string | Buffer): string {
+function standardSignatureHeader(secrets: readonly string[], timestamp: string, id: string, body: string | Buffer): string {
   // An older secret (base64url) is not a key the libraries can decode: it does not sign.
   return secrets
     .filter(isStandardSecret)

@@ -12,7 +12,7 @@ import { recordEvent, type NewEvent, type RecordedEvent } from '../../events/rec
 import { readClinic } from '../clinics/index.js';
 
 /** A sample event: `data` is the type's documented example with fresh ids (sampleData of src/event-schemas.ts, above the modules). */
-export interface SampleEvent {
+interface SampleEvent {
   type: EventType;
   facilityId: string | null;
   data: Record<string, unknown>;

@@ -9,14 +9,4 @@
  * Pass the raw body bytes (before any JSON parsing) and every secret currently valid for the
  * destination (during a rotation: new and old). One matching signature is enough.
  */
-export {
-  signWebhook,
-  verifyWebhook,
-  WEBHOOK_VERIFICATION_REASONS,
-  WebhookVerificationError,
-  type VerifiedWebhook,
-  type VerifyWebhookOptions,
-  type WebhookEnvelope,
-  type WebhookHeaders,
-  type WebhookVerificationReason,
-} from '../../../packages/client/src/webhooks.js';
+export { signWebhook, verifyWebhook, WEBHOOK_VERIFICATION_REASONS, WebhookVerificationError } from '../../../packages/client/src/webhooks.js';

@@ -30,7 +30,7 @@ export const RUNNER_CONFIG = {
 };
 
 /** A platform's arguments: an object, or an object as JSON text; anything else is refused per call. */
-export function argumentsOf(value: unknown): Record<string, unknown> | null {
+function argumentsOf(value: unknown): Record<string, unknown> | null {
   let args: unknown = value ?? {};
   if (typeof args === 'string') {
     try {
@@ -47,7 +47,7 @@ export function argumentsOf(value: unknown): Record<string, unknown> | null {
  * null for those it leaves out, where the operations take an absent field (a field may be cleared
  * through the REST operation or /mcp, not through this runner).
  */
-export function withoutNulls(args: Record<string, unknown>): Record<string, unknown> {
+function withoutNulls(args: Record<string, unknown>): Record<string, unknown> {
   const clean = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(clean);
     if (value === null || typeof value !== 'object') return value;

@@ -19,7 +19,7 @@ import { answerOf, headerOf, RUNNER_CONFIG, TAG, toolCaller } from './agent-runn
 import { ToolAnswerSchema } from './agent-tools-run.js';
 
 /** How far a signature's time may be from the server's (retell-sdk's own tolerance). */
-export const RETELL_SIGNATURE_TOLERANCE_MS = 5 * 60_000;
+const RETELL_SIGNATURE_TOLERANCE_MS = 5 * 60_000;
 
 /** Retell's signature of a body at a time: hex HMAC-SHA256, with the clinic's key, of the body then the time in ms. */
 export function retellSignature(secret: string, body: string, timestampMs: number): string {

@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import type { App } from '../../types.js';
 import { answerOf, headerOf, RUNNER_CONFIG, TAG, toolCaller } from './agent-runner.js';
 
-export const ToolErrorSchema = Type.Object(
+const ToolErrorSchema = Type.Object(
   {
     code: Type.String({ description: 'The API error code (`invalid_request`, `no_availability`, `forbidden`, …)' }),
     message: Type.String({ description: 'In Italian, for people' }),

@@ -10,7 +10,7 @@ import type { App } from '../../types.js';
 import { headerOf, RUNNER_CONFIG, TAG, toolCaller } from './agent-runner.js';
 
 /** Tool calls run per message; the rest answer `too_many_tool_calls` (a model asks for a few at once). */
-export const VAPI_MAX_TOOL_CALLS = 20;
+const VAPI_MAX_TOOL_CALLS = 20;
 
 const EXAMPLE = {
   message: {

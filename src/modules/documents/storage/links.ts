@@ -41,7 +41,7 @@ export function uploadLinkUrl(secret: string, linkBase: string, claims: Omit<Lin
   return `${linkBase}/files/upload/${signLink(secret, { ...claims, op: 'upload' })}`;
 }
 
-export type LinkCheck = { ok: true; claims: LinkClaims } | { ok: false; why: 'invalid' | 'expired' };
+type LinkCheck = { ok: true; claims: LinkClaims } | { ok: false; why: 'invalid' | 'expired' };
 
 /** The claims of a well-signed, unexpired token of this operation. */
 export function verifyLink(secret: string, token: string, op: LinkClaims['op'], now = Date.now()): LinkCheck {

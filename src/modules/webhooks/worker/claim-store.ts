@@ -13,7 +13,7 @@ import { recordStatement, type ClaimedDelivery, type FinishedAttempt } from './o
 /** Claims serialise on this advisory lock so the per-clinic count is exact across workers. */
 const CLAIM_LOCK = 7_302_115_030;
 
-export interface RoundOptions {
+interface RoundOptions {
   /** Deliveries to claim at most (0: record only). */
   limit: number;
   leaseMs: number;

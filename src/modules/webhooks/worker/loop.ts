@@ -8,7 +8,7 @@ import { deliveryHeaders, signingSecrets } from '../signing.js';
 import { deliveryRound } from './claim-store.js';
 import { finishUnsent, type ClaimedDelivery, type FinishedAttempt } from './outcome-store.js';
 
-export interface WorkerOptions {
+interface WorkerOptions {
   /** Deliveries this process sends at once (all clinics). */
   concurrency?: number;
   /** How long a claim is owned before another worker may retake it. */
