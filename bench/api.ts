@@ -28,11 +28,11 @@
  * measures old against new instead: both servers run side by side, each seeded in its own
  * database, and every route is loaded on each in turn (old, new, new, old, …: BENCH_ROUNDS pairs,
  * the order flipped each pair so a drift of the machine lowers both sides alike), at the first
- * of BENCH_CONNECTIONS. It prints each pair's new/old ratio and their median: the "no route more
+ * of BENCH_CONNECTIONS. It prints each pair's new/old ratio and their geometric mean: the "no route more
  * than 5 % slower" figure, measured seconds apart rather than minutes.
  */
 import path from 'node:path';
-import { dedicatedDatabase, fmt, machine, PeakRss, run, startBenchServer, type BenchServer, type Measure } from './lib/harness.js';
+import { dedicatedDatabase, fmt, machine, PeakRss, percentile, run, startBenchServer, type BenchServer, type Measure } from './lib/harness.js';
 import { CEILING_PATH } from './lib/constants.js';
 import { TARGETS, type Target } from './lib/targets.js';
 import { CORES, cpuPerRequest, sampleCpu, type CpuPerRequest } from './lib/cpu.js';
@@ -292,7 +292,7 @@ async function oldAgainstNew(engine: string, against: string): Promise<void> {
     console.log(
       `each seeded with ${fmt(servers[0]!.rows)} patients; ${connections} connections; ${ROUNDS} pairs of ${SECONDS} s per route after a warm-up of each, the order flipped every pair`,
     );
-    console.log('\n| route | old req/s | new req/s | new/old of each pair | new/old (median) | p99 ms old / new |');
+    console.log('\n| route | old req/s (median) | new req/s (median) | new/old of each pair | new/old (geometric mean) | p99 ms old / new (median) |');
     console.log('|---|---:|---:|---|---:|---|');
     for (const target of TARGETS) {
       if (ONLY && !ONLY.includes(target.name)) continue;
@@ -312,11 +312,13 @@ async function oldAgainstNew(engine: string, against: string): Promise<void> {
           pairs.push({ old: measured[0]!, fresh: measured[1]! });
         }
         const ratios = pairs.map((p) => p.fresh.reqPerSec / p.old.reqPerSec);
-        const middle = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+        const middle = (xs: number[]) => percentile(xs, 50);
+        // The geometric mean: a pair at 0.8 and one at 1.25 cancel out, as they should.
+        const geometric = Math.exp(ratios.reduce((sum, r) => sum + Math.log(r), 0) / ratios.length);
         console.log(
           `| ${target.name} | ${fmt(middle(pairs.map((p) => p.old.reqPerSec)))} | ${fmt(middle(pairs.map((p) => p.fresh.reqPerSec)))} | ${ratios
             .map((r) => fmt(r, 2))
-            .join(', ')} | ${fmt(middle(ratios), 2)} | ${middle(pairs.map((p) => p.old.p99))} / ${middle(pairs.map((p) => p.fresh.p99))} |`,
+            .join(', ')} | ${fmt(geometric, 2)} | ${middle(pairs.map((p) => p.old.p99))} / ${middle(pairs.map((p) => p.fresh.p99))} |`,
         );
       } finally {
         if (target.readCache === false) await Promise.all(servers.map((s) => setReadCache(s, true)));

@@ -50,16 +50,18 @@ const qualifies = sql<SqlBool>`(a.category = ANY(r.categories) OR a.type = ANY(r
  * Recomputes a clinic's worklist from its completed qualifying visits: one row per patient with
  * the last such visit, due after the rules' interval; rows no longer backed by a visit go.
  * When a patient is due: the start of that visit plus the interval in calendar months, as a
- * clinic counts "every six months" (PostgreSQL's month arithmetic, in the session's time zone:
- * 15 September + 6 months is 15 March, whatever the days between; 31 August + 6 months is 28
- * February). dueList lists the patient once that instant is strictly before `dueBefore`.
+ * clinic counts "every six months" (PostgreSQL's month arithmetic: 15 September + 6 months is
+ * 15 March, whatever the days between; 31 August + 6 months is 28 February). The months are
+ * added to the UTC wall time, not in the session's time zone: a server set to Europe/Rome would
+ * otherwise move a due instant by the hour summer time adds between the two dates. dueList
+ * lists the patient once that instant is strictly before `dueBefore`.
  */
 export async function refreshWorklist(trx: Transaction, clinicId: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     WITH fresh AS (
       INSERT INTO recall_worklist (clinic_id, patient_id, last_visit_at, last_category, last_type, due_at, refreshed_at)
       SELECT DISTINCT ON (a.patient_id) a.clinic_id, a.patient_id, a.start_at, a.category, a.type,
-        a.start_at + make_interval(months => r.interval_months), now()
+        (a.start_at AT TIME ZONE 'UTC' + make_interval(months => r.interval_months)) AT TIME ZONE 'UTC', now()
       FROM appointments a JOIN recall_rules r ON r.clinic_id = a.clinic_id
       WHERE a.clinic_id = ${clinicId} AND a.status = 'completed' AND ${qualifies}
       ORDER BY a.patient_id, a.start_at DESC

@@ -5,6 +5,8 @@ import { intlReading } from '../../lib/reading.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { insertPatient } from '../../helpers/seed.js';
 import { createAppointment } from '../../../src/modules/scheduling/agenda.js';
+import { refreshWorklist } from '../../../src/modules/recalls/store.js';
+import { sql } from 'kysely';
 
 let server: TestServer;
 let tenant: Tenant;
@@ -135,6 +137,23 @@ describe('recall worklist', () => {
     expect((await dueBefore('2025-03-15T09:00:00.001Z')).map(([id]) => id)).toEqual([monthEnd, aDayBefore, aMinuteBefore, atTheInstant]);
     expect((await dueBefore('2025-03-16T09:00:00.000Z')).map(([id]) => id)).not.toContain(aDayAfter);
     expect(await dueBefore('2025-03-16T09:00:00.001Z')).toContainEqual([aDayAfter, '2025-03-16T09:00:00.000Z']);
+  });
+
+  it('adds the months to the UTC wall time, whatever time zone the database session is in', async () => {
+    const t = await server.factories.tenant();
+    const patient = await insertPatient(server, t);
+    // In Rome 15 September is summer time and 15 March is not: months added in that zone would
+    // move the due instant an hour (10:00 UTC).
+    await visitAt(t, patient, new Date('2024-09-15T09:00:00Z'), 'checkup');
+    expect((await setRules(t)).status).toBe(200);
+    const dueAt = await server.ctx.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL TimeZone = 'Europe/Rome'`.execute(trx);
+      await refreshWorklist(trx, t.clinicId);
+      return (
+        await trx.selectFrom('recall_worklist').select('due_at').where('clinic_id', '=', t.clinicId).where('patient_id', '=', patient).executeTakeFirstOrThrow()
+      ).due_at;
+    });
+    expect(new Date(dueAt).toISOString()).toBe('2025-03-15T09:00:00.000Z');
   });
 
   it('attempts move patients: no_answer snoozes, callback makes a recall task, opted_out and wrong_number remove, booked removes', async () => {
