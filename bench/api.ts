@@ -1,5 +1,5 @@
 /**
- * `npm run bench:api`: load benchmark of the API (issue 6.1, issue 20).
+ * `npm run bench:api`: load benchmark of the API.
  *
  * For each engine (PostgreSQL when DATABASE_URL is set, in a database of its own; and the
  * embedded PGlite in a temporary folder), a server process is seeded with one clinic of
@@ -45,7 +45,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
  * Connections, a list: every route is measured at each. 50 keeps the server busy (on this
  * 2-core machine the bare ceiling answered 22k req/s at 10 connections and 39k at 100); 10
  * shows the latency of one request more than what the server can serve (a route that waits on
- * a commit sits half idle there). Issue 20's targets are set at 50.
+ * a commit sits half idle there). The routes' targets (targets.ts) are set at 50.
  */
 const CONNECTION_COUNTS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map((c) => Number(c.trim()));
 const RATE = Number(process.env.BENCH_RATE ?? 500);
@@ -216,7 +216,7 @@ async function benchEngine(engine: string): Promise<string[]> {
       say(
         `${ROUNDS} rounds of (ceiling, route) per route, ${SECONDS} s each; the round with the median ratio is shown, every round's ratio in the last column`,
       );
-      say(`peak RSS: the server's VmHWM over that route's warm-ups and rounds; target (issue 20): PostgreSQL, 50 connections`);
+      say(`peak RSS: the server's VmHWM over that route's warm-ups and rounds; the targets are PostgreSQL's at 50 connections`);
       say(
         `CPU ms per request (lib/cpu.ts, the printed round): the server / every PostgreSQL process / this process, the load generator / the rest of the machine; cores busy: the share of all ${CORES} cores busy over that round`,
       );
@@ -260,7 +260,7 @@ async function benchEngine(engine: string): Promise<string[]> {
 
 const FIXED_RATE_ROUTES = ['GET /appointments?limit=50', 'GET /facilities/{id}'];
 
-/** The route against its target of issue 20 (stated for every engine and connection count; the target is PostgreSQL's at 50). */
+/** The route against its target (targets.ts; stated for every engine and connection count; the target is PostgreSQL's at 50). */
 function goal(target: Target, r: Measure): string {
   if (!target.goal) return '';
   const { reqPerSec, maxP99Ms } = target.goal;

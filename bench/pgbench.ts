@@ -1,5 +1,5 @@
 /**
- * `npm run bench:pgbench`: what PostgreSQL itself serves on this machine (issue 20). The
+ * `npm run bench:pgbench`: what PostgreSQL itself serves on this machine. The
  * statements of POST /patients, POST /leads, a booking and the uncached list page
  * (bench/pgbench/*.sql, each file says which code it mirrors) run in `pgbench` against a
  * database seeded like bench:api's (one clinic of BENCH_ROWS patients and appointments), one

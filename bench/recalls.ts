@@ -1,5 +1,5 @@
 /**
- * Outbound benchmark (issue 36): `npm run bench:recalls [-- options]`.
+ * Outbound benchmark: `npm run bench:recalls [-- options]`.
  *
  * 1. GET /v1/recalls (first page of 50, most overdue first) on a clinic of `--patients=100000`
  *    patients, each with a completed check-up 1-24 months ago and a fifth of them with a future

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:soak`: memory under a long mixed load (issue 6.6).
+ * `npm run bench:soak`: memory under a long mixed load.
  *
  * One server process (PostgreSQL when DATABASE_URL is set, else the embedded database),
  * seeded like bench:api with SOAK_ROWS (10,000) rows; autocannon cycles through every route

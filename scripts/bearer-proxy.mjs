@@ -1,5 +1,5 @@
 // A loopback reverse proxy that adds `Authorization: Bearer <key>` to every request: for clients
-// we did not write that cannot send a header of their own (the MCP conformance runner, issue 35).
+// we did not write that cannot send a header of their own (the MCP conformance runner).
 // Test harness only, never part of the service. Everything else passes through unchanged, the
 // Host and Origin headers included, so the service judges them as it would the client's own.
 // Usage: node scripts/bearer-proxy.mjs <listen port> <target origin> <key>

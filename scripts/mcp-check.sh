@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI (issue 35): an MCP client we did not write against the built service. Starts `npm start`'s
+# CI: an MCP client we did not write against the built service. Starts `npm start`'s
 # JavaScript on a fresh data folder (the demo clinic), lists the voice agent key's tools with
 # @modelcontextprotocol/inspector-cli over streamable HTTP, calls one, then runs the scenarios of
 # @modelcontextprotocol/conformance that apply to a server without the conformance fixtures

@@ -1,5 +1,5 @@
 /**
- * Who spent the machine's CPU during a measurement (issue 20): the server process, every
+ * Who spent the machine's CPU during a measurement: the server process, every
  * PostgreSQL process (backends, WAL writer, checkpointer: every process named `postgres`), this
  * benchmark process (the load generator) and everything else, read from Linux's /proc before
  * and after. Divided by the requests served, it says what one request costs each side, and

@@ -10,7 +10,7 @@ export interface Target {
   request: (s: BenchServer, doc: any) => Record<string, unknown>;
   /** false: measured with the server's read caches off (every request reads the database). */
   readCache?: boolean;
-  /** Issue 20's target on PostgreSQL at 50 connections: at least this many req/s, p99 under `maxP99Ms`. */
+  /** The route's target on PostgreSQL at 50 connections: at least this many req/s, p99 under `maxP99Ms`. */
   goal?: { reqPerSec: number; maxP99Ms?: number };
 }
 

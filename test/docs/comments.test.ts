@@ -1,10 +1,11 @@
 /**
  * Comments say why the code is as it is, in words a clone can follow: none points at a ticket
  * of a tracker this repository does not hold ("issue" and a number). History goes to the commit
- * message, figures to docs/performance.md. Read from every file under src/ and test/: the
- * comments of TypeScript (found with the compiler's parser, so a `//` inside a string, a
- * template or a regular expression is not taken for one), the `--` and block comments of SQL,
- * and the whole text of Markdown (a README's prose is its comment).
+ * message, figures to docs/performance.md. Read from every file of the code (src, test, bench,
+ * scripts, examples, the client package, CI's script): the comments of TypeScript and JavaScript
+ * (found with the compiler's parser, so a `//` inside a string, a template or a regular
+ * expression is not taken for one), the `--` and block comments of SQL, the `#` comments of
+ * shell, and the whole text of Markdown (a README's prose is its comment).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -75,6 +76,16 @@ function commentsOf(text: string, lineStart: string, skip: Array<[number, number
   return comments;
 }
 
+const SHELL = (file: string) => file.endsWith('.sh') || file === '.ci/run';
+
+/** A shell script's `#` comments: from a `#` at a line's start or after a space to the line's end. */
+function shellComments(text: string): Array<{ at: number; text: string }> {
+  return [...text.matchAll(/(^|\s)(#[^\n]*)/gm)].map((m) => ({ at: m.index + m[1]!.length, text: m[2]! }));
+}
+
+/** Where the code is: every file under these folders, and CI's script. */
+const CODE = ['src', 'test', 'bench', 'scripts', 'examples', 'packages/client/src'];
+
 /** `file:line` of every comment line of a file that names a ticket. */
 function ticketsIn(file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8');
@@ -83,6 +94,7 @@ function ticketsIn(file: string): string[] {
   if (SCRIPT.test(file)) comments = commentsOf(text, '//', literalRanges(file, text));
   else if (file.endsWith('.sql')) comments = commentsOf(text, '--');
   else if (file.endsWith('.md')) comments = [{ at: 0, text }];
+  else if (SHELL(file)) comments = shellComments(text);
   else return [];
   return comments.flatMap(({ at, text: comment }) => {
     const first = lineOf(at);
@@ -91,8 +103,8 @@ function ticketsIn(file: string): string[] {
 }
 
 describe('comments', () => {
-  it('name no ticket of an outside tracker ("issue" and a number) in src/ or test/', () => {
-    const found = [...files('src'), ...files('test')].flatMap(ticketsIn);
+  it('name no ticket of an outside tracker ("issue" and a number) in the code, its benchmarks, scripts and CI', () => {
+    const found = [...CODE.flatMap(files), '.ci/run'].flatMap(ticketsIn);
     expect(found).toEqual([]);
   });
 
@@ -105,5 +117,6 @@ describe('comments', () => {
     const comments = commentsOf(text, '//', literalRanges('probe.ts', text)).map((c) => c.text);
     expect(comments).toEqual(['// issue 3', '/* Issues 5 and 6 */']);
     expect(comments.every((c) => TICKET.test(c))).toBe(true);
+    expect(shellComments('echo "issue 9" # issue 10\n# issue 11\nurl=a#b').map((c) => c.text)).toEqual(['# issue 10', '# issue 11']);
   });
 });
