@@ -151,6 +151,13 @@ async function setReadCache(server: BenchServer, on: boolean): Promise<void> {
   if (response.status !== 204) throw new Error(`turning the read cache ${on ? 'on' : 'off'} answered ${response.status}`);
 }
 
+/** PostgreSQL: a database of its own next to DATABASE_URL's; PGlite: none (the server makes its folder). */
+async function engineDatabase(engine: string, name: string): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  if (engine !== 'postgres') return null;
+  if (!process.env.DATABASE_URL) throw new Error('BENCH_ENGINES has postgres but DATABASE_URL is not set');
+  return dedicatedDatabase(process.env.DATABASE_URL, name);
+}
+
 type Row = Comparison & { target: Target; bytes: number; peakRssMiB: number };
 
 async function benchEngine(engine: string): Promise<string[]> {
@@ -159,11 +166,7 @@ async function benchEngine(engine: string): Promise<string[]> {
     lines.push(line);
     console.log(line);
   };
-  let database: { url: string; drop: () => Promise<void> } | null = null;
-  if (engine === 'postgres') {
-    if (!process.env.DATABASE_URL) throw new Error('BENCH_ENGINES has postgres but DATABASE_URL is not set');
-    database = await dedicatedDatabase(process.env.DATABASE_URL, 'dcm_bench');
-  }
+  const database = await engineDatabase(engine, 'dcm_bench');
   const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const server = await startBenchServer({ DATABASE_URL: database?.url, BENCH_ROWS: ROWS }, nodeArgs);
   const rss = new PeakRss(server.child.pid!);
@@ -278,14 +281,9 @@ async function oldAgainstNew(engine: string, against: string): Promise<void> {
       [against, 'old'],
       [undefined, 'new'],
     ] as const) {
-      let url: string | undefined;
-      if (engine === 'postgres') {
-        if (!process.env.DATABASE_URL) throw new Error('BENCH_ENGINES has postgres but DATABASE_URL is not set');
-        const database = await dedicatedDatabase(process.env.DATABASE_URL, `dcm_bench_${label}`);
-        databases.push(database);
-        url = database.url;
-      }
-      servers.push(await startBenchServer({ DATABASE_URL: url, BENCH_ROWS: ROWS }, [], root));
+      const database = await engineDatabase(engine, `dcm_bench_${label}`);
+      if (database) databases.push(database);
+      servers.push(await startBenchServer({ DATABASE_URL: database?.url, BENCH_ROWS: ROWS }, [], root));
     }
     const docs = await Promise.all(servers.map(async (s) => (await fetch(`${s.base}/v1/openapi.json`)).json()));
     console.log(`\n## ${engine === 'postgres' ? 'PostgreSQL' : 'PGlite (embedded)'}: old (${against}) against new (this checkout)`);
