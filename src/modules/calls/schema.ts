@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { InputTimestamp, Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
+import { CALLER_NUMBER_PATTERN } from '../../lib/phone.js';
 
 const OUTCOMES = [
   'booked',
@@ -20,14 +21,12 @@ const OUTCOMES = [
   'other',
 ] as const;
 
-const NUMBER_PATTERN = '^([Aa][Nn][Oo][Nn][Yy][Mm][Oo][Uu][Ss]|[+0-9 ()./-]*)$';
-
 export const CallInputSchema = Type.Object(
   {
     externalCallId: Type.String({ minLength: 1, maxLength: 255, description: 'The call id at the voice provider: the idempotency key of the registration' }),
     direction: StringEnum(['inbound', 'outbound'] as const),
-    from: Type.String({ minLength: 3, maxLength: 32, pattern: NUMBER_PATTERN, description: 'Phone in any format, or `anonymous` when hidden' }),
-    to: Type.String({ minLength: 3, maxLength: 32, pattern: NUMBER_PATTERN, description: 'Phone in any format, or `anonymous` when hidden' }),
+    from: Type.String({ minLength: 3, maxLength: 32, pattern: CALLER_NUMBER_PATTERN, description: 'Phone in any format, or `anonymous` when hidden' }),
+    to: Type.String({ minLength: 3, maxLength: 32, pattern: CALLER_NUMBER_PATTERN, description: 'Phone in any format, or `anonymous` when hidden' }),
     startedAt: Type.Optional(Nullable(InputTimestamp())),
     durationSeconds: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 86400 }))),
     outcome: Type.Optional(Nullable(StringEnum(OUTCOMES))),

@@ -2,15 +2,13 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, OutputTimestamp, StringEnum, Uuid } from '../../core/schemas.js';
 import { localReadingFields, NullableLocalReading } from '../../lib/local-reading.js';
-
-/** A phone number in any format, or `anonymous` (as POST /calls takes it). */
-const PHONE_PATTERN = '^([Aa][Nn][Oo][Nn][Yy][Mm][Oo][Uu][Ss]|[+0-9 ()./-]*)$';
+import { CALLER_NUMBER_PATTERN } from '../../lib/phone.js';
 
 export const VoiceContextQuerySchema = Type.Object(
   {
-    from: Type.String({ minLength: 3, maxLength: 32, pattern: PHONE_PATTERN, description: 'The caller’s number in any format, or `anonymous`' }),
+    from: Type.String({ minLength: 3, maxLength: 32, pattern: CALLER_NUMBER_PATTERN, description: 'The caller’s number in any format, or `anonymous`' }),
     to: Type.Optional(
-      Type.String({ minLength: 3, maxLength: 32, pattern: PHONE_PATTERN, description: 'The number called: picks the facility whose phone it is' }),
+      Type.String({ minLength: 3, maxLength: 32, pattern: CALLER_NUMBER_PATTERN, description: 'The number called: picks the facility whose phone it is' }),
     ),
   },
   { additionalProperties: false },
