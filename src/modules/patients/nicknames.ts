@@ -147,6 +147,12 @@ const FORM_STEP = 0.005;
 /** Variants tried per query at most: each one is a name search of its own (in parallel). */
 const MAX_VARIANTS = 6;
 
+/**
+ * The table as a Map: a query's word is looked up here, never as a property of the object
+ * (a caller who says "constructor" would find Object.prototype's).
+ */
+const FORMS: ReadonlyMap<string, readonly string[]> = new Map(Object.entries(NICKNAMES));
+
 /** One way of reading a query's nickname: the words with the registered form, and its weight. */
 interface NicknameVariant {
   words: string[];
@@ -160,7 +166,7 @@ interface NicknameVariant {
 export function nicknameVariants(words: readonly string[]): NicknameVariant[] {
   const variants: NicknameVariant[] = [];
   words.forEach((word, i) => {
-    (NICKNAMES[word] ?? []).forEach((form, rank) =>
+    (FORMS.get(word) ?? []).forEach((form, rank) =>
       variants.push({ words: [...words.slice(0, i), ...form.split(' '), ...words.slice(i + 1)], weight: NICKNAME_WEIGHT - FORM_STEP * rank }),
     );
   });

@@ -236,6 +236,13 @@ describe('nicknames', () => {
     expect(res.closeMatches).toBe(1);
   });
 
+  it('answers a word every JavaScript object has (constructor, __proto__, toString) as a name like any other', async () => {
+    for (const q of ['constructor', '__proto__', 'toString', 'Mario hasOwnProperty', 'valueOf Rossi']) {
+      const res = await search(q);
+      expect(res.status, `${q}: ${res.text}`).toBe(200);
+    }
+  });
+
   it('keeps the table normalized: keys and forms as queries are compared, no form a key', () => {
     for (const [nickname, forms] of Object.entries(NICKNAMES)) {
       expect(isNormalized(nickname), nickname).toBe(true);
