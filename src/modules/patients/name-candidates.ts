@@ -208,18 +208,26 @@ export async function nameCandidates(db: Db, scope: SearchScope, birthYear: numb
   // `candidates` of each reading by trigram similarity, and each distinct name is scored here.
   const answers: Array<Candidate[] | null> = plans.map(() => null);
   const step = plans.map(() => 0);
+  // A step without conditions finds nobody: its answer is known without a read, so a reading
+  // whose words reach no name ("tina rossi": no Tina in the clinic) asks for its next step in
+  // the same statement as the others' first.
+  const skipEmpty = () =>
+    plans.forEach((_, i) => {
+      while (answers[i] === null && steps[i]![step[i]!]!.where.length === 0) {
+        if (steps[i]![step[i]!]!.final([]) || step[i] === steps[i]!.length - 1) answers[i] = [];
+        else step[i] = step[i]! + 1;
+      }
+    });
+  skipEmpty();
   while (answers.some((a) => a === null)) {
-    const asked = plans.flatMap((_, i) => (answers[i] === null && steps[i]![step[i]!]!.where.length > 0 ? [i] : []));
-    const rows =
-      asked.length > 0
-        ? await patientsOfNames(
-            db,
-            scope,
-            birthYear,
-            asked.map((i) => ({ name: plans[i]!.name, conditions: steps[i]![step[i]!]!.where })),
-            SEARCH_TUNING.candidates,
-          )
-        : [];
+    const asked = plans.flatMap((_, i) => (answers[i] === null ? [i] : []));
+    const rows = await patientsOfNames(
+      db,
+      scope,
+      birthYear,
+      asked.map((i) => ({ name: plans[i]!.name, conditions: steps[i]![step[i]!]!.where })),
+      SEARCH_TUNING.candidates,
+    );
     const found = new Map<number, Candidate[]>(plans.map((_, i) => [i, []]));
     // Namesakes are many (a common surname alone): each distinct name is scored once.
     const scores = new Map<string, number>();
@@ -237,6 +245,7 @@ export async function nameCandidates(db: Db, scope: SearchScope, birthYear: numb
       if (steps[i]![step[i]!]!.final(mine) || step[i] === steps[i]!.length - 1) answers[i] = mine;
       else step[i] = step[i]! + 1;
     });
+    skipEmpty();
   }
   return answers as Candidate[][];
 }
