@@ -125,12 +125,36 @@ export async function patientsOfNames(db: Db, scope: SearchScope, birthYear: num
   // Only columns of the (clinic, first, last) and (clinic, last, first) indexes: index-only;
   // trim(first || ' ' || last) is full_norm. A name condition never meets an erased patient
   // (their names are null), so first_norm and last_norm are never null here.
-  const branch = (g: number, c: NameCondition) =>
+  // Three branches whatever the number of groups and conditions (planning a branch per
+  // condition cost more than running them, for a nickname's six forms): the (first, last) pairs
+  // of the conditions that have both, the first names of those with a first name only, the last
+  // names of the others, each row of them tagged with its group and probed in its index.
+  const pairs: Array<[number, string, string]> = [];
+  const single = { first: [] as Array<[number, string]>, last: [] as Array<[number, string]> };
+  groups.forEach((group, g) => {
+    for (const c of group.conditions) {
+      if (c.first && c.last) for (const f of c.first) for (const l of c.last) pairs.push([g, f, l]);
+      else if (c.first) for (const f of c.first) single.first.push([g, f]);
+      else for (const l of c.last!) single.last.push([g, l]);
+    }
+  });
+  const tagged = (rows: RawBuilder<unknown>, on: RawBuilder<boolean>) =>
     base(db)
       .clearSelect()
-      .select([sql<number>`${g}::int`.as('g'), 'id', 'first_norm', 'last_norm'])
-      .where(conditionSql(c) as RawBuilder<boolean>);
-  const branches = groups.flatMap((group, g) => group.conditions.map((c) => branch(g, c)));
+      .innerJoin(rows.as('c'), (join) => join.on(on))
+      .select([sql<number>`c.g`.as('g'), 'id', 'first_norm', 'last_norm']);
+  const column = (values: Array<[number, ...string[]]>, i: number) => values.map((v) => v[i]);
+  const branches = [
+    pairs.length > 0 &&
+      tagged(
+        sql`(SELECT * FROM unnest(${column(pairs, 0)}::int[], ${column(pairs, 1)}::text[], ${column(pairs, 2)}::text[]) AS x(g, f, l))`,
+        sql<boolean>`first_norm = c.f AND last_norm = c.l`,
+      ),
+    single.first.length > 0 &&
+      tagged(sql`(SELECT * FROM unnest(${column(single.first, 0)}::int[], ${column(single.first, 1)}::text[]) AS x(g, n))`, sql<boolean>`first_norm = c.n`),
+    single.last.length > 0 &&
+      tagged(sql`(SELECT * FROM unnest(${column(single.last, 0)}::int[], ${column(single.last, 1)}::text[]) AS x(g, n))`, sql<boolean>`last_norm = c.n`),
+  ].filter((b) => b !== false);
   let united = branches[0]!;
   for (const b of branches.slice(1)) united = united.union(b);
   const patientsOf = base(db)
