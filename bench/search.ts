@@ -309,15 +309,20 @@ async function profile(url: string, queries: Query[], plans: boolean): Promise<v
   }
 }
 
-async function section(engine: 'postgres' | 'pglite', n: number, others: number, parts: { shapes: boolean; load: boolean; profile: boolean; plans: boolean }) {
-  // The corpus is only for seeding and making the queries: this process then holds the
-  // queries alone (with --http the client's own collections are less of the figure).
-  let people: Person[] | null = makePeople(n, rng(SEED));
+/**
+ * The seeded database and the queries. The corpus is only for seeding and making the queries:
+ * it is not kept, so this process holds the queries alone (with --http the client's own
+ * collections are less of the figure).
+ */
+async function seededQueries(engine: 'postgres' | 'pglite', n: number, others: number) {
+  const people = makePeople(n, rng(SEED));
   const plan: SeedPlan = { engine, n, others, clinics: others > 0 ? CLINICS : 0, seed: SEED, reseed: !!args.reseed }; // the pool of a server (DB_POOL_MAX default 10)
   const seeded = await openSeeded(plan, people);
-  const queries = makeQueries(people, n);
-  const unmeasured = makeQueries(people, n, SEED + n + 1).filter((x) => x.q);
-  people = null;
+  return { seeded, queries: makeQueries(people, n), unmeasured: makeQueries(people, n, SEED + n + 1).filter((x) => x.q) };
+}
+
+async function section(engine: 'postgres' | 'pglite', n: number, others: number, parts: { shapes: boolean; load: boolean; profile: boolean; plans: boolean }) {
+  const { seeded, queries, unmeasured } = await seededQueries(engine, n, others);
   const what =
     others > 0
       ? `${n.toLocaleString('en')} patients in the clinic searched + ${others.toLocaleString('en')} of ${CLINICS} other clinics`

@@ -94,14 +94,8 @@ export interface NameCondition {
   last?: string[];
 }
 
-function conditionSql(c: NameCondition): RawBuilder<unknown> {
-  if (c.first && c.last) return sql`(first_norm = ANY(${c.first}::text[]) AND last_norm = ANY(${c.last}::text[]))`;
-  if (c.first) return sql`first_norm = ANY(${c.first}::text[])`;
-  return sql`last_norm = ANY(${c.last!}::text[])`;
-}
-
 /** What a reading of a name query asks the patients for: its name (for the trigram similarity) and its conditions. */
-export interface NameGroup {
+interface NameGroup {
   name: string;
   conditions: NameCondition[];
 }
