@@ -12,9 +12,10 @@
  * the clinic has as many patients of each form with the rest of the name said (nicknameWeights).
  * How to add one: a line `nickname: ['registered form', …]`, lowercase, without accents
  * ("Totò" is `toto`: queries are compared after normalizeName); at most 6 forms are tried per
- * query, all in the same reads as the words said (name-candidates.ts). test/modules/patients/search-identity.test.ts checks that every key and form is
- * normalized, and that the forms are not keys themselves; `npm run bench:search --
- * --kinds=nickname` measures how often the patient meant comes first (the patients README).
+ * query, all in the same reads as the words said (name-candidates.ts).
+ * test/modules/patients/search-identity.test.ts checks that every key and form is normalized,
+ * and that the forms are not keys themselves; `npm run bench:search -- --kinds=nickname`
+ * measures how often the patient meant comes first (the patients README).
  */
 import { normalizeName } from './normalize.js';
 
