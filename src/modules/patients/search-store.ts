@@ -104,8 +104,9 @@ interface NameGroup {
  * For each group (a reading of the query: the words as said, a nickname's registered form),
  * the best `candidates` patients meeting any of its conditions (at least one), by the trigram
  * similarity of their name to the group's name, then id; each row carries its group's index
- * `g`. One statement for every group: one SELECT per condition, united: each is an index scan,
- * where one OR of them all was planned as a scan of the clinic's patients. Names first,
+ * `g`. One statement for every group: the conditions' names probed in the (clinic, first,
+ * last) and (clinic, last, first) indexes by three SELECTs united (below), where one OR of them
+ * all was planned as a scan of the clinic's patients. Names first,
  * patients after: a common surname alone brings thousands of namesakes but a few hundred
  * distinct names, so the distinct (first, last) names are counted (UNION: a patient two
  * conditions of a group meet counts once) and given their trigram similarity (computed once
