@@ -309,11 +309,20 @@ async function profile(url: string, queries: Query[], plans: boolean): Promise<v
   }
 }
 
-async function section(engine: 'postgres' | 'pglite', n: number, others: number, parts: { shapes: boolean; load: boolean; profile: boolean; plans: boolean }) {
+/**
+ * The seeded database and the queries. The corpus is only for seeding and making the queries:
+ * it is not kept, so this process holds the queries alone (with --http the client's own
+ * collections are less of the figure).
+ */
+async function seededQueries(engine: 'postgres' | 'pglite', n: number, others: number) {
   const people = makePeople(n, rng(SEED));
   const plan: SeedPlan = { engine, n, others, clinics: others > 0 ? CLINICS : 0, seed: SEED, reseed: !!args.reseed }; // the pool of a server (DB_POOL_MAX default 10)
   const seeded = await openSeeded(plan, people);
-  const queries = makeQueries(people, n);
+  return { seeded, queries: makeQueries(people, n), unmeasured: makeQueries(people, n, SEED + n + 1).filter((x) => x.q) };
+}
+
+async function section(engine: 'postgres' | 'pglite', n: number, others: number, parts: { shapes: boolean; load: boolean; profile: boolean; plans: boolean }) {
+  const { seeded, queries, unmeasured } = await seededQueries(engine, n, others);
   const what =
     others > 0
       ? `${n.toLocaleString('en')} patients in the clinic searched + ${others.toLocaleString('en')} of ${CLINICS} other clinics`
@@ -331,7 +340,6 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
     // measured: the first 200 measured ones were all of the first shape, and the second shape
     // measured, the first the warm-up had not met, had the run's highest p99 in five runs of
     // seven (9.7-15.7 ms; 4.4-7.4 with this warm-up).
-    const unmeasured = makeQueries(people, n, SEED + n + 1).filter((x) => x.q);
     const warmUp = unmeasured.filter((_, i) => i % Math.max(1, Math.floor(unmeasured.length / 200)) === 0).slice(0, 200);
     for (const { q } of warmUp) await search(q);
     for (let i = 0; i < warmUp.length; i += CLIENTS) await Promise.all(warmUp.slice(i, i + CLIENTS).map(({ q }) => search(q)));

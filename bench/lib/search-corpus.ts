@@ -290,7 +290,7 @@ export const SHAPES: Shape[] = [
  * table lacks. Names that are registered names of the corpus too (Enzo, Franco, Gianni) are
  * kept: a query that is exactly another patient's name is skipped, as for every name shape.
  */
-const SAID_FOR: Readonly<Record<string, readonly string[]>> = {
+export const SAID_FOR: Readonly<Record<string, readonly string[]>> = {
   Giuseppe: ['Pino', 'Peppe', 'Peppino', 'Beppe', 'Bepi', 'Geppino'],
   Salvatore: ['Totò', 'Turi', 'Tore', 'Salvo', 'Turiddu'],
   Francesco: ['Checco', 'Ciccio', 'Franco', 'Cecco'],

@@ -19,6 +19,7 @@ export {
   PatientSearchResultSchema,
 } from './schema.js';
 export { addNameTerms } from './search-store.js';
-export { SEARCH_TUNING, searchPatients } from './search.js';
+export { searchPatients } from './search.js';
+export { SEARCH_TUNING } from './name-candidates.js';
 export { canonicalPhone, createPatient, createPatientInTransaction, getPatient, importPatients, lookupPatient } from './service.js';
 export { patientByPhoneQuery } from './store.js';

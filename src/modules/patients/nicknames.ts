@@ -8,12 +8,14 @@
  * Italian first names (the hypocoristics listed by it.wikipedia.org, "Ipocoristico", and the
  * ISTAT lists of the most given names). Some are registered names too (Franco, Rita, Gianni):
  * a patient registered so still scores above one found through the table. A nickname of
- * several names lists the most common registered name first (it ranks first among them).
+ * several names lists the most common registered name first: it ranks first among them when
+ * the clinic has as many patients of each form with the rest of the name said (nicknameWeights).
  * How to add one: a line `nickname: ['registered form', …]`, lowercase, without accents
  * ("Totò" is `toto`: queries are compared after normalizeName); at most 6 forms are tried per
- * query. test/modules/patients/search-identity.test.ts checks that every key and form is
- * normalized, and that the forms are not keys themselves; `npm run bench:search --
- * --kinds=nickname` measures how often the patient meant comes first (the patients README).
+ * query, all in the same reads as the words said (name-candidates.ts).
+ * test/modules/patients/search-identity.test.ts checks that every key and form is normalized,
+ * and that the forms are not keys themselves; `npm run bench:search -- --kinds=nickname`
+ * measures how often the patient meant comes first (the patients README).
  */
 import { normalizeName } from './normalize.js';
 
@@ -140,11 +142,11 @@ export const NICKNAMES: Readonly<Record<string, readonly string[]>> = {
  * A hit found through a nickname scores this much of what its registered name would: below the
  * registered name (1), above a name one letter from the nickname ("Gianni Quaranta", 0.92, for
  * "Gianna Quaranta": the caller said Gianna), and each further form of the same nickname
- * FORM_STEP lower, so the more common meaning comes first ("Fede": Federico, then Federica).
+ * FORM_STEP lower, so the likelier meaning comes first (nicknameWeights).
  */
 const NICKNAME_WEIGHT = 0.95;
 const FORM_STEP = 0.005;
-/** Variants tried per query at most: each one is a name search of its own (in parallel). */
+/** Variants tried per query at most (their reads are shared: name-candidates.ts). */
 const MAX_VARIANTS = 6;
 
 /**
@@ -153,24 +155,45 @@ const MAX_VARIANTS = 6;
  */
 const FORMS: ReadonlyMap<string, readonly string[]> = new Map(Object.entries(NICKNAMES));
 
-/** One way of reading a query's nickname: the words with the registered form, and its weight. */
+/** One way of reading a query's nickname: the words with the registered form, and which word it replaced. */
 interface NicknameVariant {
   words: string[];
-  weight: number;
+  /** The index of the nickname among the query's words. */
+  word: number;
 }
 
 /**
  * The query's words with one nickname replaced by a registered form, for each nickname word
- * and form ("pino esposito" -> ["giuseppe", "esposito"]); none when no word is a nickname.
+ * and form in the table's order ("pino esposito" -> ["giuseppe", "esposito"]); none when no
+ * word is a nickname.
  */
 export function nicknameVariants(words: readonly string[]): NicknameVariant[] {
   const variants: NicknameVariant[] = [];
   words.forEach((word, i) => {
-    (FORMS.get(word) ?? []).forEach((form, rank) =>
-      variants.push({ words: [...words.slice(0, i), ...form.split(' '), ...words.slice(i + 1)], weight: NICKNAME_WEIGHT - FORM_STEP * rank }),
-    );
+    for (const form of FORMS.get(word) ?? []) variants.push({ words: [...words.slice(0, i), ...form.split(' '), ...words.slice(i + 1)], word: i });
   });
   return variants.slice(0, MAX_VARIANTS);
+}
+
+/**
+ * The weight of each variant's hits. The forms of one nickname are ordered by how many of the
+ * clinic's patients carry the name as said with that form, at the best score any of the forms
+ * reached ("Ale Bruno": 12 Alessandro Bruno, 8 Alessia Bruno, no Alessandra Bruno): a caller is
+ * likelier one of the many than one of the few, and the name said cannot tell more. Forms as
+ * many (none, often) keep the table's order, the most common registered name first. The first
+ * form weighs NICKNAME_WEIGHT, each next one FORM_STEP less.
+ */
+export function nicknameWeights(variants: readonly NicknameVariant[], found: ReadonlyArray<ReadonlyArray<{ score: number }>>): number[] {
+  const weights = variants.map(() => NICKNAME_WEIGHT);
+  const at = (score: number) => Math.round(score * 1000);
+  for (const word of new Set(variants.map((v) => v.word))) {
+    const forms = variants.flatMap((v, i) => (v.word === word ? [i] : []));
+    const best = Math.max(0, ...forms.flatMap((i) => found[i]!.map((c) => at(c.score))));
+    const bearers = new Map(forms.map((i) => [i, found[i]!.filter((c) => at(c.score) === best).length]));
+    // Stable: forms as many keep the table's order.
+    forms.sort((a, b) => bearers.get(b)! - bearers.get(a)!).forEach((i, rank) => (weights[i] = NICKNAME_WEIGHT - FORM_STEP * rank));
+  }
+  return weights;
 }
 
 /** Every key and form as the search compares them (the table's own test). */

@@ -94,50 +94,82 @@ export interface NameCondition {
   last?: string[];
 }
 
-function conditionSql(c: NameCondition): RawBuilder<unknown> {
-  if (c.first && c.last) return sql`(first_norm = ANY(${c.first}::text[]) AND last_norm = ANY(${c.last}::text[]))`;
-  if (c.first) return sql`first_norm = ANY(${c.first}::text[])`;
-  return sql`last_norm = ANY(${c.last!}::text[])`;
+/** What a reading of a name query asks the patients for: its name (for the trigram similarity) and its conditions. */
+interface NameGroup {
+  name: string;
+  conditions: NameCondition[];
 }
 
 /**
- * The best `candidates` patients meeting any of the conditions (at least one), by the trigram
- * similarity of their name to `name`, then id. One SELECT per condition, united: each is an
- * index scan, where one OR of them all was planned as a scan of the clinic's patients. Names
- * first, patients after: a common surname alone brings thousands of namesakes but a few hundred
+ * For each group (a reading of the query: the words as said, a nickname's registered form),
+ * the best `candidates` patients meeting any of its conditions (at least one), by the trigram
+ * similarity of their name to the group's name, then id; each row carries its group's index
+ * `g`. One statement for every group: the conditions' names probed in the (clinic, first,
+ * last) and (clinic, last, first) indexes by three SELECTs united (below), where one OR of them
+ * all was planned as a scan of the clinic's patients. Names first,
+ * patients after: a common surname alone brings thousands of namesakes but a few hundred
  * distinct names, so the distinct (first, last) names are counted (UNION: a patient two
- * conditions meet counts once) and given their trigram similarity (computed once per name), and
- * only the names that reach the best `candidates` patients are looked up again for their
- * patients (one index-only probe per name). Names tied at the cut all come, so the answer is the
- * best `candidates` rows by (similarity, id), as one sort of every row would give.
+ * conditions of a group meet counts once) and given their trigram similarity (computed once
+ * per name), and only the names that reach the best `candidates` patients are looked up again
+ * for their patients (one index-only probe per name). Names tied at the cut all come, so each
+ * group's answer is the best `candidates` rows by (similarity, id), as one sort of every row
+ * would give.
  */
-export async function patientsOfNames(db: Db, scope: SearchScope, birthYear: number | null, name: string, conditions: NameCondition[], candidates: number) {
+export async function patientsOfNames(db: Db, scope: SearchScope, birthYear: number | null, groups: NameGroup[], candidates: number) {
   const base = byName(scope, birthYear);
   // Only columns of the (clinic, first, last) and (clinic, last, first) indexes: index-only;
   // trim(first || ' ' || last) is full_norm. A name condition never meets an erased patient
   // (their names are null), so first_norm and last_norm are never null here.
-  const branch = (c: NameCondition) =>
+  // Three branches whatever the number of groups and conditions (planning a branch per
+  // condition cost more than running them, for a nickname's six forms): the (first, last) pairs
+  // of the conditions that have both, the first names of those with a first name only, the last
+  // names of the others, each row of them tagged with its group and probed in its index.
+  const pairs: Array<[number, string, string]> = [];
+  const single = { first: [] as Array<[number, string]>, last: [] as Array<[number, string]> };
+  groups.forEach((group, g) => {
+    for (const c of group.conditions) {
+      if (c.first && c.last) for (const f of c.first) for (const l of c.last) pairs.push([g, f, l]);
+      else if (c.first) for (const f of c.first) single.first.push([g, f]);
+      else for (const l of c.last!) single.last.push([g, l]);
+    }
+  });
+  const tagged = (rows: RawBuilder<unknown>, on: RawBuilder<boolean>) =>
     base(db)
       .clearSelect()
-      .select(['id', 'first_norm', 'last_norm'])
-      .where(conditionSql(c) as RawBuilder<boolean>);
-  let united = branch(conditions[0]!);
-  for (const c of conditions.slice(1)) united = united.union(branch(c));
+      .innerJoin(rows.as('c'), (join) => join.on(on))
+      .select([sql<number>`c.g`.as('g'), 'id', 'first_norm', 'last_norm']);
+  const column = (values: Array<[number, ...string[]]>, i: number) => values.map((v) => v[i]);
+  const branches = [
+    pairs.length > 0 &&
+      tagged(
+        sql`(SELECT * FROM unnest(${column(pairs, 0)}::int[], ${column(pairs, 1)}::text[], ${column(pairs, 2)}::text[]) AS x(g, f, l))`,
+        sql<boolean>`first_norm = c.f AND last_norm = c.l`,
+      ),
+    single.first.length > 0 &&
+      tagged(sql`(SELECT * FROM unnest(${column(single.first, 0)}::int[], ${column(single.first, 1)}::text[]) AS x(g, n))`, sql<boolean>`first_norm = c.n`),
+    single.last.length > 0 &&
+      tagged(sql`(SELECT * FROM unnest(${column(single.last, 0)}::int[], ${column(single.last, 1)}::text[]) AS x(g, n))`, sql<boolean>`last_norm = c.n`),
+  ].filter((b) => b !== false);
+  let united = branches[0]!;
+  for (const b of branches.slice(1)) united = united.union(b);
   const patientsOf = base(db)
     .select(['first_norm', 'last_norm'])
     .where(sql<boolean>`first_norm = r.f AND last_norm = r.l`);
-  const { rows } = await sql<{ id: string; is_active: boolean; first_norm: string; last_norm: string; trgm: number }>`
+  const names = groups.map((group) => group.name);
+  const { rows } = await sql<{ g: number; id: string; is_active: boolean; first_norm: string; last_norm: string; trgm: number }>`
       WITH names AS MATERIALIZED (
-          SELECT first_norm AS f, last_norm AS l, count(*) AS n, similarity(trim(first_norm || ' ' || last_norm), ${name}) AS trgm
-          FROM (${united}) u GROUP BY first_norm, last_norm),
+          SELECT g, first_norm AS f, last_norm AS l, count(*) AS n,
+            similarity(trim(first_norm || ' ' || last_norm), (${names}::text[])[g + 1]) AS trgm
+          FROM (${united}) u GROUP BY g, first_norm, last_norm),
         -- better: the patients of names more similar than this one (the first sum counts its ties
         -- too, the second takes them off; one window with EXCLUDE GROUP costs 6x the whole query).
-        r AS (SELECT f, l, trgm, sum(n) OVER (ORDER BY trgm DESC) - sum(n) OVER (PARTITION BY trgm) AS better
+        r AS (SELECT g, f, l, trgm, sum(n) OVER (PARTITION BY g ORDER BY trgm DESC) - sum(n) OVER (PARTITION BY g, trgm) AS better
           FROM names)
-      SELECT p.id, p.is_active, p.first_norm, p.last_norm, r.trgm
-      FROM r CROSS JOIN LATERAL (${patientsOf}) p
-      WHERE r.better < ${candidates}
-      ORDER BY r.trgm DESC, p.id LIMIT ${candidates}`.execute(db);
+      SELECT g, id, is_active, first_norm, last_norm, trgm FROM (
+        SELECT r.g, p.id, p.is_active, p.first_norm, p.last_norm, r.trgm, row_number() OVER (PARTITION BY r.g ORDER BY r.trgm DESC, p.id) AS k
+        FROM r CROSS JOIN LATERAL (${patientsOf}) p
+        WHERE r.better < ${candidates}) x
+      WHERE k <= ${candidates}`.execute(db);
   return rows;
 }
 

@@ -31,6 +31,11 @@ const PEOPLE = [
   { key: 'giovanna', firstName: 'Giovanna', lastName: 'Quaranta' },
   { key: 'gianni', firstName: 'Gianni', lastName: 'Quaranta' },
   { key: 'cosimo', firstName: 'Cosimo', lastName: 'Natale' },
+  { key: 'alessandroBruno', firstName: 'Alessandro', lastName: 'Bruno' },
+  { key: 'alessiaBruno', firstName: 'Alessia', lastName: 'Bruno' },
+  { key: 'alessiaBruno2', firstName: 'Alessia', lastName: 'Bruno' },
+  { key: 'federicoSerra', firstName: 'Federico', lastName: 'Serra' },
+  { key: 'federicaSerra', firstName: 'Federica', lastName: 'Serra' },
 ];
 
 beforeAll(async () => {
@@ -234,6 +239,21 @@ describe('nicknames', () => {
     expect(res.data[0]).toMatchObject({ matchedBy: 'name', score: 1 });
     expect(res.data[1]!.matchedBy).toBe('nickname');
     expect(res.closeMatches).toBe(1);
+  });
+
+  it('ranks the forms of a nickname by how many patients carry the name said with each; as many, the table’s order', async () => {
+    // Two Alessia Bruno, one Alessandro Bruno: "Ale" is likelier said by one of the two.
+    const ale = await hits('Ale Bruno');
+    expect(ale.data.slice(0, 3).map((h) => [h.name, h.score])).toEqual([
+      ['Alessia Bruno', 0.95],
+      ['Alessia Bruno', 0.95],
+      ['Alessandro Bruno', 0.945],
+    ]);
+    expect(ale.closeMatches).toBe(2);
+    // One of each: Federico, the table's first form, then Federica.
+    const fede = await hits('Fede Serra');
+    expect(fede.data.slice(0, 2).map((h) => h.id)).toEqual([ids.federicoSerra, ids.federicaSerra]);
+    expect(fede.data.slice(0, 2).every((h) => h.matchedBy === 'nickname')).toBe(true);
   });
 
   it('answers a word every JavaScript object has (constructor, __proto__, toString) as a name like any other', async () => {
