@@ -87,7 +87,9 @@ async function runEngine(engine: string): Promise<void> {
     const seedSeconds = (Date.now() - seedStart) / 1000;
     const counts = await sql<{ a: number; o: number; r: number; e: number }>`SELECT
       (SELECT count(*)::int FROM appointments WHERE clinic_id = ${clinicId}) AS a, (SELECT count(*)::int FROM waitlist_offers WHERE clinic_id = ${clinicId}) AS o,
-      (SELECT count(*)::int FROM recall_attempts WHERE clinic_id = ${clinicId}) AS r, (SELECT count(*)::int FROM events WHERE clinic_id = ${clinicId}) AS e`.execute(ctx.db);
+      (SELECT count(*)::int FROM recall_attempts WHERE clinic_id = ${clinicId}) AS r, (SELECT count(*)::int FROM events WHERE clinic_id = ${clinicId}) AS e`.execute(
+      ctx.db,
+    );
 
     const key = await createApiKey(ctx.db, clinicId, { name: 'bench', scopes: ['appointments:read'] });
     const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });
@@ -98,7 +100,9 @@ async function runEngine(engine: string): Promise<void> {
       const reads: number[] = [];
       for (let i = 0; i < READS; i++) reads.push(await timed(url, key.token));
       const c = counts.rows[0]!;
-      console.log(`\n${ctx.database.engine}: ${PATIENTS} patients, ${c.a} appointments over two years, ${c.o} accepted offers, ${c.r} recall attempts, ${c.e} events; seeded in ${seedSeconds.toFixed(1)} s`);
+      console.log(
+        `\n${ctx.database.engine}: ${PATIENTS} patients, ${c.a} appointments over two years, ${c.o} accepted offers, ${c.r} recall attempts, ${c.e} events; seeded in ${seedSeconds.toFixed(1)} s`,
+      );
       console.log(`  GET /v1/stats/agenda, 371 days (54 weeks), ${READS} requests: ${summary(reads)}`);
     } finally {
       await app.close();

@@ -265,7 +265,8 @@ describe('isolation between clinics and facilities', () => {
       // The agenda's figures count none of the owner's appointments, cancellation or offer; its facility is unseen.
       const stats = await server.call('GET', statsRange, { token });
       expect(stats.status, `${who}: ${stats.text}`).toBe(200);
-      for (const week of [...stats.body.weeks, stats.body.totals]) expect(week, who).toMatchObject({ appointments: 0, cancellations: 0, refilled: 0, recallsAttempted: 0 });
+      for (const week of [...stats.body.weeks, stats.body.totals])
+        expect(week, who).toMatchObject({ appointments: 0, cancellations: 0, refilled: 0, recallsAttempted: 0 });
       expect((await server.call('GET', `${statsRange}&facilityId=${owner.facilityIds[0]}`, { token })).status, who).toBe(404);
       const lookup = await server.call('GET', '/v1/patients/lookup?phone=%2B393334242424', { token });
       expect(lookup.body.found, who).toBe(false);
@@ -299,7 +300,10 @@ describe('isolation between clinics and facilities', () => {
       get_balance: { patientId: ids.patient },
       get_conversation_messages: { conversationId: ids.conversation },
       set_bot_state: { conversationId: ids.conversation, state: 'attivo' },
-      get_agenda_stats: { from: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10), to: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10) },
+      get_agenda_stats: {
+        from: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
+        to: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
+      },
     };
     for (const { who, token } of outsiders) {
       for (const [tool, args] of Object.entries(calls)) {

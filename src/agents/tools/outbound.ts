@@ -96,7 +96,8 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     output: RecallAttemptSchema,
     callIdAs: 'externalCallId',
     audience: 'all',
-  },  {
+  },
+  {
     name: 'get_agenda_stats',
     title: 'What the agenda achieved, week by week',
     description: [

@@ -46,7 +46,14 @@ describe('GET /v1/stats/agenda', () => {
     const confirmedBefore = await appointment(c, '2026-03-03T10:00:00Z', 'completed');
     await server.ctx.db
       .insertInto('events')
-      .values({ id: crypto.randomUUID(), clinic_id: c.clinicId, type: 'appointment.confirmed', scope: 'appointments', livemode: true, data: { id: confirmedBefore.id } } as never)
+      .values({
+        id: crypto.randomUUID(),
+        clinic_id: c.clinicId,
+        type: 'appointment.confirmed',
+        scope: 'appointments',
+        livemode: true,
+        data: { id: confirmedBefore.id },
+      } as never)
       .execute();
     await appointment(c, '2026-03-04T09:00:00Z', 'no_show');
     await appointment(c, '2026-03-04T10:00:00Z', 'scheduled');
@@ -61,12 +68,30 @@ describe('GET /v1/stats/agenda', () => {
     const entry = crypto.randomUUID();
     const cal = await server.ctx.db
       .insertInto('calendars')
-      .values({ id: crypto.randomUUID(), clinic_id: c.clinicId, facility_id: c.facilityIds[0]!, name: 'Igiene', slot_minutes: 30, working_hours: {}, doctor_ids: [c.doctorId] } as never)
+      .values({
+        id: crypto.randomUUID(),
+        clinic_id: c.clinicId,
+        facility_id: c.facilityIds[0]!,
+        name: 'Igiene',
+        slot_minutes: 30,
+        working_hours: {},
+        doctor_ids: [c.doctorId],
+      } as never)
       .returning('id')
       .executeTakeFirstOrThrow();
     await server.ctx.db
       .insertInto('waitlist_entries')
-      .values({ id: entry, clinic_id: c.clinicId, facility_id: c.facilityIds[0]!, calendar_id: cal.id, patient_id: p, earliest: '2026-03-01T00:00:00Z', latest: '2026-03-31T00:00:00Z', channel: 'phone', status: 'booked' })
+      .values({
+        id: entry,
+        clinic_id: c.clinicId,
+        facility_id: c.facilityIds[0]!,
+        calendar_id: cal.id,
+        patient_id: p,
+        earliest: '2026-03-01T00:00:00Z',
+        latest: '2026-03-31T00:00:00Z',
+        channel: 'phone',
+        status: 'booked',
+      })
       .execute();
     await server.ctx.db
       .insertInto('waitlist_offers')
@@ -115,7 +140,15 @@ describe('GET /v1/stats/agenda', () => {
       recallsAttempted: 2,
       recallsBooked: 1,
     });
-    expect(second).toMatchObject({ weekStart: '2026-03-09', appointments: 1, noShows: 1, noShowRate: 1, cancellations: 0, refilledShare: null, recallsBooked: 1 });
+    expect(second).toMatchObject({
+      weekStart: '2026-03-09',
+      appointments: 1,
+      noShows: 1,
+      noShowRate: 1,
+      cancellations: 0,
+      refilledShare: null,
+      recallsBooked: 1,
+    });
     expect(res.body.totals).toMatchObject({ appointments: 7, noShows: 2, noShowRate: 0.5, recallsAttempted: 3, recallsBooked: 2, confirmedShare: 0.2857 });
   });
 
@@ -170,7 +203,18 @@ describe('GET /v1/stats/agenda', () => {
   });
 
   it('computes shares from the counts, null when there is nothing to divide by', () => {
-    const zero = { appointments: 0, confirmed: 0, no_shows: 0, attended: 0, cancellations: 0, cancelled_seconds: 0, refilled: 0, recovered_seconds: 0, recalls_attempted: 0, recalls_booked: 0 };
+    const zero = {
+      appointments: 0,
+      confirmed: 0,
+      no_shows: 0,
+      attended: 0,
+      cancellations: 0,
+      cancelled_seconds: 0,
+      refilled: 0,
+      recovered_seconds: 0,
+      recalls_attempted: 0,
+      recalls_booked: 0,
+    };
     expect(figuresOf(zero)).toMatchObject({ confirmedShare: null, noShowRate: null, refilledShare: null, cancelledHours: 0 });
     expect(figuresOf({ ...zero, cancellations: 3, refilled: 1, cancelled_seconds: 5400 })).toMatchObject({ refilledShare: 0.3333, cancelledHours: 1.5 });
   });
