@@ -11,8 +11,11 @@ import type { AgentKind } from '../core/actor.js';
 
 export type ToolMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** Which agent keys see a tool: every key, or only voice agents' or chat bots' (plain keys see all). */
-export type ToolAudience = 'all' | 'voice' | 'chat';
+/**
+ * Which agent keys see a tool: every key, only voice agents' or chat bots', or `staff`: none of
+ * them (plain keys see all: a staff assistant's, an outbound agent's).
+ */
+export type ToolAudience = 'all' | 'voice' | 'chat' | 'staff';
 
 /** A sentence of a description, or one with what to say when a tool it names is not callable. */
 export type Sentence = string | { text: string; otherwise: Sentence | null };

@@ -62,6 +62,7 @@ const ALL_TOOLS = [
   'decline_waitlist_offer',
   'list_due_recalls',
   'log_recall_attempt',
+  'get_agenda_stats',
 ];
 
 async function appointments(clinicId: string): Promise<number> {
@@ -82,6 +83,8 @@ describe('tools follow the key', () => {
     const chatTools = (await listTools(server.url, chat.token)).map((t) => t.name);
     expect(chatTools).toEqual(expect.arrayContaining(['get_conversation_messages', 'set_bot_state', 'find_slots', 'book_appointment']));
     for (const voiceOnly of ['get_caller_context', 'hand_off', 'log_call']) expect(chatTools).not.toContain(voiceOnly);
+    // The agenda's figures are the staff's: no agent key lists them.
+    expect(chatTools).not.toContain('get_agenda_stats');
     // A tool of another agent is refused by name too.
     expect(toolError(await callTool(server.url, chat.token, 'get_caller_context', { from: '+393331234567' })).details.reason).toBe('tool_not_available');
     // Scopes are the operation's: calling a hidden tool by name answers the route's 403.

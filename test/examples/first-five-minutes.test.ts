@@ -1,6 +1,7 @@
 /**
- * The README's "first five minutes" (a phone call in curl, as printed) and examples/voice-agent.ts
- * (run as a program with no argument but the key), against a fresh demo clinic of `npm start`.
+ * The README's "first five minutes" (a phone call in curl, as printed), its agent's week (one
+ * request) and examples/voice-agent.ts (run as a program with no argument but the key), against a
+ * fresh demo clinic of `npm start`.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,10 +23,10 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => server.close());
 
-/** The shell block of the README between the first-five-minutes markers. */
-function readmeBlock(): string {
+/** The shell block of the README between the markers `name:start` and `name:end`. */
+function readmeBlock(name = 'first-five-minutes'): string {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const section = readme.split('<!-- first-five-minutes:start -->')[1]!.split('<!-- first-five-minutes:end -->')[0]!;
+  const section = readme.split(`<!-- ${name}:start -->`)[1]!.split(`<!-- ${name}:end -->`)[0]!;
   return /```sh\n([\s\S]*?)```/.exec(section)![1]!;
 }
 
@@ -57,6 +58,18 @@ describe('the first five minutes against the demo clinic', () => {
     expect(appointment).toMatchObject({ status: 'scheduled', origin: 'voice', patientId: context.caller.patients[0].id });
     expect(call).toMatchObject({ outcome: 'booked', patientId: appointment.patientId });
     expect(stderr).toContain('"holderRef"');
+  }, 90_000);
+
+  it('the agent’s week in one request works as printed', async () => {
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', readmeBlock('agenda-week')], {
+      env: { ...process.env, KEY: demo.voiceToken, BASE: `${server.url}/v1` },
+      timeout: 60_000,
+    });
+    const week = JSON.parse(stdout.trim());
+    expect(week).toMatchObject({ timeZone: 'Europe/Rome', facilityId: null });
+    expect(week.weeks).toHaveLength(1);
+    expect(week.weeks[0].weekStart).toBe(week.from);
+    expect(Object.keys(week.totals)).toContain('noShowRate');
   }, 90_000);
 
   it('examples/voice-agent.ts runs the whole call with no argument but the key', async () => {

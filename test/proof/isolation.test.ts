@@ -226,6 +226,11 @@ describe('isolation between clinics and facilities', () => {
 
   it('lists, searches, lookups, events and deliveries never show them', async () => {
     const all = Object.values(ids).flatMap((v) => v.split(','));
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const statsRange = `/v1/stats/agenda?from=${day(-1)}&to=${day(10)}`;
+    // The checks below are real: the owner's figures count them.
+    const own = (await server.call('GET', statsRange, { token: owner.token })).body.totals;
+    expect(own).toMatchObject({ appointments: 1, cancellations: 1 });
     for (const { who, token } of outsiders) {
       for (const path of [
         '/v1/appointments?limit=200',
@@ -257,6 +262,12 @@ describe('isolation between clinics and facilities', () => {
         const text = res.text;
         for (const id of all) expect(text.includes(id), `${who} sees ${id} in ${path}`).toBe(false);
       }
+      // The agenda's figures count none of the owner's appointments, cancellation or offer; its facility is unseen.
+      const stats = await server.call('GET', statsRange, { token });
+      expect(stats.status, `${who}: ${stats.text}`).toBe(200);
+      for (const week of [...stats.body.weeks, stats.body.totals])
+        expect(week, who).toMatchObject({ appointments: 0, cancellations: 0, refilled: 0, recallsAttempted: 0 });
+      expect((await server.call('GET', `${statsRange}&facilityId=${owner.facilityIds[0]}`, { token })).status, who).toBe(404);
       const lookup = await server.call('GET', '/v1/patients/lookup?phone=%2B393334242424', { token });
       expect(lookup.body.found, who).toBe(false);
       const context = await server.call('GET', '/v1/voice/context?from=%2B393334242424', { token });
@@ -289,6 +300,10 @@ describe('isolation between clinics and facilities', () => {
       get_balance: { patientId: ids.patient },
       get_conversation_messages: { conversationId: ids.conversation },
       set_bot_state: { conversationId: ids.conversation, state: 'attivo' },
+      get_agenda_stats: {
+        from: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
+        to: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
+      },
     };
     for (const { who, token } of outsiders) {
       for (const [tool, args] of Object.entries(calls)) {

@@ -108,6 +108,11 @@ export const operations = {
     "path": "/webhook-endpoints/{id}",
     "idempotent": false
   },
+  "getAgendaStats": {
+    "method": "get",
+    "path": "/stats/agenda",
+    "idempotent": false
+  },
   "getAppointment": {
     "method": "get",
     "path": "/appointments/{id}",

@@ -3693,6 +3693,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stats/agenda": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the agenda achieved, week by week
+         * @description For each week the range touches and for the whole range: the appointments, the share confirmed, the no-shows and their rate, the cancellations and the hours they freed, the freed slots booked again from the waitlist (count, share of the cancellations, hours recovered), and the recall calls made and the visits they booked.
+         *
+         *     `from` (inclusive) and `to` (exclusive) are days (`YYYY-MM-DD`) in the clinic’s time zone (`timeZone` in the answer); `to` must follow `from` by at most 371 days (a year and a week): otherwise `400` naming `to`. Missing or malformed fields are all named in `details.issues`.
+         *
+         *     Weeks start on Monday at 00:00 as the clinic’s clocks read it and end at the next Monday’s 00:00, so a week with a clock change lasts 167 or 169 hours (`hours`); a fact counts in the week of its local time. The first and last weeks are clipped to the range (`start`, `end` say what was counted). Weeks without activity answer zeros; a share or rate with nothing to divide by is `null`; hours have two decimals.
+         *
+         *     What counts: an appointment by its start, neither draft nor cancelled; confirmed when it is in status `confirmed` or its `appointment.confirmed` event is still kept (events are kept 30 days, so older weeks count only appointments still awaiting their visit); the no-show rate is no-shows over no-shows plus the visits the patient came to (checked in, in progress, completed); a cancellation by the start of the appointment cancelled, its hours those it held; a refill is a waitlist offer accepted, by the start of the slot it booked (a slot freed by a move counts too, so the share can exceed 1); a recall attempt by when it was recorded, booked when its outcome is `booked`.
+         *
+         *     Over the facilities the key sees, or only `facilityId` (a facility the key does not see, or of another clinic, is `404`). Appointments without a facility count only for a key that sees every facility, without `facilityId`.
+         *
+         *     Scopes: `appointments:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/stats/agenda?from=2026-03-02&to=2026-03-09" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('getAgendaStats', {
+         *       params: { query: { from: '2026-03-02', to: '2026-03-09' } },
+         *     });
+         *     ```
+         */
+        get: operations["getAgendaStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "patient.created": {
@@ -30875,6 +30923,331 @@ export interface operations {
                      *         "code": "idempotency_key_reused",
                      *         "message": "Idempotency-Key già usata per un’altra richiesta",
                      *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAgendaStats: {
+        parameters: {
+            query: {
+                /**
+                 * @description First day counted (`YYYY-MM-DD` in the clinic’s time zone), inclusive
+                 * @example 2026-03-02
+                 */
+                from: string;
+                /**
+                 * @description Day after the last one counted, exclusive; after `from`, at most 371 days later
+                 * @example 2026-03-09
+                 */
+                to: string;
+                /** @description Only this facility (a facility the key does not see is `404`) */
+                facilityId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "timeZone": "Europe/Rome",
+                     *       "from": "2026-03-23",
+                     *       "to": "2026-03-30",
+                     *       "facilityId": null,
+                     *       "weeks": [
+                     *         {
+                     *           "weekStart": "2026-03-23",
+                     *           "start": "2026-03-22T23:00:00.000Z",
+                     *           "end": "2026-03-29T22:00:00.000Z",
+                     *           "hours": 167,
+                     *           "appointments": 182,
+                     *           "confirmed": 141,
+                     *           "confirmedShare": 0.7747,
+                     *           "noShows": 6,
+                     *           "noShowRate": 0.0366,
+                     *           "cancellations": 14,
+                     *           "cancelledHours": 9.5,
+                     *           "refilled": 9,
+                     *           "refilledShare": 0.6429,
+                     *           "recoveredHours": 6,
+                     *           "recallsAttempted": 40,
+                     *           "recallsBooked": 11
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "appointments": 182,
+                     *         "confirmed": 141,
+                     *         "confirmedShare": 0.7747,
+                     *         "noShows": 6,
+                     *         "noShowRate": 0.0366,
+                     *         "cancellations": 14,
+                     *         "cancelledHours": 9.5,
+                     *         "refilled": 9,
+                     *         "refilledShare": 0.6429,
+                     *         "recoveredHours": 6,
+                     *         "recallsAttempted": 40,
+                     *         "recallsBooked": 11
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description The clinic’s time zone, in which weeks and days are read
+                         * @example Europe/Rome
+                         */
+                        timeZone: string;
+                        /**
+                         * Format: date
+                         * @description As asked
+                         * @example 1985-04-12
+                         */
+                        from: string;
+                        /**
+                         * Format: date
+                         * @description As asked
+                         * @example 1985-04-12
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description As asked; null: every facility the key sees
+                         */
+                        facilityId: string | null;
+                        /** @description Every week the range touches, oldest first, weeks without activity included (zeros) */
+                        weeks: {
+                            /**
+                             * Format: date
+                             * @description The Monday the week starts on, in the clinic’s time zone
+                             * @example 2026-03-02
+                             */
+                            weekStart: string;
+                            /**
+                             * Format: date-time
+                             * @description First instant counted: the Monday’s local midnight, or `from` in the first week
+                             */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description Instant after the last counted: the next Monday’s local midnight, or `to` in the last week
+                             */
+                            end: string;
+                            /** @description Hours from `start` to `end`: 168 for a whole week, 167 or 169 for one with a clock change */
+                            hours: number;
+                            /** @description Appointments starting in the span, neither draft nor cancelled */
+                            appointments: number;
+                            /** @description Of those, the ones confirmed: in status `confirmed` now, or with an `appointment.confirmed` event still kept (events are kept 30 days) */
+                            confirmed: number;
+                            /** @description confirmed / appointments; null when there is nothing to divide by */
+                            confirmedShare: number | null;
+                            /** @description Appointments in status `no_show` */
+                            noShows: number;
+                            /** @description noShows / (noShows + the appointments the patient came to: checked_in, in_progress, completed); null when there is nothing to divide by */
+                            noShowRate: number | null;
+                            /** @description Appointments starting in the span that were cancelled */
+                            cancellations: number;
+                            /** @description The time those cancellations freed, in hours (two decimals) */
+                            cancelledHours: number;
+                            /** @description Freed slots starting in the span booked from the waitlist (accepted offers) */
+                            refilled: number;
+                            /** @description refilled / cancellations (a slot freed by a move and refilled counts in refilled too); null when there is nothing to divide by */
+                            refilledShare: number | null;
+                            /** @description The time those refilled slots booked again, in hours (two decimals) */
+                            recoveredHours: number;
+                            /** @description Recall attempts recorded in the span */
+                            recallsAttempted: number;
+                            /** @description Of those, the ones with outcome `booked` */
+                            recallsBooked: number;
+                        }[];
+                        /** AgendaFigures */
+                        totals: {
+                            /** @description Appointments starting in the span, neither draft nor cancelled */
+                            appointments: number;
+                            /** @description Of those, the ones confirmed: in status `confirmed` now, or with an `appointment.confirmed` event still kept (events are kept 30 days) */
+                            confirmed: number;
+                            /** @description confirmed / appointments; null when there is nothing to divide by */
+                            confirmedShare: number | null;
+                            /** @description Appointments in status `no_show` */
+                            noShows: number;
+                            /** @description noShows / (noShows + the appointments the patient came to: checked_in, in_progress, completed); null when there is nothing to divide by */
+                            noShowRate: number | null;
+                            /** @description Appointments starting in the span that were cancelled */
+                            cancellations: number;
+                            /** @description The time those cancellations freed, in hours (two decimals) */
+                            cancelledHours: number;
+                            /** @description Freed slots starting in the span booked from the waitlist (accepted offers) */
+                            refilled: number;
+                            /** @description refilled / cancellations (a slot freed by a move and refilled counts in refilled too); null when there is nothing to divide by */
+                            refilledShare: number | null;
+                            /** @description The time those refilled slots booked again, in hours (two decimals) */
+                            recoveredHours: number;
+                            /** @description Recall attempts recorded in the span */
+                            recallsAttempted: number;
+                            /** @description Of those, the ones with outcome `booked` */
+                            recallsBooked: number;
+                        };
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "appointments:read"
+                     *           ]
+                     *         },
                      *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
                      *       }
                      *     }

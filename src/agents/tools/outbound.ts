@@ -1,6 +1,7 @@
 /** The outbound steps: a waitlist that offers freed slots, and the recall worklist an outbound agent calls down. */
 import { IdParams, Page } from '../../core/schemas.js';
 import { NewRecallAttemptSchema, RecallAttemptSchema, RecallListQuerySchema, RecallPatientParams, RecallSchema } from '../../modules/recalls/index.js';
+import { AgendaStatsQuerySchema, AgendaStatsSchema } from '../../modules/stats/index.js';
 import { NewWaitlistEntrySchema, OfferListQuerySchema, WaitlistEntrySchema, WaitlistOfferSchema } from '../../modules/waitlist/index.js';
 import { SAY_TIMES } from '../local-time.js';
 import type { AgentTool } from '../tool.js';
@@ -95,5 +96,17 @@ export const OUTBOUND_TOOLS: AgentTool[] = [
     output: RecallAttemptSchema,
     callIdAs: 'externalCallId',
     audience: 'all',
+  },
+  {
+    name: 'get_agenda_stats',
+    title: 'What the agenda achieved, week by week',
+    description: [
+      'The clinic’s figures for each week from `from` to `to` (days `YYYY-MM-DD` in {timeZone}, `to` exclusive, at most 371 days; weeks start on Monday): appointments, the share confirmed, no-shows and their rate, cancellations and the hours they freed, freed slots booked again from the waitlist, recall calls made and booked; `totals` for the whole range.',
+      'For “how did last week go?” ask one week (Monday to the next Monday). A share is null when there was nothing to count; say so rather than zero.',
+    ],
+    operation: { method: 'GET', url: '/v1/stats/agenda', operationId: 'getAgendaStats' },
+    query: AgendaStatsQuerySchema,
+    output: AgendaStatsSchema,
+    audience: 'staff',
   },
 ];

@@ -51,6 +51,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'Operations for a voice agent answering the clinic phone: the context of a ringing call and the handoff to a person. With slot holds (Agenda) and POST /calls it runs a whole call.',
   Webhooks: 'Webhook destinations, events and deliveries.',
   Recalls: 'Outbound agenda work: the patients due for their check-up or hygiene visit, in the order to call them, and the attempts.',
+  Statistics: 'What the agenda achieved, week by week in the clinic’s time zone: confirmations, no-shows, cancellations, waitlist refills, recalls.',
   Waitlist: 'Outbound agenda work: people waiting for a slot, and the freed slots offered to them one at a time.',
   'Webhooks and events': 'Webhook destinations, events and deliveries.',
   Events: 'Events of the last 30 days, in the webhook envelope.',

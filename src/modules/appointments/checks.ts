@@ -12,10 +12,17 @@ export function endAfterStart(start: number | undefined, end: number | undefined
   return start === undefined || end === undefined || end > start ? [] : [{ path: 'end', message: 'deve essere successivo a start' }];
 }
 
-/** A new appointment of the agenda, or changes naming both ends: the end after the start. */
+/**
+ * A new appointment of the agenda, or changes naming both ends: the end after the start; a visit
+ * entered as `completed` (an imported history) already started.
+ */
 export function appointmentBodyIssues(body: unknown): ValidationIssue[] {
   const b = record(body);
-  return endAfterStart(instant(b.start), instant(b.end));
+  const issues = endAfterStart(instant(b.start), instant(b.end));
+  const start = instant(b.start);
+  if (b.status === 'completed' && start !== undefined && start > Date.now())
+    issues.push({ path: 'start', message: 'una visita completata deve essere già iniziata' });
+  return issues;
 }
 
 /** A booking without `holdId` names its calendar and its start. */

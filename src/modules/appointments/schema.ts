@@ -122,7 +122,11 @@ export const NewAppointmentBody = Type.Object(
     chairId: Type.Optional(Nullable(Uuid())),
     calendarId: Type.Optional(Nullable(Uuid())),
     treatmentPlanId: Type.Optional(Nullable(Uuid())),
-    status: Type.Optional(StringEnum(['draft', 'pending', 'scheduled', 'confirmed'] as const)),
+    status: Type.Optional(
+      StringEnum(['draft', 'pending', 'scheduled', 'confirmed', 'completed'] as const, {
+        description: 'Default `scheduled`. `completed` enters a past visit (an imported history): its start must be before now',
+      }),
+    ),
     ...AppointmentDetailFields,
     origin: Type.Optional(StringEnum(APPOINTMENT_ORIGINS)),
   },

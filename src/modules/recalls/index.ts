@@ -11,4 +11,14 @@ export {
   RecallSchema,
   SNOOZE_HOURS,
 } from './schema.js';
-export { attemptView, clearRecallOptOut, getRecallRules, listAttempts, listRecalls, recordAttempt, refreshRecallWorklists, setRecallRules } from './service.js';
+export {
+  attemptView,
+  clearRecallOptOut,
+  getRecallRules,
+  listAttempts,
+  listRecalls,
+  recordAttempt,
+  refreshPatientRecall,
+  refreshRecallWorklists,
+  setRecallRules,
+} from './service.js';

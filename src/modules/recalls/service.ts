@@ -6,7 +6,7 @@
 import type { Actor } from '../../core/actor.js';
 import { ApiError } from '../../core/errors.js';
 import { findScoped } from '../../db/scoped.js';
-import type { Db } from '../../db/transaction.js';
+import type { Db, Transaction } from '../../db/transaction.js';
 import { localReading, localReadingOrNull } from '../../lib/local-reading.js';
 import { insertTask } from '../tasks/index.js';
 import { nextAttemptAt } from './policy.js';
@@ -59,6 +59,15 @@ export async function setRecallRules(db: Db, clinicId: string, input: RecallRule
     await store.refreshWorklist(trx, clinicId);
     return rulesView(row);
   });
+}
+
+/**
+ * A visit of this patient was completed, entered as completed, or changed while completed: their
+ * worklist row is recomputed in the caller's transaction, so the list shows it at once (an
+ * imported history included). The scheduling commands call it for every such write.
+ */
+export async function refreshPatientRecall(trx: Transaction, clinicId: string, patientId: string): Promise<void> {
+  await store.refreshWorklist(trx, clinicId, patientId);
 }
 
 /** The periodic job: each clinic's worklist from its completed visits (the list corrects what changed since at read time). */

@@ -56,20 +56,25 @@ const qualifies = sql<SqlBool>`(a.category = ANY(r.categories) OR a.type = ANY(r
  * otherwise move a due instant by the hour summer time adds between the two dates. dueList
  * lists the patient once that instant is strictly before `dueBefore`.
  */
-export async function refreshWorklist(trx: Transaction, clinicId: string): Promise<number> {
+export async function refreshWorklist(trx: Transaction, clinicId: string, patientId?: string): Promise<number> {
+  // One patient (a visit just completed or changed) or the whole clinic (the rules, the hourly job): the same statement.
+  const onePatient = patientId === undefined ? sql`` : sql`AND a.patient_id = ${patientId}`;
   const { rows } = await sql<{ n: number }>`
     WITH fresh AS (
       INSERT INTO recall_worklist (clinic_id, patient_id, last_visit_at, last_category, last_type, due_at, refreshed_at)
       SELECT DISTINCT ON (a.patient_id) a.clinic_id, a.patient_id, a.start_at, a.category, a.type,
         (a.start_at AT TIME ZONE 'UTC' + make_interval(months => r.interval_months)) AT TIME ZONE 'UTC', now()
       FROM appointments a JOIN recall_rules r ON r.clinic_id = a.clinic_id
-      WHERE a.clinic_id = ${clinicId} AND a.status = 'completed' AND ${qualifies}
+      WHERE a.clinic_id = ${clinicId} ${onePatient} AND a.status = 'completed' AND ${qualifies}
       ORDER BY a.patient_id, a.start_at DESC
       ON CONFLICT (clinic_id, patient_id) DO UPDATE SET last_visit_at = excluded.last_visit_at, last_category = excluded.last_category,
         last_type = excluded.last_type, due_at = excluded.due_at, refreshed_at = excluded.refreshed_at
+        -- A transaction that began earlier (the hourly job) read the visits before a later one's write: it keeps the later row.
+        WHERE recall_worklist.refreshed_at <= excluded.refreshed_at
       RETURNING 1)
     SELECT count(*)::int AS n FROM fresh`.execute(trx);
-  await sql`DELETE FROM recall_worklist WHERE clinic_id = ${clinicId} AND refreshed_at < now()::timestamptz(3)`.execute(trx);
+  const stale = patientId === undefined ? sql`` : sql`AND patient_id = ${patientId}`;
+  await sql`DELETE FROM recall_worklist WHERE clinic_id = ${clinicId} ${stale} AND refreshed_at < now()::timestamptz(3)`.execute(trx);
   return rows[0]!.n;
 }
 

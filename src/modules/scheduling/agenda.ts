@@ -27,7 +27,25 @@ import {
   recordRescheduled,
   withOverlapCheck,
 } from '../appointments/index.js';
+import { refreshPatientRecall } from '../recalls/index.js';
 import { offerFreedTime } from './offers.js';
+
+/**
+ * Every write of an appointment that can make or change a completed visit passes here, in its
+ * transaction: entered as completed (an imported history), moved to completed, or a completed
+ * visit's category, type or start changed. The recall worklist learns of it at once instead of
+ * at the hourly refresh (src/modules/recalls/README.md).
+ */
+async function visitWritten(trx: Transaction, actor: Actor, before: AppointmentRow | null, after: AppointmentRow): Promise<void> {
+  if (after.status !== 'completed') return;
+  const changed =
+    before === null ||
+    before.status !== after.status ||
+    before.category !== after.category ||
+    before.type !== after.type ||
+    before.start_at.getTime() !== after.start_at.getTime();
+  if (changed) await refreshPatientRecall(trx, actor.clinicId, after.patient_id);
+}
 
 function timeIssues(start: Date, end: Date): ValidationIssue[] {
   return endAfterStart(start.getTime(), end.getTime());
@@ -51,7 +69,7 @@ export async function createAppointment(db: Db, actor: Actor, input: NewAppointm
       if (issues.length > 0) throw ApiError.invalid('body', issues);
       const facilityId =
         input.facilityId ?? rows.get('chairId')?.facility_id ?? rows.get('calendarId')?.facility_id ?? rows.get('patientId')?.facility_id ?? null;
-      return insertAppointment(trx, actor, {
+      const row = await insertAppointment(trx, actor, {
         patientId: input.patientId,
         facilityId,
         doctorId: input.doctorId ?? null,
@@ -69,6 +87,8 @@ export async function createAppointment(db: Db, actor: Actor, input: NewAppointm
         clinicalNotes: input.clinicalNotes,
         treatmentPlanId: input.treatmentPlanId,
       });
+      await visitWritten(trx, actor, null, row);
+      return row;
     }),
   );
 }
@@ -139,6 +159,7 @@ export async function updateAppointment(db: Db, actor: Actor, id: string, input:
       }
       if (Object.keys(set).length === 0 && !MOVE_FIELDS.some((f) => changes[f] !== undefined)) return current;
       const row = await updateRow(trx, current.id, set);
+      await visitWritten(trx, actor, current, row);
       if (moved) {
         await recordRescheduled(trx, actor, current, row);
         // The old time is free at once, and offered to the waitlist in this transaction.
@@ -169,6 +190,7 @@ export async function setStatusInTx(
   });
   const type = STATUS_EVENTS[status as keyof typeof STATUS_EVENTS];
   if (type) await recordEvent(trx, { log: actor.log, clinicId: actor.clinicId, type, facilityId: row.facility_id, data: eventData(row) });
+  await visitWritten(trx, actor, current, row);
   // A cancellation frees its time: the waitlist is offered it in this transaction.
   await offerFreedTime(trx, actor, current, row);
   return row;

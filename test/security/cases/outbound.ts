@@ -73,6 +73,13 @@ export const cases: MatrixCase[] = [
     okStatus: 200,
     prepare: async (server, tenant) => ({ path: `/v1/waitlist-offers/${await offer(server, tenant)}/decline` }),
   },
+  {
+    operationId: 'getAgendaStats',
+    method: 'GET',
+    scopes: ['appointments:read'],
+    resource: false,
+    prepare: async () => ({ path: '/v1/stats/agenda?from=2026-03-02&to=2026-03-09' }),
+  },
   { operationId: 'listRecalls', method: 'GET', scopes: ['patients:read'], resource: false, prepare: async () => ({ path: '/v1/recalls' }) },
   {
     operationId: 'createRecallAttempt',

@@ -49,7 +49,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Enter an appointment in the agenda',
         description:
-          'Records `appointment.created`. The facility defaults to the chair’s, then the calendar’s, then the patient’s. Initial status: draft, pending, scheduled (default) or confirmed. A doctor or chair already in an overlapping live appointment is `409 conflict` (`doctor_busy`, `chair_busy`).',
+          'Records `appointment.created`. The facility defaults to the chair’s, then the calendar’s, then the patient’s. Initial status: draft, pending, scheduled (default), confirmed, or completed for a past visit entered afterwards (an imported history: its start must be before now, else `400` naming `start`; it records `appointment.created` with that status, and the patient enters the recall list at once when the visit counts under the recall rules). A doctor or chair already in an overlapping live appointment is `409 conflict` (`doctor_busy`, `chair_busy`).',
         params: ClinicParams,
         body: NewAppointmentBody,
         response: { 201: AppointmentDetailSchema },
@@ -113,7 +113,7 @@ export function registerAgendaAdminRoutes(app: App, ctx: AppContext): void {
         operationId: 'adminSetAppointmentStatus',
         tags: [TAG],
         summary: 'Move an appointment to another status',
-        description: `Allowed transitions (our choice): ${transitionsText}. Any other is \`409 conflict\`, reason \`invalid_transition\` (with \`details.from\`, \`details.to\`, \`details.allowed\`). Arrival in confirmed, checked_in, completed, no_show or cancelled records the matching \`appointment.*\` event. Leaving postponed for scheduled may meet \`409 doctor_busy\`/\`chair_busy\`. \`If-Match\` honoured.`,
+        description: `Allowed transitions (our choice): ${transitionsText}. Any other is \`409 conflict\`, reason \`invalid_transition\` (with \`details.from\`, \`details.to\`, \`details.allowed\`). Arrival in confirmed, checked_in, completed, no_show or cancelled records the matching \`appointment.*\` event; a visit completed updates the recall list in the same transaction. Leaving postponed for scheduled may meet \`409 doctor_busy\`/\`chair_busy\`. \`If-Match\` honoured.`,
         params: ClinicItemParams,
         headers: IfMatchHeaders,
         body: AppointmentStatusBody,
