@@ -290,7 +290,9 @@ export function report(explained: Explained[], withPlans: boolean): string[] {
       );
     }
   }
-  const flagged = explained.filter((e) => e.flags.length > 0);
+  // The scans that threw away most rows first: on a small dataset a small table read whole is the planner's right choice.
+  const removed = (e: Explained) => Math.max(0, ...e.flags.map((f) => f.removedByFilter ?? 0));
+  const flagged = explained.filter((e) => e.flags.length > 0).sort((a, b) => removed(b) - removed(a));
   const accepted = explained.filter((e) => e.accepted.length > 0);
   const failed = explained.filter((e) => e.error);
   lines.push(
