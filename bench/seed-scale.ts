@@ -1,7 +1,7 @@
 /**
  * A database at scale: `npm run seed:scale [-- options]` (bench/lib/scale-seed.ts says what it holds).
  *
- * `--size=full` (default: the issue's 10,000 clinics, 2,000,000 patients, the biggest 100,000,
+ * `--size=full` (default: the target sizes, 10,000 clinics, 2,000,000 patients, the biggest 100,000,
  * about 20M appointments, 50M access-log rows; meant to finish under 30 minutes), `medium` (500
  * clinics, 100,000 patients) or `small` (20 clinics, 2,000 patients); any size can be changed by
  * its own option: `--clinics`, `--patients`, `--big`, `--years`, `--appointments-per-patient`,

@@ -43,7 +43,7 @@ export interface ScaleSizes {
   accessLog: number;
 }
 
-/** The sizes: 10,000 clinics, 2,000,000 patients, about 20M appointments, 50M access-log rows. */
+/** The target sizes: 10,000 clinics, 2,000,000 patients, about 20M appointments, 50M access-log rows. */
 const FULL: ScaleSizes = {
   clinics: 10_000,
   patients: 2_000_000,
