@@ -4,7 +4,7 @@ import type { AppContext } from './context.js';
 import { ChangeFeed } from './db/change-feed.js';
 import { EVENT_DATA_SCHEMAS } from './event-schemas.js';
 import { useEventSchemas } from './events/validate.js';
-import { openDatabase } from './db/database.js';
+import { openDatabase, type QueryWatcher } from './db/database.js';
 import type { StartedPGlite } from './db/pglite-start.js';
 import { migrate } from './db/migrate.js';
 import { serverSecret } from './lib/server-secret.js';
@@ -20,6 +20,8 @@ interface ContextOptions {
   skipMigrations?: boolean;
   /** The embedded database's start in DATA_DIR, already under way (src/main.ts). */
   pglite?: Promise<StartedPGlite>;
+  /** Sees every statement the service runs (bench:plans and its test). */
+  onQuery?: QueryWatcher;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
@@ -33,6 +35,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     wireSpeedUps: config.dbWireSpeedUps,
     pgliteSnapshot: options.pgliteSnapshot,
     pglite: options.pglite,
+    onQuery: options.onQuery,
   });
   try {
     if (!options.skipMigrations) await migrate(database);

@@ -58,6 +58,9 @@ export const SURNAMES = [
 ];
 export const NAMES = ['Mario', 'Giulia', 'Luca', 'Francesca', 'Marco', 'Chiara', 'Andrea', 'Sara', 'Matteo', 'Elena', 'Giuseppe', 'Anna'];
 
+/** The same form as normalizeName (src/modules/patients/normalize.ts) in SQL: no accents, no apostrophes, lower case, single spaces. */
+export const normSql = (col: string) => `btrim(regexp_replace(regexp_replace(lower(unaccent(${col})), '[''’\`´]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))`;
+
 export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promise<Seeded> {
   const clinic = await createClinic(db, { name: 'Studio Benchmark' });
   const facility = await createFacility(
@@ -129,8 +132,7 @@ export async function seedClinic(db: Kysely<DB>, rows: number, keys = 4): Promis
     ).rows.map((r) => r.column_name),
   );
   const sets: string[] = [];
-  // The same form as normalizeName (src/modules/patients/normalize.ts): no accents, no apostrophes, lower case, single spaces.
-  const norm = (col: string) => `btrim(regexp_replace(regexp_replace(lower(unaccent(${col})), '[''’\`´]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))`;
+  const norm = normSql;
   if (columns.has('first_norm')) sets.push(`first_norm = ${norm('first_name')}`);
   if (columns.has('last_norm')) sets.push(`last_norm = ${norm('last_name')}`);
   if (columns.has('full_norm')) sets.push(`full_norm = ${norm(`first_name || ' ' || last_name`)}`);

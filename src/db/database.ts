@@ -3,7 +3,7 @@
  * Both speak the same SQL; this module hides the few places where they differ
  * (multi-statement scripts, LISTEN, closing, the data-folder lock).
  */
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type LogConfig } from 'kysely';
 import type pg from 'pg';
 import type { DB } from './schema.js';
 import { Mutex } from './mutex.js';
@@ -68,14 +68,30 @@ interface OpenOptions {
   pgliteSnapshot?: Blob;
   /** The embedded database's start already under way in `dataDir` (src/main.ts starts it first). */
   pglite?: Promise<StartedPGlite>;
+  /** Called after each statement Kysely ran, with its text and parameters (bench:plans and its test capture what the service issues). */
+  onQuery?: QueryWatcher;
+}
+
+/** Sees each statement Kysely ran (its text and parameters), after it ran; errors included. */
+export type QueryWatcher = (sql: string, parameters: readonly unknown[]) => void;
+
+function logConfig(onQuery: QueryWatcher | undefined): LogConfig | undefined {
+  return onQuery ? (event) => onQuery(event.query.sql, event.query.parameters) : undefined;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolMax ?? 10, options.prepareAfter, options.wireSpeedUps ?? true);
-  return openPGlite(await (options.pglite ?? startPGlite(options.dataDir, options.pgliteSnapshot)));
+  const log = logConfig(options.onQuery);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolMax ?? 10, options.prepareAfter, options.wireSpeedUps ?? true, log);
+  return openPGlite(await (options.pglite ?? startPGlite(options.dataDir, options.pgliteSnapshot)), log);
 }
 
-async function openPostgres(connectionString: string, poolMax: number, prepareAfter: number | undefined, wireSpeedUps: boolean): Promise<Database> {
+async function openPostgres(
+  connectionString: string,
+  poolMax: number,
+  prepareAfter: number | undefined,
+  wireSpeedUps: boolean,
+  log: LogConfig | undefined,
+): Promise<Database> {
   // `pg` is loaded only by a process on PostgreSQL (start-up time on the embedded database).
   const { default: pg } = await import('pg');
   configurePgTypes(pg);
@@ -97,7 +113,7 @@ async function openPostgres(connectionString: string, poolMax: number, prepareAf
   // connections are made on next use, so the pool recovers when the server is back.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log });
   const listeners: pg.Client[] = [];
   let closed = false;
   return {
@@ -155,9 +171,9 @@ async function openPostgres(connectionString: string, poolMax: number, prepareAf
   };
 }
 
-async function openPGlite({ pglite, releaseLock }: StartedPGlite): Promise<Database> {
+async function openPGlite({ pglite, releaseLock }: StartedPGlite, log: LogConfig | undefined): Promise<Database> {
   const mutex = new Mutex();
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, mutex) });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, mutex), log });
   return {
     engine: 'pglite',
     db,

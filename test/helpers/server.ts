@@ -13,6 +13,7 @@ import { buildApp, type AppOptions } from '../../src/app.js';
 import { closeContext, createContext } from '../../src/bootstrap.js';
 import { testConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
+import type { QueryWatcher } from '../../src/db/database.js';
 import type { RateLimits } from '../../src/http/rate-limit/limiter.js';
 import type { App } from '../../src/http/types.js';
 import { createDemoClinic, type DemoClinic } from '../../src/demo/clinic.js';
@@ -56,7 +57,7 @@ export interface TestServer {
 }
 
 /** Opens a fresh database for one test file (or one test). */
-export async function openTestContext(config: Config): Promise<{ ctx: AppContext; drop: () => Promise<void> }> {
+export async function openTestContext(config: Config, onQuery?: QueryWatcher): Promise<{ ctx: AppContext; drop: () => Promise<void> }> {
   const baseUrl = process.env.DATABASE_URL;
   if (baseUrl) {
     // Named after the run, so the global teardown drops what a crashed file left.
@@ -65,7 +66,7 @@ export async function openTestContext(config: Config): Promise<{ ctx: AppContext
     const dbPrepareAfter = Number(process.env.DB_PREPARE_AFTER ?? config.dbPrepareAfter);
     // DB_WIRE_SPEEDUPS=off: the same tests over `pg`'s plain protocol (.ci/run runs the write paths so).
     const dbWireSpeedUps = process.env.DB_WIRE_SPEEDUPS === undefined ? config.dbWireSpeedUps : !/^(0|false|off|no)$/i.test(process.env.DB_WIRE_SPEEDUPS);
-    const ctx = await createContext({ ...config, databaseUrl: database.url, dbPrepareAfter, dbWireSpeedUps }, { skipMigrations: true });
+    const ctx = await createContext({ ...config, databaseUrl: database.url, dbPrepareAfter, dbWireSpeedUps }, { skipMigrations: true, onQuery });
     return {
       ctx,
       drop: async () => {
@@ -75,7 +76,7 @@ export async function openTestContext(config: Config): Promise<{ ctx: AppContext
     };
   }
   const snapshot = process.env.DCM_TEST_SNAPSHOT ? new Blob([fs.readFileSync(process.env.DCM_TEST_SNAPSHOT)]) : undefined;
-  const ctx = await createContext({ ...config, databaseUrl: null }, { inMemory: true, pgliteSnapshot: snapshot, skipMigrations: !!snapshot });
+  const ctx = await createContext({ ...config, databaseUrl: null }, { inMemory: true, pgliteSnapshot: snapshot, skipMigrations: !!snapshot, onQuery });
   return { ctx, drop: () => closeContext(ctx) };
 }
 
@@ -84,6 +85,8 @@ interface StartOptions {
   /** Generous limits for files that make many requests with one key; the spec's otherwise. */
   rateLimits?: RateLimits;
   appOptions?: Partial<AppOptions>;
+  /** Sees every statement the server's database handle runs (test/db/plans.test.ts). */
+  onQuery?: QueryWatcher;
 }
 
 /** Limits large enough that set-up traffic is never refused (rate limiting has its own tests). */
@@ -106,7 +109,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     ...(documentDir ? { documents: { ...base.documents, dir: documentDir } } : {}),
     ...options.config,
   });
-  const { ctx, drop } = await openTestContext(config);
+  const { ctx, drop } = await openTestContext(config, options.onQuery);
   const app = await buildApp({ ctx, rateLimits: options.rateLimits ?? ROOMY_LIMITS, logger: false, ...options.appOptions });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

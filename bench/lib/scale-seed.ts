@@ -1,0 +1,343 @@
+/**
+ * A database at scale, built by the database itself: every table is filled by set-based SQL
+ * (generate_series, INSERT … SELECT), never a request or a service call per row. `npm run
+ * seed:scale` (bench/seed-scale.ts) runs it; its test seeds a small size and books on the result.
+ *
+ * Clinics are numbered 1..N in a work table (`scale_clinics`): the first holds `big` patients,
+ * the others share the rest unevenly (weights 1 to 97). Every id is derived from the run's tag,
+ * the clinic's number and the row's index (`uid`), so rows refer to each other without joins
+ * (appointment k of a clinic is its patient k mod n's). Each clinic gets an organization, a
+ * facility, two chairs, doctors (enough for its appointments: each doctor's are one half hour
+ * of a distinct weekday slot, so none overlaps), a calendar of those doctors open 08:00-19:00
+ * UTC on weekdays, and a key with every scope whose token is derived from the run's secret
+ * (`tokenSql`: no token is stored, only its hash, as the service does).
+ * Then, over `years` years ending a tenth of a year ahead: appointments (past ones mostly
+ * completed), calls, conversations and their messages, tasks, quotes, payments, events (with
+ * deliveries for every `endpointEvery`-th clinic, which has a webhook destination) and the
+ * access log. The patients' search columns and the name vocabulary are filled as the patient
+ * service fills them.
+ */
+import { randomBytes } from 'node:crypto';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
+import { SCOPES } from '../../src/modules/auth/index.js';
+import { addNameTerms, normalizeName } from '../../src/modules/patients/index.js';
+import { NAMES, normSql, SURNAMES } from './seed.js';
+
+export interface ScaleSizes {
+  clinics: number;
+  patients: number;
+  /** Patients of the first clinic (of `patients`). */
+  big: number;
+  years: number;
+  appointmentsPerPatient: number;
+  callsPerPatient: number;
+  conversationsPerPatient: number;
+  messagesPerConversation: number;
+  tasksPerPatient: number;
+  quotesPerPatient: number;
+  paymentsPerPatient: number;
+  eventsPerPatient: number;
+  /** Every n-th clinic has a webhook destination and a delivery per event. */
+  endpointEvery: number;
+  accessLog: number;
+}
+
+/** The target sizes: 10,000 clinics, 2,000,000 patients, about 20M appointments, 50M access-log rows. */
+const FULL: ScaleSizes = {
+  clinics: 10_000,
+  patients: 2_000_000,
+  big: 100_000,
+  years: 3,
+  appointmentsPerPatient: 10,
+  callsPerPatient: 1,
+  conversationsPerPatient: 0.5,
+  messagesPerConversation: 4,
+  tasksPerPatient: 0.5,
+  quotesPerPatient: 0.2,
+  paymentsPerPatient: 1,
+  eventsPerPatient: 5,
+  endpointEvery: 10,
+  accessLog: 50_000_000,
+};
+
+export const SIZES: Record<string, ScaleSizes> = {
+  full: FULL,
+  medium: { ...FULL, clinics: 500, patients: 100_000, big: 20_000, accessLog: 2_500_000 },
+  small: { ...FULL, clinics: 20, patients: 2_000, big: 500, accessLog: 20_000 },
+};
+
+interface ScaleSeeded {
+  tag: string;
+  /** The key of each clinic, by number (1 is the big clinic): its token, derived from the run's secret. */
+  tokens: { clinicId: string; token: string }[];
+  /** Rows written per table, and seconds per step. */
+  rows: Record<string, number>;
+  seconds: Record<string, number>;
+}
+
+/** A version-4-shaped uuid derived from a text (md5), so ids are reproducible from the clinic's number and the row's index. */
+const uid = (text: RawBuilder<unknown> | string) =>
+  sql<string>`overlay(overlay(md5(${typeof text === 'string' ? sql.raw(text) : text}) placing '4' from 13) placing '8' from 17)::uuid`;
+
+/** A clinic's API token, from the run's secret and its number (base64url of a SHA-256: 43 characters, as generateToken's). */
+const tokenSql = (secret: string, n: string) =>
+  sql<string>`'dcm_live_' || translate(rtrim(encode(sha256(convert_to(${secret} || ':' || ${sql.raw(n)}, 'UTF8')), 'base64'), '='), '+/', '-_')`;
+
+export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: string) => void = () => {}): Promise<ScaleSeeded> {
+  const tag = randomBytes(4).toString('hex');
+  const secret = randomBytes(16).toString('hex');
+  const rows: Record<string, number> = {};
+  const seconds: Record<string, number> = {};
+  const id = (kind: string, ...parts: string[]) => uid(`'${tag}:${kind}:' || ${parts.join(` || ':' || `)}`);
+  const step = async (name: string, work: () => Promise<{ numAffectedRows?: bigint } | void>) => {
+    const started = Date.now();
+    const result = await work();
+    const n = Number(result?.numAffectedRows ?? 0);
+    rows[name] = (rows[name] ?? 0) + n;
+    seconds[name] = (seconds[name] ?? 0) + (Date.now() - started) / 1000;
+    log(`${name}: ${n} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  };
+  // The span starts on a Monday and ends a tenth of it ahead: the last weeks hold future appointments.
+  const weeks = Math.max(2, Math.round(sizes.years * 52.18));
+  const days = weeks * 7;
+  const weekdays = weeks * 5;
+  const spanStart = sql`(date_trunc('week', now()) - make_interval(weeks => ${Math.round(weeks * 0.9)}))`;
+  const rest = Math.max(0, sizes.patients - sizes.big);
+
+  await sql`DROP TABLE IF EXISTS scale_clinics`.execute(db);
+  await step('scale_clinics', () =>
+    sql`CREATE TABLE scale_clinics AS
+      WITH w AS (SELECT n, 1 + (n * 7919) % 97 AS weight FROM generate_series(2, ${sizes.clinics}) AS n)
+      SELECT 1 AS n, ${sizes.big}::int AS patients
+      UNION ALL SELECT n, greatest(1, floor(${rest}::float8 * weight / sum(weight) OVER ()))::int FROM w`
+      .execute(db)
+      .then(() => undefined),
+  );
+  await sql`ALTER TABLE scale_clinics ADD COLUMN id uuid, ADD COLUMN doctors int`.execute(db);
+  // Each doctor's appointments take distinct half hours of the weekdays' 08:00-19:00 (22 a day; 8 a day
+  // at most are taken, from 08:00, so every weekday keeps free time to book).
+  const perDoctor = weekdays * 8;
+  await sql`UPDATE scale_clinics SET id = ${id('clinic', 'n')}, doctors = greatest(2, ceil(patients * ${sizes.appointmentsPerPatient}::float8 / ${perDoctor}))::int`.execute(
+    db,
+  );
+  await sql`ALTER TABLE scale_clinics ADD PRIMARY KEY (n)`.execute(db);
+
+  const week = JSON.stringify(Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri'].map((d) => [d, [{ open: '08:00', close: '19:00' }]])));
+  await step('organizations', () => sql`INSERT INTO organizations (id, name) SELECT ${id('org', 'n')}, 'Gruppo ' || n FROM scale_clinics`.execute(db));
+  await step('clinics', () =>
+    sql`INSERT INTO clinics (id, organization_id, name, mode, timezone) SELECT id, ${id('org', 'n')}, 'Studio ' || n, 'live', 'UTC' FROM scale_clinics`.execute(
+      db,
+    ),
+  );
+  await step('facilities', () =>
+    sql`INSERT INTO facilities (id, clinic_id, name, city, phone, is_main_location, working_schedule)
+      SELECT ${id('facility', 'n')}, id, 'Sede ' || n, 'Milano', '+3902' || lpad(n::text, 8, '0'), true, ${week}::jsonb FROM scale_clinics`.execute(db),
+  );
+  await step('doctors', () =>
+    sql`INSERT INTO doctors (id, clinic_id, facility_id, first_name, last_name)
+      SELECT ${id('doctor', 'n', 'd')}, c.id, ${id('facility', 'n')}, (${NAMES}::text[])[1 + d % ${NAMES.length}], 'Medico ' || d
+      FROM scale_clinics c, generate_series(0, c.doctors - 1) AS d`.execute(db),
+  );
+  await step('chairs', () =>
+    sql`INSERT INTO chairs (id, clinic_id, facility_id, name) SELECT ${id('chair', 'n', 'k')}, c.id, ${id('facility', 'n')}, 'Poltrona ' || k FROM scale_clinics c, generate_series(1, 2) AS k`.execute(
+      db,
+    ),
+  );
+  await step('calendars', () =>
+    sql`INSERT INTO calendars (id, clinic_id, facility_id, name, slot_minutes, working_hours, doctor_ids, horizon_days)
+      SELECT ${id('calendar', 'n')}, c.id, ${id('facility', 'n')}, 'Agenda', 30, ${week}::jsonb,
+             ARRAY(SELECT ${id('doctor', 'n', 'd')} FROM generate_series(0, c.doctors - 1) AS d), 120
+      FROM scale_clinics c`.execute(db),
+  );
+  await step('api_keys', () =>
+    sql`INSERT INTO api_keys (id, clinic_id, name, kind, token_hash, token_prefix, scopes)
+      SELECT ${id('key', 'n')}, id, 'seed:scale', 'live', encode(sha256(convert_to(t, 'UTF8')), 'hex'), left(t, 16), ${[...SCOPES]}::text[]
+      FROM (SELECT n, id, ${tokenSql(secret, 'n')} AS t FROM scale_clinics) AS k`.execute(db),
+  );
+
+  const rebuild = await dropSecondaryIndexes(db);
+  // Clinics in batches of about a million patients, so every statement is of a bounded size and the log shows progress.
+  const batches: [number, number][] = [];
+  const counts = (await sql<{ n: number; patients: number }>`SELECT n, patients FROM scale_clinics ORDER BY n`.execute(db)).rows;
+  for (let i = 0, sum = 0, from = 1; i < counts.length; i++) {
+    sum += counts[i]!.patients;
+    if (sum >= 1_000_000 || i === counts.length - 1) {
+      batches.push([from, counts[i]!.n]);
+      from = counts[i]!.n + 1;
+      sum = 0;
+    }
+  }
+  const norm = (col: string) => sql.raw(normSql(col));
+  const fraction = (per: number) => sql.raw(String(per));
+  for (const [from, to] of batches) {
+    const clinics = sql`(SELECT * FROM scale_clinics WHERE n BETWEEN ${from} AND ${to})`;
+    await step('patients', () =>
+      sql`INSERT INTO patients (id, clinic_id, facility_id, first_name, last_name, email, phone, date_of_birth, gender, tax_code, created_at, updated_at)
+        SELECT ${id('patient', 'c.n', 'i')}, c.id, ${id('facility', 'c.n')},
+               (${NAMES}::text[])[1 + i % ${NAMES.length}],
+               (${SURNAMES}::text[])[1 + (i / ${NAMES.length}) % ${SURNAMES.length}]
+                 || CASE WHEN i % 7 = 0 THEN '' ELSE ' ' || (${SURNAMES}::text[])[1 + (i / ${NAMES.length * SURNAMES.length}) % ${SURNAMES.length}] END,
+               'p' || c.n || '.' || i || '@example.com', '+393' || lpad(i::text, 9, '0'), date '1940-01-01' + ((i::bigint * 7919) % 25000)::int,
+               (ARRAY['male','female','other','prefer_not_to_say'])[1 + i % 4], 'TAX' || c.n || 'X' || i,
+               ${spanStart} + make_interval(days => (i * 31) % ${days}), ${spanStart} + make_interval(days => (i * 31) % ${days})
+        FROM ${clinics} AS c, generate_series(0, c.patients - 1) AS i`.execute(db),
+    );
+    await step('patients (search columns)', () =>
+      sql`UPDATE patients SET first_norm = ${norm('first_name')}, last_norm = ${norm('last_name')}, full_norm = ${norm(`first_name || ' ' || last_name`)},
+            phon_first = dmetaphone(first_name), phon_last = dmetaphone(last_name), tax_code_norm = upper(regexp_replace(tax_code, '[^A-Za-z0-9]', '', 'g'))
+          WHERE clinic_id IN (SELECT id FROM ${clinics} AS c)`.execute(db),
+    );
+    // Appointment k of a clinic: patient k mod n, doctor k mod d, that doctor's (k / d)-th weekday half hour.
+    await step('appointments', () =>
+      sql`INSERT INTO appointments (id, clinic_id, patient_id, facility_id, doctor_id, calendar_id, start_at, end_at, status, type, category, title, origin, created_at, updated_at)
+        SELECT ${id('appt', 'n', 'k')}, clinic_id, ${id('patient', 'n', 'k % patients')}, ${id('facility', 'n')}, ${id('doctor', 'n', 'k % doctors')}, ${id('calendar', 'n')},
+               at, at + interval '30 minutes',
+               CASE WHEN at > now() THEN 'scheduled' WHEN k % 10 = 0 THEN 'cancelled' WHEN k % 10 = 1 THEN 'no_show' ELSE 'completed' END,
+               (ARRAY['checkup','treatment','consultation','emergency','other'])[1 + k % 5],
+               (ARRAY['recall','treatment_plan','first_visit','case_study','standard'])[1 + k % 5],
+               'Visita', 'api', at - interval '7 days', at - interval '7 days'
+        FROM (
+          SELECT c.n, c.id AS clinic_id, c.patients, c.doctors, k,
+                 ${spanStart} + make_interval(days => (w / 5) * 7 + w % 5, hours => 8, mins => 30 * h) AS at
+          FROM ${clinics} AS c,
+               generate_series(0, (c.patients * ${fraction(sizes.appointmentsPerPatient)})::int - 1) AS k,
+               LATERAL (SELECT (k / c.doctors) % ${weekdays} AS w, (k / c.doctors) / ${weekdays} AS h) AS slot
+        ) AS a`.execute(db),
+    );
+    await step('calls', () =>
+      sql`INSERT INTO calls (id, clinic_id, facility_id, external_call_id, direction, from_number, to_number, started_at, duration_seconds, outcome, patient_id, created_at, updated_at)
+        SELECT ${id('call', 'c.n', 'k')}, c.id, ${id('facility', 'c.n')}, 'SEED-${sql.raw(tag)}-' || c.n || '-' || k, 'inbound', '+393' || lpad((k % c.patients)::text, 9, '0'),
+               '+3902' || lpad(c.n::text, 8, '0'), t, 30 + k % 600, (ARRAY['booked','info','callback','no_answer'])[1 + k % 4], ${id('patient', 'c.n', 'k % c.patients')}, t, t
+        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.callsPerPatient)})::int - 1) AS k,
+             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7919) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
+    );
+    await step('conversations', () =>
+      sql`INSERT INTO conversations (id, clinic_id, facility_id, patient_id, phone, last_activity_at, created_at, updated_at)
+        SELECT ${id('conv', 'c.n', 'k')}, c.id, ${id('facility', 'c.n')}, ${id('patient', 'c.n', 'k % c.patients')}, '+393' || lpad((k % c.patients)::text, 9, '0'), t, t, t
+        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.conversationsPerPatient)})::int - 1) AS k,
+             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 104729) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
+    );
+    await step('chat_messages', () =>
+      sql`INSERT INTO chat_messages (id, clinic_id, conversation_id, direction, author, type, body, occurred_at, created_at)
+        SELECT ${id('msg', 'c.n', 'k', 'm')}, c.id, ${id('conv', 'c.n', 'k')}, CASE WHEN m % 2 = 0 THEN 'in' ELSE 'out' END, CASE WHEN m % 2 = 0 THEN 'paziente' ELSE 'bot' END,
+               'testo', 'Messaggio ' || m, t + make_interval(mins => m), t + make_interval(mins => m)
+        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.conversationsPerPatient)})::int - 1) AS k,
+             generate_series(0, ${sizes.messagesPerConversation - 1}) AS m,
+             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 104729) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
+    );
+    await step('tasks', () =>
+      sql`INSERT INTO tasks (id, clinic_id, facility_id, patient_id, title, status, due_date, created_at, updated_at)
+        SELECT ${id('task', 'c.n', 'k')}, c.id, ${id('facility', 'c.n')}, ${id('patient', 'c.n', 'k % c.patients')}, 'Richiamare', (ARRAY['todo','in_progress','done'])[1 + k % 3], t + interval '3 days', t, t
+        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.tasksPerPatient)})::int - 1) AS k,
+             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7907) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
+    );
+    // Quotes numbered P-<year>-S<k>: the service's own numbers (P-<year>-0001) never meet them.
+    await step('treatment_plans', () =>
+      sql`INSERT INTO treatment_plans (id, clinic_id, facility_id, patient_id, number, title, total_amount, subtotal_amount, status, created_at, updated_at)
+        SELECT ${id('quote', 'c.n', 'k')}, c.id, ${id('facility', 'c.n')}, ${id('patient', 'c.n', 'k % c.patients')}, 'P-' || extract(year FROM t) || '-S' || k, 'Piano di cura',
+               100 + k % 900, 100 + k % 900, (ARRAY['draft','presented','accepted','rejected'])[1 + k % 4], t, t
+        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.quotesPerPatient)})::int - 1) AS k,
+             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7901) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
+    );
+    await step('payments', () =>
+      sql`INSERT INTO payments (id, clinic_id, facility_id, patient_id, amount, method, received_at, created_at)
+        SELECT ${id('pay', 'c.n', 'k')}, c.id, ${id('facility', 'c.n')}, ${id('patient', 'c.n', 'k % c.patients')}, 20 + k % 500,
+               (ARRAY['cash','card','bank_transfer','financing','other'])[1 + k % 5], t, t
+        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.paymentsPerPatient)})::int - 1) AS k,
+             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7883) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
+    );
+    await step('events', () =>
+      sql`INSERT INTO events (id, clinic_id, type, facility_id, scope, livemode, data, created_at)
+        SELECT ${id('event', 'c.n', 'k')}, c.id, 'appointment.created', ${id('facility', 'c.n')}, 'appointments:read', true,
+               jsonb_build_object('id', ${id('appt', 'c.n', 'k')}, 'patientId', ${id('patient', 'c.n', 'k % c.patients')}), t
+        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.eventsPerPatient)})::int - 1) AS k,
+             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7877) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
+    );
+  }
+  await step('webhook_endpoints', () =>
+    sql`INSERT INTO webhook_endpoints (id, clinic_id, api_key_id, url, events, secret)
+      SELECT ${id('endpoint', 'n')}, id, ${id('key', 'n')}, 'https://hooks.example.com/' || n, ARRAY['appointment.created'], md5(${secret} || n)
+      FROM scale_clinics WHERE n % ${sizes.endpointEvery} = 0`.execute(db),
+  );
+  await step('webhook_deliveries', () =>
+    sql`INSERT INTO webhook_deliveries (id, clinic_id, endpoint_id, event_id, event_type, body, status, attempt_count, created_at, updated_at, finished_at)
+      SELECT e.id, e.clinic_id, ${id('endpoint', 'c.n')}, e.id, e.type, '{}', 'succeeded', 1, e.created_at, e.created_at, e.created_at + interval '1 second'
+      FROM scale_clinics c JOIN events e ON e.clinic_id = c.id WHERE c.n % ${sizes.endpointEvery} = 0`.execute(db),
+  );
+  // The access log: rows in proportion to each clinic's patients, each naming a patient it read.
+  await step('access_log_resources', () =>
+    sql`INSERT INTO access_log_resources (id, clinic_id, resource_type, resource_ids)
+      SELECT access_log_resources_id(c.id, 'patient', ARRAY[${id('patient', 'c.n', 'r')}]), c.id, 'patient', ARRAY[${id('patient', 'c.n', 'r')}]
+      FROM scale_clinics c, generate_series(0, least(c.patients, 100) - 1) AS r`.execute(db),
+  );
+  const totalPatients = counts.reduce((s, c) => s + c.patients, 0);
+  for (const [from, to] of batches) {
+    await step('access_log', () =>
+      sql`INSERT INTO access_log (id, clinic_id, api_key_id, request_id, fields, at, resources_id)
+        SELECT ${id('access', 'c.n', 'k')}, c.id, ${id('key', 'c.n')}, 'req_seed_' || k, ARRAY['firstName','lastName','phone'],
+               ${spanStart} + make_interval(secs => ((k::bigint * 7919) % (${days} * 86400))::int),
+               access_log_resources_id(c.id, 'patient', ARRAY[${id('patient', 'c.n', 'k % least(c.patients, 100)')}])
+        FROM scale_clinics c, generate_series(0, (c.patients::float8 * ${sizes.accessLog} / ${totalPatients})::int - 1) AS k
+        WHERE c.n BETWEEN ${from} AND ${to}`.execute(db),
+    );
+  }
+  await step('indexes rebuilt', async () => {
+    for (const statement of rebuild) await sql.raw(statement).execute(db);
+  });
+  // The name vocabulary (what a patient creation adds through the service), for the first clinic, then copied to every other one.
+  await step('patient_name_terms', async () => {
+    const first = (await sql<{ id: string }>`SELECT id FROM scale_clinics WHERE n = 1`.execute(db)).rows[0]!.id;
+    const terms = [...new Set([...NAMES, ...SURNAMES].map((t) => normalizeName(t)))];
+    await db.transaction().execute((trx) => addNameTerms(trx, first, terms));
+    await sql`INSERT INTO patient_name_terms (clinic_id, term, phon) SELECT c.id, t.term, t.phon FROM patient_name_terms t CROSS JOIN scale_clinics c WHERE t.clinic_id = ${first} AND c.n > 1`.execute(
+      db,
+    );
+    return sql`INSERT INTO patient_name_keys (clinic_id, key, term) SELECT c.id, t.key, t.term FROM patient_name_keys t CROSS JOIN scale_clinics c WHERE t.clinic_id = ${first} AND c.n > 1`.execute(
+      db,
+    );
+  });
+  const tokens = (
+    await sql<{ clinicId: string; token: string }>`SELECT id AS "clinicId", ${tokenSql(secret, 'n')} AS token FROM scale_clinics ORDER BY n`.execute(db)
+  ).rows;
+  await sql`DROP TABLE scale_clinics`.execute(db);
+  await step('analyze', () => sql`ANALYZE`.execute(db).then(() => undefined));
+  return { tag, tokens, rows, seconds };
+}
+
+/** The tables the seed fills by the million. */
+const BIG_TABLES = [
+  'patients',
+  'appointments',
+  'calls',
+  'conversations',
+  'chat_messages',
+  'tasks',
+  'treatment_plans',
+  'payments',
+  'events',
+  'webhook_deliveries',
+  'access_log',
+];
+
+/**
+ * Drops the big tables' non-unique indexes, exclusion constraints (the appointments' overlap
+ * rules) and foreign keys, and answers the statements that make them again: built and checked once
+ * over the loaded rows, as a restore does, instead of row by row (a GiST index, then the foreign
+ * keys' checks, took most of an appointment's insert). Primary and unique keys stay (foreign keys
+ * use them). The seed's rows never overlap and refer to rows it made, so the constraints come back.
+ */
+async function dropSecondaryIndexes(db: Kysely<DB>): Promise<string[]> {
+  const constraints = await sql<{ table: string; name: string; def: string }>`
+    SELECT t.relname AS table, c.conname AS name, pg_get_constraintdef(c.oid) AS def
+    FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+    WHERE c.contype IN ('x', 'f') AND t.relname = ANY (${BIG_TABLES}::text[]) AND t.relnamespace = current_schema()::regnamespace`.execute(db);
+  const indexes = await sql<{ name: string; def: string }>`
+    SELECT i.relname AS name, pg_get_indexdef(x.indexrelid) AS def
+    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+    WHERE t.relname = ANY (${BIG_TABLES}::text[]) AND t.relnamespace = current_schema()::regnamespace
+      AND NOT x.indisunique AND NOT x.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`.execute(db);
+  for (const c of constraints.rows) await sql.raw(`ALTER TABLE ${c.table} DROP CONSTRAINT ${c.name}`).execute(db);
+  for (const i of indexes.rows) await sql.raw(`DROP INDEX ${i.name}`).execute(db);
+  return [...indexes.rows.map((i) => i.def), ...constraints.rows.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.def}`)];
+}
