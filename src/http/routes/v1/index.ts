@@ -19,6 +19,7 @@ import { registerPaymentPlanRoutes } from './payment-plans.js';
 import { registerPaymentRoutes } from './payments.js';
 import { registerTaskRoutes } from './tasks.js';
 import { registerRecallRoutes } from './recalls.js';
+import { registerConfirmationRoutes } from './confirmations.js';
 import { registerTreatmentPlanRoutes } from './treatment-plans.js';
 import { registerWaitlistRoutes } from './waitlist.js';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
@@ -47,4 +48,5 @@ export function registerV1Routes(app: App, ctx: AppContext): void {
   registerAgentToolRoutes(app, ctx);
   registerWaitlistRoutes(app, ctx);
   registerRecallRoutes(app, ctx);
+  registerConfirmationRoutes(app, ctx);
 }
