@@ -62,6 +62,9 @@ const ALL_TOOLS = [
   'decline_waitlist_offer',
   'list_due_recalls',
   'log_recall_attempt',
+  'list_confirmations',
+  'log_confirmation_attempt',
+  'reply_to_confirmation',
 ];
 
 async function appointments(clinicId: string): Promise<number> {
@@ -81,7 +84,8 @@ describe('tools follow the key', () => {
     const chat = await createApiKey(server.ctx.db, a.clinicId, { name: 'bot', scopes: [...SCOPES], agent: 'chat_bot' });
     const chatTools = (await listTools(server.url, chat.token)).map((t) => t.name);
     expect(chatTools).toEqual(expect.arrayContaining(['get_conversation_messages', 'set_bot_state', 'find_slots', 'book_appointment']));
-    for (const voiceOnly of ['get_caller_context', 'hand_off', 'log_call']) expect(chatTools).not.toContain(voiceOnly);
+    expect(chatTools).toEqual(expect.arrayContaining(['list_confirmations', 'reply_to_confirmation']));
+    for (const voiceOnly of ['get_caller_context', 'hand_off', 'log_call', 'log_confirmation_attempt']) expect(chatTools).not.toContain(voiceOnly);
     // A tool of another agent is refused by name too.
     expect(toolError(await callTool(server.url, chat.token, 'get_caller_context', { from: '+393331234567' })).details.reason).toBe('tool_not_available');
     // Scopes are the operation's: calling a hidden tool by name answers the route's 403.

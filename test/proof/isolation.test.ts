@@ -307,6 +307,9 @@ describe('isolation between clinics and facilities', () => {
       get_balance: { patientId: ids.patient },
       get_conversation_messages: { conversationId: ids.conversation },
       set_bot_state: { conversationId: ids.conversation, state: 'attivo' },
+      list_confirmations: {},
+      log_confirmation_attempt: { appointmentId: ids.appointment, channel: 'phone', outcome: 'confirmed', callId: 'iso-confirm' },
+      reply_to_confirmation: { appointmentId: ids.appointment, channel: 'chat', outcome: 'cancel_requested', externalCallId: 'iso-reply' },
     };
     for (const { who, token } of outsiders) {
       for (const [tool, args] of Object.entries(calls)) {
