@@ -21,6 +21,7 @@ import { isUuid } from './lib/formats.js';
 import { APPOINTMENT_EVENTS } from './modules/appointments/events.js';
 import { BILLING_EVENTS } from './modules/billing/events.js';
 import { CALL_EVENTS } from './modules/calls/events.js';
+import { CONFIRMATION_EVENTS } from './modules/confirmations/events.js';
 import { CONVERSATION_EVENTS } from './modules/conversations/events.js';
 import { LEAD_EVENTS } from './modules/leads/events.js';
 import { PATIENT_EVENTS } from './modules/patients/events.js';
@@ -32,6 +33,7 @@ import { WEBHOOK_EVENTS } from './modules/webhooks/events.js';
 export const EVENT_DATA_SCHEMAS = {
   ...PATIENT_EVENTS,
   ...APPOINTMENT_EVENTS,
+  ...CONFIRMATION_EVENTS,
   ...BILLING_EVENTS,
   ...LEAD_EVENTS,
   ...TASK_EVENTS,

@@ -7,6 +7,7 @@ import { AGENDA_TOOLS } from './tools/agenda.js';
 import { CHAT_TOOLS } from './tools/chat.js';
 import { OFFICE_TOOLS } from './tools/office.js';
 import { OUTBOUND_TOOLS } from './tools/outbound.js';
+import { CONFIRMATION_TOOLS } from './tools/confirmations.js';
 import { PEOPLE_TOOLS } from './tools/people.js';
 import { VOICE_TOOLS } from './tools/voice.js';
 import { inputForModel, outputForModel } from './model-schema.js';
@@ -14,7 +15,7 @@ import { withReadingFields } from './readings.js';
 import { exampleInstant, LOCAL_OR_INSTANT, LOCAL_TIME_NOTE } from './local-time.js';
 import { readOnly, type AgentTool, type Sentence } from './tool.js';
 
-export const AGENT_TOOLS: readonly AgentTool[] = [...VOICE_TOOLS, ...PEOPLE_TOOLS, ...AGENDA_TOOLS, ...OFFICE_TOOLS, ...OUTBOUND_TOOLS, ...CHAT_TOOLS];
+export const AGENT_TOOLS: readonly AgentTool[] = [...VOICE_TOOLS, ...PEOPLE_TOOLS, ...AGENDA_TOOLS, ...OFFICE_TOOLS, ...OUTBOUND_TOOLS, ...CONFIRMATION_TOOLS, ...CHAT_TOOLS];
 
 const BY_NAME = new Map(AGENT_TOOLS.map((t) => [t.name, t]));
 

@@ -17,6 +17,7 @@ export const EVENT_SCOPES = {
   'appointment.checked_in': 'appointments:read',
   'appointment.completed': 'appointments:read',
   'appointment.no_show': 'appointments:read',
+  'appointment.confirmation_due': 'appointments:read',
   'treatment_plan.presented': 'treatment_plans:read',
   'treatment_plan.accepted': 'treatment_plans:read',
   'treatment_plan.rejected': 'treatment_plans:read',

@@ -1,6 +1,7 @@
 /** Every periodic job of the service, each owned by its module. */
 import { purgeIdempotencyKeys } from '../db/idempotency.js';
 import { billingJobs } from '../modules/billing/index.js';
+import { confirmationJobs } from '../modules/confirmations/index.js';
 import { documentJobs } from '../modules/documents/index.js';
 import { conversationJobs } from '../modules/conversations/index.js';
 import { webhookJobs } from '../modules/webhooks/index.js';
@@ -21,6 +22,7 @@ export function allJobs(): Job[] {
     // The recall worklist from completed visits; the list corrects at read time what changed since.
     { name: 'refresh-recall-worklists', everyMs: 60 * 60_000, run: (ctx) => refreshRecallWorklists(ctx.db) },
     ...billingJobs(),
+    ...confirmationJobs(),
     ...conversationJobs(),
     ...documentJobs(),
     ...webhookJobs(),

@@ -63,6 +63,9 @@ const ALL_TOOLS = [
   'list_due_recalls',
   'log_recall_attempt',
   'get_agenda_stats',
+  'list_confirmations',
+  'log_confirmation_attempt',
+  'reply_to_confirmation',
 ];
 
 async function appointments(clinicId: string): Promise<number> {
@@ -82,7 +85,8 @@ describe('tools follow the key', () => {
     const chat = await createApiKey(server.ctx.db, a.clinicId, { name: 'bot', scopes: [...SCOPES], agent: 'chat_bot' });
     const chatTools = (await listTools(server.url, chat.token)).map((t) => t.name);
     expect(chatTools).toEqual(expect.arrayContaining(['get_conversation_messages', 'set_bot_state', 'find_slots', 'book_appointment']));
-    for (const voiceOnly of ['get_caller_context', 'hand_off', 'log_call']) expect(chatTools).not.toContain(voiceOnly);
+    expect(chatTools).toEqual(expect.arrayContaining(['list_confirmations', 'reply_to_confirmation']));
+    for (const voiceOnly of ['get_caller_context', 'hand_off', 'log_call', 'log_confirmation_attempt']) expect(chatTools).not.toContain(voiceOnly);
     // The agenda's figures are the staff's: no agent key lists them.
     expect(chatTools).not.toContain('get_agenda_stats');
     // A tool of another agent is refused by name too.

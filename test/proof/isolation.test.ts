@@ -59,6 +59,19 @@ beforeAll(async () => {
       title: 'Visita riservata',
     }),
   ).id;
+  // The confirmation loop: the appointment, three days ahead, waits for its confirmation.
+  ok(
+    await server.admin('PUT', `/admin/v1/clinics/${owner.clinicId}/confirmation-rules`, {
+      steps: [{ hoursBefore: 120 }],
+      calendarIds: [],
+      categories: [],
+      channels: ['phone'],
+      maxAttempts: 3,
+      retryAfterMinutes: 60,
+      quietStart: '00:00',
+      quietEnd: '00:00',
+    }),
+  );
   ids.task = ok(await admin('/tasks', { title: 'Richiamare Isolde', patientId: ids.patient, facilityId: f1 })).id;
   ids.conversation = ok(await admin('/conversations', { patientId: ids.patient, facilityId: f1 })).id;
   const bytes = pdf(900);
@@ -141,6 +154,8 @@ describe('isolation between clinics and facilities', () => {
     expect(search.body.data.map((h: { id: string }) => h.id)).toContain(ids.patient);
     const plans = await server.call('GET', '/v1/payment-plans?state=all', { token: owner.token });
     expect(plans.body.data.map((p: { id: string }) => p.id)).toContain(ids.plan);
+    const confirmations = await server.call('GET', '/v1/confirmations?limit=200', { token: owner.token });
+    expect(confirmations.body.data.map((c: { appointmentId: string }) => c.appointmentId)).toContain(ids.appointment);
     const documents = await server.call('GET', `/v1/documents?patientId=${ids.patient}`, { token: owner.token });
     expect(documents.body.data.map((d: { id: string }) => d.id)).toEqual(expect.arrayContaining([ids.document, ids.upload]));
   });
@@ -153,6 +168,8 @@ describe('isolation between clinics and facilities', () => {
         ['GET', `/v1/calls/${ids.call}`],
         ['GET', `/v1/appointments/${ids.appointment}`],
         ['POST', `/v1/appointments/${ids.appointment}/cancel`, {}],
+        ['POST', `/v1/appointments/${ids.appointment}/confirmation-attempts`, { channel: 'phone', outcome: 'confirmed' }],
+        ['POST', `/v1/appointments/${ids.appointment}/confirmation-attempts`, { channel: 'sms', outcome: 'cancel_requested' }],
         ['GET', `/v1/tasks/${ids.task}`],
         ['PATCH', `/v1/tasks/${ids.task}`, { status: 'done' }],
         ['GET', `/v1/conversations/${ids.conversation}`],
@@ -256,6 +273,7 @@ describe('isolation between clinics and facilities', () => {
         '/v1/waitlist?limit=200',
         '/v1/waitlist-offers?limit=200',
         '/v1/recalls?limit=200',
+        '/v1/confirmations?limit=200',
       ]) {
         const res = await server.call('GET', path, { token });
         expect(res.status, `${who}: ${path}: ${res.text}`).toBe(200);
@@ -304,6 +322,9 @@ describe('isolation between clinics and facilities', () => {
         from: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
         to: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
       },
+      list_confirmations: {},
+      log_confirmation_attempt: { appointmentId: ids.appointment, channel: 'phone', outcome: 'confirmed', callId: 'iso-confirm' },
+      reply_to_confirmation: { appointmentId: ids.appointment, channel: 'chat', outcome: 'cancel_requested', externalCallId: 'iso-reply' },
     };
     for (const { who, token } of outsiders) {
       for (const [tool, args] of Object.entries(calls)) {

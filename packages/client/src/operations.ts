@@ -43,6 +43,11 @@ export const operations = {
     "path": "/calls",
     "idempotent": true
   },
+  "createConfirmationAttempt": {
+    "method": "post",
+    "path": "/appointments/{id}/confirmation-attempts",
+    "idempotent": true
+  },
   "createDocument": {
     "method": "post",
     "path": "/documents",
@@ -236,6 +241,11 @@ export const operations = {
   "listChairs": {
     "method": "get",
     "path": "/chairs",
+    "idempotent": false
+  },
+  "listConfirmations": {
+    "method": "get",
+    "path": "/confirmations",
     "idempotent": false
   },
   "listConversationMessages": {

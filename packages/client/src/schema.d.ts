@@ -3741,6 +3741,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/confirmations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The appointments waiting for their patient’s confirmation, soonest first
+         * @description An appointment waits for its confirmation when it is `scheduled` (not yet `confirmed`, whatever road the confirmation came by: an agent, the chat, the back office), starts in the future, is of a calendar and category the clinic’s confirmation rules cover (back office), and the first of the rules’ asking times (e.g. 48 hours before the start, or 18:00 the evening before in the clinic’s time zone) is before `dueBefore` (default now). Left out: a patient who is inactive, archived or erased, who refused automatic contact (outcome `opted_out`, or STOP written in chat), whose phone was reported wrong (until it changes); an appointment whose patient asked to reschedule (a task for the clinic), or that had the rules’ attempts. No rules set: an empty list.
+         *
+         *     Order: soonest appointment first (`start`, then appointment id; stable under paging). Filter: `facilityId`; a key limited to facilities sees its facilities’ appointments. Each row holds only what an agent needs to ask: the first name and phone, the appointment’s start with its local date, time and `label` to read out (clinic time zone), the service, the clinic’s channels, the attempts so far and `nextAttemptAt` (after the retry delay, past the quiet hours: do not call before it). The read is written to the access log.
+         *
+         *     Scopes: `appointments:read`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s "https://api.example.com/v1/confirmations" \
+         *       -H "Authorization: Bearer $DCM_API_KEY"
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('listConfirmations');
+         *     ```
+         */
+        get: operations["listConfirmations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/appointments/{id}/confirmation-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a patient’s answer to the confirmation request
+         * @description The outcome applies in the same transaction as the attempt: `confirmed` sets the status `confirmed` (`appointment.confirmed`; an appointment already confirmed stays as it is); `cancel_requested` cancels the appointment as `POST /v1/appointments/{id}/cancel` does (`appointment.cancelled`, the time free at once and offered to the waitlist) but without the calendar’s cancellation notice and for appointments entered without a calendar too, since the clinic asked; `reschedule_requested` keeps the time the patient’s and creates a task of type `confirmation` for the clinic (`task.created`), with no more automatic asking for this appointment (move it with `POST /v1/appointments/{id}/reschedule`: the old time is freed then); `no_answer` and `voicemail` are counted, and the appointment is asked again after the rules’ `retryAfterMinutes`, up to their `maxAttempts`; `wrong_number` flags the patient’s phone (none of their appointments is listed until the phone changes); `opted_out` stops automatic asking for the patient until a person clears it in the back office.
+         *
+         *     Any channel may answer (`phone`, `sms`, `whatsapp`, `email`, `chat`), whatever the rules ask by. Only a `scheduled` or `confirmed` appointment that has not started can be answered for: otherwise `409 conflict` `not_answerable` (with `details.status`), so an answer arriving after a cancellation changes nothing. With `externalCallId` (the call’s or the message’s id), the attempt is recorded once: the same id again answers the attempt recorded (`200`, whatever happened since), for another appointment `409 conflict` `external_call_id_used`. Wrong or missing fields are all named in `details.issues`; a refused attempt writes nothing. An appointment the key does not see is `404`.
+         *
+         *     Reasons: `409 conflict` `external_call_id_used`, `not_answerable` (`details.reason`; the list is closed).
+         *
+         *     Scopes: `appointments:write`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -s -X POST "https://api.example.com/v1/appointments/3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b/confirmation-attempts" \
+         *       -H "Authorization: Bearer $DCM_API_KEY" \
+         *       -H "Idempotency-Key: $(uuidgen)" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"channel":"phone","outcome":"confirmed","externalCallId":"CA9f8e7d6c5b4a"}'
+         *     ```
+         *
+         *     **TypeScript** (`@dental-clinic/client`, which sends `Idempotency-Key` itself)
+         *
+         *     ```ts
+         *     import { createClient } from '@dental-clinic/client';
+         *
+         *     const api = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: process.env.DCM_API_KEY! });
+         *     const result = await api.call('createConfirmationAttempt', {
+         *       params: { path: { id: '3f2b8c1e-9a4d-4e2b-8f1a-0c9d8e7f6a5b' } },
+         *       body: {
+         *         "channel": "phone",
+         *         "outcome": "confirmed",
+         *         "externalCallId": "CA9f8e7d6c5b4a"
+         *       },
+         *     });
+         *     ```
+         */
+        post: operations["createConfirmationAttempt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "patient.created": {
@@ -3937,6 +4029,26 @@ export interface webhooks {
          * @description Sent to destinations subscribed to `appointment.no_show` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
          */
         post: operations["onAppointmentNoShow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.confirmation_due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * appointment.confirmation_due
+         * @description Sent to destinations subscribed to `appointment.confirmation_due` (the key that made the destination needs `appointments:read`). `data` is the appointment as it was at the time of the event, never health data; linked resources appear as ids. Verify the signature before trusting it (`verifyWebhook` of the client package); answer 2xx within 10 seconds.
+         */
+        post: operations["onAppointmentConfirmationDue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -23443,7 +23555,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description 1 to 50 distinct event types of the catalogue (the `webhooks` section of this document). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
-                    events: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created")[];
+                    events: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "appointment.confirmation_due" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created")[];
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
                     /**
@@ -24203,7 +24315,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description 1 to 50 distinct event types of the catalogue (the `webhooks` section of this document). `webhook.test` and `events.skipped` cannot be chosen: `events.skipped` reaches every destination subscribed to its `data.type`. */
-                    events?: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created")[];
+                    events?: ("patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "appointment.confirmation_due" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created")[];
                     /** @description Free text for people, up to 500 characters */
                     description?: string | null;
                     enabled?: boolean;
@@ -25341,7 +25453,7 @@ export interface operations {
                 /** @description The previous page’s `nextCursor`, unchanged */
                 cursor?: string;
                 /** @description Only events of this type */
-                type?: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created" | "events.skipped";
+                type?: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "appointment.confirmation_due" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created" | "events.skipped";
                 /**
                  * @description Only events created from this instant on
                  * @example 2026-03-02T09:30:00Z
@@ -31327,6 +31439,696 @@ export interface operations {
             };
         };
     };
+    listConfirmations: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-200 (default 50) */
+                limit?: number;
+                /** @description The previous page’s `nextCursor`, unchanged */
+                cursor?: string;
+                /**
+                 * @description Appointments whose first asking time is before this instant (default: now)
+                 * @example 2026-03-02T09:30:00Z
+                 */
+                dueBefore?: string;
+                /** @description Only appointments of this facility */
+                facilityId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "appointmentId": "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+                     *           "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *           "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *           "firstName": "Giulia",
+                     *           "phone": "+393331234567",
+                     *           "start": "2026-03-05T08:30:00.000Z",
+                     *           "localDate": "2026-03-05",
+                     *           "localTime": "09:30",
+                     *           "label": "giovedì 5 marzo alle 9:30",
+                     *           "service": {
+                     *             "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                     *             "name": "Igiene dentale",
+                     *             "type": "hygiene",
+                     *             "category": "recall"
+                     *           },
+                     *           "channels": [
+                     *             "phone",
+                     *             "sms"
+                     *           ],
+                     *           "attempts": 1,
+                     *           "lastOutcome": "no_answer",
+                     *           "nextAttemptAt": "2026-03-03T12:00:00.000Z",
+                     *           "nextAttemptAtLocal": {
+                     *             "localDate": "2026-03-03",
+                     *             "localTime": "13:00",
+                     *             "label": "martedì 3 marzo alle 13:00"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJ2IjpbIjIwMjYtMDMtMDJUMDk6MzA6MDAuMDAwWiJdfQ.Zk3x9Q"
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            appointmentId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            patientId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                             */
+                            facilityId: string | null;
+                            /** @description Only the first name: what the caller says */
+                            firstName: string | null;
+                            /** @description E.164 */
+                            phone: string | null;
+                            /**
+                             * Format: date-time
+                             * @description The appointment’s start
+                             */
+                            start: string;
+                            /**
+                             * @description The appointment’s start: `YYYY-MM-DD` in the clinic’s time zone
+                             * @example 2026-03-04
+                             */
+                            localDate: string;
+                            /**
+                             * @description The appointment’s start: `HH:MM` in the clinic’s time zone
+                             * @example 09:30
+                             */
+                            localTime: string;
+                            /**
+                             * @description The appointment’s start in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                             * @example martedì 4 marzo alle 9:30
+                             */
+                            label: string;
+                            /** @description What the appointment is for */
+                            service: {
+                                /**
+                                 * Format: uuid
+                                 * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                                 */
+                                calendarId: string | null;
+                                /** @description The calendar’s name (the service as the clinic says it) */
+                                name: string | null;
+                                type: string | null;
+                                category: string | null;
+                            };
+                            /** @description The channels the clinic asks by (its rules) */
+                            channels: ("phone" | "sms" | "whatsapp" | "email" | "chat")[];
+                            /** @description Attempts so far */
+                            attempts: number;
+                            /** @enum {string|null} */
+                            lastOutcome: "confirmed" | "cancel_requested" | "reschedule_requested" | "no_answer" | "voicemail" | "wrong_number" | "opted_out" | null;
+                            /**
+                             * Format: date-time
+                             * @description The first instant an attempt is allowed: the first asking time, or the retry delay after the last attempt, moved past the quiet hours
+                             */
+                            nextAttemptAt: string;
+                            /** @description `nextAttemptAt` in the clinic’s time zone: read `label` (or localDate/localTime) to the caller */
+                            nextAttemptAtLocal: {
+                                /**
+                                 * @description `nextAttemptAt`: `YYYY-MM-DD` in the clinic’s time zone
+                                 * @example 2026-03-04
+                                 */
+                                localDate: string;
+                                /**
+                                 * @description `nextAttemptAt`: `HH:MM` in the clinic’s time zone
+                                 * @example 09:30
+                                 */
+                                localTime: string;
+                                /**
+                                 * @description `nextAttemptAt` in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                                 * @example martedì 4 marzo alle 9:30
+                                 */
+                                label: string;
+                            };
+                        }[];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "appointments:read"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createConfirmationAttempt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key within 24 hours repeats the first 2xx response */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description UUID (8-4-4-4-12 hexadecimal, any letter case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "channel": "phone",
+                 *       "outcome": "confirmed",
+                 *       "externalCallId": "CA9f8e7d6c5b4a"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    channel: "phone" | "sms" | "whatsapp" | "email" | "chat";
+                    /** @enum {string} */
+                    outcome: "confirmed" | "cancel_requested" | "reschedule_requested" | "no_answer" | "voicemail" | "wrong_number" | "opted_out";
+                    /** @description The call’s id at the telephony provider, or the message’s id at the SMS/WhatsApp/chat provider: the attempt is recorded once per id */
+                    externalCallId?: string;
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4b5c6d7e-8f9a-4b0c-9d1e-2f3a4b5c6d7e",
+                     *       "appointmentId": "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "channel": "phone",
+                     *       "outcome": "confirmed",
+                     *       "appointmentStatus": "confirmed",
+                     *       "taskId": null,
+                     *       "externalCallId": "CA9f8e7d6c5b4a",
+                     *       "note": null,
+                     *       "createdAt": "2026-03-03T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        appointmentId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /** @enum {string} */
+                        channel: "phone" | "sms" | "whatsapp" | "email" | "chat";
+                        /** @enum {string} */
+                        outcome: "confirmed" | "cancel_requested" | "reschedule_requested" | "no_answer" | "voicemail" | "wrong_number" | "opted_out";
+                        /** @description The appointment’s status once the outcome applied (`confirmed`, `cancelled`, or unchanged) */
+                        appointmentStatus: string;
+                        /**
+                         * Format: uuid
+                         * @description The `confirmation` task a `reschedule_requested` created for the clinic
+                         */
+                        taskId: string | null;
+                        externalCallId: string | null;
+                        note: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "4b5c6d7e-8f9a-4b0c-9d1e-2f3a4b5c6d7e",
+                     *       "appointmentId": "7c8d9e0f-1a2b-4c3d-8e4f-5a6b7c8d9e0f",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "channel": "phone",
+                     *       "outcome": "confirmed",
+                     *       "appointmentStatus": "confirmed",
+                     *       "taskId": null,
+                     *       "externalCallId": "CA9f8e7d6c5b4a",
+                     *       "note": null,
+                     *       "createdAt": "2026-03-03T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        appointmentId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /** @enum {string} */
+                        channel: "phone" | "sms" | "whatsapp" | "email" | "chat";
+                        /** @enum {string} */
+                        outcome: "confirmed" | "cancel_requested" | "reschedule_requested" | "no_answer" | "voicemail" | "wrong_number" | "opted_out";
+                        /** @description The appointment’s status once the outcome applied (`confirmed`, `cancelled`, or unchanged) */
+                        appointmentStatus: string;
+                        /**
+                         * Format: uuid
+                         * @description The `confirmation` task a `reschedule_requested` created for the clinic
+                         */
+                        taskId: string | null;
+                        externalCallId: string | null;
+                        note: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description invalid_request: `details.in` and `details.issues` name every wrong field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_request",
+                     *         "message": "Richiesta non valida",
+                     *         "details": {
+                     *           "in": "body",
+                     *           "issues": [
+                     *             {
+                     *               "path": "firstName",
+                     *               "message": "deve contenere almeno 1 carattere"
+                     *             }
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unauthenticated, api_key_invalid or api_key_revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "api_key_invalid",
+                     *         "message": "Chiave API non valida",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description plan_required, insufficient_scope (`details.requiredScopes`), forbidden (`details.reason`) or organization_suspended */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_scope",
+                     *         "message": "La chiave non ha i permessi necessari",
+                     *         "details": {
+                     *           "requiredScopes": [
+                     *             "appointments:write"
+                     *           ]
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description not_found: missing, of another clinic, or of a facility the key does not see */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Risorsa non trovata",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description conflict (`details.reason`), no_availability or idempotency_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "L’operazione non è possibile nello stato attuale",
+                     *         "details": {
+                     *           "reason": "external_call_id_used"
+                     *         },
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency-Key già usata per un’altra richiesta",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description rate_limited: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Troppe richieste: riprova tra qualche secondo",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description internal_error: retry; report the requestId if it persists */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "Errore interno del server",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description unavailable: a needed service does not answer; retry after a few seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unavailable",
+                     *         "message": "Servizio momentaneamente non disponibile",
+                     *         "details": null,
+                     *         "requestId": "req_3f6c1d2e-8b1a-4c55-9a0e-6f2b7d9c1a44"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     onPatientCreated: {
         parameters: {
             query?: never;
@@ -32854,6 +33656,164 @@ export interface operations {
                          * @description ISO 8601, UTC
                          */
                         updatedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx); anything else is retried after 1 min, 5 min, 15 min and 1 h */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAppointmentConfirmationDue: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex HMAC-SHA256>` of `v1\n<timestamp>\n<idempotency key>\n<raw body>`; two values during a secret rotation */
+                "X-Service-Signature": string;
+                /** @description Unix seconds of this attempt; refuse it when more than 5 minutes away */
+                "X-Service-Timestamp": string;
+                /** @description The delivery id (also `id` in the body): de-duplicate on it */
+                "X-Service-Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6b1f3c2a-8d4e-4f5a-9b6c-7d8e9f0a1b2c",
+                 *       "eventId": "2c9d8e7f-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                 *       "type": "appointment.confirmation_due",
+                 *       "createdAt": "2026-03-02T09:30:00.000Z",
+                 *       "apiVersion": "v1",
+                 *       "livemode": true,
+                 *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *       "data": {
+                 *         "appointmentId": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                 *         "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                 *         "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                 *         "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                 *         "start": "2026-03-10T08:30:00.000Z",
+                 *         "localDate": "2026-03-10",
+                 *         "localTime": "09:30",
+                 *         "label": "martedì 10 marzo alle 9:30",
+                 *         "step": 0,
+                 *         "dueAt": "2026-03-08T08:30:00.000Z",
+                 *         "attempts": 0,
+                 *         "channels": [
+                 *           "sms",
+                 *           "whatsapp"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description In GET /events: the event id (in a webhook: the delivery id)
+                     */
+                    id: string;
+                    /**
+                     * Format: uuid
+                     * @description The event id; use it to spot duplicates
+                     */
+                    eventId: string;
+                    /** @constant */
+                    type: "appointment.confirmation_due";
+                    /**
+                     * Format: date-time
+                     * @description When it happened
+                     */
+                    createdAt: string;
+                    /** @description Version of the shape of `data`: `v1` */
+                    apiVersion: string;
+                    /** @description false only for the events of a test clinic */
+                    livemode: boolean;
+                    /**
+                     * Format: uuid
+                     * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                     */
+                    facilityId: string | null;
+                    /**
+                     * AppointmentConfirmationDueEventData
+                     * @description Time to ask the patient whether they are coming: once per appointment and rule step. Read the phone with `GET /v1/patients/{patientId}`, send the reminder, and record the answer with `POST /v1/appointments/{appointmentId}/confirmation-attempts`.
+                     * @example {
+                     *       "appointmentId": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b",
+                     *       "patientId": "2a4b6c8d-1e3f-4a5b-9c7d-8e9f0a1b2c3d",
+                     *       "facilityId": "5d6e7f80-9a1b-4c2d-8e3f-4a5b6c7d8e9f",
+                     *       "calendarId": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                     *       "start": "2026-03-10T08:30:00.000Z",
+                     *       "localDate": "2026-03-10",
+                     *       "localTime": "09:30",
+                     *       "label": "martedì 10 marzo alle 9:30",
+                     *       "step": 0,
+                     *       "dueAt": "2026-03-08T08:30:00.000Z",
+                     *       "attempts": 0,
+                     *       "channels": [
+                     *         "sms",
+                     *         "whatsapp"
+                     *       ]
+                     *     }
+                     */
+                    data: {
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        appointmentId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        patientId: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        facilityId: string | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID (8-4-4-4-12 hexadecimal, any letter case)
+                         */
+                        calendarId: string | null;
+                        /**
+                         * Format: date-time
+                         * @description The appointment’s start
+                         */
+                        start: string;
+                        /**
+                         * @description The appointment’s start: `YYYY-MM-DD` in the clinic’s time zone
+                         * @example 2026-03-04
+                         */
+                        localDate: string;
+                        /**
+                         * @description The appointment’s start: `HH:MM` in the clinic’s time zone
+                         * @example 09:30
+                         */
+                        localTime: string;
+                        /**
+                         * @description The appointment’s start in Italian words, to be read out as it is (never convert the UTC instant yourself)
+                         * @example martedì 4 marzo alle 9:30
+                         */
+                        label: string;
+                        /** @description Which of the rules’ `steps` is due (0: the first) */
+                        step: number;
+                        /**
+                         * Format: date-time
+                         * @description The step’s asking time (the event follows it, after the quiet hours)
+                         */
+                        dueAt: string;
+                        /** @description Attempts recorded so far for this appointment */
+                        attempts: number;
+                        /** @description The channels the clinic asks by */
+                        channels: ("phone" | "sms" | "whatsapp" | "email" | "chat")[];
                     };
                 };
             };
@@ -35243,7 +36203,7 @@ export interface operations {
                          * @description The type of the events that could not be created
                          * @enum {string}
                          */
-                        type: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created";
+                        type: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "appointment.confirmation_due" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created";
                         /**
                          * @description The scope needed to see them
                          * @enum {string}
@@ -35261,7 +36221,7 @@ export interface operations {
                          * @description The type of the events that could not be created
                          * @enum {string}
                          */
-                        type: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created";
+                        type: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "appointment.confirmation_due" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created";
                         /**
                          * @description The scope needed to see them
                          * @enum {string}
@@ -35287,7 +36247,7 @@ export interface operations {
                          * @description The type of the events that could not be created
                          * @enum {string}
                          */
-                        type: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created";
+                        type: "patient.created" | "patient.updated" | "patient.archived" | "appointment.created" | "appointment.rescheduled" | "appointment.confirmed" | "appointment.cancelled" | "appointment.checked_in" | "appointment.completed" | "appointment.no_show" | "appointment.confirmation_due" | "treatment_plan.presented" | "treatment_plan.accepted" | "treatment_plan.rejected" | "invoice.issued" | "invoice.paid" | "payment.received" | "installment.overdue" | "lead.created" | "lead.converted" | "task.created" | "task.completed" | "conversation.message_received" | "conversation.handoff_requested" | "call.logged" | "waitlist.offer_created";
                         /**
                          * @description The scope needed to see them
                          * @enum {string}

@@ -52,6 +52,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks: 'Webhook destinations, events and deliveries.',
   Recalls: 'Outbound agenda work: the patients due for their check-up or hygiene visit, in the order to call them, and the attempts.',
   Statistics: 'What the agenda achieved, week by week in the clinic’s time zone: confirmations, no-shows, cancellations, waitlist refills, recalls.',
+  Confirmations:
+    'Outbound agenda work: the appointments whose patient has not confirmed yet, soonest first, and the answers, which confirm, cancel (the slot freed and offered to the waitlist) or hand the appointment to the clinic.',
   Waitlist: 'Outbound agenda work: people waiting for a slot, and the freed slots offered to them one at a time.',
   'Webhooks and events': 'Webhook destinations, events and deliveries.',
   Events: 'Events of the last 30 days, in the webhook envelope.',

@@ -92,6 +92,22 @@ export async function cancelAppointmentViaApi(db: Db, actor: Actor, id: string, 
       throw ApiError.conflict('invalid_transition', { from: current.status, to: 'cancelled', allowed: TRANSITIONS[current.status as AppointmentStatus] ?? [] });
     }
     assertNotice(cal, current);
-    return setStatusInTx(trx, actor, current, 'cancelled', undefined, agentOrigin(actor) ?? undefined);
+    return cancelLocked(trx, actor, current);
   });
+}
+
+/**
+ * The cancellation itself, on an appointment locked in `trx`: `appointment.cancelled`, the time
+ * free at once and offered to the waitlist in this transaction. The API cancel above reaches it
+ * under the calendar's rules; a patient's answer to the clinic's own confirmation request
+ * (src/modules/confirmations) reaches it directly: the clinic asked, so neither its notice
+ * nor the calendar's origin stands in the way of freeing the time.
+ */
+export async function cancelLocked(trx: Transaction, actor: Actor, current: AppointmentRow): Promise<AppointmentRow> {
+  return setStatusInTx(trx, actor, current, 'cancelled', undefined, agentOrigin(actor) ?? undefined);
+}
+
+/** The patient confirms, on an appointment locked in `trx`: status `confirmed` and `appointment.confirmed`, as the agenda's status change. */
+export async function confirmLocked(trx: Transaction, actor: Actor, current: AppointmentRow): Promise<AppointmentRow> {
+  return setStatusInTx(trx, actor, current, 'confirmed');
 }

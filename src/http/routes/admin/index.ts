@@ -6,6 +6,7 @@ import { registerDemoAdminRoutes } from './demo.js';
 import { registerEventAdminRoutes } from './events.js';
 import { registerKeyRoutes } from './keys.js';
 import { registerOutboundAdminRoutes } from './outbound.js';
+import { registerConfirmationAdminRoutes } from './confirmations.js';
 import { registerPeopleAdminRoutes } from './people.js';
 import { registerTenantRoutes } from './tenants.js';
 
@@ -17,4 +18,5 @@ export function registerAdminRoutes(app: App, ctx: AppContext): void {
   registerEventAdminRoutes(app, ctx);
   registerDemoAdminRoutes(app, ctx);
   registerOutboundAdminRoutes(app, ctx);
+  registerConfirmationAdminRoutes(app, ctx);
 }

@@ -20,6 +20,7 @@ import { registerPaymentRoutes } from './payments.js';
 import { registerTaskRoutes } from './tasks.js';
 import { registerRecallRoutes } from './recalls.js';
 import { registerStatsRoutes } from './stats.js';
+import { registerConfirmationRoutes } from './confirmations.js';
 import { registerTreatmentPlanRoutes } from './treatment-plans.js';
 import { registerWaitlistRoutes } from './waitlist.js';
 import { registerWebhookDeliveryRoutes } from './webhook-deliveries.js';
@@ -49,4 +50,5 @@ export function registerV1Routes(app: App, ctx: AppContext): void {
   registerWaitlistRoutes(app, ctx);
   registerRecallRoutes(app, ctx);
   registerStatsRoutes(app, ctx);
+  registerConfirmationRoutes(app, ctx);
 }
