@@ -15,7 +15,15 @@ import { withReadingFields } from './readings.js';
 import { exampleInstant, LOCAL_OR_INSTANT, LOCAL_TIME_NOTE } from './local-time.js';
 import { readOnly, type AgentTool, type Sentence } from './tool.js';
 
-export const AGENT_TOOLS: readonly AgentTool[] = [...VOICE_TOOLS, ...PEOPLE_TOOLS, ...AGENDA_TOOLS, ...OFFICE_TOOLS, ...OUTBOUND_TOOLS, ...CONFIRMATION_TOOLS, ...CHAT_TOOLS];
+export const AGENT_TOOLS: readonly AgentTool[] = [
+  ...VOICE_TOOLS,
+  ...PEOPLE_TOOLS,
+  ...AGENDA_TOOLS,
+  ...OFFICE_TOOLS,
+  ...OUTBOUND_TOOLS,
+  ...CONFIRMATION_TOOLS,
+  ...CHAT_TOOLS,
+];
 
 const BY_NAME = new Map(AGENT_TOOLS.map((t) => [t.name, t]));
 
