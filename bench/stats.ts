@@ -8,13 +8,12 @@
  * confirmation events of the last 30 days. `--reads=100` requests one after another, p50 / p95 /
  * p99 / max. Target: p99 under 200 ms.
  *
- * The service runs in this process (HTTP on 127.0.0.1, requests sequential). `--engines=pglite,postgres`
+ * The clinic is seeded by bench/lib/agenda-seed.ts. The service runs in this process (HTTP on 127.0.0.1, requests sequential). `--engines=pglite,postgres`
  * (postgres needs DATABASE_URL; a database of its own is created and dropped).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { request } from 'undici';
 import { buildApp } from '../src/app.js';
 import { closeContext, createContext } from '../src/bootstrap.js';
@@ -22,7 +21,7 @@ import { testConfig } from '../src/config.js';
 import { createApiKey } from '../src/modules/auth/index.js';
 import { BENCH_LIMITS } from './lib/constants.js';
 import { benchArgs, dedicatedDatabase, machine, percentile as pct } from './lib/harness.js';
-import { seedClinic } from './lib/seed.js';
+import { seedAgendaClinic } from './lib/agenda-seed.js';
 
 const args = benchArgs();
 const PATIENTS = Number(args.patients ?? 100_000);
@@ -49,47 +48,8 @@ async function runEngine(engine: string): Promise<void> {
   const ctx = await createContext(testConfig({ databaseUrl: pg?.url ?? null, dataDir: dataDir ?? './data', logLevel: 'silent' }));
   try {
     const seedStart = Date.now();
-    const s = await seedClinic(ctx.db, 1, 0);
-    const clinicId = s.clinicId;
-    const appointments = Math.round(PATIENTS * PER_YEAR * 2);
-    await sql`INSERT INTO patients (id, clinic_id, facility_id, first_name, last_name, phone)
-      SELECT gen_random_uuid(), ${clinicId}, ${s.facilityId}, 'Paziente', 'N' || i, '+39333' || lpad(i::text, 7, '0')
-      FROM generate_series(1, ${PATIENTS}) AS i`.execute(ctx.db);
-    // Two years back and a month ahead, spread evenly; past ones completed, no-show (1 in 20) or
-    // cancelled (1 in 10), future ones scheduled or confirmed.
-    await sql`WITH p AS (SELECT id, row_number() OVER () AS n FROM patients WHERE clinic_id = ${clinicId})
-      INSERT INTO appointments (id, clinic_id, patient_id, facility_id, start_at, end_at, status, type, origin)
-      SELECT gen_random_uuid(), ${clinicId}, p.id, ${s.facilityId}, t, t + interval '30 minutes',
-        CASE WHEN t > now() THEN (CASE WHEN i % 2 = 0 THEN 'confirmed' ELSE 'scheduled' END)
-             WHEN i % 10 = 0 THEN 'cancelled' WHEN i % 20 = 1 THEN 'no_show' ELSE 'completed' END, 'checkup', 'manual'
-      FROM generate_series(1, ${appointments}) AS i
-        CROSS JOIN LATERAL (SELECT now() - interval '730 days' + (i::float8 / ${appointments}) * interval '760 days' AS t) AS at
-        JOIN p ON p.n = 1 + (i % ${PATIENTS})`.execute(ctx.db);
-    const cal = await sql<{ id: string }>`INSERT INTO calendars (id, clinic_id, facility_id, name, slot_minutes, working_hours, doctor_ids)
-      VALUES (gen_random_uuid(), ${clinicId}, ${s.facilityId}, 'Igiene', 30, '{}'::jsonb, ARRAY[]::uuid[]) RETURNING id`.execute(ctx.db);
-    const calendarId = cal.rows[0]!.id;
-    // An accepted offer (with its entry) for one cancellation in three.
-    await sql`WITH c AS (SELECT patient_id, start_at, end_at, row_number() OVER () AS n FROM appointments WHERE clinic_id = ${clinicId} AND status = 'cancelled'),
-      e AS (INSERT INTO waitlist_entries (id, clinic_id, facility_id, calendar_id, patient_id, earliest, latest, channel, status)
-        SELECT gen_random_uuid(), ${clinicId}, ${s.facilityId}, ${calendarId}, patient_id, start_at - interval '7 days', end_at, 'phone', 'booked'
-        FROM c WHERE n % 3 = 0 RETURNING id, earliest, latest)
-      INSERT INTO waitlist_offers (id, clinic_id, facility_id, calendar_id, entry_id, start_at, end_at, expires_at, status)
-      SELECT gen_random_uuid(), ${clinicId}, ${s.facilityId}, ${calendarId}, e.id, e.latest - interval '30 minutes', e.latest, e.latest - interval '1 day', 'accepted'
-      FROM e`.execute(ctx.db);
-    await sql`INSERT INTO recall_attempts (id, clinic_id, facility_id, patient_id, channel, outcome, created_at)
-      SELECT gen_random_uuid(), ${clinicId}, facility_id, id, 'phone', CASE WHEN abs(hashtext(id::text)) % 4 = 0 THEN 'booked' ELSE 'no_answer' END,
-        now() - make_interval(days => abs(hashtext(id::text)) % 730)
-      FROM patients WHERE clinic_id = ${clinicId} AND abs(hashtext(id::text)) % 5 < 2`.execute(ctx.db);
-    await sql`INSERT INTO events (id, clinic_id, type, facility_id, scope, livemode, data, created_at)
-      SELECT gen_random_uuid(), ${clinicId}, 'appointment.confirmed', facility_id, 'appointments', true, jsonb_build_object('id', id), start_at - interval '2 days'
-      FROM appointments WHERE clinic_id = ${clinicId} AND start_at > now() - interval '28 days' AND start_at < now() AND status = 'completed'`.execute(ctx.db);
-    await sql`VACUUM ANALYZE`.execute(ctx.db);
+    const { clinicId, counts } = await seedAgendaClinic(ctx.db, PATIENTS, PER_YEAR);
     const seedSeconds = (Date.now() - seedStart) / 1000;
-    const counts = await sql<{ a: number; o: number; r: number; e: number }>`SELECT
-      (SELECT count(*)::int FROM appointments WHERE clinic_id = ${clinicId}) AS a, (SELECT count(*)::int FROM waitlist_offers WHERE clinic_id = ${clinicId}) AS o,
-      (SELECT count(*)::int FROM recall_attempts WHERE clinic_id = ${clinicId}) AS r, (SELECT count(*)::int FROM events WHERE clinic_id = ${clinicId}) AS e`.execute(
-      ctx.db,
-    );
 
     const key = await createApiKey(ctx.db, clinicId, { name: 'bench', scopes: ['appointments:read'] });
     const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });
@@ -99,9 +59,9 @@ async function runEngine(engine: string): Promise<void> {
       for (let i = 0; i < 5; i++) await timed(url, key.token);
       const reads: number[] = [];
       for (let i = 0; i < READS; i++) reads.push(await timed(url, key.token));
-      const c = counts.rows[0]!;
+      const c = counts;
       console.log(
-        `\n${ctx.database.engine}: ${PATIENTS} patients, ${c.a} appointments over two years, ${c.o} accepted offers, ${c.r} recall attempts, ${c.e} events; seeded in ${seedSeconds.toFixed(1)} s`,
+        `\n${ctx.database.engine}: ${PATIENTS} patients, ${c.appointments} appointments over two years, ${c.offers} accepted offers, ${c.recallAttempts} recall attempts, ${c.events} events; seeded in ${seedSeconds.toFixed(1)} s`,
       );
       console.log(`  GET /v1/stats/agenda, 371 days (54 weeks), ${READS} requests: ${summary(reads)}`);
     } finally {
