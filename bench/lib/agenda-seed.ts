@@ -10,7 +10,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { seedClinic } from './seed.js';
 
-export interface AgendaClinic {
+interface AgendaClinic {
   clinicId: string;
   facilityId: string;
   calendarId: string;
