@@ -22,6 +22,10 @@ export async function claimDemoMark(db: Db): Promise<boolean> {
 
 /** Deleted by a reset, in this order (each table after every table that references it). */
 export const RESET_TABLES = [
+  'confirmation_due_marks',
+  'confirmation_attempts',
+  'appointment_confirmations',
+  'confirmation_contacts',
   'waitlist_offers',
   'waitlist_entries',
   'recall_attempts',
@@ -61,12 +65,13 @@ export const RESET_TABLES = [
 /**
  * Kept by a reset: the clinic, its facilities (keys and destinations may be limited to them),
  * its API keys and webhook destinations, its settings (the waitlist's offer time, the recall
- * rules), and its history (events, deliveries, the access log).
+ * and confirmation rules), and its history (events, deliveries, the access log).
  */
 export const KEPT_TABLES = [
   'clinics',
   'waitlist_settings',
   'recall_rules',
+  'confirmation_rules',
   'facilities',
   'api_keys',
   'webhook_endpoints',
