@@ -75,7 +75,7 @@ async function call<T = any>(
  * Calls every route and job whose statements are checked, recording each under its phase.
  * Needs `webhookAllowInsecure` (the endpoint is a closed loopback port: the worker's sends fail at once).
  * Writes to the clinic: a webhook endpoint, a hold, an appointment (rescheduled, cancelled),
- * a call, a lead, a task, a waitlist entry, a conversation, recall rules.
+ * a call, a lead, a task, a waitlist entry, a conversation, recall and confirmation rules, a confirmation attempt.
  */
 export async function drivePlans(ctx: AppContext, http: Http, target: PlanTarget, capture: StatementCapture): Promise<string[]> {
   /** The calls that did not answer 2xx: each is reported, and the steps that need its answer are skipped. */
@@ -109,6 +109,16 @@ export async function drivePlans(ctx: AppContext, http: Http, target: PlanTarget
     quietStart: '23:58',
     quietEnd: '00:00',
   });
+  await admin('PUT', '/confirmation-rules', {
+    steps: [{ hoursBefore: 96 }, { daysBefore: 1, at: '18:00' }],
+    calendarIds: [],
+    categories: [],
+    channels: ['phone', 'sms'],
+    maxAttempts: 3,
+    retryAfterMinutes: 120,
+    quietStart: '23:58',
+    quietEnd: '00:00',
+  });
 
   // A voice call's steps.
   await v1('GET', `/voice/context?from=${encodeURIComponent(target.patientPhone)}`);
@@ -128,6 +138,7 @@ export async function drivePlans(ctx: AppContext, http: Http, target: PlanTarget
       start: first.start,
       holdId: hold?.body.id,
     });
+    if (booked) await v1('POST', `/appointments/${booked.body.id}/confirmation-attempts`, { channel: 'phone', outcome: 'no_answer' });
     const read = booked && (await v1('GET', `/appointments/${booked.body.id}`));
     const moved =
       read && (await v1('PATCH', `/appointments/${booked!.body.id}`, { start: second.start, doctorId: second.doctorId }, { 'if-match': read.etag! }));
@@ -164,6 +175,7 @@ export async function drivePlans(ctx: AppContext, http: Http, target: PlanTarget
   for (const q of ['', '?type=appointment.created', `?updatedSince=${since}`]) await v1('GET', `/events${q}`);
   for (const q of ['', '?status=pending']) await v1('GET', `/webhook-deliveries${q}`);
   for (const q of ['', `?dueBefore=${inDays(365)}`]) await v1('GET', `/recalls${q}`);
+  for (const q of ['', `?dueBefore=${inDays(30)}&facilityId=${target.facilityId}`]) await v1('GET', `/confirmations${q}`);
   for (const q of ['', `?calendarId=${target.calendarId}`]) await v1('GET', `/waitlist${q}`);
   await v1('GET', '/waitlist-offers');
   await v1('GET', `/calendars?facilityId=${target.facilityId}`);

@@ -73,6 +73,7 @@ const CROSS_TENANT: Readonly<Record<string, string>> = {
   'job purge-webhook-data': 'retention: events, deliveries and deleted endpoints of every clinic older than the retention period, in batches',
   'job expire-waitlist-offers': 'the offers of every clinic whose time ran out, by expiry',
   'job refresh-recall-worklists': 'walks the clinics that have recall rules, then refreshes each clinic’s worklist',
+  'job confirmations-due': 'walks the clinics that have confirmation rules, then finds each clinic’s appointments due to be asked',
   'job installments-overdue': 'the installments of every clinic that fell due, by due date',
   'job expire-bot-pauses': 'the conversations of every clinic whose bot pause ran out',
   'job documents-finish-uploads': 'the uploads of every clinic whose link ran out',
