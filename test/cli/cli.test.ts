@@ -111,6 +111,35 @@ describe.skipIf(ENGINE === 'postgres')('dental-clinic CLI', () => {
     expect(JSON.parse(renamed.stdout)).toMatchObject({ firstName: 'Giulia', displayName: 'Dott.ssa Giulia Ferri' });
   });
 
+  it('sets and reads a clinic’s confirmation rules (the no-show loop) through the back office’s operations', async () => {
+    const clinic = JSON.parse((await cli('clinics', 'create', '--name', 'Studio Conferme', '--json')).stdout);
+    const rulesBody = {
+      steps: [{ hoursBefore: 48 }, { daysBefore: 1, at: '18:00' }],
+      calendarIds: [],
+      categories: [],
+      channels: ['phone', 'sms'],
+      maxAttempts: 3,
+      retryAfterMinutes: 120,
+      quietStart: '20:00',
+      quietEnd: '09:00',
+    };
+    const set = await cli('call', 'set-confirmation-rules', '--clinic', clinic.id, '--body', JSON.stringify(rulesBody), '--json');
+    expect(set.code, set.stderr).toBe(0);
+    const read = await cli('call', 'get-confirmation-rules', '--clinic', clinic.id, '--json');
+    expect(read.code, read.stderr).toBe(0);
+    expect(JSON.parse(read.stdout)).toMatchObject({ steps: rulesBody.steps, maxAttempts: 3, quietStart: '20:00' });
+    const bad = await cli(
+      'call',
+      'set-confirmation-rules',
+      '--clinic',
+      clinic.id,
+      '--body',
+      JSON.stringify({ ...rulesBody, steps: [{ daysBefore: 1, at: '25:00' }] }),
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: invalid_request \(.*steps/);
+  });
+
   it('imports patients from a file with progress, and fills a demo clinic', async () => {
     const clinic = JSON.parse((await cli('clinics', 'create', '--name', 'Studio Import', '--json')).stdout);
     const file = path.join(dataDir, 'patients.json');
