@@ -14,19 +14,12 @@
  * The service runs in this process (HTTP on 127.0.0.1, requests sequential).
  * `--engines=pglite,postgres` (postgres needs DATABASE_URL; a database of its own is created and dropped).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { request } from 'undici';
-import { buildApp } from '../src/app.js';
-import { closeContext, createContext } from '../src/bootstrap.js';
-import { testConfig } from '../src/config.js';
 import { createApiKey } from '../src/modules/auth/index.js';
 import { setConfirmationRules } from '../src/modules/confirmations/index.js';
-import { BENCH_LIMITS } from './lib/constants.js';
 import { seedAgendaClinic } from './lib/agenda-seed.js';
-import { benchArgs, dedicatedDatabase, machine, percentile as pct } from './lib/harness.js';
+import { benchArgs, machine, percentile as pct } from './lib/harness.js';
+import { timedRequest, withInProcessService } from './lib/in-process.js';
 
 const args = benchArgs();
 const PATIENTS = Number(args.patients ?? 100_000);
@@ -36,23 +29,8 @@ const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'postgres,pglite' :
 
 const summary = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(2)} ms, p95 ${pct(xs, 95).toFixed(2)} ms, p99 ${pct(xs, 99).toFixed(2)} ms`;
 
-async function timed(url: string, token: string, body?: unknown): Promise<number> {
-  const t = process.hrtime.bigint();
-  const res = await request(url, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${text.slice(0, 300)}`);
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
-
 async function runEngine(engine: string): Promise<void> {
-  const pg = engine === 'postgres' ? await dedicatedDatabase(process.env.DATABASE_URL!, 'bench_confirmations') : null;
-  const dataDir = pg ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-bench-confirmations-'));
-  const ctx = await createContext(testConfig({ databaseUrl: pg?.url ?? null, dataDir: dataDir ?? './data', logLevel: 'silent' }));
-  try {
+  await withInProcessService(engine, 'confirmations', async (ctx, serve) => {
     const seedStart = Date.now();
     const { clinicId, facilityId, calendarId, counts } = await seedAgendaClinic(ctx.db, PATIENTS, 1.5);
     await setConfirmationRules(ctx.db, clinicId, {
@@ -76,55 +54,49 @@ async function runEngine(engine: string): Promise<void> {
     const seedSeconds = (Date.now() - seedStart) / 1000;
 
     const key = await createApiKey(ctx.db, clinicId, { name: 'bench', scopes: ['appointments:read', 'appointments:write'] });
-    const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v1`;
+    const base = `${await serve()}/v1`;
     const monthAhead = encodeURIComponent(new Date(Date.now() + 31 * 86_400_000).toISOString());
-    try {
-      const now: number[] = [];
-      const month: number[] = [];
-      for (let i = 0; i < 5; i++) await timed(`${base}/confirmations`, key.token);
-      for (let i = 0; i < READS; i++) {
-        now.push(await timed(`${base}/confirmations`, key.token));
-        month.push(await timed(`${base}/confirmations?dueBefore=${monthAhead}`, key.token));
-      }
-      const plain: number[] = [];
-      const answer: number[] = [];
-      for (let i = 0; i + 1 < ahead.rows.length; i += 2) {
-        const [a, b] = [ahead.rows[i]!.id, ahead.rows[i + 1]!.id];
-        const viaAnswer = () =>
-          timed(`${base}/appointments/${b}/confirmation-attempts`, key.token, { channel: 'phone', outcome: 'cancel_requested', externalCallId: `bench-${b}` });
-        const viaCancel = () => timed(`${base}/appointments/${a}/cancel`, key.token, {});
-        // Alternate which goes first, so neither always meets a warmer cache.
-        if (i % 4 === 0) {
-          plain.push(await viaCancel());
-          answer.push(await viaAnswer());
-        } else {
-          answer.push(await viaAnswer());
-          plain.push(await viaCancel());
-        }
-      }
-      const offers = await sql<{ n: number }>`SELECT count(*)::int AS n FROM waitlist_offers WHERE clinic_id = ${clinicId} AND status = 'offered'`.execute(
-        ctx.db,
-      );
-      console.log(
-        `\n${ctx.database.engine}: ${PATIENTS} patients, ${counts.appointments} appointments (${waiting.rows[0]!.n} scheduled ahead, waiting for their confirmation); seeded in ${seedSeconds.toFixed(1)} s`,
-      );
-      console.log(`  GET /v1/confirmations, due now, first page, ${READS} requests: ${summary(now)}`);
-      console.log(`  GET /v1/confirmations, due within a month, first page, ${READS} requests: ${summary(month)}`);
-      console.log(`  plain cancel, ${plain.length}: ${summary(plain)}`);
-      console.log(`  cancel_requested answer, ${answer.length}: ${summary(answer)}`);
-      console.log(
-        `  answer minus plain: p50 ${(pct(answer, 50) - pct(plain, 50)).toFixed(2)} ms, p99 ${(pct(answer, 99) - pct(plain, 99)).toFixed(2)} ms; ${offers.rows[0]!.n} freed slots offered`,
-      );
-    } finally {
-      await app.close();
+    const now: number[] = [];
+    const month: number[] = [];
+    for (let i = 0; i < 5; i++) await timedRequest(`${base}/confirmations`, key.token);
+    for (let i = 0; i < READS; i++) {
+      now.push(await timedRequest(`${base}/confirmations`, key.token));
+      month.push(await timedRequest(`${base}/confirmations?dueBefore=${monthAhead}`, key.token));
     }
-  } finally {
-    await closeContext(ctx);
-    await pg?.drop();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+    const plain: number[] = [];
+    const answer: number[] = [];
+    for (let i = 0; i + 1 < ahead.rows.length; i += 2) {
+      const [a, b] = [ahead.rows[i]!.id, ahead.rows[i + 1]!.id];
+      const viaAnswer = () =>
+        timedRequest(`${base}/appointments/${b}/confirmation-attempts`, key.token, {
+          channel: 'phone',
+          outcome: 'cancel_requested',
+          externalCallId: `bench-${b}`,
+        });
+      const viaCancel = () => timedRequest(`${base}/appointments/${a}/cancel`, key.token, {});
+      // Alternate which goes first, so neither always meets a warmer cache.
+      if (i % 4 === 0) {
+        plain.push(await viaCancel());
+        answer.push(await viaAnswer());
+      } else {
+        answer.push(await viaAnswer());
+        plain.push(await viaCancel());
+      }
+    }
+    const offers = await sql<{ n: number }>`SELECT count(*)::int AS n FROM waitlist_offers WHERE clinic_id = ${clinicId} AND status = 'offered'`.execute(
+      ctx.db,
+    );
+    console.log(
+      `\n${ctx.database.engine}: ${PATIENTS} patients, ${counts.appointments} appointments (${waiting.rows[0]!.n} scheduled ahead, waiting for their confirmation); seeded in ${seedSeconds.toFixed(1)} s`,
+    );
+    console.log(`  GET /v1/confirmations, due now, first page, ${READS} requests: ${summary(now)}`);
+    console.log(`  GET /v1/confirmations, due within a month, first page, ${READS} requests: ${summary(month)}`);
+    console.log(`  plain cancel, ${plain.length}: ${summary(plain)}`);
+    console.log(`  cancel_requested answer, ${answer.length}: ${summary(answer)}`);
+    console.log(
+      `  answer minus plain: p50 ${(pct(answer, 50) - pct(plain, 50)).toFixed(2)} ms, p99 ${(pct(answer, 99) - pct(plain, 99)).toFixed(2)} ms; ${offers.rows[0]!.n} freed slots offered`,
+    );
+  });
 }
 
 console.log(machine());
