@@ -13,13 +13,14 @@
  *     process neither crashes nor logs unhandled `error` events.
  * The shared Redis and PostgreSQL are never stopped.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dedicatedDatabase } from '../helpers/databases.js';
+import { PG_BIN, PrivateCluster } from '../helpers/pg-cluster.js';
 import { freePort, startService, waitFor, type ServiceProcess } from '../helpers/process.js';
 import { ENGINE } from '../helpers/server.js';
 
@@ -79,56 +80,6 @@ class CuttableProxy {
     const closed = new Promise((r) => server?.close(r));
     for (const s of this.#sockets) s.destroy();
     await closed;
-  }
-}
-
-const PG_BIN = '/usr/lib/postgresql/15/bin';
-
-/** A PostgreSQL cluster of this test alone (initdb as user postgres when run as root). */
-class PrivateCluster {
-  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-pg-'));
-  constructor(readonly port: number) {}
-
-  #command(tool: string, args: string[]): [string, string[]] {
-    return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', path.join(PG_BIN, tool), ...args]] : [path.join(PG_BIN, tool), args];
-  }
-
-  #run(tool: string, args: string[]): void {
-    const [cmd, argv] = this.#command(tool, args);
-    execFileSync(cmd, argv, { stdio: 'pipe', timeout: 60_000 });
-  }
-
-  /** Stops the server without blocking this process (requests in flight keep going). */
-  stopAsync(): Promise<void> {
-    const [cmd, argv] = this.#command('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', 'stop']);
-    return new Promise((resolve, reject) => execFile(cmd, argv, { timeout: 60_000 }, (error) => (error ? reject(error) : resolve())));
-  }
-
-  init(): void {
-    if (process.getuid?.() === 0) execFileSync('chown', ['postgres', this.dir]);
-    this.#run('initdb', ['-D', path.join(this.dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  }
-
-  start(): void {
-    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
-    this.#run('pg_ctl', ['-D', path.join(this.dir, 'data'), '-o', options, '-l', path.join(this.dir, 'log'), '-w', 'start']);
-  }
-
-  stop(): void {
-    this.#run('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', 'stop']);
-  }
-
-  remove(): void {
-    try {
-      this.stop();
-    } catch {
-      // not running
-    }
-    fs.rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  get url(): string {
-    return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   }
 }
 
