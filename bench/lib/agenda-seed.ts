@@ -49,6 +49,9 @@ export async function seedAgendaClinic(db: Kysely<DB>, patients: number, perYear
   await sql`INSERT INTO events (id, clinic_id, type, facility_id, scope, livemode, data, created_at)
     SELECT gen_random_uuid(), ${clinicId}, 'appointment.confirmed', facility_id, 'appointments', true, jsonb_build_object('id', id), start_at - interval '2 days'
     FROM appointments WHERE clinic_id = ${clinicId} AND start_at > now() - interval '28 days' AND start_at < now() AND status = 'completed'`.execute(db);
+  // Those visits were confirmed before they were completed, as the status change would have recorded.
+  await sql`UPDATE appointments SET confirmed_at = start_at - interval '2 days'
+    WHERE clinic_id = ${clinicId} AND start_at > now() - interval '28 days' AND start_at < now() AND status = 'completed'`.execute(db);
   await sql`VACUUM ANALYZE`.execute(db);
   const counts = await sql<AgendaClinic['counts']>`SELECT
     (SELECT count(*)::int FROM appointments WHERE clinic_id = ${clinicId}) AS appointments,

@@ -31233,7 +31233,7 @@ export interface operations {
                             hours: number;
                             /** @description Appointments starting in the span, neither draft nor cancelled */
                             appointments: number;
-                            /** @description Of those, the ones confirmed: in status `confirmed` now, or with an `appointment.confirmed` event still kept (events are kept 30 days) */
+                            /** @description Of those, the ones ever confirmed (also when they went on to a check-in, a completion or a no-show) */
                             confirmed: number;
                             /** @description confirmed / appointments; null when there is nothing to divide by */
                             confirmedShare: number | null;
@@ -31260,7 +31260,7 @@ export interface operations {
                         totals: {
                             /** @description Appointments starting in the span, neither draft nor cancelled */
                             appointments: number;
-                            /** @description Of those, the ones confirmed: in status `confirmed` now, or with an `appointment.confirmed` event still kept (events are kept 30 days) */
+                            /** @description Of those, the ones ever confirmed (also when they went on to a check-in, a completion or a no-show) */
                             confirmed: number;
                             /** @description confirmed / appointments; null when there is nothing to divide by */
                             confirmedShare: number | null;

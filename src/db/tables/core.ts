@@ -192,6 +192,8 @@ export interface AppointmentsTable {
   completion_notes: string | null;
   origin: string;
   treatment_plan_id: string | null;
+  /** When it first became `confirmed` (set by the database: migration 0128). */
+  confirmed_at: Generated<Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
   version: Generated<number>;

@@ -21,7 +21,7 @@ const Hours = (description: string) => Type.Number({ minimum: 0, description: `$
 
 const figures = {
   appointments: Count('Appointments starting in the span, neither draft nor cancelled'),
-  confirmed: Count('Of those, the ones confirmed: in status `confirmed` now, or with an `appointment.confirmed` event still kept (events are kept 30 days)'),
+  confirmed: Count('Of those, the ones ever confirmed (also when they went on to a check-in, a completion or a no-show)'),
   confirmedShare: Share('confirmed / appointments'),
   noShows: Count('Appointments in status `no_show`'),
   noShowRate: Share('noShows / (noShows + the appointments the patient came to: checked_in, in_progress, completed)'),

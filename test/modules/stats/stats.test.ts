@@ -43,18 +43,9 @@ describe('GET /v1/stats/agenda', () => {
     // Week of Monday 2 March 2026 (Rome, UTC+1): Monday 00:30 local is Sunday 23:30 UTC.
     await appointment(c, '2026-03-01T23:30:00Z', 'completed');
     await appointment(c, '2026-03-03T09:00:00Z', 'confirmed');
-    const confirmedBefore = await appointment(c, '2026-03-03T10:00:00Z', 'completed');
-    await server.ctx.db
-      .insertInto('events')
-      .values({
-        id: crypto.randomUUID(),
-        clinic_id: c.clinicId,
-        type: 'appointment.confirmed',
-        scope: 'appointments',
-        livemode: true,
-        data: { id: confirmedBefore.id },
-      } as never)
-      .execute();
+    // Confirmed, then completed: it stays confirmed (the database keeps when it first was).
+    const confirmedBefore = await appointment(c, '2026-03-03T10:00:00Z', 'confirmed');
+    await server.ctx.db.updateTable('appointments').set({ status: 'completed' }).where('id', '=', confirmedBefore.id).execute();
     await appointment(c, '2026-03-04T09:00:00Z', 'no_show');
     await appointment(c, '2026-03-04T10:00:00Z', 'scheduled');
     await appointment(c, '2026-03-05T09:00:00Z', 'cancelled', { minutes: 90 });
@@ -150,6 +141,22 @@ describe('GET /v1/stats/agenda', () => {
       recallsBooked: 1,
     });
     expect(res.body.totals).toMatchObject({ appointments: 7, noShows: 2, noShowRate: 0.5, recallsAttempted: 3, recallsBooked: 2, confirmedShare: 0.2857 });
+  });
+
+  it('counts an appointment ever confirmed through the API, after its visit and once its event is no longer kept', async () => {
+    const c = await server.factories.tenant();
+    const visit = await appointment(c, '2026-04-07T09:00:00Z', 'scheduled');
+    const never = await appointment(c, '2026-04-07T10:00:00Z', 'scheduled');
+    for (const status of ['confirmed', 'checked_in', 'in_progress', 'completed']) {
+      const res = await server.admin('POST', `/admin/v1/clinics/${c.clinicId}/appointments/${visit.id}/status`, { status });
+      expect(res.status, res.text).toBe(200);
+    }
+    expect((await server.admin('POST', `/admin/v1/clinics/${c.clinicId}/appointments/${never.id}/status`, { status: 'no_show' })).status).toBe(200);
+    // The outbox's retention has removed the confirmation event.
+    await server.ctx.db.deleteFrom('events').where('clinic_id', '=', c.clinicId).where('type', '=', 'appointment.confirmed').execute();
+    const res = await stats('from=2026-04-06&to=2026-04-13', c.token);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.totals).toMatchObject({ appointments: 2, confirmed: 1, confirmedShare: 0.5, noShows: 1 });
   });
 
   it('reads weeks in the clinic’s zone across clock changes, clipping the first and last to the range', async () => {
