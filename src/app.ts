@@ -38,6 +38,7 @@ import { LazySchemas } from './http/lazy-schemas.js';
 import { answerAndClose, answerClientError, rawErrorAnswer } from './http/client-error.js';
 import { capConnectionsPerAddress, serverTimeouts } from './http/connections.js';
 import { registerDeliveryMetrics } from './modules/webhooks/index.js';
+import { registerReplicaMetrics, registerWriteMarks } from './http/plugins/replicas.js';
 
 export interface AppOptions {
   ctx: AppContext;
@@ -133,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   requirePlanes(app, { separateAdminListener: ctx.config.adminPort !== null });
   registerMetrics(app, metrics);
   registerDeliveryMetrics(metrics.registry, ctx.db);
+  registerReplicaMetrics(metrics.registry, ctx.reads);
   const docs = await registerOpenApi(app);
   const onRateLimited = () => metrics.rateLimited.inc();
 
@@ -162,6 +164,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       // A known path with another method is 405 with Allow (src/http/method-not-allowed.ts).
       const v1Methods = notFoundOrWrongMethod(allowedMethodsOf(app, ['v1'], ROUTER_OPTIONS));
       await v1.register(async (prefixed) => prefixed.setNotFoundHandler(v1Methods), { prefix: '/v1' });
+      registerWriteMarks(v1, ctx.reads);
       registerIdempotency(v1, ctx.db);
       registerToolCallLedger(v1, ctx.db);
       registerV1Routes(v1 as unknown as App, ctx);
@@ -215,6 +218,8 @@ export async function createHttpService(ctx: AppContext): Promise<HttpService> {
         },
       })
     : null;
+  // A key's next read may reach another API process: its write position is kept in Redis too.
+  if (redis) ctx.reads.shareMarks(redis);
   const app = await buildApp({ ctx, limiter: new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore()) });
   log = app.log;
   if (config.trustProxy && config.documents.publicUrl === null) {

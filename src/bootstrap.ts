@@ -7,6 +7,7 @@ import { useEventSchemas } from './events/validate.js';
 import { openDatabase, type QueryWatcher } from './db/database.js';
 import type { StartedPGlite } from './db/pglite-start.js';
 import { migrate } from './db/migrate.js';
+import { openReplicas } from './db/replicas.js';
 import { serverSecret } from './lib/server-secret.js';
 import { AccessLogWriter } from './modules/access-log/index.js';
 import { Authenticator } from './modules/auth/index.js';
@@ -42,10 +43,19 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const cursorSecret = await serverSecret(database.db, 'cursor_secret');
     const documents = await createDocumentsRuntime(config.documents, database.db);
     const changes = await ChangeFeed.start(database);
+    const reads = await openReplicas({
+      primary: database.db,
+      urls: config.databaseReplicaUrls,
+      maxLagMs: config.replicaMaxLagMs,
+      poolMax: config.dbPoolMax,
+      prepareAfter: config.dbPrepareAfter,
+      wireSpeedUps: config.dbWireSpeedUps,
+    });
     return {
       config,
       database,
       db: database.db,
+      reads,
       authenticator: new Authenticator(database.db, changes),
       changes,
       accessLog: new AccessLogWriter(database.db),
@@ -64,6 +74,7 @@ export async function closeContext(ctx: AppContext): Promise<void> {
     await ctx.changes.close();
     await ctx.accessLog.close();
     await ctx.documents.store.close();
+    await ctx.reads.close();
   } finally {
     await ctx.database.close();
   }

@@ -19,6 +19,13 @@ export interface Config {
   dbPrepareAfter: number;
   /** PostgreSQL: the wire-level speed-ups of src/db/pg-client.ts (DB_WIRE_SPEEDUPS, default on). */
   dbWireSpeedUps: boolean;
+  /**
+   * DATABASE_REPLICA_URLS: streaming replicas of DATABASE_URL, comma-separated, for the reads that
+   * may lag a little (src/db/replicas.ts). Empty: every read on the primary.
+   */
+  databaseReplicaUrls: string[];
+  /** REPLICA_MAX_LAG_MS (2000): a replica further behind than this is skipped until it catches up. */
+  replicaMaxLagMs: number;
   redisUrl: string | null;
   /** Bearer token of the back-office API (and /metrics); when absent the back office is not mounted at all. */
   adminToken: string | null;
@@ -152,6 +159,26 @@ function readOrigins(env: Env, name: string): string[] {
   });
 }
 
+/** DATABASE_REPLICA_URLS: postgres URLs, comma-separated; only beside DATABASE_URL (the embedded database has no replicas). */
+function readReplicaUrls(env: Env, databaseUrl: string | null): string[] {
+  const name = 'DATABASE_REPLICA_URLS';
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.length === 0) return [];
+  if (databaseUrl === null)
+    throw new ConfigError(
+      name,
+      'needs DATABASE_URL: the embedded database (PGlite) has no replicas; set DATABASE_URL to the primary they replicate, or unset DATABASE_REPLICA_URLS',
+    );
+  return entries.map((entry, i) => {
+    const url = readUrl({ [name]: entry }, name, ['postgres:', 'postgresql:']);
+    if (url === databaseUrl) throw new ConfigError(name, `entry ${i + 1} is DATABASE_URL itself: list the primary's replicas, not the primary`);
+    return url!;
+  });
+}
+
 function readUrl(env: Env, name: string, protocols: string[]): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
@@ -189,10 +216,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminPort !== null && adminToken === null) throw new ConfigError('ADMIN_PORT', 'needs ADMIN_TOKEN: without a token there is no back office to serve');
   if (adminPort !== null && port !== 0 && adminPort === port) throw new ConfigError('ADMIN_PORT', 'must differ from PORT');
 
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+
   return {
     port,
     host: env.HOST || '127.0.0.1',
-    databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseUrl,
+    databaseReplicaUrls: readReplicaUrls(env, databaseUrl),
+    replicaMaxLagMs: readInt(env, 'REPLICA_MAX_LAG_MS', 2000, 100, 3_600_000),
     dataDir: env.DATA_DIR || './data',
     dbPoolMax: readInt(env, 'DB_POOL_MAX', 10, 2, 500),
     dbPrepareAfter: readInt(env, 'DB_PREPARE_AFTER', 1000, 0, 1_000_000_000),

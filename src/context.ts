@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { ActorEnvironment } from './core/actor.js';
 import type { ChangeFeed } from './db/change-feed.js';
 import type { Database } from './db/database.js';
+import type { ReadRouter } from './db/replicas.js';
 import type { DB } from './db/schema.js';
 import type { AccessLogWriter } from './modules/access-log/writer.js';
 import type { Authenticator } from './modules/auth/authenticate.js';
@@ -13,6 +14,8 @@ export interface AppContext {
   config: Config;
   database: Database;
   db: Kysely<DB>;
+  /** Where a lag-tolerant read runs: a replica that holds the reader's writes, else `db` (src/db/replicas.ts). */
+  reads: ReadRouter;
   authenticator: Authenticator;
   /** Changes of cached tables, as they commit (for the read caches). */
   changes: ChangeFeed;

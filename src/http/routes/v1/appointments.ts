@@ -19,6 +19,7 @@ import {
 import type { AppContext } from '../../../context.js';
 import { hasScope } from '../../../modules/auth/index.js';
 import { ReadCache } from '../../../db/read-cache.js';
+import type { Db } from '../../../db/transaction.js';
 import type { TenantScope } from '../../../db/tenant.js';
 import { book, cancelAppointmentViaApi, rescheduleAppointmentViaApi } from '../../../modules/scheduling/index.js';
 import { expectedVersion, setEtag } from '../../etag.js';
@@ -74,11 +75,16 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
     },
     async (request, reply) => {
       const query: PageQuery = { ...request.query, limit: request.query.limit ?? 50, sort: request.query.sort ?? 'updated' };
-      const { body, loggedIds } = await pages.get(request.actor.clinicId, pageKey(request.actor, query), async () => {
+      const load = async (db: Db) => {
         // Each appointment's JSON is written by the database (src/modules/appointments/store.ts, APPOINTMENT_JSON).
-        const page = await listAppointments(ctx.db, request.actor, query);
+        const page = await listAppointments(db, request.actor, query);
         return { body: `{"data":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}}`, loggedIds: page.loggedIds };
-      });
+      };
+      // With replicas they take the load instead of the page cache: a page read on a replica behind
+      // the change feed's last notice would be kept as current (src/db/replicas.ts).
+      const { body, loggedIds } = ctx.reads.replicated
+        ? await ctx.reads.run(request.actor, load)
+        : await pages.get(request.actor.clinicId, pageKey(request.actor, query), () => load(ctx.db));
       // Every read is logged, whether the page came from the cache or not.
       await ctx.accessLog.record(request.actor, { resourceType: 'appointment', resourceIds: loggedIds, fields: ['title', 'reason'] });
       // Already serialized by the route's response schema: a JSON string is sent as it is.

@@ -81,7 +81,7 @@ export function registerCalendarRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['appointments:read'], queryIssues: availabilityQueryIssues },
     },
-    async (request) => availability(ctx.db, request.actor, request.params.id, request.query),
+    async (request) => ctx.reads.run(request.actor, (db) => availability(db, request.actor, request.params.id, request.query)),
   );
 
   app.post(

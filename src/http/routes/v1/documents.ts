@@ -159,7 +159,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['documents:read'], errorStatuses: [403] },
     },
     async (request) => {
-      const page = await listDocuments(ctx.db, request.actor, request.query);
+      const page = await ctx.reads.run(request.actor, (db) => listDocuments(db, request.actor, request.query));
       await logRead(
         request,
         page.data.map((d) => d.id),
@@ -187,7 +187,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['documents:read'], errorStatuses: [403] },
     },
     async (request) => {
-      const row = await getDocument(ctx.db, request.actor, request.params.id);
+      const row = await ctx.reads.run(request.actor, (db) => getDocument(db, request.actor, request.params.id));
       await logRead(request, [row.id], ['title']);
       return documentView(row);
     },

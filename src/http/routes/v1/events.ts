@@ -22,6 +22,6 @@ export function registerEventRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['webhooks:read'] },
     },
-    async (request) => listEvents(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 50 }),
+    async (request) => ctx.reads.run(request.actor, (db) => listEvents(db, request.actor, { ...request.query, limit: request.query.limit ?? 50 })),
   );
 }

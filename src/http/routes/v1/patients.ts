@@ -82,7 +82,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['patients:read'] },
     },
-    async (request) => searchPatients(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 10 }),
+    async (request) => ctx.reads.run(request.actor, (db) => searchPatients(db, request.actor, { ...request.query, limit: request.query.limit ?? 10 })),
   );
 
   app.get(
@@ -99,7 +99,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['patients:read'], queryIssues: lookupQueryIssues },
     },
-    async (request) => lookupPatient(ctx.db, request.actor, request.query.phone),
+    async (request) => ctx.reads.run(request.actor, (db) => lookupPatient(db, request.actor, request.query.phone)),
   );
 
   app.get(

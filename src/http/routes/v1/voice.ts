@@ -36,7 +36,7 @@ export function registerVoiceRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['patients:read', 'appointments:read'], aiOperation: true, queryIssues: contextQueryIssues },
     },
     async (request) => {
-      const context = await voiceContext(ctx.db, request.actor, request.query);
+      const context = await ctx.reads.run(request.actor, (db) => voiceContext(db, request.actor, request.query));
       const patientIds = context.caller.patients.map((p) => p.id);
       await ctx.accessLog.record(request.actor, {
         resourceType: 'patient',

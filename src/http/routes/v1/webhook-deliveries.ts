@@ -29,7 +29,7 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['webhooks:read'] },
     },
-    async (request) => listDeliveries(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 50 }),
+    async (request) => ctx.reads.run(request.actor, (db) => listDeliveries(db, request.actor, { ...request.query, limit: request.query.limit ?? 50 })),
   );
 
   app.get(
