@@ -36,8 +36,34 @@ export class PrivateCluster {
     this.#run('initdb', ['-D', path.join(this.dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
   }
 
-  start(): void {
-    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  /**
+   * A streaming replica of `primary` in this cluster's folder (`pg_basebackup -R`: the base
+   * backup and the standby settings, primary_conninfo and standby.signal), to start() on this
+   * cluster's port. The primary's defaults allow it: wal_level=replica, max_wal_senders=10 and
+   * initdb's pg_hba lines for replication from 127.0.0.1.
+   */
+  replicaOf(primary: PrivateCluster): void {
+    if (process.getuid?.() === 0) execFileSync('chown', ['postgres', this.dir]);
+    this.#run('pg_basebackup', [
+      '-R',
+      '-X',
+      'stream',
+      '-c',
+      'fast',
+      '-D',
+      path.join(this.dir, 'data'),
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+    ]);
+  }
+
+  /** `settings`: more `-c name=value` server settings (a replica's shared_preload_libraries). */
+  start(settings: string[] = []): void {
+    const options = [`-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`, ...settings.map((s) => `-c ${s}`)].join(' ');
     this.#run('pg_ctl', ['-D', path.join(this.dir, 'data'), '-o', options, '-l', path.join(this.dir, 'log'), '-w', 'start']);
   }
 

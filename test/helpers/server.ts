@@ -87,6 +87,8 @@ interface StartOptions {
   appOptions?: Partial<AppOptions>;
   /** Sees every statement the server's database handle runs (test/db/plans.test.ts). */
   onQuery?: QueryWatcher;
+  /** Opens the context instead of openTestContext (a test's own PostgreSQL cluster: test/db/replicas.test.ts). */
+  open?: (config: Config) => Promise<{ ctx: AppContext; drop: () => Promise<void> }>;
 }
 
 /** Limits large enough that set-up traffic is never refused (rate limiting has its own tests). */
@@ -109,7 +111,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     ...(documentDir ? { documents: { ...base.documents, dir: documentDir } } : {}),
     ...options.config,
   });
-  const { ctx, drop } = await openTestContext(config, options.onQuery);
+  const { ctx, drop } = await (options.open ? options.open(config) : openTestContext(config, options.onQuery));
   const app = await buildApp({ ctx, rateLimits: options.rateLimits ?? ROOMY_LIMITS, logger: false, ...options.appOptions });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
