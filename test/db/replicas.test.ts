@@ -11,7 +11,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeContext, createContext } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
+import { createApiKey } from '../../src/modules/auth/index.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
+import { callTool } from '../agents/mcp-client.js';
 import type { Tenant } from '../helpers/factories.js';
 import { PG_BIN, PrivateCluster } from '../helpers/pg-cluster.js';
 import { freePort, waitFor } from '../helpers/process.js';
@@ -159,6 +161,41 @@ describe.skipIf(!runs)('a real streaming replica', () => {
     await listed();
     expect(await replicaCalls('appointments')).toBeGreaterThan(before);
   });
+
+  it('holds for every write road: an idempotent replay, and a voice agent booking then listing through /mcp', async () => {
+    const voice = await createApiKey(server.ctx.db, tenant.clinicId, { name: 'voce', scopes: [...SCOPES], agent: 'voice_agent' });
+    await caughtUp();
+    await new Promise((r) => setTimeout(r, 600));
+    // Replay paused: the replica stays within the lag bound for a while but holds none of these
+    // writes, so a road that kept no write position would answer from it without the booking.
+    await query(replica.url, 'SELECT pg_wal_replay_pause()');
+    try {
+      await writeRoads(voice.token);
+    } finally {
+      await query(replica.url, 'SELECT pg_wal_replay_resume()');
+    }
+    await caughtUp();
+  });
+
+  async function writeRoads(token: string): Promise<void> {
+    for (let i = 0; i < 3; i++) {
+      slot += 1;
+      const args = { calendarId, patientId, start: at(3 + Math.floor(slot / 40), 0, 30 * (slot % 40)) };
+      const booked = await callTool(server.url, token, 'book_appointment', args);
+      expect(booked.isError, booked.content[0]?.text).toBeFalsy();
+      const listedByAgent = await callTool(server.url, token, 'list_patient_appointments', { patientId });
+      expect(listedByAgent.content.map((c) => c.text).join('\n')).toContain(booked.structuredContent.id);
+    }
+    // A replay answers the first booking again; the key's reads still see it.
+    slot += 1;
+    const body = { calendarId, patientId, start: at(3 + Math.floor(slot / 40), 0, 30 * (slot % 40)) };
+    const headers = { 'idempotency-key': `replica-${slot}` };
+    const first = await server.call('POST', '/v1/appointments', { token, body, headers });
+    expect(first.status, first.text).toBe(201);
+    const replay = await server.call('POST', '/v1/appointments', { token, body, headers });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await listed(token)).toContain(first.body.id);
+  }
 
   it('with replay paused: the writer reads from the primary at once, every key once the replica is over the lag bound', async () => {
     const other = await server.factories.key(tenant.clinicId, SCOPES);
