@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeContext, createContext } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
+import { MemoryWriteMarks, parseLsn } from '../../src/db/lsn.js';
 import { createApiKey } from '../../src/modules/auth/index.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import { callTool } from '../agents/mcp-client.js';
@@ -123,6 +124,27 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+describe('WAL positions', () => {
+  it('are compared as numbers, never as text', () => {
+    expect(parseLsn('0/10')! > parseLsn('0/9')!).toBe(true);
+    expect(parseLsn('1/0')! > parseLsn('0/FFFFFFFF')!).toBe(true);
+    expect(parseLsn('16/B374D848')).toBe(0x16b374d848n);
+    expect(parseLsn(null)).toBeNull();
+    expect(() => parseLsn('16-B374D848')).toThrow(/not an LSN/);
+  });
+
+  it('keep the larger of two for a key, and forget it after their time', async () => {
+    const marks = new MemoryWriteMarks(60_000);
+    await marks.record('k', parseLsn('0/A')!);
+    await marks.record('k', parseLsn('0/9')!);
+    expect(await marks.get('k')).toBe(10n);
+    expect(await marks.get('other')).toBe(0n);
+    const short = new MemoryWriteMarks(-1);
+    await short.record('k', 5n);
+    expect(await short.get('k')).toBe(0n);
+  });
 });
 
 describe('DATABASE_REPLICA_URLS without DATABASE_URL', () => {
