@@ -5,13 +5,15 @@
  * pg_stat_statements, so the reads it answered are counted by the replica itself.
  * Runs with DATABASE_URL (PostgreSQL); the embedded database has no replicas.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { Redis } from 'ioredis';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeContext, createContext } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
-import { MemoryWriteMarks, parseLsn } from '../../src/db/lsn.js';
+import { MemoryWriteMarks, SharedWriteMarks, parseLsn } from '../../src/db/lsn.js';
 import { createApiKey } from '../../src/modules/auth/index.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import { callTool } from '../agents/mcp-client.js';
@@ -144,6 +146,29 @@ describe('WAL positions', () => {
     const short = new MemoryWriteMarks(-1);
     await short.record('k', 5n);
     expect(await short.get('k')).toBe(0n);
+  });
+});
+
+describe('write marks in Redis (REDIS_URL, several API processes)', () => {
+  it('are seen by another process, and the larger of two is kept, past what a double holds', async () => {
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    try {
+      const keyId = `replica-test-${randomUUID()}`;
+      const one = new SharedWriteMarks(redis, new MemoryWriteMarks(60_000), 60_000);
+      const other = new SharedWriteMarks(redis, new MemoryWriteMarks(60_000), 60_000);
+      await one.record(keyId, parseLsn('0/10')!);
+      expect(await other.get(keyId)).toBe(16n);
+      await other.record(keyId, parseLsn('0/9')!);
+      expect(await one.get(keyId)).toBe(16n);
+      // 2^64 - 16 and 2^64 - 32 are one double: the script compares fixed-width text instead.
+      await one.record(keyId, parseLsn('FFFFFFFF/FFFFFFF0')!);
+      await other.record(keyId, parseLsn('FFFFFFFF/FFFFFFE0')!);
+      expect(await new SharedWriteMarks(redis, new MemoryWriteMarks(60_000), 60_000).get(keyId)).toBe(parseLsn('FFFFFFFF/FFFFFFF0'));
+      expect(await redis.pttl(`dcm:wrote:${keyId}`)).toBeGreaterThan(0);
+      await redis.del(`dcm:wrote:${keyId}`);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 
