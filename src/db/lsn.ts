@@ -18,6 +18,23 @@ export function parseLsn(text: string | null): bigint | null {
   return (BigInt(`0x${match[1]}`) << 32n) | BigInt(`0x${match[2]}`);
 }
 
+/** MAXALIGNed sizes of a WAL page's header: the long one opens a segment, the short one every other page. */
+const SHORT_PAGE_HEADER = 24n;
+const LONG_PAGE_HEADER = 40n;
+
+/**
+ * The end of the last record written before `insert` (`pg_current_wal_insert_lsn()`). When the
+ * last record ended exactly at a page's end, the insert position points past the next page's
+ * header, where no record ends: a replica that replayed everything would stay 24 (or 40) bytes
+ * short of it until the next write, and the key's reads would stay on the primary meanwhile.
+ * `pg_last_wal_replay_lsn()` gives record ends, so the mark is taken as one too.
+ */
+export function lastRecordEnd(insert: bigint, blockSize: bigint, segmentSize: bigint): bigint {
+  if (insert % segmentSize === LONG_PAGE_HEADER) return insert - LONG_PAGE_HEADER;
+  if (insert % blockSize === SHORT_PAGE_HEADER && insert % segmentSize !== SHORT_PAGE_HEADER) return insert - SHORT_PAGE_HEADER;
+  return insert;
+}
+
 const WIDTH = 16;
 function toFixedHex(lsn: bigint): string {
   return lsn.toString(16).padStart(WIDTH, '0');

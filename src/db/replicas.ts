@@ -25,7 +25,7 @@ import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import { openDatabase, type Database } from './database.js';
 import { isDatabaseUnreachable } from './errors.js';
-import { MemoryWriteMarks, SharedWriteMarks, parseLsn, type WriteMarks } from './lsn.js';
+import { MemoryWriteMarks, SharedWriteMarks, lastRecordEnd, parseLsn, type WriteMarks } from './lsn.js';
 import type { Db } from './transaction.js';
 
 /** How often the primary's and each replica's positions are read. */
@@ -207,8 +207,11 @@ class ReplicaRouter implements ReadRouter {
   async wrote(keyId: string): Promise<void> {
     let lsn = UNKNOWN_WRITE;
     try {
-      const { rows } = await sql<{ lsn: string }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`.execute(this.primary);
-      lsn = parseLsn(rows[0]!.lsn)!;
+      const { rows } = await sql<{ lsn: string; block: string; segment: string }>`
+        SELECT pg_current_wal_insert_lsn()::text AS lsn, current_setting('wal_block_size') AS block,
+               pg_size_bytes(current_setting('wal_segment_size'))::text AS segment`.execute(this.primary);
+      const row = rows[0]!;
+      lsn = lastRecordEnd(parseLsn(row.lsn)!, BigInt(row.block), BigInt(row.segment));
     } catch {
       // The position is unknown: this process reads the key from the primary until the mark is forgotten.
     }

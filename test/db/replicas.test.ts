@@ -13,7 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeContext, createContext } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
-import { MemoryWriteMarks, SharedWriteMarks, parseLsn } from '../../src/db/lsn.js';
+import { MemoryWriteMarks, SharedWriteMarks, lastRecordEnd, parseLsn } from '../../src/db/lsn.js';
 import { createApiKey } from '../../src/modules/auth/index.js';
 import { SCOPES } from '../../src/modules/auth/scopes.js';
 import { callTool } from '../agents/mcp-client.js';
@@ -135,6 +135,14 @@ describe('WAL positions', () => {
     expect(parseLsn('16/B374D848')).toBe(0x16b374d848n);
     expect(parseLsn(null)).toBeNull();
     expect(() => parseLsn('16-B374D848')).toThrow(/not an LSN/);
+  });
+
+  it('a write mark at a page start is the end of the record before it (where a replica stops)', () => {
+    const [block, segment] = [8192n, 16n * 1024n * 1024n];
+    expect(lastRecordEnd(3n * block + 24n, block, segment)).toBe(3n * block);
+    expect(lastRecordEnd(2n * segment + 40n, block, segment)).toBe(2n * segment);
+    expect(lastRecordEnd(2n * segment + 24n, block, segment)).toBe(2n * segment + 24n);
+    expect(lastRecordEnd(3n * block + 200n, block, segment)).toBe(3n * block + 200n);
   });
 
   it('keep the larger of two for a key, and forget it after their time', async () => {
