@@ -316,6 +316,11 @@ export async function eraseRows(trx: Transaction, current: PatientRow, now: Date
     .where('clinic_id', '=', clinicId)
     .where('patient_id', '=', current.id)
     .execute();
+  // The outbound worklists' free text about the patient: the notes of recall and confirmation
+  // attempts and of waitlist entries.
+  await trx.updateTable('recall_attempts').set({ note: null }).where('clinic_id', '=', clinicId).where('patient_id', '=', current.id).execute();
+  await trx.updateTable('confirmation_attempts').set({ note: null }).where('clinic_id', '=', clinicId).where('patient_id', '=', current.id).execute();
+  await trx.updateTable('waitlist_entries').set({ note: null }).where('clinic_id', '=', clinicId).where('patient_id', '=', current.id).execute();
   // The patient's chat: message texts and voice transcriptions, and the conversation's number.
   const conversations = trx.selectFrom('conversations').select('id').where('clinic_id', '=', clinicId).where('patient_id', '=', current.id);
   await trx
