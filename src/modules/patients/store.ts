@@ -264,7 +264,7 @@ export async function archiveRow(trx: Transaction, id: string, now: Date): Promi
 
 /**
  * Erases a patient's personal and clinical fields, its names no other patient has from the
- * vocabulary, the free text of its appointments and calls, and its chat's texts and number.
+ * vocabulary, the free text of its appointments and calls, its chat's texts and number, and the notes of its outbound attempts and waitlist entries.
  */
 export async function eraseRows(trx: Transaction, current: PatientRow, now: Date): Promise<PatientRow> {
   const clinicId = current.clinic_id;
