@@ -19,7 +19,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_BIN, PrivateCluster } from '../helpers/pg-cluster.js';
-import { freePort } from '../helpers/process.js';
+import { freePort, waitFor } from '../helpers/process.js';
 import { ENGINE } from '../helpers/server.js';
 import { addClinic, call, expectNoUnhandled, expectUnavailable, readyStatus, startWithClinic, type Answer } from '../helpers/service-faults.js';
 
@@ -68,13 +68,16 @@ describe.skipIf(ENGINE === 'pglite' || !fs.existsSync(path.join(PG_BIN, 'initdb'
     const acknowledged = new Map<string, string>();
     const unfinished = new Set<string>();
     let writing = true;
+    let inFlight = 0;
     let giveUpAt = Infinity;
 
     /** One write, sent again with its key until it is acknowledged (or the test stops waiting). */
     const write = async (writerToken: string, key: string): Promise<void> => {
       for (;;) {
         const startedAt = Date.now();
+        inFlight++;
         const answer = await call(base, 'POST', '/v1/tasks', writerToken, { title: `fault ${key}` }, { 'idempotency-key': key }).catch(() => null);
+        inFlight--;
         attempts.push({ key, startedAt, endedAt: Date.now(), answer });
         if (answer?.status === 201) return void acknowledged.set(key, answer.body.id);
         if (!retryable(answer)) throw new Error(`write ${key}: unexpected ${answer!.status} ${JSON.stringify(answer!.body)}`);
@@ -91,6 +94,9 @@ describe.skipIf(ENGINE === 'pglite' || !fs.existsSync(path.join(PG_BIN, 'initdb'
     });
 
     await sleep(500);
+    // Killed while writes are in flight: some between their key's claim, their work's commit and their key's record.
+    await waitFor(() => inFlight >= 2, 10_000, 'two writes in flight');
+    await sleep(Math.random() * 5);
     const ackedBefore = acknowledged.size;
     expect(ackedBefore).toBeGreaterThan(0);
     const downAt = Date.now();
