@@ -43,16 +43,15 @@ export async function migrate(database: Database, options: { through?: string } 
       applied.push(m.file);
     }
   };
-  if (database.engine === 'postgres') {
-    // The lock is held on one pooled session for the whole run; migrations use others.
-    await db.connection().execute(async (conn) => {
-      await sql`SELECT pg_advisory_lock(${LOCK_ID})`.execute(conn);
-      try {
-        await apply();
-      } finally {
-        await sql`SELECT pg_advisory_unlock(${LOCK_ID})`.execute(conn);
-      }
-    });
+  if (database.sessionLock) {
+    // The lock is held by a session of its own (the direct URL: through a pooler in transaction
+    // mode a pooled session is not ours between statements) for the whole run; migrations use the pool.
+    const unlock = await database.sessionLock(LOCK_ID);
+    try {
+      await apply();
+    } finally {
+      await unlock();
+    }
   } else {
     await apply();
   }

@@ -5,6 +5,7 @@
  * Used by test/proof/dependency-outage.test.ts and test/proof/primary-fault.test.ts.
  */
 import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { expect } from 'vitest';
 import { freePort, startService, type ServiceProcess } from './process.js';
 
@@ -96,4 +97,53 @@ export function expectNoUnhandled(proc: ServiceProcess): void {
   const out = proc.output();
   expect(out).not.toMatch(/Unhandled error event|uncaught|unhandledRejection/i);
   expect(out).not.toContain('"msg":"unhandled error"');
+}
+
+/** One statement on the database at `url`, on a connection of its own. */
+export async function sql<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The read cache of facilities (src/db/read-cache.ts) is in use and follows the change feed: a
+ * rename committed without its notification (triggers off) is not seen by a cached read, so the
+ * cache serves (tried again until `liveBy`: the feed listens again on its own after a break); a
+ * rename committed as usual is seen within 5 s. `url`: the database, reached directly.
+ */
+export async function expectCacheFollowsChanges(service: { base: string; token: string; facilityId: string }, url: string, liveBy: number): Promise<void> {
+  const { base, token, facilityId } = service;
+  const facilityName = async () => {
+    const answer = await call(base, 'GET', `/v1/facilities/${facilityId}`, token);
+    expect(answer.status).toBe(200);
+    return answer.body.name as string;
+  };
+  const rename = async (name: string, announced: boolean) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      if (!announced) await client.query('SET session_replication_role = replica');
+      await client.query('UPDATE facilities SET name = $1 WHERE id = $2', [name, facilityId]);
+    } finally {
+      await client.end();
+    }
+  };
+  for (let i = 0; ; i++) {
+    const before = await facilityName();
+    await rename(`Silenziosa ${i}`, false);
+    if ((await facilityName()) === before) break;
+    if (Date.now() > liveBy) throw new Error('the read cache was not in use');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await rename('Sede rinominata', true);
+  const seenBy = Date.now() + 5_000;
+  while ((await facilityName()) !== 'Sede rinominata') {
+    if (Date.now() > seenBy) throw new Error('a change committed as usual did not reach the read cache');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
