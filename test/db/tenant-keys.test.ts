@@ -125,8 +125,18 @@ describe('what sharding by clinic would need of the schema', () => {
 
   it('places every table without clinic_id: a clinic’s rows that do not say their clinic, or global', async () => {
     const rows = await tables();
-    expect(rows.filter((t) => !t.tenant && t.references_tenant).map((t) => t.name).sort()).toEqual(Object.keys(CHILD_TABLES).sort());
-    expect(rows.filter((t) => !t.tenant && !t.references_tenant).map((t) => t.name).sort()).toEqual(Object.keys(GLOBAL_TABLES).sort());
+    expect(
+      rows
+        .filter((t) => !t.tenant && t.references_tenant)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(Object.keys(CHILD_TABLES).sort());
+    expect(
+      rows
+        .filter((t) => !t.tenant && !t.references_tenant)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(Object.keys(GLOBAL_TABLES).sort());
   });
 
   it('knows the tenant tables by their clinic_id: at least the ones the lists name', async () => {

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { expect } from 'vitest';
 import { freePort, startService, type ServiceProcess } from './process.js';
 
-export const FAULT_ADMIN = 'outage-test-admin-token-0123456';
+const FAULT_ADMIN = 'outage-test-admin-token-0123456';
 
 export interface Answer {
   status: number;

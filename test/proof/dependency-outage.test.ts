@@ -93,10 +93,7 @@ async function serviceDatabase(): Promise<{ env: Record<string, string>; url: st
  * flight is answered (2xx or 503, none 500, none hangs), the next ones are 503 within 1 s, the
  * service is not ready; once it is back, writes succeed again within 15 s and it is ready.
  */
-async function breakAndRecover(
-  service: ServiceWithClinic,
-  outage: { what: string; down: () => Promise<void>; up: () => Promise<void> },
-): Promise<void> {
+async function breakAndRecover(service: ServiceWithClinic, outage: { what: string; down: () => Promise<void>; up: () => Promise<void> }): Promise<void> {
   const { proc, base, token, facilityId } = service;
   let n = 0;
   const write = () =>

@@ -20,7 +20,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PG_BIN, PrivateCluster } from '../helpers/pg-cluster.js';
 import { freePort, waitFor } from '../helpers/process.js';
 import { ENGINE } from '../helpers/server.js';
-import { addClinic, call, expectCacheFollowsChanges, expectNoUnhandled, expectUnavailable, readyStatus, sql, startWithClinic, type Answer } from '../helpers/service-faults.js';
+import {
+  addClinic,
+  call,
+  expectCacheFollowsChanges,
+  expectNoUnhandled,
+  expectUnavailable,
+  readyStatus,
+  sql,
+  startWithClinic,
+  type Answer,
+} from '../helpers/service-faults.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterAll(async () => {
