@@ -92,7 +92,8 @@ describe.skipIf(ENGINE === 'pglite' || !fs.existsSync(path.join(PG_BIN, 'initdb'
       }
     });
 
-    await sleep(500);
+    // Every writer's first write acknowledged (a process's first requests are slow on a busy machine).
+    await waitFor(() => acknowledged.size >= WRITERS, 30_000, 'a write of each writer');
     // Killed while writes are in flight: some between their key's claim, their work's commit and their key's record.
     await waitFor(() => inFlight >= 2, 10_000, 'two writes in flight');
     await sleep(Math.random() * 5);
