@@ -28,11 +28,12 @@ function listMigrations(): Migration[] {
 /** `through`: apply only the migrations up to this version (tests of a migration's data conversion). */
 export async function migrate(database: Database, options: { through?: string } = {}): Promise<string[]> {
   const { db } = database;
-  await database.runScript(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
   const applied: string[] = [];
   const apply = async () => {
+    // Under the lock: two starts creating it at once on an empty database would collide.
+    await database.runScript(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const done = new Set((await sql<{ version: string }>`SELECT version FROM schema_migrations`.execute(db)).rows.map((r) => r.version));
     for (const m of listMigrations()) {
       if (done.has(m.version)) continue;
