@@ -12,6 +12,12 @@ export interface Config {
   host: string;
   /** PostgreSQL connection string; when absent the embedded database (PGlite) is used. */
   databaseUrl: string | null;
+  /**
+   * PostgreSQL: a connection that keeps its session (the server itself, or a pooler in session
+   * mode) for LISTEN and the migrations' lock, when DATABASE_URL goes through a pooler in
+   * transaction mode; absent: DATABASE_URL.
+   */
+  databaseDirectUrl: string | null;
   /** Folder of the embedded database. */
   dataDir: string;
   dbPoolMax: number;
@@ -193,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: env.HOST || '127.0.0.1',
     databaseUrl: readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseDirectUrl: readUrl(env, 'DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
     dataDir: env.DATA_DIR || './data',
     dbPoolMax: readInt(env, 'DB_POOL_MAX', 10, 2, 500),
     dbPrepareAfter: readInt(env, 'DB_PREPARE_AFTER', 1000, 0, 1_000_000_000),
