@@ -13,14 +13,7 @@
  * shared with concurrent callers). `--engines=pglite,postgres` (postgres needs DATABASE_URL; a
  * database of its own is created and dropped).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import { request } from 'undici';
-import { buildApp } from '../src/app.js';
-import { closeContext, createContext } from '../src/bootstrap.js';
-import { testConfig } from '../src/config.js';
 import { actorEnvironment } from '../src/context.js';
 import { SILENT_LOGGER } from '../src/core/actor.js';
 import { createApiKey } from '../src/modules/auth/index.js';
@@ -30,8 +23,8 @@ import { backOfficeActor } from '../src/modules/clinics/index.js';
 import { createDoctor } from '../src/modules/doctors/index.js';
 import { setRecallRules } from '../src/modules/recalls/index.js';
 import { createEntry } from '../src/modules/waitlist/index.js';
-import { BENCH_LIMITS } from './lib/constants.js';
-import { benchArgs, dedicatedDatabase, machine, percentile as pct } from './lib/harness.js';
+import { benchArgs, machine, percentile as pct } from './lib/harness.js';
+import { timedRequest, withInProcessService } from './lib/in-process.js';
 import { seedClinic } from './lib/seed.js';
 
 const args = benchArgs();
@@ -45,19 +38,8 @@ const ALL_WEEK = { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, s
 const summary = (xs: number[]) =>
   `p50 ${pct(xs, 50).toFixed(2)} ms, p95 ${pct(xs, 95).toFixed(2)} ms, p99 ${pct(xs, 99).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms`;
 
-async function timed(method: 'GET' | 'POST', url: string, token: string): Promise<number> {
-  const t = process.hrtime.bigint();
-  const res = await request(url, { method, headers: { authorization: `Bearer ${token}` } });
-  await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode}`);
-  return Number(process.hrtime.bigint() - t) / 1e6;
-}
-
 async function runEngine(engine: string): Promise<void> {
-  const pg = engine === 'postgres' ? await dedicatedDatabase(process.env.DATABASE_URL!, 'bench_recalls') : null;
-  const dataDir = pg ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-bench-recalls-'));
-  const ctx = await createContext(testConfig({ databaseUrl: pg?.url ?? null, dataDir: dataDir ?? './data', logLevel: 'silent' }));
-  try {
+  await withInProcessService(engine, 'recalls', async (ctx, serve) => {
     const seedStart = Date.now();
     const s = await seedClinic(ctx.db, 1, 0);
     const clinicId = s.clinicId;
@@ -122,38 +104,28 @@ async function runEngine(engine: string): Promise<void> {
     const seedSeconds = (Date.now() - seedStart) / 1000;
 
     const key = await createApiKey(ctx.db, clinicId, { name: 'bench', scopes: ['patients:read', 'patients:write', 'appointments:read', 'appointments:write'] });
-    const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v1`;
-    try {
-      for (let i = 0; i < 20; i++) await timed('GET', `${base}/recalls?limit=50`, key.token);
-      const reads: number[] = [];
-      for (let i = 0; i < READS; i++) reads.push(await timed('GET', `${base}/recalls?limit=50`, key.token));
-      const cancels: Record<'plain' | 'offer', number[]> = { plain: [], offer: [] };
-      for (let i = 0; i < CANCELS; i++) {
-        for (const kind of i % 2 ? (['plain', 'offer'] as const) : (['offer', 'plain'] as const))
-          cancels[kind].push(await timed('POST', `${base}/appointments/${booked[kind][i]}/cancel`, key.token));
-      }
-      const offers = await ctx.db
-        .selectFrom('waitlist_offers')
-        .select(sql<number>`count(*)::int`.as('n'))
-        .where('clinic_id', '=', clinicId)
-        .executeTakeFirstOrThrow();
-      console.log(`\n${ctx.database.engine}: ${PATIENTS} patients, seeded in ${seedSeconds.toFixed(1)} s`);
-      console.log(`  GET /v1/recalls (first page of 50), ${READS} requests: ${summary(reads)}`);
-      console.log(`  cancel, nobody waiting, ${CANCELS}: ${summary(cancels.plain)}`);
-      console.log(`  cancel with an offer, ${CANCELS} (${offers.n} offers made): ${summary(cancels.offer)}`);
-      console.log(
-        `  added by the offer: p50 ${(pct(cancels.offer, 50) - pct(cancels.plain, 50)).toFixed(2)} ms, p99 ${(pct(cancels.offer, 99) - pct(cancels.plain, 99)).toFixed(2)} ms`,
-      );
-    } finally {
-      await app.close();
+    const base = `${await serve()}/v1`;
+    for (let i = 0; i < 20; i++) await timedRequest(`${base}/recalls?limit=50`, key.token);
+    const reads: number[] = [];
+    for (let i = 0; i < READS; i++) reads.push(await timedRequest(`${base}/recalls?limit=50`, key.token));
+    const cancels: Record<'plain' | 'offer', number[]> = { plain: [], offer: [] };
+    for (let i = 0; i < CANCELS; i++) {
+      for (const kind of i % 2 ? (['plain', 'offer'] as const) : (['offer', 'plain'] as const))
+        cancels[kind].push(await timedRequest(`${base}/appointments/${booked[kind][i]}/cancel`, key.token, {}));
     }
-  } finally {
-    await closeContext(ctx);
-    await pg?.drop();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  }
+    const offers = await ctx.db
+      .selectFrom('waitlist_offers')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('clinic_id', '=', clinicId)
+      .executeTakeFirstOrThrow();
+    console.log(`\n${ctx.database.engine}: ${PATIENTS} patients, seeded in ${seedSeconds.toFixed(1)} s`);
+    console.log(`  GET /v1/recalls (first page of 50), ${READS} requests: ${summary(reads)}`);
+    console.log(`  cancel, nobody waiting, ${CANCELS}: ${summary(cancels.plain)}`);
+    console.log(`  cancel with an offer, ${CANCELS} (${offers.n} offers made): ${summary(cancels.offer)}`);
+    console.log(
+      `  added by the offer: p50 ${(pct(cancels.offer, 50) - pct(cancels.plain, 50)).toFixed(2)} ms, p99 ${(pct(cancels.offer, 99) - pct(cancels.plain, 99)).toFixed(2)} ms`,
+    );
+  });
 }
 
 console.log(machine());

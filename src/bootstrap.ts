@@ -30,6 +30,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   useEventSchemas(EVENT_DATA_SCHEMAS);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     dataDir: options.inMemory ? null : config.dataDir,
     poolMax: config.dbPoolMax,
     prepareAfter: config.dbPrepareAfter,

@@ -12,6 +12,12 @@ export interface Config {
   host: string;
   /** PostgreSQL connection string; when absent the embedded database (PGlite) is used. */
   databaseUrl: string | null;
+  /**
+   * PostgreSQL: a connection that keeps its session (the server itself, or a pooler in session
+   * mode) for LISTEN and the migrations' lock, when DATABASE_URL goes through a pooler in
+   * transaction mode; absent: DATABASE_URL.
+   */
+  databaseDirectUrl: string | null;
   /** Folder of the embedded database. */
   dataDir: string;
   dbPoolMax: number;
@@ -222,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host: env.HOST || '127.0.0.1',
     databaseUrl,
+    databaseDirectUrl: readUrl(env, 'DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
     databaseReplicaUrls: readReplicaUrls(env, databaseUrl),
     replicaMaxLagMs: readInt(env, 'REPLICA_MAX_LAG_MS', 2000, 100, 3_600_000),
     dataDir: env.DATA_DIR || './data',

@@ -35,6 +35,11 @@ export interface Database {
    * unlisten): notifications sent after that are missed until the caller listens again.
    */
   listen(channel: string, onMessage: (payload: string) => void, onLost?: (error: unknown) => void): Promise<() => Promise<void>>;
+  /**
+   * PostgreSQL: takes a session-level advisory lock on a connection of its own (the direct one),
+   * held until the returned function releases it and closes that connection.
+   */
+  sessionLock?(key: number): Promise<() => Promise<void>>;
   close(): Promise<void>;
   /** Embedded database only: its data folder as a tarball (backups, test snapshots). */
   dumpDataDir?(): Promise<Blob>;
@@ -59,6 +64,11 @@ interface OpenOptions {
   databaseUrl: string | null;
   /** Folder of the embedded database; `null` keeps it in memory (tests). */
   dataDir: string | null;
+  /**
+   * PostgreSQL: where the connections that need their session go (LISTEN, the migrations' lock)
+   * when `databaseUrl` is a pooler in transaction mode; `databaseUrl` when absent.
+   */
+  directUrl?: string | null;
   poolMax?: number;
   /** PostgreSQL: runs of a statement marked prepared() before it is prepared (src/db/prepared-statements.ts; 1,000). */
   prepareAfter?: number;
@@ -81,12 +91,15 @@ function logConfig(onQuery: QueryWatcher | undefined): LogConfig | undefined {
 
 export async function openDatabase(options: OpenOptions): Promise<Database> {
   const log = logConfig(options.onQuery);
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolMax ?? 10, options.prepareAfter, options.wireSpeedUps ?? true, log);
+  if (options.databaseUrl) {
+    const urls = { pooled: options.databaseUrl, direct: options.directUrl ?? options.databaseUrl };
+    return openPostgres(urls, options.poolMax ?? 10, options.prepareAfter, options.wireSpeedUps ?? true, log);
+  }
   return openPGlite(await (options.pglite ?? startPGlite(options.dataDir, options.pgliteSnapshot)), log);
 }
 
 async function openPostgres(
-  connectionString: string,
+  urls: { pooled: string; direct: string },
   poolMax: number,
   prepareAfter: number | undefined,
   wireSpeedUps: boolean,
@@ -105,7 +118,7 @@ async function openPostgres(
   // travels with its first statement (src/db/pg-client.ts), unless DB_WIRE_SPEEDUPS=off or `pg`
   // lacks a part that needs.
   const names = new StatementNames(prepareAfter === undefined ? undefined : { prepareAfter });
-  const pool = new pg.Pool({ connectionString, max: poolMax, idleTimeoutMillis: 0, Client: pgClientClass(pg, names, wireSpeedUps) });
+  const pool = new pg.Pool({ connectionString: urls.pooled, max: poolMax, idleTimeoutMillis: 0, Client: pgClientClass(pg, names, wireSpeedUps) });
   // A lost connection (PostgreSQL restarted, a network cut) makes its client emit `error`; with
   // no listener Node would throw it and end the process. An idle client's error reaches the pool
   // (which drops the client); a checked-out one's reaches only the client: its query fails with
@@ -132,7 +145,8 @@ async function openPostgres(
     },
     async listen(channel, onMessage, onLost) {
       if (closed) throw new DatabaseClosedError();
-      const client = new pg.Client({ connectionString });
+      // A pooler in transaction mode would hand the LISTEN's session to others: the direct URL.
+      const client = new pg.Client({ connectionString: urls.direct });
       let ended = false;
       const lost = (error: unknown) => {
         if (ended || closed) return;
@@ -160,6 +174,21 @@ async function openPostgres(
         if (ended) return;
         ended = true;
         listeners.splice(listeners.indexOf(client), 1);
+        await client.end().catch(() => {});
+      };
+    },
+    async sessionLock(key) {
+      const client = new pg.Client({ connectionString: urls.direct });
+      client.on('error', () => {});
+      await client.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock($1)', [key]);
+      } catch (error) {
+        await client.end().catch(() => {});
+        throw error;
+      }
+      return async () => {
+        await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => {});
         await client.end().catch(() => {});
       };
     },

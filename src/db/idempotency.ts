@@ -9,7 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
 /** How long a first request owns its key before another may take it over (its holder died). */
-const LEASE_MS = 60_000;
+export const LEASE_MS = 60_000;
 /** How long a key's record binds it; the agent tools' call ledger (src/modules/tool-calls) keeps its rows as long. */
 export const RETENTION_HOURS = 24;
 /** A record past its 24 hours: it no longer binds its key (and the purge removes it). */

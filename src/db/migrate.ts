@@ -28,11 +28,12 @@ function listMigrations(): Migration[] {
 /** `through`: apply only the migrations up to this version (tests of a migration's data conversion). */
 export async function migrate(database: Database, options: { through?: string } = {}): Promise<string[]> {
   const { db } = database;
-  await database.runScript(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
   const applied: string[] = [];
   const apply = async () => {
+    // Under the lock: two starts creating it at once on an empty database would collide.
+    await database.runScript(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const done = new Set((await sql<{ version: string }>`SELECT version FROM schema_migrations`.execute(db)).rows.map((r) => r.version));
     for (const m of listMigrations()) {
       if (done.has(m.version)) continue;
@@ -43,16 +44,15 @@ export async function migrate(database: Database, options: { through?: string } 
       applied.push(m.file);
     }
   };
-  if (database.engine === 'postgres') {
-    // The lock is held on one pooled session for the whole run; migrations use others.
-    await db.connection().execute(async (conn) => {
-      await sql`SELECT pg_advisory_lock(${LOCK_ID})`.execute(conn);
-      try {
-        await apply();
-      } finally {
-        await sql`SELECT pg_advisory_unlock(${LOCK_ID})`.execute(conn);
-      }
-    });
+  if (database.sessionLock) {
+    // The lock is held by a session of its own (the direct URL: through a pooler in transaction
+    // mode a pooled session is not ours between statements) for the whole run; migrations use the pool.
+    const unlock = await database.sessionLock(LOCK_ID);
+    try {
+      await apply();
+    } finally {
+      await unlock();
+    }
   } else {
     await apply();
   }

@@ -25,9 +25,21 @@ export class PrivateCluster {
     execFileSync(cmd, argv, { stdio: 'pipe', timeout: 60_000 });
   }
 
-  /** Stops the server without blocking this process (requests in flight keep going). */
-  stopAsync(): Promise<void> {
-    const [cmd, argv] = this.#command('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', 'fast', '-w', 'stop']);
+  /**
+   * Stops the server without blocking this process (requests in flight keep going): `fast`
+   * terminates every session (57P01), `immediate` kills the server as a crash would (recovery at the next start).
+   */
+  stopAsync(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+    return this.#runAsync('pg_ctl', ['-D', path.join(this.dir, 'data'), '-m', mode, '-w', 'stop']);
+  }
+
+  /** Starts the server without blocking this process; resolves once it accepts connections. */
+  startAsync(): Promise<void> {
+    return this.#runAsync('pg_ctl', this.#startArgs());
+  }
+
+  #runAsync(tool: string, args: string[]): Promise<void> {
+    const [cmd, argv] = this.#command(tool, args);
     return new Promise((resolve, reject) => execFile(cmd, argv, { timeout: 60_000 }, (error) => (error ? reject(error) : resolve())));
   }
 
@@ -62,9 +74,13 @@ export class PrivateCluster {
   }
 
   /** `settings`: more `-c name=value` server settings (a replica's shared_preload_libraries). */
-  start(settings: string[] = []): void {
+  #startArgs(settings: string[] = []): string[] {
     const options = [`-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off`, ...settings.map((s) => `-c ${s}`)].join(' ');
-    this.#run('pg_ctl', ['-D', path.join(this.dir, 'data'), '-o', options, '-l', path.join(this.dir, 'log'), '-w', 'start']);
+    return ['-D', path.join(this.dir, 'data'), '-o', options, '-l', path.join(this.dir, 'log'), '-w', 'start'];
+  }
+
+  start(settings: string[] = []): void {
+    this.#run('pg_ctl', this.#startArgs(settings));
   }
 
   stop(): void {

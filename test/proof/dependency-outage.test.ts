@@ -21,10 +21,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dedicatedDatabase } from '../helpers/databases.js';
 import { PG_BIN, PrivateCluster } from '../helpers/pg-cluster.js';
-import { freePort, startService, waitFor, type ServiceProcess } from '../helpers/process.js';
+import { freePort, waitFor } from '../helpers/process.js';
+import { call, expectNoUnhandled, expectUnavailable, readyStatus, startWithClinic, stop, type ServiceWithClinic } from '../helpers/service-faults.js';
 import { ENGINE } from '../helpers/server.js';
 
-const ADMIN = 'outage-test-admin-token-0123456';
 const cleanups: (() => Promise<void> | void)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
@@ -40,13 +40,6 @@ async function startRedis(port: number): Promise<ChildProcess> {
   await waitFor(() => out.includes('Ready to accept connections') || redis.exitCode !== null, 10_000, 'redis-server');
   if (redis.exitCode !== null) throw new Error(`redis-server exited:\n${out}`);
   return redis;
-}
-
-async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(signal);
-  await exited;
 }
 
 /** A TCP proxy to PostgreSQL that can be cut: every connection closed and new ones refused. */
@@ -83,33 +76,6 @@ class CuttableProxy {
   }
 }
 
-interface Answer {
-  status: number;
-  ms: number;
-  body: any;
-  retryAfter: string | null;
-}
-
-async function call(base: string, method: string, p: string, token: string, body?: unknown): Promise<Answer> {
-  const started = Date.now();
-  const res = await fetch(`${base}${p}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(20_000),
-  });
-  const text = await res.text();
-  let parsed: any = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // keep the text
-  }
-  return { status: res.status, ms: Date.now() - started, body: parsed, retryAfter: res.headers.get('retry-after') };
-}
-
-const readyStatus = async (base: string) => (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(10_000) })).status;
-
 /** The database the service runs on: a temporary data folder, or a database of its own on PostgreSQL. */
 async function serviceDatabase(): Promise<{ env: Record<string, string>; url: string | null }> {
   if (ENGINE === 'pglite') {
@@ -122,46 +88,12 @@ async function serviceDatabase(): Promise<{ env: Record<string, string>; url: st
   return { env: { DATABASE_URL: database.url }, url: database.url };
 }
 
-/** Starts the service, waits until ready, makes a clinic with a facility and a key of every scope. */
-async function startWithClinic(env: Record<string, string>): Promise<{ proc: ServiceProcess; base: string; token: string; facilityId: string }> {
-  const port = await freePort();
-  const proc = startService({ ...env, PORT: String(port), ADMIN_TOKEN: ADMIN, SEED_DEMO: 'false', LOG_LEVEL: 'warn' });
-  cleanups.push(() => stop(proc.child, 'SIGKILL'));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (proc.child.exitCode !== null) throw new Error(`the service exited with ${proc.child.exitCode}:\n${proc.output()}`);
-    if ((await readyStatus(base).catch(() => 0)) === 200) break;
-    if (Date.now() > deadline) throw new Error(`the service did not become ready:\n${proc.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const clinic = await call(base, 'POST', '/admin/v1/clinics', ADMIN, { name: 'Studio Guasti' });
-  expect(clinic.status).toBe(201);
-  const facility = await call(base, 'POST', `/admin/v1/clinics/${clinic.body.id}/facilities`, ADMIN, { name: 'Sede Guasti', isMainLocation: true });
-  expect(facility.status).toBe(201);
-  const doc = (await call(base, 'GET', '/admin/v1/openapi.json', ADMIN)).body;
-  const scopes = doc.paths['/clinics/{clinicId}/api-keys'].post.requestBody.content['application/json'].schema.properties.scopes.items.enum;
-  const key = await call(base, 'POST', `/admin/v1/clinics/${clinic.body.id}/api-keys`, ADMIN, { name: 'guasti', scopes });
-  expect(key.status).toBe(201);
-  return { proc, base, token: key.body.token, facilityId: facility.body.id };
-}
-
-function expectUnavailable(answer: Answer, what: string): void {
-  expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(503);
-  expect(answer.body.error.code).toBe('unavailable');
-  expect(answer.body.error.requestId).toBeTruthy();
-  expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
-}
-
 /**
  * PostgreSQL taken away while writes and reads are in flight, then given back: every request in
  * flight is answered (2xx or 503, none 500, none hangs), the next ones are 503 within 1 s, the
  * service is not ready; once it is back, writes succeed again within 15 s and it is ready.
  */
-async function breakAndRecover(
-  service: { proc: ServiceProcess; base: string; token: string; facilityId: string },
-  outage: { what: string; down: () => Promise<void>; up: () => Promise<void> },
-): Promise<void> {
+async function breakAndRecover(service: ServiceWithClinic, outage: { what: string; down: () => Promise<void>; up: () => Promise<void> }): Promise<void> {
   const { proc, base, token, facilityId } = service;
   let n = 0;
   const write = () =>
@@ -199,21 +131,13 @@ async function breakAndRecover(
   expectNoUnhandled(proc);
 }
 
-/** Nothing went unhandled: the process runs and never printed an unhandled error or a 500. */
-function expectNoUnhandled(proc: ServiceProcess): void {
-  expect(proc.child.exitCode, proc.output()).toBeNull();
-  const out = proc.output();
-  expect(out).not.toMatch(/Unhandled error event|uncaught|unhandledRejection/i);
-  expect(out).not.toContain('"msg":"unhandled error"');
-}
-
 describe('the service when Redis goes away and comes back', () => {
   it('answers /v1 with 503 unavailable within 1 s and is not ready while Redis is stopped or frozen, then recovers by itself', async () => {
     const redisPort = await freePort();
     let redis = await startRedis(redisPort);
     cleanups.push(() => stop(redis, 'SIGKILL'));
     const { env } = await serviceDatabase();
-    const { proc, base, token, facilityId } = await startWithClinic({ ...env, REDIS_URL: `redis://127.0.0.1:${redisPort}` });
+    const { proc, base, token, facilityId } = await startWithClinic({ ...env, REDIS_URL: `redis://127.0.0.1:${redisPort}` }, cleanups);
     const read = () => call(base, 'GET', `/v1/facilities/${facilityId}`, token);
     expect((await read()).status).toBe(200);
 
@@ -275,7 +199,7 @@ describe.skipIf(ENGINE === 'pglite')('the service when PostgreSQL goes away and 
     const viaProxy = new URL(url!);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
-    const service = await startWithClinic({ DATABASE_URL: viaProxy.toString() });
+    const service = await startWithClinic({ DATABASE_URL: viaProxy.toString() }, cleanups);
     await breakAndRecover(service, { what: 'cut', down: () => proxy.cut(), up: () => proxy.open() });
   }, 120_000);
 
@@ -286,7 +210,7 @@ describe.skipIf(ENGINE === 'pglite')('the service when PostgreSQL goes away and 
       cleanups.push(() => cluster.remove());
       cluster.init();
       cluster.start();
-      const service = await startWithClinic({ DATABASE_URL: cluster.url });
+      const service = await startWithClinic({ DATABASE_URL: cluster.url }, cleanups);
       // Stopped while requests are in flight: the server terminates every session (57P01).
       await breakAndRecover(service, { what: 'stopped', down: () => cluster.stopAsync(), up: async () => cluster.start() });
     },

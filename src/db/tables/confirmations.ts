@@ -23,6 +23,8 @@ export interface ConfirmationRulesTable {
 export interface AppointmentConfirmationsTable {
   clinic_id: string;
   appointment_id: string;
+  /** The appointment's time the attempts were about: after a move they no longer count (migration 0130). */
+  start_at: Instant;
   attempts: ColumnType<number, number | undefined, number>;
   last_attempt_at: NullableTimestamp;
   last_outcome: string | null;

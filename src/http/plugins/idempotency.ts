@@ -6,7 +6,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../../core/errors.js';
-import { bodyHashOf, claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../db/idempotency.js';
+import { isDatabaseUnreachable } from '../../db/errors.js';
+import { bodyHashOf, claimIdempotencyKey, completeIdempotencyKey, LEASE_MS, releaseIdempotencyKey } from '../../db/idempotency.js';
 import type { DB } from '../../db/schema.js';
 
 export interface IdempotencyRecord {
@@ -16,6 +17,29 @@ export interface IdempotencyRecord {
 }
 
 const REPLAYED_HEADERS = ['etag', 'location'];
+const FINISH_RETRY_MS = 250;
+
+/**
+ * Records a key's outcome once the database takes it. When the database went away between the
+ * handler and the record (a primary killed, a network cut), the outcome is still known here: a
+ * 2xx committed its work, so its answer is sent and kept as soon as the database is back; an
+ * error frees the key then. Meanwhile the key stays taken (a retry gets `409
+ * idempotency_in_progress`), so a retry never runs the work a second time. Tried again within
+ * the key's lease only: after it another request may take the key over (IDEMPOTENCY.md, rule 4).
+ */
+async function finish(record: () => Promise<void>): Promise<void> {
+  try {
+    await record();
+  } catch (error) {
+    if (!isDatabaseUnreachable(error)) throw error;
+    const until = Date.now() + LEASE_MS;
+    const retry = () =>
+      void record().catch((again: unknown) => {
+        if (isDatabaseUnreachable(again) && Date.now() + FINISH_RETRY_MS < until) setTimeout(retry, FINISH_RETRY_MS).unref();
+      });
+    setTimeout(retry, FINISH_RETRY_MS).unref();
+  }
+}
 
 /**
  * The operation a key is bound to: the route the router matched, with its decoded path
@@ -73,14 +97,10 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
         const value = reply.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      await completeIdempotencyKey(db, record.clinicId, record.key, {
-        statusCode: reply.statusCode,
-        body: String(payload),
-        headers,
-        notStored: record.notStored,
-      });
+      const response = { statusCode: reply.statusCode, body: String(payload), headers, notStored: record.notStored };
+      await finish(() => completeIdempotencyKey(db, record.clinicId, record.key, response));
     } else {
-      await releaseIdempotencyKey(db, record.clinicId, record.key);
+      await finish(() => releaseIdempotencyKey(db, record.clinicId, record.key));
     }
     return payload;
   });

@@ -192,7 +192,7 @@ export async function recordConfirmationAttempt(
     });
     // Another appointment's answer took the id meanwhile: this one rolls back whole.
     if (!row) throw externalCallIdUsed();
-    await store.countAttempt(trx, actor.clinicId, current.id, input.outcome, input.outcome === 'reschedule_requested');
+    await store.countAttempt(trx, actor.clinicId, current, input.outcome, input.outcome === 'reschedule_requested');
     return { attempt: attemptView(row, current.status), replayed: false };
   });
 }

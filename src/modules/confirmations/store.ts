@@ -68,7 +68,10 @@ function openAppointments(db: Db, clinicId: string, rules: RulesRow, tz: string,
     .selectFrom('appointments as a')
     .innerJoin('patients as p', (j) => j.onRef('p.id', '=', 'a.patient_id').onRef('p.clinic_id', '=', 'a.clinic_id'))
     .leftJoin('calendars as c', (j) => j.onRef('c.id', '=', 'a.calendar_id').onRef('c.clinic_id', '=', 'a.clinic_id'))
-    .leftJoin('appointment_confirmations as s', (j) => j.onRef('s.clinic_id', '=', 'a.clinic_id').onRef('s.appointment_id', '=', 'a.id'))
+    .leftJoin('appointment_confirmations as s', (j) =>
+      // The asking of the appointment's present time only: a moved appointment is asked afresh.
+      j.onRef('s.clinic_id', '=', 'a.clinic_id').onRef('s.appointment_id', '=', 'a.id').onRef('s.start_at', '=', 'a.start_at'),
+    )
     .leftJoin('confirmation_contacts as k', (j) => j.onRef('k.clinic_id', '=', 'a.clinic_id').onRef('k.patient_id', '=', 'a.patient_id'))
     .where('a.clinic_id', '=', clinicId)
     .where('a.status', '=', 'scheduled')
@@ -146,15 +149,24 @@ export async function insertAttempt(
   return rows[0] ?? null;
 }
 
-/** Counts the attempt on the appointment; `close`: no automatic asking of it any more. */
-export async function countAttempt(trx: Transaction, clinicId: string, appointmentId: string, outcome: string, close: boolean): Promise<void> {
+/**
+ * Counts the attempt on the appointment at its time `startAt`; `close`: no automatic asking of it
+ * any more. The count and the close of an earlier time (before a move) start over.
+ */
+export async function countAttempt(
+  trx: Transaction,
+  clinicId: string,
+  appointment: { id: string; start_at: Date },
+  outcome: string,
+  close: boolean,
+): Promise<void> {
   await sql`
-    INSERT INTO appointment_confirmations (clinic_id, appointment_id, attempts, last_attempt_at, last_outcome, closed)
-    VALUES (${clinicId}, ${appointmentId}, 1, now(), ${outcome}, ${close})
-    ON CONFLICT (clinic_id, appointment_id) DO UPDATE SET attempts = appointment_confirmations.attempts + 1,
-      last_attempt_at = now(), last_outcome = excluded.last_outcome, closed = appointment_confirmations.closed OR excluded.closed, updated_at = now()`.execute(
-    trx,
-  );
+    INSERT INTO appointment_confirmations AS s (clinic_id, appointment_id, start_at, attempts, last_attempt_at, last_outcome, closed)
+    VALUES (${clinicId}, ${appointment.id}, ${appointment.start_at}, 1, now(), ${outcome}, ${close})
+    ON CONFLICT (clinic_id, appointment_id) DO UPDATE SET
+      attempts = CASE WHEN s.start_at = excluded.start_at THEN s.attempts + 1 ELSE 1 END,
+      closed = CASE WHEN s.start_at = excluded.start_at THEN s.closed OR excluded.closed ELSE excluded.closed END,
+      start_at = excluded.start_at, last_attempt_at = now(), last_outcome = excluded.last_outcome, updated_at = now()`.execute(trx);
 }
 
 /** A patient's refusal of automatic contact, or the phone someone else answered. */
@@ -204,10 +216,15 @@ export async function dueNow(trx: Transaction, rules: RulesRow, tz: string, now:
     .execute();
 }
 
-/** Marks a step of an appointment as announced; false when it already was (by this process or another). */
+/**
+ * Marks a step of an appointment as announced for the asking time `dueAt`; false when it already
+ * was (by this process or another). A step marked for another time (the appointment moved since)
+ * is marked anew and announced again.
+ */
 export async function markDue(trx: Transaction, clinicId: string, appointmentId: string, step: number, dueAt: Date): Promise<boolean> {
   const { rows } = await sql`
-    INSERT INTO confirmation_due_marks (clinic_id, appointment_id, step, due_at) VALUES (${clinicId}, ${appointmentId}, ${step}, ${dueAt})
-    ON CONFLICT DO NOTHING RETURNING 1`.execute(trx);
+    INSERT INTO confirmation_due_marks AS m (clinic_id, appointment_id, step, due_at) VALUES (${clinicId}, ${appointmentId}, ${step}, ${dueAt})
+    ON CONFLICT (clinic_id, appointment_id, step) DO UPDATE SET due_at = excluded.due_at, created_at = now() WHERE m.due_at <> excluded.due_at
+    RETURNING 1`.execute(trx);
   return rows.length > 0;
 }

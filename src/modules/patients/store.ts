@@ -264,7 +264,7 @@ export async function archiveRow(trx: Transaction, id: string, now: Date): Promi
 
 /**
  * Erases a patient's personal and clinical fields, its names no other patient has from the
- * vocabulary, the free text of its appointments and calls, and its chat's texts and number.
+ * vocabulary, the free text of its appointments and calls, its chat's texts and number, and the notes of its outbound attempts and waitlist entries.
  */
 export async function eraseRows(trx: Transaction, current: PatientRow, now: Date): Promise<PatientRow> {
   const clinicId = current.clinic_id;
@@ -316,6 +316,11 @@ export async function eraseRows(trx: Transaction, current: PatientRow, now: Date
     .where('clinic_id', '=', clinicId)
     .where('patient_id', '=', current.id)
     .execute();
+  // The outbound worklists' free text about the patient: the notes of recall and confirmation
+  // attempts and of waitlist entries.
+  await trx.updateTable('recall_attempts').set({ note: null }).where('clinic_id', '=', clinicId).where('patient_id', '=', current.id).execute();
+  await trx.updateTable('confirmation_attempts').set({ note: null }).where('clinic_id', '=', clinicId).where('patient_id', '=', current.id).execute();
+  await trx.updateTable('waitlist_entries').set({ note: null }).where('clinic_id', '=', clinicId).where('patient_id', '=', current.id).execute();
   // The patient's chat: message texts and voice transcriptions, and the conversation's number.
   const conversations = trx.selectFrom('conversations').select('id').where('clinic_id', '=', clinicId).where('patient_id', '=', current.id);
   await trx

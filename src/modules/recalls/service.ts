@@ -108,7 +108,7 @@ export async function listRecalls(db: Db, actor: Actor, q: RecallListQuery): Pro
   const rules = await store.rulesOf(db, actor.clinicId);
   if (!rules) return { data: [], nextCursor: null };
   const now = new Date();
-  const page = await store.dueList(db, actor, { ...q, dueBefore: q.dueBefore ? new Date(q.dueBefore) : now });
+  const page = await store.dueList(db, actor, { ...q, dueBefore: q.dueBefore ? new Date(q.dueBefore) : now, asked: q.dueBefore ?? null });
   return { data: page.items.map((r) => recallView(r, rules, now, actor.timeZone)), nextCursor: page.nextCursor };
 }
 

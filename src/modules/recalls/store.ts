@@ -91,7 +91,8 @@ export async function clinicsWithRules(db: Db): Promise<string[]> {
 export async function dueList(
   db: Db,
   actor: Actor,
-  q: { dueBefore: Date; facilityId?: string; cursor?: string; limit: number },
+  /** `asked`: the `dueBefore` sent, null for now (a later page without it reads up to its own now). */
+  q: { dueBefore: Date; asked: string | null; facilityId?: string; cursor?: string; limit: number },
 ): Promise<{ items: DueRow[]; nextCursor: string | null }> {
   let query = db
     .selectFrom('recall_worklist as w')
@@ -136,7 +137,7 @@ export async function dueList(
     columns: ['w.due_at', 'w.patient_id'],
     at: (r: DueRow) => r.due_at,
     secret: actor.cursorSecret,
-    scope: `recalls:${actor.clinicId}:${JSON.stringify([q.dueBefore.toISOString(), q.facilityId?.toLowerCase() ?? null])}`,
+    scope: `recalls:${actor.clinicId}:${JSON.stringify([q.asked, q.facilityId?.toLowerCase() ?? null])}`,
     cursor: q.cursor,
     limit: q.limit,
   }) as Promise<{ items: DueRow[]; nextCursor: string | null }>;

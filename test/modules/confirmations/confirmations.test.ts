@@ -287,6 +287,37 @@ describe('confirmation attempts', () => {
     expect(await ids(t)).toEqual([wrong, out, outLater]);
   });
 
+  it('asks a moved appointment afresh: the attempts and the reschedule asked for belong to its old time', async () => {
+    const t = await server.factories.tenant();
+    expect((await setRules(t)).status).toBe(200);
+    const [a, b] = await Promise.all([insertPatient(server, t), insertPatient(server, t)]);
+    const [move, silent] = [await appointment(t, a!, 20), await appointment(t, b!, 21)];
+    expect((await answer(move, { outcome: 'reschedule_requested' }, t)).status).toBe(201);
+    for (const outcome of ['no_answer', 'voicemail']) expect((await answer(silent, { outcome }, t)).status).toBe(201);
+    expect(await ids(t)).toEqual([]);
+
+    // The clinic moves both (the reschedule the patient asked for, and another): each is asked again.
+    for (const [id, hours] of [
+      [move, 26],
+      [silent, 27],
+    ] as const) {
+      const start = new Date(Math.floor((Date.now() + hours * HOUR) / 60_000) * 60_000);
+      const res = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/appointments/${id}`, {
+        start: start.toISOString(),
+        end: new Date(start.getTime() + 1_800_000).toISOString(),
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const rows = await list(t);
+    expect(rows.map((r) => [r.appointmentId, r.attempts, r.lastOutcome])).toEqual([
+      [move, 0, null],
+      [silent, 0, null],
+    ]);
+    // Attempts at the new time count from one, up to the rules' limit again.
+    expect((await answer(silent, { outcome: 'no_answer' }, t)).status).toBe(201);
+    expect((await list(t)).find((r) => r.appointmentId === silent)).toMatchObject({ attempts: 1, lastOutcome: 'no_answer' });
+  });
+
   it('refuses bad input naming every field, another clinic’s appointment with 404, a past one with 409, writing nothing', async () => {
     const p = await insertPatient(server, tenant);
     const id = await appointment(tenant, p, 20);

@@ -95,6 +95,25 @@ describe('appointment.confirmation_due', () => {
     expect((await dueEvents(t.clinicId)).some((e) => e.appointmentId === other.id)).toBe(false);
   });
 
+  it('announces a moved appointment again at its new time', async () => {
+    const t = await server.factories.tenant();
+    expect((await server.admin('PUT', `/admin/v1/clinics/${t.clinicId}/confirmation-rules`, RULES)).status).toBe(200);
+    const asked = await appointment(t, 30);
+    await recordConfirmationsDue(server.ctx.db);
+    const start = new Date(asked.start.getTime() + 2 * HOUR);
+    const res = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/appointments/${asked.id}`, {
+      start: start.toISOString(),
+      end: new Date(start.getTime() + 1_800_000).toISOString(),
+    });
+    expect(res.status, res.text).toBe(200);
+    await recordConfirmationsDue(server.ctx.db);
+    await recordConfirmationsDue(server.ctx.db);
+    expect((await dueEvents(t.clinicId)).map((e) => [e.step, e.start])).toEqual([
+      [0, asked.start.toISOString()],
+      [0, start.toISOString()],
+    ]);
+  });
+
   it('waits for the end of the quiet hours', async () => {
     const t = await server.factories.tenant();
     const asked = await appointment(t, 30);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../helpers/factories.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../../helpers/server.js';
+import { makeCalendar } from '../../helpers/seed.js';
 
 let server: TestServer;
 let t: Tenant;
@@ -60,7 +61,7 @@ describe('patient back office', () => {
     expect((await admin('POST', `/admin/v1/clinics/${other.clinicId}/patients/${p.id}/archive`)).status).toBe(404);
   });
 
-  it('erases personal and clinical data for good, keeps the id, clears appointment, call and chat free text', async () => {
+  it('erases personal and clinical data for good, keeps the id, clears appointment, call, chat and outbound notes', async () => {
     const p = await create({
       phone: '333 000 9999',
       email: 'erase@example.com',
@@ -101,8 +102,45 @@ describe('patient back office', () => {
       body: 'ho il diabete',
     });
     expect(said.status, said.text).toBe(201);
+    // Notes an outbound call wrote about the patient: a recall attempt, a confirmation answer, a waitlist entry.
+    const recall = await server.call('POST', `/v1/recalls/${p.id}/attempts`, {
+      token: t.token,
+      body: { channel: 'phone', outcome: 'no_answer', note: 'diabete, richiamare' },
+    });
+    expect(recall.status, recall.text).toBe(201);
+    await server.ctx.db
+      .insertInto('confirmation_attempts')
+      .values({
+        id: randomUUID(),
+        clinic_id: t.clinicId,
+        appointment_id: appointmentId,
+        patient_id: p.id,
+        channel: 'phone',
+        outcome: 'no_answer',
+        note: 'diabete',
+      })
+      .execute();
+    await server.ctx.db
+      .insertInto('waitlist_entries')
+      .values({
+        id: randomUUID(),
+        clinic_id: t.clinicId,
+        facility_id: t.facilityIds[0],
+        calendar_id: (await makeCalendar(server, t)).id,
+        patient_id: p.id,
+        earliest: '2026-12-01T08:00:00Z',
+        latest: '2026-12-20T18:00:00Z',
+        channel: 'phone',
+        note: 'diabete',
+      } as never)
+      .execute();
     const res = await admin('POST', `/admin/v1/clinics/${t.clinicId}/patients/${p.id}/erase`);
     expect(res.status, res.text).toBe(200);
+    for (const table of ['recall_attempts', 'confirmation_attempts', 'waitlist_entries'] as const) {
+      const notes = await server.ctx.db.selectFrom(table).select('note').where('patient_id', '=', p.id).execute();
+      expect(notes.length, table).toBe(1);
+      expect(notes, table).toEqual([{ note: null }]);
+    }
     const messages = await server.ctx.db.selectFrom('chat_messages').select(['body', 'transcription']).where('conversation_id', '=', chat.body.id).execute();
     expect(messages).toEqual([{ body: null, transcription: null }]);
     const conversation = await server.ctx.db.selectFrom('conversations').select('phone').where('id', '=', chat.body.id).executeTakeFirstOrThrow();

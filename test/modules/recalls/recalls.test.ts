@@ -109,6 +109,13 @@ describe('recall worklist', () => {
       .execute();
     expect(logged.some((l) => l.resource_ids.includes(a!) && l.fields.includes('phone'))).toBe(true);
 
+    // Page by page without dueBefore: each page reads up to its own now, the cursor is not refused.
+    const first = await server.call('GET', '/v1/recalls?limit=1', { token: tenant.token });
+    expect(first.body.data.map((r: { patientId: string }) => r.patientId)).toEqual([a]);
+    const second = await server.call('GET', `/v1/recalls?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`, { token: tenant.token });
+    expect(second.status, second.text).toBe(200);
+    expect(second.body.data.map((r: { patientId: string }) => r.patientId)).toEqual([b]);
+
     // A visit completed since the worklist was computed takes the patient out at once.
     await visit(tenant, b!, -1, 'checkup');
     expect((await due()).map((r) => r.patientId)).toEqual([a]);

@@ -110,7 +110,7 @@ export function registerPeopleAdminRoutes(app: App, ctx: AppContext): void {
         tags: [TAG],
         summary: 'Erase a patient for good',
         description:
-          "Every personal and clinical field becomes null, for good; the id stays so that appointments, calls and leads keep linking to it. The free text of the patient's appointments (title, reason, notes, clinical and completion notes) and the summary and transcript of its calls are cleared too; its documents lose title and file name and their bytes are deleted at once. Records `patient.archived` with `data.reason: erased`. Done before: `409 already_erased`.",
+          "Every personal and clinical field becomes null, for good; the id stays so that appointments, calls and leads keep linking to it. The free text of the patient's appointments (title, reason, notes, clinical and completion notes) the summary and transcript of its calls, its chat messages and conversations' number, and the notes of its recall and confirmation attempts and waitlist entries are cleared too; its documents lose title and file name and their bytes are deleted at once. Records `patient.archived` with `data.reason: erased`. Done before: `409 already_erased`.",
         params: ClinicItemParams,
         response: { 200: PatientSchema },
       },
