@@ -92,11 +92,12 @@ export async function connect(): Promise<Connection> {
 
 /** The operations, read from routes built without a database (building touches none): for --help. */
 export async function offlineOperations(): Promise<AdminOperation[]> {
-  const [{ buildApp }, { testConfig }, { Authenticator }, { offlineDocumentsRuntime }] = await Promise.all([
+  const [{ buildApp }, { testConfig }, { Authenticator }, { offlineDocumentsRuntime }, { primaryOnly }] = await Promise.all([
     import('../app.js'),
     import('../config.js'),
     import('../modules/auth/index.js'),
     import('../modules/documents/index.js'),
+    import('../db/replicas.js'),
   ]);
   const token = 'offline-operations-listing';
   const config = testConfig();
@@ -105,6 +106,7 @@ export async function offlineOperations(): Promise<AdminOperation[]> {
     documents: offlineDocumentsRuntime(config.documents),
     database: null,
     db: null,
+    reads: primaryOnly(null as never),
     authenticator: new Authenticator(null as never),
     cursorSecret: '',
   } as unknown as AppContext;

@@ -68,7 +68,7 @@ export interface ReadRouter {
 }
 
 /** Without replicas: every read on the primary, nothing recorded (no cost for a deployment without them). */
-function primaryOnly(db: Db): ReadRouter {
+export function primaryOnly(db: Db): ReadRouter {
   return {
     replicated: false,
     run: (_reader, read) => read(db),
