@@ -1,8 +1,7 @@
 -- When an appointment was first confirmed, kept on the appointment itself: the agenda's
 -- statistics count an appointment as confirmed when it ever was, also after it went on to
--- check-in, completion or a no-show. Until now they read the outbox's `appointment.confirmed`
--- events, which are kept 30 days (so older weeks showed a floor) and cost a hashed lookup per
--- appointment of the year.
+-- check-in, completion or a no-show. The outbox's `appointment.confirmed` events cannot serve:
+-- they are kept 30 days, and matching them costs a lookup per appointment of the range.
 ALTER TABLE appointments ADD COLUMN confirmed_at timestamptz(3);
 
 -- Set by the database on every road that makes an appointment confirmed (the status change, the
