@@ -11,6 +11,7 @@ import {
 } from '../../../modules/confirmations/index.js';
 import { IdParams, IdempotencyHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
+import { logWorklistRead } from './worklist-reads.js';
 
 const TAG = 'Confirmations';
 
@@ -33,13 +34,11 @@ export function registerConfirmationRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const page = await listConfirmations(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 50 });
-      if (page.data.length > 0)
-        await ctx.accessLog.record(request.actor, {
-          resourceType: 'patient',
-          resourceIds: page.data.map((r) => r.patientId),
-          fields: ['firstName', 'phone'],
-          requestId: request.id,
-        });
+      await logWorklistRead(
+        ctx,
+        request,
+        page.data.map((r) => r.patientId),
+      );
       return page;
     },
   );

@@ -17,6 +17,7 @@ import {
 } from '../../../modules/recalls/index.js';
 import { IdempotencyHeaders, Page } from '../../../core/schemas.js';
 import type { App } from '../../types.js';
+import { logWorklistRead } from './worklist-reads.js';
 
 const TAG = 'Recalls';
 
@@ -39,13 +40,11 @@ export function registerRecallRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const page = await listRecalls(ctx.db, request.actor, { ...request.query, limit: request.query.limit ?? 50 });
-      if (page.data.length > 0)
-        await ctx.accessLog.record(request.actor, {
-          resourceType: 'patient',
-          resourceIds: page.data.map((r) => r.patientId),
-          fields: ['firstName', 'phone'],
-          requestId: request.id,
-        });
+      await logWorklistRead(
+        ctx,
+        request,
+        page.data.map((r) => r.patientId),
+      );
       return page;
     },
   );
