@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createDoctor } from '../../src/modules/doctors/service.js';
 import { createChair } from '../../src/modules/chairs/service.js';
 import { createCalendar } from '../../src/modules/calendars/service.js';
+import { createAppointment } from '../../src/modules/scheduling/agenda.js';
 import type { Tenant } from './factories.js';
 import type { TestServer } from './server.js';
 import type { WeekSchedule } from '../../src/db/tables/agenda.js';
@@ -113,4 +114,35 @@ export async function insertDocument(
     })
     .execute();
   return id;
+}
+
+/**
+ * A half-hour appointment `hoursFromNow` ahead (on a whole minute), entered in the agenda of the
+ * tenant's first facility, with `extra` fields (a status, a calendar) as the back office sends them.
+ */
+export async function appointmentAhead(
+  server: TestServer,
+  tenant: Tenant,
+  patientId: string,
+  hoursFromNow: number,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; start: Date }> {
+  const start = new Date(Math.floor((Date.now() + hoursFromNow * 3_600_000) / 60_000) * 60_000);
+  const row = await createAppointment(server.ctx.db, await server.actor(tenant.clinicId), {
+    patientId,
+    start: start.toISOString(),
+    end: new Date(start.getTime() + 1_800_000).toISOString(),
+    facilityId: tenant.facilityIds[0],
+    ...extra,
+  } as never);
+  return { id: row.id, start };
+}
+
+/** Moves an appointment to a half hour starting at `start`, through the back office (`PATCH`). */
+export async function moveInBackOffice(server: TestServer, tenant: Tenant, id: string, start: Date): Promise<void> {
+  const res = await server.admin('PATCH', `/admin/v1/clinics/${tenant.clinicId}/appointments/${id}`, {
+    start: start.toISOString(),
+    end: new Date(start.getTime() + 1_800_000).toISOString(),
+  });
+  if (res.status !== 200) throw new Error(`move ${id}: ${res.status} ${res.text}`);
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../helpers/factories.js';
 import { intlReading } from '../../lib/reading.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { insertPatient, makeCalendar } from '../../helpers/seed.js';
+import { appointmentAhead, insertPatient, makeCalendar, moveInBackOffice } from '../../helpers/seed.js';
 import { createAppointment } from '../../../src/modules/scheduling/agenda.js';
 import { bookAppointment } from '../../../src/modules/scheduling/booking.js';
 import { createEntry } from '../../../src/modules/waitlist/service.js';
@@ -53,18 +53,9 @@ const ids = async (t: Tenant = tenant, query = '') => (await list(t, query)).map
 const answer = (appointmentId: string, body: Record<string, unknown>, t: Tenant = tenant) =>
   server.call('POST', `/v1/appointments/${appointmentId}/confirmation-attempts`, { token: t.token, body: { channel: 'phone', ...body } });
 
-/** A half-hour appointment `hoursFromNow` ahead (whole minutes), entered in the agenda. */
-async function appointment(t: Tenant, patientId: string, hoursFromNow: number, extra: Record<string, unknown> = {}) {
-  const start = new Date(Math.floor((Date.now() + hoursFromNow * HOUR) / 60_000) * 60_000);
-  const row = await createAppointment(server.ctx.db, await server.actor(t.clinicId), {
-    patientId,
-    start: start.toISOString(),
-    end: new Date(start.getTime() + 1_800_000).toISOString(),
-    facilityId: t.facilityIds[0],
-    ...extra,
-  } as never);
-  return row.id;
-}
+/** A half-hour appointment `hoursFromNow` ahead, entered in the agenda: its id. */
+const appointment = async (t: Tenant, patientId: string, hoursFromNow: number, extra: Record<string, unknown> = {}) =>
+  (await appointmentAhead(server, t, patientId, hoursFromNow, extra)).id;
 const status = async (id: string) => (await server.ctx.db.selectFrom('appointments').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
 const eventsOf = async (clinicId: string, type: string) =>
   (await server.ctx.db.selectFrom('events').select(['type', 'data']).where('clinic_id', '=', clinicId).where('type', '=', type).execute()).map(
@@ -300,14 +291,8 @@ describe('confirmation attempts', () => {
     for (const [id, hours] of [
       [move, 26],
       [silent, 27],
-    ] as const) {
-      const start = new Date(Math.floor((Date.now() + hours * HOUR) / 60_000) * 60_000);
-      const res = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/appointments/${id}`, {
-        start: start.toISOString(),
-        end: new Date(start.getTime() + 1_800_000).toISOString(),
-      });
-      expect(res.status, res.text).toBe(200);
-    }
+    ] as const)
+      await moveInBackOffice(server, t, id, new Date(Math.floor((Date.now() + hours * HOUR) / 60_000) * 60_000));
     const rows = await list(t);
     expect(rows.map((r) => [r.appointmentId, r.attempts, r.lastOutcome])).toEqual([
       [move, 0, null],

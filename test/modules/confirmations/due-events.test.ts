@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../helpers/factories.js';
 import { intlReading } from '../../lib/reading.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { insertPatient } from '../../helpers/seed.js';
-import { createAppointment } from '../../../src/modules/scheduling/agenda.js';
+import { appointmentAhead, insertPatient, moveInBackOffice } from '../../helpers/seed.js';
 import { recordConfirmationsDue } from '../../../src/modules/confirmations/jobs.js';
 
 let server: TestServer;
@@ -28,15 +27,7 @@ const RULES = {
 
 async function appointment(t: Tenant, hoursFromNow: number, status = 'scheduled') {
   const patientId = await insertPatient(server, t);
-  const start = new Date(Math.floor((Date.now() + hoursFromNow * HOUR) / 60_000) * 60_000);
-  const row = await createAppointment(server.ctx.db, await server.actor(t.clinicId), {
-    patientId,
-    start: start.toISOString(),
-    end: new Date(start.getTime() + 1_800_000).toISOString(),
-    facilityId: t.facilityIds[0],
-    status: status as 'scheduled',
-  });
-  return { id: row.id, patientId, start };
+  return { ...(await appointmentAhead(server, t, patientId, hoursFromNow, { status })), patientId };
 }
 
 const dueEvents = async (clinicId: string) =>
@@ -101,11 +92,7 @@ describe('appointment.confirmation_due', () => {
     const asked = await appointment(t, 30);
     await recordConfirmationsDue(server.ctx.db);
     const start = new Date(asked.start.getTime() + 2 * HOUR);
-    const res = await server.admin('PATCH', `/admin/v1/clinics/${t.clinicId}/appointments/${asked.id}`, {
-      start: start.toISOString(),
-      end: new Date(start.getTime() + 1_800_000).toISOString(),
-    });
-    expect(res.status, res.text).toBe(200);
+    await moveInBackOffice(server, t, asked.id, start);
     await recordConfirmationsDue(server.ctx.db);
     await recordConfirmationsDue(server.ctx.db);
     expect((await dueEvents(t.clinicId)).map((e) => [e.step, e.start])).toEqual([
