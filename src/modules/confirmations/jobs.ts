@@ -14,7 +14,6 @@ import type { Job } from '../../jobs/scheduler.js';
 import { recordEvent } from '../../events/record.js';
 import { localReading } from '../../lib/local-reading.js';
 import { afterQuietHours } from '../../lib/quiet-hours.js';
-import { askAt } from './policy.js';
 import type { ConfirmationChannel } from './schema.js';
 import * as store from './store.js';
 
@@ -26,14 +25,8 @@ export async function recordConfirmationsDue(db: Db, now = new Date()): Promise<
     total += await db.transaction().execute(async (trx) => {
       let recorded = 0;
       for (const a of await store.dueNow(trx, rules, timezone, now)) {
-        // The latest step whose time has come.
-        let step = -1;
-        let dueAt = new Date(0);
-        rules.steps.forEach((s, i) => {
-          const t = askAt(a.start_at, s, timezone);
-          if (t <= now && t >= dueAt) [step, dueAt] = [i, t];
-        });
-        if (step < 0 || !(await store.markDue(trx, rules.clinic_id, a.id, step, dueAt))) continue;
+        const { step, due_at: dueAt } = a;
+        if (!(await store.markDue(trx, rules.clinic_id, a.id, step, dueAt))) continue;
         await recordEvent(trx, {
           clinicId: rules.clinic_id,
           type: 'appointment.confirmation_due',

@@ -1,17 +1,8 @@
 /** When to ask a patient to confirm, and when the next attempt is allowed: pure rules over the clinic's confirmation rules. */
 import type { ConfirmationStep } from '../../db/tables/confirmations.js';
 import { afterQuietHours } from '../../lib/quiet-hours.js';
-import { localParts, localToUtc } from '../../lib/time-zone.js';
 
 const HOUR_MS = 3_600_000;
-const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
-
-/** The instant a step asks about an appointment starting at `start`: hours before it, or a local time days before its local date. */
-export function askAt(start: Date, step: ConfirmationStep, tz: string): Date {
-  if ('hoursBefore' in step) return new Date(start.getTime() - step.hoursBefore * HOUR_MS);
-  const day = localParts(start, tz);
-  return localToUtc(day.year, day.month, day.day - step.daysBefore, minutes(step.at), tz);
-}
 
 /**
  * The longest a step can ask ahead of a start (an upper bound, for the index range of the

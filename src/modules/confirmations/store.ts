@@ -46,7 +46,7 @@ export async function saveRules(db: Db, clinicId: string, values: Omit<RulesRow,
     .executeTakeFirstOrThrow();
 }
 
-/** The instant a step asks about appointment `a` (policy.ts `askAt`, the same rule in SQL, in the clinic's zone `tz`). */
+/** The instant a step asks about appointment `a`: hours before its start, or a local time days before its local date (the clinic's zone `tz`). */
 function askAtSql(step: ConfirmationStep, tz: string): RawBuilder<Date> {
   if ('hoursBefore' in step) return sql<Date>`(a.start_at - make_interval(hours => ${step.hoursBefore}::int))`;
   return sql<Date>`((((a.start_at AT TIME ZONE ${tz})::date - ${step.daysBefore}::int) + ${step.at}::time) AT TIME ZONE ${tz})`;
@@ -206,12 +206,22 @@ interface DueRow {
   calendar_id: string | null;
   start_at: Date;
   attempts: number | null;
+  /** The latest step whose time has come (its index in the rules' steps), and that time. */
+  step: number;
+  due_at: Date;
 }
 
-/** The open appointments (as the worklist reads them, every facility) whose first asking time has come. */
+/**
+ * The open appointments (as the worklist reads them, every facility) whose first asking time has
+ * come, each with the latest step whose time has come by `now` (of two at the same instant, the
+ * later in the rules), by the same asking times as the list (`askAtSql`).
+ */
 export async function dueNow(trx: Transaction, rules: RulesRow, tz: string, now: Date): Promise<DueRow[]> {
+  const asked = sql`(VALUES ${sql.join(rules.steps.map((step, i) => sql`(${i}::int, ${askAtSql(step, tz)})`))}) AS step(i, t)`;
+  const latest = sql`FROM ${asked} WHERE step.t <= ${now} ORDER BY step.t DESC, step.i DESC LIMIT 1`;
   return openAppointments(trx, rules.clinic_id, rules, tz, now)
     .select(['a.id', 'a.patient_id', 'a.facility_id', 'a.calendar_id', 'a.start_at', 's.attempts'])
+    .select([sql<number>`(SELECT step.i ${latest})`.as('step'), sql<Date>`(SELECT step.t ${latest})`.as('due_at')])
     .orderBy('a.start_at')
     .execute();
 }
