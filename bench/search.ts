@@ -29,7 +29,8 @@
  * prints its recall@1 for nicknames of one registered name and of several ("Ale").
  *
  * Other options: `--queries=200` per shape, `--seed=…`, `--kinds=a,b` (shapes to run),
- * `--failures=1` (list the misses), `--reseed` (rebuild the kept databases).
+ * `--failures=1` (list the misses), `--again=N` (the
+ * slowest queries of each shape sent N times more: work or a pause), `--reseed` (rebuild the kept databases).
  *
  * Databases are seeded once and kept (bench/lib/search-seed.ts): PostgreSQL databases
  * `dcm_bench_search_<n>_<others>` next to DATABASE_URL's, PGlite data folders in the temp folder.
@@ -123,6 +124,7 @@ async function shapesTable(search: Search, queries: Query[]): Promise<void> {
     let count = 0;
     const times: number[] = [];
     let slowest = { q: '', t: 0 };
+    const timed: Array<{ q: string; t: number }> = [];
     const ranksFirst = new Set<string>();
     const cpu = process.cpuUsage();
     for (const { q, person } of mine) {
@@ -132,6 +134,7 @@ async function shapesTable(search: Search, queries: Query[]): Promise<void> {
       const res = await search(q);
       const t = performance.now() - start;
       times.push(t);
+      timed.push({ q, t });
       if (t > slowest.t) slowest = { q, t };
       const ok = (h: (typeof res.data)[number]) => isFound(shape.expect, person, h, patientId(person.index));
       if (res.data[0] && ok(res.data[0])) {
@@ -148,10 +151,35 @@ async function shapesTable(search: Search, queries: Query[]): Promise<void> {
     }
     const used = process.cpuUsage(cpu);
     if (shape.name === 'nickname') nicknameSplit(mine, ranksFirst);
+    if (AGAIN > 0) slowestAgain.push({ shape: shape.name, slowest: timed.sort((a, b) => b.t - a.t).slice(0, 3) });
     const target = shape.target !== undefined && hit1 / count < shape.target ? ` (target ${shape.target})` : '';
     console.log(
       `| ${shape.name} | ${count} | ${mine.length - count} | ${(hit1 / count).toFixed(3)}${target} | ${(hit5 / count).toFixed(3)} | ${ms(pct(times, 50))} | ${ms(pct(times, 99))} | ${ms(Math.max(...times))} | ${ms((used.user + used.system) / 1000 / count)} | \`${slowest.q}\` |`,
     );
+  }
+}
+
+/**
+ * `--again=N`: each shape's three slowest queries sent N times more, after the table. A query
+ * that is slow every time does more work than the others (a plan, many candidates); one that is
+ * fast when repeated met a pause (a collection, a flush, the machine) on its first run.
+ */
+const AGAIN = Number(args.again ?? 0);
+const slowestAgain: Array<{ shape: string; slowest: Array<{ q: string; t: number }> }> = [];
+async function againTable(search: Search): Promise<void> {
+  console.log(
+    `\nThe slowest queries sent ${AGAIN} times more:\n\n| query shape | query | first ms | again: min ms | median ms | max ms |\n|---|---|---|---|---|---|`,
+  );
+  for (const { shape, slowest } of slowestAgain.splice(0)) {
+    for (const { q, t } of slowest) {
+      const again: number[] = [];
+      for (let i = 0; i < AGAIN; i++) {
+        const start = performance.now();
+        await search(q);
+        again.push(performance.now() - start);
+      }
+      console.log(`| ${shape} | \`${q}\` | ${ms(t)} | ${ms(Math.min(...again))} | ${ms(pct(again, 50))} | ${ms(Math.max(...again))} |`);
+    }
   }
 }
 
@@ -345,6 +373,7 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
     for (let i = 0; i < warmUp.length; i += CLIENTS) await Promise.all(warmUp.slice(i, i + CLIENTS).map(({ q }) => search(q)));
     if (parts.shapes) await shapesTable(search, queries);
     for (const note of nicknameNotes.splice(0)) console.log(`\n${note}`);
+    if (AGAIN > 0) await againTable(search);
     if (parts.load) {
       console.log(`\nLoad: ${CLIENTS} clients, ${RATE} searches/s in all for ${SECONDS} s, every shape mixed (load average ${loadAverage()})\n`);
       await loadRun(search, queries);
