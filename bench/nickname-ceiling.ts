@@ -7,8 +7,9 @@
  * comes first under three rankings of the forms:
  * - the table's order (src/modules/patients/nicknames.ts), the first form the clinic has with
  *   that surname;
- * - the clinic's namesakes: the form whose full name the most patients carry (what the search
- *   does, nicknameWeights);
+ * - the clinic's namesakes: the form whose full name the most patients carry;
+ * - the namesakes, each form's count divided by how many nicknames the search's table lists for
+ *   that form (what the search does, nicknameWeights: the table's forms taken as equally said);
  * - an oracle that also knows how often each name's bearers say that nickname (SAID_FOR's
  *   draw: every Alessia says "Ale", half the Alessandros): the benchmark's own odds, which
  *   neither the clinic's data nor the name said tell.
@@ -38,7 +39,10 @@ const saidShare = (form: string, nickname: string) => {
 // The queries bench/search.ts makes with --kinds=nickname (the same generator, draws and skips).
 const qrand = rng(SEED + N);
 const common = commonSurnames(people);
-const counts = { queries: 0, several: 0, table: 0, namesakes: 0, oracle: 0 };
+const counts = { queries: 0, several: 0, table: 0, namesakes: 0, tableShare: 0, oracle: 0 };
+// How many nicknames the search's table lists for each registered form.
+const shortForms = new Map<string, number>();
+for (const forms of Object.values(NICKNAMES)) for (const form of forms) shortForms.set(form, (shortForms.get(form) ?? 0) + 1);
 for (let attempt = 0; counts.queries < QUERIES && attempt < QUERIES * 200; attempt++) {
   const person = people[Math.floor(qrand() * people.length)]!;
   const q = shape.gen(person, qrand, common);
@@ -56,6 +60,7 @@ for (let attempt = 0; counts.queries < QUERIES && attempt < QUERIES * 200; attem
   const first = (score: (i: number) => number) => forms.reduce((best, _, i) => (score(i) > score(best) ? i : best), 0);
   if (`${forms[first((i) => Number(bearers[i]! > 0))]} ${last}` === own) counts.table++;
   if (`${forms[first((i) => bearers[i]!)]} ${last}` === own) counts.namesakes++;
+  if (`${forms[first((i) => bearers[i]! / shortForms.get(forms[i]!)!)]} ${last}` === own) counts.tableShare++;
   if (`${forms[first((i) => bearers[i]! * saidShare(forms[i]!, nickname))]} ${last}` === own) counts.oracle++;
 }
 const whole = (right: number) => ((counts.queries - counts.several + right) / counts.queries).toFixed(4);
@@ -63,4 +68,5 @@ console.log(`${counts.queries} nickname queries, ${counts.several} of a nickname
 console.log(`| ranking of the forms | right of ${counts.several} | first hit if every other query is right |\n|---|---:|---:|`);
 console.log(`| the table's order | ${counts.table} | ${whole(counts.table)} |`);
 console.log(`| the clinic's namesakes of each full name | ${counts.namesakes} | ${whole(counts.namesakes)} |`);
+console.log(`| namesakes / nicknames the table lists for the form (the search) | ${counts.tableShare} | ${whole(counts.tableShare)} |`);
 console.log(`| oracle: namesakes × how often the name's bearers say it | ${counts.oracle} | ${whole(counts.oracle)} |`);

@@ -160,6 +160,8 @@ interface NicknameVariant {
   words: string[];
   /** The index of the nickname among the query's words. */
   word: number;
+  /** The registered form read for it. */
+  form: string;
 }
 
 /**
@@ -170,18 +172,28 @@ interface NicknameVariant {
 export function nicknameVariants(words: readonly string[]): NicknameVariant[] {
   const variants: NicknameVariant[] = [];
   words.forEach((word, i) => {
-    for (const form of FORMS.get(word) ?? []) variants.push({ words: [...words.slice(0, i), ...form.split(' '), ...words.slice(i + 1)], word: i });
+    for (const form of FORMS.get(word) ?? []) variants.push({ words: [...words.slice(0, i), ...form.split(' '), ...words.slice(i + 1)], word: i, form });
   });
   return variants.slice(0, MAX_VARIANTS);
 }
 
 /**
- * The weight of each variant's hits. The forms of one nickname are ordered by how many of the
- * clinic's patients carry the name as said with that form, at the best score any of the forms
- * reached ("Ale Bruno": 12 Alessandro Bruno, 8 Alessia Bruno, no Alessandra Bruno): a caller is
- * likelier one of the many than one of the few, and the name said cannot tell more. Forms as
- * many (none, often) keep the table's order, the most common registered name first. The first
- * form weighs NICKNAME_WEIGHT, each next one FORM_STEP less.
+ * How many of the table's nicknames each registered form has (Domenico: mimmo, mimi, memmo,
+ * nico; Cosimo: mimmo). Without counts of what callers say, each of a name's known short forms
+ * is taken as equally likely, so a Cosimo says "Mimmo" four times as often as a Domenico does.
+ */
+const SHORT_FORMS = new Map<string, number>();
+for (const forms of FORMS.values()) for (const form of forms) SHORT_FORMS.set(form, (SHORT_FORMS.get(form) ?? 0) + 1);
+
+/**
+ * The weight of each variant's hits. The forms of one nickname are ordered by how likely a
+ * caller saying it is each form's bearer (Bayes' rule over what the clinic and the table hold):
+ * how many of the clinic's patients carry the name as said with that form, at the best score
+ * any of the forms reached, times how often that form's bearers say this nickname (one in as
+ * many as the table lists for the form: SHORT_FORMS). "Mimmo Leone" with 3 Domenico Leone and
+ * 1 Cosimo Leone: 3 × 1/4 against 1 × 1/1, the Cosimo first. Forms as likely (none found,
+ * often) keep the table's order, the most common registered name first. The first form weighs
+ * NICKNAME_WEIGHT, each next one FORM_STEP less.
  */
 export function nicknameWeights(variants: readonly NicknameVariant[], found: ReadonlyArray<ReadonlyArray<{ score: number }>>): number[] {
   const weights = variants.map(() => NICKNAME_WEIGHT);
@@ -189,9 +201,9 @@ export function nicknameWeights(variants: readonly NicknameVariant[], found: Rea
   for (const word of new Set(variants.map((v) => v.word))) {
     const forms = variants.flatMap((v, i) => (v.word === word ? [i] : []));
     const best = Math.max(0, ...forms.flatMap((i) => found[i]!.map((c) => at(c.score))));
-    const bearers = new Map(forms.map((i) => [i, found[i]!.filter((c) => at(c.score) === best).length]));
-    // Stable: forms as many keep the table's order.
-    forms.sort((a, b) => bearers.get(b)! - bearers.get(a)!).forEach((i, rank) => (weights[i] = NICKNAME_WEIGHT - FORM_STEP * rank));
+    const likelihood = new Map(forms.map((i) => [i, found[i]!.filter((c) => at(c.score) === best).length / SHORT_FORMS.get(variants[i]!.form)!]));
+    // Stable: forms as likely keep the table's order.
+    forms.sort((a, b) => likelihood.get(b)! - likelihood.get(a)!).forEach((i, rank) => (weights[i] = NICKNAME_WEIGHT - FORM_STEP * rank));
   }
   return weights;
 }

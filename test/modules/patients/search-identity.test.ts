@@ -36,6 +36,10 @@ const PEOPLE = [
   { key: 'alessiaBruno2', firstName: 'Alessia', lastName: 'Bruno' },
   { key: 'federicoSerra', firstName: 'Federico', lastName: 'Serra' },
   { key: 'federicaSerra', firstName: 'Federica', lastName: 'Serra' },
+  { key: 'robertoSerra', firstName: 'Roberto', lastName: 'Serra' },
+  { key: 'robertaSerra', firstName: 'Roberta', lastName: 'Serra' },
+  { key: 'cosimoLeone', firstName: 'Cosimo', lastName: 'Leone' },
+  ...[1, 2, 3].map((n) => ({ key: `domenicoLeone${n}`, firstName: 'Domenico', lastName: 'Leone', dateOfBirth: `19${60 + n}-01-01` })),
 ];
 
 beforeAll(async () => {
@@ -241,8 +245,9 @@ describe('nicknames', () => {
     expect(res.closeMatches).toBe(1);
   });
 
-  it('ranks the forms of a nickname by how many patients carry the name said with each; as many, the table’s order', async () => {
-    // Two Alessia Bruno, one Alessandro Bruno: "Ale" is likelier said by one of the two.
+  it('ranks the forms of a nickname by how likely a caller saying it bears each: namesakes × how often each form is said so', async () => {
+    // Two Alessia Bruno, one Alessandro Bruno: "Ale" is likelier said by one of the two (and an
+    // Alessia has no other short form in the table, an Alessandro also Sandro).
     const ale = await hits('Ale Bruno');
     expect(ale.data.slice(0, 3).map((h) => [h.name, h.score])).toEqual([
       ['Alessia Bruno', 0.95],
@@ -250,10 +255,21 @@ describe('nicknames', () => {
       ['Alessandro Bruno', 0.945],
     ]);
     expect(ale.closeMatches).toBe(2);
-    // One of each: Federico, the table's first form, then Federica.
+    // Three Domenico Leone, one Cosimo Leone: a Domenico is called Mimmo, Mimì, Memmo or Nico,
+    // a Cosimo only Mimmo, so 3 × 1/4 against 1 × 1: the Cosimo first.
+    const mimmo = await hits('Mimmo Leone');
+    expect(mimmo.data[0]).toMatchObject({ id: ids.cosimoLeone, score: 0.95, matchedBy: 'nickname' });
+    expect(mimmo.data.slice(1, 4).map((h) => [h.name, h.score])).toEqual(Array.from({ length: 3 }, () => ['Domenico Leone', 0.945]));
+    // One of each: a Federica is called only Fede, a Federico also Chicco.
     const fede = await hits('Fede Serra');
-    expect(fede.data.slice(0, 2).map((h) => h.id)).toEqual([ids.federicoSerra, ids.federicaSerra]);
+    expect(fede.data.slice(0, 2).map((h) => h.id)).toEqual([ids.federicaSerra, ids.federicoSerra]);
     expect(fede.data.slice(0, 2).every((h) => h.matchedBy === 'nickname')).toBe(true);
+    // As likely (one each, Robi their only short form): the table's order, Roberto first.
+    const robi = await hits('Robi Serra');
+    expect(robi.data.slice(0, 2).map((h) => [h.id, h.score])).toEqual([
+      [ids.robertoSerra, 0.95],
+      [ids.robertaSerra, 0.945],
+    ]);
   });
 
   it('answers a word every JavaScript object has (constructor, __proto__, toString) as a name like any other', async () => {
