@@ -42,6 +42,9 @@
  * patient's name is skipped and counted in `skipped`.
  */
 import os from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import pg from 'pg';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import type { DB } from '../src/db/schema.js';
@@ -73,6 +76,11 @@ const scope = { ...backOffice(CLINIC_ID), region: 'IT' as const };
 // (src/lib/heap.ts). With V8's pretenuring the driver's rows were born old here, and every
 // scavenge of this heap, which holds the corpus, took 4-6 ms instead of 1-3 (--trace-gc).
 tuneHeap();
+// This process's own collections are not the search's: before each shape's queries the heap is
+// collected whole, so the seeding's and the last shape's garbage are not collected inside a
+// measured search (with --http a client scavenge of the seeding's heap took 16-24 ms, --trace-gc).
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 const ms = (x: number) => x.toFixed(1);
 const loadAverage = () =>
@@ -124,8 +132,9 @@ async function shapesTable(search: Search, queries: Query[]): Promise<void> {
     let count = 0;
     const times: number[] = [];
     let slowest = { q: '', t: 0 };
-    const timed: Array<{ q: string; t: number }> = [];
+    const timed: Array<{ q: string; t: number; where: string }> = [];
     const ranksFirst = new Set<string>();
+    collectGarbage();
     const cpu = process.cpuUsage();
     for (const { q, person } of mine) {
       if (!q) continue;
@@ -134,7 +143,7 @@ async function shapesTable(search: Search, queries: Query[]): Promise<void> {
       const res = await search(q);
       const t = performance.now() - start;
       times.push(t);
-      timed.push({ q, t });
+      timed.push({ q, t, where: lastWhere() });
       if (t > slowest.t) slowest = { q, t };
       const ok = (h: (typeof res.data)[number]) => isFound(shape.expect, person, h, patientId(person.index));
       if (res.data[0] && ok(res.data[0])) {
@@ -165,20 +174,20 @@ async function shapesTable(search: Search, queries: Query[]): Promise<void> {
  * fast when repeated met a pause (a collection, a flush, the machine) on its first run.
  */
 const AGAIN = Number(args.again ?? 0);
-const slowestAgain: Array<{ shape: string; slowest: Array<{ q: string; t: number }> }> = [];
+const slowestAgain: Array<{ shape: string; slowest: Array<{ q: string; t: number; where: string }> }> = [];
 async function againTable(search: Search): Promise<void> {
   console.log(
-    `\nThe slowest queries sent ${AGAIN} times more:\n\n| query shape | query | first ms | again: min ms | median ms | max ms |\n|---|---|---|---|---|---|`,
+    `\nThe slowest queries sent ${AGAIN} times more (the first run's time in the app / its GC / this client's GC, with --http):\n\n| query shape | query | first ms | first: app / app GC / client GC ms | again: min ms | median ms | max ms |\n|---|---|---|---|---|---|---|`,
   );
   for (const { shape, slowest } of slowestAgain.splice(0)) {
-    for (const { q, t } of slowest) {
+    for (const { q, t, where } of slowest) {
       const again: number[] = [];
       for (let i = 0; i < AGAIN; i++) {
         const start = performance.now();
         await search(q);
         again.push(performance.now() - start);
       }
-      console.log(`| ${shape} | \`${q}\` | ${ms(t)} | ${ms(Math.min(...again))} | ${ms(pct(again, 50))} | ${ms(Math.max(...again))} |`);
+      console.log(`| ${shape} | \`${q}\` | ${ms(t)} | ${where} | ${ms(Math.min(...again))} | ${ms(pct(again, 50))} | ${ms(Math.max(...again))} |`);
     }
   }
 }
@@ -391,6 +400,15 @@ async function section(engine: 'postgres' | 'pglite', n: number, others: number,
   }
 }
 
+/** This process's garbage collections, in ms in all (the client's share of a slow search). */
+let clientGcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) clientGcMs += e.duration;
+}).observe({ entryTypes: ['gc'] });
+/** The last search's time in the app and its GC (its Server-Timing header), and this process's GC meanwhile. */
+let lastTiming = { app: NaN, appGc: NaN, clientGc: NaN };
+const lastWhere = () => `${ms(lastTiming.app)} / ${ms(lastTiming.appGc)} / ${ms(lastTiming.clientGc)}`;
+
 /** The app on the seeded database in a child process (`--http`), and a search through it. */
 async function startSearchServer(databaseUrl: string): Promise<{ search: Search; stop: () => void }> {
   const { ready, stop } = await startServerProcess<{ port: number; token: string }>('bench/lib/search-server.ts', { DATABASE_URL: databaseUrl });
@@ -398,9 +416,14 @@ async function startSearchServer(databaseUrl: string): Promise<{ search: Search;
   const headers = { authorization: `Bearer ${ready.token}` };
   return {
     search: async (q) => {
+      const gcBefore = clientGcMs;
       const res = await fetch(base + encodeURIComponent(q), { headers });
       if (res.status !== 200) throw new Error(`search answered ${res.status}: ${await res.text()}`);
-      return (await res.json()) as SearchAnswer;
+      const answer = (await res.json()) as SearchAnswer;
+      const timing = res.headers.get('server-timing') ?? '';
+      const dur = (name: string) => Number(new RegExp(`${name};dur=([\\d.]+)`).exec(timing)?.[1] ?? NaN);
+      lastTiming = { app: dur('app'), appGc: dur('gc'), clientGc: clientGcMs - gcBefore };
+      return answer;
     },
     stop: () => void stop(),
   };
