@@ -105,7 +105,8 @@ function keep(m: Map<string, number>): string[] {
  *    last) and (clinic, last, first) btree indexes; when none of them scores as an answer,
  *    those whose first or last name is close to any one word.
  * No step reads more than the clinic's vocabulary and the patients with the names found. The
- * readings share each step's statement; each reading's answer is what it alone would get.
+ * readings share each step's statement; each reading's answer is what it alone would get. The
+ * first reading is the words said; the others (a nickname's registered forms) stop at step 3.
  */
 export async function nameCandidates(db: Db, scope: SearchScope, birthYear: number | null, readings: string[][], limit: number): Promise<Candidate[][]> {
   const plans = readings.map(reading);
@@ -200,7 +201,11 @@ export async function nameCandidates(db: Db, scope: SearchScope, birthYear: numb
     out.push({ where: conditions, final: (found) => found.length > 0 || plan.words.length === 1 });
     // Nobody with the name as cut scores as an answer: patients with any one of its words as
     // first or last name ("signora rossi", a first name the patient is not registered with).
-    out.push({ where: plan.words.flatMap((w) => firstOrLast(near(w))), final: () => true });
+    // Only for the words said: another reading (a nickname's registered form) is a guess at a
+    // registered name, and its words alone are the words said or a form nobody said; that step
+    // read every patient of each word (2,000-6,000 rows for "Chicco Merlo Mariani", 15-30 ms)
+    // to add patients the words said already reach.
+    if (i === 0) out.push({ where: plan.words.flatMap((w) => firstOrLast(near(w))), final: () => true });
     return out;
   });
 

@@ -272,6 +272,14 @@ describe('nicknames', () => {
     ]);
   });
 
+  it('does not offer a patient for a nickname’s registered form alone: "Pino Bassani" is not Giuseppe Esposito', async () => {
+    // A nickname's reading ("giuseppe bassani") stops at the names as cut; only the words said
+    // go on to patients with any one of them as first or last name.
+    const res = await hits('Pino Bassani');
+    expect(res.data.map((h) => `${h.name} ${h.matchedBy}`)).not.toContain('Giuseppe Esposito nickname');
+    expect(res.data.every((h) => h.matchedBy !== 'nickname')).toBe(true);
+  });
+
   it('answers a word every JavaScript object has (constructor, __proto__, toString) as a name like any other', async () => {
     for (const q of ['constructor', '__proto__', 'toString', 'Mario hasOwnProperty', 'valueOf Rossi']) {
       const res = await search(q);
