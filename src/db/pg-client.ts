@@ -229,3 +229,23 @@ export function poolClient(pgModule: typeof pg, names = new StatementNames()): t
     }
   };
 }
+
+/**
+ * `Client` whose every statement Kysely sends must be answered within `ms`: past it the client is
+ * ended, which destroys the socket of a client with a statement in flight (`pg`'s `end()`). The
+ * statement then fails as on a lost connection ("Connection terminated", src/db/errors.ts) and the
+ * pool drops the client, so a server that accepts connections but never answers (a replica stopped,
+ * a network that black-holes) holds neither the read nor a pool slot past the bound. `pg`'s own
+ * `query_timeout` answers the caller but keeps the connection, whose late answer would then be read
+ * as the next statement's.
+ */
+export function withStatementDeadline(Client: typeof pg.Client, ms: number): typeof pg.Client {
+  return class DeadlineClient extends Client {
+    override query(...args: unknown[]): never {
+      const answer = (super.query as (...a: unknown[]) => unknown)(...args);
+      if (!(answer instanceof Promise)) return answer as never;
+      const timer = setTimeout(() => void this.end().catch(() => {}), ms);
+      return answer.finally(() => clearTimeout(timer)) as never;
+    }
+  };
+}
