@@ -48,6 +48,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
       primary: database.db,
       urls: config.databaseReplicaUrls,
       maxLagMs: config.replicaMaxLagMs,
+      connectTimeoutMs: config.replicaConnectTimeoutMs,
+      statementTimeoutMs: config.replicaStatementTimeoutMs,
       poolMax: config.dbPoolMax,
       prepareAfter: config.dbPrepareAfter,
       wireSpeedUps: config.dbWireSpeedUps,

@@ -32,6 +32,14 @@ export interface Config {
   databaseReplicaUrls: string[];
   /** REPLICA_MAX_LAG_MS (2000): a replica further behind than this is skipped until it catches up. */
   replicaMaxLagMs: number;
+  /**
+   * REPLICA_CONNECT_TIMEOUT_MS (1000) and REPLICA_STATEMENT_TIMEOUT_MS (3000): how long a read
+   * waits for a replica's connection, and for each of its statements there, before it runs on the
+   * primary instead and the replica is skipped until it answers its poll again (a replica that
+   * accepts connections but never answers must not hang a read).
+   */
+  replicaConnectTimeoutMs: number;
+  replicaStatementTimeoutMs: number;
   redisUrl: string | null;
   /** Bearer token of the back-office API (and /metrics); when absent the back office is not mounted at all. */
   adminToken: string | null;
@@ -231,6 +239,8 @@ export function loadConfig(env: Env = process.env): Config {
     databaseDirectUrl: readUrl(env, 'DATABASE_DIRECT_URL', ['postgres:', 'postgresql:']),
     databaseReplicaUrls: readReplicaUrls(env, databaseUrl),
     replicaMaxLagMs: readInt(env, 'REPLICA_MAX_LAG_MS', 2000, 100, 3_600_000),
+    replicaConnectTimeoutMs: readInt(env, 'REPLICA_CONNECT_TIMEOUT_MS', 1000, 50, 60_000),
+    replicaStatementTimeoutMs: readInt(env, 'REPLICA_STATEMENT_TIMEOUT_MS', 3000, 50, 600_000),
     dataDir: env.DATA_DIR || './data',
     dbPoolMax: readInt(env, 'DB_POOL_MAX', 10, 2, 500),
     dbPrepareAfter: readInt(env, 'DB_PREPARE_AFTER', 1000, 0, 1_000_000_000),

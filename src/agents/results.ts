@@ -72,10 +72,18 @@ const HOLD_REFUSED =
   'Holding is not possible now, but booking is: once the caller confirms, book the slot directly with book_appointment (calendarId, start, patientId), without holdId.';
 const HOLD_REASONS: ReadonlySet<unknown> = new Set(['hold_limit', 'hold_limit_calendar', 'hold_life_exceeded']);
 
+/**
+ * The first attempt of this very call did the work, and its answer was lost on the way (src/db/IDEMPOTENCY.md,
+ * rule 5): sending it again would do nothing, and doing it under other arguments would do it twice.
+ */
+const RESPONSE_LOST =
+  'This was already done by an earlier attempt of this same call, whose answer was lost: do not call the tool again for it; read the result back with a tool that lists it before you tell the caller it is done.';
+
 /** What the model should do about an error, naming only tools it may call. */
 export function nextStep(error: ToolError, callable: Callable): string {
   const reason = (error.details as { reason?: unknown } | null)?.reason;
   if (reason === 'ai_disabled') return AI_OFF;
+  if (error.code === 'conflict' && reason === 'response_lost') return RESPONSE_LOST;
   if (error.code === 'conflict' && HOLD_REASONS.has(reason) && callable.has('book_appointment')) return HOLD_REFUSED;
   return (NEXT_STEP[error.code] ?? NEXT_STEP.internal_error!)(error, callable);
 }

@@ -97,10 +97,10 @@ export interface DeclaredReasons {
 
 /**
  * Reasons any operation of a kind may answer, so no operation restates them: a stale
- * `If-Match` (`version_mismatch`), and the idempotency store's two (`concurrent_request`,
- * `response_not_stored`; src/db/IDEMPOTENCY.md).
+ * `If-Match` (`version_mismatch`), and the idempotency store's three (`concurrent_request`,
+ * `response_not_stored`, `response_lost`; src/db/IDEMPOTENCY.md).
  */
-const COMMON_CONFLICT_REASONS = ['version_mismatch', 'concurrent_request', 'response_not_stored'] as const;
+const COMMON_CONFLICT_REASONS = ['version_mismatch', 'concurrent_request', 'response_not_stored', 'response_lost'] as const;
 
 /**
  * Forbidden reasons any /v1 operation may answer: `ai_disabled` (spec 7) refuses every request

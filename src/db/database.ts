@@ -11,7 +11,7 @@ import { PGliteDialect } from './pglite-dialect.js';
 import { asIs, DATE, INT8, NUMERIC, startPGlite, toNumber, type StartedPGlite } from './pglite-start.js';
 import { parseTimestamptz } from './timestamptz.js';
 import { StatementNames } from './prepared-statements.js';
-import { pgClientClass } from './pg-client.js';
+import { pgClientClass, withStatementDeadline } from './pg-client.js';
 
 export type Engine = 'postgres' | 'pglite';
 
@@ -74,6 +74,12 @@ interface OpenOptions {
   prepareAfter?: number;
   /** PostgreSQL: the wire-level speed-ups of src/db/pg-client.ts (default on); off runs `pg`'s plain protocol. */
   wireSpeedUps?: boolean;
+  /**
+   * PostgreSQL, a read replica's bounds (src/db/replicas.ts): how long a connection may take to
+   * open (a free one to come), and a statement to be answered before its connection is ended.
+   * Unset: no bound (the primary: a statement there may take what it takes).
+   */
+  bounds?: { connectMs: number; statementMs: number };
   /** A tarball from `dumpDataDir`, to start an in-memory database from a snapshot (tests). */
   pgliteSnapshot?: Blob;
   /** The embedded database's start already under way in `dataDir` (src/main.ts starts it first). */
@@ -93,7 +99,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   const log = logConfig(options.onQuery);
   if (options.databaseUrl) {
     const urls = { pooled: options.databaseUrl, direct: options.directUrl ?? options.databaseUrl };
-    return openPostgres(urls, options.poolMax ?? 10, options.prepareAfter, options.wireSpeedUps ?? true, log);
+    return openPostgres(urls, options.poolMax ?? 10, options.prepareAfter, options.wireSpeedUps ?? true, log, options.bounds);
   }
   return openPGlite(await (options.pglite ?? startPGlite(options.dataDir, options.pgliteSnapshot)), log);
 }
@@ -104,6 +110,7 @@ async function openPostgres(
   prepareAfter: number | undefined,
   wireSpeedUps: boolean,
   log: LogConfig | undefined,
+  bounds: OpenOptions['bounds'],
 ): Promise<Database> {
   // `pg` is loaded only by a process on PostgreSQL (start-up time on the embedded database).
   const { default: pg } = await import('pg');
@@ -118,7 +125,14 @@ async function openPostgres(
   // travels with its first statement (src/db/pg-client.ts), unless DB_WIRE_SPEEDUPS=off or `pg`
   // lacks a part that needs.
   const names = new StatementNames(prepareAfter === undefined ? undefined : { prepareAfter });
-  const pool = new pg.Pool({ connectionString: urls.pooled, max: poolMax, idleTimeoutMillis: 0, Client: pgClientClass(pg, names, wireSpeedUps) });
+  const Client = pgClientClass(pg, names, wireSpeedUps);
+  const pool = new pg.Pool({
+    connectionString: urls.pooled,
+    max: poolMax,
+    idleTimeoutMillis: 0,
+    Client: bounds ? withStatementDeadline(Client, bounds.statementMs) : Client,
+    ...(bounds ? { connectionTimeoutMillis: bounds.connectMs } : {}),
+  });
   // A lost connection (PostgreSQL restarted, a network cut) makes its client emit `error`; with
   // no listener Node would throw it and end the process. An idle client's error reaches the pool
   // (which drops the client); a checked-out one's reaches only the client: its query fails with

@@ -6,6 +6,8 @@ export const SQLSTATE = {
   foreignKeyViolation: '23503',
   uniqueViolation: '23505',
   exclusionViolation: '23P01',
+  /** lock_not_available: a lock not granted within `lock_timeout`. */
+  lockNotAvailable: '55P03',
 } as const;
 
 export function hasSqlState(error: unknown, state: (typeof SQLSTATE)[keyof typeof SQLSTATE]): boolean {

@@ -5,8 +5,10 @@
  * store are src/http/plugins/idempotency.ts.
  */
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type TransactionBuilder } from 'kysely';
+import { WITH_BEGIN_MARK } from './pg-client.js';
 import type { DB } from './schema.js';
+import type { IdempotencyKeysTable } from './tables/core.js';
 
 /** How long a first request owns its key before another may take it over (its holder died). */
 export const LEASE_MS = 60_000;
@@ -52,43 +54,58 @@ type ClaimOutcome =
   | { kind: 'in_progress' }
   /** The first response held a secret shown once: it was not stored. */
   | { kind: 'not_stored' }
+  /** The first request's work committed but its response was never recorded (rule 5): nothing to replay, nothing to run again. */
+  | { kind: 'lost' }
   | { kind: 'replay'; statusCode: number; body: string; headers: Record<string, string> };
 
-/** Takes the key for this request, or says why not (a few tries: rows come and go meanwhile). */
+/** The key's row as a claim reads it; `owned` when the claim's own insert made it. */
+interface ClaimRow {
+  owned: boolean;
+  api_key_id: string | null;
+  operation: string | null;
+  body_hash: string | null;
+  state: IdempotencyKeysTable['state'] | null;
+  locked_until: Date | null;
+  created_at: Date | null;
+  status_code: number | null;
+  response_body: string | null;
+  response_headers: Record<string, string> | null;
+  response_not_stored: boolean | null;
+  expired: boolean | null;
+  lease_over: boolean | null;
+}
+
+/**
+ * Takes the key for this request, or says why not (a few tries: rows come and go meanwhile).
+ * One statement reads the key's row and inserts it only when there is none: a claim never waits
+ * on the lock a running transaction of the key's work holds on its row (`keyedDb`), as an insert
+ * meeting that row would; a takeover skips a locked row for the same reason.
+ */
 export async function claimIdempotencyKey(db: Kysely<DB>, claim: IdempotencyClaim): Promise<ClaimOutcome> {
   const { clinicId, key } = claim;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values({
-        clinic_id: clinicId,
-        idempotency_key: key,
-        api_key_id: claim.apiKeyId,
-        operation: claim.operation,
-        body_hash: claim.bodyHash,
-        state: 'in_progress',
-        locked_until: new Date(Date.now() + LEASE_MS),
-      })
-      .onConflict((oc) => oc.columns(['clinic_id', 'idempotency_key']).doNothing())
-      .returning('idempotency_key')
-      .executeTakeFirst();
-    if (inserted) return { kind: 'owned' };
-
-    const existing = await db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .select(expired().as('expired'))
-      .select(sql<boolean>`locked_until < now()`.as('lease_over'))
-      .where('clinic_id', '=', clinicId)
-      .where('idempotency_key', '=', key)
-      .executeTakeFirst();
-    if (!existing) continue; // deleted meanwhile (a failed first request): try again
+    const { rows } = await sql<ClaimRow>`
+      WITH found AS (
+        SELECT api_key_id, operation, body_hash, state, locked_until, created_at, status_code, response_body, response_headers,
+               response_not_stored, ${expired()} AS expired, locked_until < now() AS lease_over
+        FROM idempotency_keys WHERE clinic_id = ${clinicId} AND idempotency_key = ${key}
+      ), inserted AS (
+        INSERT INTO idempotency_keys (clinic_id, idempotency_key, api_key_id, operation, body_hash, state, locked_until)
+        SELECT ${clinicId}::uuid, ${key}, ${claim.apiKeyId}::uuid, ${claim.operation}, ${claim.bodyHash}, 'in_progress', ${new Date(Date.now() + LEASE_MS)}::timestamptz
+        WHERE NOT EXISTS (SELECT 1 FROM found)
+        ON CONFLICT (clinic_id, idempotency_key) DO NOTHING
+        RETURNING 1
+      )
+      SELECT EXISTS (SELECT 1 FROM inserted) AS owned, found.* FROM (VALUES (1)) AS one (x) LEFT JOIN found ON true`.execute(db);
+    const existing = rows[0]!;
+    if (existing.owned) return { kind: 'owned' };
+    if (existing.state === null) continue; // inserted or deleted meanwhile by another request: try again
     if (existing.expired) {
       await db
         .deleteFrom('idempotency_keys')
         .where('clinic_id', '=', clinicId)
         .where('idempotency_key', '=', key)
-        .where('created_at', '=', existing.created_at)
+        .where('created_at', '=', existing.created_at!)
         .execute();
       continue;
     }
@@ -97,24 +114,25 @@ export async function claimIdempotencyKey(db: Kysely<DB>, claim: IdempotencyClai
     if (existing.api_key_id !== claim.apiKeyId || existing.operation !== claim.operation || existing.body_hash !== claim.bodyHash) {
       return { kind: 'reused' };
     }
-    if (existing.state === 'in_progress') {
+    if (existing.state !== 'completed') {
       if (!existing.lease_over) return { kind: 'in_progress' };
-      const taken = await db
-        .updateTable('idempotency_keys')
-        .set({ locked_until: new Date(Date.now() + LEASE_MS) })
-        .where('clinic_id', '=', clinicId)
-        .where('idempotency_key', '=', key)
-        .where('state', '=', 'in_progress')
-        .where('locked_until', '=', existing.locked_until)
-        .executeTakeFirst();
-      return taken.numUpdatedRows === 0n ? { kind: 'in_progress' } : { kind: 'owned' };
+      // Its work committed and its holder will record nothing more (it answered a 5xx, or died).
+      if (existing.state === 'committed') return { kind: 'lost' };
+      // Locked: a transaction of the first holder's work still runs (or its session is stuck).
+      const taken = await sql`
+        UPDATE idempotency_keys SET locked_until = ${new Date(Date.now() + LEASE_MS)}
+        WHERE (clinic_id, idempotency_key) = (
+          SELECT clinic_id, idempotency_key FROM idempotency_keys
+          WHERE clinic_id = ${clinicId} AND idempotency_key = ${key} AND state = 'in_progress' AND locked_until = ${existing.locked_until}
+          FOR UPDATE SKIP LOCKED)`.execute(db);
+      return taken.numAffectedRows === 1n ? { kind: 'owned' } : { kind: 'in_progress' };
     }
     if (existing.response_not_stored) return { kind: 'not_stored' };
     return {
       kind: 'replay',
       statusCode: existing.status_code ?? 200,
       body: existing.response_body ?? '',
-      headers: (existing.response_headers ?? {}) as Record<string, string>,
+      headers: existing.response_headers ?? {},
     };
   }
   return { kind: 'in_progress' };
@@ -141,9 +159,67 @@ export async function completeIdempotencyKey(
     .execute();
 }
 
-/** Only a 2xx is repeated: after an error the key is free for a corrected retry. */
+/** Only a 2xx is repeated: after a refusal (4xx) the key is free for a corrected retry. */
 export async function releaseIdempotencyKey(db: Kysely<DB>, clinicId: string, key: string): Promise<void> {
   await db.deleteFrom('idempotency_keys').where('clinic_id', '=', clinicId).where('idempotency_key', '=', key).execute();
+}
+
+/** How long a settle waits for the row's lock (a transaction of the work still deciding) before it is tried again. */
+const SETTLE_LOCK_TIMEOUT_MS = 500;
+
+/**
+ * After a 5xx (the database went away mid-request, a COMMIT whose answer was lost, a fault): the
+ * key is freed only if none of its work committed; otherwise its lease ends, so that a retry is
+ * answered `lost` at once and never runs the work again. The row's state is the work's own
+ * record (`keyedDb`): a transaction still deciding holds the row's lock, and the DELETE waits for
+ * it, then sees what it decided. It waits SETTLE_LOCK_TIMEOUT_MS at most (a session whose client
+ * vanished may hold the lock until the server ends it) and then fails with `lock_not_available`,
+ * to be tried again; the key stays taken meanwhile.
+ */
+export async function settleIdempotencyKey(db: Kysely<DB>, clinicId: string, key: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`SELECT set_config('lock_timeout', ${`${SETTLE_LOCK_TIMEOUT_MS}ms`}, true)`.execute(trx);
+    await trx.deleteFrom('idempotency_keys').where('clinic_id', '=', clinicId).where('idempotency_key', '=', key).where('state', '=', 'in_progress').execute();
+    await trx
+      .updateTable('idempotency_keys')
+      .set({ locked_until: sql<Date>`now() - interval '1 second'` })
+      .where('clinic_id', '=', clinicId)
+      .where('idempotency_key', '=', key)
+      .where('state', '=', 'committed')
+      .execute();
+  });
+}
+
+/**
+ * The database handle of a request that owns `key`: `db`, whose every read-write transaction
+ * first marks the key `committed` (rule 5). The mark commits exactly when the work does, so the
+ * row tells whether the work ran even when the answer of its COMMIT was lost. It takes the row's
+ * lock from the transaction's first statement on: a settle (`settleIdempotencyKey`) waits for
+ * the transaction to end rather than read the row while it may still commit. On PostgreSQL the
+ * mark goes out with BEGIN and the transaction's next statement (WITH_BEGIN_MARK): no round trip.
+ */
+export function keyedDb(db: Kysely<DB>, clinicId: string, key: string): Kysely<DB> {
+  const mark = sql`UPDATE idempotency_keys SET state = 'committed'
+    WHERE clinic_id = ${clinicId} AND idempotency_key = ${key} AND state = 'in_progress' ${sql.raw(WITH_BEGIN_MARK)}`;
+  const marking = (builder: TransactionBuilder<DB>, readOnly: boolean): TransactionBuilder<DB> =>
+    ({
+      setIsolationLevel: (level: Parameters<TransactionBuilder<DB>['setIsolationLevel']>[0]) => marking(builder.setIsolationLevel(level), readOnly),
+      setAccessMode: (mode: Parameters<TransactionBuilder<DB>['setAccessMode']>[0]) => marking(builder.setAccessMode(mode), mode === 'read only'),
+      execute: <T>(work: Parameters<TransactionBuilder<DB>['execute']>[0]) =>
+        builder.execute(async (trx) => {
+          // A read-only transaction commits nothing (and may not write the mark).
+          if (!readOnly) await mark.execute(trx);
+          return (work as (t: typeof trx) => Promise<T>)(trx);
+        }),
+    }) as unknown as TransactionBuilder<DB>;
+  // Kysely keeps its state in private fields: every other member is the handle's own, bound to it.
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'transaction') return () => marking(target.transaction(), false);
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** Retention: idempotency records live 24 hours. */

@@ -28,12 +28,28 @@
  *    committed, Kysely's `commit` (or `rollback`) is answered at once, and any other statement
  *    before it throws: the transaction it would run in is over.
  *
+ * 4. A statement whose text ends with WITH_BEGIN_MARK, sent while BEGIN is kept, is kept too and
+ *    answered at once: it goes out after BEGIN's messages and before the next statement's, in the
+ *    same write and under the same Sync (the idempotency key's mark, src/db/idempotency.ts
+ *    `keyedDb`: a transaction's first statement that costs no round trip). Should it fail, the
+ *    next statement is skipped and rejects with its error; should the transaction end before
+ *    any other statement, neither is sent. Its parameters are sent as text.
+ *
  * Only the call Kysely makes, `query(text, values)` awaited, is changed; every other form of
  * `query()` (callbacks, query objects, a LISTEN client's) passes through as `pg` has it.
  */
 import type pg from 'pg';
 import { StatementNames } from './prepared-statements.js';
 import { THEN_COMMIT_MARK } from './then-commit.js';
+
+/** Ends a statement that goes out with its transaction's BEGIN (item 4 above); a comment to PostgreSQL. */
+export const WITH_BEGIN_MARK = '/* with begin */';
+
+/** A statement kept to go out with BEGIN. */
+interface KeptStatement {
+  text: string;
+  values: unknown[];
+}
 
 /** What `pg` answers for a statement that returns no rows; Kysely reads `command`, `rowCount` and `rows`. */
 function answered(command: string) {
@@ -55,27 +71,35 @@ interface QueryInternals {
   handleCommandComplete(message: unknown, connection: WireConnection): void;
 }
 
-/** An unnamed statement without parameters (BEGIN, COMMIT): Parse, Bind and Execute, no Sync. */
-function sendBare(connection: WireConnection, text: string): void {
+/** An unnamed statement (BEGIN, COMMIT, a kept one), its parameters as text: Parse, Bind and Execute, no Sync. */
+function sendBare(connection: WireConnection, text: string, values: unknown[] = []): void {
   connection.parse({ text, name: '' });
-  connection.bind({ statement: '', portal: '', values: [] });
+  connection.bind({ statement: '', portal: '', values: values.map((v) => (v === null || v === undefined ? null : String(v))) });
   connection.execute({ portal: '' });
 }
 
+/** What a wrapped query sends around its own messages. */
+interface Wrap {
+  begin: boolean;
+  /** A kept statement, after BEGIN and before the query's own messages (only with `begin`). */
+  first: KeptStatement | null;
+  commit: boolean;
+}
+
 /**
- * A `pg` query sent with an unnamed BEGIN before its own messages, an unnamed COMMIT after
- * them, or both, all before its one Sync; it passes on every answer but BEGIN's and COMMIT's
- * CommandComplete.
+ * A `pg` query sent with an unnamed BEGIN (and a kept statement) before its own messages, an
+ * unnamed COMMIT after them, or both, all before its one Sync; it passes on its own
+ * CommandComplete only.
  */
 function wrappedQueryClass(pgModule: typeof pg) {
   const Base = pgModule.Query as unknown as new (config: unknown) => QueryInternals;
   class WrappedQuery extends Base {
-    /** CommandCompletes read so far: BEGIN's is the first when it was sent, COMMIT's the last. */
+    /** CommandCompletes read so far: BEGIN's and the kept statement's come first when sent, COMMIT's last. */
     private completes = 0;
 
     constructor(
       config: pg.QueryConfig,
-      private readonly wrap: { begin: boolean; commit: boolean },
+      private readonly wrap: Wrap,
     ) {
       super(config);
     }
@@ -87,6 +111,7 @@ function wrappedQueryClass(pgModule: typeof pg) {
 
     override prepare(connection: WireConnection): void {
       if (this.wrap.begin) sendBare(connection, 'BEGIN');
+      if (this.wrap.first) sendBare(connection, this.wrap.first.text, this.wrap.first.values);
       super.prepare(connection);
     }
 
@@ -100,12 +125,11 @@ function wrappedQueryClass(pgModule: typeof pg) {
 
     override handleCommandComplete(message: unknown, connection: WireConnection): void {
       this.completes += 1;
-      if (this.wrap.begin && this.completes === 1) return;
-      if (this.wrap.commit && this.completes === (this.wrap.begin ? 3 : 2)) return;
+      if (this.completes !== 1 + (this.wrap.begin ? 1 : 0) + (this.wrap.first ? 1 : 0)) return;
       super.handleCommandComplete(message, connection);
     }
   }
-  return WrappedQuery as unknown as new (config: pg.QueryConfig, wrap: { begin: boolean; commit: boolean }) => pg.Query;
+  return WrappedQuery as unknown as new (config: pg.QueryConfig, wrap: Wrap) => pg.Query;
 }
 
 /**
@@ -166,6 +190,8 @@ export function poolClient(pgModule: typeof pg, names = new StatementNames()): t
     private inTransaction = false;
     /** A thenCommit() statement committed the transaction; Kysely's `commit` is still to come. */
     private committed = false;
+    /** A statement marked WITH_BEGIN_MARK, kept with BEGIN for the next statement. */
+    private kept: KeptStatement | null = null;
 
     // `pg`'s query() has many overloads; this one takes them all and passes the others through.
     override query(...args: unknown[]): never {
@@ -187,25 +213,34 @@ export function poolClient(pgModule: typeof pg, names = new StatementNames()): t
         this.inTransaction = true;
         return Promise.resolve(answered('BEGIN')) as never;
       }
+      if (this.beginKept && this.kept === null && text.endsWith(WITH_BEGIN_MARK)) {
+        this.kept = { text, values };
+        return Promise.resolve(answered('KEPT')) as never;
+      }
       if (ends) this.inTransaction = false;
       const name = names.nameOf(text);
       const commit = this.inTransaction && text.endsWith(THEN_COMMIT_MARK);
       if (this.beginKept) {
         this.beginKept = false;
+        const first = this.kept;
+        this.kept = null;
         // Nothing was sent: there is no transaction to end.
         if (ends) return Promise.resolve(answered(text.toUpperCase())) as never;
         const connection = (this as unknown as { connection: WireConnection }).connection;
         const extended = name !== undefined || values.length > 0;
         const parsedHere = name === undefined || connection.parsedStatements[name] === text;
-        if (extended && parsedHere) return this.send(new WrappedQuery({ text, values, name }, { begin: true, commit }), commit) as never;
-        return (super.query('BEGIN') as Promise<unknown>).then(() => this.run(text, values, name, commit)) as never;
+        if (extended && parsedHere) return this.send(new WrappedQuery({ text, values, name }, { begin: true, first, commit }), commit) as never;
+        const begun = first
+          ? this.send(new WrappedQuery({ text: first.text, values: first.values }, { begin: true, first: null, commit: false }), false)
+          : (super.query('BEGIN') as Promise<unknown>);
+        return begun.then(() => this.run(text, values, name, commit)) as never;
       }
       return this.run(text, values, name, commit) as never;
     }
 
     /** The statement, named when `names` gives it a name, with COMMIT when `commit`. */
     private run(text: string, values: unknown[], name: string | undefined, commit: boolean): Promise<pg.QueryResult> {
-      if (commit) return this.send(new WrappedQuery({ text, values, name }, { begin: false, commit: true }), true);
+      if (commit) return this.send(new WrappedQuery({ text, values, name }, { begin: false, first: null, commit: true }), true);
       if (name === undefined) return super.query(text, values);
       return this.send(new pgModule.Query({ name, text, values }), false);
     }
@@ -226,6 +261,26 @@ export function poolClient(pgModule: typeof pg, names = new StatementNames()): t
         };
         super.query(query);
       });
+    }
+  };
+}
+
+/**
+ * `Client` whose every statement Kysely sends must be answered within `ms`: past it the client is
+ * ended, which destroys the socket of a client with a statement in flight (`pg`'s `end()`). The
+ * statement then fails as on a lost connection ("Connection terminated", src/db/errors.ts) and the
+ * pool drops the client, so a server that accepts connections but never answers (a replica stopped,
+ * a network that black-holes) holds neither the read nor a pool slot past the bound. `pg`'s own
+ * `query_timeout` answers the caller but keeps the connection, whose late answer would then be read
+ * as the next statement's.
+ */
+export function withStatementDeadline(Client: typeof pg.Client, ms: number): typeof pg.Client {
+  return class DeadlineClient extends Client {
+    override query(...args: unknown[]): never {
+      const answer = (super.query as (...a: unknown[]) => unknown)(...args);
+      if (!(answer instanceof Promise)) return answer as never;
+      const timer = setTimeout(() => void this.end().catch(() => {}), ms);
+      return answer.finally(() => clearTimeout(timer)) as never;
     }
   };
 }

@@ -19,7 +19,12 @@
  *
  * A read that fails on a replica for a database reason (the replica stopped, a query cancelled
  * by a recovery conflict) runs again on the primary: reads have no effect, so a second run is
- * safe, and no request fails because a replica did.
+ * safe, and no request fails because a replica did. A replica that hangs (it accepts connections
+ * but never answers: its processes stopped, a network that drops packets) is bounded the same
+ * way: a connection it does not open within REPLICA_CONNECT_TIMEOUT_MS, or a statement it does
+ * not answer within REPLICA_STATEMENT_TIMEOUT_MS (its connection is then ended: pg-client.ts
+ * `withStatementDeadline`), fails as a lost connection; the read runs on the primary and the
+ * replica is unreachable until a poll is answered again.
  */
 import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
@@ -134,6 +139,9 @@ interface ReplicaOptions {
   primary: Db;
   urls: string[];
   maxLagMs: number;
+  /** The replica's bounds: opening a connection, and each statement (src/db/database.ts `bounds`). */
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
   poolMax: number;
   prepareAfter?: number;
   wireSpeedUps?: boolean;
@@ -307,6 +315,7 @@ export async function openReplicas(options: ReplicaOptions): Promise<ReadRouter>
       poolMax: options.poolMax,
       prepareAfter: options.prepareAfter,
       wireSpeedUps: options.wireSpeedUps,
+      bounds: { connectMs: options.connectTimeoutMs, statementMs: options.statementTimeoutMs },
     });
     replicas.push(new Replica(nameOf(url), database));
   }

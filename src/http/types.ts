@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { Actor, AuthContext } from '../core/actor.js';
 import type { Scope } from '../modules/auth/index.js';
 import type { IdempotencyRecord } from './plugins/idempotency.js';
+import type { Db } from '../db/transaction.js';
 import type { ToolCallLedger } from '../modules/tool-calls/index.js';
 import type { RateLimits, RateWindowState, WindowRule } from './rate-limit/limiter.js';
 import type { DeclaredReasons, ValidationIssue } from '../core/errors.js';
@@ -90,6 +91,12 @@ declare module 'fastify' {
      */
     actor: Actor;
     idempotency: IdempotencyRecord | null;
+    /**
+     * The primary, for the request's work: a route declared `idempotent` passes it to its service
+     * (not `ctx.db`), so that the work's transactions record whether they committed in the
+     * request's Idempotency-Key (src/db/IDEMPOTENCY.md, rule 5). Without a key, `ctx.db` itself.
+     */
+    db: Db;
     /** The agent tools' call ledger of the caller's clinic (src/http/plugins/tool-calls.ts). */
     toolCalls: ToolCallLedger;
     /** Every rate-limit window this request was counted in, as counted (GET /v1/meta shows them). */

@@ -5,12 +5,13 @@
  * with parameters or without, named or not, prepared on the connection or not, a script of
  * several statements, a failing first statement, a transaction that sends nothing. A last
  * statement marked thenCommit() carries the COMMIT too (N round trips), and commits only when it
- * succeeds.
+ * succeeds. A first statement marked WITH_BEGIN_MARK (an idempotency key's mark) goes out with
+ * BEGIN and the next statement, in their round trip.
  */
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { poolClient } from '../../src/db/pg-client.js';
+import { poolClient, WITH_BEGIN_MARK } from '../../src/db/pg-client.js';
 import { prepared, StatementNames } from '../../src/db/prepared-statements.js';
 import { commitCheck, isCommitRefused, lastStatement, thenCommit } from '../../src/db/then-commit.js';
 import { dedicatedDatabase } from '../helpers/databases.js';
@@ -256,6 +257,71 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
       expect(roundTrips).toBe(1);
       expect(await count()).toBe(2);
       expect(client!.getTransactionStatus()).toBe('I');
+    });
+  });
+
+  describe('a first statement marked WITH_BEGIN_MARK', () => {
+    /** Records the transaction it ran in as its label. */
+    const keptInsert = (id: number) => sql`INSERT INTO begin_probe VALUES (${id}, pg_current_xact_id()::text) ${sql.raw(WITH_BEGIN_MARK)}`;
+    const labelOf = (id: number) => sql<{ label: string; xid: string }>`SELECT label, pg_current_xact_id()::text AS xid FROM begin_probe WHERE id = ${id}`;
+
+    it('goes out with BEGIN and the next statement: no round trip of its own, the same transaction', async () => {
+      const row = await db.transaction().execute(async (trx) => {
+        await keptInsert(31).execute(trx);
+        return (await labelOf(31).execute(trx)).rows[0]!;
+      });
+      expect(row.label).toBe(row.xid);
+      expect(roundTrips).toBe(2); // the SELECT with BEGIN and the kept INSERT, then COMMIT
+      expect(await count()).toBe(1);
+      roundTrips = 0;
+      // With a thenCommit statement next: BEGIN, the kept statement, the statement and COMMIT in one round trip.
+      await db.transaction().execute(async (trx) => {
+        await keptInsert(32).execute(trx);
+        await thenCommit(sql`INSERT INTO begin_probe VALUES (${33}, ${'last'})`).execute(trx);
+      });
+      expect(roundTrips).toBe(1);
+      expect(await count()).toBe(3);
+    });
+
+    it('sends nothing when the transaction ends before another statement, and rolls back with it', async () => {
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await keptInsert(34).execute(trx);
+          throw new Error('invalid body');
+        }),
+      ).rejects.toThrow('invalid body');
+      expect(roundTrips).toBe(0);
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await keptInsert(35).execute(trx);
+          await labelOf(35).execute(trx);
+          throw new Error('the service refuses');
+        }),
+      ).rejects.toThrow('the service refuses');
+      expect(await count()).toBe(0);
+      expect(client!.getTransactionStatus()).toBe('I');
+    });
+
+    it('fails the next statement with its own error when it fails, and the next statement does not run', async () => {
+      await sql`INSERT INTO begin_probe VALUES (${36}, ${'taken'})`.execute(db);
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await keptInsert(36).execute(trx);
+          await sql`INSERT INTO begin_probe VALUES (${37}, ${'never'})`.execute(trx);
+        }),
+      ).rejects.toMatchObject({ code: '23505' });
+      expect(await count()).toBe(1);
+      expect(client!.getTransactionStatus()).toBe('I');
+    });
+
+    it('goes with BEGIN before a named statement not prepared on the connection yet', async () => {
+      const named = prepared(sql<{ label: string; xid: string }>`SELECT label, pg_current_xact_id()::text AS xid FROM begin_probe WHERE id = ${38} AND true`);
+      const row = await db.transaction().execute(async (trx) => {
+        await keptInsert(38).execute(trx);
+        return (await named.execute(trx)).rows[0]!;
+      });
+      expect(row.label).toBe(row.xid);
+      expect(roundTrips).toBe(3); // BEGIN with the kept statement, the named one (prepared now), COMMIT
     });
   });
 });

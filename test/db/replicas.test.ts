@@ -24,6 +24,8 @@ import { ALL_DAY, at, makeCalendar } from '../helpers/seed.js';
 import { ADMIN_TOKEN, ENGINE, startTestServer, type TestServer } from '../helpers/server.js';
 
 const REPLICA_SETTINGS = ['shared_preload_libraries=pg_stat_statements', 'hot_standby_feedback=on'];
+/** The replica's connect and statement bounds here (REPLICA_CONNECT_TIMEOUT_MS, REPLICA_STATEMENT_TIMEOUT_MS). */
+const BOUND_MS = 1000;
 const runs = ENGINE === 'postgres' && fs.existsSync(path.join(PG_BIN, 'pg_basebackup'));
 
 let primary: PrivateCluster;
@@ -103,7 +105,12 @@ beforeAll(async () => {
     replica.replicaOf(primary);
     replica.start(REPLICA_SETTINGS);
     server = await startTestServer({
-      config: { databaseReplicaUrls: [`${replica.url}?application_name=dcm-replica-test`], replicaMaxLagMs: 2000 },
+      config: {
+        databaseReplicaUrls: [`${replica.url}?application_name=dcm-replica-test`],
+        replicaMaxLagMs: 2000,
+        replicaConnectTimeoutMs: BOUND_MS,
+        replicaStatementTimeoutMs: BOUND_MS,
+      },
       open: async (config) => {
         const ctx = await createContext({ ...config, databaseUrl: primary.url });
         return { ctx, drop: () => closeContext(ctx) };
@@ -302,4 +309,72 @@ describe.skipIf(!runs)('a real streaming replica', () => {
     expect(await search()).toBe(200);
     expect(await replicaCalls('patients')).toBeGreaterThan(before);
   });
+
+  it('bounds a read on a replica that hangs (every process stopped): it runs on the primary, and the replica is used again once it answers', async () => {
+    await caughtUp();
+    const processes = clusterProcesses(replica);
+    expect(processes.length).toBeGreaterThan(3); // the postmaster, its startup process, walreceiver, backends
+    const answers: { status: number; ms: number }[] = [];
+    let stopped = false;
+    const load = async () => {
+      while (!stopped) {
+        const started = Date.now();
+        answers.push({ status: await search(), ms: Date.now() - started });
+      }
+    };
+    signal(processes, 'SIGSTOP');
+    const loads = [load(), load(), load()];
+    try {
+      await new Promise((r) => setTimeout(r, 3 * BOUND_MS));
+      stopped = true;
+      expect(status().state).toBe('unreachable');
+    } finally {
+      // Resumed before the reads are awaited: a read the bound did not end finishes now, and its time shows it.
+      signal(processes, 'SIGCONT');
+    }
+    await Promise.all(loads);
+    expect(answers.filter((a) => a.status !== 200)).toEqual([]);
+    // A read pays the bound at most once (a connection not given, or a statement not answered), then the primary's answer.
+    const slowest = Math.max(...answers.map((a) => a.ms));
+    expect(slowest).toBeLessThan(BOUND_MS + 1_000);
+    // Once marked, the replica is skipped: the reads after the first ones do not wait for it.
+    expect(answers.length).toBeGreaterThan(20);
+    console.log(`replica hung ${3 * BOUND_MS} ms: ${answers.length} reads, slowest ${slowest} ms, bound ${BOUND_MS} ms`);
+
+    await caughtUp();
+    const before = await replicaCalls('patients');
+    const routed = status().reads;
+    expect(await search()).toBe(200);
+    expect(await replicaCalls('patients')).toBeGreaterThan(before);
+    expect(status().reads).toBeGreaterThan(routed);
+  });
 });
+
+/** The cluster's postmaster (postmaster.pid's first line) and every process it started (by /proc's parent ids). */
+function clusterProcesses(cluster: PrivateCluster): number[] {
+  const postmaster = Number(fs.readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        // /proc/<pid>/stat: "pid (name) state ppid …"; the name may hold spaces, so read after its ')'.
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+      } catch {
+        return false; // ended meanwhile
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
+}
+
+function signal(pids: number[], name: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // ended meanwhile
+    }
+  }
+}

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeIdempotencyKeys } from '../../src/db/idempotency.js';
@@ -137,6 +140,57 @@ describe('Idempotency-Key', () => {
     expect(stored.response_body).toBeNull();
   });
 
+  it('after a 5xx whose work committed, keeps the key: the retry is 409 response_lost and runs nothing', async () => {
+    const failed = await create({ firstName: 'Lia', failOnce: 'after_commit' }, 'k-lost');
+    expect(failed.status).toBe(500);
+    expect(await profilesNamed('Lia')).toBe(1);
+    for (let i = 0; i < 2; i++) {
+      const retry = await create({ firstName: 'Lia', failOnce: 'after_commit' }, 'k-lost');
+      expect(retry.status).toBe(409);
+      expect(retry.body.error.code).toBe('conflict');
+      expect(retry.body.error.details.reason).toBe('response_lost');
+    }
+    expect(await profilesNamed('Lia')).toBe(1);
+    // Another body with the key is still another request.
+    expect((await create({ firstName: 'Lia bis' }, 'k-lost')).status).toBe(422);
+  });
+
+  it('after a 5xx whose work rolled back, frees the key: the retry runs once', async () => {
+    const failed = await create({ firstName: 'Mia', failOnce: 'in_work' }, 'k-rolled-back');
+    expect(failed.status).toBe(500);
+    expect(await profilesNamed('Mia')).toBe(0);
+    const retry = await create({ firstName: 'Mia', failOnce: 'in_work' }, 'k-rolled-back');
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await profilesNamed('Mia')).toBe(1);
+    const replay = await create({ firstName: 'Mia', failOnce: 'in_work' }, 'k-rolled-back');
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.id).toBe(retry.body.id);
+  });
+
+  it('a key whose work committed but whose holder died before recording: 409 in progress during its lease, response_lost after, never a second run', async () => {
+    const first = await create({ firstName: 'Nora' }, 'k-died');
+    expect(first.status).toBe(201);
+    // As a holder killed between its work's COMMIT and the record of its answer leaves the row.
+    const leave = (lease: string) =>
+      sql`UPDATE idempotency_keys SET state = 'committed', status_code = NULL, response_body = NULL, response_headers = NULL,
+            locked_until = now() + ${lease}::interval
+          WHERE clinic_id = ${tenant.clinicId} AND idempotency_key = 'k-died'`.execute(server.ctx.db);
+    await leave('1 minute');
+    const during = await create({ firstName: 'Nora' }, 'k-died');
+    expect(during.status).toBe(409);
+    expect(during.body.error.code).toBe('idempotency_in_progress');
+    await leave('-1 second');
+    const after = await create({ firstName: 'Nora' }, 'k-died');
+    expect(after.status).toBe(409);
+    expect(after.body.error.details.reason).toBe('response_lost');
+    expect(await profilesNamed('Nora')).toBe(1);
+    // A holder that died before its work committed leaves the key to the next request after the lease (rule 4).
+    await sql`UPDATE idempotency_keys SET state = 'in_progress' WHERE clinic_id = ${tenant.clinicId} AND idempotency_key = 'k-died'`.execute(server.ctx.db);
+    expect((await create({ firstName: 'Nora' }, 'k-died')).status).toBe(201);
+    expect(await profilesNamed('Nora')).toBe(2);
+  });
+
   it('refuses a key longer than 255 characters with 400 naming the header', async () => {
     const ok = await create({ firstName: 'Gino' }, 'x'.repeat(255));
     expect(ok.status).toBe(201);
@@ -152,5 +206,25 @@ describe('Idempotency-Key', () => {
     const res = await create({ firstName: 'Ivo' }, 'k-shared', other.token);
     expect(res.status).toBe(201);
     expect(res.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
+
+describe('routes declared idempotent', () => {
+  it('run their work on request.db, whose transactions record in the key whether they committed (IDEMPOTENCY.md, rule 5)', () => {
+    const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/http/routes');
+    const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    let routes = 0;
+    for (const file of files) {
+      const text = fs.readFileSync(path.join(dir, file), 'utf8');
+      // Each registration, from its `app.<method>(` to the next one.
+      for (const route of text.split(/\n\s*app\.(?:get|post|put|patch|delete)\(/).slice(1)) {
+        if (!/idempotent: (true|'secret')/.test(route)) continue;
+        routes += 1;
+        const handler = route.slice(route.search(/async \(request/));
+        expect(handler, `${file}: the handler of an idempotent route`).toMatch(/\brequest\.db\b/);
+        expect(handler, `${file}: the handler of an idempotent route`).not.toMatch(/\bctx\.db\b|\((db|deps),/);
+      }
+    }
+    expect(routes).toBe(17);
   });
 });

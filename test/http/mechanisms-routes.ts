@@ -14,6 +14,9 @@ import { after } from '../../src/db/keyset.js';
 import { Cursor, IdParams, Limit } from '../../src/core/schemas.js';
 import type { App } from '../../src/http/types.js';
 
+/** Keys whose request failed once on purpose (`failOnce`): their next run does not fail. */
+const failedOnce = new Set<string>();
+
 export function mechanismRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/v1/test-profiles',
@@ -25,6 +28,9 @@ export function mechanismRoutes(app: App, ctx: AppContext): void {
             firstName: Type.String({ minLength: 1, maxLength: 100 }),
             delayMs: Type.Optional(Type.Integer({ maximum: 5000 })),
             fail: Type.Optional(Type.Boolean()),
+            // A fault (a 500) the first time a key is sent: inside the work's transaction (rolled
+            // back), or after it committed.
+            failOnce: Type.Optional(Type.Union([Type.Literal('in_work'), Type.Literal('after_commit')])),
           },
           { additionalProperties: false },
         ),
@@ -34,11 +40,18 @@ export function mechanismRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       if (request.body.delayMs) await new Promise((r) => setTimeout(r, request.body.delayMs));
       if (request.body.fail) throw ApiError.conflict('asked_to_fail');
-      const row = await ctx.db
-        .insertInto('staff_profiles')
-        .values({ id: randomUUID(), clinic_id: request.auth.clinicId, first_name: request.body.firstName, last_name: 'Test' })
-        .returning(['id', 'first_name as firstName'])
-        .executeTakeFirstOrThrow();
+      const once = `${request.auth.clinicId} ${String(request.headers['idempotency-key'])}`;
+      const fault = request.body.failOnce && !failedOnce.has(once) ? (failedOnce.add(once), request.body.failOnce) : null;
+      const row = await request.db.transaction().execute(async (trx) => {
+        const inserted = await trx
+          .insertInto('staff_profiles')
+          .values({ id: randomUUID(), clinic_id: request.auth.clinicId, first_name: request.body.firstName, last_name: 'Test' })
+          .returning(['id', 'first_name as firstName'])
+          .executeTakeFirstOrThrow();
+        if (fault === 'in_work') throw new Error('a fault inside the work');
+        return inserted;
+      });
+      if (fault === 'after_commit') throw new Error('a fault after the work committed');
       setEtag(reply, 1);
       return reply.status(201).send(row);
     },

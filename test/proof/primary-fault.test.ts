@@ -6,7 +6,8 @@
  * (`pg_ctl stop -m immediate`: no session is told, the next start runs crash recovery), left
  * down for a while, and started again. Then:
  *   - every write a client saw acknowledged (201) is in the database exactly once, and no key
- *     made two tasks (counted by the title, unique per key);
+ *     made two tasks (counted by the title, unique per key); a write whose COMMIT was durable
+ *     while its answer was lost is answered `409 response_lost` on retry, and is there once too;
  *   - while it was down every request was answered `503 unavailable` with `Retry-After`
  *     within 1 s: never a 500, never a dropped connection, never a hang;
  *   - the same process answers a new write with 201 within 2 s of the cluster's return;
@@ -65,6 +66,8 @@ describe.skipIf(ENGINE === 'pglite' || !fs.existsSync(path.join(PG_BIN, 'initdb'
 
     const attempts: Attempt[] = [];
     const acknowledged = new Map<string, string>();
+    /** Keys answered `409 conflict` reason `response_lost`: their work committed, its answer did not arrive. */
+    const lost = new Set<string>();
     const unfinished = new Set<string>();
     let writing = true;
     let inFlight = 0;
@@ -79,6 +82,7 @@ describe.skipIf(ENGINE === 'pglite' || !fs.existsSync(path.join(PG_BIN, 'initdb'
         inFlight--;
         attempts.push({ key, startedAt, endedAt: Date.now(), answer });
         if (answer?.status === 201) return void acknowledged.set(key, answer.body.id);
+        if (answer?.status === 409 && answer.body?.error?.details?.reason === 'response_lost') return void lost.add(key);
         if (!retryable(answer)) throw new Error(`write ${key}: unexpected ${answer!.status} ${JSON.stringify(answer!.body)}`);
         if (Date.now() > giveUpAt) return void unfinished.add(key);
         await sleep(PAUSE_MS);
@@ -142,6 +146,7 @@ describe.skipIf(ENGINE === 'pglite' || !fs.existsSync(path.join(PG_BIN, 'initdb'
     const byKey = new Map(rows.map((r) => [r.title.slice('fault '.length), r.ids]));
     for (const [key, id] of acknowledged) expect(byKey.get(key), `acknowledged write ${key}`).toEqual([id]);
     for (const [key, ids] of byKey) expect(ids.length, `tasks made with key ${key}`).toBe(1);
+    for (const key of lost) expect(byKey.get(key), `write ${key} answered response_lost`).toHaveLength(1);
     expect(acknowledged.size).toBeGreaterThan(ackedBefore);
 
     // The read cache is live again and follows a change made after the return.
@@ -151,7 +156,7 @@ describe.skipIf(ENGINE === 'pglite' || !fs.existsSync(path.join(PG_BIN, 'initdb'
     expectNoUnhandled(proc);
     const inProgress = attempts.filter((a) => a.answer?.status === 409).length;
     console.log(
-      `primary killed: ${acknowledged.size} writes acknowledged (${ackedBefore} before the kill), ${inProgress} answers 409 in progress, ${unfinished.size} left waiting on their key's lease; ` +
+      `primary killed: ${acknowledged.size} writes acknowledged (${ackedBefore} before the kill), ${inProgress} answers 409, ${lost.size} keys answered response_lost, ${unfinished.size} left waiting on their key's lease; ` +
         `kill took ${stoppedAt - downAt} ms, start ${upAt - startingAt} ms; ${whileDown.length} answers while down, slowest ` +
         `${Math.max(...whileDown.map((a) => a.endedAt - a.startedAt))} ms; first new write ${firstOkAt - upAt} ms after the return`,
     );

@@ -248,7 +248,7 @@ export interface IdempotencyKeysTable {
   api_key_id: string;
   operation: string;
   body_hash: string;
-  state: 'in_progress' | 'completed';
+  state: 'in_progress' | 'committed' | 'completed';
   locked_until: ColumnType<Date, Date | string, Date | string>;
   status_code: number | null;
   response_body: string | null;

@@ -1,19 +1,31 @@
 /**
  * Idempotency-Key on creations (spec 4, 8): the HTTP side of the store in src/db/idempotency.ts
  * (rules in src/db/IDEMPOTENCY.md). Before the handler the key is claimed or its stored 2xx
- * replayed; when the response is sent the owner's 2xx is kept, anything else frees the key.
+ * replayed, and the owner's work gets `request.db`, whose transactions mark the key when they
+ * commit; when the response is sent the owner's 2xx is kept, a 4xx frees the key, and a 5xx
+ * frees it only if none of its work committed.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../../core/errors.js';
-import { isDatabaseUnreachable } from '../../db/errors.js';
-import { bodyHashOf, claimIdempotencyKey, completeIdempotencyKey, LEASE_MS, releaseIdempotencyKey } from '../../db/idempotency.js';
+import { hasSqlState, isDatabaseUnreachable, SQLSTATE } from '../../db/errors.js';
+import {
+  bodyHashOf,
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  keyedDb,
+  LEASE_MS,
+  releaseIdempotencyKey,
+  settleIdempotencyKey,
+} from '../../db/idempotency.js';
 import type { DB } from '../../db/schema.js';
 
 export interface IdempotencyRecord {
   clinicId: string;
   key: string;
   notStored: boolean;
+  /** The handle the work runs on: its transactions mark the key as they commit (`keyedDb`). */
+  db: Kysely<DB>;
 }
 
 const REPLAYED_HEADERS = ['etag', 'location'];
@@ -21,21 +33,23 @@ const FINISH_RETRY_MS = 250;
 
 /**
  * Records a key's outcome once the database takes it. When the database went away between the
- * handler and the record (a primary killed, a network cut), the outcome is still known here: a
- * 2xx committed its work, so its answer is sent and kept as soon as the database is back; an
- * error frees the key then. Meanwhile the key stays taken (a retry gets `409
- * idempotency_in_progress`), so a retry never runs the work a second time. Tried again within
- * the key's lease only: after it another request may take the key over (IDEMPOTENCY.md, rule 4).
+ * handler and the record (a primary killed, a network cut), a 2xx's answer is sent and kept as
+ * soon as the database is back, and a 5xx settles the key then (freed unless its work
+ * committed). Meanwhile the key stays taken (a retry gets `409 idempotency_in_progress`), so a
+ * retry never runs the work a second time. Tried again within the key's lease only: after it the
+ * row decides alone (IDEMPOTENCY.md, rules 4 and 5).
  */
 async function finish(record: () => Promise<void>): Promise<void> {
+  // The database away, or (a settle) the key's row still locked by a transaction of its work.
+  const later = (error: unknown) => isDatabaseUnreachable(error) || hasSqlState(error, SQLSTATE.lockNotAvailable);
   try {
     await record();
   } catch (error) {
-    if (!isDatabaseUnreachable(error)) throw error;
+    if (!later(error)) throw error;
     const until = Date.now() + LEASE_MS;
     const retry = () =>
       void record().catch((again: unknown) => {
-        if (isDatabaseUnreachable(again) && Date.now() + FINISH_RETRY_MS < until) setTimeout(retry, FINISH_RETRY_MS).unref();
+        if (later(again) && Date.now() + FINISH_RETRY_MS < until) setTimeout(retry, FINISH_RETRY_MS).unref();
       });
     setTimeout(retry, FINISH_RETRY_MS).unref();
   }
@@ -52,8 +66,16 @@ function operationOf(request: FastifyRequest): string {
   return `${request.method} ${path}`;
 }
 
+const RESPONSE_LOST =
+  'La prima richiesta con questa Idempotency-Key è stata eseguita, ma la sua risposta è andata persa: leggi la risorsa prima di crearla di nuovo.';
+
 export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void {
   app.decorateRequest('idempotency', null);
+  app.decorateRequest('db', {
+    getter(this: FastifyRequest) {
+      return this.idempotency?.db ?? db;
+    },
+  });
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const mode = request.routeOptions.config.idempotent;
@@ -72,7 +94,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
     });
     switch (outcome.kind) {
       case 'owned':
-        request.idempotency = { clinicId, key, notStored: mode === 'secret' };
+        request.idempotency = { clinicId, key, notStored: mode === 'secret', db: keyedDb(db, clinicId, key) };
         return;
       case 'reused':
         throw new ApiError('idempotency_key_reused');
@@ -80,6 +102,8 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
         throw new ApiError('idempotency_in_progress');
       case 'not_stored':
         throw ApiError.conflict('response_not_stored', {}, 'La prima risposta conteneva un segreto mostrato una sola volta e non è stata conservata.');
+      case 'lost':
+        throw ApiError.conflict('response_lost', {}, RESPONSE_LOST);
       case 'replay':
         reply.header('idempotent-replayed', 'true');
         for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
@@ -99,6 +123,8 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>): void 
       }
       const response = { statusCode: reply.statusCode, body: String(payload), headers, notStored: record.notStored };
       await finish(() => completeIdempotencyKey(db, record.clinicId, record.key, response));
+    } else if (reply.statusCode >= 500) {
+      await finish(() => settleIdempotencyKey(db, record.clinicId, record.key));
     } else {
       await finish(() => releaseIdempotencyKey(db, record.clinicId, record.key));
     }

@@ -115,7 +115,11 @@ export async function createDocument(deps: DocumentsDeps, actor: Actor, input: C
   const issues = documentBodyIssues(deps.config.maxBytes)(input);
   if (issues.length > 0) throw ApiError.invalid('body', issues);
   // Links first, so a wrong id costs no upload or scan (checked again in the writing transaction).
-  await deps.db.transaction().execute((trx) => checkLinks(trx, actor, input));
+  // Read only: it commits no work, so it leaves an idempotent request's key unmarked (src/db/IDEMPOTENCY.md, rule 5).
+  await deps.db
+    .transaction()
+    .setAccessMode('read only')
+    .execute((trx) => checkLinks(trx, actor, input));
   const id = randomUUID();
   const key = documentKey(actor.clinicId, id);
   const base = {

@@ -137,6 +137,7 @@ export async function deleteEndpoint(db: Db, actor: Actor, id: string): Promise<
 export async function rotateSecret(db: Db, actor: Actor, id: string, overlapMinutes: number): Promise<EndpointWithSecret> {
   const current = await findVisible(db, actor, id);
   const secret = generateSecret();
-  const row = await store.rotate(db, current.id, secret, overlapMinutes > 0 ? current.secret : null, overlapMinutes);
+  // In a transaction: on an idempotent request's handle it records whether it committed (src/db/IDEMPOTENCY.md, rule 5).
+  const row = await db.transaction().execute((trx) => store.rotate(trx, current.id, secret, overlapMinutes > 0 ? current.secret : null, overlapMinutes));
   return { ...toEndpointView(row), secret };
 }

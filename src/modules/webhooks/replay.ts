@@ -33,7 +33,10 @@ export async function replayEvents(db: Db, actor: Actor, endpointId: string, inp
   if (!row.enabled) {
     throw ApiError.conflict('endpoint_disabled', {}, 'La destinazione è disattivata: riattivala prima di chiedere un nuovo invio.');
   }
-  const outcome = await insertReplayDeliveries(db, { clinicId: actor.clinicId, endpointId: row.id, from, to, limit: REPLAY_LIMIT });
+  // In a transaction: on an idempotent request's handle it records whether it committed (src/db/IDEMPOTENCY.md, rule 5).
+  const outcome = await db
+    .transaction()
+    .execute((trx) => insertReplayDeliveries(trx, { clinicId: actor.clinicId, endpointId: row.id, from, to, limit: REPLAY_LIMIT }));
   switch (outcome.kind) {
     case 'not_found':
       throw ApiError.notFound();

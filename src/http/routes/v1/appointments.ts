@@ -147,7 +147,7 @@ export function registerAppointmentRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { row, replayed } = await book(ctx.db, request.actor, request.body);
+      const { row, replayed } = await book(request.db, request.actor, request.body);
       setEtag(reply, row.version);
       return reply.status(replayed ? 200 : 201).send(await logged(request, toView(row)));
     },

@@ -106,7 +106,7 @@ export function registerCalendarRoutes(app: App, ctx: AppContext): void {
       },
       config: { reasons: HOLD_REASONS.create, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
     },
-    async (request, reply) => reply.status(201).send(await createHold(ctx.db, request.actor, request.params.id, request.body)),
+    async (request, reply) => reply.status(201).send(await createHold(request.db, request.actor, request.params.id, request.body)),
   );
 
   app.delete(

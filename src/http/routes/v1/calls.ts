@@ -26,7 +26,7 @@ export function registerCallRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['calls:write'], idempotent: true, bodyIssues: callBodyIssues },
     },
     async (request, reply) => {
-      const { view, created } = await createCall(ctx.db, request.actor, request.body);
+      const { view, created } = await createCall(request.db, request.actor, request.body);
       return reply.status(created ? 201 : 200).send(view);
     },
   );

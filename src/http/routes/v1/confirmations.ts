@@ -62,7 +62,7 @@ export function registerConfirmationRoutes(app: App, ctx: AppContext): void {
       config: { reasons: CONFIRMATION_REASONS.attempt, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409], bodyIssues: false },
     },
     async (request, reply) => {
-      const { attempt, replayed } = await recordConfirmationAttempt(ctx.db, request.actor, request.params.id, request.body);
+      const { attempt, replayed } = await recordConfirmationAttempt(request.db, request.actor, request.params.id, request.body);
       return reply.status(replayed ? 200 : 201).send(attempt);
     },
   );

@@ -111,7 +111,7 @@ export function registerDocumentRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['documents:write'], idempotent: true, errorStatuses: [403], bodyIssues: documentBodyIssues(deps.config.maxBytes) },
     },
     async (request, reply) => {
-      const view = await createDocument(deps, request.actor, { ...request.body, linkBase: linkBase(ctx, request) });
+      const view = await createDocument({ ...deps, db: request.db }, request.actor, { ...request.body, linkBase: linkBase(ctx, request) });
       return reply.status(201).send(view);
     },
   );

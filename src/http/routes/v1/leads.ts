@@ -28,7 +28,7 @@ export function registerLeadRoutes(app: App, ctx: AppContext): void {
       config: { etag: true, scopes: ['leads:write'], idempotent: true, bodyIssues: leadBodyIssues },
     },
     async (request, reply) => {
-      const { view, created, version } = await createLead(ctx.db, request.actor, request.body);
+      const { view, created, version } = await createLead(request.db, request.actor, request.body);
       setEtag(reply, version);
       return reply.status(created ? 201 : 200).send(view);
     },

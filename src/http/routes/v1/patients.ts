@@ -53,7 +53,7 @@ export function registerPatientRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { view, version } = await createPatient(ctx.db, request.actor, request.body);
+      const { view, version } = await createPatient(request.db, request.actor, request.body);
       setEtag(reply, version);
       return reply.status(201).send(view);
     },

@@ -73,7 +73,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['billing:write'], idempotent: true, reasons: BILLING_REASONS.recordPayment, bodyIssues: paymentBodyIssues },
     },
     async (request, reply) => {
-      const { view, created } = await recordPayment(db, request.actor, request.body);
+      const { view, created } = await recordPayment(request.db, request.actor, request.body);
       return reply.status(created ? 201 : 200).send(view);
     },
   );

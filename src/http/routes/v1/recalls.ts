@@ -68,7 +68,7 @@ export function registerRecallRoutes(app: App, ctx: AppContext): void {
       config: { reasons: RECALL_REASONS.attempt, scopes: ['patients:write'], idempotent: true, errorStatuses: [409], bodyIssues: attemptBodyIssues },
     },
     async (request, reply) => {
-      const { row, replayed } = await recordAttempt(ctx.db, request.actor, request.params.patientId, request.body);
+      const { row, replayed } = await recordAttempt(request.db, request.actor, request.params.patientId, request.body);
       return reply.status(replayed ? 200 : 201).send(attemptView(row));
     },
   );

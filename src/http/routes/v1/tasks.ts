@@ -36,7 +36,7 @@ export function registerTaskRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['tasks:write'], idempotent: true, bodyIssues: false },
     },
     async (request, reply) => {
-      const row = await createTask(ctx.db, request.actor, request.body);
+      const row = await createTask(request.db, request.actor, request.body);
       setEtag(reply, row.version);
       return reply.status(201).send(taskView(row));
     },

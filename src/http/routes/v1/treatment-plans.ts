@@ -106,7 +106,7 @@ export function registerTreatmentPlanRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['treatment_plans:write'], idempotent: true, bodyIssues: quoteBodyIssues },
     },
-    async (request, reply) => reply.status(201).send(await logged(request, await createQuote(db, request.actor, request.body))),
+    async (request, reply) => reply.status(201).send(await logged(request, await createQuote(request.db, request.actor, request.body))),
   );
 
   app.patch(

@@ -71,7 +71,7 @@ export function registerVoiceRoutes(app: App, ctx: AppContext): void {
       config: { scopes: ['calls:write'], aiOperation: true, idempotent: true, bodyIssues: false },
     },
     async (request, reply) => {
-      const { view, created } = await handOff(ctx.db, request.actor, request.body);
+      const { view, created } = await handOff(request.db, request.actor, request.body);
       return reply.status(created ? 201 : 200).send(view);
     },
   );

@@ -45,7 +45,7 @@ export function registerWaitlistRoutes(app: App, ctx: AppContext): void {
       },
       config: { reasons: WAITLIST_REASONS.create, scopes: ['appointments:write'], idempotent: true, errorStatuses: [409], bodyIssues: entryBodyIssues },
     },
-    async (request, reply) => reply.status(201).send(entryView(await createEntry(ctx.db, request.actor, request.body), request.actor.timeZone)),
+    async (request, reply) => reply.status(201).send(entryView(await createEntry(request.db, request.actor, request.body), request.actor.timeZone)),
   );
 
   app.get(

@@ -66,6 +66,6 @@ export function registerWebhookDeliveryRoutes(app: App, ctx: AppContext): void {
       },
       config: { reasons: WEBHOOK_REASONS.redeliver, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409] },
     },
-    async (request, reply) => reply.status(202).send(await redeliver(ctx.db, request.actor, request.params.id)),
+    async (request, reply) => reply.status(202).send(await redeliver(request.db, request.actor, request.params.id)),
   );
 }

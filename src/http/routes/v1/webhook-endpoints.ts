@@ -68,7 +68,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const created = await createEndpoint(ctx.db, request.actor, policy, request.body);
+      const created = await createEndpoint(request.db, request.actor, policy, request.body);
       setEtag(reply, 1);
       reply.header('location', `/v1/webhook-endpoints/${created.id}`);
       return reply.status(201).send(created);
@@ -177,7 +177,7 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
       config: { scopes: ['webhooks:write'], idempotent: 'secret', bodyIssues: false },
     },
-    async (request) => rotateSecret(ctx.db, request.actor, request.params.id, request.body.overlapMinutes ?? 1440),
+    async (request) => rotateSecret(request.db, request.actor, request.params.id, request.body.overlapMinutes ?? 1440),
   );
 
   app.post(
@@ -234,6 +234,6 @@ export function registerWebhookEndpointRoutes(app: App, ctx: AppContext): void {
       },
       config: { reasons: WEBHOOK_REASONS.replay, scopes: ['webhooks:write'], idempotent: true, errorStatuses: [409], bodyIssues: replayBodyIssues },
     },
-    async (request, reply) => reply.status(202).send(await replayEvents(ctx.db, request.actor, request.params.id, request.body)),
+    async (request, reply) => reply.status(202).send(await replayEvents(request.db, request.actor, request.params.id, request.body)),
   );
 }
