@@ -39,6 +39,7 @@ const PEOPLE = [
   { key: 'robertoSerra', firstName: 'Roberto', lastName: 'Serra' },
   { key: 'robertaSerra', firstName: 'Roberta', lastName: 'Serra' },
   { key: 'cosimoLeone', firstName: 'Cosimo', lastName: 'Leone' },
+  { key: 'annaEsposito', firstName: 'Anna', lastName: 'Esposito' },
   ...[1, 2, 3].map((n) => ({ key: `domenicoLeone${n}`, firstName: 'Domenico', lastName: 'Leone', dateOfBirth: `19${60 + n}-01-01` })),
 ];
 
@@ -278,6 +279,18 @@ describe('nicknames', () => {
     const res = await hits('Pino Bassani');
     expect(res.data.map((h) => `${h.name} ${h.matchedBy}`)).not.toContain('Giuseppe Esposito nickname');
     expect(res.data.every((h) => h.matchedBy !== 'nickname')).toBe(true);
+  });
+
+  it('answers a nickname found as a registered name with the page that name gets: no looser matches of one word', async () => {
+    // Anna Esposito shares only the surname: "Giuseppe Esposito" does not list her, nor does
+    // "Pino Esposito" once the nickname's form found Giuseppe.
+    const registered = await hits('Giuseppe Esposito');
+    const nickname = await hits('Pino Esposito');
+    expect(registered.data.map((h) => h.id)).toEqual([ids.giuseppe]);
+    expect(nickname.data.map((h) => h.id)).toEqual([ids.giuseppe]);
+    // Nobody found by the name as cut: the words said alone still find the Espositos.
+    const stranger = await hits('Signora Esposito');
+    expect(stranger.data.map((h) => h.id).sort()).toEqual([ids.giuseppe, ids.annaEsposito].sort());
   });
 
   it('answers a word every JavaScript object has (constructor, __proto__, toString) as a name like any other', async () => {
