@@ -21,7 +21,7 @@ const LOCAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?
 export const LOCAL_OR_INSTANT = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})?$';
 
 /** The time sentence of the descriptions of the tools that read or take times (`{timeZone}`: the clinic's). */
-export const SAY_TIMES = 'Say times by their `label`, never converting them; a time you send without offset is local ({timeZone}).';
+export const SAY_TIMES = 'Say times by their `label` as given; a time sent without offset is local ({timeZone}).';
 
 export const LOCAL_TIME_NOTE = 'A time without offset is the clinic’s local time.';
 

@@ -42,7 +42,9 @@ const CALL_ID: JsonSchema = {
   type: 'string',
   minLength: 1,
   maxLength: 200,
-  description: 'Your platform’s id of this call or chat (or X-Call-Id): a retry with the same arguments answers the first result.',
+  // Short, on every writing tool: what a retry with it answers is said once, in the server's
+  // instructions and docs/agents.md (the voice key's tools/list stays under 40 KB).
+  description: 'The call’s or chat’s id (or X-Call-Id)',
 };
 
 /** The argument a writing tool takes its retries' identity from (`callId`; the handoff's own `callId` is the same). */
@@ -161,14 +163,10 @@ export function listed(tool: AgentTool, timeZone: string): { input: JsonSchema; 
 }
 
 /** MCP's annotations: a GET reads; the rest write, none reaches outside the clinic's data. */
-export function annotationsOf(tool: AgentTool) {
-  // No `title` here: the tool's own `title` says it once.
-  return {
-    readOnlyHint: readOnly(tool),
-    destructiveHint: tool.destructive ?? false,
-    idempotentHint: readOnly(tool) || (tool.idempotent ?? false),
-    openWorldHint: false,
-  };
+export function annotationsOf(tool: AgentTool): { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint: false } {
+  // MCP reads destructiveHint and idempotentHint only when readOnlyHint is false: a read states neither.
+  if (readOnly(tool)) return { readOnlyHint: true, openWorldHint: false };
+  return { readOnlyHint: false, destructiveHint: tool.destructive ?? false, idempotentHint: tool.idempotent ?? false, openWorldHint: false };
 }
 
 const TOOL_NAME = new RegExp(`\\b(${AGENT_TOOLS.map((t) => t.name).join('|')})\\b`, 'g');

@@ -86,7 +86,8 @@ describe('the MCP endpoint', () => {
     expect(names).not.toContain('get_conversation_messages');
     expect(names).not.toContain('set_bot_state');
     const find = tools.find((t) => t.name === 'find_slots')!;
-    expect(find.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
+    // A read states no destructive or idempotent hint: MCP reads them only when readOnlyHint is false.
+    expect(find.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     expect(find.inputSchema.required).toEqual(['calendarId']);
     expect(Object.keys(find.inputSchema.properties!)).toEqual(expect.arrayContaining(['calendarId', 'from', 'to', 'spread', 'limit']));
     expect(find.outputSchema?.properties).toHaveProperty('emptyReason');

@@ -131,7 +131,7 @@ function mcpServerFor(app: FastifyInstance, request: FastifyRequest): Server {
     {
       capabilities: { tools: { listChanged: false } },
       jsonSchemaValidator: SCHEMA_VALIDATOR,
-      instructions: `Tools of a dental clinic in Italy: speak Italian to callers. Dates and times are in the clinic's time zone (${timeZone}). ${nowLine(timeZone)}`,
+      instructions: `Tools of a dental clinic in Italy: speak Italian to callers. Dates and times are in the clinic's time zone (${timeZone}). ${nowLine(timeZone)} Send the call's id as \`callId\` to every tool that takes it: a retry of a tool with the same arguments answers its first result.`,
     },
   );
   const perform = performThroughRoutes(app, request);
@@ -141,9 +141,10 @@ function mcpServerFor(app: FastifyInstance, request: FastifyRequest): Server {
     return {
       tools: tools.map((tool) => {
         const { input, output } = listed(tool, timeZone);
+        // No `title`: MCP means it for a person's display (a client shows the name without it), and
+        // the voice key's list stays under 40 KB. docs/agents.md shows each tool's title.
         return {
           name: tool.name,
-          title: tool.title,
           description: describe(tool, timeZone, names),
           inputSchema: input as { type: 'object' },
           outputSchema: output as { type: 'object' },
