@@ -6,6 +6,7 @@ export const SQLSTATE = {
   foreignKeyViolation: '23503',
   uniqueViolation: '23505',
   exclusionViolation: '23P01',
+  lockNotAvailable: '55P03',
 } as const;
 
 export function hasSqlState(error: unknown, state: (typeof SQLSTATE)[keyof typeof SQLSTATE]): boolean {
