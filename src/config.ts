@@ -72,6 +72,8 @@ export interface Config {
 export interface RetentionConfig {
   /** ACCESS_LOG_RETENTION_DAYS (731: the 24 months health-record rules ask for access logs). */
   accessLogDays: number;
+  /** EVENTS_RETENTION_DAYS (30, also the least: the API serves and replays 30 days of events). */
+  eventsDays: number;
 }
 
 /** Slow and greedy clients: how long a request may take to arrive, how many sockets an address may hold. */
@@ -271,6 +273,7 @@ export function loadConfig(env: Env = process.env): Config {
     documents: readDocumentsConfig(env, env.DATA_DIR || './data'),
     retention: {
       accessLogDays: readInt(env, 'ACCESS_LOG_RETENTION_DAYS', 731, 1, 36_500),
+      eventsDays: readInt(env, 'EVENTS_RETENTION_DAYS', 30, 30, 36_500),
     },
   };
 }

@@ -70,7 +70,7 @@ const CROSS_TENANT: Readonly<Record<string, string>> = {
     'the delivery worker claims due deliveries of every clinic, round-robin across clinics (fairness needs them all), and puts expired leases back, on the partial indexes of pending and in-flight deliveries',
   'job purge-idempotency-keys': 'retention: keys and tool-call writes of every clinic older than their period, by time',
   'job purge-lapsed-holds': 'retention: holds of every clinic lapsed a day ago, by expiry',
-  'job purge-webhook-data': 'retention: events, deliveries and deleted endpoints of every clinic older than the retention period, in batches',
+  'job purge-webhook-data': 'retention: deliveries and deleted endpoints of every clinic older than the retention period, in batches',
   'job partitions': 'retention: after months of the access log are dropped, the lists of resources of every clinic that no entry names any more',
   'job expire-waitlist-offers': 'the offers of every clinic whose time ran out, by expiry',
   'job refresh-recall-worklists': 'walks the clinics that have recall rules, then refreshes each clinic’s worklist',

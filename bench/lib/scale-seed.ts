@@ -158,7 +158,7 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
 
   const rebuild = await dropSecondaryIndexes(db);
   // The tables partitioned by month need the months of the span (the service makes only the current ones).
-  for (const table of ['access_log']) {
+  for (const table of ['events', 'access_log']) {
     await sql`SELECT create_month_partitions(${table}, ${spanStart}, ${spanStart} + make_interval(days => ${days}))`.execute(db);
   }
   // Clinics in batches of about a million patients, so every statement is of a bounded size and the log shows progress.

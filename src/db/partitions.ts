@@ -13,7 +13,7 @@ import { hasSqlState, SQLSTATE } from './errors.js';
 import type { Db, Transaction } from './transaction.js';
 
 /** The tables partitioned by month. */
-export type PartitionedTable = 'access_log';
+export type PartitionedTable = 'access_log' | 'events';
 
 /** `work` in a transaction whose waits for a lock end after `lockTimeoutMs`; null when one did. */
 async function withLockTimeout<T>(db: Db, lockTimeoutMs: number, work: (trx: Transaction) => Promise<T>): Promise<T | null> {

@@ -26,6 +26,7 @@ export function partitionedTables(retention: RetentionConfig): Partitioned[] {
   return [
     // The lists of resources are shared by entries of any month: those no entry names go after a drop.
     { table: 'access_log', retentionDays: retention.accessLogDays, afterDrop: purgeUnnamedLists },
+    { table: 'events', retentionDays: retention.eventsDays },
   ];
 }
 

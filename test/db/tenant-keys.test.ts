@@ -41,7 +41,7 @@ const KEY_GAPS: Record<string, string> = {
   'conversations.conversations_pkey': ID_ONLY,
   'doctors.doctors_pkey': ID_ONLY,
   'documents.documents_pkey': ID_ONLY,
-  'events.events_pkey': ID_ONLY,
+  'events.events_pkey': ID_AND_TIME,
   'facilities.facilities_pkey': ID_ONLY,
   'installments.installments_payment_plan_id_seq_key': 'an instalment’s number within its plan: the plan is the clinic’s',
   'installments.installments_pkey': ID_ONLY,
