@@ -4,8 +4,9 @@
 -- trigger and view.
 --
 -- The processes of the previous version may go on writing the log while this runs (a rolling
--- upgrade): the rows are copied without stopping them, and only at the end are their writes held
--- (`LOCK ... IN EXCLUSIVE MODE`, reads of the log go on) while the rows they committed meanwhile
+-- upgrade): the rows are copied and indexed without stopping them, and only at the end are their
+-- writes held (those naming a new list of resources from the check of the foreign key, all from
+-- `LOCK ... IN EXCLUSIVE MODE`; reads of the log go on) while the rows they committed meanwhile
 -- are copied and the tables change names. A write held there goes, once this commits, to the
 -- partitioned table, which has taken the name. docs/operations.md says how long each part takes.
 
@@ -31,12 +32,14 @@ INSERT INTO access_log_by_month (id, clinic_id, api_key_id, request_id, resource
 SELECT id, clinic_id, api_key_id, request_id, resource_type, resource_ids, fields, at, resources_id FROM access_log;
 
 -- The keys and indexes, built once over the copied rows rather than row by row. The primary key
--- must hold the partition key. The foreign key to the lists is checked in one join.
+-- must hold the partition key.
 ALTER TABLE access_log_by_month ADD CONSTRAINT access_log_by_month_pkey PRIMARY KEY (id, at);
 CREATE INDEX access_log_by_month_clinic_at_idx ON access_log_by_month (clinic_id, at, id);
 CREATE INDEX access_log_by_month_resources_id_idx ON access_log_by_month (resources_id);
-ALTER TABLE access_log_by_month ADD CONSTRAINT access_log_by_month_resources_id_fkey FOREIGN KEY (resources_id) REFERENCES access_log_resources (id);
 ANALYZE access_log_by_month;
+-- The foreign key to the lists, checked in one join. Adding it locks access_log_resources against
+-- writes to the commit: from here on a read whose list of resources is new waits too.
+ALTER TABLE access_log_by_month ADD CONSTRAINT access_log_by_month_resources_id_fkey FOREIGN KEY (resources_id) REFERENCES access_log_resources (id);
 
 -- From here to the commit the previous version's writes of the log wait.
 LOCK TABLE access_log IN EXCLUSIVE MODE;

@@ -26,8 +26,10 @@ SELECT id, clinic_id, type, facility_id, scope, livemode, api_version, data, cre
 ALTER TABLE events_by_month ADD CONSTRAINT events_by_month_pkey PRIMARY KEY (id, created_at);
 CREATE INDEX events_by_month_clinic_created_idx ON events_by_month (clinic_id, created_at, id);
 CREATE INDEX events_by_month_clinic_type_created_idx ON events_by_month (clinic_id, type, created_at, id);
-ALTER TABLE events_by_month ADD CONSTRAINT events_by_month_clinic_id_fkey FOREIGN KEY (clinic_id) REFERENCES clinics (id);
 ANALYZE events_by_month;
+-- Adding the foreign key locks clinics against writes to the commit (a clinic's own row changes
+-- rarely: its settings); the events' own writes are held only below.
+ALTER TABLE events_by_month ADD CONSTRAINT events_by_month_clinic_id_fkey FOREIGN KEY (clinic_id) REFERENCES clinics (id);
 
 -- From here to the commit the previous version's events wait (and the changes they commit with).
 LOCK TABLE events IN EXCLUSIVE MODE;
