@@ -70,6 +70,18 @@ export interface Config {
   mcpAllowedOrigins: string[];
   connections: ConnectionsConfig;
   documents: DocumentsConfig;
+  retention: RetentionConfig;
+}
+
+/**
+ * How long the tables partitioned by month keep their rows (docs/operations.md, "Partitioned
+ * tables"): a month's partition is dropped once the whole month is older than this.
+ */
+export interface RetentionConfig {
+  /** ACCESS_LOG_RETENTION_DAYS (731: the 24 months health-record rules ask for access logs). */
+  accessLogDays: number;
+  /** EVENTS_RETENTION_DAYS (30, also the least: the API serves and replays 30 days of events). */
+  eventsDays: number;
 }
 
 /** Slow and greedy clients: how long a request may take to arrive, how many sockets an address may hold. */
@@ -269,6 +281,10 @@ export function loadConfig(env: Env = process.env): Config {
       uploadRateWindowMs: readInt(env, 'UPLOAD_RATE_WINDOW_MS', 20_000, 100, 600_000),
     },
     documents: readDocumentsConfig(env, env.DATA_DIR || './data'),
+    retention: {
+      accessLogDays: readInt(env, 'ACCESS_LOG_RETENTION_DAYS', 731, 1, 36_500),
+      eventsDays: readInt(env, 'EVENTS_RETENTION_DAYS', 30, 30, 36_500),
+    },
   };
 }
 

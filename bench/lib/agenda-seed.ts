@@ -46,6 +46,7 @@ export async function seedAgendaClinic(db: Kysely<DB>, patients: number, perYear
     SELECT gen_random_uuid(), ${clinicId}, facility_id, id, 'phone', CASE WHEN abs(hashtext(id::text)) % 4 = 0 THEN 'booked' ELSE 'no_answer' END,
       now() - make_interval(days => abs(hashtext(id::text)) % 730)
     FROM patients WHERE clinic_id = ${clinicId} AND abs(hashtext(id::text)) % 5 < 2`.execute(db);
+  await sql`SELECT create_month_partitions('events', now() - interval '31 days', now())`.execute(db);
   await sql`INSERT INTO events (id, clinic_id, type, facility_id, scope, livemode, data, created_at)
     SELECT gen_random_uuid(), ${clinicId}, 'appointment.confirmed', facility_id, 'appointments', true, jsonb_build_object('id', id), start_at - interval '2 days'
     FROM appointments WHERE clinic_id = ${clinicId} AND start_at > now() - interval '28 days' AND start_at < now() AND status = 'completed'`.execute(db);

@@ -157,6 +157,10 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
   );
 
   const rebuild = await dropSecondaryIndexes(db);
+  // The tables partitioned by month need the months of the span (the service makes only the current ones).
+  for (const table of ['events', 'access_log']) {
+    await sql`SELECT create_month_partitions(${table}, ${spanStart}, ${spanStart} + make_interval(days => ${days}))`.execute(db);
+  }
   // Clinics in batches of about a million patients, so every statement is of a bounded size and the log shows progress.
   const batches: [number, number][] = [];
   const counts = (await sql<{ n: number; patients: number }>`SELECT n, patients FROM scale_clinics ORDER BY n`.execute(db)).rows;
@@ -339,5 +343,10 @@ async function dropSecondaryIndexes(db: Kysely<DB>): Promise<string[]> {
       AND NOT x.indisunique AND NOT x.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`.execute(db);
   for (const c of constraints.rows) await sql.raw(`ALTER TABLE ${c.table} DROP CONSTRAINT ${c.name}`).execute(db);
   for (const i of indexes.rows) await sql.raw(`DROP INDEX ${i.name}`).execute(db);
-  return [...indexes.rows.map((i) => i.def), ...constraints.rows.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.def}`)];
+  // A partitioned table's index is written `ON ONLY <table>` (its parent alone, as a dump makes it
+  // before attaching each partition's): made again without ONLY, it covers every partition.
+  return [
+    ...indexes.rows.map((i) => i.def.replace(' ON ONLY ', ' ON ')),
+    ...constraints.rows.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.def}`),
+  ];
 }

@@ -9,6 +9,7 @@ import { purgeLapsedHolds } from '../modules/holds/index.js';
 import { purgeToolCallWrites } from '../modules/tool-calls/index.js';
 import { expireOffers } from '../modules/scheduling/index.js';
 import { refreshRecallWorklists } from '../modules/recalls/index.js';
+import { partitionJobs } from './partitions.js';
 import type { Job } from './scheduler.js';
 
 export function allJobs(): Job[] {
@@ -26,5 +27,6 @@ export function allJobs(): Job[] {
     ...conversationJobs(),
     ...documentJobs(),
     ...webhookJobs(),
+    ...partitionJobs(),
   ];
 }

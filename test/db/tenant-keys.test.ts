@@ -21,10 +21,12 @@ import { openTestContext } from '../helpers/server.js';
 
 /** The uuid of the row alone: unique across clinics by construction, but a shard cannot check it. */
 const ID_ONLY = 'primary key on id alone';
+/** The same, with the time the table is partitioned by (docs/operations.md, "Partitioned tables"). */
+const ID_AND_TIME = 'primary key on id and the time of the row (the partition key) alone';
 
 /** Tenant tables' keys without clinic_id: `table.index`, and why it is so. */
 const KEY_GAPS: Record<string, string> = {
-  'access_log.access_log_pkey': ID_ONLY,
+  'access_log.access_log_pkey': ID_AND_TIME,
   'access_log_resources.access_log_resources_pkey': 'primary key on the hash of the list of resources alone',
   'api_keys.api_keys_pkey': ID_ONLY,
   'api_keys.api_keys_token_hash_key': 'a key is found by its token before its clinic is known: a global lookup table once sharded',
@@ -39,7 +41,7 @@ const KEY_GAPS: Record<string, string> = {
   'conversations.conversations_pkey': ID_ONLY,
   'doctors.doctors_pkey': ID_ONLY,
   'documents.documents_pkey': ID_ONLY,
-  'events.events_pkey': ID_ONLY,
+  'events.events_pkey': ID_AND_TIME,
   'facilities.facilities_pkey': ID_ONLY,
   'installments.installments_payment_plan_id_seq_key': 'an instalment’s number within its plan: the plan is the clinic’s',
   'installments.installments_pkey': ID_ONLY,

@@ -8,7 +8,8 @@
  */
 import type { Db } from '../../db/transaction.js';
 import type { AccessLogEntry } from './schema.js';
-import { entriesOf } from './store.js';
+import { hasSqlState, SQLSTATE } from '../../db/errors.js';
+import { deleteUnnamedLists, entriesOf } from './store.js';
 
 /** One read request's entry. */
 export interface AccessRecord {
@@ -35,4 +36,29 @@ export async function listAccessLog(
     fields: r.fields,
     at: r.at.toISOString(),
   }));
+}
+
+/**
+ * After months of the log were dropped (the `partitions` job): deletes the stored lists of
+ * resources that no remaining entry names, walking the table in chunks; answers how many.
+ * A chunk in which a writer named one of its lists meanwhile fails on the foreign key: it is
+ * looked at again (the new entry is then seen, and its list kept), at most three times.
+ */
+export async function purgeUnnamedLists(db: Db, chunk = 5000): Promise<number> {
+  let total = 0;
+  let after: string | null = null;
+  let failed = 0;
+  for (;;) {
+    let step: { deleted: number; last: string | null };
+    try {
+      step = await deleteUnnamedLists(db, after, chunk);
+    } catch (error) {
+      if (!hasSqlState(error, SQLSTATE.foreignKeyViolation) || ++failed >= 3) throw error;
+      continue;
+    }
+    failed = 0;
+    total += step.deleted;
+    if (step.last === null) return total;
+    after = step.last;
+  }
 }

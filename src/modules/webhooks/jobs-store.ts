@@ -1,6 +1,6 @@
 /**
- * The SQL of the webhooks' periodic jobs and of the queue's metrics: retention deletes in
- * batches, the clinics whose event gaps can be flushed, the deliveries counted by status and the
+ * The SQL of the webhooks' periodic jobs and of the queue's metrics: the deliveries' retention
+ * deletes in batches, the clinics whose event gaps can be flushed, the deliveries counted by status and the
  * due queue. The jobs' schedule is jobs.ts's, the gauges metrics.ts's.
  */
 import { sql, type Kysely } from 'kysely';
@@ -9,13 +9,6 @@ import { keyActive } from '../../db/active-key.js';
 
 /** The most rows one retention DELETE removes (the job repeats it until fewer are left). */
 export const PURGE_BATCH = 5000;
-
-/** Deletes up to PURGE_BATCH events older than `days`; answers how many. */
-export async function deleteOldEvents(db: Kysely<DB>, days: number): Promise<number> {
-  const r = await sql`DELETE FROM events WHERE id IN (
-      SELECT id FROM events WHERE created_at < now() - make_interval(days => ${days}) LIMIT ${PURGE_BATCH})`.execute(db);
-  return Number(r.numAffectedRows ?? 0n);
-}
 
 /** Deletes up to PURGE_BATCH deliveries finished, or of a destination deleted, over `days` ago. */
 export async function deleteOldDeliveries(db: Kysely<DB>, days: number): Promise<number> {

@@ -70,7 +70,7 @@ describe('GET /events', () => {
     expect((await server.call('GET', '/v1/events?type=webhook.test', { token: t.token })).status).toBe(400);
   });
 
-  it('shows only the last 30 days and the retention job purges older events and finished deliveries', async () => {
+  it('shows only the last 30 days and the retention job purges finished deliveries (events go with their month: test/db/partitions.test.ts)', async () => {
     const t = await server.factories.tenant();
     const ep = await endpoint(t.token, '/old', ['task.created']);
     const old = await emit(server.ctx, t.clinicId, 'task.created', t.facilityIds[0]);
@@ -80,14 +80,14 @@ describe('GET /events', () => {
       () => server.ctx.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', ep.id).where('status', '=', 'succeeded').execute(),
       (r) => r.length === 2,
     );
+    // The month 31 days back may be older than the months the migrations made.
+    await sql`SELECT create_month_partitions('events', now() - interval '31 days', now())`.execute(server.ctx.db);
     await sql`UPDATE events SET created_at = now() - interval '31 days' WHERE id = ${old.id}`.execute(server.ctx.db);
     await sql`UPDATE webhook_deliveries SET finished_at = now() - interval '31 days' WHERE event_id = ${old.id}`.execute(server.ctx.db);
     const listed = await server.api(t.token).call('listEvents');
     expect(listed.data.map((e) => e.id)).toEqual([keep.id]);
     const purged = await purgeWebhookData(server.ctx.db);
-    expect(purged.events).toBeGreaterThanOrEqual(1);
     expect(purged.deliveries).toBeGreaterThanOrEqual(1);
-    expect(await server.ctx.db.selectFrom('events').select('id').where('id', '=', old.id).executeTakeFirst()).toBeUndefined();
     const left = await server.ctx.db.selectFrom('webhook_deliveries').select('event_id').where('endpoint_id', '=', ep.id).execute();
     expect(left.map((d) => d.event_id)).toEqual([keep.id]);
   });
