@@ -10,29 +10,22 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { dropMonthPartition } from '../../src/db/partitions.js';
 import { maintainPartitions, MONTHS_AHEAD, partitionedTables } from '../../src/jobs/partitions.js';
 import { resourcesIdOf } from '../../src/modules/access-log/resources.js';
-import { dedicatedDatabase } from '../helpers/databases.js';
+import { emptyTestDatabase } from '../helpers/databases.js';
 
 let database: Database;
-let dropDatabase = async () => {};
 let databaseUrl: string | null = null;
+let closeDatabase = async () => {};
 beforeAll(async () => {
-  // On PostgreSQL (DATABASE_URL), in an empty database of this file's own.
-  if (process.env.DATABASE_URL) {
-    const dedicated = await dedicatedDatabase(process.env.DATABASE_URL, `dcm_t_${process.env.DCM_TEST_RUN}_partitions`);
-    databaseUrl = dedicated.url;
-    dropDatabase = dedicated.drop;
-  }
-  database = await openDatabase({ databaseUrl, dataDir: null });
+  const opened = await emptyTestDatabase('partitions');
+  ({ database, close: closeDatabase } = opened);
+  databaseUrl = opened.url;
 });
-afterAll(async () => {
-  await database.close();
-  await dropDatabase();
-});
+afterAll(() => closeDatabase());
 
 const DAY = 86_400_000;
 const clinicId = randomUUID();

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openDatabase, type Database } from '../../src/db/database.js';
 
 async function admin(baseUrl: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: baseUrl });
@@ -31,4 +32,22 @@ export async function dedicatedDatabase(baseUrl: string, prefix: string, templat
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => admin(baseUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
+ * An empty database of a test file's own, not migrated: on PostgreSQL (DATABASE_URL) a dedicated
+ * one named after `suffix`, else an in-memory PGlite. `url` is null on PGlite. `close()` closes it
+ * and drops the PostgreSQL database.
+ */
+export async function emptyTestDatabase(suffix: string): Promise<{ database: Database; url: string | null; close: () => Promise<void> }> {
+  const dedicated = process.env.DATABASE_URL ? await dedicatedDatabase(process.env.DATABASE_URL, `dcm_t_${process.env.DCM_TEST_RUN}_${suffix}`) : null;
+  const database = await openDatabase({ databaseUrl: dedicated?.url ?? null, dataDir: null });
+  return {
+    database,
+    url: dedicated?.url ?? null,
+    close: async () => {
+      await database.close();
+      await dedicated?.drop();
+    },
+  };
 }

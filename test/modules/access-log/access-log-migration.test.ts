@@ -7,27 +7,18 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../../src/db/database.js';
+import type { Database } from '../../../src/db/database.js';
 import { migrate } from '../../../src/db/migrate.js';
 import { resourcesIdOf } from '../../../src/modules/access-log/resources.js';
-import { dedicatedDatabase } from '../../helpers/databases.js';
+import { emptyTestDatabase } from '../../helpers/databases.js';
 
 let database: Database;
-let dropDatabase = async () => {};
+let closeDatabase = async () => {};
 beforeAll(async () => {
-  let databaseUrl: string | null = null;
-  // On PostgreSQL (DATABASE_URL), in an empty database of this file's own.
-  if (process.env.DATABASE_URL) {
-    const dedicated = await dedicatedDatabase(process.env.DATABASE_URL, `dcm_t_${process.env.DCM_TEST_RUN}_migration`);
-    databaseUrl = dedicated.url;
-    dropDatabase = dedicated.drop;
-  }
-  database = await openDatabase({ databaseUrl, dataDir: null });
+  const opened = await emptyTestDatabase('migration');
+  ({ database, close: closeDatabase } = opened);
 });
-afterAll(async () => {
-  await database.close();
-  await dropDatabase();
-});
+afterAll(() => closeDatabase());
 
 it('converts the rows written before it and in the old shape after it, one stored list per distinct list', async () => {
   await migrate(database, { through: '0040' });

@@ -6,28 +6,20 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../../src/db/database.js';
+import type { Database } from '../../../src/db/database.js';
 import { migrate } from '../../../src/db/migrate.js';
 import { backOffice } from '../../../src/db/tenant.js';
 import { deletionKeys, normalizeName } from '../../../src/modules/patients/normalize.js';
 import { searchPatients } from '../../../src/modules/patients/search.js';
-import { dedicatedDatabase } from '../../helpers/databases.js';
+import { emptyTestDatabase } from '../../helpers/databases.js';
 
 let database: Database;
-let dropDatabase = async () => {};
+let closeDatabase = async () => {};
 beforeAll(async () => {
-  let databaseUrl: string | null = null;
-  if (process.env.DATABASE_URL) {
-    const dedicated = await dedicatedDatabase(process.env.DATABASE_URL, `dcm_t_${process.env.DCM_TEST_RUN}_search_migration`);
-    databaseUrl = dedicated.url;
-    dropDatabase = dedicated.drop;
-  }
-  database = await openDatabase({ databaseUrl, dataDir: null });
+  const opened = await emptyTestDatabase('search_migration');
+  ({ database, close: closeDatabase } = opened);
 });
-afterAll(async () => {
-  await database.close();
-  await dropDatabase();
-});
+afterAll(() => closeDatabase());
 
 it('adds the words of names of several words to the lookup keys and keeps every name findable', async () => {
   await migrate(database, { through: '0051' });
