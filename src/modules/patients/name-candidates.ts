@@ -204,8 +204,7 @@ export async function nameCandidates(db: Db, scope: SearchScope, birthYear: numb
     // first or last name ("signora rossi", a first name the patient is not registered with).
     // Only for the words said: another reading (a nickname's registered form) is a guess at a
     // registered name, and its words alone are the words said or a form nobody said; that step
-    // read every patient of each word (2,000-6,000 rows for "Chicco Merlo Mariani", 15-30 ms)
-    // to add patients the words said already reach.
+    // reads every patient of each word, to add patients the words said already reach.
     if (i === 0) out.push({ where: plan.words.flatMap((w) => firstOrLast(near(w))), final: () => true });
     return out;
   });
@@ -228,8 +227,8 @@ export async function nameCandidates(db: Db, scope: SearchScope, birthYear: numb
   // The words said go on to any one word (their last step) only when no reading found a patient
   // by the name as cut: a nickname's registered form found ("melina vaccaro nardi" as Carmela
   // Vaccaro Nardi) is the name said, as "Carmela Vaccaro Nardi" would have found her alone, and
-  // that step read every patient of each word (3,300 rows for that query, 9-22 ms) for looser
-  // matches. So it waits for the other readings' answers, and is dropped when one found somebody.
+  // that step reads every patient of each word for looser matches (the patients README). So it
+  // waits for the other readings' answers, and is dropped when one found somebody.
   const lastOfSaid = steps[0]!.length - 1;
   const waiting = (i: number) => i === 0 && step[0] === lastOfSaid && answers.slice(1).some((a) => a === null);
   while (answers.some((a) => a === null)) {
