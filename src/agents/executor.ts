@@ -7,7 +7,7 @@
 import { bodyHashOf } from '../db/idempotency.js';
 import { derived, writes } from './registry.js';
 import type { AgentTool, ToolMethod } from './tool.js';
-import type { ToolWrite } from '../modules/tool-calls/index.js';
+import { toolWriteKey, type ToolWrite } from '../modules/tool-calls/index.js';
 
 export interface OperationRequest {
   method: ToolMethod;
@@ -70,10 +70,20 @@ function argumentsHash(canonical: Record<string, unknown>): string {
   return bodyHashOf(request);
 }
 
-/** The call's last successful writing tool call, shared by every process (src/modules/tool-calls). */
+/** The call's writes, shared by every process (src/modules/tool-calls). */
 interface CallLedger {
   lastWrite(callId: string): Promise<ToolWrite | null>;
   recordWrite(callId: string, write: ToolWrite): Promise<void>;
+}
+
+/**
+ * The ledger of a tool call: the call's writes, and whether this tool's operation takes an
+ * Idempotency-Key (its route's `idempotent`). Such a write is in the ledger as its key's row,
+ * marked inside its work's transaction, so it is not recorded a second time.
+ */
+export interface ToolLedger {
+  calls: CallLedger;
+  operationTakesKey: boolean;
 }
 
 /**
@@ -81,11 +91,12 @@ interface CallLedger {
  * arguments as the call's last successful write, nothing written since) takes that write's key,
  * so the idempotency store answers its first result and writes nothing more; two identical
  * calls in flight together take one key, so one writes. Any other writing call is a new attempt:
- * its key hashes the previous write's key too, so book → cancel → book books again.
+ * its key chains on the previous write's key, so book → cancel → book books again. The key is the
+ * ledger too: once its work commits, it is the call's last write.
  */
 function retryKey(tool: AgentTool, callId: string, argsHash: string, last: ToolWrite | null): string {
   if (last && last.tool === tool.name && last.argsHash === argsHash) return last.idempotencyKey;
-  return `tool:${tool.name}:${bodyHashOf({ callId, args: argsHash, after: last?.idempotencyKey ?? null })}`;
+  return toolWriteKey(callId, tool.name, argsHash, last?.idempotencyKey ?? null);
 }
 
 /** The argument the call's id stands for (`callIdAs`: hand_off's `callId`, hold_slot's `holderRef`, log_call's `externalCallId`), filled when the model leaves it out. */
@@ -141,24 +152,26 @@ export function callIdOf(header: string | undefined, args: Record<string, unknow
 
 /**
  * Runs a tool call. A writing tool with a call id reads the call's last write in `ledger` for its
- * Idempotency-Key (retryKey) and, once it succeeded, records itself there.
+ * Idempotency-Key (retryKey) and, once it succeeded, is the call's last write: as its key's row
+ * when its operation takes the key, else recorded in the ledger.
  */
 export async function runTool(
   tool: AgentTool,
   args: Record<string, unknown>,
   callId: string | undefined,
   perform: Perform,
-  ledger?: CallLedger,
+  ledger?: ToolLedger,
 ): Promise<ToolOutcome> {
   const sent = writes(tool) ? (canonicalArguments(args) as Record<string, unknown>) : args;
   const write = writes(tool) && callId ? { callId, argsHash: argumentsHash(sent) } : null;
-  const last = write && ledger ? await ledger.lastWrite(write.callId) : null;
+  const last = write && ledger ? await ledger.calls.lastWrite(write.callId) : null;
   const idempotencyKey = write ? retryKey(tool, write.callId, write.argsHash, last) : undefined;
   const built = requestOf(tool, sent, idempotencyKey);
   if ('error' in built) return { ok: false, error: built.error };
   const response = await perform(built.request);
   if (response.status >= 200 && response.status < 300) {
-    if (write && ledger && idempotencyKey) await ledger.recordWrite(write.callId, { tool: tool.name, argsHash: write.argsHash, idempotencyKey });
+    if (write && ledger && !ledger.operationTakesKey && idempotencyKey)
+      await ledger.calls.recordWrite(write.callId, { tool: tool.name, argsHash: write.argsHash, idempotencyKey });
     return { ok: true, data: response.body };
   }
   const envelope = (response.body as { error?: ToolError } | null)?.error;

@@ -23,6 +23,8 @@ export interface PlannedRoute {
   plane: Plane;
   /** A v1 route's scopes (the agent tools list only what a key may call). */
   scopes?: readonly string[];
+  /** Whether it takes an Idempotency-Key (`config.idempotent`): an agent tool's key is then its call ledger's record. */
+  takesKey?: boolean;
   /** Its schema as registered: the agent tools are checked against their operations' (agent-perform.ts). */
   schema?: { operationId?: string; params?: unknown; querystring?: unknown; body?: unknown; response?: Record<string, unknown> };
 }
@@ -91,7 +93,8 @@ export function requirePlanes(app: FastifyInstance, options: { separateAdminList
     const name = `${[route.method].flat().join(',')} ${route.url}`;
     if (plane === undefined) throw new RouteWithoutGateError(`${name} is registered outside a plane (public, v1, admin): it would have no gate`);
     const schema = route.schema as PlannedRoute['schema'];
-    for (const method of [route.method].flat()) table.push({ method, url: route.url, plane, scopes: route.config?.scopes, schema });
+    for (const method of [route.method].flat())
+      table.push({ method, url: route.url, plane, scopes: route.config?.scopes, takesKey: Boolean(route.config?.idempotent), schema });
     route.config = { ...route.config, plane };
     if (plane === 'v1' && !Array.isArray(route.config.scopes)) throw new RouteWithoutGateError(`${name} is a v1 route without config.scopes`);
     // Only the admin gate builds a clinic's actor, and only from the clinic its path names.

@@ -1,6 +1,7 @@
 /**
  * The agent tools' call ledger on each request (`request.toolCalls`, of the caller's clinic): a
- * tool call reads and records its call's last write there (src/agents/executor.ts runTool),
+ * tool call reads its call's last write there, and records it when its
+ * operation takes no Idempotency-Key (src/agents/executor.ts runTool),
  * whichever route runs it (/mcp, Vapi's runner). A getter: nothing is built for other requests.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -71,22 +71,37 @@ export function checkToolOperations(routes: readonly PlannedRoute[], tools: read
   if (problems.length > 0) throw new Error(`agent tools out of step with their routes:\n${problems.join('\n')}`);
 }
 
-/** The scopes of each tool's operation, as its route declares them (read once all routes exist). */
-const scopesByApp = new WeakMap<FastifyInstance, Map<string, readonly string[]>>();
+/** What each tool's route declares of its operation, read once all routes exist: its scopes, whether it takes an Idempotency-Key. */
+interface ToolRoute {
+  scopes: readonly string[];
+  takesKey: boolean;
+}
 
-export function toolScopes(app: FastifyInstance): (tool: AgentTool) => readonly string[] {
-  let byTool = scopesByApp.get(app);
+const routesByApp = new WeakMap<FastifyInstance, Map<string, ToolRoute>>();
+
+function toolRoutes(app: FastifyInstance): Map<string, ToolRoute> {
+  let byTool = routesByApp.get(app);
   if (!byTool) {
     byTool = new Map();
     for (const tool of AGENT_TOOLS) {
       const route = app.plannedRoutes.find((r) => r.method === tool.operation.method && r.url === tool.operation.url && r.plane === 'v1');
       if (!route) throw new Error(`agent tool ${tool.name}: no v1 route ${tool.operation.method} ${tool.operation.url}`);
-      byTool.set(tool.name, route.scopes ?? []);
+      byTool.set(tool.name, { scopes: route.scopes ?? [], takesKey: route.takesKey === true });
     }
-    scopesByApp.set(app, byTool);
+    routesByApp.set(app, byTool);
   }
-  const map = byTool;
-  return (tool) => map.get(tool.name)!;
+  return byTool;
+}
+
+/** The scopes of each tool's operation, as its route declares them. */
+export function toolScopes(app: FastifyInstance): (tool: AgentTool) => readonly string[] {
+  const byTool = toolRoutes(app);
+  return (tool) => byTool.get(tool.name)!.scopes;
+}
+
+/** Whether a tool's operation takes an Idempotency-Key, as its route declares it (the call ledger's record, src/agents/executor.ts). */
+export function operationTakesKey(app: FastifyInstance, tool: AgentTool): boolean {
+  return toolRoutes(app).get(tool.name)!.takesKey;
 }
 
 const checkers = new Map<string, (args: unknown) => ValidationIssue[]>();

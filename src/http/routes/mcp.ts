@@ -26,7 +26,7 @@ import type { Config } from '../../config.js';
 import { browserOriginAllowed } from '../browser-origin.js';
 import type { App } from '../types.js';
 import { agentMessageRules, type RateLimits } from '../rate-limit/limiter.js';
-import { checkArguments, performThroughRoutes, toolScopes } from './agent-perform.js';
+import { checkArguments, operationTakesKey, performThroughRoutes, toolScopes } from './agent-perform.js';
 
 /** The API's version, as the OpenAPI document states it. */
 const VERSION = '1.0.0';
@@ -113,7 +113,7 @@ async function runForRequest(
       ok: false,
       error: { code: 'invalid_request', message: 'La richiesta non è valida: correggi i campi indicati.', details: { in: 'arguments', issues } },
     };
-  return runTool(tool, timed, callId, perform, request.toolCalls);
+  return runTool(tool, timed, callId, perform, { calls: request.toolCalls, operationTakesKey: operationTakesKey(request.server, tool) });
 }
 
 /**

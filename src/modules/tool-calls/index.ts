@@ -1,3 +1,3 @@
 /** The front door of src/modules/tool-calls: what code outside the module uses of it (test/layers.test.ts). */
-export { purgeToolCallWrites, toolCallLedger } from './service.js';
+export { purgeToolCallWrites, toolCallLedger, toolWriteKey } from './service.js';
 export type { ToolCallLedger, ToolWrite } from './service.js';

@@ -1,4 +1,8 @@
-/** The call ledger's SQL (README.md beside this file): one row per (clinic, call id). */
+/**
+ * The call ledger's SQL (README.md beside this file): a call's writes are its tool keys in the
+ * idempotency store (`idempotency_keys`, the operations that take a key) and its row in
+ * `tool_call_writes` (the last write whose operation takes none).
+ */
 import { sql } from 'kysely';
 import type { Db } from '../../db/transaction.js';
 import { RETENTION_HOURS } from '../../db/idempotency.js';
@@ -10,19 +14,29 @@ export interface ToolWrite {
   idempotencyKey: string;
 }
 
-/** The call's last successful writing tool call, or null (none yet, or older than the idempotency keys). */
-export async function lastToolWrite(db: Db, clinicId: string, callId: string): Promise<ToolWrite | null> {
-  const row = await db
-    .selectFrom('tool_call_writes')
-    .select(['tool', 'args_hash', 'idempotency_key'])
-    .where('clinic_id', '=', clinicId)
-    .where('call_id', '=', callId)
-    .where('written_at', '>=', sql<Date>`now() - make_interval(hours => ${RETENTION_HOURS})`)
-    .executeTakeFirst();
-  return row ? { tool: row.tool, argsHash: row.args_hash, idempotencyKey: row.idempotency_key } : null;
+/**
+ * The key of the call's last successful writing tool call, or null (none yet, or older than the
+ * idempotency keys): the newer of its row here and its newest key in the idempotency store whose
+ * work committed or whose 2xx is recorded (a key still running, or freed by a 4xx, is not one).
+ * `callPart` is the call's part of its keys (`tool:<callPart>:…`), found through the index of
+ * migration 0138, whose predicate the statement repeats. One statement: one round trip.
+ */
+export async function lastToolWriteKey(db: Db, clinicId: string, callId: string, callPart: string): Promise<string | null> {
+  const since = sql<Date>`now() - make_interval(hours => ${RETENTION_HOURS})`;
+  const { rows } = await sql<{ idempotency_key: string }>`
+    SELECT idempotency_key FROM (
+      SELECT idempotency_key, written_at AS at FROM tool_call_writes
+        WHERE clinic_id = ${clinicId} AND call_id = ${callId} AND written_at >= ${since}
+      UNION ALL
+      (SELECT idempotency_key, created_at AS at FROM idempotency_keys
+        WHERE clinic_id = ${clinicId} AND split_part(idempotency_key, ':', 2) = ${callPart} AND idempotency_key LIKE 'tool:%'
+          AND state <> 'in_progress' AND created_at >= ${since}
+        ORDER BY created_at DESC LIMIT 1)
+    ) AS writes ORDER BY at DESC LIMIT 1`.execute(db);
+  return rows[0]?.idempotency_key ?? null;
 }
 
-/** Records the call's last successful writing tool call (the previous one is forgotten). */
+/** Records the call's last successful writing tool call whose operation takes no key (the previous one is forgotten). */
 export async function recordToolWrite(db: Db, clinicId: string, callId: string, write: ToolWrite): Promise<void> {
   const values = { tool: write.tool, args_hash: write.argsHash, idempotency_key: write.idempotencyKey, written_at: sql<Date>`now()` };
   await db
