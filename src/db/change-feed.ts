@@ -21,6 +21,14 @@ const CHANGES_CHANNEL = 'dcm_changes';
 /** Identity of a (table, clinic) state: equal tokens mean no change in between. */
 export type ChangeToken = object;
 
+/**
+ * The (table, clinic) tokens a process keeps: one per clinic a cached read touched, per table.
+ * Past the bound they are all dropped: a token dropped is only a new token the next time, a miss
+ * of the caches that held values under it. 100,000 (about 100 bytes each) covers 10,000 clinics
+ * on every cached table; an LRU would cost each start its arrays of that size (authenticate.ts).
+ */
+const MAX_TOKENS = 100_000;
+
 export class ChangeFeed {
   #tokens = new Map<string, ChangeToken>();
   /** One token per table, replaced by a change of any clinic's row (rarely changed tables: clinics). */
@@ -53,6 +61,7 @@ export class ChangeFeed {
     let token = this.#tokens.get(key);
     if (!token) {
       token = {};
+      if (this.#tokens.size >= MAX_TOKENS) this.#tokens.clear();
       this.#tokens.set(key, token);
     }
     return token;

@@ -88,6 +88,19 @@ describe('GET /v1/facilities/{id} from memory', () => {
   });
 });
 
+describe('the change feed’s tokens', () => {
+  it('are bounded: past 100,000 (table, clinic) pairs they are dropped, and a dropped one is only a new token', () => {
+    const feed = server.ctx.changes;
+    const first = feed.token('facilities', t.clinicId);
+    expect(first).not.toBeNull();
+    expect(feed.token('facilities', t.clinicId)).toBe(first);
+    for (let i = 0; i < 100_000; i++) feed.token('facilities', `clinic-${i}`);
+    const after = feed.token('facilities', t.clinicId);
+    expect(after).not.toBe(first);
+    expect(feed.token('facilities', t.clinicId)).toBe(after);
+  });
+});
+
 describe('pages of GET /v1/appointments from memory', () => {
   it('shows a new or changed appointment at once, and each facility scope its own page', async () => {
     const tenant = await server.factories.tenant();
