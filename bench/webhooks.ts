@@ -15,7 +15,8 @@
  *    requests ever open at the receiver at once (receiver answers after 10 ms here).
  *
  * Options (env): BENCH_SCALE (default 1) multiplies the sizes; BENCH_SECONDS (default 10) per rate;
- * BENCH_PARTS (default `throughput,latency,fairness`) picks the parts.
+ * BENCH_PARTS (default `throughput,latency,fairness`) picks the parts; BENCH_RATES (default
+ * `200,500`) the event rates of part 2, e.g. `2000`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,6 +39,8 @@ import { generateSecret, startDeliveryWorker } from '../src/modules/webhooks/ind
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,latency,fairness').split(','));
+const RATES = (process.env.BENCH_RATES ?? '200,500').split(',').map(Number);
+if (RATES.some((r) => !(r > 0))) throw new Error('BENCH_RATES: events per second, e.g. 200,500');
 
 interface Arrival {
   at: number;
@@ -379,7 +382,7 @@ async function main() {
       // the 200/s run and so decide its p99). Printed all the same.
       const warm = await latency(ctx, receiver, latClinics, 200, 1);
       console.log(`warm-up (not counted): 1 s at 200/s: p50 ${fmt(warm.p50)} ms, p99 ${fmt(warm.p99)} ms`);
-      for (const rate of [200, 500]) {
+      for (const rate of RATES) {
         // CPU used during the run, per process: on a shared 2-core machine this tells which one is short of it.
         const cpu0 = { self: process.cpuUsage(), worker: child ? cpuSeconds(child.pid!) : 0, pg: await postgresCpu(ctx), t: now() };
         const l = await latency(ctx, receiver, latClinics, rate);
