@@ -31,6 +31,7 @@ import { buildApp } from '../src/app.js';
 import { closeContext, createContext } from '../src/bootstrap.js';
 import { testConfig } from '../src/config.js';
 import { BENCH_LIMITS } from './lib/constants.js';
+import { datasetLocation } from './lib/dataset.js';
 import { benchArgs, dedicatedDatabase, machine } from './lib/harness.js';
 import { drivePlans, planTarget } from './lib/plans-drive.js';
 import { explainAll, report, StatementCapture } from './lib/plans.js';
@@ -45,14 +46,7 @@ const ADMIN_TOKEN = 'bench-plans-admin-token-0123456789';
 /** Where the dataset is: a PostgreSQL URL or a PGlite folder, and what to remove at the end. */
 async function dataset(): Promise<{ databaseUrl: string | null; dataDir: string | null; seed: boolean; cleanUp: () => Promise<void> }> {
   const given = args.dataset;
-  if (given) {
-    if (/^postgres(ql)?:\/\//.test(given)) return { databaseUrl: given, dataDir: null, seed: false, cleanUp: async () => {} };
-    if (fs.existsSync(given)) return { databaseUrl: null, dataDir: given, seed: false, cleanUp: async () => {} };
-    if (!process.env.DATABASE_URL) throw new Error(`--dataset=${given}: not a URL nor a folder, and no DATABASE_URL to find a database of that name next to`);
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${given}`;
-    return { databaseUrl: url.toString(), dataDir: null, seed: false, cleanUp: async () => {} };
-  }
+  if (given) return { ...datasetLocation(given, process.env.DATABASE_URL, true), seed: false, cleanUp: async () => {} };
   if (process.env.DATABASE_URL) {
     const db = await dedicatedDatabase(process.env.DATABASE_URL, 'dcm_bench_plans');
     return { databaseUrl: db.url, dataDir: null, seed: true, cleanUp: db.drop };
