@@ -31,7 +31,7 @@ import { buildApp } from '../src/app.js';
 import { closeContext, createContext } from '../src/bootstrap.js';
 import { testConfig } from '../src/config.js';
 import { BENCH_LIMITS } from './lib/constants.js';
-import { datasetLocation } from './lib/dataset.js';
+import { datasetLocation, datasetUrl } from './lib/dataset.js';
 import { benchArgs, dedicatedDatabase, machine } from './lib/harness.js';
 import { drivePlans, planTarget } from './lib/plans-drive.js';
 import { explainAll, report, StatementCapture } from './lib/plans.js';
@@ -46,7 +46,12 @@ const ADMIN_TOKEN = 'bench-plans-admin-token-0123456789';
 /** Where the dataset is: a PostgreSQL URL or a PGlite folder, and what to remove at the end. */
 async function dataset(): Promise<{ databaseUrl: string | null; dataDir: string | null; seed: boolean; cleanUp: () => Promise<void> }> {
   const given = args.dataset;
-  if (given) return { ...datasetLocation(given, process.env.DATABASE_URL, true), seed: false, cleanUp: async () => {} };
+  if (given) {
+    const where = datasetLocation(given, process.env.DATABASE_URL, true);
+    // A database named is checked to exist first, for a clearer message than the driver's.
+    if (where.databaseUrl) await datasetUrl(given, process.env.DATABASE_URL, false);
+    return { ...where, seed: false, cleanUp: async () => {} };
+  }
   if (process.env.DATABASE_URL) {
     const db = await dedicatedDatabase(process.env.DATABASE_URL, 'dcm_bench_plans');
     return { databaseUrl: db.url, dataDir: null, seed: true, cleanUp: db.drop };

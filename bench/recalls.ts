@@ -46,7 +46,14 @@ const CANCELS = Number(args.cancels ?? 200);
 const DATASET = args.dataset;
 const CLINICS = Number(args.clinics ?? 20);
 const ENGINES = DATASET ? ['postgres'] : (args.engines ?? (process.env.DATABASE_URL ? 'pglite,postgres' : 'pglite')).split(',');
-const RULES = { categories: ['recall' as const], types: ['checkup' as const], intervalMonths: 6, maxAttemptsPerWeek: 3, quietStart: '00:00', quietEnd: '00:00' };
+const RULES = {
+  categories: ['recall' as const],
+  types: ['checkup' as const],
+  intervalMonths: 6,
+  maxAttemptsPerWeek: 3,
+  quietStart: '00:00',
+  quietEnd: '00:00',
+};
 const DAY = [{ open: '00:00', close: '24:00' }];
 const ALL_WEEK = { mon: DAY, tue: DAY, wed: DAY, thu: DAY, fri: DAY, sat: DAY, sun: DAY };
 

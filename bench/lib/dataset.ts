@@ -17,7 +17,7 @@ import { generateSecret } from '../../src/modules/webhooks/index.js';
 import type { Person } from './search-corpus.js';
 
 /** Where `--dataset` points: a PostgreSQL URL, or a PGlite folder (when `folders` allows one). */
-export interface DatasetLocation {
+interface DatasetLocation {
   databaseUrl: string | null;
   dataDir: string | null;
 }
@@ -38,13 +38,14 @@ export function datasetLocation(given: string, base: string | undefined, folders
 }
 
 /** A URL without its password, for messages. */
-export const shownUrl = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
+const shownUrl = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
 
 /**
- * The PostgreSQL URL of `--dataset`, checked: the database exists and is migrated (it has the
- * service's tables). Benchmarks that run a server process need a URL, not a folder.
+ * The PostgreSQL URL of `--dataset`, checked: the database exists and (unless `migrated` is
+ * false: bench:plans migrates it) is migrated, it has the service's tables. Benchmarks that run
+ * a server process need a URL, not a folder.
  */
-export async function datasetUrl(given: string, base: string | undefined = process.env.DATABASE_URL): Promise<string> {
+export async function datasetUrl(given: string, base: string | undefined = process.env.DATABASE_URL, migrated = true): Promise<string> {
   const { databaseUrl } = datasetLocation(given, base);
   const url = databaseUrl!;
   const client = new pg.Client({ connectionString: url });
@@ -60,6 +61,7 @@ export async function datasetUrl(given: string, base: string | undefined = proce
     throw new Error(`--dataset=${given}: cannot connect to ${shownUrl(url)}: ${(error as Error).message}`, { cause: error });
   }
   try {
+    if (!migrated) return url;
     const { rows } = await client.query<{ migrated: boolean }>(`SELECT to_regclass('clinics') IS NOT NULL AND to_regclass('patients') IS NOT NULL AS migrated`);
     if (!rows[0]!.migrated)
       throw new Error(`--dataset=${given}: ${shownUrl(url)} has no clinics nor patients tables: not a database of this service (migrations not applied)`);
@@ -83,7 +85,7 @@ export function readTokens(file: string | undefined): Map<string, string> {
 }
 
 /** A clinic of the dataset to call: its key, its first active calendar and its size. */
-export interface DatasetClinic {
+interface DatasetClinic {
   clinicId: string;
   /** Its token of `--tokens` ('' when the benchmark calls no route and reads none). */
   token: string;
@@ -164,7 +166,7 @@ export async function datasetClinics(url: string, tokens: Map<string, string> | 
 }
 
 /** A patient of the dataset as a caller: what the voice agent hears and the search finds. */
-export interface DatasetPerson {
+interface DatasetPerson {
   id: string;
   firstName: string;
   lastName: string;
