@@ -25,7 +25,10 @@
  * first live key and deleted (deleted_at) at the end: the biggest clinic by patients first, then
  * others drawn at random. Each part takes them in place of new clinics (1 clinic: the biggest;
  * 100 clinics: as many as there are; fairness: the backlog in the biggest, 10 events each in the
- * others); the events the parts record stay in the dataset. No `--tokens`: nothing calls the API.
+ * others); the events the parts record stay in the dataset. The worker process of the latency
+ * part runs the delivery worker alone (bench/lib/delivery-worker.ts), not `--role=worker`, whose
+ * periodic jobs would apply the service's retention to the dataset. No `--tokens`: nothing calls
+ * the API.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -312,7 +315,9 @@ function withAppName(databaseUrl: string, name: string): string {
 function spawnWorker(databaseUrl: string): ChildProcess {
   // BENCH_CPU_PROF=<dir>: CPU profiles of the worker process (and of this one, run with --cpu-prof yourself).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  return spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts', '--role=worker'], {
+  // A dataset gets the delivery worker alone: the worker role's periodic jobs would prune it (bench/lib/delivery-worker.ts).
+  const script = DATASET ? ['bench/lib/delivery-worker.ts'] : ['src/main.ts', '--role=worker'];
+  return spawn(process.execPath, [...prof, '--import', 'tsx', ...script], {
     env: { ...process.env, DATABASE_URL: withAppName(databaseUrl, 'bench-worker'), WEBHOOK_ALLOW_INSECURE: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'error' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
