@@ -30,9 +30,22 @@
  * the order flipped each pair so a drift of the machine lowers both sides alike), at the first
  * of BENCH_CONNECTIONS. It prints each pair's new/old ratio and their geometric mean: the "no route more
  * than 5 % slower" figure, measured seconds apart rather than minutes.
+ *
+ * `--dataset=<postgres url | database name next to DATABASE_URL's>` `--tokens=FILE`: no seed; the
+ * server opens that database as it is (migrations already applied; kept at the end, with what
+ * the load wrote: patients, leads, calls, appointments), e.g. one `npm run seed:scale --
+ * --database=NAME --tokens=FILE` made. The routes are loaded, as without it, on one clinic: the
+ * dataset's biggest (by patients), with its key from FILE, its first active calendar and its
+ * latest appointment. The bookings take, in turn, the free slots of that calendar read before
+ * the load (its working hours from tomorrow to its horizon, no appointment nor hold on the
+ * doctor: `freeSlots`, bench/lib/dataset.ts); the line after the seed says how many there are,
+ * and once they are all taken the bookings answer 409 (the table's non-2xx). PostgreSQL only;
+ * not with BENCH_AGAINST (the other checkout's server would seed into the dataset).
  */
 import path from 'node:path';
-import { dedicatedDatabase, fmt, machine, PeakRss, percentile, run, startBenchServer, type BenchServer, type Measure } from './lib/harness.js';
+import { datasetClinics, datasetUrl, freeSlots, readTokens, withDataset } from './lib/dataset.js';
+import type { Seeded } from './lib/seed.js';
+import { benchArgs, dedicatedDatabase, fmt, machine, PeakRss, percentile, run, startBenchServer, type BenchServer, type Measure } from './lib/harness.js';
 import { CEILING_PATH } from './lib/constants.js';
 import { TARGETS, type Target } from './lib/targets.js';
 import { CORES, cpuPerRequest, sampleCpu, type CpuPerRequest } from './lib/cpu.js';
@@ -59,7 +72,13 @@ const ROWS = process.env.BENCH_ROWS ?? '100000';
 /** Comma-separated route names to run (e.g. `GET /facilities/{id}` while profiling); all by default. */
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : null;
 const AGAINST = process.env.BENCH_AGAINST ? path.resolve(process.env.BENCH_AGAINST) : null;
-const ENGINES = (process.env.BENCH_ENGINES ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',').map((e) => e.trim());
+const DATASET = benchArgs().dataset;
+const TOKENS = benchArgs().tokens;
+const ENGINES = DATASET
+  ? ['postgres']
+  : (process.env.BENCH_ENGINES ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',').map((e) => e.trim());
+/** The most free slots of a dataset's calendar read for the bookings (about what 1,500 bookings/s take in every round and warm-up at two connection counts). */
+const FREE_SLOTS = 200_000;
 
 function loadOptions(server: BenchServer, connections: number, request: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return {
@@ -151,9 +170,10 @@ async function setReadCache(server: BenchServer, on: boolean): Promise<void> {
   if (response.status !== 204) throw new Error(`turning the read cache ${on ? 'on' : 'off'} answered ${response.status}`);
 }
 
-/** PostgreSQL: a database of its own next to DATABASE_URL's; PGlite: none (the server makes its folder). */
+/** PostgreSQL: a database of its own next to DATABASE_URL's (or `--dataset`, kept); PGlite: none (the server makes its folder). */
 async function engineDatabase(engine: string, name: string): Promise<{ url: string; drop: () => Promise<void> } | null> {
   if (engine !== 'postgres') return null;
+  if (DATASET) return { url: await datasetUrl(DATASET), drop: async () => {} };
   if (!process.env.DATABASE_URL) throw new Error('BENCH_ENGINES has postgres but DATABASE_URL is not set');
   return dedicatedDatabase(process.env.DATABASE_URL, name);
 }
@@ -168,14 +188,18 @@ async function benchEngine(engine: string): Promise<string[]> {
   };
   const database = await engineDatabase(engine, 'dcm_bench');
   const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const server = await startBenchServer({ DATABASE_URL: database?.url, BENCH_ROWS: ROWS }, nodeArgs);
+  const server = DATASET
+    ? await startDatasetServer(database!.url, nodeArgs)
+    : await startBenchServer({ DATABASE_URL: database?.url, BENCH_ROWS: ROWS }, nodeArgs);
   const rss = new PeakRss(server.child.pid!);
   const wholeLoad = new PeakRss(server.child.pid!);
   try {
     const doc = await (await fetch(`${server.base}/v1/openapi.json`)).json();
     say(`\n## ${engine === 'postgres' ? 'PostgreSQL' : 'PGlite (embedded)'}`);
     say(
-      `seeded one clinic with ${fmt(server.rows)} patients and ${fmt(server.rows)} appointments in ${fmt(server.seedSeconds, 1)} s; ${server.seeded.tokens.length} keys`,
+      DATASET
+        ? `dataset ${DATASET}: its biggest clinic ${server.seeded.clinicId}, ${fmt(server.rows)} patients, its key of ${TOKENS}; ${fmt(server.seeded.freeSlots!.length)} free slots of its calendar for the bookings`
+        : `seeded one clinic with ${fmt(server.rows)} patients and ${fmt(server.rows)} appointments in ${fmt(server.seedSeconds, 1)} s; ${server.seeded.tokens.length} keys`,
     );
     say(`autocannon: loopback, server in its own process; ${WARMUP_SECONDS} s of warm-up before each measured route and its ceiling`);
     say('rate limits raised to 10^9 per window for the benchmark (the limiter still runs on every request): the spec limits are not what is measured');
@@ -328,7 +352,36 @@ async function oldAgainstNew(engine: string, against: string): Promise<void> {
   }
 }
 
+/** `--dataset`: the server on it, serving its biggest clinic (read here), and that calendar's free slots for the bookings. */
+async function startDatasetServer(url: string, nodeArgs: string[]): Promise<BenchServer> {
+  const [clinic] = await datasetClinics(url, readTokens(TOKENS), 1);
+  if (!clinic) throw new Error(`--dataset=${DATASET}: its biggest clinic has no active calendar with doctors`);
+  const latest = await withDataset(url, (c) =>
+    c.query<{ id: string; patient_id: string }>(`SELECT id, patient_id FROM appointments WHERE clinic_id = $1 ORDER BY start_at DESC LIMIT 1`, [
+      clinic.clinicId,
+    ]),
+  );
+  const appointment = latest.rows[0];
+  if (!appointment) throw new Error(`--dataset=${DATASET}: clinic ${clinic.clinicId} has no appointment`);
+  const seeded: Seeded = {
+    clinicId: clinic.clinicId,
+    facilityId: clinic.facilityId,
+    doctorId: clinic.calendarDoctorIds[0]!,
+    tokens: [clinic.token],
+    appointmentId: appointment.id,
+    patientId: appointment.patient_id,
+    calendarId: clinic.calendarId,
+    calendarDoctorIds: clinic.calendarDoctorIds,
+    slotMinutes: clinic.slotMinutes,
+  };
+  const server = await startBenchServer({ DATABASE_URL: url, BENCH_ROWS: String(clinic.patients), BENCH_SEEDED: JSON.stringify(seeded) }, nodeArgs);
+  server.seeded.freeSlots = await freeSlots(url, clinic.calendarId, FREE_SLOTS);
+  return server;
+}
+
 async function main(): Promise<void> {
+  if (DATASET && AGAINST)
+    throw new Error('--dataset with BENCH_AGAINST: the other checkout’s bench server may not know --dataset and would seed into the dataset');
   console.log('# bench:api');
   console.log(machine());
   for (const engine of ENGINES) {

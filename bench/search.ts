@@ -35,6 +35,15 @@
  * Databases are seeded once and kept (bench/lib/search-seed.ts): PostgreSQL databases
  * `dcm_bench_search_<n>_<others>` next to DATABASE_URL's, PGlite data folders in the temp folder.
  *
+ * `--dataset=<postgres url | database name next to DATABASE_URL's>`: no seed; that database as
+ * it is (migrations already applied; kept), e.g. one `npm run seed:scale -- --database=NAME` made.
+ * The clinic searched is its biggest by patients (the others are in the same tables, as the
+ * scale part's); the corpus the queries are made from is that clinic's patients, read from it
+ * (bench/lib/dataset.ts, datasetCorpus), so the recall figures are those of its names (seed:scale
+ * has few, and tax codes of its own shape, not the fiscal code's). The shapes, load and profile
+ * parts run on it once (PostgreSQL; `--n`, `--engines`, `scale` do not apply). With `--http`,
+ * `--tokens=FILE` (seed:scale's) gives the clinic's key, since no key is added to the dataset.
+ *
  * A name query counts as found when the top hit carries the name asked for (namesakes cannot
  * be told apart by a name; closeMatches reports them): the whole name, or the surname, the
  * first name, the surname and birth year for queries of those alone. Phone, tax code and email
@@ -52,6 +61,8 @@ import { backOffice } from '../src/db/tenant.js';
 import { normalizeName, SEARCH_TUNING, searchPatients, NICKNAMES } from '../src/modules/patients/index.js';
 import { SHAPES, commonSurnames, isFound, makePeople, rng, type Person, type Shape } from './lib/search-corpus.js';
 import { benchArgs, percentile as pct, startServerProcess } from './lib/harness.js';
+import { datasetClinics, datasetCorpus, datasetUrl, readTokens } from './lib/dataset.js';
+import { openDatabase } from '../src/db/database.js';
 import { tuneHeap } from '../src/lib/heap.js';
 import { CLINIC_ID, openSeeded, patientId, type SeedPlan } from './lib/search-seed.js';
 
@@ -71,7 +82,12 @@ const CLIENTS = Number(args.clients ?? 20);
 const RATE = Number(args.rate ?? 100);
 const SECONDS = Number(args.seconds ?? 30);
 const KINDS = args.kinds ? new Set(args.kinds.split(',')) : null;
-const scope = { ...backOffice(CLINIC_ID), region: 'IT' as const };
+const DATASET = args.dataset;
+let scope = { ...backOffice(CLINIC_ID), region: 'IT' as const };
+/** The id of a corpus person's patient: search-seed's by index, or the dataset's. */
+let idOf = (person: Person) => patientId(person.index);
+/** `--dataset --http`: the searched clinic's id and key, for the server. */
+let datasetKey: { clinicId: string; token: string } | null = null;
 // Without --http the search runs in this process: collected as the server's process is
 // (src/lib/heap.ts). With V8's pretenuring the driver's rows were born old here, and every
 // scavenge of this heap, which holds the corpus, took 4-6 ms instead of 1-3 (--trace-gc).
@@ -145,7 +161,7 @@ async function shapesTable(search: Search, queries: Query[]): Promise<void> {
       times.push(t);
       timed.push({ q, t, where: lastWhere() });
       if (t > slowest.t) slowest = { q, t };
-      const ok = (h: (typeof res.data)[number]) => isFound(shape.expect, person, h, patientId(person.index));
+      const ok = (h: (typeof res.data)[number]) => isFound(shape.expect, person, h, idOf(person));
       if (res.data[0] && ok(res.data[0])) {
         hit1++;
         ranksFirst.add(q);
@@ -358,10 +374,32 @@ async function seededQueries(engine: 'postgres' | 'pglite', n: number, others: n
   return { seeded, queries: makeQueries(people, n), unmeasured: makeQueries(people, n, SEED + n + 1).filter((x) => x.q) };
 }
 
+/** `--dataset`: its biggest clinic searched, the queries made from its patients (see the header). */
+async function datasetQueries(given: string) {
+  const url = await datasetUrl(given);
+  const tokens = args.tokens ? readTokens(args.tokens) : null;
+  if (args.http && !tokens) throw new Error('--dataset with --http needs --tokens=FILE: the searched clinic’s key');
+  const [clinic] = await datasetClinics(url, tokens, 1);
+  const { people, ids } = await datasetCorpus(url, clinic!.clinicId);
+  if (people.length === 0) throw new Error(`--dataset=${given}: clinic ${clinic!.clinicId} has no patient with a phone, tax code, email and birth date`);
+  scope = { ...backOffice(clinic!.clinicId), region: 'IT' as const };
+  idOf = (person) => ids[person.index]!;
+  datasetKey = { clinicId: clinic!.clinicId, token: clinic!.token };
+  const database = await openDatabase({ databaseUrl: url, dataDir: null });
+  const seeded = { database, url, seedSeconds: 0, reused: true };
+  return {
+    seeded,
+    patients: clinic!.patients,
+    queries: makeQueries(people, people.length),
+    unmeasured: makeQueries(people, people.length, SEED + people.length + 1).filter((x) => x.q),
+  };
+}
+
 async function section(engine: 'postgres' | 'pglite', n: number, others: number, parts: { shapes: boolean; load: boolean; profile: boolean; plans: boolean }) {
-  const { seeded, queries, unmeasured } = await seededQueries(engine, n, others);
-  const what =
-    others > 0
+  const { seeded, queries, unmeasured, patients } = DATASET ? await datasetQueries(DATASET) : { ...(await seededQueries(engine, n, others)), patients: 0 };
+  const what = DATASET
+    ? `dataset ${DATASET}: its biggest clinic, ${patients.toLocaleString('en')} patients, queries made from ${queries.length.toLocaleString('en')} of them`
+    : others > 0
       ? `${n.toLocaleString('en')} patients in the clinic searched + ${others.toLocaleString('en')} of ${CLINICS} other clinics`
       : `N = ${n.toLocaleString('en')}`;
   console.log(
@@ -411,7 +449,10 @@ const lastWhere = () => `${ms(lastTiming.app)} / ${ms(lastTiming.appGc)} / ${ms(
 
 /** The app on the seeded database in a child process (`--http`), and a search through it. */
 async function startSearchServer(databaseUrl: string): Promise<{ search: Search; stop: () => void }> {
-  const { ready, stop } = await startServerProcess<{ port: number; token: string }>('bench/lib/search-server.ts', { DATABASE_URL: databaseUrl });
+  const { ready, stop } = await startServerProcess<{ port: number; token: string }>('bench/lib/search-server.ts', {
+    DATABASE_URL: databaseUrl,
+    ...(datasetKey ? { BENCH_CLINIC_ID: datasetKey.clinicId, BENCH_TOKEN: datasetKey.token } : {}),
+  });
   const base = `http://127.0.0.1:${ready.port}/v1/patients/search?limit=5&q=`;
   const headers = { authorization: `Bearer ${ready.token}` };
   return {
@@ -437,15 +478,19 @@ console.log(
   `Seed ${SEED}, ${QUERIES} queries per shape, parts ${[...PARTS].join(', ')}, tuning ${JSON.stringify(SEARCH_TUNING)}, sizes ${SIZES.join(', ')}, engines ${ENGINES.join(', ')}`,
 );
 const largest = Math.max(...SIZES);
-for (const engine of ENGINES as Array<'postgres' | 'pglite'>) {
-  for (const n of SIZES) {
-    const shapes = PARTS.has('shapes');
-    const load = PARTS.has('load') && n === largest;
-    const prof = PARTS.has('profile');
-    if (shapes || load || prof) await section(engine, n, 0, { shapes, load, profile: prof, plans: !!args.plans });
+if (DATASET) {
+  const parts = { shapes: PARTS.has('shapes'), load: PARTS.has('load'), profile: PARTS.has('profile'), plans: !!args.plans };
+  await section('postgres', 0, 0, parts);
+} else
+  for (const engine of ENGINES as Array<'postgres' | 'pglite'>) {
+    for (const n of SIZES) {
+      const shapes = PARTS.has('shapes');
+      const load = PARTS.has('load') && n === largest;
+      const prof = PARTS.has('profile');
+      if (shapes || load || prof) await section(engine, n, 0, { shapes, load, profile: prof, plans: !!args.plans });
+    }
   }
-}
-if (PARTS.has('scale')) {
+if (PARTS.has('scale') && !DATASET) {
   if (!process.env.DATABASE_URL) throw new Error('the scale run needs DATABASE_URL (PostgreSQL)');
   await section('postgres', largest, OTHERS, { shapes: true, load: true, profile: true, plans: true });
 }

@@ -30,12 +30,26 @@
  * `--warmup=5`: seconds of the same open-loop load before the measured ones, not counted, so the
  * figures are those of a server in its steady state (every pooled connection open, its statements
  * prepared, the code compiled), as a running service is; `--warmup=0` measures from a cold start.
+ *
+ * `--dataset=<postgres url | database name next to DATABASE_URL's>` `--tokens=FILE`: no seed; the
+ * server opens that database as it is (migrations already applied; it is kept at the end, and
+ * keeps what the calls wrote: holds, appointments, calls), e.g. one `npm run seed:scale --
+ * --database=NAME --tokens=FILE` made (FILE: its clinics' ids and tokens). The calls go to
+ * `--clinics` of its clinics (default 100; the biggest by patients and others drawn at random, a
+ * tenth of the calls to the biggest), each clinic's first active calendar, callers drawn from up
+ * to `--callers=200` of each clinic's patients (their phone for the context, their name and the
+ * phone's last digits for the search), dialling the facility's number. The calls use each
+ * clinic's key of the tokens file, not a voice agent key: seed:scale's keys have every scope and
+ * no agent kind, so the MCP road's tools/list (its size printed) is that of a key with every
+ * scope, and the agent key's own checks (the clinic's AI switch read on each request) are not in
+ * the figures. `--engines` is postgres alone.
  */
 import { NAMES, SURNAMES } from './lib/seed.js';
 import { randomUUID } from 'node:crypto';
 import { Agent, request, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { benchArgs, dedicatedDatabase, machine, percentile as pct, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
+import { datasetClinics, datasetPeople, datasetUrl, readTokens } from './lib/dataset.js';
 import { mcpClientKind, mcpSession, mcpStep, ROADS as ALL_ROADS, type McpSession, type Road } from './lib/mcp-step.js';
 
 const args = benchArgs();
@@ -45,7 +59,9 @@ const SMALL = Number(args.small ?? 200);
 const SECONDS = Number(args.seconds ?? 30);
 const RATE = Number(args.rate ?? 200);
 const WARMUP_SECONDS = Number(args.warmup ?? 5);
-const ENGINES = (args.engines ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',');
+const DATASET = args.dataset;
+const CALLERS = Number(args.callers ?? 200);
+const ENGINES = DATASET ? ['postgres'] : (args.engines ?? (process.env.DATABASE_URL ? 'postgres,pglite' : 'pglite')).split(',');
 const STEPS = ['context', 'search', 'availability', 'hold', 'book', 'call'] as const;
 const ROADS: Road[] = ['rest', ...(args.via ?? 'rest').split(',').filter((r) => r !== 'rest')].map((r) => {
   if (!(ALL_ROADS as readonly string[]).includes(r)) throw new Error(`--via: a road is one of ${ALL_ROADS.join(', ')}, not ${r}`);
@@ -69,14 +85,34 @@ const nameOf = (i: number) =>
 
 setGlobalDispatcher(new Agent({ connections: 256, keepAliveTimeout: 30_000 }));
 
-async function startServer(env: Record<string, string>) {
+async function startServer(env: Record<string, string>, given: VoiceBenchClinic[] | null) {
   const nodeArgs = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [];
   const { ready, stop } = await startServerProcess<{ port: number; engine: string; clinics: VoiceBenchClinic[]; seedSeconds: number }>(
     'bench/lib/voice-server.ts',
     env,
     nodeArgs,
   );
-  return { base: `http://127.0.0.1:${ready.port}/v1`, engine: ready.engine, clinics: ready.clinics, seedSeconds: ready.seedSeconds, stop };
+  return { base: `http://127.0.0.1:${ready.port}/v1`, engine: ready.engine, clinics: given ?? ready.clinics, seedSeconds: ready.seedSeconds, stop };
+}
+
+/** `--dataset`: the clinics to call, read from the database (bench/lib/dataset.ts), each with callers among its patients. */
+async function datasetCallees(url: string): Promise<VoiceBenchClinic[]> {
+  const clinics = await datasetClinics(url, readTokens(args.tokens), CLINICS);
+  const people = await datasetPeople(
+    url,
+    clinics.map((c) => c.clinicId),
+    CALLERS,
+  );
+  return clinics.map((c) => ({
+    token: c.token,
+    calendarId: c.calendarId,
+    patients: c.patients,
+    to: c.facilityPhone ?? undefined,
+    callers: people
+      .get(c.clinicId)!
+      .filter((p) => p.phone)
+      .map((p) => ({ name: `${p.firstName} ${p.lastName}`, phone: p.phone! })),
+  }));
 }
 
 /** The bytes of the `tools/list` answer a key gets: what a platform fetches at every new session. */
@@ -91,16 +127,24 @@ async function toolsListSize(url: string, token: string): Promise<number> {
 
 async function runEngine(engine: string): Promise<void> {
   let db: { url: string; drop: () => Promise<void> } | null = null;
-  if (engine === 'postgres') {
+  let given: VoiceBenchClinic[] | null = null;
+  if (DATASET) {
+    db = { url: await datasetUrl(DATASET), drop: async () => {} };
+    given = await datasetCallees(db.url);
+  } else if (engine === 'postgres') {
     if (!process.env.DATABASE_URL) throw new Error('--engines=postgres needs DATABASE_URL');
     db = await dedicatedDatabase(process.env.DATABASE_URL, `dcm_bench_voice_${process.pid}`);
   }
-  const server = await startServer({
-    ...(db ? { DATABASE_URL: db.url } : {}),
-    BENCH_CLINICS: String(CLINICS),
-    BENCH_BIG: String(BIG),
-    BENCH_SMALL: String(SMALL),
-  });
+  const server = await startServer(
+    {
+      ...(db ? { DATABASE_URL: db.url } : {}),
+      BENCH_CLINICS: String(CLINICS),
+      BENCH_BIG: String(BIG),
+      BENCH_SMALL: String(SMALL),
+      ...(DATASET ? { BENCH_DATASET: '1' } : {}),
+    },
+    given,
+  );
   const mcpUrl = server.base.replace(/\/v1$/, '/mcp');
   const toolsListBytes = ROADS.some((r) => r !== 'rest') ? await toolsListSize(mcpUrl, server.clinics[0]!.token) : null;
   const empty = (): Record<Step, number[]> => ({ context: [], search: [], availability: [], hold: [], book: [], call: [] });
@@ -173,16 +217,19 @@ async function runEngine(engine: string): Promise<void> {
     const at = <T>(name: Step, method: string, path: string, body?: unknown, toolArgs?: Record<string, unknown>) =>
       step<T>(road, name, clinic, method, path, body, toolArgs, session);
     const i = 1 + Math.floor(Math.random() * clinic.patients);
-    const phone = `333 ${String(i).padStart(7, '0')}`;
-    const to = '02 1234 5678';
+    // A caller of the dataset's, or patient i of bench/lib/seed.ts's.
+    const caller = clinic.callers?.length ? clinic.callers[Math.floor(Math.random() * clinic.callers.length)]! : null;
+    const phone = caller ? caller.phone : `333 ${String(i).padStart(7, '0')}`;
+    const name = caller ? caller.name : nameOf(i);
+    const to = clinic.to ?? '02 1234 5678';
     const context = await at<any>('context', 'GET', `/voice/context?from=${encodeURIComponent(phone)}&to=${encodeURIComponent(to)}`, undefined, {
       from: phone,
       to,
     });
     // The name and, as an agent asks before acting on a name, a second detail: the phone's last digits.
-    const phoneLast = String(i).padStart(7, '0').slice(-4);
-    const search = await at<any>('search', 'GET', `/patients/search?q=${encodeURIComponent(nameOf(i))}&phoneLast=${phoneLast}&limit=5`, undefined, {
-      q: nameOf(i),
+    const phoneLast = phone.replace(/\D/g, '').slice(-4);
+    const search = await at<any>('search', 'GET', `/patients/search?q=${encodeURIComponent(name)}&phoneLast=${phoneLast}&limit=5`, undefined, {
+      q: name,
       phoneLast,
       limit: 5,
     });
@@ -255,7 +302,12 @@ async function runEngine(engine: string): Promise<void> {
   const elapsed = (performance.now() - began) / 1000;
   const sent = ROADS.reduce((n, road) => n + STEPS.reduce((s, k) => s + byRoad[road][k].length, 0), 0);
 
-  console.log(`\n== ${server.engine}: ${CLINICS} clinics (one of ${BIG} patients, the others ${SMALL}), seeded in ${server.seedSeconds.toFixed(0)} s`);
+  const sizes = server.clinics.map((c) => c.patients);
+  console.log(
+    DATASET
+      ? `\n== ${server.engine}: dataset ${DATASET}, ${sizes.length} of its clinics called (the biggest of ${sizes[0]} patients${sizes.length > 1 ? `, the others ${Math.min(...sizes.slice(1))}-${Math.max(...sizes.slice(1))}` : ''}), up to ${CALLERS} callers each`
+      : `\n== ${server.engine}: ${CLINICS} clinics (one of ${BIG} patients, the others ${SMALL}), seeded in ${server.seedSeconds.toFixed(0)} s`,
+  );
   console.log(
     `${Math.round(callsPerSecond * SECONDS)} calls in ${elapsed.toFixed(1)} s: ${(sent / elapsed).toFixed(0)} steps/s (target ${RATE}); calls that threw: ${failed}`,
   );
@@ -304,7 +356,7 @@ async function runEngine(engine: string): Promise<void> {
 async function main(): Promise<void> {
   console.log(machine());
   console.log(
-    `bench:voice --clinics=${CLINICS} --big=${BIG} --small=${SMALL} --rate=${RATE} --seconds=${SECONDS} --engines=${ENGINES.join(',')} --via=${ROADS.join(',')}${ROADS.includes('mcp') ? ` --mcp-client=${MCP_CLIENT}` : ''}`,
+    `bench:voice ${DATASET ? `--dataset=${DATASET} --clinics=${CLINICS} --callers=${CALLERS}` : `--clinics=${CLINICS} --big=${BIG} --small=${SMALL}`} --rate=${RATE} --seconds=${SECONDS} --engines=${ENGINES.join(',')} --via=${ROADS.join(',')}${ROADS.includes('mcp') ? ` --mcp-client=${MCP_CLIENT}` : ''}`,
   );
   for (const engine of ENGINES) await runEngine(engine);
 }

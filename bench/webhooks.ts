@@ -17,6 +17,19 @@
  * Options (env): BENCH_SCALE (default 1) multiplies the sizes; BENCH_SECONDS (default 10) per rate;
  * BENCH_PARTS (default `throughput,latency,fairness`) picks the parts; BENCH_RATES (default
  * `200,500`) the event rates of part 2, e.g. `2000`.
+ *
+ * `--dataset=<postgres url | database name next to DATABASE_URL's>`: no seed nor new clinics; the
+ * emitter and the worker open that database as it is (migrations already applied; kept at the
+ * end), e.g. one `npm run seed:scale -- --database=NAME` made, whose rows (events, deliveries of
+ * its own destinations) the worker's claims then read past. Up to 100 of its clinics get a
+ * destination at the local receiver for `task.created`, made at the start with the clinic's
+ * first live key and deleted (deleted_at) at the end: the biggest clinic by patients first, then
+ * others drawn at random. Each part takes them in place of new clinics (1 clinic: the biggest;
+ * 100 clinics: as many as there are; fairness: the backlog in the biggest, 10 events each in the
+ * others); the events the parts record stay in the dataset. The worker process of the latency
+ * part runs the delivery worker alone (bench/lib/delivery-worker.ts), not `--role=worker`, whose
+ * periodic jobs would apply the service's retention to the dataset. No `--tokens`: nothing calls
+ * the API.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,7 +38,8 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { closeContext, createContext } from '../src/bootstrap.js';
-import { dedicatedDatabase } from './lib/harness.js';
+import { addDestinations, datasetClinics, datasetUrl, dropDestinations } from './lib/dataset.js';
+import { benchArgs, dedicatedDatabase } from './lib/harness.js';
 import { testConfig } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { recordEvent } from '../src/events/record.js';
@@ -41,6 +55,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'throughput,latency,fairness').split(','));
 const RATES = (process.env.BENCH_RATES ?? '200,500').split(',').map(Number);
 if (RATES.some((r) => !(r > 0))) throw new Error('BENCH_RATES: events per second, e.g. 200,500');
+const DATASET = benchArgs().dataset;
+/** `--dataset`: its clinics with a destination at the receiver, the biggest first (addDestinations). */
+let datasetPool: Clinic[] | null = null;
 
 interface Arrival {
   at: number;
@@ -111,6 +128,8 @@ interface Clinic {
   id: string;
   facilityId: string;
   path: string;
+  /** The destination this run made in a dataset's clinic. */
+  endpointId?: string;
 }
 
 async function makeClinics(ctx: AppContext, receiver: Receiver, n: number, tag: string): Promise<Clinic[]> {
@@ -127,6 +146,11 @@ async function makeClinics(ctx: AppContext, receiver: Receiver, n: number, tag: 
     out.push({ id: c.id, facilityId: f.id, path });
   }
   return out;
+}
+
+/** `n` clinics with a destination at the receiver: new ones, or (`--dataset`) the dataset's, from the `skip`-th. */
+async function clinicsFor(ctx: AppContext, receiver: Receiver, n: number, tag: string, skip = 0): Promise<Clinic[]> {
+  return datasetPool ? datasetPool.slice(skip, skip + n) : makeClinics(ctx, receiver, n, tag);
 }
 
 async function backlog(ctx: AppContext, clinic: Clinic, count: number): Promise<string[]> {
@@ -163,7 +187,7 @@ async function waitAll(receiver: Receiver, ids: Iterable<string>, timeoutMs: num
 
 async function throughput(ctx: AppContext, receiver: Receiver, clinics: number, perClinic: number) {
   receiver.reset();
-  const cs = await makeClinics(ctx, receiver, clinics, `tp${clinics}`);
+  const cs = await clinicsFor(ctx, receiver, clinics, `tp${clinics}`);
   const ids: string[] = [];
   for (const c of cs) ids.push(...(await backlog(ctx, c, perClinic)));
   const worker = await startDeliveryWorker(workerCtx);
@@ -171,7 +195,7 @@ async function throughput(ctx: AppContext, receiver: Receiver, clinics: number, 
   const ok = await waitAll(receiver, ids, 600_000);
   const seconds = (now() - start) / 1000;
   await worker.stop();
-  return { deliveries: ids.length, seconds, perSecond: ids.length / seconds, complete: ok };
+  return { clinics: cs.length, deliveries: ids.length, seconds, perSecond: ids.length / seconds, complete: ok };
 }
 
 async function latency(ctx: AppContext, receiver: Receiver, clinics: Clinic[], rate: number, seconds = SECONDS) {
@@ -240,8 +264,8 @@ async function latency(ctx: AppContext, receiver: Receiver, clinics: Clinic[], r
 async function fairness(ctx: AppContext, receiver: Receiver) {
   receiver.reset();
   receiver.delayMs = 10;
-  const [big] = await makeClinics(ctx, receiver, 1, 'big');
-  const small = await makeClinics(ctx, receiver, 99, 'small');
+  const [big] = await clinicsFor(ctx, receiver, 1, 'big');
+  const small = await clinicsFor(ctx, receiver, 99, 'small', 1);
   const bigIds = await backlog(ctx, big!, Math.round(10_000 * SCALE));
   const worker = await startDeliveryWorker(workerCtx);
   await new Promise((r) => setTimeout(r, 500)); // the backlog is being served
@@ -272,6 +296,7 @@ async function fairness(ctx: AppContext, receiver: Receiver) {
   await worker.stop();
   receiver.delayMs = 0;
   return {
+    smallClinics: small.length,
     smallEvents: smallLatencies.length,
     smallP50: pct(smallLatencies, 50),
     smallP95: pct(smallLatencies, 95),
@@ -293,7 +318,9 @@ function withAppName(databaseUrl: string, name: string): string {
 function spawnWorker(databaseUrl: string): ChildProcess {
   // BENCH_CPU_PROF=<dir>: CPU profiles of the worker process (and of this one, run with --cpu-prof yourself).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  return spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts', '--role=worker'], {
+  // A dataset gets the delivery worker alone: the worker role's periodic jobs would prune it (bench/lib/delivery-worker.ts).
+  const script = DATASET ? ['bench/lib/delivery-worker.ts'] : ['src/main.ts', '--role=worker'];
+  return spawn(process.execPath, [...prof, '--import', 'tsx', ...script], {
     env: { ...process.env, DATABASE_URL: withAppName(databaseUrl, 'bench-worker'), WEBHOOK_ALLOW_INSECURE: 'true', SEED_DEMO: 'false', LOG_LEVEL: 'error' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -341,21 +368,28 @@ function childRss(pid: number): number {
 async function main() {
   let databaseUrl: string | null = null;
   let dropDb: (() => Promise<void>) | null = null;
-  if (process.env.DATABASE_URL) {
+  if (DATASET) databaseUrl = await datasetUrl(DATASET);
+  else if (process.env.DATABASE_URL) {
     const database = await dedicatedDatabase(process.env.DATABASE_URL, 'whbench');
     databaseUrl = database.url;
     dropDb = database.drop;
   }
   const config = testConfig({ databaseUrl, webhookAllowInsecure: true, dbPoolMax: 20 });
-  const ctx = await createContext(config, { inMemory: true });
+  const ctx = await createContext(config, { inMemory: true, skipMigrations: !!DATASET });
   // On PostgreSQL the worker has its own connection pool, as a separate worker process would:
   // the emitter's transactions must not queue in front of the worker's claims.
   workerCtx = ctx.database.engine === 'postgres' ? await createContext(config, { skipMigrations: true }) : ctx;
   const receiver = new Receiver();
   await receiver.start();
   const engine = ctx.database.engine;
-  console.log(`# webhooks benchmark: ${engine}, node ${process.version}, scale ${SCALE}`);
+  console.log(`# webhooks benchmark: ${engine}, node ${process.version}, scale ${SCALE}${DATASET ? `, dataset ${DATASET}` : ''}`);
   try {
+    if (DATASET) {
+      const clinics = await datasetClinics(databaseUrl!, null, 100);
+      const endpoints = await addDestinations(ctx.db, clinics, (i) => `${receiver.url}/dataset/${i}`, ['task.created']);
+      datasetPool = endpoints.map((e, i) => ({ id: e.clinicId, facilityId: clinics[i]!.facilityId, path: `/dataset/${i}`, endpointId: e.endpointId }));
+      console.log(`dataset: ${datasetPool.length} of its clinics with a destination at the receiver for this run`);
+    }
     if (PARTS.has('throughput')) {
       const one = await throughput(ctx, receiver, 1, Math.round(2000 * SCALE));
       console.log(
@@ -363,11 +397,11 @@ async function main() {
       );
       const hundred = await throughput(ctx, receiver, 100, Math.round(50 * SCALE));
       console.log(
-        `throughput, 100 clinics: ${hundred.deliveries} deliveries in ${hundred.seconds.toFixed(2)} s = ${hundred.perSecond.toFixed(0)}/s${hundred.complete ? '' : ' (INCOMPLETE)'}`,
+        `throughput, ${hundred.clinics} clinics: ${hundred.deliveries} deliveries in ${hundred.seconds.toFixed(2)} s = ${hundred.perSecond.toFixed(0)}/s${hundred.complete ? '' : ' (INCOMPLETE)'}`,
       );
     }
     if (PARTS.has('latency')) {
-      const latClinics = await makeClinics(ctx, receiver, 100, 'lat');
+      const latClinics = await clinicsFor(ctx, receiver, 100, 'lat');
       // On PostgreSQL the worker is a real separate process (`--role=worker`), so its memory is
       // its own; on PGlite it runs in this process (the embedded database is single-process).
       const child = databaseUrl ? spawnWorker(databaseUrl) : null;
@@ -391,7 +425,7 @@ async function main() {
         const selfCpu = process.cpuUsage(cpu0.self);
         const share = (s: number) => `${((100 * s) / wall).toFixed(0)}%`;
         console.log(
-          `event-to-first-attempt at ${rate}/s (achieved ${l.achieved.toFixed(0)}/s, ${l.events} events over 100 clinics): p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms` +
+          `event-to-first-attempt at ${rate}/s (achieved ${l.achieved.toFixed(0)}/s, ${l.events} events over ${latClinics.length} clinics): p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms, max ${fmt(l.max)} ms` +
             ` (event's transaction alone: p50 ${fmt(l.commitP50)} ms, p99 ${fmt(l.commitP99)} ms)` +
             ` [cpu of one core: emitter+receiver ${share((selfCpu.user + selfCpu.system) / 1e6)}` +
             (child ? `, worker ${share(cpuSeconds(child.pid!) - cpu0.worker)}` : '') +
@@ -416,12 +450,17 @@ async function main() {
     if (PARTS.has('fairness')) {
       const f = await fairness(ctx, receiver);
       console.log(
-        `fairness: backlog ${f.bigBacklog} in 1 clinic + 99 clinics x 10: small clinics p50 ${fmt(f.smallP50)} ms, p95 ${fmt(f.smallP95)} ms ` +
+        `fairness: backlog ${f.bigBacklog} in 1 clinic + ${f.smallClinics} clinics x 10: small clinics p50 ${fmt(f.smallP50)} ms, p95 ${fmt(f.smallP95)} ms ` +
           `(big clinic had ${f.bigServedWhenSmallDone} served when the small ones were done); ` +
           `max in flight for one clinic ${f.maxInFlightOneClinic} (big clinic ${f.maxInFlightBigClinic})`,
       );
     }
   } finally {
+    if (datasetPool)
+      await dropDestinations(
+        ctx.db,
+        datasetPool.map((c) => c.endpointId!),
+      );
     await receiver.close();
     if (workerCtx !== ctx) await closeContext(workerCtx);
     await closeContext(ctx);

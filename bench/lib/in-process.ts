@@ -2,7 +2,8 @@
  * The service in the benchmark's own process, for the benchmarks that seed by SQL and then time
  * requests one after another (bench:stats, bench:confirmations, bench:recalls): a database of its
  * own on PostgreSQL (dropped after) or a PGlite folder (removed after), and the HTTP app on
- * 127.0.0.1 once `serve` is called (closed after).
+ * 127.0.0.1 once `serve` is called (closed after). `datasetUrl` (a benchmark's `--dataset`): that
+ * database instead, as it is (migrated already, kept after).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,10 +16,21 @@ import type { AppContext } from '../../src/context.js';
 import { BENCH_LIMITS } from './constants.js';
 import { dedicatedDatabase } from './harness.js';
 
-export async function withInProcessService(engine: string, name: string, run: (ctx: AppContext, serve: () => Promise<string>) => Promise<void>): Promise<void> {
-  const pg = engine === 'postgres' ? await dedicatedDatabase(process.env.DATABASE_URL!, `bench_${name}`) : null;
+export async function withInProcessService(
+  engine: string,
+  name: string,
+  run: (ctx: AppContext, serve: () => Promise<string>) => Promise<void>,
+  datasetUrl?: string,
+): Promise<void> {
+  const pg = datasetUrl
+    ? { url: datasetUrl, drop: async () => {} }
+    : engine === 'postgres'
+      ? await dedicatedDatabase(process.env.DATABASE_URL!, `bench_${name}`)
+      : null;
   const dataDir = pg ? null : fs.mkdtempSync(path.join(os.tmpdir(), `dcm-bench-${name}-`));
-  const ctx = await createContext(testConfig({ databaseUrl: pg?.url ?? null, dataDir: dataDir ?? './data', logLevel: 'silent' }));
+  const ctx = await createContext(testConfig({ databaseUrl: pg?.url ?? null, dataDir: dataDir ?? './data', logLevel: 'silent' }), {
+    skipMigrations: !!datasetUrl,
+  });
   const served: { app?: Awaited<ReturnType<typeof buildApp>> } = {};
   const serve = async () => {
     const app = (served.app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false }));

@@ -3,6 +3,8 @@
  * DATABASE_URL), in a process of its own, so that the benchmark's corpus and its garbage
  * collections are not in the process that answers. Issues a key with `patients:read` for the
  * searched clinic, prints one JSON line `{"ready": {"port", "token"}}`, serves until SIGTERM.
+ * BENCH_CLINIC_ID and BENCH_TOKEN (bench:search --dataset --http): the clinic searched and its
+ * key, given: no key is added to the dataset.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -17,7 +19,9 @@ import { BENCH_LIMITS } from './constants.js';
 const config = testConfig({ databaseUrl: process.env.DATABASE_URL!, logLevel: 'silent' });
 tuneHeap();
 const ctx = await createContext(config, { skipMigrations: true });
-const key = await createApiKey(ctx.db, CLINIC_ID, { name: 'bench:search --http', scopes: ['patients:read'] });
+const key = process.env.BENCH_TOKEN
+  ? { token: process.env.BENCH_TOKEN }
+  : await createApiKey(ctx.db, process.env.BENCH_CLINIC_ID ?? CLINIC_ID, { name: 'bench:search --http', scopes: ['patients:read'] });
 const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });
 // Where a slow search's time went (bench:search --again): the app's own time and the garbage
 // collections of this process while it ran, in a Server-Timing header. GC entries reach the

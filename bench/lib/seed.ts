@@ -27,6 +27,11 @@ export interface Seeded {
   calendarId: string;
   calendarDoctorIds: string[];
   slotMinutes: number;
+  /**
+   * A dataset's calendar is not open around the clock nor empty (bench:api --dataset): its free
+   * (doctor, start) slots, which the bookings take in turn instead of computing theirs.
+   */
+  freeSlots?: { doctorId: string; start: string }[];
 }
 
 /**

@@ -7,6 +7,8 @@
  * Rate limits: BENCH_LIMITS (constants.ts).
  * `PUT /bench/read-cache` with `{"on": false}` turns the read caches off (as when the change
  * feed is down: every read goes to the database), `{"on": true}` back on.
+ * BENCH_SEEDED (bench:api --dataset): the JSON of the clinic to serve (its ids and keys, read
+ * by the benchmark from DATABASE_URL, a dataset migrated already): nothing is seeded nor migrated.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +20,7 @@ import { createContext } from '../../src/bootstrap.js';
 import { serveUntilSignal } from './serve.js';
 import { testConfig } from '../../src/config.js';
 import { BENCH_LIMITS, CEILING_PATH } from './constants.js';
-import { seedClinic } from './seed.js';
+import { seedClinic, type Seeded } from './seed.js';
 
 /** A response to answer as is. */
 export interface Ceiling {
@@ -33,9 +35,10 @@ async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL || null;
   const dataDir = databaseUrl ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-bench-'));
   const config = testConfig({ databaseUrl, dataDir: dataDir ?? './data', dbPoolMax: Number(process.env.DB_POOL_MAX ?? 10), logLevel: 'silent' });
-  const ctx = await createContext(config);
+  const given = process.env.BENCH_SEEDED ? (JSON.parse(process.env.BENCH_SEEDED) as Seeded) : null;
+  const ctx = await createContext(config, { skipMigrations: given !== null });
   const seedStart = Date.now();
-  const seeded = await seedClinic(ctx.db, rows, Number(process.env.BENCH_KEYS ?? 4));
+  const seeded = given ?? (await seedClinic(ctx.db, rows, Number(process.env.BENCH_KEYS ?? 4)));
   const seedSeconds = (Date.now() - seedStart) / 1000;
 
   // The read caches ask the change feed for a token before serving; no token means "read the

@@ -145,14 +145,21 @@ export const TARGETS: Target[] = [
       setupRequest: (req: any) => {
         const n = bookings++;
         const doctors = s.seeded.calendarDoctorIds;
-        const start = new Date(firstSlot + Math.floor(n / doctors.length) * s.seeded.slotMinutes * 60_000);
+        const free = s.seeded.freeSlots;
+        // Past the dataset's free slots the bookings take taken ones again: they answer 409 (non-2xx).
+        const slot = free?.length
+          ? free[n % free.length]!
+          : {
+              doctorId: doctors[n % doctors.length]!,
+              start: new Date(firstSlot + Math.floor(n / doctors.length) * s.seeded.slotMinutes * 60_000).toISOString(),
+            };
         return {
           ...req,
           body: JSON.stringify({
             calendarId: s.seeded.calendarId,
             patientId: s.seeded.patientId,
-            doctorId: doctors[n % doctors.length],
-            start: start.toISOString(),
+            doctorId: slot.doctorId,
+            start: slot.start,
             origin: 'voice',
             type: 'checkup',
           }),

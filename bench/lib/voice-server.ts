@@ -5,6 +5,8 @@
  * appointments as many; bench/lib/seed.ts) each with opening hours, four doctors, a calendar of
  * 15-minute slots and a voice agent key, then listens on a random loopback port and prints one
  * JSON line `{"ready": …}`. Serves until SIGTERM.
+ * BENCH_DATASET=1 (bench:voice --dataset): DATABASE_URL is a dataset to serve as it is, migrated
+ * already: nothing is seeded nor migrated, and the clinics to call are the benchmark's to read.
  */
 import { SILENT_LOGGER } from '../../src/core/actor.js';
 import fs from 'node:fs';
@@ -32,6 +34,10 @@ export interface VoiceBenchClinic {
   token: string;
   calendarId: string;
   patients: number;
+  /** The number the callers dial (default: bench:voice's own). */
+  to?: string;
+  /** Who calls (a dataset's patients); without them patient i of bench/lib/seed.ts calls. */
+  callers?: { name: string; phone: string }[];
 }
 
 async function main(): Promise<void> {
@@ -42,10 +48,11 @@ async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL || null;
   const dataDir = databaseUrl ? null : fs.mkdtempSync(path.join(os.tmpdir(), 'dcm-bench-voice-'));
   const config = testConfig({ databaseUrl, dataDir: dataDir ?? './data', dbPoolMax: Number(process.env.DB_POOL_MAX ?? 10), logLevel: 'silent' });
-  const ctx = await createContext(config);
+  const dataset = process.env.BENCH_DATASET === '1';
+  const ctx = await createContext(config, { skipMigrations: dataset });
   const seedStart = Date.now();
   const seeded: VoiceBenchClinic[] = [];
-  for (let c = 0; c < clinics; c++) {
+  for (let c = 0; c < (dataset ? 0 : clinics); c++) {
     const rows = c === 0 ? big : small;
     const s = await seedClinic(ctx.db, rows, 0);
     await ctx.db
@@ -68,7 +75,7 @@ async function main(): Promise<void> {
     const key = await createApiKey(ctx.db, s.clinicId, { name: 'voice', scopes: [...VOICE_AGENT_SCOPES], agent: 'voice_agent' });
     seeded.push({ token: key.token, calendarId: cal.id, patients: rows });
   }
-  await sql`ANALYZE`.execute(ctx.db);
+  if (!dataset) await sql`ANALYZE`.execute(ctx.db);
   const seedSeconds = (Date.now() - seedStart) / 1000;
 
   const app = await buildApp({ ctx, rateLimits: BENCH_LIMITS, logger: false });

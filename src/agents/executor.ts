@@ -81,7 +81,7 @@ interface CallLedger {
  * Idempotency-Key (its route's `idempotent`). Such a write is in the ledger as its key's row,
  * marked inside its work's transaction, so it is not recorded a second time.
  */
-export interface ToolLedger {
+interface ToolLedger {
   calls: CallLedger;
   operationTakesKey: boolean;
 }
