@@ -43,9 +43,16 @@
  * no agent kind, so the MCP road's tools/list (its size printed) is that of a key with every
  * scope, and the agent key's own checks (the clinic's AI switch read on each request) are not in
  * the figures. `--engines` is postgres alone.
+ *
+ * The server's memory is printed at the end (resident now and at its peak, from /proc). With
+ * `--every-clinic`, after the measured run and not counted in it, one phone call over REST goes
+ * to each of the clinics called (with `--dataset --clinics=10000`, every clinic of a full-size
+ * dataset), eight at a time, so that the memory printed is that of a process whose caches met
+ * every one of them.
  */
 import { NAMES, SURNAMES } from './lib/seed.js';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { Agent, request, setGlobalDispatcher, type Dispatcher } from 'undici';
 import { benchArgs, dedicatedDatabase, machine, percentile as pct, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
@@ -87,12 +94,19 @@ setGlobalDispatcher(new Agent({ connections: 256, keepAliveTimeout: 30_000 }));
 
 async function startServer(env: Record<string, string>, given: VoiceBenchClinic[] | null) {
   const nodeArgs = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${args.profile}`] : [];
-  const { ready, stop } = await startServerProcess<{ port: number; engine: string; clinics: VoiceBenchClinic[]; seedSeconds: number }>(
+  const { child, ready, stop } = await startServerProcess<{ port: number; engine: string; clinics: VoiceBenchClinic[]; seedSeconds: number }>(
     'bench/lib/voice-server.ts',
     env,
     nodeArgs,
   );
-  return { base: `http://127.0.0.1:${ready.port}/v1`, engine: ready.engine, clinics: given ?? ready.clinics, seedSeconds: ready.seedSeconds, stop };
+  return {
+    base: `http://127.0.0.1:${ready.port}/v1`,
+    engine: ready.engine,
+    clinics: given ?? ready.clinics,
+    seedSeconds: ready.seedSeconds,
+    pid: child.pid!,
+    stop,
+  };
 }
 
 /** `--dataset`: the clinics to call, read from the database (bench/lib/dataset.ts), each with callers among its patients. */
@@ -123,6 +137,13 @@ async function toolsListSize(url: string, token: string): Promise<number> {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
   });
   return Buffer.byteLength(await res.body.text());
+}
+
+/** The server process's resident memory now and at its peak (VmRSS, VmHWM), in MiB. */
+function serverMemory(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mib = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024);
+  return { rss: mib('VmRSS'), peak: mib('VmHWM') };
 }
 
 async function runEngine(engine: string): Promise<void> {
@@ -349,6 +370,25 @@ async function runEngine(engine: string): Promise<void> {
       .map(([k, v]) => `${k}: ${v}`)
       .join(', ')}`,
   );
+  if (args['every-clinic'] !== undefined) {
+    outcomes.clear();
+    const started = performance.now();
+    let next = 0;
+    const one = async (): Promise<void> => {
+      while (next < server.clinics.length) await phoneCall('rest', server.clinics[next++]!, undefined).catch(() => count('threw'));
+    };
+    await Promise.all(Array.from({ length: 8 }, one));
+    console.log(
+      `every clinic: ${server.clinics.length} phone calls in ${((performance.now() - started) / 1000).toFixed(0)} s, one to each clinic called; outcomes: ${[
+        ...outcomes.entries(),
+      ]
+        .sort()
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')}`,
+    );
+  }
+  const memory = serverMemory(server.pid);
+  console.log(`the server's memory: resident ${memory.rss} MiB now, ${memory.peak} MiB at its peak`);
   await server.stop();
   await db?.drop();
 }
