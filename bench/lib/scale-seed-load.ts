@@ -1,0 +1,172 @@
+/**
+ * The load machinery of bench/lib/scale-seed.ts: its sessions (settings a bulk load wants, on
+ * PostgreSQL), its lanes (steps run side by side on connections of their own), and the big tables'
+ * indexes and constraints dropped before the load and built again after it.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
+
+/** The tables the seed fills by the million. */
+export const BIG_TABLES = [
+  'patients',
+  'appointments',
+  'calls',
+  'conversations',
+  'chat_messages',
+  'tasks',
+  'treatment_plans',
+  'payments',
+  'events',
+  'webhook_deliveries',
+  'access_log',
+];
+
+/** Whether the database is a PostgreSQL server (not the embedded PGlite, one connection of limited memory). */
+export async function isServer(db: Kysely<DB>): Promise<boolean> {
+  const version = (await sql<{ v: string }>`SELECT version() AS v`.execute(db)).rows[0]!.v;
+  return !/emscripten|wasm/i.test(version);
+}
+
+/**
+ * Runs `work` on one connection with a bulk load's settings (PostgreSQL only), put back after: no
+ * wait for the WAL's flush at each commit (a crash loses the last statements, never makes the
+ * data inconsistent, and a crashed seed is run again anyway), memory for the hash joins of the
+ * generated rows and for the index builds' sorts (one sort at a time per lane: the lanes are the
+ * parallelism, so no parallel workers on top on a 2-core machine).
+ */
+export async function inSession<T>(db: Kysely<DB>, server: boolean, work: (conn: Kysely<DB>) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    const settings = server ? { synchronous_commit: 'off', work_mem: '256MB', maintenance_work_mem: '1GB', max_parallel_maintenance_workers: '0' } : {};
+    for (const [name, value] of Object.entries(settings)) await sql`SELECT set_config(${name}, ${value}, false)`.execute(conn);
+    try {
+      return await work(conn);
+    } finally {
+      for (const name of Object.keys(settings)) await sql.raw(`RESET ${name}`).execute(conn);
+    }
+  });
+}
+
+/**
+ * Runs the jobs over `lanes` connections, each job when a lane is free and no running job holds
+ * its table in a way it conflicts with (an `exclusive` job, an ALTER TABLE, runs alone on its
+ * table; the others, CREATE INDEX, share it): the lanes never wait on each other's locks.
+ */
+export async function runLanes(
+  db: Kysely<DB>,
+  server: boolean,
+  lanes: number,
+  jobs: { table: string; exclusive: boolean; run: (conn: Kysely<DB>) => Promise<void> }[],
+): Promise<void> {
+  const queue = [...jobs];
+  const running = new Map<string, { shared: number; exclusive: boolean }>();
+  const waiting: (() => void)[] = [];
+  const next = () => {
+    const i = queue.findIndex((job) => {
+      const held = running.get(job.table);
+      return !held || (!held.exclusive && !job.exclusive);
+    });
+    return i < 0 ? undefined : queue.splice(i, 1)[0];
+  };
+  const lane = () =>
+    inSession(db, server, async (conn) => {
+      while (queue.length > 0) {
+        const job = next();
+        if (!job) {
+          await new Promise<void>((resolve) => waiting.push(resolve));
+          continue;
+        }
+        const held = running.get(job.table) ?? { shared: 0, exclusive: false };
+        running.set(job.table, job.exclusive ? { shared: 0, exclusive: true } : { shared: held.shared + 1, exclusive: false });
+        try {
+          await job.run(conn);
+        } finally {
+          const now = running.get(job.table)!;
+          if (now.exclusive || now.shared === 1) running.delete(job.table);
+          else now.shared -= 1;
+          for (const wake of waiting.splice(0)) wake();
+        }
+      }
+    });
+  await Promise.all(Array.from({ length: lanes }, lane));
+}
+
+export interface DroppedIndexes {
+  /** What makes the indexes again, each on its table, the biggest first; `exclusive`: an ALTER TABLE. */
+  builds: { table: string; exclusive: boolean; statement: string }[];
+  /** Then, one after another: the keys made of their indexes, and the foreign keys (checked once over the rows). */
+  constraints: string[];
+}
+
+/**
+ * Drops every index of the big tables (primary and unique keys too), their exclusion constraints
+ * (the appointments' overlap rules) and every foreign key from or to them, and answers what makes
+ * them again: built by one sort each over the loaded rows, as a restore does, instead of row by
+ * row. A row's insert into a primary key of random uuids touches a random leaf page: once the key
+ * outgrows shared_buffers, nearly every row evicts a dirty page and, after each checkpoint, writes
+ * a full page to the WAL, so the load slowed down as it grew (20M appointments, 50M access-log
+ * rows). The seed's ids are unique, its rows never overlap and refer to rows it made: the keys and
+ * constraints come back.
+ */
+export async function dropIndexes(db: Kysely<DB>): Promise<DroppedIndexes> {
+  const constraints = await sql<{ table: string; name: string; type: string; def: string; index: string | null; partitioned: boolean }>`
+    SELECT t.relname AS table, c.conname AS name, c.contype AS type, pg_get_constraintdef(c.oid) AS def,
+           CASE WHEN c.contype IN ('p', 'u') THEN pg_get_indexdef(c.conindid) END AS index, t.relkind = 'p' AS partitioned
+    FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+    WHERE c.conparentid = 0 AND t.relnamespace = current_schema()::regnamespace
+      AND (t.relname = ANY (${BIG_TABLES}::text[]) AND c.contype IN ('p', 'u', 'x', 'f')
+           OR c.contype = 'f' AND c.confrelid IN (SELECT oid FROM pg_class WHERE relname = ANY (${BIG_TABLES}::text[]) AND relnamespace = current_schema()::regnamespace))`.execute(
+    db,
+  );
+  const indexes = await sql<{ table: string; name: string; def: string }>`
+    SELECT t.relname AS table, i.relname AS name, pg_get_indexdef(x.indexrelid) AS def
+    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+    WHERE t.relname = ANY (${BIG_TABLES}::text[]) AND t.relnamespace = current_schema()::regnamespace
+      AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`.execute(db);
+  const order = { f: 0, x: 1, u: 2, p: 3 } as Record<string, number>;
+  const sorted = [...constraints.rows].sort((a, b) => order[a.type]! - order[b.type]!);
+  for (const c of sorted) await sql.raw(`ALTER TABLE ${c.table} DROP CONSTRAINT ${c.name}`).execute(db);
+  for (const i of indexes.rows) await sql.raw(`DROP INDEX ${i.name}`).execute(db);
+  // A partitioned table's index is written `ON ONLY <table>` (its parent alone, as a dump makes it
+  // before attaching each partition's): made again without ONLY, it covers every partition.
+  const onAll = (def: string) => def.replace(' ON ONLY ', ' ON ');
+  const builds: DroppedIndexes['builds'] = indexes.rows.map((i) => ({ table: i.table, exclusive: false, statement: onAll(i.def) }));
+  const after: string[] = [];
+  for (const c of sorted.filter((c) => c.type !== 'f')) {
+    const add = `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name}`;
+    // A key's index is built like the others (sharing the table), then becomes the key in an instant;
+    // a partitioned table's key, and an exclusion constraint, can only be made whole by ALTER TABLE.
+    if (c.index && !c.partitioned) {
+      builds.push({ table: c.table, exclusive: false, statement: c.index });
+      after.push(`${add} ${c.type === 'p' ? 'PRIMARY KEY' : 'UNIQUE'} USING INDEX ${c.name}`);
+    } else builds.push({ table: c.table, exclusive: true, statement: `${add} ${c.def}` });
+  }
+  const foreign = sorted.filter((c) => c.type === 'f').map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.def}`);
+  return { builds, constraints: [...after, ...foreign] };
+}
+
+/** Builds the dropped indexes over `lanes` connections, the biggest first (the GiST ones weigh more) so the lanes end together, then the keys and foreign keys. */
+export async function rebuildIndexes(db: Kysely<DB>, server: boolean, lanes: number, dropped: DroppedIndexes, log: (line: string) => void): Promise<void> {
+  const sizes = new Map(
+    (
+      await sql<{ name: string; size: number }>`
+        SELECT t.relname AS name, (SELECT sum(pg_relation_size(p.relid))::float8 FROM pg_partition_tree(t.oid) AS p) AS size FROM pg_class t
+        WHERE t.relname = ANY (${BIG_TABLES}::text[]) AND t.relnamespace = current_schema()::regnamespace`.execute(db)
+    ).rows.map((r) => [r.name, Number(r.size)]),
+  );
+  const weight = (b: DroppedIndexes['builds'][number]) => (sizes.get(b.table) ?? 0) * (/ USING gist /i.test(b.statement) ? 3 : 1);
+  const timed = async (conn: Kysely<DB>, statement: string) => {
+    const started = Date.now();
+    await sql.raw(statement).execute(conn);
+    log(`  ${((Date.now() - started) / 1000).toFixed(1)} s: ${statement.slice(0, 110)}`);
+  };
+  const jobs = [...dropped.builds].sort((a, b) => weight(b) - weight(a));
+  await runLanes(
+    db,
+    server,
+    lanes,
+    jobs.map((b) => ({ ...b, run: (conn) => timed(conn, b.statement) })),
+  );
+  await inSession(db, server, async (conn) => {
+    for (const statement of dropped.constraints) await timed(conn, statement);
+  });
+}
