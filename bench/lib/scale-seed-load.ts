@@ -46,43 +46,42 @@ export async function inSession<T>(db: Kysely<DB>, server: boolean, work: (conn:
   });
 }
 
+/** A job of `runLanes`: `exclusive` (an ALTER TABLE) runs alone on its tables, the others (CREATE INDEX) share them. */
+export interface LaneJob {
+  tables: string[];
+  exclusive: boolean;
+  run: (conn: Kysely<DB>) => Promise<void>;
+}
+
 /**
- * Runs the jobs over `lanes` connections, each job when a lane is free and no running job holds
- * its table in a way it conflicts with (an `exclusive` job, an ALTER TABLE, runs alone on its
- * table; the others, CREATE INDEX, share it): the lanes never wait on each other's locks.
+ * Runs the jobs over `lanes` connections, in their order, each when a lane is free and no running
+ * job holds one of its tables in a way it conflicts with: the lanes never wait on each other's locks.
  */
-export async function runLanes(
-  db: Kysely<DB>,
-  server: boolean,
-  lanes: number,
-  jobs: { table: string; exclusive: boolean; run: (conn: Kysely<DB>) => Promise<void> }[],
-): Promise<void> {
+export async function runLanes(db: Kysely<DB>, server: boolean, lanes: number, jobs: LaneJob[]): Promise<void> {
   const queue = [...jobs];
-  const running = new Map<string, { shared: number; exclusive: boolean }>();
+  // Per table: how many shared jobs hold it, or -1 for an exclusive one.
+  const held = new Map<string, number>();
   const waiting: (() => void)[] = [];
-  const next = () => {
-    const i = queue.findIndex((job) => {
-      const held = running.get(job.table);
-      return !held || (!held.exclusive && !job.exclusive);
-    });
-    return i < 0 ? undefined : queue.splice(i, 1)[0];
-  };
+  const free = (job: LaneJob) => job.tables.every((t) => !held.has(t) || (!job.exclusive && held.get(t)! > 0));
   const lane = () =>
     inSession(db, server, async (conn) => {
       while (queue.length > 0) {
-        const job = next();
-        if (!job) {
+        const i = queue.findIndex(free);
+        if (i < 0) {
           await new Promise<void>((resolve) => waiting.push(resolve));
           continue;
         }
-        const held = running.get(job.table) ?? { shared: 0, exclusive: false };
-        running.set(job.table, job.exclusive ? { shared: 0, exclusive: true } : { shared: held.shared + 1, exclusive: false });
+        const job = queue.splice(i, 1)[0]!;
+        const tables = [...new Set(job.tables)];
+        for (const t of tables) held.set(t, job.exclusive ? -1 : (held.get(t) ?? 0) + 1);
         try {
           await job.run(conn);
         } finally {
-          const now = running.get(job.table)!;
-          if (now.exclusive || now.shared === 1) running.delete(job.table);
-          else now.shared -= 1;
+          for (const t of tables) {
+            const n = held.get(t)!;
+            if (n === -1 || n === 1) held.delete(t);
+            else held.set(t, n - 1);
+          }
           for (const wake of waiting.splice(0)) wake();
         }
       }
@@ -91,10 +90,12 @@ export async function runLanes(
 }
 
 export interface DroppedIndexes {
-  /** What makes the indexes again, each on its table, the biggest first; `exclusive`: an ALTER TABLE. */
+  /** What makes the indexes again, on their table; `exclusive`: an ALTER TABLE. */
   builds: { table: string; exclusive: boolean; statement: string }[];
-  /** Then, one after another: the keys made of their indexes, and the foreign keys (checked once over the rows). */
-  constraints: string[];
+  /** Then the keys made of their indexes (an instant each, after the builds on their table). */
+  keys: { table: string; statement: string }[];
+  /** Then the foreign keys, each checked once over the rows (it holds both its tables). */
+  foreignKeys: { tables: string[]; statement: string }[];
 }
 
 /**
@@ -108,8 +109,8 @@ export interface DroppedIndexes {
  * constraints come back.
  */
 export async function dropIndexes(db: Kysely<DB>): Promise<DroppedIndexes> {
-  const constraints = await sql<{ table: string; name: string; type: string; def: string; index: string | null; partitioned: boolean }>`
-    SELECT t.relname AS table, c.conname AS name, c.contype AS type, pg_get_constraintdef(c.oid) AS def,
+  const constraints = await sql<{ table: string; name: string; type: string; def: string; index: string | null; partitioned: boolean; referenced: string }>`
+    SELECT t.relname AS table, c.conname AS name, c.contype AS type, pg_get_constraintdef(c.oid) AS def, c.confrelid::regclass::text AS referenced,
            CASE WHEN c.contype IN ('p', 'u') THEN pg_get_indexdef(c.conindid) END AS index, t.relkind = 'p' AS partitioned
     FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
     WHERE c.conparentid = 0 AND t.relnamespace = current_schema()::regnamespace
@@ -130,21 +131,30 @@ export async function dropIndexes(db: Kysely<DB>): Promise<DroppedIndexes> {
   // before attaching each partition's): made again without ONLY, it covers every partition.
   const onAll = (def: string) => def.replace(' ON ONLY ', ' ON ');
   const builds: DroppedIndexes['builds'] = indexes.rows.map((i) => ({ table: i.table, exclusive: false, statement: onAll(i.def) }));
-  const after: string[] = [];
+  const keys: DroppedIndexes['keys'] = [];
   for (const c of sorted.filter((c) => c.type !== 'f')) {
     const add = `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name}`;
     // A key's index is built like the others (sharing the table), then becomes the key in an instant;
     // a partitioned table's key, and an exclusion constraint, can only be made whole by ALTER TABLE.
     if (c.index && !c.partitioned) {
       builds.push({ table: c.table, exclusive: false, statement: c.index });
-      after.push(`${add} ${c.type === 'p' ? 'PRIMARY KEY' : 'UNIQUE'} USING INDEX ${c.name}`);
+      keys.push({ table: c.table, statement: `${add} ${c.type === 'p' ? 'PRIMARY KEY' : 'UNIQUE'} USING INDEX ${c.name}` });
     } else builds.push({ table: c.table, exclusive: true, statement: `${add} ${c.def}` });
   }
-  const foreign = sorted.filter((c) => c.type === 'f').map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.def}`);
-  return { builds, constraints: [...after, ...foreign] };
+  const foreignKeys = sorted
+    .filter((c) => c.type === 'f')
+    .map((c) => ({ tables: [c.table, c.referenced], statement: `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.def}` }));
+  return { builds, keys, foreignKeys };
 }
 
-/** Builds the dropped indexes over `lanes` connections, the biggest first (the GiST ones weigh more) so the lanes end together, then the keys and foreign keys. */
+/**
+ * Builds the dropped indexes over `lanes` connections, then the keys and foreign keys. The ALTER
+ * TABLEs first: each holds its table alone, so one left for the end runs while the other lane has
+ * nothing left to do (the appointments' doctor overlap: minutes at the full size); begun first, it
+ * runs while the other lane builds the other tables. Then the biggest first (the GiST ones weigh
+ * more), so the lanes end together. The foreign keys too run side by side where their tables differ
+ * (the access log's takes as long as all the others).
+ */
 export async function rebuildIndexes(db: Kysely<DB>, server: boolean, lanes: number, dropped: DroppedIndexes, log: (line: string) => void): Promise<void> {
   const sizes = new Map(
     (
@@ -159,14 +169,24 @@ export async function rebuildIndexes(db: Kysely<DB>, server: boolean, lanes: num
     await sql.raw(statement).execute(conn);
     log(`  ${((Date.now() - started) / 1000).toFixed(1)} s: ${statement.slice(0, 110)}`);
   };
-  const jobs = [...dropped.builds].sort((a, b) => weight(b) - weight(a));
+  const builds = [...dropped.builds].sort((a, b) => Number(b.exclusive) - Number(a.exclusive) || weight(b) - weight(a));
   await runLanes(
     db,
     server,
     lanes,
-    jobs.map((b) => ({ ...b, run: (conn) => timed(conn, b.statement) })),
+    builds.map((b) => ({ tables: [b.table], exclusive: b.exclusive, run: (conn) => timed(conn, b.statement) })),
   );
-  await inSession(db, server, async (conn) => {
-    for (const statement of dropped.constraints) await timed(conn, statement);
-  });
+  await runLanes(
+    db,
+    server,
+    lanes,
+    dropped.keys.map((k) => ({ tables: [k.table], exclusive: true, run: (conn) => timed(conn, k.statement) })),
+  );
+  const foreignKeys = [...dropped.foreignKeys].sort((a, b) => (sizes.get(b.tables[0]!) ?? 0) - (sizes.get(a.tables[0]!) ?? 0));
+  await runLanes(
+    db,
+    server,
+    lanes,
+    foreignKeys.map((f) => ({ tables: f.tables, exclusive: true, run: (conn) => timed(conn, f.statement) })),
+  );
 }

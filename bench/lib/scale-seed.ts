@@ -359,7 +359,7 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
       db,
       server,
       lanes,
-      tables.rows.map((t) => ({ table: t.name, exclusive: false, run: (conn) => sql`ANALYZE ${sql.table(t.name)}`.execute(conn).then(() => undefined) })),
+      tables.rows.map((t) => ({ tables: [t.name], exclusive: false, run: (conn) => sql`ANALYZE ${sql.table(t.name)}`.execute(conn).then(() => undefined) })),
     );
   });
   return { tag, tokens, rows, seconds };
