@@ -16,12 +16,20 @@
  * deliveries for every `endpointEvery`-th clinic, which has a webhook destination) and the
  * access log. The patients' search columns and the name vocabulary are filled as the patient
  * service fills them.
+ *
+ * It is a bulk load (bench/lib/scale-seed-load.ts): the big tables' indexes, keys and foreign keys
+ * are dropped first and built after, each by one sort; on a PostgreSQL server the load and the
+ * builds run on two connections side by side, each without waiting for the WAL's flush at commit;
+ * the appointments' row triggers are off for their insert; what a row would compute from its
+ * clinic alone (its facility's, calendar's and key's ids, the access log's lists of resources) is
+ * computed once a clinic.
  */
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../src/db/schema.js';
 import { SCOPES } from '../../src/modules/auth/index.js';
 import { addNameTerms, normalizeName } from '../../src/modules/patients/index.js';
+import { dropIndexes, inSession, isServer, rebuildIndexes, runLanes } from './scale-seed-load.js';
 import { NAMES, normSql, SURNAMES } from './seed.js';
 
 export interface ScaleSizes {
@@ -83,7 +91,6 @@ const uid = (text: RawBuilder<unknown> | string) =>
 /** A clinic's API token, from the run's secret and its number (base64url of a SHA-256: 43 characters, as generateToken's). */
 const tokenSql = (secret: string, n: string) =>
   sql<string>`'dcm_live_' || translate(rtrim(encode(sha256(convert_to(${secret} || ':' || ${sql.raw(n)}, 'UTF8')), 'base64'), '='), '+/', '-_')`;
-
 export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: string) => void = () => {}): Promise<ScaleSeeded> {
   const tag = randomBytes(4).toString('hex');
   const secret = randomBytes(16).toString('hex');
@@ -98,6 +105,10 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
     seconds[name] = (seconds[name] ?? 0) + (Date.now() - started) / 1000;
     log(`${name}: ${n} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   };
+  // On a PostgreSQL server the load runs on two connections side by side (INSERT … SELECT uses one
+  // core; the tables of the two lanes do not refer to each other while their keys are dropped).
+  const server = await isServer(db);
+  const lanes = server ? 2 : 1;
   // The span starts on a Monday and ends a tenth of it ahead: the last weeks hold future appointments.
   const weeks = Math.max(2, Math.round(sizes.years * 52.18));
   const days = weeks * 7;
@@ -114,11 +125,21 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
       .execute(db)
       .then(() => undefined),
   );
-  await sql`ALTER TABLE scale_clinics ADD COLUMN id uuid, ADD COLUMN doctors int`.execute(db);
+  // The clinic's own ids are columns, computed once: an md5 a row costs about a microsecond, and the
+  // big tables' rows would each compute several (their facility's, calendar's, key's).
+  await sql`ALTER TABLE scale_clinics ADD COLUMN id uuid, ADD COLUMN doctors int, ADD COLUMN facility uuid, ADD COLUMN calendar uuid, ADD COLUMN key uuid, ADD COLUMN resources uuid[]`.execute(
+    db,
+  );
   // Each doctor's appointments take distinct half hours of the weekdays' 08:00-19:00 (22 a day; 8 a day
   // at most are taken, from 08:00, so every weekday keeps free time to book).
   const perDoctor = weekdays * 8;
-  await sql`UPDATE scale_clinics SET id = ${id('clinic', 'n')}, doctors = greatest(2, ceil(patients * ${sizes.appointmentsPerPatient}::float8 / ${perDoctor}))::int`.execute(
+  await sql`UPDATE scale_clinics SET id = ${id('clinic', 'n')}, doctors = greatest(2, ceil(patients * ${sizes.appointmentsPerPatient}::float8 / ${perDoctor}))::int,
+      facility = ${id('facility', 'n')}, calendar = ${id('calendar', 'n')}, key = ${id('key', 'n')}`.execute(db);
+  // The lists of resources the access log names: a clinic's first (at most) 100 patients, each alone.
+  // Their ids (a SHA-256 each, access_log_resources_id) are computed once here, the log's rows pick them
+  // by index (under 2 kB with the rest of the row, so the array stays in the row, never toasted).
+  await sql`UPDATE scale_clinics SET resources = ARRAY(
+      SELECT access_log_resources_id(id, 'patient', ARRAY[${id('patient', 'n', 'r')}]) FROM generate_series(0, least(patients, 100) - 1) AS r ORDER BY r)`.execute(
     db,
   );
   await sql`ALTER TABLE scale_clinics ADD PRIMARY KEY (n)`.execute(db);
@@ -132,31 +153,31 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
   );
   await step('facilities', () =>
     sql`INSERT INTO facilities (id, clinic_id, name, city, phone, is_main_location, working_schedule)
-      SELECT ${id('facility', 'n')}, id, 'Sede ' || n, 'Milano', '+3902' || lpad(n::text, 8, '0'), true, ${week}::jsonb FROM scale_clinics`.execute(db),
+      SELECT facility, id, 'Sede ' || n, 'Milano', '+3902' || lpad(n::text, 8, '0'), true, ${week}::jsonb FROM scale_clinics`.execute(db),
   );
   await step('doctors', () =>
     sql`INSERT INTO doctors (id, clinic_id, facility_id, first_name, last_name)
-      SELECT ${id('doctor', 'n', 'd')}, c.id, ${id('facility', 'n')}, (${NAMES}::text[])[1 + d % ${NAMES.length}], 'Medico ' || d
+      SELECT ${id('doctor', 'n', 'd')}, c.id, c.facility, (${NAMES}::text[])[1 + d % ${NAMES.length}], 'Medico ' || d
       FROM scale_clinics c, generate_series(0, c.doctors - 1) AS d`.execute(db),
   );
   await step('chairs', () =>
-    sql`INSERT INTO chairs (id, clinic_id, facility_id, name) SELECT ${id('chair', 'n', 'k')}, c.id, ${id('facility', 'n')}, 'Poltrona ' || k FROM scale_clinics c, generate_series(1, 2) AS k`.execute(
+    sql`INSERT INTO chairs (id, clinic_id, facility_id, name) SELECT ${id('chair', 'n', 'k')}, c.id, c.facility, 'Poltrona ' || k FROM scale_clinics c, generate_series(1, 2) AS k`.execute(
       db,
     ),
   );
   await step('calendars', () =>
     sql`INSERT INTO calendars (id, clinic_id, facility_id, name, slot_minutes, working_hours, doctor_ids, horizon_days)
-      SELECT ${id('calendar', 'n')}, c.id, ${id('facility', 'n')}, 'Agenda', 30, ${week}::jsonb,
+      SELECT c.calendar, c.id, c.facility, 'Agenda', 30, ${week}::jsonb,
              ARRAY(SELECT ${id('doctor', 'n', 'd')} FROM generate_series(0, c.doctors - 1) AS d), 120
       FROM scale_clinics c`.execute(db),
   );
   await step('api_keys', () =>
     sql`INSERT INTO api_keys (id, clinic_id, name, kind, token_hash, token_prefix, scopes)
-      SELECT ${id('key', 'n')}, id, 'seed:scale', 'live', encode(sha256(convert_to(t, 'UTF8')), 'hex'), left(t, 16), ${[...SCOPES]}::text[]
-      FROM (SELECT n, id, ${tokenSql(secret, 'n')} AS t FROM scale_clinics) AS k`.execute(db),
+      SELECT key, id, 'seed:scale', 'live', encode(sha256(convert_to(t, 'UTF8')), 'hex'), left(t, 16), ${[...SCOPES]}::text[]
+      FROM (SELECT n, id, key, ${tokenSql(secret, 'n')} AS t FROM scale_clinics) AS k`.execute(db),
   );
 
-  const rebuild = await dropSecondaryIndexes(db);
+  const dropped = await dropIndexes(db);
   // The tables partitioned by month need the months of the span (the service makes only the current ones).
   for (const table of ['events', 'access_log']) {
     await sql`SELECT create_month_partitions(${table}, ${spanStart}, ${spanStart} + make_interval(days => ${days}))`.execute(db);
@@ -172,123 +193,146 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
       sum = 0;
     }
   }
+  const totalPatients = counts.reduce((s, c) => s + c.patients, 0);
   const norm = (col: string) => sql.raw(normSql(col));
   const fraction = (per: number) => sql.raw(String(per));
-  for (const [from, to] of batches) {
-    const clinics = sql`(SELECT * FROM scale_clinics WHERE n BETWEEN ${from} AND ${to})`;
-    await step('patients', () =>
-      sql`INSERT INTO patients (id, clinic_id, facility_id, first_name, last_name, email, phone, date_of_birth, gender, tax_code, created_at, updated_at)
-        SELECT ${id('patient', 'c.n', 'i')}, c.id, ${id('facility', 'c.n')},
-               (${NAMES}::text[])[1 + i % ${NAMES.length}],
-               (${SURNAMES}::text[])[1 + (i / ${NAMES.length}) % ${SURNAMES.length}]
-                 || CASE WHEN i % 7 = 0 THEN '' ELSE ' ' || (${SURNAMES}::text[])[1 + (i / ${NAMES.length * SURNAMES.length}) % ${SURNAMES.length}] END,
-               'p' || c.n || '.' || i || '@example.com', '+393' || lpad(i::text, 9, '0'), date '1940-01-01' + ((i::bigint * 7919) % 25000)::int,
-               (ARRAY['male','female','other','prefer_not_to_say'])[1 + i % 4], 'TAX' || c.n || 'X' || i,
-               ${spanStart} + make_interval(days => (i * 31) % ${days}), ${spanStart} + make_interval(days => (i * 31) % ${days})
-        FROM ${clinics} AS c, generate_series(0, c.patients - 1) AS i`.execute(db),
+  const clinicsOf = ([from, to]: [number, number]) => sql`(SELECT * FROM scale_clinics WHERE n BETWEEN ${from} AND ${to})`;
+
+  // Lane 1: the patients, their appointments and the events (with their deliveries).
+  const people = async (conn: Kysely<DB>) => {
+    for (const batch of batches) {
+      const clinics = clinicsOf(batch);
+      // The search columns are written with the row, as the service does (an UPDATE after would write every patient twice).
+      await step('patients', () =>
+        sql`INSERT INTO patients (id, clinic_id, facility_id, first_name, last_name, email, phone, date_of_birth, gender, tax_code, created_at, updated_at,
+                                  first_norm, last_norm, full_norm, phon_first, phon_last, tax_code_norm)
+          SELECT *, ${norm('first_name')}, ${norm('last_name')}, ${norm(`first_name || ' ' || last_name`)}, dmetaphone(first_name), dmetaphone(last_name),
+                 upper(regexp_replace(tax_code, '[^A-Za-z0-9]', '', 'g'))
+          FROM (
+            SELECT ${id('patient', 'c.n', 'i')}, c.id, c.facility,
+                   (${NAMES}::text[])[1 + i % ${NAMES.length}] AS first_name,
+                   (${SURNAMES}::text[])[1 + (i / ${NAMES.length}) % ${SURNAMES.length}]
+                     || CASE WHEN i % 7 = 0 THEN '' ELSE ' ' || (${SURNAMES}::text[])[1 + (i / ${NAMES.length * SURNAMES.length}) % ${SURNAMES.length}] END AS last_name,
+                   'p' || c.n || '.' || i || '@example.com', '+393' || lpad(i::text, 9, '0'), date '1940-01-01' + ((i::bigint * 7919) % 25000)::int,
+                   (ARRAY['male','female','other','prefer_not_to_say'])[1 + i % 4], 'TAX' || c.n || 'X' || i AS tax_code,
+                   ${spanStart} + make_interval(days => (i * 31) % ${days}), ${spanStart} + make_interval(days => (i * 31) % ${days})
+            FROM ${clinics} AS c, generate_series(0, c.patients - 1) AS i
+          ) AS p`.execute(conn),
+      );
+      // Appointment k of a clinic: patient k mod n, doctor k mod d, that doctor's (k / d)-th weekday half hour.
+      // Its row triggers are off for the load (session_replication_role): a NOTIFY of the change feed and
+      // two plpgsql calls a row (the schedules' advisory locks, against concurrent bookings there are none
+      // of; confirmed_at, for status 'confirmed', which the seed never writes); the feed is told once a
+      // clinic after.
+      await sql`SET session_replication_role = replica`.execute(conn);
+      try {
+        await step('appointments', () =>
+          sql`INSERT INTO appointments (id, clinic_id, patient_id, facility_id, doctor_id, calendar_id, start_at, end_at, status, type, category, title, origin, created_at, updated_at)
+            SELECT ${id('appt', 'n', 'k')}, clinic_id, ${id('patient', 'n', 'k % patients')}, facility, ${id('doctor', 'n', 'k % doctors')}, calendar,
+                   at, at + interval '30 minutes',
+                   CASE WHEN at > now() THEN 'scheduled' WHEN k % 10 = 0 THEN 'cancelled' WHEN k % 10 = 1 THEN 'no_show' ELSE 'completed' END,
+                   (ARRAY['checkup','treatment','consultation','emergency','other'])[1 + k % 5],
+                   (ARRAY['recall','treatment_plan','first_visit','case_study','standard'])[1 + k % 5],
+                   'Visita', 'api', at - interval '7 days', at - interval '7 days'
+            FROM (
+              SELECT c.n, c.id AS clinic_id, c.patients, c.doctors, c.facility, c.calendar, k,
+                     ${spanStart} + make_interval(days => (w / 5) * 7 + w % 5, hours => 8, mins => 30 * h) AS at
+              FROM ${clinics} AS c,
+                   generate_series(0, (c.patients * ${fraction(sizes.appointmentsPerPatient)})::int - 1) AS k,
+                   LATERAL (SELECT (k / c.doctors) % ${weekdays} AS w, (k / c.doctors) / ${weekdays} AS h) AS slot
+            ) AS a`.execute(conn),
+        );
+      } finally {
+        await sql`RESET session_replication_role`.execute(conn);
+      }
+      await sql`SELECT pg_notify('dcm_changes', 'appointments:' || c.id) FROM ${clinics} AS c`.execute(conn);
+      await step('events', () =>
+        sql`INSERT INTO events (id, clinic_id, type, facility_id, scope, livemode, data, created_at)
+          SELECT ${id('event', 'c.n', 'k')}, c.id, 'appointment.created', c.facility, 'appointments:read', true,
+                 jsonb_build_object('id', ${id('appt', 'c.n', 'k')}, 'patientId', ${id('patient', 'c.n', 'k % c.patients')}), t
+          FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.eventsPerPatient)})::int - 1) AS k,
+               LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7877) % (${days} * 1440))::int) AS t) AS tt`.execute(conn),
+      );
+    }
+    await step('webhook_endpoints', () =>
+      sql`INSERT INTO webhook_endpoints (id, clinic_id, api_key_id, url, events, secret)
+        SELECT ${id('endpoint', 'n')}, id, key, 'https://hooks.example.com/' || n, ARRAY['appointment.created'], md5(${secret} || n)
+        FROM scale_clinics WHERE n % ${sizes.endpointEvery} = 0`.execute(conn),
     );
-    await step('patients (search columns)', () =>
-      sql`UPDATE patients SET first_norm = ${norm('first_name')}, last_norm = ${norm('last_name')}, full_norm = ${norm(`first_name || ' ' || last_name`)},
-            phon_first = dmetaphone(first_name), phon_last = dmetaphone(last_name), tax_code_norm = upper(regexp_replace(tax_code, '[^A-Za-z0-9]', '', 'g'))
-          WHERE clinic_id IN (SELECT id FROM ${clinics} AS c)`.execute(db),
+    await step('webhook_deliveries', () =>
+      sql`INSERT INTO webhook_deliveries (id, clinic_id, endpoint_id, event_id, event_type, body, status, attempt_count, created_at, updated_at, finished_at)
+        SELECT e.id, e.clinic_id, ${id('endpoint', 'c.n')}, e.id, e.type, '{}', 'succeeded', 1, e.created_at, e.created_at, e.created_at + interval '1 second'
+        FROM scale_clinics c JOIN events e ON e.clinic_id = c.id WHERE c.n % ${sizes.endpointEvery} = 0`.execute(conn),
     );
-    // Appointment k of a clinic: patient k mod n, doctor k mod d, that doctor's (k / d)-th weekday half hour.
-    await step('appointments', () =>
-      sql`INSERT INTO appointments (id, clinic_id, patient_id, facility_id, doctor_id, calendar_id, start_at, end_at, status, type, category, title, origin, created_at, updated_at)
-        SELECT ${id('appt', 'n', 'k')}, clinic_id, ${id('patient', 'n', 'k % patients')}, ${id('facility', 'n')}, ${id('doctor', 'n', 'k % doctors')}, ${id('calendar', 'n')},
-               at, at + interval '30 minutes',
-               CASE WHEN at > now() THEN 'scheduled' WHEN k % 10 = 0 THEN 'cancelled' WHEN k % 10 = 1 THEN 'no_show' ELSE 'completed' END,
-               (ARRAY['checkup','treatment','consultation','emergency','other'])[1 + k % 5],
-               (ARRAY['recall','treatment_plan','first_visit','case_study','standard'])[1 + k % 5],
-               'Visita', 'api', at - interval '7 days', at - interval '7 days'
-        FROM (
-          SELECT c.n, c.id AS clinic_id, c.patients, c.doctors, k,
-                 ${spanStart} + make_interval(days => (w / 5) * 7 + w % 5, hours => 8, mins => 30 * h) AS at
-          FROM ${clinics} AS c,
-               generate_series(0, (c.patients * ${fraction(sizes.appointmentsPerPatient)})::int - 1) AS k,
-               LATERAL (SELECT (k / c.doctors) % ${weekdays} AS w, (k / c.doctors) / ${weekdays} AS h) AS slot
-        ) AS a`.execute(db),
+  };
+
+  // Lane 2: calls, conversations and messages, tasks, quotes, payments, then the access log.
+  const activity = async (conn: Kysely<DB>) => {
+    for (const batch of batches) {
+      const clinics = clinicsOf(batch);
+      await step('calls', () =>
+        sql`INSERT INTO calls (id, clinic_id, facility_id, external_call_id, direction, from_number, to_number, started_at, duration_seconds, outcome, patient_id, created_at, updated_at)
+          SELECT ${id('call', 'c.n', 'k')}, c.id, c.facility, 'SEED-${sql.raw(tag)}-' || c.n || '-' || k, 'inbound', '+393' || lpad((k % c.patients)::text, 9, '0'),
+                 '+3902' || lpad(c.n::text, 8, '0'), t, 30 + k % 600, (ARRAY['booked','info','callback','no_answer'])[1 + k % 4], ${id('patient', 'c.n', 'k % c.patients')}, t, t
+          FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.callsPerPatient)})::int - 1) AS k,
+               LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7919) % (${days} * 1440))::int) AS t) AS tt`.execute(conn),
+      );
+      await step('conversations', () =>
+        sql`INSERT INTO conversations (id, clinic_id, facility_id, patient_id, phone, last_activity_at, created_at, updated_at)
+          SELECT ${id('conv', 'c.n', 'k')}, c.id, c.facility, ${id('patient', 'c.n', 'k % c.patients')}, '+393' || lpad((k % c.patients)::text, 9, '0'), t, t, t
+          FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.conversationsPerPatient)})::int - 1) AS k,
+               LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 104729) % (${days} * 1440))::int) AS t) AS tt`.execute(conn),
+      );
+      await step('chat_messages', () =>
+        sql`INSERT INTO chat_messages (id, clinic_id, conversation_id, direction, author, type, body, occurred_at, created_at)
+          SELECT ${id('msg', 'c.n', 'k', 'm')}, c.id, ${id('conv', 'c.n', 'k')}, CASE WHEN m % 2 = 0 THEN 'in' ELSE 'out' END, CASE WHEN m % 2 = 0 THEN 'paziente' ELSE 'bot' END,
+                 'testo', 'Messaggio ' || m, t + make_interval(mins => m), t + make_interval(mins => m)
+          FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.conversationsPerPatient)})::int - 1) AS k,
+               generate_series(0, ${sizes.messagesPerConversation - 1}) AS m,
+               LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 104729) % (${days} * 1440))::int) AS t) AS tt`.execute(conn),
+      );
+      await step('tasks', () =>
+        sql`INSERT INTO tasks (id, clinic_id, facility_id, patient_id, title, status, due_date, created_at, updated_at)
+          SELECT ${id('task', 'c.n', 'k')}, c.id, c.facility, ${id('patient', 'c.n', 'k % c.patients')}, 'Richiamare', (ARRAY['todo','in_progress','done'])[1 + k % 3], t + interval '3 days', t, t
+          FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.tasksPerPatient)})::int - 1) AS k,
+               LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7907) % (${days} * 1440))::int) AS t) AS tt`.execute(conn),
+      );
+      // Quotes numbered P-<year>-S<k>: the service's own numbers (P-<year>-0001) never meet them.
+      await step('treatment_plans', () =>
+        sql`INSERT INTO treatment_plans (id, clinic_id, facility_id, patient_id, number, title, total_amount, subtotal_amount, status, created_at, updated_at)
+          SELECT ${id('quote', 'c.n', 'k')}, c.id, c.facility, ${id('patient', 'c.n', 'k % c.patients')}, 'P-' || extract(year FROM t) || '-S' || k, 'Piano di cura',
+                 100 + k % 900, 100 + k % 900, (ARRAY['draft','presented','accepted','rejected'])[1 + k % 4], t, t
+          FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.quotesPerPatient)})::int - 1) AS k,
+               LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7901) % (${days} * 1440))::int) AS t) AS tt`.execute(conn),
+      );
+      await step('payments', () =>
+        sql`INSERT INTO payments (id, clinic_id, facility_id, patient_id, amount, method, received_at, created_at)
+          SELECT ${id('pay', 'c.n', 'k')}, c.id, c.facility, ${id('patient', 'c.n', 'k % c.patients')}, 20 + k % 500,
+                 (ARRAY['cash','card','bank_transfer','financing','other'])[1 + k % 5], t, t
+          FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.paymentsPerPatient)})::int - 1) AS k,
+               LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7883) % (${days} * 1440))::int) AS t) AS tt`.execute(conn),
+      );
+    }
+    // The access log: rows in proportion to each clinic's patients, each naming a patient it read.
+    await step('access_log_resources', () =>
+      sql`INSERT INTO access_log_resources (id, clinic_id, resource_type, resource_ids)
+        SELECT c.resources[1 + r], c.id, 'patient', ARRAY[${id('patient', 'c.n', 'r')}]
+        FROM scale_clinics c, generate_series(0, least(c.patients, 100) - 1) AS r`.execute(conn),
     );
-    await step('calls', () =>
-      sql`INSERT INTO calls (id, clinic_id, facility_id, external_call_id, direction, from_number, to_number, started_at, duration_seconds, outcome, patient_id, created_at, updated_at)
-        SELECT ${id('call', 'c.n', 'k')}, c.id, ${id('facility', 'c.n')}, 'SEED-${sql.raw(tag)}-' || c.n || '-' || k, 'inbound', '+393' || lpad((k % c.patients)::text, 9, '0'),
-               '+3902' || lpad(c.n::text, 8, '0'), t, 30 + k % 600, (ARRAY['booked','info','callback','no_answer'])[1 + k % 4], ${id('patient', 'c.n', 'k % c.patients')}, t, t
-        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.callsPerPatient)})::int - 1) AS k,
-             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7919) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
-    );
-    await step('conversations', () =>
-      sql`INSERT INTO conversations (id, clinic_id, facility_id, patient_id, phone, last_activity_at, created_at, updated_at)
-        SELECT ${id('conv', 'c.n', 'k')}, c.id, ${id('facility', 'c.n')}, ${id('patient', 'c.n', 'k % c.patients')}, '+393' || lpad((k % c.patients)::text, 9, '0'), t, t, t
-        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.conversationsPerPatient)})::int - 1) AS k,
-             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 104729) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
-    );
-    await step('chat_messages', () =>
-      sql`INSERT INTO chat_messages (id, clinic_id, conversation_id, direction, author, type, body, occurred_at, created_at)
-        SELECT ${id('msg', 'c.n', 'k', 'm')}, c.id, ${id('conv', 'c.n', 'k')}, CASE WHEN m % 2 = 0 THEN 'in' ELSE 'out' END, CASE WHEN m % 2 = 0 THEN 'paziente' ELSE 'bot' END,
-               'testo', 'Messaggio ' || m, t + make_interval(mins => m), t + make_interval(mins => m)
-        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.conversationsPerPatient)})::int - 1) AS k,
-             generate_series(0, ${sizes.messagesPerConversation - 1}) AS m,
-             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 104729) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
-    );
-    await step('tasks', () =>
-      sql`INSERT INTO tasks (id, clinic_id, facility_id, patient_id, title, status, due_date, created_at, updated_at)
-        SELECT ${id('task', 'c.n', 'k')}, c.id, ${id('facility', 'c.n')}, ${id('patient', 'c.n', 'k % c.patients')}, 'Richiamare', (ARRAY['todo','in_progress','done'])[1 + k % 3], t + interval '3 days', t, t
-        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.tasksPerPatient)})::int - 1) AS k,
-             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7907) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
-    );
-    // Quotes numbered P-<year>-S<k>: the service's own numbers (P-<year>-0001) never meet them.
-    await step('treatment_plans', () =>
-      sql`INSERT INTO treatment_plans (id, clinic_id, facility_id, patient_id, number, title, total_amount, subtotal_amount, status, created_at, updated_at)
-        SELECT ${id('quote', 'c.n', 'k')}, c.id, ${id('facility', 'c.n')}, ${id('patient', 'c.n', 'k % c.patients')}, 'P-' || extract(year FROM t) || '-S' || k, 'Piano di cura',
-               100 + k % 900, 100 + k % 900, (ARRAY['draft','presented','accepted','rejected'])[1 + k % 4], t, t
-        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.quotesPerPatient)})::int - 1) AS k,
-             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7901) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
-    );
-    await step('payments', () =>
-      sql`INSERT INTO payments (id, clinic_id, facility_id, patient_id, amount, method, received_at, created_at)
-        SELECT ${id('pay', 'c.n', 'k')}, c.id, ${id('facility', 'c.n')}, ${id('patient', 'c.n', 'k % c.patients')}, 20 + k % 500,
-               (ARRAY['cash','card','bank_transfer','financing','other'])[1 + k % 5], t, t
-        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.paymentsPerPatient)})::int - 1) AS k,
-             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7883) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
-    );
-    await step('events', () =>
-      sql`INSERT INTO events (id, clinic_id, type, facility_id, scope, livemode, data, created_at)
-        SELECT ${id('event', 'c.n', 'k')}, c.id, 'appointment.created', ${id('facility', 'c.n')}, 'appointments:read', true,
-               jsonb_build_object('id', ${id('appt', 'c.n', 'k')}, 'patientId', ${id('patient', 'c.n', 'k % c.patients')}), t
-        FROM ${clinics} AS c, generate_series(0, (c.patients * ${fraction(sizes.eventsPerPatient)})::int - 1) AS k,
-             LATERAL (SELECT ${spanStart} + make_interval(mins => ((k::bigint * 7877) % (${days} * 1440))::int) AS t) AS tt`.execute(db),
-    );
-  }
-  await step('webhook_endpoints', () =>
-    sql`INSERT INTO webhook_endpoints (id, clinic_id, api_key_id, url, events, secret)
-      SELECT ${id('endpoint', 'n')}, id, ${id('key', 'n')}, 'https://hooks.example.com/' || n, ARRAY['appointment.created'], md5(${secret} || n)
-      FROM scale_clinics WHERE n % ${sizes.endpointEvery} = 0`.execute(db),
-  );
-  await step('webhook_deliveries', () =>
-    sql`INSERT INTO webhook_deliveries (id, clinic_id, endpoint_id, event_id, event_type, body, status, attempt_count, created_at, updated_at, finished_at)
-      SELECT e.id, e.clinic_id, ${id('endpoint', 'c.n')}, e.id, e.type, '{}', 'succeeded', 1, e.created_at, e.created_at, e.created_at + interval '1 second'
-      FROM scale_clinics c JOIN events e ON e.clinic_id = c.id WHERE c.n % ${sizes.endpointEvery} = 0`.execute(db),
-  );
-  // The access log: rows in proportion to each clinic's patients, each naming a patient it read.
-  await step('access_log_resources', () =>
-    sql`INSERT INTO access_log_resources (id, clinic_id, resource_type, resource_ids)
-      SELECT access_log_resources_id(c.id, 'patient', ARRAY[${id('patient', 'c.n', 'r')}]), c.id, 'patient', ARRAY[${id('patient', 'c.n', 'r')}]
-      FROM scale_clinics c, generate_series(0, least(c.patients, 100) - 1) AS r`.execute(db),
-  );
-  const totalPatients = counts.reduce((s, c) => s + c.patients, 0);
-  for (const [from, to] of batches) {
-    await step('access_log', () =>
-      sql`INSERT INTO access_log (id, clinic_id, api_key_id, request_id, fields, at, resources_id)
-        SELECT ${id('access', 'c.n', 'k')}, c.id, ${id('key', 'c.n')}, 'req_seed_' || k, ARRAY['firstName','lastName','phone'],
-               ${spanStart} + make_interval(secs => ((k::bigint * 7919) % (${days} * 86400))::int),
-               access_log_resources_id(c.id, 'patient', ARRAY[${id('patient', 'c.n', 'k % least(c.patients, 100)')}])
-        FROM scale_clinics c, generate_series(0, (c.patients::float8 * ${sizes.accessLog} / ${totalPatients})::int - 1) AS k
-        WHERE c.n BETWEEN ${from} AND ${to}`.execute(db),
-    );
-  }
-  await step('indexes rebuilt', async () => {
-    for (const statement of rebuild) await sql.raw(statement).execute(db);
-  });
+    for (const [from, to] of batches) {
+      await step('access_log', () =>
+        sql`INSERT INTO access_log (id, clinic_id, api_key_id, request_id, fields, at, resources_id)
+          SELECT ${id('access', 'c.n', 'k')}, c.id, c.key, 'req_seed_' || k, ARRAY['firstName','lastName','phone'],
+                 ${spanStart} + make_interval(secs => ((k::bigint * 7919) % (${days} * 86400))::int), c.resources[1 + k % least(c.patients, 100)]
+          FROM scale_clinics c, generate_series(0, (c.patients::float8 * ${sizes.accessLog} / ${totalPatients})::int - 1) AS k
+          WHERE c.n BETWEEN ${from} AND ${to}`.execute(conn),
+      );
+    }
+  };
+  if (lanes > 1) await Promise.all([inSession(db, server, people), inSession(db, server, activity)]);
+  else await inSession(db, server, (conn) => people(conn).then(() => activity(conn)));
+
+  await step('indexes rebuilt', () => rebuildIndexes(db, server, lanes, dropped, log));
   // The name vocabulary (what a patient creation adds through the service), for the first clinic, then copied to every other one.
   await step('patient_name_terms', async () => {
     const first = (await sql<{ id: string }>`SELECT id FROM scale_clinics WHERE n = 1`.execute(db)).rows[0]!.id;
@@ -305,48 +349,18 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
     await sql<{ clinicId: string; token: string }>`SELECT id AS "clinicId", ${tokenSql(secret, 'n')} AS token FROM scale_clinics ORDER BY n`.execute(db)
   ).rows;
   await sql`DROP TABLE scale_clinics`.execute(db);
-  await step('analyze', () => sql`ANALYZE`.execute(db).then(() => undefined));
+  // Every table once, the big ones spread over the lanes.
+  await step('analyze', async () => {
+    const tables = await sql<{ name: string }>`SELECT relname AS name FROM pg_class WHERE relkind IN ('r', 'p') AND NOT relispartition
+      AND relnamespace = current_schema()::regnamespace ORDER BY (SELECT sum(pg_relation_size(p.relid)) FROM pg_partition_tree(pg_class.oid) AS p) DESC`.execute(
+      db,
+    );
+    await runLanes(
+      db,
+      server,
+      lanes,
+      tables.rows.map((t) => ({ tables: [t.name], exclusive: false, run: (conn) => sql`ANALYZE ${sql.table(t.name)}`.execute(conn).then(() => undefined) })),
+    );
+  });
   return { tag, tokens, rows, seconds };
-}
-
-/** The tables the seed fills by the million. */
-const BIG_TABLES = [
-  'patients',
-  'appointments',
-  'calls',
-  'conversations',
-  'chat_messages',
-  'tasks',
-  'treatment_plans',
-  'payments',
-  'events',
-  'webhook_deliveries',
-  'access_log',
-];
-
-/**
- * Drops the big tables' non-unique indexes, exclusion constraints (the appointments' overlap
- * rules) and foreign keys, and answers the statements that make them again: built and checked once
- * over the loaded rows, as a restore does, instead of row by row (a GiST index, then the foreign
- * keys' checks, took most of an appointment's insert). Primary and unique keys stay (foreign keys
- * use them). The seed's rows never overlap and refer to rows it made, so the constraints come back.
- */
-async function dropSecondaryIndexes(db: Kysely<DB>): Promise<string[]> {
-  const constraints = await sql<{ table: string; name: string; def: string }>`
-    SELECT t.relname AS table, c.conname AS name, pg_get_constraintdef(c.oid) AS def
-    FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
-    WHERE c.contype IN ('x', 'f') AND t.relname = ANY (${BIG_TABLES}::text[]) AND t.relnamespace = current_schema()::regnamespace`.execute(db);
-  const indexes = await sql<{ name: string; def: string }>`
-    SELECT i.relname AS name, pg_get_indexdef(x.indexrelid) AS def
-    FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
-    WHERE t.relname = ANY (${BIG_TABLES}::text[]) AND t.relnamespace = current_schema()::regnamespace
-      AND NOT x.indisunique AND NOT x.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`.execute(db);
-  for (const c of constraints.rows) await sql.raw(`ALTER TABLE ${c.table} DROP CONSTRAINT ${c.name}`).execute(db);
-  for (const i of indexes.rows) await sql.raw(`DROP INDEX ${i.name}`).execute(db);
-  // A partitioned table's index is written `ON ONLY <table>` (its parent alone, as a dump makes it
-  // before attaching each partition's): made again without ONLY, it covers every partition.
-  return [
-    ...indexes.rows.map((i) => i.def.replace(' ON ONLY ', ' ON ')),
-    ...constraints.rows.map((c) => `ALTER TABLE ${c.table} ADD CONSTRAINT ${c.name} ${c.def}`),
-  ];
 }
