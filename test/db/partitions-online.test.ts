@@ -66,7 +66,7 @@ describe.runIf(process.env.DATABASE_URL)('the upgrade while the previous version
     try {
       await new Promise((r) => setTimeout(r, 100));
       const before = rounds;
-      expect(await migrate(database)).toEqual(['0136_access_log_by_month.sql', '0137_events_by_month.sql']);
+      expect(await migrate(database, { through: '0137' })).toEqual(['0136_access_log_by_month.sql', '0137_events_by_month.sql']);
       const during = rounds - before;
       await new Promise((r) => setTimeout(r, 100));
       running = false;
