@@ -37,8 +37,8 @@
  * --database=NAME --tokens=FILE` made. The routes are loaded, as without it, on one clinic: the
  * dataset's biggest (by patients), with its key from FILE, its first active calendar and its
  * latest appointment. The bookings take, in turn, the free slots of that calendar read before
- * the load (its working hours from tomorrow to its horizon, no appointment nor hold on the
- * doctor: `freeSlots`, bench/lib/dataset.ts); the line after the seed says how many there are,
+ * the load (as the service finds them, from now to its horizon, a doctor at a time:
+ * `freeSlots`, bench/lib/dataset.ts); the line after the seed says how many there are,
  * and once they are all taken the bookings answer 409 (the table's non-2xx). PostgreSQL only;
  * not with BENCH_AGAINST (the other checkout's server would seed into the dataset).
  */
@@ -375,7 +375,7 @@ async function startDatasetServer(url: string, nodeArgs: string[]): Promise<Benc
     slotMinutes: clinic.slotMinutes,
   };
   const server = await startBenchServer({ DATABASE_URL: url, BENCH_ROWS: String(clinic.patients), BENCH_SEEDED: JSON.stringify(seeded) }, nodeArgs);
-  server.seeded.freeSlots = await freeSlots(url, clinic.calendarId, FREE_SLOTS);
+  server.seeded.freeSlots = await freeSlots(url, clinic.clinicId, clinic.calendarId, FREE_SLOTS);
   return server;
 }
 

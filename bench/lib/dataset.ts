@@ -5,14 +5,16 @@
  * `--dataset` is a PostgreSQL URL, the name of a database next to DATABASE_URL's, or (bench:plans
  * only) a PGlite data folder. `--tokens` is the file seed:scale's `--tokens=FILE` wrote: each
  * clinic's id and API token, one clinic a line, the biggest first. The rows a benchmark calls
- * (clinics, their calendars, patients' names and phones, free slots) are read here with SQL
- * from the benchmark's side, so its server process only opens the database and serves.
+ * (clinics, their calendars, patients' names and phones) are read here with SQL from the
+ * benchmark's side (free slots through the calendars module's own rule), so its server process only opens the database and serves.
  */
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../../src/db/schema.js';
+import { openDatabase } from '../../src/db/database.js';
+import { bookableWindow, calendarOfClinic, freeSlots as calendarFreeSlots, MAX_WINDOW_DAYS } from '../../src/modules/calendars/index.js';
 import { generateSecret } from '../../src/modules/webhooks/index.js';
 import type { Person } from './search-corpus.js';
 
@@ -189,73 +191,36 @@ export async function datasetPeople(url: string, clinicIds: string[], perClinic:
 }
 
 /**
- * Up to `limit` free slots of a calendar, (doctor, start) from tomorrow to its horizon, earliest
- * first: the slots of its working hours (in the clinic's time zone) that no appointment that
- * holds its doctor (the statuses of the overlap constraint, migration 0020) and no live hold
- * overlaps. What a booking with a doctor named can take without a 409.
+ * Up to `limit` free slots of a calendar, (doctor, start) from now to its horizon, earliest first,
+ * as the service finds them (the calendars module's `freeSlots`, a doctor at a time, a window of
+ * at most MAX_WINDOW_DAYS at a time, within what the calendar lets anyone book): what a booking
+ * with a doctor named can take without a 409.
  */
-export async function freeSlots(url: string, calendarId: string, limit: number): Promise<Array<{ doctorId: string; start: string }>> {
-  return withDataset(url, async (client) => {
-    // The slots of the working hours, then what is taken, compared here: a NOT EXISTS per slot
-    // took 1.8 s for the 3,700 slots of a small calendar (seed:scale --size=small).
-    const slots = await client.query<{ doctor_id: string; start: Date; minutes: number }>(
-      `SELECT d AS doctor_id, local AT TIME ZONE k.timezone AS start, c.slot_minutes AS minutes
-       FROM calendars c
-       JOIN clinics k ON k.id = c.clinic_id
-       CROSS JOIN LATERAL unnest(c.doctor_ids) AS d
-       CROSS JOIN LATERAL generate_series(current_date + 1, current_date + c.horizon_days - 1, interval '1 day') AS day
-       CROSS JOIN LATERAL jsonb_array_elements(c.working_hours -> lower(to_char(day, 'dy'))) AS w
-       CROSS JOIN LATERAL generate_series(day + (w ->> 'open')::time, day + (w ->> 'close')::time - make_interval(mins => c.slot_minutes), make_interval(mins => c.slot_minutes)) AS local
-       WHERE c.id = $1
-       ORDER BY 2, 1`,
-      [calendarId],
-    );
-    // An appointment lasts less than a day: the bound on start_at lets the (clinic, doctor, start) index skip the past.
-    const taken = await client.query<{ doctor_id: string | null; start_at: Date; end_at: Date }>(
-      `SELECT a.doctor_id, a.start_at, a.end_at FROM calendars c
-       JOIN appointments a ON a.clinic_id = c.clinic_id AND a.doctor_id = ANY (c.doctor_ids)
-       WHERE c.id = $1 AND a.start_at > now() - interval '1 day' AND a.end_at > now() AND a.status NOT IN ('cancelled', 'no_show', 'postponed', 'draft')
-       UNION ALL
-       SELECT h.doctor_id, h.start_at, h.end_at FROM slot_holds h WHERE h.calendar_id = $1 AND h.expires_at > now() AND h.end_at > now()`,
-      [calendarId],
-    );
-    // Per doctor (null: a hold on any of them), the taken intervals merged into disjoint ones, by start.
-    const busy = new Map<string | null, Array<[number, number]>>();
-    for (const t of taken.rows) {
-      if (!busy.has(t.doctor_id)) busy.set(t.doctor_id, []);
-      busy.get(t.doctor_id)!.push([t.start_at.getTime(), t.end_at.getTime()]);
-    }
-    for (const [doctor, list] of busy) {
-      list.sort((a, b) => a[0] - b[0]);
-      const merged: Array<[number, number]> = [];
-      for (const [a, b] of list) {
-        const last = merged.at(-1);
-        if (last && a <= last[1]) last[1] = Math.max(last[1], b);
-        else merged.push([a, b]);
-      }
-      busy.set(doctor, merged);
-    }
-    const overlaps = (list: Array<[number, number]> | undefined, from: number, to: number) => {
-      if (!list) return false;
-      let lo = 0;
-      let hi = list.length; // the first interval that ends after `from`
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (list[mid]![1] <= from) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo < list.length && list[lo]![0] < to;
-    };
+export async function freeSlots(url: string, clinicId: string, calendarId: string, limit: number): Promise<Array<{ doctorId: string; start: string }>> {
+  const database = await openDatabase({ databaseUrl: url, dataDir: null, poolMax: 1 });
+  try {
+    const { db } = database;
+    const cal = await calendarOfClinic(db, clinicId, calendarId);
+    if (!cal) throw new Error(`--dataset: no calendar ${calendarId} in clinic ${clinicId}`);
+    const { timezone } = await db.selectFrom('clinics').select('timezone').where('id', '=', clinicId).executeTakeFirstOrThrow();
+    const now = Date.now();
+    const horizon = now + cal.horizon_days * 86_400_000;
     const free: Array<{ doctorId: string; start: string }> = [];
-    for (const r of slots.rows) {
-      const from = r.start.getTime();
-      const to = from + r.minutes * 60_000;
-      if (from <= Date.now() || overlaps(busy.get(r.doctor_id), from, to) || overlaps(busy.get(null), from, to)) continue;
-      free.push({ doctorId: r.doctor_id, start: r.start.toISOString() });
-      if (free.length >= limit) break;
+    for (const doctorId of cal.doctor_ids) {
+      let found = 0;
+      for (let from = now; from < horizon && found < limit; from += MAX_WINDOW_DAYS * 86_400_000) {
+        const window = bookableWindow(cal, new Date(from), new Date(Math.min(horizon, from + MAX_WINDOW_DAYS * 86_400_000)), new Date(now));
+        if (!window) continue;
+        for (const slot of await calendarFreeSlots(db, cal, timezone, window, { doctorId })) {
+          free.push({ doctorId, start: slot.start });
+          found++;
+        }
+      }
     }
-    return free;
-  });
+    return free.sort((x, y) => x.start.localeCompare(y.start) || x.doctorId.localeCompare(y.doctorId)).slice(0, limit);
+  } finally {
+    await database.close();
+  }
 }
 
 /**
