@@ -15,13 +15,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { benchArgs } from './lib/harness.js';
+import { benchArgs, processMemoryMiB } from './lib/harness.js';
 
 const args = benchArgs();
 const SIZES = (args.sizes ?? '1,25').split(',').map(Number);
@@ -40,9 +40,7 @@ async function freePort(): Promise<number> {
 }
 
 function memory(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+  return { rss: processMemoryMiB(pid, 'VmRSS') ?? 0, hwm: processMemoryMiB(pid, 'VmHWM') ?? 0 };
 }
 
 /** A file of `size` bytes with a PDF header (the real-type check reads it). */

@@ -52,9 +52,8 @@
  */
 import { NAMES, SURNAMES } from './lib/seed.js';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import { Agent, request, setGlobalDispatcher, type Dispatcher } from 'undici';
-import { benchArgs, dedicatedDatabase, machine, percentile as pct, startServerProcess } from './lib/harness.js';
+import { benchArgs, dedicatedDatabase, machine, percentile as pct, processMemoryMiB, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
 import { datasetClinics, datasetPeople, datasetUrl, readTokens } from './lib/dataset.js';
 import { mcpClientKind, mcpSession, mcpStep, ROADS as ALL_ROADS, type McpSession, type Road } from './lib/mcp-step.js';
@@ -137,13 +136,6 @@ async function toolsListSize(url: string, token: string): Promise<number> {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
   });
   return Buffer.byteLength(await res.body.text());
-}
-
-/** The server process's resident memory now and at its peak (VmRSS, VmHWM), in MiB. */
-function serverMemory(pid: number): { rss: number; peak: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mib = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024);
-  return { rss: mib('VmRSS'), peak: mib('VmHWM') };
 }
 
 async function runEngine(engine: string): Promise<void> {
@@ -387,8 +379,8 @@ async function runEngine(engine: string): Promise<void> {
         .join(', ')}`,
     );
   }
-  const memory = serverMemory(server.pid);
-  console.log(`the server's memory: resident ${memory.rss} MiB now, ${memory.peak} MiB at its peak`);
+  const mib = (field: 'VmRSS' | 'VmHWM') => (processMemoryMiB(server.pid, field) ?? NaN).toFixed(0);
+  console.log(`the server's memory: resident ${mib('VmRSS')} MiB now, ${mib('VmHWM')} MiB at its peak`);
   await server.stop();
   await db?.drop();
 }

@@ -167,19 +167,24 @@ export async function run(name: string, options: Record<string, unknown>): Promi
  * writing 5 to /proc/<pid>/clear_refs. Where that is not possible, the peak of samples taken
  * every 50 ms by `sampleRss` stands in.
  */
+/** A memory field of a process's /proc/<pid>/status (`VmRSS`: resident now, `VmHWM`: its peak) in MiB; null where it cannot be read. */
+export function processMemoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
 export class PeakRss {
   #sampled = 0;
   #timer: NodeJS.Timeout | null = null;
   #canReset = false;
   constructor(private readonly pid: number) {}
 
-  #status(field: string): number | null {
-    try {
-      const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${this.pid}/status`, 'utf8'));
-      return match ? Number(match[1]) / 1024 : null;
-    } catch {
-      return null;
-    }
+  #status(field: 'VmRSS' | 'VmHWM'): number | null {
+    return processMemoryMiB(this.pid, field);
   }
 
   reset(): void {
