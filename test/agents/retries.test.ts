@@ -20,7 +20,9 @@ beforeAll(async () => {
   ({ server, demo } = await startDemoServer());
   const services = await callTool(server.url, demo.voiceToken, 'list_services', {});
   calendarId = services.structuredContent.data.find((c: { keywords: string[] }) => c.keywords.includes('pulizia')).id;
-  const slots = await callTool(server.url, demo.voiceToken, 'find_slots', { calendarId, limit: 20 });
+  // Two days ahead: past the demo calendar's cancellation notice (a day), whatever the hour the tests run at.
+  const from = new Date(Date.now() + 2 * 86_400_000).toISOString();
+  const slots = await callTool(server.url, demo.voiceToken, 'find_slots', { calendarId, from, limit: 20 });
   starts = slots.structuredContent.data.map((s: { start: string }) => s.start);
   const rows = await server.ctx.db.selectFrom('patients').select('id').where('clinic_id', '=', demo.liveClinicId).orderBy('id').limit(2).execute();
   patients = rows.map((p) => p.id);
