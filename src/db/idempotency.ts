@@ -222,6 +222,28 @@ export function keyedDb(db: Kysely<DB>, clinicId: string, key: string): Kysely<D
   });
 }
 
+/** The keys of the agent tools' writes begin so (src/modules/tool-calls): `tool:<call>:…`. */
+export const TOOL_KEY_PREFIX = 'tool:';
+
+/**
+ * The newest key of a call's agent tool writes (`tool:<callPart>:…`) that counts as a write: its
+ * work committed or its 2xx is recorded (a key still running, or freed by a 4xx, is none), within
+ * its 24 hours. A query of (idempotency_key, at), for the call ledger's statement; found through
+ * the index of migration 0138, whose predicate it repeats.
+ */
+export function newestToolKeyQuery(db: Kysely<DB>, clinicId: string, callPart: string) {
+  return db
+    .selectFrom('idempotency_keys')
+    .select(['idempotency_key', 'created_at as at'])
+    .where('clinic_id', '=', clinicId)
+    .where(sql<string>`split_part(idempotency_key, ':', 2)`, '=', callPart)
+    .where(sql<boolean>`idempotency_key LIKE ${sql.lit(`${TOOL_KEY_PREFIX}%`)}`)
+    .where('state', '<>', 'in_progress')
+    .where(sql<boolean>`NOT (${expired()})`)
+    .orderBy('created_at', 'desc')
+    .limit(1);
+}
+
 /** Retention: idempotency records live 24 hours. */
 export async function purgeIdempotencyKeys(db: Kysely<DB>): Promise<number> {
   const result = await db.deleteFrom('idempotency_keys').where(expired()).executeTakeFirst();

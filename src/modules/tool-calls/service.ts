@@ -5,7 +5,7 @@
  * operation takes none (a cancel, a release) is recorded here once it succeeded.
  */
 import type { Db } from '../../db/transaction.js';
-import { bodyHashOf } from '../../db/idempotency.js';
+import { bodyHashOf, TOOL_KEY_PREFIX } from '../../db/idempotency.js';
 import { deleteOldToolWrites, lastToolWriteKey, recordToolWrite, type ToolWrite } from './store.js';
 
 export type { ToolWrite } from './store.js';
@@ -21,7 +21,7 @@ function callPart(callId: string): string {
  * tool's name, so only its separators are colons, and it stays under the store's 255 characters.
  */
 export function toolWriteKey(callId: string, tool: string, argsHash: string, after: string | null): string {
-  return `tool:${callPart(callId)}:${tool}:${argsHash}:${bodyHashOf({ after }).slice(0, 32)}`;
+  return `${TOOL_KEY_PREFIX}${callPart(callId)}:${tool}:${argsHash}:${bodyHashOf({ after }).slice(0, 32)}`;
 }
 
 /** The write a key of toolWriteKey's form stands for. */

@@ -5,7 +5,10 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/transaction.js';
-import { RETENTION_HOURS } from '../../db/idempotency.js';
+import { newestToolKeyQuery, RETENTION_HOURS } from '../../db/idempotency.js';
+
+/** A row is kept as long as the idempotency keys it names. */
+const keptSince = () => sql<Date>`now() - make_interval(hours => ${RETENTION_HOURS})`;
 
 /** A writing tool call that succeeded: its tool, the hash of its canonical arguments, the Idempotency-Key it was sent with. */
 export interface ToolWrite {
@@ -16,22 +19,17 @@ export interface ToolWrite {
 
 /**
  * The key of the call's last successful writing tool call, or null (none yet, or older than the
- * idempotency keys): the newer of its row here and its newest key in the idempotency store whose
- * work committed or whose 2xx is recorded (a key still running, or freed by a 4xx, is not one).
- * `callPart` is the call's part of its keys (`tool:<callPart>:…`), found through the index of
- * migration 0138, whose predicate the statement repeats. One statement: one round trip.
+ * idempotency keys): the newer of its row here and its newest key that counts as a write in the
+ * idempotency store (`newestToolKeyQuery`, whose rules those are). `callPart` is the call's part
+ * of its keys (`tool:<callPart>:…`). One statement: one round trip.
  */
 export async function lastToolWriteKey(db: Db, clinicId: string, callId: string, callPart: string): Promise<string | null> {
-  const since = sql<Date>`now() - make_interval(hours => ${RETENTION_HOURS})`;
   const { rows } = await sql<{ idempotency_key: string }>`
     SELECT idempotency_key FROM (
       SELECT idempotency_key, written_at AS at FROM tool_call_writes
-        WHERE clinic_id = ${clinicId} AND call_id = ${callId} AND written_at >= ${since}
+        WHERE clinic_id = ${clinicId} AND call_id = ${callId} AND written_at >= ${keptSince()}
       UNION ALL
-      (SELECT idempotency_key, created_at AS at FROM idempotency_keys
-        WHERE clinic_id = ${clinicId} AND split_part(idempotency_key, ':', 2) = ${callPart} AND idempotency_key LIKE 'tool:%'
-          AND state <> 'in_progress' AND created_at >= ${since}
-        ORDER BY created_at DESC LIMIT 1)
+      (${newestToolKeyQuery(db, clinicId, callPart)})
     ) AS writes ORDER BY at DESC LIMIT 1`.execute(db);
   return rows[0]?.idempotency_key ?? null;
 }
@@ -48,9 +46,6 @@ export async function recordToolWrite(db: Db, clinicId: string, callId: string, 
 
 /** Deletes the rows older than the idempotency keys' retention; answers how many. */
 export async function deleteOldToolWrites(db: Db): Promise<number> {
-  const result = await db
-    .deleteFrom('tool_call_writes')
-    .where('written_at', '<', sql<Date>`now() - make_interval(hours => ${RETENTION_HOURS})`)
-    .executeTakeFirst();
+  const result = await db.deleteFrom('tool_call_writes').where('written_at', '<', keptSince()).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

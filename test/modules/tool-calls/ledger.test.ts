@@ -4,7 +4,8 @@
  * clinic, for as long as idempotency keys bind; a call's keys are found through their index.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import { newestToolKeyQuery } from '../../../src/db/idempotency.js';
 import { purgeToolCallWrites, toolCallLedger, toolWriteKey } from '../../../src/modules/tool-calls/index.js';
 import type { Tenant } from '../../helpers/factories.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
@@ -99,9 +100,9 @@ describe('tool call ledger', () => {
     const plan = await server.ctx.db.connection().execute(async (conn) => {
       await sql`SET enable_seqscan = off`.execute(conn);
       try {
-        const { rows } = await sql<{ 'QUERY PLAN': string }>`EXPLAIN SELECT idempotency_key FROM idempotency_keys
-          WHERE clinic_id = ${a.clinicId} AND split_part(idempotency_key, ':', 2) = 'abc' AND idempotency_key LIKE 'tool:%'
-            AND state <> 'in_progress' ORDER BY created_at DESC LIMIT 1`.execute(conn);
+        // The ledger's own query, as the store runs it.
+        const query = newestToolKeyQuery(server.ctx.db, a.clinicId, 'abc').compile();
+        const { rows } = await conn.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`EXPLAIN ${query.sql}`, [...query.parameters]));
         return rows.map((r) => r['QUERY PLAN']).join('\n');
       } finally {
         await sql`RESET enable_seqscan`.execute(conn);
