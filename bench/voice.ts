@@ -339,7 +339,7 @@ async function runEngine(engine: string): Promise<void> {
   }
   if (toolsListBytes !== null) console.log(`the voice key's tools/list: ${toolsListBytes} bytes`);
   // A p99 of a few hundred samples is its few slowest: one pause of the VM moves a road's ratio
-  // by half (docs/performance.md, 2026-11-29 morning).
+  // by half (docs/performance.md, "the voice calls through MCP at 200 steps/s").
   const fewest = Math.min(...ROADS.flatMap((road) => STEPS.map((k) => byRoad[road][k].length)));
   if (ROADS.length > 1 && fewest < 1000)
     console.log(`note: ${fewest} samples of a step on a road: too few for its p99 ratio to hold; run longer (--seconds) to compare roads`);
