@@ -44,7 +44,10 @@
  * scope, and the agent key's own checks (the clinic's AI switch read on each request) are not in
  * the figures. `--engines` is postgres alone.
  *
- * The server's memory is printed at the end (resident now and at its peak, from /proc). With
+ * On PostgreSQL the database server's memory settings are printed with the figures, and the
+ * machine's disk reads during the measured run (/proc/diskstats): the p99 of a dataset larger
+ * than memory is that of its pages read from the disk (docs/operations.md, "Memory of the
+ * database server"). The server's memory is printed at the end (resident now and at its peak, from /proc). With
  * `--every-clinic`, after the measured run and not counted in it, one phone call over REST goes
  * to each of the clinics called (with `--dataset --clinics=10000`, every clinic of a full-size
  * dataset), eight at a time, so that the memory printed is that of a process whose caches met
@@ -53,7 +56,7 @@
 import { NAMES, SURNAMES } from './lib/seed.js';
 import { randomUUID } from 'node:crypto';
 import { Agent, request, setGlobalDispatcher, type Dispatcher } from 'undici';
-import { benchArgs, dedicatedDatabase, machine, percentile as pct, processMemoryMiB, startServerProcess } from './lib/harness.js';
+import { benchArgs, dedicatedDatabase, diskReads, machine, percentile as pct, postgresSettings, processMemoryMiB, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
 import { datasetClinics, datasetPeople, datasetUrl, readTokens } from './lib/dataset.js';
 import { mcpClientKind, mcpSession, mcpStep, ROADS as ALL_ROADS, type McpSession, type Road } from './lib/mcp-step.js';
@@ -310,9 +313,11 @@ async function runEngine(engine: string): Promise<void> {
   timeline.length = 0;
   outcomes.clear();
 
+  const disk = diskReads();
   began = performance.now();
   await openLoop(SECONDS);
   const elapsed = (performance.now() - began) / 1000;
+  const diskAfter = diskReads();
   const sent = ROADS.reduce((n, road) => n + STEPS.reduce((s, k) => s + byRoad[road][k].length, 0), 0);
 
   const sizes = server.clinics.map((c) => c.patients);
@@ -321,6 +326,11 @@ async function runEngine(engine: string): Promise<void> {
       ? `\n== ${server.engine}: dataset ${DATASET}, ${sizes.length} of its clinics called (the biggest of ${sizes[0]} patients${sizes.length > 1 ? `, the others ${Math.min(...sizes.slice(1))}-${Math.max(...sizes.slice(1))}` : ''}), up to ${CALLERS} callers each`
       : `\n== ${server.engine}: ${CLINICS} clinics (one of ${BIG} patients, the others ${SMALL}), seeded in ${server.seedSeconds.toFixed(0)} s`,
   );
+  if (db) console.log(await postgresSettings(db.url));
+  if (disk && diskAfter)
+    console.log(
+      `the machine's disks during the measured run: ${diskAfter.reads - disk.reads} reads, ${(diskAfter.mib - disk.mib).toFixed(0)} MiB (pages not in memory)`,
+    );
   console.log(
     `${Math.round(callsPerSecond * SECONDS)} calls in ${elapsed.toFixed(1)} s: ${(sent / elapsed).toFixed(0)} steps/s (target ${RATE}); calls that threw: ${failed}`,
   );

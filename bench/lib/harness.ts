@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { serviceNodeFlags } from '../../test/helpers/process.js';
 import type { Seeded } from './seed.js';
 
@@ -174,6 +175,42 @@ export function processMemoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number 
     return match ? Number(match[1]) / 1024 : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * The reads of the machine's block devices so far (from /proc/diskstats; partitions, loop and RAM
+ * disks left out): two readings around a run tell how much of it waited on the disk rather than
+ * on memory. Null where /proc/diskstats cannot be read.
+ */
+export function diskReads(): { reads: number; mib: number } | null {
+  try {
+    let reads = 0;
+    let sectors = 0;
+    for (const line of fs.readFileSync('/proc/diskstats', 'utf8').split('\n')) {
+      const f = line.trim().split(/\s+/);
+      const name = f[2] ?? '';
+      if (!name || /^(loop|ram|zram)/.test(name) || fs.existsSync(`/sys/class/block/${name}/partition`)) continue;
+      reads += Number(f[3]);
+      sectors += Number(f[5]);
+    }
+    return { reads, mib: (sectors * 512) / 2 ** 20 };
+  } catch {
+    return null;
+  }
+}
+
+/** The PostgreSQL server's memory settings, printed beside a figure measured on it (a dataset's latency depends on them). */
+export async function postgresSettings(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string; setting: string }>(
+      `SELECT name, current_setting(name) AS setting FROM unnest(ARRAY['server_version', 'shared_buffers', 'effective_cache_size', 'autovacuum']) AS name`,
+    );
+    return `PostgreSQL ${rows.map((r) => (r.name === 'server_version' ? r.setting : `${r.name} ${r.setting}`)).join(', ')}`;
+  } finally {
+    await client.end();
   }
 }
 

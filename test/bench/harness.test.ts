@@ -1,6 +1,7 @@
 /** The benchmarks' shared readers: their options and their percentiles (bench/lib/harness.ts). */
 import { describe, expect, it } from 'vitest';
-import { benchArgs, percentile, readyLine } from '../../bench/lib/harness.js';
+import pg from 'pg';
+import { benchArgs, diskReads, percentile, postgresSettings, readyLine } from '../../bench/lib/harness.js';
 import { mcpClientKind } from '../../bench/lib/mcp-step.js';
 
 describe('benchmark options', () => {
@@ -47,5 +48,30 @@ describe("a bench server's ready line", () => {
   it('is none while the server has printed other lines only', () => {
     expect(readyLine('{"level":30,"msg":"listening"}\n')).toBeUndefined();
     expect(readyLine('')).toBeUndefined();
+  });
+});
+
+describe('what a figure was measured on', () => {
+  it('counts the disk reads of whole devices, never fewer than before', () => {
+    const before = diskReads();
+    if (process.platform !== 'linux') return expect(before).toBeNull();
+    expect(before!.reads).toBeGreaterThan(0);
+    const after = diskReads()!;
+    expect(after.reads).toBeGreaterThanOrEqual(before!.reads);
+    expect(after.mib).toBeGreaterThanOrEqual(before!.mib);
+  });
+
+  it.runIf(process.env.DATABASE_URL)("prints the PostgreSQL server's own shared_buffers and autovacuum", async () => {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    const shown = await client.query<{ shared_buffers: string; autovacuum: string }>(
+      'SELECT current_setting($1) AS shared_buffers, current_setting($2) AS autovacuum',
+      ['shared_buffers', 'autovacuum'],
+    );
+    await client.end();
+    const line = await postgresSettings(process.env.DATABASE_URL!);
+    expect(line).toMatch(/^PostgreSQL \d+/);
+    expect(line).toContain(`shared_buffers ${shown.rows[0]!.shared_buffers},`);
+    expect(line).toContain(`autovacuum ${shown.rows[0]!.autovacuum}`);
   });
 });
