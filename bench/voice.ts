@@ -47,7 +47,8 @@
  * On PostgreSQL the database server's memory settings are printed with the figures, and the
  * machine's disk reads during the measured run (/proc/diskstats): the p99 of a dataset larger
  * than memory is that of its pages read from the disk (docs/operations.md, "Memory of the
- * database server"). The server's memory is printed at the end (resident now and at its peak, from /proc). With
+ * database server"). The server's memory is printed at the end (resident now and at its peak,
+ * from /proc). With
  * `--every-clinic`, after the measured run and not counted in it, one phone call over REST goes
  * to each of the clinics called (with `--dataset --clinics=10000`, every clinic of a full-size
  * dataset), eight at a time, so that the memory printed is that of a process whose caches met
@@ -56,9 +57,9 @@
 import { NAMES, SURNAMES } from './lib/seed.js';
 import { randomUUID } from 'node:crypto';
 import { Agent, request, setGlobalDispatcher, type Dispatcher } from 'undici';
-import { benchArgs, dedicatedDatabase, diskReads, machine, percentile as pct, postgresSettings, processMemoryMiB, startServerProcess } from './lib/harness.js';
+import { benchArgs, dedicatedDatabase, diskReads, machine, percentile as pct, processMemoryMiB, startServerProcess } from './lib/harness.js';
 import type { VoiceBenchClinic } from './lib/voice-server.js';
-import { datasetClinics, datasetPeople, datasetUrl, readTokens } from './lib/dataset.js';
+import { datasetClinics, datasetPeople, datasetUrl, postgresSettings, readTokens } from './lib/dataset.js';
 import { mcpClientKind, mcpSession, mcpStep, ROADS as ALL_ROADS, type McpSession, type Road } from './lib/mcp-step.js';
 
 const args = benchArgs();

@@ -6,7 +6,8 @@
  * only) a PGlite data folder. `--tokens` is the file seed:scale's `--tokens=FILE` wrote: each
  * clinic's id and API token, one clinic a line, the biggest first. The rows a benchmark calls
  * (clinics, their calendars, patients' names and phones) are read here with SQL from the
- * benchmark's side (free slots through the calendars module's own rule), so its server process only opens the database and serves.
+ * benchmark's side (free slots through the calendars module's own rule), so its server process
+ * only opens the database and serves.
  */
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -109,6 +110,16 @@ export async function withDataset<T>(url: string, work: (client: pg.Client) => P
   } finally {
     await client.end();
   }
+}
+
+/** The PostgreSQL server's memory settings, printed beside a figure measured on it (a dataset's latency depends on them). */
+export async function postgresSettings(url: string): Promise<string> {
+  return withDataset(url, async (client) => {
+    const { rows } = await client.query<{ name: string; setting: string }>(
+      `SELECT name, current_setting(name) AS setting FROM unnest(ARRAY['server_version', 'shared_buffers', 'effective_cache_size', 'autovacuum']) AS name`,
+    );
+    return `PostgreSQL ${rows.map((r) => (r.name === 'server_version' ? r.setting : `${r.name} ${r.setting}`)).join(', ')}`;
+  });
 }
 
 /**

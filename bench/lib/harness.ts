@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { serviceNodeFlags } from '../../test/helpers/process.js';
 import type { Seeded } from './seed.js';
 
@@ -163,11 +162,6 @@ export async function run(name: string, options: Record<string, unknown>): Promi
   };
 }
 
-/**
- * The server's peak resident memory (MiB) since the last `resetPeakRss`: Linux's VmHWM, reset by
- * writing 5 to /proc/<pid>/clear_refs. Where that is not possible, the peak of samples taken
- * every 50 ms by `sampleRss` stands in.
- */
 /** A memory field of a process's /proc/<pid>/status (`VmRSS`: resident now, `VmHWM`: its peak) in MiB; null where it cannot be read. */
 export function processMemoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
@@ -200,29 +194,16 @@ export function diskReads(): { reads: number; mib: number } | null {
   }
 }
 
-/** The PostgreSQL server's memory settings, printed beside a figure measured on it (a dataset's latency depends on them). */
-export async function postgresSettings(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string; setting: string }>(
-      `SELECT name, current_setting(name) AS setting FROM unnest(ARRAY['server_version', 'shared_buffers', 'effective_cache_size', 'autovacuum']) AS name`,
-    );
-    return `PostgreSQL ${rows.map((r) => (r.name === 'server_version' ? r.setting : `${r.name} ${r.setting}`)).join(', ')}`;
-  } finally {
-    await client.end();
-  }
-}
-
+/**
+ * The server's peak resident memory (MiB) since the last `resetPeakRss`: Linux's VmHWM, reset by
+ * writing 5 to /proc/<pid>/clear_refs. Where that is not possible, the peak of samples taken
+ * every 50 ms by `sampleRss` stands in.
+ */
 export class PeakRss {
   #sampled = 0;
   #timer: NodeJS.Timeout | null = null;
   #canReset = false;
   constructor(private readonly pid: number) {}
-
-  #status(field: 'VmRSS' | 'VmHWM'): number | null {
-    return processMemoryMiB(this.pid, field);
-  }
 
   reset(): void {
     try {
@@ -231,17 +212,17 @@ export class PeakRss {
     } catch {
       this.#canReset = false;
     }
-    this.#sampled = this.#status('VmRSS') ?? 0;
+    this.#sampled = processMemoryMiB(this.pid, 'VmRSS') ?? 0;
     if (!this.#timer) {
-      this.#timer = setInterval(() => (this.#sampled = Math.max(this.#sampled, this.#status('VmRSS') ?? 0)), 50);
+      this.#timer = setInterval(() => (this.#sampled = Math.max(this.#sampled, processMemoryMiB(this.pid, 'VmRSS') ?? 0)), 50);
       this.#timer.unref();
     }
   }
 
   /** MiB; NaN where /proc is not readable. */
   peak(): number {
-    const hwm = this.#canReset ? this.#status('VmHWM') : null;
-    const peak = Math.max(hwm ?? 0, this.#sampled, this.#status('VmRSS') ?? 0);
+    const hwm = this.#canReset ? processMemoryMiB(this.pid, 'VmHWM') : null;
+    const peak = Math.max(hwm ?? 0, this.#sampled, processMemoryMiB(this.pid, 'VmRSS') ?? 0);
     return peak > 0 ? peak : NaN;
   }
 

@@ -1,7 +1,8 @@
-/** The benchmarks' shared readers: their options and their percentiles (bench/lib/harness.ts). */
+/** The benchmarks' shared readers: their options, their percentiles, and what a figure stood on (bench/lib/harness.ts, dataset.ts). */
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { benchArgs, diskReads, percentile, postgresSettings, readyLine } from '../../bench/lib/harness.js';
+import { benchArgs, diskReads, percentile, readyLine } from '../../bench/lib/harness.js';
+import { postgresSettings } from '../../bench/lib/dataset.js';
 import { mcpClientKind } from '../../bench/lib/mcp-step.js';
 
 describe('benchmark options', () => {
