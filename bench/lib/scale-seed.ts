@@ -8,8 +8,9 @@
  * the clinic's number and the row's index (`uid`), so rows refer to each other without joins
  * (appointment k of a clinic is its patient k mod n's). Each clinic gets an organization, a
  * facility, two chairs, doctors (enough for its appointments: each doctor's are one half hour
- * of a distinct weekday slot, so none overlaps), a calendar of those doctors open 08:00-19:00
- * UTC on weekdays, and a key with every scope whose token is derived from the run's secret
+ * of a distinct weekday slot, so none overlaps), calendars of `doctorsPerCalendar` of those
+ * doctors each (the biggest clinic's 160 doctors on one calendar would measure a shape no clinic
+ * books on, not a size) open 08:00-19:00 UTC on weekdays, and a key with every scope whose token is derived from the run's secret
  * (`tokenSql`: no token is stored, only its hash, as the service does).
  * Then, over `years` years ending a tenth of a year ahead: appointments (past ones mostly
  * completed), calls, conversations and their messages, tasks, quotes, payments, events (with
@@ -48,6 +49,8 @@ export interface ScaleSizes {
   eventsPerPatient: number;
   /** Every n-th clinic has a webhook destination and a delivery per event. */
   endpointEvery: number;
+  /** Doctors per calendar: a clinic of many doctors books them on several calendars, as the small datasets' clinics (four doctors, one calendar) do. */
+  doctorsPerCalendar: number;
   accessLog: number;
 }
 
@@ -66,6 +69,7 @@ const FULL: ScaleSizes = {
   paymentsPerPatient: 1,
   eventsPerPatient: 5,
   endpointEvery: 10,
+  doctorsPerCalendar: 4,
   accessLog: 50_000_000,
 };
 
@@ -127,14 +131,18 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
   );
   // The clinic's own ids are columns, computed once: an md5 a row costs about a microsecond, and the
   // big tables' rows would each compute several (their facility's, calendar's, key's).
-  await sql`ALTER TABLE scale_clinics ADD COLUMN id uuid, ADD COLUMN doctors int, ADD COLUMN facility uuid, ADD COLUMN calendar uuid, ADD COLUMN key uuid, ADD COLUMN resources uuid[]`.execute(
+  await sql`ALTER TABLE scale_clinics ADD COLUMN id uuid, ADD COLUMN doctors int, ADD COLUMN facility uuid, ADD COLUMN calendars uuid[], ADD COLUMN key uuid, ADD COLUMN resources uuid[]`.execute(
     db,
   );
   // Each doctor's appointments take distinct half hours of the weekdays' 08:00-19:00 (22 a day; 8 a day
   // at most are taken, from 08:00, so every weekday keeps free time to book).
   const perDoctor = weekdays * 8;
   await sql`UPDATE scale_clinics SET id = ${id('clinic', 'n')}, doctors = greatest(2, ceil(patients * ${sizes.appointmentsPerPatient}::float8 / ${perDoctor}))::int,
-      facility = ${id('facility', 'n')}, calendar = ${id('calendar', 'n')}, key = ${id('key', 'n')}`.execute(db);
+      facility = ${id('facility', 'n')}, key = ${id('key', 'n')}`.execute(db);
+  // Doctor d is on calendar d / doctorsPerCalendar (its ids computed once, as the clinic's: the
+  // appointments pick theirs by index).
+  await sql`UPDATE scale_clinics SET calendars = ARRAY(
+      SELECT ${id('calendar', 'n', 'g')} FROM generate_series(0, (doctors - 1) / ${sizes.doctorsPerCalendar}) AS g ORDER BY g)`.execute(db);
   // The lists of resources the access log names: a clinic's first (at most) 100 patients, each alone.
   // Their ids (a SHA-256 each, access_log_resources_id) are computed once here, the log's rows pick them
   // by index (under 2 kB with the rest of the row, so the array stays in the row, never toasted).
@@ -167,9 +175,9 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
   );
   await step('calendars', () =>
     sql`INSERT INTO calendars (id, clinic_id, facility_id, name, slot_minutes, working_hours, doctor_ids, horizon_days)
-      SELECT c.calendar, c.id, c.facility, 'Agenda', 30, ${week}::jsonb,
-             ARRAY(SELECT ${id('doctor', 'n', 'd')} FROM generate_series(0, c.doctors - 1) AS d), 120
-      FROM scale_clinics c`.execute(db),
+      SELECT c.calendars[g + 1], c.id, c.facility, 'Agenda ' || (g + 1), 30, ${week}::jsonb,
+             ARRAY(SELECT ${id('doctor', 'n', 'd')} FROM generate_series(g * ${sizes.doctorsPerCalendar}, least(c.doctors, (g + 1) * ${sizes.doctorsPerCalendar}) - 1) AS d ORDER BY d), 120
+      FROM scale_clinics c, generate_series(0, cardinality(c.calendars) - 1) AS g`.execute(db),
   );
   await step('api_keys', () =>
     sql`INSERT INTO api_keys (id, clinic_id, name, kind, token_hash, token_prefix, scopes)
@@ -228,14 +236,14 @@ export async function seedScale(db: Kysely<DB>, sizes: ScaleSizes, log: (line: s
       try {
         await step('appointments', () =>
           sql`INSERT INTO appointments (id, clinic_id, patient_id, facility_id, doctor_id, calendar_id, start_at, end_at, status, type, category, title, origin, created_at, updated_at)
-            SELECT ${id('appt', 'n', 'k')}, clinic_id, ${id('patient', 'n', 'k % patients')}, facility, ${id('doctor', 'n', 'k % doctors')}, calendar,
+            SELECT ${id('appt', 'n', 'k')}, clinic_id, ${id('patient', 'n', 'k % patients')}, facility, ${id('doctor', 'n', 'k % doctors')}, calendars[1 + (k % doctors) / ${sizes.doctorsPerCalendar}],
                    at, at + interval '30 minutes',
                    CASE WHEN at > now() THEN 'scheduled' WHEN k % 10 = 0 THEN 'cancelled' WHEN k % 10 = 1 THEN 'no_show' ELSE 'completed' END,
                    (ARRAY['checkup','treatment','consultation','emergency','other'])[1 + k % 5],
                    (ARRAY['recall','treatment_plan','first_visit','case_study','standard'])[1 + k % 5],
                    'Visita', 'api', at - interval '7 days', at - interval '7 days'
             FROM (
-              SELECT c.n, c.id AS clinic_id, c.patients, c.doctors, c.facility, c.calendar, k,
+              SELECT c.n, c.id AS clinic_id, c.patients, c.doctors, c.facility, c.calendars, k,
                      ${spanStart} + make_interval(days => (w / 5) * 7 + w % 5, hours => 8, mins => 30 * h) AS at
               FROM ${clinics} AS c,
                    generate_series(0, (c.patients * ${fraction(sizes.appointmentsPerPatient)})::int - 1) AS k,

@@ -10,7 +10,8 @@ import { createClient } from '../../packages/client/src/index.js';
 import { SIZES, seedScale, type ScaleSizes } from '../../bench/lib/scale-seed.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-const SIZE: ScaleSizes = { ...SIZES.small!, clinics: 20, patients: 1_000, big: 300, accessLog: 5_000 };
+// One doctor a calendar, so every clinic (two doctors at least) has its doctors on several calendars.
+const SIZE: ScaleSizes = { ...SIZES.small!, clinics: 20, patients: 1_000, big: 300, accessLog: 5_000, doctorsPerCalendar: 1 };
 let server: TestServer;
 let seeded: Awaited<ReturnType<typeof seedScale>>;
 
@@ -41,10 +42,23 @@ describe('seed:scale', () => {
     expect(big.rows[0]!.n).toBe(300);
   });
 
+  it("spreads a clinic's doctors over calendars of doctorsPerCalendar, and books each appointment on its doctor's calendar", async () => {
+    const shape = await sql<{ calendars: number; doctors: number; widest: number }>`
+      SELECT count(*)::int AS calendars, sum(cardinality(doctor_ids))::int AS doctors, max(cardinality(doctor_ids))::int AS widest FROM calendars`.execute(
+      server.ctx.db,
+    );
+    const doctors = await sql<{ n: number }>`SELECT count(*)::int AS n FROM doctors`.execute(server.ctx.db);
+    expect(shape.rows[0]).toEqual({ calendars: doctors.rows[0]!.n, doctors: doctors.rows[0]!.n, widest: 1 });
+    const astray = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM appointments a JOIN calendars c ON c.id = a.calendar_id
+      WHERE NOT (a.doctor_id = ANY (c.doctor_ids)) OR c.clinic_id <> a.clinic_id`.execute(server.ctx.db);
+    expect(astray.rows[0]!.n).toBe(0);
+  });
+
   it('gives keys that work: the biggest clinic books a free slot for its patient, and finds the patient', async () => {
     const api = createClient({ baseUrl: `${server.url}/v1`, apiKey: seeded.tokens[0]!.token, retry: false });
     const calendars = await api.call('listCalendars', {});
-    expect(calendars.data).toHaveLength(1);
+    expect(calendars.data.length).toBeGreaterThanOrEqual(2);
     const calendarId = calendars.data[0]!.id;
     // The seeded calendar is open on weekdays: the first weekday a week from now.
     const day = new Date(Date.now() + 7 * 86_400_000);
