@@ -3,10 +3,13 @@
  * put expired leases back, then claim due deliveries fairly across clinics (README.md beside
  * the module, invariants 1, 3 and 4).
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../../context.js';
 import type { Db } from '../../../db/transaction.js';
 import { keyActive } from '../../../db/active-key.js';
+import { WITH_BEGIN_MARK } from '../../../db/pg-client.js';
+import { prepared } from '../../../db/prepared-statements.js';
+import { thenCommit } from '../../../db/then-commit.js';
 import { MAX_IN_FLIGHT_PER_CLINIC } from '../policy.js';
 import { recordStatement, type ClaimedDelivery, type FinishedAttempt } from './outcome-store.js';
 
@@ -37,6 +40,11 @@ interface RoundOptions {
  *    clinics round-robin (every clinic's first, then every clinic's second, ...).
  * Recording and claiming together cost one transaction per round rather than statements per
  * delivery, and a clinic's freed slot is refilled in the same transaction that frees it.
+ *
+ * On PostgreSQL a busy round is two round trips, not four: the lock goes out with BEGIN and the
+ * first statement (WITH_BEGIN_MARK), and the last statement carries the COMMIT (thenCommit). The
+ * outcomes' and the claim's statements are named prepared statements: planning the claim alone
+ * cost 0.8-1.3 ms of the worker's PostgreSQL each round.
  */
 export async function deliveryRound(ctx: AppContext, finished: FinishedAttempt[], options: RoundOptions): Promise<ClaimedDelivery[]> {
   // PGlite is one session in one process and runs one statement at a time: each statement
@@ -44,7 +52,9 @@ export async function deliveryRound(ctx: AppContext, finished: FinishedAttempt[]
   // (and the batch's outcomes are recorded by one statement, atomic on its own).
   if (ctx.database.engine === 'pglite') return roundStatements(ctx, ctx.db, finished, options);
   return ctx.db.transaction().execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
+    // Kept to go out with the next statement; it must return no row (a kept statement's rows would
+    // be read as that statement's), hence the WHERE.
+    await sql`SELECT WHERE pg_advisory_xact_lock(${CLAIM_LOCK}::bigint)::text IS NULL ${sql.raw(WITH_BEGIN_MARK)}`.execute(trx);
     return roundStatements(ctx, trx, finished, options);
   });
 }
@@ -54,20 +64,31 @@ export function claimDeliveries(ctx: AppContext, limit: number, leaseMs: number,
   return deliveryRound(ctx, [], { limit, leaseMs, reclaimExpired });
 }
 
+/** The round's statements in order; the last carries the COMMIT (a comment on PGlite, which has no transaction here). */
 async function roundStatements(ctx: AppContext, trx: Db, finished: FinishedAttempt[], options: RoundOptions): Promise<ClaimedDelivery[]> {
   const { limit, leaseMs, reclaimExpired = false, promisePollingMs = 0 } = options;
-  if (finished.length > 0) await recordStatement(ctx, finished).execute(trx);
+  const statements: RawBuilder<unknown>[] = [];
+  if (finished.length > 0) statements.push(prepared(recordStatement(ctx, finished)));
   if (reclaimExpired) {
-    await sql`
+    statements.push(sql`
       UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, updated_at = now()
-      WHERE status = 'delivering' AND lease_until <= now()`.execute(trx);
+      WHERE status = 'delivering' AND lease_until <= now()`);
   }
   if (promisePollingMs > 0) {
-    await sql`
-      UPDATE webhook_polling SET polling_until = greatest(polling_until, now() + make_interval(secs => ${promisePollingMs / 1000}))`.execute(trx);
+    statements.push(sql`
+      UPDATE webhook_polling SET polling_until = greatest(polling_until, now() + make_interval(secs => ${promisePollingMs / 1000}))`);
   }
-  if (limit <= 0) return [];
-  const { rows } = await sql<ClaimedDelivery>`
+  if (limit > 0) statements.push(claimStatement(limit, leaseMs));
+  let rows: unknown[] = [];
+  for (const [i, statement] of statements.entries()) {
+    ({ rows } = await (i === statements.length - 1 ? thenCommit(statement) : statement).execute(trx));
+  }
+  return limit > 0 ? (rows as ClaimedDelivery[]) : [];
+}
+
+/** Takes up to `limit` due deliveries, fairly across clinics (step 4 above). */
+function claimStatement(limit: number, leaseMs: number): RawBuilder<ClaimedDelivery> {
+  return prepared(sql<ClaimedDelivery>`
     WITH RECURSIVE clinics AS (
       (SELECT clinic_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY clinic_id LIMIT 1)
       UNION ALL
@@ -105,6 +126,5 @@ async function roundStatements(ctx: AppContext, trx: Db, finished: FinishedAttem
     RETURNING d.id, d.clinic_id, d.endpoint_id, d.body, d.attempt_count, d.attempt_limit, d.redeliveries, d.lease_until,
               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.signature_scheme, e.enabled,
               (e.deleted_at IS NOT NULL) AS deleted,
-              ${keyActive('k')} AS key_active`.execute(trx);
-  return rows;
+              ${keyActive('k')} AS key_active`);
 }
