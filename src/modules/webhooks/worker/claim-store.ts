@@ -43,8 +43,9 @@ interface RoundOptions {
  *
  * On PostgreSQL a busy round is two round trips, not four: the lock goes out with BEGIN and the
  * first statement (WITH_BEGIN_MARK), and the last statement carries the COMMIT (thenCommit). The
- * outcomes' and the claim's statements are named prepared statements: planning the claim alone
- * cost 0.8-1.3 ms of the worker's PostgreSQL each round.
+ * outcomes' statement is a named prepared statement. The claim is not: PostgreSQL's generic plan
+ * of it (a LIMIT it cannot see) served the small clinics of bench:webhooks' fairness part a
+ * fifth slower at p95 than a plan made for each round's values (docs/performance.md).
  */
 export async function deliveryRound(ctx: AppContext, finished: FinishedAttempt[], options: RoundOptions): Promise<ClaimedDelivery[]> {
   // PGlite is one session in one process and runs one statement at a time: each statement
@@ -88,7 +89,7 @@ async function roundStatements(ctx: AppContext, trx: Db, finished: FinishedAttem
 
 /** Takes up to `limit` due deliveries, fairly across clinics (step 4 above). */
 function claimStatement(limit: number, leaseMs: number): RawBuilder<ClaimedDelivery> {
-  return prepared(sql<ClaimedDelivery>`
+  return sql<ClaimedDelivery>`
     WITH RECURSIVE clinics AS (
       (SELECT clinic_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY clinic_id LIMIT 1)
       UNION ALL
@@ -126,5 +127,5 @@ function claimStatement(limit: number, leaseMs: number): RawBuilder<ClaimedDeliv
     RETURNING d.id, d.clinic_id, d.endpoint_id, d.body, d.attempt_count, d.attempt_limit, d.redeliveries, d.lease_until,
               e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.signature_scheme, e.enabled,
               (e.deleted_at IS NOT NULL) AS deleted,
-              ${keyActive('k')} AS key_active`);
+              ${keyActive('k')} AS key_active`;
 }
