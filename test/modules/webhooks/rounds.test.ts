@@ -3,11 +3,16 @@
  * per batch, driven by hand here (no worker running) so that one batch can hold several
  * outcomes of one destination in a chosen order; and the wake-up (NOTIFY or polling).
  */
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppContext } from '../../../src/context.js';
+import { poolClient } from '../../../src/db/pg-client.js';
+import type { DB } from '../../../src/db/schema.js';
 import { EVENTS_CHANNEL } from '../../../src/events/record.js';
 import { attemptOutcome, destinationAfter } from '../../../src/modules/webhooks/policy.js';
 import type { SendResult } from '../../../src/modules/webhooks/sender.js';
-import { claimDeliveries, deliveryRound } from '../../../src/modules/webhooks/worker/claim-store.js';
+import { CLAIM_LOCK, claimDeliveries, deliveryRound } from '../../../src/modules/webhooks/worker/claim-store.js';
 import type { ClaimedDelivery } from '../../../src/modules/webhooks/worker/outcome-store.js';
 import { startDeliveryWorker } from '../../../src/modules/webhooks/worker/loop.js';
 import { ENGINE, startTestServer, type TestServer } from '../../helpers/server.js';
@@ -219,4 +224,59 @@ describe('wake-up: NOTIFY at low rates, polling under load', () => {
     },
     30_000,
   );
+});
+
+describe.skipIf(ENGINE !== 'postgres')('a round on PostgreSQL', () => {
+  /** The server's database through a pool of one connection that counts round trips (ReadyForQuery). */
+  let pool: pg.Pool;
+  let roundTrips = 0;
+  let ctx: AppContext;
+  beforeAll(() => {
+    pool = new pg.Pool({ connectionString: server.ctx.config.databaseUrl!, max: 1, Client: poolClient(pg) });
+    pool.on('connect', (c) =>
+      (c as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => (roundTrips += 1)),
+    );
+    ctx = { ...server.ctx, db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }) };
+  });
+  afterAll(() => ctx.db.destroy());
+
+  it('records the outcomes and claims in two round trips: the lock goes with BEGIN, the COMMIT with the claim', async () => {
+    const { endpointId, deliveries } = await leased(2, 0);
+    const t = await server.factories.tenant();
+    await server.api(t.token).callWithResponse('createWebhookEndpoint', { body: { url: 'http://127.0.0.1:9/y', events: ['lead.created'] } });
+    const event = await emit(server.ctx, t.clinicId, 'lead.created');
+    await sql`SELECT 1`.execute(ctx.db); // the pool's connection is made before counting
+    roundTrips = 0;
+    const at = new Date();
+    const claimed = await deliveryRound(
+      ctx,
+      deliveries.map((delivery) => ({ delivery, startedAt: at, result: ok })),
+      { limit: 100, leaseMs: 60_000 },
+    );
+    expect(roundTrips).toBe(2);
+    expect(claimed.map((d) => d.body)).toEqual(expect.arrayContaining([expect.stringContaining(event.id)]));
+    // Committed: another session sees the outcomes and the claim.
+    expect((await attempts(endpointId)).map((a) => a.status)).toEqual(['succeeded', 'succeeded']);
+    const taken = await server.ctx.db
+      .selectFrom('webhook_deliveries')
+      .select('status')
+      .where(
+        'id',
+        'in',
+        claimed.map((d) => d.id),
+      )
+      .execute();
+    expect(taken.every((d) => d.status === 'delivering')).toBe(true);
+  });
+
+  it('waits for the claim lock that another worker holds', async () => {
+    let done = false;
+    await server.ctx.db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${CLAIM_LOCK}::bigint)`.execute(trx);
+      void deliveryRound(ctx, [], { limit: 100, leaseMs: 60_000 }).then(() => (done = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(done).toBe(false);
+    });
+    await expect.poll(() => done, { timeout: 5_000 }).toBe(true);
+  });
 });

@@ -14,7 +14,7 @@ import { MAX_IN_FLIGHT_PER_CLINIC } from '../policy.js';
 import { recordStatement, type ClaimedDelivery, type FinishedAttempt } from './outcome-store.js';
 
 /** Claims serialise on this advisory lock so the per-clinic count is exact across workers. */
-const CLAIM_LOCK = 7_302_115_030;
+export const CLAIM_LOCK = 7_302_115_030;
 
 interface RoundOptions {
   /** Deliveries to claim at most (0: record only). */
