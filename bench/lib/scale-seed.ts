@@ -10,8 +10,9 @@
  * facility, two chairs, doctors (enough for its appointments: each doctor's are one half hour
  * of a distinct weekday slot, so none overlaps), calendars of `doctorsPerCalendar` of those
  * doctors each (the biggest clinic's 160 doctors on one calendar would measure a shape no clinic
- * books on, not a size) open 08:00-19:00 UTC on weekdays, and a key with every scope whose token is derived from the run's secret
- * (`tokenSql`: no token is stored, only its hash, as the service does).
+ * books on, not a size) open 08:00-19:00 UTC on weekdays, and a key with every scope whose token
+ * is derived from the run's secret (`tokenSql`: no token is stored, only its hash, as the
+ * service does).
  * Then, over `years` years ending a tenth of a year ahead: appointments (past ones mostly
  * completed), calls, conversations and their messages, tasks, quotes, payments, events (with
  * deliveries for every `endpointEvery`-th clinic, which has a webhook destination) and the
@@ -49,7 +50,7 @@ export interface ScaleSizes {
   eventsPerPatient: number;
   /** Every n-th clinic has a webhook destination and a delivery per event. */
   endpointEvery: number;
-  /** Doctors per calendar: a clinic of many doctors books them on several calendars, as the small datasets' clinics (four doctors, one calendar) do. */
+  /** Doctors per calendar: a clinic of many doctors books them on several calendars (the small datasets' clinics have four doctors on one). */
   doctorsPerCalendar: number;
   accessLog: number;
 }

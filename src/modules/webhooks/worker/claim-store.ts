@@ -53,8 +53,8 @@ export async function deliveryRound(ctx: AppContext, finished: FinishedAttempt[]
   // (and the batch's outcomes are recorded by one statement, atomic on its own).
   if (ctx.database.engine === 'pglite') return roundStatements(ctx, ctx.db, finished, options);
   return ctx.db.transaction().execute(async (trx) => {
-    // Kept to go out with the next statement; it must return no row (a kept statement's rows would
-    // be read as that statement's), hence the WHERE.
+    // Kept to go out with BEGIN and the next statement (pg-client.ts); it must return no row, which
+    // would be mixed into that statement's answer, hence the WHERE (a void cast to text is '').
     await sql`SELECT WHERE pg_advisory_xact_lock(${CLAIM_LOCK}::bigint)::text IS NULL ${sql.raw(WITH_BEGIN_MARK)}`.execute(trx);
     return roundStatements(ctx, trx, finished, options);
   });
