@@ -8,33 +8,26 @@
  * succeeds. A first statement marked WITH_BEGIN_MARK (an idempotency key's mark) goes out with
  * BEGIN and the next statement, in their round trip.
  */
-import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { poolClient, WITH_BEGIN_MARK } from '../../src/db/pg-client.js';
+import { WITH_BEGIN_MARK } from '../../src/db/pg-client.js';
 import { prepared, StatementNames } from '../../src/db/prepared-statements.js';
 import { commitCheck, isCommitRefused, lastStatement, thenCommit } from '../../src/db/then-commit.js';
 import { dedicatedDatabase } from '../helpers/databases.js';
+import { countingDb, type Wire } from '../helpers/round-trips.js';
 import { ENGINE } from '../helpers/server.js';
 
 describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
-  let pool: pg.Pool;
   let db: Kysely<any>;
-  /** Answers the client read (ReadyForQuery: one per round trip), counted from the last reset. */
-  let roundTrips = 0;
-  let client: pg.PoolClient | undefined;
+  /** The connection's round trips, counted from the last reset, and the connection itself. */
+  let wire: Wire;
   let database: { url: string; drop: () => Promise<void> };
 
   beforeAll(async () => {
     // A migrated database: thenCommit's checks call commit_refused (migration 0106).
     database = await dedicatedDatabase(process.env.DATABASE_URL!, `dcm_t_${process.env.DCM_TEST_RUN}`, process.env.DCM_TEST_TEMPLATE);
-    // One connection, so every statement below shares one session; every marked text is named from its first run.
-    pool = new pg.Pool({ connectionString: database.url, max: 1, Client: poolClient(pg, new StatementNames({ prepareAfter: 1 })) });
-    pool.on('connect', (c) => {
-      client = c as pg.PoolClient;
-      (c as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => (roundTrips += 1));
-    });
-    db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    // Every marked text is named from its first run.
+    ({ db, wire } = countingDb<any>(database.url, new StatementNames({ prepareAfter: 1 })));
     await sql`CREATE TEMP TABLE begin_probe (id int PRIMARY KEY, label text)`.execute(db);
   });
   afterAll(async () => {
@@ -43,7 +36,7 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
   });
   beforeEach(async () => {
     await sql`DELETE FROM begin_probe`.execute(db);
-    roundTrips = 0;
+    wire.roundTrips = 0;
   });
 
   const xid = sql<{ xid: string }>`SELECT pg_current_xact_id()::text AS xid`;
@@ -56,9 +49,9 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
       expect(second.rows[0]!.label).toBe('one');
       return [first.rows[0]!.xid, second.rows[0]!.xid];
     });
-    expect(roundTrips).toBe(3);
+    expect(wire.roundTrips).toBe(3);
     expect(ids[0]).toBe(ids[1]);
-    expect(client!.getTransactionStatus()).toBe('I');
+    expect(wire.client!.getTransactionStatus()).toBe('I');
     expect(await count()).toBe(1);
   });
 
@@ -79,7 +72,7 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
         await sql`INSERT INTO begin_probe VALUES (${3}, ${'again'})`.execute(trx);
       }),
     ).rejects.toMatchObject({ code: '23505' });
-    expect(client!.getTransactionStatus()).toBe('I');
+    expect(wire.client!.getTransactionStatus()).toBe('I');
     await db.transaction().execute(async (trx) => {
       await sql`INSERT INTO begin_probe VALUES (${4}, ${'four'})`.execute(trx);
     });
@@ -93,14 +86,14 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
       }),
     ).rejects.toThrow('invalid body');
     expect(await db.transaction().execute(async () => 'nothing to write')).toBe('nothing to write');
-    expect(roundTrips).toBe(0);
-    expect(client!.getTransactionStatus()).toBe('I');
+    expect(wire.roundTrips).toBe(0);
+    expect(wire.client!.getTransactionStatus()).toBe('I');
   });
 
   it('sends BEGIN alone before a first statement without parameters, and before a script of several', async () => {
     const [a, b] = await db.transaction().execute(async (trx) => [(await xid.execute(trx)).rows[0]!.xid, (await xid.execute(trx)).rows[0]!.xid]);
     expect(a).toBe(b);
-    expect(roundTrips).toBe(4);
+    expect(wire.roundTrips).toBe(4);
     await expect(
       db.transaction().execute(async (trx) => {
         await sql.raw(`INSERT INTO begin_probe VALUES (5, 'five'); INSERT INTO begin_probe VALUES (6, 'six')`).execute(trx);
@@ -113,7 +106,7 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
   it('runs a named statement in the transaction, the first time on the connection and after', async () => {
     const insert = (id: number) => prepared(sql<{ xid: string }>`INSERT INTO begin_probe VALUES (${id}, 'named') RETURNING pg_current_xact_id()::text AS xid`);
     for (const id of [7, 8]) {
-      roundTrips = 0;
+      wire.roundTrips = 0;
       await expect(
         db.transaction().execute(async (trx) => {
           const inserted = (await insert(id).execute(trx)).rows[0]!.xid;
@@ -122,7 +115,7 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
         }),
       ).rejects.toThrow('undo');
       // The first time BEGIN goes alone (the statement is not prepared on this connection yet).
-      expect(roundTrips).toBe(id === 7 ? 4 : 3);
+      expect(wire.roundTrips).toBe(id === 7 ? 4 : 3);
     }
     const kept = await sql<{ n: string }>`SELECT count(*) AS n FROM pg_prepared_statements WHERE statement LIKE '%begin_probe%'`.execute(db);
     expect(Number(kept.rows[0]!.n)).toBe(1);
@@ -140,23 +133,23 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
         const last = (await insertThenCommit(11, 'eleven').execute(trx)).rows[0]!.xid;
         return [first, last];
       });
-      expect(roundTrips).toBe(2);
+      expect(wire.roundTrips).toBe(2);
       expect(ids[0]).toBe(ids[1]);
-      expect(client!.getTransactionStatus()).toBe('I');
+      expect(wire.client!.getTransactionStatus()).toBe('I');
       expect(await count()).toBe(2);
     });
 
     it('goes with BEGIN when it is the only statement: one round trip, named or not', async () => {
       await db.transaction().execute((trx) => insertThenCommit(12, 'twelve').execute(trx));
-      expect(roundTrips).toBe(1);
+      expect(wire.roundTrips).toBe(1);
       const named = (id: number) => prepared(insertThenCommit(id, 'named'));
-      roundTrips = 0;
+      wire.roundTrips = 0;
       // The first time on the connection, BEGIN goes alone (the statement is not prepared here yet).
       await db.transaction().execute((trx) => named(13).execute(trx));
       await db.transaction().execute((trx) => named(14).execute(trx));
-      expect(roundTrips).toBe(2 + 1);
+      expect(wire.roundTrips).toBe(2 + 1);
       expect(await count()).toBe(3);
-      expect(client!.getTransactionStatus()).toBe('I');
+      expect(wire.client!.getTransactionStatus()).toBe('I');
     });
 
     it('commits nothing when one of its checks refuses, and the transaction rolls back', async () => {
@@ -174,7 +167,7 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
         .catch((e: unknown) => e);
       expect(isCommitRefused(error)).toBe(true);
       expect((error as Error).message).toContain('too_big');
-      expect(client!.getTransactionStatus()).toBe('I');
+      expect(wire.client!.getTransactionStatus()).toBe('I');
       expect(await count()).toBe(0);
       // The same statement whose checks pass commits.
       await db.transaction().execute((trx) => refusing(16).execute(trx));
@@ -236,7 +229,7 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
           })
           .catch((e: unknown) => e);
         expect((error as { code?: string }).code).toBe('23503');
-        expect(client!.getTransactionStatus()).toBe('I');
+        expect(wire.client!.getTransactionStatus()).toBe('I');
         expect(await count()).toBe(0);
       } finally {
         await sql`DROP TABLE deferred_probe`.execute(db);
@@ -252,11 +245,11 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
       ).rejects.toThrow('after its transaction committed');
       // The marked statement had committed; the one after never ran.
       expect(await count()).toBe(1);
-      roundTrips = 0;
+      wire.roundTrips = 0;
       await insertThenCommit(20, 'alone').execute(db);
-      expect(roundTrips).toBe(1);
+      expect(wire.roundTrips).toBe(1);
       expect(await count()).toBe(2);
-      expect(client!.getTransactionStatus()).toBe('I');
+      expect(wire.client!.getTransactionStatus()).toBe('I');
     });
   });
 
@@ -271,15 +264,15 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
         return (await labelOf(31).execute(trx)).rows[0]!;
       });
       expect(row.label).toBe(row.xid);
-      expect(roundTrips).toBe(2); // the SELECT with BEGIN and the kept INSERT, then COMMIT
+      expect(wire.roundTrips).toBe(2); // the SELECT with BEGIN and the kept INSERT, then COMMIT
       expect(await count()).toBe(1);
-      roundTrips = 0;
+      wire.roundTrips = 0;
       // With a thenCommit statement next: BEGIN, the kept statement, the statement and COMMIT in one round trip.
       await db.transaction().execute(async (trx) => {
         await keptInsert(32).execute(trx);
         await thenCommit(sql`INSERT INTO begin_probe VALUES (${33}, ${'last'})`).execute(trx);
       });
-      expect(roundTrips).toBe(1);
+      expect(wire.roundTrips).toBe(1);
       expect(await count()).toBe(3);
     });
 
@@ -290,7 +283,7 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
           throw new Error('invalid body');
         }),
       ).rejects.toThrow('invalid body');
-      expect(roundTrips).toBe(0);
+      expect(wire.roundTrips).toBe(0);
       await expect(
         db.transaction().execute(async (trx) => {
           await keptInsert(35).execute(trx);
@@ -299,7 +292,7 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
         }),
       ).rejects.toThrow('the service refuses');
       expect(await count()).toBe(0);
-      expect(client!.getTransactionStatus()).toBe('I');
+      expect(wire.client!.getTransactionStatus()).toBe('I');
     });
 
     it('fails the next statement with its own error when it fails, and the next statement does not run', async () => {
@@ -311,7 +304,7 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
         }),
       ).rejects.toMatchObject({ code: '23505' });
       expect(await count()).toBe(1);
-      expect(client!.getTransactionStatus()).toBe('I');
+      expect(wire.client!.getTransactionStatus()).toBe('I');
     });
 
     it('goes with BEGIN before a named statement not prepared on the connection yet', async () => {
@@ -321,7 +314,7 @@ describe.skipIf(ENGINE !== 'postgres')('the pool client on PostgreSQL', () => {
         return (await named.execute(trx)).rows[0]!;
       });
       expect(row.label).toBe(row.xid);
-      expect(roundTrips).toBe(3); // BEGIN with the kept statement, the named one (prepared now), COMMIT
+      expect(wire.roundTrips).toBe(3); // BEGIN with the kept statement, the named one (prepared now), COMMIT
     });
   });
 });

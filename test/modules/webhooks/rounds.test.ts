@@ -3,11 +3,9 @@
  * per batch, driven by hand here (no worker running) so that one batch can hold several
  * outcomes of one destination in a chosen order; and the wake-up (NOTIFY or polling).
  */
-import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../../src/context.js';
-import { poolClient } from '../../../src/db/pg-client.js';
 import type { DB } from '../../../src/db/schema.js';
 import { EVENTS_CHANNEL } from '../../../src/events/record.js';
 import { attemptOutcome, destinationAfter } from '../../../src/modules/webhooks/policy.js';
@@ -15,6 +13,7 @@ import type { SendResult } from '../../../src/modules/webhooks/sender.js';
 import { CLAIM_LOCK, claimDeliveries, deliveryRound } from '../../../src/modules/webhooks/worker/claim-store.js';
 import type { ClaimedDelivery } from '../../../src/modules/webhooks/worker/outcome-store.js';
 import { startDeliveryWorker } from '../../../src/modules/webhooks/worker/loop.js';
+import { countingDb, type Wire } from '../../helpers/round-trips.js';
 import { ENGINE, startTestServer, type TestServer } from '../../helpers/server.js';
 import { emit, startReceiver } from './helpers.js';
 
@@ -227,16 +226,13 @@ describe('wake-up: NOTIFY at low rates, polling under load', () => {
 });
 
 describe.skipIf(ENGINE !== 'postgres')('a round on PostgreSQL', () => {
-  /** The server's database through a pool of one connection that counts round trips (ReadyForQuery). */
-  let pool: pg.Pool;
-  let roundTrips = 0;
+  /** The server's context, its database reached through one connection that counts round trips. */
   let ctx: AppContext;
+  let wire: Wire;
   beforeAll(() => {
-    pool = new pg.Pool({ connectionString: server.ctx.config.databaseUrl!, max: 1, Client: poolClient(pg) });
-    pool.on('connect', (c) =>
-      (c as unknown as { connection: { on(event: string, f: () => void): void } }).connection.on('readyForQuery', () => (roundTrips += 1)),
-    );
-    ctx = { ...server.ctx, db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }) };
+    const counting = countingDb<DB>(server.ctx.config.databaseUrl!);
+    ctx = { ...server.ctx, db: counting.db };
+    wire = counting.wire;
   });
   afterAll(() => ctx.db.destroy());
 
@@ -246,14 +242,14 @@ describe.skipIf(ENGINE !== 'postgres')('a round on PostgreSQL', () => {
     await server.api(t.token).callWithResponse('createWebhookEndpoint', { body: { url: 'http://127.0.0.1:9/y', events: ['lead.created'] } });
     const event = await emit(server.ctx, t.clinicId, 'lead.created');
     await sql`SELECT 1`.execute(ctx.db); // the pool's connection is made before counting
-    roundTrips = 0;
+    wire.roundTrips = 0;
     const at = new Date();
     const claimed = await deliveryRound(
       ctx,
       deliveries.map((delivery) => ({ delivery, startedAt: at, result: ok })),
       { limit: 100, leaseMs: 60_000 },
     );
-    expect(roundTrips).toBe(2);
+    expect(wire.roundTrips).toBe(2);
     expect(claimed.map((d) => d.body)).toEqual(expect.arrayContaining([expect.stringContaining(event.id)]));
     // Committed: another session sees the outcomes and the claim.
     expect((await attempts(endpointId)).map((a) => a.status)).toEqual(['succeeded', 'succeeded']);
