@@ -33,7 +33,8 @@
  *    same write and under the same Sync (the idempotency key's mark, src/db/idempotency.ts
  *    `keyedDb`: a transaction's first statement that costs no round trip). Should it fail, the
  *    next statement is skipped and rejects with its error; should the transaction end before
- *    any other statement, neither is sent. Its parameters are sent as text.
+ *    any other statement, neither is sent. Its parameters are sent as text. It must return no
+ *    row: its rows would be read as the next statement's.
  *
  * Only the call Kysely makes, `query(text, values)` awaited, is changed; every other form of
  * `query()` (callbacks, query objects, a LISTEN client's) passes through as `pg` has it.

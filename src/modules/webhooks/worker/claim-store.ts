@@ -41,11 +41,11 @@ interface RoundOptions {
  * Recording and claiming together cost one transaction per round rather than statements per
  * delivery, and a clinic's freed slot is refilled in the same transaction that frees it.
  *
- * On PostgreSQL a busy round is two round trips, not four: the lock goes out with BEGIN and the
- * first statement (WITH_BEGIN_MARK), and the last statement carries the COMMIT (thenCommit). The
- * outcomes' statement is a named prepared statement. The claim is not: PostgreSQL's generic plan
- * of it (a LIMIT it cannot see) served the small clinics of bench:webhooks' fairness part a
- * fifth slower at p95 than a plan made for each round's values (docs/performance.md).
+ * On PostgreSQL a busy round is two round trips: the lock goes out with BEGIN and the first
+ * statement (WITH_BEGIN_MARK), and the last statement carries the COMMIT (thenCommit). The
+ * outcomes' statement is a named prepared statement. The claim is not: a generic plan is made
+ * without the round's LIMIT, and it served bench:webhooks' fairness part worse than a plan made
+ * for each round's values (docs/performance.md).
  */
 export async function deliveryRound(ctx: AppContext, finished: FinishedAttempt[], options: RoundOptions): Promise<ClaimedDelivery[]> {
   // PGlite is one session in one process and runs one statement at a time: each statement
@@ -53,8 +53,7 @@ export async function deliveryRound(ctx: AppContext, finished: FinishedAttempt[]
   // (and the batch's outcomes are recorded by one statement, atomic on its own).
   if (ctx.database.engine === 'pglite') return roundStatements(ctx, ctx.db, finished, options);
   return ctx.db.transaction().execute(async (trx) => {
-    // Kept to go out with BEGIN and the next statement (pg-client.ts); it must return no row, which
-    // would be mixed into that statement's answer, hence the WHERE (a void cast to text is '').
+    // A kept statement returns no row (pg-client.ts), hence the WHERE: a void cast to text is ''.
     await sql`SELECT WHERE pg_advisory_xact_lock(${CLAIM_LOCK}::bigint)::text IS NULL ${sql.raw(WITH_BEGIN_MARK)}`.execute(trx);
     return roundStatements(ctx, trx, finished, options);
   });
@@ -80,10 +79,10 @@ async function roundStatements(ctx: AppContext, trx: Db, finished: FinishedAttem
       UPDATE webhook_polling SET polling_until = greatest(polling_until, now() + make_interval(secs => ${promisePollingMs / 1000}))`);
   }
   if (limit > 0) statements.push(claimStatement(limit, leaseMs));
-  let rows: unknown[] = [];
-  for (const [i, statement] of statements.entries()) {
-    ({ rows } = await (i === statements.length - 1 ? thenCommit(statement) : statement).execute(trx));
-  }
+  const last = statements.pop();
+  for (const statement of statements) await statement.execute(trx);
+  if (!last) return [];
+  const { rows } = await thenCommit(last).execute(trx);
   return limit > 0 ? (rows as ClaimedDelivery[]) : [];
 }
 
