@@ -1,8 +1,7 @@
 /** The benchmarks' shared readers: their options, their percentiles, and what a figure stood on (bench/lib/harness.ts, dataset.ts). */
 import { describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { benchArgs, diskReads, percentile, readyLine } from '../../bench/lib/harness.js';
-import { postgresSettings } from '../../bench/lib/dataset.js';
+import { postgresSettings, withDataset } from '../../bench/lib/dataset.js';
 import { mcpClientKind } from '../../bench/lib/mcp-step.js';
 
 describe('benchmark options', () => {
@@ -63,13 +62,12 @@ describe('what a figure was measured on', () => {
   });
 
   it.runIf(process.env.DATABASE_URL)("prints the PostgreSQL server's own shared_buffers and autovacuum", async () => {
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await client.connect();
-    const shown = await client.query<{ shared_buffers: string; autovacuum: string }>(
-      'SELECT current_setting($1) AS shared_buffers, current_setting($2) AS autovacuum',
-      ['shared_buffers', 'autovacuum'],
+    const shown = await withDataset(process.env.DATABASE_URL!, (client) =>
+      client.query<{ shared_buffers: string; autovacuum: string }>('SELECT current_setting($1) AS shared_buffers, current_setting($2) AS autovacuum', [
+        'shared_buffers',
+        'autovacuum',
+      ]),
     );
-    await client.end();
     const line = await postgresSettings(process.env.DATABASE_URL!);
     expect(line).toMatch(/^PostgreSQL \d+/);
     expect(line).toContain(`shared_buffers ${shown.rows[0]!.shared_buffers},`);
